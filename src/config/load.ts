@@ -1,0 +1,114 @@
+/**
+ * Loads and validates settings: defaults < file < env < flags (DESIGN.md §2).
+ */
+import fs from 'node:fs';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { SettingsSchema, type Settings } from './schema.js';
+import { resolveStateDir } from './paths.js';
+
+/** Thrown when a setting is missing or invalid; the message names each bad setting and its source. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Settings named by command-line flags (all optional). */
+export interface SettingsFlags {
+  host?: string;
+  port?: string | number;
+  stateDir?: string;
+  config?: string;
+}
+
+const ENV_KEYS: Record<string, string> = {
+  VAGENT_HOST: 'host',
+  VAGENT_PORT: 'port',
+  VAGENT_AUTH_MODE: 'auth_mode',
+  VAGENT_MASTER_KEY: 'master_key',
+  VAGENT_TENANT_DAILY_BUDGET_INR: 'tenant_daily_budget_inr',
+  VAGENT_TIMEZONE: 'timezone',
+  VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
+  VAGENT_BODY_LIMIT_BYTES: 'body_limit_bytes',
+  VAGENT_LOG_LEVEL: 'log_level',
+};
+const LIVEKIT_ENV: Record<string, string> = {
+  LIVEKIT_URL: 'url',
+  LIVEKIT_API_KEY: 'api_key',
+  LIVEKIT_API_SECRET: 'api_secret',
+};
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${file} must hold a mapping of settings`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, file?: string): string {
+  if (fromFlags.has(key)) return 'flag';
+  if (fromEnv.has(key)) return 'environment';
+  return file ? `config file ${file}` : 'defaults';
+}
+
+/**
+ * Builds the daemon's settings.
+ *
+ * @param flags Values from `vagent serve` flags.
+ * @param env   The environment (default `process.env`).
+ * @returns Validated {@link Settings} with `state_dir` an absolute path.
+ * @throws ConfigError naming every invalid setting and where it came from.
+ */
+export function loadSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env): Settings {
+  const configFile = flags.config ?? env.VAGENT_CONFIG;
+  const merged: Record<string, unknown> = configFile ? { ...readConfigFile(configFile) } : {};
+  const fromEnv = new Set<string>();
+  const fromFlags = new Set<string>();
+
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') {
+      merged[key] = v;
+      fromEnv.add(key);
+    }
+  }
+  const livekit = { ...((merged.livekit as Record<string, unknown> | undefined) ?? {}) };
+  for (const [name, key] of Object.entries(LIVEKIT_ENV)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') {
+      livekit[key] = v;
+      fromEnv.add(`livekit.${key}`);
+    }
+  }
+  merged.livekit = livekit;
+
+  if (flags.host !== undefined) { merged.host = flags.host; fromFlags.add('host'); }
+  if (flags.port !== undefined) { merged.port = flags.port; fromFlags.add('port'); }
+  const stateDirRaw = flags.stateDir ?? env.VAGENT_STATE_DIR ?? (merged.state_dir as string | undefined);
+  merged.state_dir = resolveStateDir(stateDirRaw, { ...env, VAGENT_STATE_DIR: undefined });
+
+  const result = SettingsSchema.safeParse(merged);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue: z.core.$ZodIssue) => {
+      const key = issue.path.join('.');
+      return `  ${key || '(settings)'}: ${issue.message} (from ${sourceOf(key, fromEnv, fromFlags, configFile)})`;
+    });
+    throw new ConfigError(`invalid settings:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,49 @@
+/**
+ * The daemon's settings: one zod schema (DESIGN.md §2, STYLE.md 7).
+ *
+ * Precedence: defaults < config file (YAML/JSON, `--config` or `VAGENT_CONFIG`) <
+ * environment (`VAGENT_*`, and LiveKit's own `LIVEKIT_*` names) < command-line flags.
+ */
+import { z } from 'zod';
+
+const timezone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, { message: 'must be an IANA time zone such as Asia/Kolkata' });
+
+/** Settings of one vagent daemon. Durations name their unit; money is INR. */
+export const SettingsSchema = z.object({
+  /** Interface to listen on. Keep loopback unless a reverse proxy fronts the daemon. */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** TCP port; 0 picks a free one (tests). */
+  port: z.coerce.number().int().min(0).max(65535).default(8787),
+  /** Directory holding the database, lock file and master key (created 0700). */
+  state_dir: z.string().min(1),
+  /** Tenant isolation of ids (spec: Authentication 3). */
+  auth_mode: z.enum(['audit', 'enforce']).default('audit'),
+  /** 32-byte key for trunk credentials, base64 or hex. Unset: `<state_dir>/master.key`. */
+  master_key: z.string().min(1).optional(),
+  /** Daily spend budget per tenant in INR; 0 turns the check off (spec: Limits). */
+  tenant_daily_budget_inr: z.coerce.number().min(0).max(1e9).default(0),
+  /** Time zone of the budget day boundary. */
+  timezone: timezone.default('Asia/Kolkata'),
+  /** How long idempotency records are kept, in hours. */
+  idempotency_retention_hours: z.coerce.number().positive().max(24 * 365).default(24),
+  /** Largest request body accepted, in bytes. */
+  body_limit_bytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** pino log level. */
+  log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** LiveKit server settings (telephony); all three or none. */
+  livekit: z.object({
+    url: z.string().url().optional(),
+    api_key: z.string().min(1).optional(),
+    api_secret: z.string().min(1).optional(),
+  }).default({}),
+});
+
+/** Validated daemon settings. */
+export type Settings = z.infer<typeof SettingsSchema>;

@@ -1,0 +1,46 @@
+/**
+ * Resource ids (DESIGN.md §4, "Ids" — Contract).
+ *
+ * - trunk `tk_` and number record `num_` + 20 lowercase base32 characters (100 bits of randomness);
+ * - API key ids `key_` + 12 base32 characters (only for listing and revoking keys);
+ * - agents `ag_[a-z0-9_]{1,64}`, chosen by the operator;
+ * - sessions: a random integer in 1..2^53−1, public form `se_<n>`; its call is `cl_<n>`.
+ *
+ * "Malformed" means not matching these patterns.
+ */
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** `length` random lowercase base32 characters from the platform CSPRNG. */
+export function randomBase32(length: number): string {
+  const bytes = new Uint8Array(length);
+  globalThis.crypto.getRandomValues(bytes);
+  let out = '';
+  for (const b of bytes) out += BASE32[b & 31];
+  return out;
+}
+
+/** Id patterns; a string not matching its kind's pattern is malformed. */
+export const ID_PATTERNS = {
+  trunk: /^tk_[a-z2-7]{20}$/,
+  number: /^num_[a-z2-7]{20}$/,
+  agent: /^ag_[a-z0-9_]{1,64}$/,
+  session: /^se_[1-9][0-9]{0,15}$/,
+  call: /^cl_[1-9][0-9]{0,15}$/,
+  apiKey: /^key_[a-z2-7]{12}$/,
+} as const;
+
+/** A new trunk id, `tk_` + 20 base32 characters. */
+export const newTrunkId = (): string => `tk_${randomBase32(20)}`;
+/** A new number-record id, `num_` + 20 base32 characters. */
+export const newNumberId = (): string => `num_${randomBase32(20)}`;
+/** A new API key id, `key_` + 12 base32 characters (not the secret). */
+export const newApiKeyId = (): string => `key_${randomBase32(12)}`;
+
+/** True when `id` is a well-formed trunk id. */
+export const isTrunkId = (id: string): boolean => ID_PATTERNS.trunk.test(id);
+/** True when `id` is a well-formed agent id (`ag_[a-z0-9_]{1,64}`). */
+export const isAgentId = (id: string): boolean => ID_PATTERNS.agent.test(id);
+
+/** Tenant names: a lowercase slug, 1–63 characters, starting with a letter or digit. */
+export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;

@@ -1,0 +1,107 @@
+/**
+ * The fastify application factory. It never listens: the daemon calls `listen()`, tests use
+ * `inject()` (STYLE.md 5).
+ */
+import crypto from 'node:crypto';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../services/index.js';
+import { requireApiKey } from './plugins/auth.js';
+import { installErrorHandling } from './plugins/errors.js';
+import { installIdempotency } from './plugins/idempotency.js';
+import { numberRoutes } from './routes/v1/numbers.js';
+import { trunkRoutes } from './routes/v1/trunks.js';
+import './types.js';
+
+/** Options of {@link buildApp}. */
+export interface AppOptions {
+  services: Services;
+  /** Largest accepted body in bytes (DESIGN.md §8: 1 MiB). */
+  bodyLimitBytes: number;
+  /** pino logger options, a logger instance, or false for none. */
+  logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
+  /** vagent's version, reported by `/v1/health`. */
+  version: string;
+}
+
+/** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["idempotency-key"]',
+  '*.auth',
+  '*.password',
+  '*.api_key',
+  '*.key',
+  'body',
+];
+
+/** Request/response log serializers: method and route pattern only, never the raw URL. */
+export const LOG_SERIALIZERS = {
+  req(req: { method?: string; routeOptions?: { url?: string }; id?: string }) {
+    return { method: req.method, route: req.routeOptions?.url ?? '(no route)' };
+  },
+  res(res: { statusCode?: number }) {
+    return { statusCode: res.statusCode };
+  },
+};
+
+/**
+ * Builds the `/v1` application.
+ * @returns a ready-to-`listen()` or `inject()` fastify instance (call `ready()` first for inject).
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const loggerOption = options.logger ?? false;
+  const isInstance = typeof loggerOption === 'object' && loggerOption !== null && 'child' in loggerOption;
+  const app = Fastify({
+    ...(isInstance ? { loggerInstance: loggerOption as FastifyServerOptions['loggerInstance'] } : { logger: loggerOption as FastifyServerOptions['logger'] }),
+    bodyLimit: options.bodyLimitBytes,
+    genReqId: () => `req_${crypto.randomBytes(9).toString('base64url')}`,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 300 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  // JSON only: without this, fastify's default text/plain parser would hand strings to the routes.
+  app.removeContentTypeParser('text/plain');
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('caller', null);
+  app.decorateRequest('idem', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'vagent API', version: options.version, description: 'Trunks, numbers, sessions and calls of a vagent daemon.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(async (open) => {
+    open.get('/health', {
+      schema: {
+        summary: 'Liveness and version (no auth)',
+        tags: ['meta'],
+        security: [],
+        response: { 200: z.object({ status: z.literal('ok'), version: z.string() }) },
+      },
+    }, async () => ({ status: 'ok' as const, version: options.version }));
+    open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }, { prefix: '/v1' });
+
+  await app.register(async (authed) => {
+    requireApiKey(authed, services.tenants);
+    installIdempotency(authed, services.repos.store, services.idempotency);
+    await authed.register(trunkRoutes(services));
+    await authed.register(numberRoutes(services));
+  }, { prefix: '/v1' });
+
+  return app;
+}

@@ -1,0 +1,114 @@
+/**
+ * `vagent serve`: the daemon's lifecycle (DESIGN.md §1, §8; STYLE.md 8) — lock the state dir,
+ * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
+ */
+import pino from 'pino';
+import type { Settings } from '../config/schema.js';
+import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
+import { vagentVersion } from '../version.js';
+import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
+import { openRuntime } from './runtime.js';
+
+/** A running daemon. */
+export interface RunningDaemon {
+  /** `http://host:port` actually bound. */
+  url: string;
+  /** Drains in-flight requests, closes the database and releases the lock. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the daemon.
+ * @param say Where human hints go (stderr by default); logs go to stdout as JSON.
+ * @throws StateDirError when another daemon holds the state dir; ConfigError/Error otherwise.
+ */
+export async function startDaemon(settings: Settings, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunningDaemon> {
+  ensureStateDir(settings.state_dir);
+  const lock = acquireDaemonLock(settings.state_dir);
+  let runtime;
+  try {
+    runtime = openRuntime(settings);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const logger = pino({
+    level: settings.log_level,
+    redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+    serializers: { ...LOG_SERIALIZERS, err: pino.stdSerializers.err },
+    base: { pid: process.pid },
+  });
+  const app = await buildApp({
+    services: runtime.services,
+    bodyLimitBytes: settings.body_limit_bytes,
+    logger,
+    version: vagentVersion(),
+  });
+  const purge = setInterval(() => {
+    runtime.services.idempotency.purgeExpired()
+      .then((n) => { if (n > 0) logger.info({ purged: n }, 'expired idempotency records purged'); })
+      .catch((err: unknown) => logger.error({ err }, 'idempotency purge failed'));
+  }, 3600_000);
+  purge.unref();
+
+  try {
+    await app.listen({ host: settings.host, port: settings.port });
+  } catch (err) {
+    clearInterval(purge);
+    runtime.close();
+    lock.release();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const url = `http://${host}:${port}`;
+  logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
+    claims_released: runtime.recovered.released }, 'vagent listening');
+
+  say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
+  if (runtime.fresh) {
+    say('A new state dir: tenant "default" was created. Get an API key for it with:');
+    say(`  vagent admin key create --tenant default --state-dir ${settings.state_dir}`);
+    say(`then: vagent login --url ${url} --api-key-stdin`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(purge);
+        await app.close();
+        runtime.close();
+        lock.release();
+        logger.info('vagent stopped');
+        logger.flush();
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Runs the daemon until SIGTERM or SIGINT, then shuts down gracefully; a second signal
+ * exits at once.
+ */
+export async function serveUntilSignal(settings: Settings): Promise<void> {
+  const daemon = await startDaemon(settings);
+  await new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals += 1;
+      if (signals > 1) process.exit(130);
+      process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`);
+      daemon.stop().then(resolve, (err: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(err)}\n`);
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

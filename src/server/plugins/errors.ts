@@ -1,0 +1,59 @@
+/**
+ * The one place where failures become HTTP responses (DESIGN.md §4 "Errors", STYLE.md 3).
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ApiError } from '../../domain/errors.js';
+
+function paramFromPath(instancePath: string): string | undefined {
+  const parts = instancePath.split('/').filter((p) => p.length > 0);
+  if (parts.length === 0) return undefined;
+  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+/** Maps any thrown value to an {@link ApiError}. Unknown errors become `internal_error`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const first = error.validation[0]!;
+    const param = paramFromPath(first.instancePath);
+    const where = (error as { validationContext?: string }).validationContext;
+    if (param === undefined && where === 'body') {
+      return new ApiError('invalid_request', 'request body must be a JSON object');
+    }
+    const message = param && !first.message.startsWith(param) ? `${param}: ${first.message}` : first.message;
+    return new ApiError('invalid_request', message, param ? { param } : {});
+  }
+  const fe = error as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('invalid_request', 'request body is too large', { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_request', 'request body must be JSON with Content-Type: application/json', { status: 415 });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', 'Content-Type is application/json but the body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'request body is not valid JSON');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)) {
+    const status = fe.statusCode === 413 || fe.statusCode === 415 ? fe.statusCode : 400;
+    return new ApiError('invalid_request', error instanceof SyntaxError ? 'request body is not valid JSON' : 'malformed request', { status });
+  }
+  return new ApiError('internal_error', 'internal error; the request id in X-Request-Id finds it in the daemon log');
+}
+
+/** Installs the error handler and the not-found handler. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.debug({ code: apiError.code }, 'request rejected');
+    return reply.code(apiError.status).type('application/json; charset=utf-8').send(JSON.stringify(apiError.toBody()));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = new ApiError('not_found', `no such endpoint: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`);
+    return reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()));
+  });
+}

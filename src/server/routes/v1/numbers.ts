@@ -1,0 +1,50 @@
+/**
+ * `/v1/numbers` (spec: Endpoints › Numbers).
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
+
+/** Registers the number routes. */
+export function numberRoutes(services: Services): FastifyPluginAsyncZod {
+  const { numbers, idempotency, repos } = services;
+  return async (app) => {
+    app.post('/numbers', {
+      schema: {
+        summary: 'Register a phone number (DID) the tenant holds with a carrier',
+        tags: ['numbers'],
+        body: CreateNumberBody,
+        response: { 201: NumberSchema, ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
+      () => numbers.createTx(callerOf(request), request.body)));
+
+    app.get('/numbers', {
+      schema: { summary: 'List number records, sorted by number', tags: ['numbers'], response: { 200: listOf(NumberSchema), ...errorResponses } },
+    }, async (request) => ({ data: numbers.list(callerOf(request)), has_more: false, next_cursor: null }));
+
+    app.post('/numbers/:number/bind', {
+      schema: {
+        summary: 'Bind the agent that answers inbound calls on a number',
+        tags: ['numbers'],
+        params: NumberParams,
+        body: BindNumberBody,
+        response: { 200: NumberSchema, ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+      () => numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id)));
+
+    app.delete('/numbers/:number', {
+      schema: {
+        summary: "Delete a number record (the carrier's number is untouched)",
+        tags: ['numbers'],
+        params: NumberParams,
+        response: { 200: z.object({ number: z.string(), deleted: z.literal(true) }), ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+      () => numbers.deleteTx(callerOf(request), request.params.number)));
+  };
+}

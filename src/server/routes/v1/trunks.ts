@@ -1,0 +1,47 @@
+/**
+ * `/v1/trunks` (spec: Endpoints › Trunks).
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
+import { z } from 'zod';
+
+/** Registers the trunk routes. */
+export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
+  const { trunks, idempotency, repos } = services;
+  return async (app) => {
+    app.post('/trunks', {
+      schema: {
+        summary: 'Register a SIP trunk',
+        tags: ['trunks'],
+        body: CreateTrunkBody,
+        response: { 201: TrunkSchema, ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
+      () => trunks.createTx(callerOf(request), {
+        ...request.body,
+        auth: request.body.auth ?? undefined,
+        numbers: request.body.numbers ?? undefined,
+      })));
+
+    app.get('/trunks', {
+      schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: listOf(TrunkSchema), ...errorResponses } },
+    }, async (request) => ({ data: trunks.list(callerOf(request)), has_more: false, next_cursor: null }));
+
+    app.get('/trunks/:trunk_id', {
+      schema: { summary: 'Get a trunk', tags: ['trunks'], params: TrunkParams, response: { 200: TrunkSchema, ...errorResponses } },
+    }, async (request) => trunks.get(callerOf(request), request.params.trunk_id));
+
+    app.delete('/trunks/:trunk_id', {
+      schema: {
+        summary: 'Delete a trunk',
+        tags: ['trunks'],
+        params: TrunkParams,
+        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+      () => trunks.deleteTx(callerOf(request), request.params.trunk_id)));
+  };
+}

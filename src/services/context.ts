@@ -1,0 +1,24 @@
+/**
+ * What services know about the request they serve, and what they depend on.
+ */
+import type { Repos } from '../store/index.js';
+import type { CredentialBox } from './secrets.js';
+
+/** The authenticated caller of one request. */
+export interface Caller {
+  tenantId: string;
+  keyId: string;
+  requestId: string;
+  method: string;
+  /** The route pattern (`/v1/trunks/:trunk_id`), never the raw URL (it may hold phone numbers). */
+  route: string;
+}
+
+/** Dependencies shared by services. */
+export interface ServiceDeps {
+  repos: Repos;
+  authMode: 'audit' | 'enforce';
+  credentials: CredentialBox;
+  /** Current time in epoch seconds (fractional). */
+  now: () => number;
+}

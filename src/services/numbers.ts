@@ -1,0 +1,99 @@
+/**
+ * Number records (spec: Number record; Endpoints › Numbers). A record says the tenant holds a
+ * DID with a carrier; creating or deleting one never buys or releases a number.
+ *
+ * Functions named `*Tx` must run inside `Store.write`.
+ */
+import { ApiError } from '../domain/errors.js';
+import { isE164 } from '../domain/e164.js';
+import { newNumberId } from '../domain/ids.js';
+import type { NumberRow } from '../store/index.js';
+import { scoped } from './access.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { TrunkService } from './trunks.js';
+
+/** The public number-record shape (spec: Number record); unset fields are null. */
+export interface NumberView {
+  id: string;
+  tenant_id: string;
+  number: string;
+  trunk_id: string | null;
+  agent_id: string | null;
+  label: string | null;
+  created_at: number;
+}
+
+/** A validated `POST /v1/numbers` body. */
+export interface CreateNumberInput {
+  number: string;
+  trunk_id?: string | null;
+  agent_id?: string | null;
+  label?: string | null;
+}
+
+/** Builds the public view of a number row. */
+export const numberView = (row: NumberRow): NumberView => ({ ...row });
+
+/** Number-record use cases. */
+export class NumberService {
+  constructor(private readonly deps: ServiceDeps, private readonly trunks: TrunkService) {}
+
+  /**
+   * Registers a DID for the caller's tenant.
+   * @throws ApiError already_exists when the tenant already has it; trunk_not_found when
+   *         `trunk_id` does not resolve.
+   */
+  createTx(caller: Caller, input: CreateNumberInput): NumberView {
+    if (input.trunk_id) this.trunks.resolve(caller, input.trunk_id);
+    if (this.deps.repos.numbers.get(caller.tenantId, input.number)) {
+      throw new ApiError('already_exists', `${input.number} is already registered (see: GET /v1/numbers)`, { param: 'number' });
+    }
+    const row: NumberRow = {
+      id: newNumberId(),
+      tenant_id: caller.tenantId,
+      number: input.number,
+      trunk_id: input.trunk_id ?? null,
+      agent_id: input.agent_id ?? null,
+      label: input.label ?? null,
+      created_at: this.deps.now(),
+    };
+    this.deps.repos.numbers.insert(row);
+    return numberView(row);
+  }
+
+  /** The caller's number records, sorted by number. */
+  list(caller: Caller): NumberView[] {
+    return this.deps.repos.numbers.list(caller.tenantId).map(numberView);
+  }
+
+  /**
+   * The record of a DID named in a path.
+   * @throws ApiError invalid_request when `number` is not E.164; not_found when it is not
+   *         registered for the tenant (in audit mode another tenant's record resolves).
+   */
+  resolve(caller: Caller, number: string): NumberRow {
+    if (!isE164(number)) {
+      throw new ApiError('invalid_request',
+        'the number in the path must be E.164, with the leading + encoded as %2B (for example /v1/numbers/%2B919876543210)',
+        { param: 'number' });
+    }
+    const row = this.deps.repos.numbers.get(caller.tenantId, number)
+      ?? scoped(this.deps, caller, this.deps.repos.numbers.getAnyTenant(number), number);
+    if (!row) throw new ApiError('not_found', `${number} is not registered (see: GET /v1/numbers)`, { param: 'number' });
+    return row;
+  }
+
+  /** Binds the agent that answers inbound calls on the DID. @throws see {@link resolve}. */
+  bindTx(caller: Caller, number: string, agentId: string): NumberView {
+    const row = this.resolve(caller, number);
+    this.deps.repos.numbers.bind(row.id, agentId);
+    return numberView({ ...row, agent_id: agentId });
+  }
+
+  /** Removes the service's record and binding (not the carrier's number). @throws see {@link resolve}. */
+  deleteTx(caller: Caller, number: string): { number: string; deleted: true } {
+    const row = this.resolve(caller, number);
+    this.deps.repos.numbers.delete(row.id);
+    return { number: row.number, deleted: true };
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Tenants and API keys (DESIGN.md §4 "Auth", §5 `vagent admin`).
+ *
+ * Keys look like `vk_` + 43 base62 characters (≈256 bits). Only SHA-256 of a key is stored;
+ * a presented key is hashed, found by hash and compared in constant time.
+ */
+import crypto from 'node:crypto';
+import { ApiError } from '../domain/errors.js';
+import { newApiKeyId, TENANT_NAME_PATTERN } from '../domain/ids.js';
+import type { ApiKeyRow, AuditEventRow, Repos, TenantRow } from '../store/index.js';
+
+/** The tenant every fresh state dir starts with. */
+export const DEFAULT_TENANT = 'default';
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_PATTERN = /^vk_[A-Za-z0-9]{43}$/;
+
+function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of crypto.randomBytes(length * 2)) {
+      if (b < 248 && out.length < length) out += BASE62[b % 62]; // 248 = 4·62: no modulo bias
+    }
+  }
+  return out;
+}
+
+/** SHA-256 of a key, the only form stored. */
+export function hashApiKey(key: string): Buffer {
+  return crypto.createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** A tenant as shown by `vagent admin tenant list`. */
+export interface TenantView {
+  name: string;
+  created_at: number;
+  daily_budget_inr: number | null;
+  inbound_webhook_url: string | null;
+}
+
+/** An API key's metadata (never the secret). */
+export interface ApiKeyView {
+  id: string;
+  tenant: string;
+  hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const tenantView = (t: TenantRow): TenantView => ({
+  name: t.id,
+  created_at: t.created_at,
+  daily_budget_inr: t.daily_budget_inr,
+  inbound_webhook_url: t.inbound_webhook_url,
+});
+const keyView = (k: ApiKeyRow): ApiKeyView => ({
+  id: k.id, tenant: k.tenant_id, hint: k.hint, created_at: k.created_at, revoked_at: k.revoked_at,
+});
+
+/** Tenant and key administration over a store (used by `vagent admin` and at start-up). */
+export class TenantService {
+  constructor(private readonly repos: Repos, private readonly now: () => number = () => Date.now() / 1000) {}
+
+  /** Creates tenant `default` when the database has no tenant. Returns true when it did. */
+  ensureDefaultTenant(): boolean {
+    return this.repos.store.writeNow(() => {
+      if (this.repos.tenants.listTenants().length > 0) return false;
+      this.repos.tenants.insertTenant(DEFAULT_TENANT, this.now());
+      return true;
+    });
+  }
+
+  /**
+   * Creates a tenant.
+   * @throws ApiError invalid_request for a name that is not a slug; already_exists for a taken name.
+   */
+  createTenant(name: string): TenantView {
+    if (!TENANT_NAME_PATTERN.test(name)) {
+      throw new ApiError('invalid_request',
+        'tenant name must be 1–63 lowercase letters, digits, "-" or "_", starting with a letter or digit (for example acme-collections)',
+        { param: 'name' });
+    }
+    return this.repos.store.writeNow(() => {
+      if (this.repos.tenants.getTenant(name)) throw new ApiError('already_exists', `tenant ${name} already exists`, { param: 'name' });
+      this.repos.tenants.insertTenant(name, this.now());
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
+  listTenants(): TenantView[] { return this.repos.tenants.listTenants().map(tenantView); }
+
+  /**
+   * Issues a new API key for a tenant. The secret is returned once and never stored.
+   * @throws ApiError not_found when the tenant does not exist.
+   */
+  createKey(tenant: string): { key: string; tenant: string; id: string } {
+    return this.repos.store.writeNow(() => {
+      if (!this.repos.tenants.getTenant(tenant)) {
+        throw new ApiError('not_found', `no tenant named ${tenant} (see: vagent admin tenant list)`, { param: 'tenant' });
+      }
+      const key = `vk_${randomBase62(43)}`;
+      const id = newApiKeyId();
+      this.repos.tenants.insertKey({
+        id, tenant_id: tenant, key_hash: hashApiKey(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: this.now(),
+      });
+      return { key, tenant, id };
+    });
+  }
+
+  listKeys(tenant?: string): ApiKeyView[] { return this.repos.tenants.listKeys(tenant).map(keyView); }
+
+  /**
+   * Revokes a key by id (`key_…`). Revoked keys get 401 from then on.
+   * @throws ApiError not_found for an unknown id.
+   */
+  revokeKey(id: string): ApiKeyView {
+    return this.repos.store.writeNow(() => {
+      const row = this.repos.tenants.keyById(id);
+      if (!row) throw new ApiError('not_found', `no API key with id ${id} (see: vagent admin key list)`, { param: 'id' });
+      this.repos.tenants.revokeKey(id, this.now());
+      return keyView(this.repos.tenants.keyById(id)!);
+    });
+  }
+
+  listAudit(limit: number, tenant?: string): AuditEventRow[] { return this.repos.tenants.listAudit(limit, tenant); }
+
+  /**
+   * Finds the live key matching a presented secret.
+   * @returns `{tenantId, keyId}`, or undefined for a malformed, unknown or revoked key.
+   */
+  authenticate(presented: string): { tenantId: string; keyId: string } | undefined {
+    if (!KEY_PATTERN.test(presented)) return undefined;
+    const hash = hashApiKey(presented);
+    const row = this.repos.tenants.keyByHash(hash);
+    if (!row || !crypto.timingSafeEqual(row.key_hash, hash) || row.revoked_at !== null) return undefined;
+    return { tenantId: row.tenant_id, keyId: row.id };
+  }
+}

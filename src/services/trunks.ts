@@ -1,0 +1,97 @@
+/**
+ * Trunks (spec: Trunk; Endpoints › Trunks). Credentials are sealed before they are stored and
+ * never leave this module in a view.
+ *
+ * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
+ */
+import { ApiError } from '../domain/errors.js';
+import { isTrunkId, newTrunkId } from '../domain/ids.js';
+import type { TrunkRow } from '../store/index.js';
+import { scoped } from './access.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { TrunkCredentials } from './secrets.js';
+
+/** The public trunk shape (spec: Trunk). `auth` is write-only and absent. */
+export interface TrunkView {
+  id: string;
+  name: string | null;
+  address: string;
+  numbers: string[];
+  provider_trunk_id: string | null;
+  has_credentials: boolean;
+  created_at: number;
+}
+
+/** A validated `POST /v1/trunks` body. */
+export interface CreateTrunkInput {
+  address: string;
+  name?: string | null;
+  numbers?: string[];
+  provider_trunk_id?: string | null;
+  auth?: TrunkCredentials;
+}
+
+/** Builds the public view of a trunk row. */
+export function trunkView(row: TrunkRow): TrunkView {
+  return {
+    id: row.id,
+    name: row.name,
+    address: row.address,
+    numbers: JSON.parse(row.numbers) as string[],
+    provider_trunk_id: row.provider_trunk_id,
+    has_credentials: row.auth_sealed !== null,
+    created_at: row.created_at,
+  };
+}
+
+/** Trunk use cases. */
+export class TrunkService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  /** Creates a trunk for the caller's tenant (duplicate caller-ID numbers are collapsed). */
+  createTx(caller: Caller, input: CreateTrunkInput): TrunkView {
+    const id = newTrunkId();
+    const row: TrunkRow = {
+      id,
+      tenant_id: caller.tenantId,
+      name: input.name ?? null,
+      address: input.address,
+      numbers: JSON.stringify([...new Set(input.numbers ?? [])]),
+      provider_trunk_id: input.provider_trunk_id ?? null,
+      auth_sealed: input.auth ? this.deps.credentials.seal(input.auth, caller.tenantId, id) : null,
+      created_at: this.deps.now(),
+    };
+    this.deps.repos.trunks.insert(row);
+    return trunkView(row);
+  }
+
+  /** The caller's trunks, oldest first. */
+  list(caller: Caller): TrunkView[] {
+    return this.deps.repos.trunks.list(caller.tenantId).map(trunkView);
+  }
+
+  /**
+   * The trunk row visible to the caller.
+   * @throws ApiError trunk_not_found for a malformed, missing or (in enforce) foreign id.
+   */
+  resolve(caller: Caller, trunkId: string): TrunkRow {
+    const row = isTrunkId(trunkId) ? scoped(this.deps, caller, this.deps.repos.trunks.get(trunkId), trunkId) : undefined;
+    if (!row) throw new ApiError('trunk_not_found', `no trunk ${trunkId} (see: GET /v1/trunks)`, { param: 'trunk_id' });
+    return row;
+  }
+
+  /** One trunk. @throws ApiError trunk_not_found (see {@link resolve}). */
+  get(caller: Caller, trunkId: string): TrunkView {
+    return trunkView(this.resolve(caller, trunkId));
+  }
+
+  /**
+   * Deletes a trunk; number records that named it keep their DID with `trunk_id` null.
+   * @throws ApiError trunk_not_found (see {@link resolve}).
+   */
+  deleteTx(caller: Caller, trunkId: string): { id: string; deleted: true } {
+    const row = this.resolve(caller, trunkId);
+    this.deps.repos.trunks.delete(row.id);
+    return { id: row.id, deleted: true };
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The state store: one SQLite database and its repositories. Nothing outside `store/`
+ * writes SQL (DESIGN.md §3).
+ */
+import { Store } from './database.js';
+import { IdempotencyRepo } from './repos/idempotency.js';
+import { TenantRepo } from './repos/tenants.js';
+import { NumberRepo, TrunkRepo } from './repos/telephony.js';
+
+export { Store } from './database.js';
+export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
+export type { TrunkRow, NumberRow } from './repos/telephony.js';
+export type { IdempotencyRow } from './repos/idempotency.js';
+
+/** The repositories of one open store. */
+export interface Repos {
+  store: Store;
+  tenants: TenantRepo;
+  idempotency: IdempotencyRepo;
+  trunks: TrunkRepo;
+  numbers: NumberRepo;
+}
+
+/** Opens the database at `file` and prepares every repository over it. */
+export function openRepos(file: string): Repos {
+  const store = Store.open(file);
+  return {
+    store,
+    tenants: new TenantRepo(store.db),
+    idempotency: new IdempotencyRepo(store.db),
+    trunks: new TrunkRepo(store.db),
+    numbers: new NumberRepo(store.db),
+  };
+}

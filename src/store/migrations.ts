@@ -1,0 +1,86 @@
+/**
+ * Versioned schema migrations, applied in order at start-up inside one transaction each.
+ * Append new versions; never edit a released one.
+ */
+
+/** One migration: a version number and the SQL that moves the schema to it. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** All migrations, in version order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tenants, keys, audit, idempotency, trunks, numbers',
+    sql: `
+      CREATE TABLE tenants (
+        id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        daily_budget_inr REAL,
+        inbound_webhook_url TEXT
+      ) STRICT;
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        key_hash BLOB NOT NULL UNIQUE,
+        hint TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        revoked_at REAL
+      ) STRICT;
+
+      CREATE TABLE audit_events (
+        seq INTEGER PRIMARY KEY,
+        at REAL NOT NULL,
+        actor_tenant_id TEXT NOT NULL,
+        actor_key_id TEXT NOT NULL,
+        owner_tenant_id TEXT NOT NULL,
+        resource_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        route TEXT NOT NULL,
+        request_id TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE idempotency (
+        tenant_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('in_progress', 'done')),
+        status INTEGER,
+        body TEXT,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX idempotency_created ON idempotency(created_at);
+
+      CREATE TABLE trunks (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        name TEXT,
+        address TEXT NOT NULL,
+        numbers TEXT NOT NULL,
+        provider_trunk_id TEXT,
+        auth_sealed BLOB,
+        created_at REAL NOT NULL
+      ) STRICT;
+      CREATE INDEX trunks_tenant ON trunks(tenant_id, seq);
+
+      CREATE TABLE numbers (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        number TEXT NOT NULL,
+        trunk_id TEXT,
+        agent_id TEXT,
+        label TEXT,
+        created_at REAL NOT NULL,
+        UNIQUE (tenant_id, number)
+      ) STRICT;
+      CREATE INDEX numbers_number ON numbers(number);
+    `,
+  },
+];

@@ -1,0 +1,85 @@
+/**
+ * Trunks and number records (spec: Trunk, Number record).
+ */
+import type { Db } from '../database.js';
+
+/** A trunk row. `numbers` is a JSON array; `auth_sealed` the AES-GCM sealed credentials. */
+export interface TrunkRow {
+  id: string;
+  tenant_id: string;
+  name: string | null;
+  address: string;
+  numbers: string;
+  provider_trunk_id: string | null;
+  auth_sealed: Buffer | null;
+  created_at: number;
+}
+
+/** A number-record row. */
+export interface NumberRow {
+  id: string;
+  tenant_id: string;
+  number: string;
+  trunk_id: string | null;
+  agent_id: string | null;
+  label: string | null;
+  created_at: number;
+}
+
+/** Trunk queries over one connection. */
+export class TrunkRepo {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(`INSERT INTO trunks (id, tenant_id, name, address, numbers, provider_trunk_id, auth_sealed, created_at)
+        VALUES (@id, @tenant_id, @name, @address, @numbers, @provider_trunk_id, @auth_sealed, @created_at)`),
+      get: db.prepare('SELECT * FROM trunks WHERE id = ?'),
+      list: db.prepare('SELECT * FROM trunks WHERE tenant_id = ? ORDER BY seq'),
+      del: db.prepare('DELETE FROM trunks WHERE id = ?'),
+      unlinkNumbers: db.prepare('UPDATE numbers SET trunk_id = NULL WHERE trunk_id = ?'),
+    };
+  }
+
+  insert(row: TrunkRow): void { this.q.insert.run(row); }
+  /** A trunk by id, whatever its tenant (the caller applies tenant rules). */
+  get(id: string): TrunkRow | undefined { return this.q.get.get(id) as TrunkRow | undefined; }
+  /** The tenant's trunks, oldest first. */
+  list(tenantId: string): TrunkRow[] { return this.q.list.all(tenantId) as TrunkRow[]; }
+  /** Deletes a trunk and clears `trunk_id` on the number records that named it. */
+  delete(id: string): void {
+    this.q.unlinkNumbers.run(id);
+    this.q.del.run(id);
+  }
+}
+
+/** Number-record queries over one connection. */
+export class NumberRepo {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(`INSERT INTO numbers (id, tenant_id, number, trunk_id, agent_id, label, created_at)
+        VALUES (@id, @tenant_id, @number, @trunk_id, @agent_id, @label, @created_at)`),
+      get: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? AND number = ?'),
+      getAny: db.prepare('SELECT * FROM numbers WHERE number = ? ORDER BY seq LIMIT 1'),
+      list: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? ORDER BY number'),
+      bind: db.prepare('UPDATE numbers SET agent_id = ? WHERE id = ?'),
+      del: db.prepare('DELETE FROM numbers WHERE id = ?'),
+      byId: db.prepare('SELECT * FROM numbers WHERE id = ?'),
+    };
+  }
+
+  insert(row: NumberRow): void { this.q.insert.run(row); }
+  /** The tenant's record of `number`. */
+  get(tenantId: string, number: string): NumberRow | undefined {
+    return this.q.get.get(tenantId, number) as NumberRow | undefined;
+  }
+  /** The oldest record of `number` in any tenant (audit-mode resolution, inbound routing). */
+  getAnyTenant(number: string): NumberRow | undefined { return this.q.getAny.get(number) as NumberRow | undefined; }
+  byId(id: string): NumberRow | undefined { return this.q.byId.get(id) as NumberRow | undefined; }
+  /** The tenant's records sorted by number. */
+  list(tenantId: string): NumberRow[] { return this.q.list.all(tenantId) as NumberRow[]; }
+  bind(id: string, agentId: string): void { this.q.bind.run(agentId, id); }
+  delete(id: string): void { this.q.del.run(id); }
+}

@@ -1,0 +1,79 @@
+/**
+ * Tenants, API keys and audit events (DESIGN.md §4 "Auth").
+ */
+import type { Db } from '../database.js';
+
+/** A tenant row. `id` is the tenant's name (a slug). */
+export interface TenantRow {
+  id: string;
+  created_at: number;
+  daily_budget_inr: number | null;
+  inbound_webhook_url: string | null;
+}
+
+/** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  key_hash: Buffer;
+  hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** An audit event: a cross-tenant access observed in `audit` mode. */
+export interface AuditEventRow {
+  seq: number;
+  at: number;
+  actor_tenant_id: string;
+  actor_key_id: string;
+  owner_tenant_id: string;
+  resource_id: string;
+  method: string;
+  route: string;
+  request_id: string;
+}
+
+/** Tenant, key and audit queries over one connection. */
+export class TenantRepo {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insertTenant: db.prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)'),
+      getTenant: db.prepare('SELECT * FROM tenants WHERE id = ?'),
+      listTenants: db.prepare('SELECT * FROM tenants ORDER BY created_at, id'),
+      insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, key_hash, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
+      keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
+      keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+      listKeys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+      listKeysOf: db.prepare('SELECT * FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      insertAudit: db.prepare(`INSERT INTO audit_events
+        (at, actor_tenant_id, actor_key_id, owner_tenant_id, resource_id, method, route, request_id)
+        VALUES (@at, @actor_tenant_id, @actor_key_id, @owner_tenant_id, @resource_id, @method, @route, @request_id)`),
+      listAudit: db.prepare('SELECT * FROM audit_events ORDER BY seq DESC LIMIT ?'),
+      listAuditOf: db.prepare('SELECT * FROM audit_events WHERE actor_tenant_id = ? OR owner_tenant_id = ? ORDER BY seq DESC LIMIT ?'),
+    };
+  }
+
+  insertTenant(id: string, createdAt: number): void { this.q.insertTenant.run(id, createdAt); }
+  getTenant(id: string): TenantRow | undefined { return this.q.getTenant.get(id) as TenantRow | undefined; }
+  listTenants(): TenantRow[] { return this.q.listTenants.all() as TenantRow[]; }
+
+  insertKey(row: Omit<ApiKeyRow, 'revoked_at'>): void {
+    this.q.insertKey.run(row.id, row.tenant_id, row.key_hash, row.hint, row.created_at);
+  }
+  keyByHash(hash: Buffer): ApiKeyRow | undefined { return this.q.keyByHash.get(hash) as ApiKeyRow | undefined; }
+  keyById(id: string): ApiKeyRow | undefined { return this.q.keyById.get(id) as ApiKeyRow | undefined; }
+  listKeys(tenantId?: string): ApiKeyRow[] {
+    return (tenantId ? this.q.listKeysOf.all(tenantId) : this.q.listKeys.all()) as ApiKeyRow[];
+  }
+  /** Marks a key revoked; false when it was already revoked. */
+  revokeKey(id: string, at: number): boolean { return this.q.revokeKey.run(at, id).changes === 1; }
+
+  insertAudit(row: Omit<AuditEventRow, 'seq'>): void { this.q.insertAudit.run(row); }
+  listAudit(limit: number, tenantId?: string): AuditEventRow[] {
+    return (tenantId ? this.q.listAuditOf.all(tenantId, tenantId, limit) : this.q.listAudit.all(limit)) as AuditEventRow[];
+  }
+}

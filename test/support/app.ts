@@ -1,0 +1,60 @@
+/**
+ * Test harness: a real state dir in a temp folder, the real services and app, `inject()`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { SettingsSchema, type Settings } from '../../src/config/schema.js';
+import { buildApp } from '../../src/server/app.js';
+import { openRuntime, type Runtime } from '../../src/server/runtime.js';
+
+/** A temp dir removed by {@link TestApp.close}. */
+export function tempDir(prefix = 'vagent-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** An app over a fresh state dir with a key for tenant `default`. */
+export interface TestApp {
+  app: FastifyInstance;
+  runtime: Runtime;
+  settings: Settings;
+  /** API key of tenant `default`. */
+  key: string;
+  /** Creates tenant `name` with a key, returning the key. */
+  tenantKey(name: string): string;
+  /** Sends a request with the default key (or `opts.key`; `null` for none). */
+  call(method: string, url: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** Builds a {@link TestApp}; `overrides` are settings (auth_mode, …). */
+export async function makeTestApp(overrides: Partial<Settings> = {}): Promise<TestApp> {
+  const dir = tempDir();
+  const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent', ...overrides });
+  const runtime = openRuntime(settings);
+  const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
+  await app.ready();
+  const key = runtime.services.tenants.createKey('default').key;
+  return {
+    app,
+    runtime,
+    settings,
+    key,
+    tenantKey(name: string) {
+      if (!runtime.services.tenants.listTenants().some((t) => t.name === name)) runtime.services.tenants.createTenant(name);
+      return runtime.services.tenants.createKey(name).key;
+    },
+    call(method, url, body, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      const k = opts.key === undefined ? key : opts.key;
+      if (k !== null) headers.authorization = `Bearer ${k}`;
+      return app.inject({ method: method as 'GET', url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+    },
+    async close() {
+      await app.close();
+      runtime.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
