@@ -3,7 +3,7 @@
  */
 import fs from 'node:fs';
 import YAML from 'yaml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { SettingsSchema, type Settings } from './schema.js';
 import { resolveStateDir } from './paths.js';
 

@@ -20,15 +20,15 @@ export const SettingsSchema = z.object({
   /** Interface to listen on. Keep loopback unless a reverse proxy fronts the daemon. */
   host: z.string().min(1).default('127.0.0.1'),
   /** TCP port; 0 picks a free one (tests). */
-  port: z.coerce.number().int().min(0).max(65535).default(8787),
+  port: z.coerce.number({ error: 'must be a whole number from 0 to 65535' }).int({ error: 'must be a whole number from 0 to 65535' }).min(0, { error: 'must be a whole number from 0 to 65535' }).max(65535, { error: 'must be a whole number from 0 to 65535' }).default(8787),
   /** Directory holding the database, lock file and master key (created 0700). */
   state_dir: z.string().min(1),
   /** Tenant isolation of ids (spec: Authentication 3). */
-  auth_mode: z.enum(['audit', 'enforce']).default('audit'),
+  auth_mode: z.enum(['audit', 'enforce'], { error: 'must be audit or enforce' }).default('audit'),
   /** 32-byte key for trunk credentials, base64 or hex. Unset: `<state_dir>/master.key`. */
   master_key: z.string().min(1).optional(),
   /** Daily spend budget per tenant in INR; 0 turns the check off (spec: Limits). */
-  tenant_daily_budget_inr: z.coerce.number().min(0).max(1e9).default(0),
+  tenant_daily_budget_inr: z.coerce.number({ error: 'must be a number of rupees, 0 for no budget' }).min(0, { error: 'must be 0 (no budget) or more' }).max(1e9).default(0),
   /** Time zone of the budget day boundary. */
   timezone: timezone.default('Asia/Kolkata'),
   /** How long idempotency records are kept, in hours. */

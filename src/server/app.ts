@@ -9,7 +9,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
-import { installErrorHandling } from './plugins/errors.js';
+import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { numberRoutes } from './routes/v1/numbers.js';
 import { trunkRoutes } from './routes/v1/trunks.js';
@@ -60,7 +60,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: options.bodyLimitBytes,
     genReqId: () => `req_${crypto.randomBytes(9).toString('base64url')}`,
     return503OnClosing: true,
-    routerOptions: { maxParamLength: 300 },
+    frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
+    // Above any URL Node's HTTP parser accepts (16 KiB of headers), so an over-long id or number
+    // still reaches its route and gets the route's own error (trunk_not_found, invalid_request).
+    // There are no regex parameters, so the limit's ReDoS guard is not needed.
+    routerOptions: { maxParamLength: 16 * 1024 },
   }).withTypeProvider<ZodTypeProvider>();
 
   // JSON only: without this, fastify's default text/plain parser would hand strings to the routes.

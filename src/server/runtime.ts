@@ -22,9 +22,10 @@ export interface Runtime {
 
 /**
  * Opens the state dir named by `settings.state_dir`.
+ * @param options `recover: false` for admin commands (see above); default true.
  * @throws StateDirError for an unusable dir or master key; Error for a database it cannot migrate.
  */
-export function openRuntime(settings: Settings): Runtime {
+export function openRuntime(settings: Settings, options: { recover?: boolean } = {}): Runtime {
   ensureStateDir(settings.state_dir);
   const masterKey = loadMasterKey(settings.state_dir, settings.master_key);
   const repos = openRepos(statePaths(settings.state_dir).database);
@@ -35,7 +36,9 @@ export function openRuntime(settings: Settings): Runtime {
       idempotencyRetentionHours: settings.idempotency_retention_hours,
     });
     const fresh = services.tenants.ensureDefaultTenant();
-    const recovered = services.idempotency.recover();
+    // Only the lock-holding daemon may release claims: an admin command running beside a live
+    // daemon must not free claims of requests that are still in flight.
+    const recovered = options.recover === false ? { released: 0, purged: 0 } : services.idempotency.recover();
     return { settings, services, fresh, recovered, close: () => repos.store.close() };
   } catch (err) {
     repos.store.close();

@@ -1,7 +1,7 @@
 /**
  * The one place where failures become HTTP responses (DESIGN.md §4 "Errors", STYLE.md 3).
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError } from '../../domain/errors.js';
 
@@ -34,6 +34,10 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError('invalid_request', 'Content-Type is application/json but the body is empty; send a JSON object');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_request', 'request body is not valid JSON');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'the URL path is not valid: a %-escape is malformed or decodes to invalid UTF-8');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'a segment of the URL path is too long');
     default:
       break;
   }
@@ -42,6 +46,17 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('invalid_request', error instanceof SyntaxError ? 'request body is not valid JSON' : 'malformed request', { status });
   }
   return new ApiError('internal_error', 'internal error; the request id in X-Request-Id finds it in the daemon log');
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised by the router before any hook runs
+ * (a malformed %-escape, an over-long path parameter). Without it fastify answers them itself,
+ * in its own body shape, without `X-Request-Id`.
+ */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  return reply.code(apiError.status).header('x-request-id', request.id)
+    .type('application/json; charset=utf-8').send(JSON.stringify(apiError.toBody()));
 }
 
 /** Installs the error handler and the not-found handler. */

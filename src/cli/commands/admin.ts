@@ -1,0 +1,92 @@
+/**
+ * `vagent admin …`: local commands on a state dir (DESIGN.md §5). They open the database
+ * directly, so they work with or without a running daemon (SQLite WAL allows both).
+ */
+import { loadSettings } from '../../config/load.js';
+import { openRuntime, type Runtime } from '../../server/runtime.js';
+import type { CommandContext } from '../context.js';
+import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
+import { UsageError } from '../errors.js';
+
+/** Flags shared by admin commands. */
+export interface AdminFlags {
+  stateDir?: string;
+  config?: string;
+}
+
+function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
+  const settings = loadSettings({
+    ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
+    ...(flags.config !== undefined ? { config: flags.config } : {}),
+  });
+  const rt = openRuntime(settings, { recover: false });
+  try {
+    return fn(rt);
+  } finally {
+    rt.close();
+  }
+}
+
+/** `vagent admin tenant create NAME`. */
+export function tenantCreate(ctx: CommandContext, name: string, flags: AdminFlags): void {
+  const t = withRuntime(flags, (rt) => rt.services.tenants.createTenant(name));
+  if (ctx.json) return printJson(t);
+  ok(`tenant ${t.name} created`);
+  hint(`next: vagent admin key create --tenant ${t.name}`);
+}
+
+/** `vagent admin tenant list`. */
+export async function tenantList(ctx: CommandContext, flags: AdminFlags): Promise<void> {
+  const tenants = withRuntime(flags, (rt) => rt.services.tenants.listTenants());
+  if (ctx.json) return printJson({ data: tenants });
+  await printTable(tenants, [
+    { header: 'NAME', cell: (t) => t.name },
+    { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
+    { header: 'DAILY BUDGET (INR)', cell: (t) => (t.daily_budget_inr === null ? dim('instance default') : String(t.daily_budget_inr)) },
+  ], 'No tenants.');
+}
+
+/** `vagent admin key create --tenant NAME`: prints the key once on stdout. */
+export function keyCreate(ctx: CommandContext, flags: AdminFlags & { tenant: string }): void {
+  const created = withRuntime(flags, (rt) => rt.services.tenants.createKey(flags.tenant));
+  if (ctx.json) return printJson({ key: created.key, tenant: created.tenant });
+  say(created.key);
+  hint(`API key ${created.id} for tenant ${created.tenant}. It is shown only this once; store it now.`);
+  hint('use it: printf %s KEY | vagent login --url http://127.0.0.1:8787 --api-key-stdin   (or export VAGENT_API_KEY=KEY)');
+}
+
+/** `vagent admin key list [--tenant NAME]`. */
+export async function keyList(ctx: CommandContext, flags: AdminFlags & { tenant?: string }): Promise<void> {
+  const keys = withRuntime(flags, (rt) => rt.services.tenants.listKeys(flags.tenant));
+  if (ctx.json) return printJson({ data: keys });
+  await printTable(keys, [
+    { header: 'ID', cell: (k) => k.id },
+    { header: 'TENANT', cell: (k) => k.tenant },
+    { header: 'KEY', cell: (k) => k.hint },
+    { header: 'CREATED', cell: (k) => formatTime(k.created_at) },
+    { header: 'REVOKED', cell: (k) => (k.revoked_at === null ? dim('-') : formatTime(k.revoked_at)) },
+  ], 'No API keys. Create one: vagent admin key create --tenant default');
+}
+
+/** `vagent admin key revoke ID`. */
+export function keyRevoke(ctx: CommandContext, id: string, flags: AdminFlags): void {
+  const key = withRuntime(flags, (rt) => rt.services.tenants.revokeKey(id));
+  if (ctx.json) return printJson(key);
+  ok(`key ${key.id} (${key.hint}) of tenant ${key.tenant} revoked; requests with it now get 401`);
+}
+
+/** `vagent admin audit [--tenant NAME] [--limit N]`: cross-tenant accesses seen in audit mode. */
+export async function audit(ctx: CommandContext, flags: AdminFlags & { tenant?: string; limit?: string }): Promise<void> {
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+  const events = withRuntime(flags, (rt) => rt.services.tenants.listAudit(limit, flags.tenant));
+  if (ctx.json) return printJson({ data: events });
+  await printTable(events, [
+    { header: 'WHEN', cell: (e) => formatTime(e.at) },
+    { header: 'CALLER', cell: (e) => `${e.actor_tenant_id} ${dim(e.actor_key_id)}` },
+    { header: 'OWNER', cell: (e) => e.owner_tenant_id },
+    { header: 'RESOURCE', cell: (e) => e.resource_id },
+    { header: 'ROUTE', cell: (e) => `${e.method} ${e.route}` },
+    { header: 'REQUEST', cell: (e) => orDash(e.request_id) },
+  ], 'No cross-tenant access recorded.');
+}

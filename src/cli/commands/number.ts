@@ -1,0 +1,64 @@
+/**
+ * `vagent number add|list|bind|rm` (spec: Endpoints › Numbers).
+ */
+import crypto from 'node:crypto';
+import type { NumberRecord } from '../../client/index.js';
+import type { CommandContext } from '../context.js';
+import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
+
+/** Flags of `vagent number add`. */
+export interface NumberAddFlags {
+  label?: string;
+  trunk?: string;
+  agent?: string;
+}
+
+function showNumber(n: NumberRecord): void {
+  printFields([
+    ['number', n.number],
+    ['id', n.id],
+    ['label', orDash(n.label)],
+    ['trunk', orDash(n.trunk_id)],
+    ['agent', orDash(n.agent_id)],
+    ['created', formatTime(n.created_at)],
+  ]);
+}
+
+/** `vagent number add NUMBER`. */
+export async function add(ctx: CommandContext, number: string, flags: NumberAddFlags): Promise<void> {
+  const body: Record<string, unknown> = { number };
+  if (flags.label !== undefined) body.label = flags.label;
+  if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
+  if (flags.agent !== undefined) body.agent_id = flags.agent;
+  const rec = await (await ctx.client()).createNumber(body, { idempotencyKey: crypto.randomUUID() });
+  if (ctx.json) return printJson(rec);
+  ok(`${rec.number} registered`);
+  showNumber(rec);
+}
+
+/** `vagent number list`. */
+export async function list(ctx: CommandContext): Promise<void> {
+  const res = await (await ctx.client()).listNumbers();
+  if (ctx.json) return printJson(res);
+  await printTable(res.data, [
+    { header: 'NUMBER', cell: (n) => n.number },
+    { header: 'LABEL', cell: (n) => orDash(n.label) },
+    { header: 'TRUNK', cell: (n) => orDash(n.trunk_id) },
+    { header: 'AGENT', cell: (n) => orDash(n.agent_id) },
+    { header: 'CREATED', cell: (n) => formatTime(n.created_at) },
+  ], 'No numbers yet. Register one: vagent number add +918047001234 --label "Bengaluru support"');
+}
+
+/** `vagent number bind NUMBER AGENT_ID`. */
+export async function bind(ctx: CommandContext, number: string, agentId: string): Promise<void> {
+  const rec = await (await ctx.client()).bindNumber(number, agentId, { idempotencyKey: crypto.randomUUID() });
+  if (ctx.json) return printJson(rec);
+  ok(`${rec.number} now answered by ${rec.agent_id}`);
+}
+
+/** `vagent number rm NUMBER`. */
+export async function rm(ctx: CommandContext, number: string): Promise<void> {
+  const res = await (await ctx.client()).deleteNumber(number, { idempotencyKey: crypto.randomUUID() });
+  if (ctx.json) return printJson(res);
+  ok(`${res.number} removed (the number itself stays with your carrier)`);
+}

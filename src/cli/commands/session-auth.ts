@@ -1,0 +1,35 @@
+/**
+ * `vagent login` and `vagent logout`.
+ */
+import { VagentClient } from '../../client/index.js';
+import type { CommandContext } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import { hint, ok, printJson } from '../output.js';
+import { DEFAULT_URL, forgetLogin, readProfile, saveLogin } from '../profile.js';
+import { promptHidden, readStdin } from '../prompt.js';
+
+/** `vagent login [--url URL] [--api-key-stdin]`: checks the key against the daemon, then saves it. */
+export async function login(ctx: CommandContext, flags: { apiKeyStdin?: boolean }): Promise<void> {
+  const url = (ctx.flags.url ?? process.env.VAGENT_URL ?? (await readProfile()).url ?? DEFAULT_URL).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}`);
+  let key = ctx.flags.apiKey ?? process.env.VAGENT_API_KEY;
+  if (flags.apiKeyStdin) key = (await readStdin()).trim();
+  key ??= (await promptHidden('API key: ', '--api-key-stdin')).trim();
+  if (!key) throw new UsageError('no API key given');
+  const client = new VagentClient({ url, apiKey: key });
+  const health = await client.health();
+  await client.listTrunks();
+  const where = await saveLogin(url, key);
+  if (ctx.json) return printJson({ url, version: health.version, key_store: where.store });
+  ok(`logged in to ${url} (vagent ${health.version})`);
+  hint(where.store === 'keychain' ? 'API key stored in the OS keychain' : `API key stored in ${where.path} (mode 0600; no keychain service is running)`);
+}
+
+/** `vagent logout`: forgets the stored key for the daemon URL. */
+export async function logout(ctx: CommandContext): Promise<void> {
+  const url = (ctx.flags.url ?? process.env.VAGENT_URL ?? (await readProfile()).url ?? DEFAULT_URL).replace(/\/+$/, '');
+  const removed = await forgetLogin(url);
+  if (ctx.json) return printJson({ url, removed });
+  if (!removed) throw new CliError(`no stored API key for ${url}`);
+  ok(`forgot the API key for ${url}`);
+}

@@ -1,0 +1,77 @@
+/**
+ * `vagent trunk add|list|show|rm` (spec: Endpoints › Trunks).
+ */
+import crypto from 'node:crypto';
+import type { Trunk } from '../../client/index.js';
+import type { CommandContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { dim, formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { promptHidden, readStdin } from '../prompt.js';
+
+/** Flags of `vagent trunk add`. */
+export interface TrunkAddFlags {
+  address: string;
+  name?: string;
+  number?: string[];
+  providerTrunkId?: string;
+  username?: string;
+  passwordStdin?: boolean;
+}
+
+function showTrunk(t: Trunk): void {
+  printFields([
+    ['id', t.id],
+    ['name', orDash(t.name)],
+    ['address', t.address],
+    ['numbers', t.numbers.length ? t.numbers.join(', ') : dim('-')],
+    ['provider trunk', orDash(t.provider_trunk_id)],
+    ['credentials', t.has_credentials ? 'stored (encrypted)' : dim('none')],
+    ['created', formatTime(t.created_at)],
+  ]);
+}
+
+/** `vagent trunk add`: registers a trunk; the password comes from stdin or a hidden prompt. */
+export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<void> {
+  if (flags.passwordStdin && !flags.username) throw new UsageError('--password-stdin needs --username');
+  const body: Record<string, unknown> = { address: flags.address };
+  if (flags.name !== undefined) body.name = flags.name;
+  if (flags.number?.length) body.numbers = flags.number;
+  if (flags.providerTrunkId !== undefined) body.provider_trunk_id = flags.providerTrunkId;
+  if (flags.username !== undefined) {
+    const password = flags.passwordStdin ? await readStdin() : await promptHidden(`SIP password for ${flags.username}: `, '--password-stdin');
+    body.auth = { username: flags.username, password };
+  }
+  const client = await ctx.client();
+  const trunk = await client.createTrunk(body, { idempotencyKey: crypto.randomUUID() });
+  if (ctx.json) return printJson(trunk);
+  ok(`trunk ${trunk.id} added`);
+  showTrunk(trunk);
+}
+
+/** `vagent trunk list`. */
+export async function list(ctx: CommandContext): Promise<void> {
+  const res = await (await ctx.client()).listTrunks();
+  if (ctx.json) return printJson(res);
+  await printTable(res.data, [
+    { header: 'ID', cell: (t) => t.id },
+    { header: 'NAME', cell: (t) => orDash(t.name) },
+    { header: 'ADDRESS', cell: (t) => t.address },
+    { header: 'NUMBERS', cell: (t) => (t.numbers.length ? t.numbers.join(' ') : dim('-')) },
+    { header: 'AUTH', cell: (t) => (t.has_credentials ? 'yes' : dim('no')) },
+    { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
+  ], 'No trunks yet. Add one: vagent trunk add --address sip.example-carrier.in --number +912240001234');
+}
+
+/** `vagent trunk show ID`. */
+export async function show(ctx: CommandContext, id: string): Promise<void> {
+  const trunk = await (await ctx.client()).getTrunk(id);
+  if (ctx.json) return printJson(trunk);
+  showTrunk(trunk);
+}
+
+/** `vagent trunk rm ID`. */
+export async function rm(ctx: CommandContext, id: string): Promise<void> {
+  const res = await (await ctx.client()).deleteTrunk(id, { idempotencyKey: crypto.randomUUID() });
+  if (ctx.json) return printJson(res);
+  ok(`trunk ${res.id} removed`);
+}

@@ -1,0 +1,186 @@
+/**
+ * `vagent`: the operator's CLI and the daemon's entry point (DESIGN.md §5).
+ *
+ * This file only declares commands; each action imports its handler lazily so that
+ * `vagent trunk list` never loads fastify, SQLite or the table renderer it does not use.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { contextOf, type CommandContext } from './context.js';
+import { EXIT, exitCodeOf } from './errors.js';
+import { printError } from './output.js';
+import { vagentVersion } from '../version.js';
+
+type Handler = (ctx: CommandContext, ...args: never[]) => unknown;
+
+/** Wraps a lazily loaded handler: builds the context and leaves errors to {@link main}. */
+function action<M>(load: () => Promise<M>, pick: (m: M) => Handler) {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const positional = args.slice(0, -2);
+    const opts = cmd.opts();
+    const handler = pick(await load()) as (ctx: CommandContext, ...rest: unknown[]) => unknown;
+    await handler(contextOf(cmd), ...positional, opts);
+  };
+}
+
+const trunkCmd = () => import('./commands/trunk.js');
+const numberCmd = () => import('./commands/number.js');
+const adminCmd = () => import('./commands/admin.js');
+const authCmd = () => import('./commands/session-auth.js');
+const serveCmd = () => import('./commands/serve.js');
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function adminOptions(cmd: Command): Command {
+  return cmd
+    .option('--state-dir <dir>', 'state directory (default: $VAGENT_STATE_DIR or ~/.local/share/vagent)')
+    .option('--config <file>', 'settings file (YAML or JSON)');
+}
+
+/** Builds the commander program. */
+export function buildProgram(): Command {
+  const program = new Command('vagent')
+    .description('Self-hosted voice agents: SIP trunks, phone numbers (DIDs), agent workflows and calls.')
+    .version(vagentVersion(), '-v, --version')
+    .option('--url <url>', 'daemon address (default: $VAGENT_URL, the login profile, or http://127.0.0.1:8787)')
+    .option('--api-key <key>', 'API key (default: $VAGENT_API_KEY or the key saved by `vagent login`)')
+    .option('--json', 'print the API response object as JSON')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .addHelpText('after', `
+Quick start:
+  $ vagent serve                                   # daemon on http://127.0.0.1:8787
+  $ vagent admin key create --tenant default       # in another shell: prints an API key once
+  $ vagent login --url http://127.0.0.1:8787       # paste the key (or pipe it with --api-key-stdin)
+  $ vagent trunk add --address sip.example-carrier.in --number +912240001234 --username acme --password-stdin
+  $ vagent number add +918047001234 --label "Bengaluru support"
+  $ vagent number bind +918047001234 ag_clinic_booking
+
+Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
+3 the daemon cannot be reached.`);
+
+  program.command('serve')
+    .description('run the daemon: serves the /v1 API from a state directory')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1; env VAGENT_HOST)')
+    .option('--port <port>', 'TCP port (default 8787; env VAGENT_PORT)')
+    .option('--state-dir <dir>', 'state directory (env VAGENT_STATE_DIR; default ~/.local/share/vagent)')
+    .option('--config <file>', 'settings file, YAML or JSON (env VAGENT_CONFIG); see config/vagent.example.yaml')
+    .addHelpText('after', `
+Settings: flags > environment (VAGENT_HOST, VAGENT_PORT, VAGENT_STATE_DIR, VAGENT_AUTH_MODE,
+VAGENT_MASTER_KEY, VAGENT_TENANT_DAILY_BUDGET_INR, VAGENT_TIMEZONE, VAGENT_LOG_LEVEL, …) > config file > defaults.
+Logs are JSON lines on stdout; hints for people on stderr. SIGTERM/SIGINT drain in-flight requests.
+
+Examples:
+  $ vagent serve
+  $ vagent serve --port 9000 --state-dir /var/lib/vagent
+  $ VAGENT_AUTH_MODE=enforce vagent serve --config /etc/vagent/vagent.yaml`)
+    .action(action(serveCmd, (m) => m.serve));
+
+  program.command('login')
+    .description('save the daemon address and an API key for later commands')
+    .option('--api-key-stdin', 'read the API key from stdin instead of prompting')
+    .addHelpText('after', `
+The key is checked against the daemon, then kept in the OS keychain, or in
+~/.config/vagent/credentials.json (mode 0600) where no keychain service runs.
+
+Examples:
+  $ vagent login --url http://127.0.0.1:8787
+  $ vagent admin key create --tenant default | vagent login --url http://127.0.0.1:8787 --api-key-stdin`)
+    .action(action(authCmd, (m) => m.login));
+
+  program.command('logout')
+    .description('forget the API key saved for the daemon address')
+    .action(action(authCmd, (m) => m.logout));
+
+  const trunk = program.command('trunk').description('SIP trunks: your carrier connections');
+  trunk.command('add')
+    .description('register a SIP trunk')
+    .requiredOption('--address <host>', 'carrier SIP host, optionally with :port (e.g. sip.example-carrier.in)')
+    .option('--name <name>', 'a name for people')
+    .option('--number <e164>', 'caller-ID number the trunk may present (repeat for more)', collect)
+    .option('--provider-trunk-id <id>', 'trunk already registered with the telephony provider (LiveKit ST_…)')
+    .option('--username <user>', 'SIP digest username; the password is read from stdin or a hidden prompt')
+    .option('--password-stdin', 'read the SIP password from stdin (never pass it as an argument)')
+    .addHelpText('after', `
+Examples:
+  $ vagent trunk add --address sip.example-carrier.in --name "Mumbai PRI" --number +912240001234 --number +912240001235
+  $ printf %s "$SIP_PASSWORD" | vagent trunk add --address 203.0.113.10:5060 --username acme --password-stdin
+  $ vagent trunk add --address sip.example-carrier.in --provider-trunk-id ST_a1b2c3d4`)
+    .action(action(trunkCmd, (m) => m.add));
+  trunk.command('list').alias('ls').description('list trunks, oldest first').action(action(trunkCmd, (m) => m.list));
+  trunk.command('show').argument('<trunk-id>', 'tk_… id').description('show one trunk').action(action(trunkCmd, (m) => m.show));
+  trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
+    .description('delete a trunk (numbers that used it keep their record, without a trunk)')
+    .action(action(trunkCmd, (m) => m.rm));
+
+  const number = program.command('number').description('phone numbers (DIDs) you hold with a carrier');
+  number.command('add')
+    .argument('<number>', 'E.164 number, e.g. +918047001234')
+    .description('register a number (records it only: nothing is bought)')
+    .option('--label <text>', 'a label for people')
+    .option('--trunk <trunk-id>', 'the trunk the number arrives on')
+    .option('--agent <agent-id>', 'the agent answering inbound calls (ag_…)')
+    .addHelpText('after', `
+Examples:
+  $ vagent number add +918047001234 --label "Bengaluru support" --trunk tk_…
+  $ vagent number add +911140001234 --agent ag_clinic_booking`)
+    .action(action(numberCmd, (m) => m.add));
+  number.command('list').alias('ls').description('list numbers, sorted by number').action(action(numberCmd, (m) => m.list));
+  number.command('bind')
+    .argument('<number>', 'E.164 number')
+    .argument('<agent-id>', 'agent id, e.g. ag_clinic_booking')
+    .description('choose the agent that answers inbound calls on a number')
+    .addHelpText('after', '\nExample:\n  $ vagent number bind +918047001234 ag_clinic_booking')
+    .action(action(numberCmd, (m) => m.bind));
+  number.command('rm').alias('remove').argument('<number>', 'E.164 number')
+    .description("delete a number's record and binding (the carrier's number is untouched)")
+    .action(action(numberCmd, (m) => m.rm));
+
+  const admin = program.command('admin').description('local administration of a state dir (works while the daemon runs)');
+  const tenant = admin.command('tenant').description('tenants');
+  adminOptions(tenant.command('create').argument('<name>', 'lowercase slug, e.g. acme-collections').description('create a tenant'))
+    .action(action(adminCmd, (m) => m.tenantCreate));
+  adminOptions(tenant.command('list').alias('ls').description('list tenants')).action(action(adminCmd, (m) => m.tenantList));
+  const key = admin.command('key').description('API keys');
+  adminOptions(key.command('create').description('issue an API key (printed once on stdout)')
+    .addOption(new Option('--tenant <name>', 'tenant the key acts for').default('default'))
+    .addHelpText('after', '\nExamples:\n  $ vagent admin key create --tenant default\n  $ export VAGENT_API_KEY=$(vagent admin key create --tenant acme-collections)'))
+    .action(action(adminCmd, (m) => m.keyCreate));
+  adminOptions(key.command('list').alias('ls').description('list API keys (ids and hints, never secrets)').option('--tenant <name>', 'only this tenant'))
+    .action(action(adminCmd, (m) => m.keyList));
+  adminOptions(key.command('revoke').argument('<key-id>', 'key_… id from `vagent admin key list`').description('revoke an API key'))
+    .action(action(adminCmd, (m) => m.keyRevoke));
+  adminOptions(admin.command('audit').description('cross-tenant accesses recorded in auth_mode audit')
+    .option('--tenant <name>', 'only events where this tenant is caller or owner')
+    .option('--limit <n>', 'most recent N events (default 50)'))
+    .action(action(adminCmd, (m) => m.audit));
+
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` and returns the exit code; the only place errors become exit codes.
+ */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  for (const sub of program.commands) applyExitOverride(sub);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      return EXIT.usage;
+    }
+    printError(err);
+    return exitCodeOf(err);
+  }
+}
+
+function applyExitOverride(cmd: Command): void {
+  cmd.exitOverride();
+  for (const sub of cmd.commands) applyExitOverride(sub);
+}

@@ -1,0 +1,98 @@
+/**
+ * All human and JSON output of the CLI goes through here (DESIGN.md §5). Colours obey
+ * `NO_COLOR`/`FORCE_COLOR` and are off when stdout is not a terminal.
+ */
+import pc from 'picocolors';
+import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
+import { CliError } from './errors.js';
+
+/** Writes a value as pretty JSON (the API's object as it is) on stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes a line on stdout. */
+export function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Writes a hint line on stderr (so stdout stays clean for pipes). */
+export function hint(line: string): void {
+  process.stderr.write(`${pc.dim(line)}\n`);
+}
+
+/** Success line: a green tick and text. */
+export function ok(line: string): void {
+  say(`${pc.green('✔')} ${line}`);
+}
+
+/** Dims text (secondary columns). */
+export const dim = (s: string): string => pc.dim(s);
+/** Bold text (headings). */
+export const bold = (s: string): string => pc.bold(s);
+
+/** A column of a table: header and cell getter. */
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => string;
+}
+
+/**
+ * Prints rows as an aligned, borderless table (like `kubectl get`), or `empty` when there
+ * are no rows.
+ */
+export async function printTable<T>(rows: T[], columns: Column<T>[], empty: string): Promise<void> {
+  if (rows.length === 0) {
+    say(dim(empty));
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
+  const table = new Table({
+    head: columns.map((c) => c.header),
+    chars: {
+      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '',
+      'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+    },
+    style: { head: pc.isColorSupported ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0 },
+  });
+  for (const row of rows) table.push(columns.map((c) => c.cell(row)));
+  say(table.toString().split('\n').map((l) => l.trimEnd()).join('\n'));
+}
+
+/** Prints `label: value` pairs aligned. */
+export function printFields(fields: Array<[string, string]>): void {
+  const width = Math.max(...fields.map(([k]) => k.length));
+  for (const [k, v] of fields) say(`${dim(`${k}:`.padEnd(width + 1))} ${v}`);
+}
+
+/** An epoch-seconds timestamp as local `YYYY-MM-DD HH:MM`. */
+export function formatTime(epochS: number): string {
+  const d = new Date(epochS * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** `null`/empty shown as a dim dash. */
+export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : v);
+
+/**
+ * Prints an error on stderr: `error: <code>: <message>` for API errors (DESIGN.md §5), with
+ * a hint line where one helps.
+ */
+export function printError(err: unknown): void {
+  const red = (s: string) => pc.red(s);
+  if (err instanceof ApiResponseError) {
+    const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
+    process.stderr.write(`${red('error:')} ${err.code}: ${err.message}${param}\n`);
+    if (err.code === 'unauthorized') hint('hint: log in with `vagent login --url URL`, or set VAGENT_API_KEY');
+  } else if (err instanceof DaemonUnreachableError) {
+    process.stderr.write(`${red('error:')} ${err.message}\n`);
+  } else if (err instanceof CliError) {
+    process.stderr.write(`${red('error:')} ${err.message}\n`);
+    if (err.hint) hint(err.hint);
+  } else {
+    const e = err as Error;
+    process.stderr.write(`${red('error:')} ${e?.message ?? String(err)}\n`);
+    if (process.env.VAGENT_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`);
+  }
+}

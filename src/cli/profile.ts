@@ -1,0 +1,143 @@
+/**
+ * The CLI profile (DESIGN.md §2, §5): daemon URL and output preferences in a lowdb JSON file
+ * (`~/.config/vagent/config.json`), the API key in the OS keychain through `@napi-rs/keyring`
+ * when a keychain service answers, else in `credentials.json` with mode 0600.
+ *
+ * Address: `--url` > `VAGENT_URL` > profile > `http://127.0.0.1:8787`.
+ * Key: `--api-key` > `VAGENT_API_KEY` > keychain/credentials file for that URL.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { profileDir } from '../config/paths.js';
+import type * as Keyring from '@napi-rs/keyring';
+
+/** The default daemon address. */
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const KEYCHAIN_SERVICE = 'vagent';
+
+/** What the profile file holds. */
+export interface ProfileData {
+  url?: string;
+  /** Where the key for `url` was stored by `vagent login`. */
+  key_store?: 'keychain' | 'file';
+}
+
+interface CredentialsFile {
+  keys: Record<string, string>;
+}
+
+function files() {
+  const dir = profileDir();
+  return { dir, profile: path.join(dir, 'config.json'), credentials: path.join(dir, 'credentials.json') };
+}
+
+async function openProfile() {
+  const { JSONFilePreset } = await import('lowdb/node');
+  const f = files();
+  fs.mkdirSync(f.dir, { recursive: true, mode: 0o700 });
+  return JSONFilePreset<ProfileData>(f.profile, {});
+}
+
+/** Reads the profile; an absent file is an empty profile. */
+export async function readProfile(): Promise<ProfileData> {
+  if (!fs.existsSync(files().profile)) return {};
+  return (await openProfile()).data;
+}
+
+type KeyringModule = typeof Keyring;
+
+async function keychain(): Promise<KeyringModule | undefined> {
+  try {
+    return await import('@napi-rs/keyring');
+  } catch {
+    return undefined;
+  }
+}
+
+function readCredentialsFile(): CredentialsFile {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(files().credentials, 'utf8')) as CredentialsFile;
+    return parsed && typeof parsed.keys === 'object' ? parsed : { keys: {} };
+  } catch {
+    return { keys: {} };
+  }
+}
+
+function writeCredentialsFile(data: CredentialsFile): void {
+  const f = files();
+  fs.mkdirSync(f.dir, { recursive: true, mode: 0o700 });
+  const tmp = `${f.credentials}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, f.credentials);
+  fs.chmodSync(f.credentials, 0o600);
+}
+
+/**
+ * Saves the daemon URL and its API key. Returns where the key went and the file path when
+ * it went to the credentials file.
+ */
+export async function saveLogin(url: string, key: string): Promise<{ store: 'keychain' | 'file'; path?: string }> {
+  let store: 'keychain' | 'file' = 'file';
+  const kc = await keychain();
+  if (kc) {
+    try {
+      new kc.Entry(KEYCHAIN_SERVICE, url).setPassword(key);
+      store = 'keychain';
+    } catch {
+      store = 'file';
+    }
+  }
+  if (store === 'file') {
+    const creds = readCredentialsFile();
+    creds.keys[url] = key;
+    writeCredentialsFile(creds);
+  }
+  const db = await openProfile();
+  await db.update((d) => { d.url = url; d.key_store = store; });
+  return store === 'file' ? { store, path: files().credentials } : { store };
+}
+
+/** Forgets the stored key for `url` (keychain and file). Returns true when one was removed. */
+export async function forgetLogin(url: string): Promise<boolean> {
+  let removed = false;
+  const kc = await keychain();
+  if (kc) {
+    try { removed = new kc.Entry(KEYCHAIN_SERVICE, url).deletePassword() || removed; } catch { /* no keychain */ }
+  }
+  const creds = readCredentialsFile();
+  if (creds.keys[url] !== undefined) {
+    delete creds.keys[url];
+    writeCredentialsFile(creds);
+    removed = true;
+  }
+  return removed;
+}
+
+/** The stored key for `url`, from where `vagent login` put it. */
+export async function storedKey(url: string, profile: ProfileData): Promise<string | undefined> {
+  if (profile.key_store === 'keychain') {
+    const kc = await keychain();
+    try {
+      const k = kc ? new kc.Entry(KEYCHAIN_SERVICE, url).getPassword() : undefined;
+      if (k) return k;
+    } catch { /* fall through to the file */ }
+  }
+  return readCredentialsFile().keys[url];
+}
+
+/** Global connection flags of every API command. */
+export interface ConnectionFlags {
+  url?: string;
+  apiKey?: string;
+}
+
+/** Resolves the daemon URL and key by the precedence above. */
+export async function resolveConnection(flags: ConnectionFlags): Promise<{ url: string; apiKey: string | undefined }> {
+  const env = process.env;
+  const givenUrl = flags.url ?? env.VAGENT_URL;
+  const givenKey = flags.apiKey ?? env.VAGENT_API_KEY;
+  if (givenUrl && givenKey) return { url: givenUrl.replace(/\/+$/, ''), apiKey: givenKey };
+  const profile = await readProfile();
+  const url = (givenUrl ?? profile.url ?? DEFAULT_URL).replace(/\/+$/, '');
+  return { url, apiKey: givenKey ?? (await storedKey(url, profile)) };
+}

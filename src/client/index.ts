@@ -1,0 +1,162 @@
+/**
+ * Typed client of the `/v1` API, used by the CLI and the TUI.
+ *
+ * It uses the platform's `fetch` (undici, built into Node) rather than importing the undici
+ * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
+ */
+import type { ErrorCode } from '../domain/errors.js';
+
+/** An error response from the daemon (`{error: {code, message, param?}}`). */
+export class ApiResponseError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode | string,
+    message: string,
+    readonly param?: string,
+    readonly requestId?: string,
+  ) {
+    super(message);
+    this.name = 'ApiResponseError';
+  }
+}
+
+/** The daemon could not be reached (refused, DNS, timeout, reset). */
+export class DaemonUnreachableError extends Error {
+  constructor(readonly url: string, readonly reason: string) {
+    super(`cannot reach the vagent daemon at ${url} (${reason}); is \`vagent serve\` running there? ` +
+      'Set the address with --url or VAGENT_URL.');
+    this.name = 'DaemonUnreachableError';
+  }
+}
+
+/** Options of {@link VagentClient}. */
+export interface ClientOptions {
+  /** Base URL of the daemon, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** API key (`vk_…`); omitted for unauthenticated endpoints. */
+  apiKey?: string | undefined;
+  /** Per-request timeout in milliseconds (default 30 000). */
+  timeoutMs?: number;
+}
+
+/** A `/v1` list response. */
+export interface ListResponse<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Trunk as returned by the API (spec: Trunk). */
+export interface Trunk {
+  id: string;
+  name: string | null;
+  address: string;
+  numbers: string[];
+  provider_trunk_id: string | null;
+  has_credentials: boolean;
+  created_at: number;
+}
+
+/** Number record as returned by the API (spec: Number record). */
+export interface NumberRecord {
+  id: string;
+  tenant_id: string;
+  number: string;
+  trunk_id: string | null;
+  agent_id: string | null;
+  label: string | null;
+  created_at: number;
+}
+
+/** Request options for one call. */
+export interface RequestOptions {
+  idempotencyKey?: string;
+}
+
+function describeCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === 'ECONNREFUSED') return 'connection refused';
+  if (cause?.code === 'ENOTFOUND') return 'host not found';
+  if (cause?.code) return cause.code;
+  if ((err as Error).name === 'TimeoutError') return 'timed out';
+  return cause?.message ?? (err as Error).message;
+}
+
+/** A small typed HTTP client for `/v1`. Every method throws {@link ApiResponseError} or {@link DaemonUnreachableError}. */
+export class VagentClient {
+  readonly url: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /**
+   * Sends one request and parses the JSON reply.
+   * @param path Path under the base URL, starting with `/v1/`.
+   */
+  async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<{ status: number; body: T; replayed: boolean }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    let res: Response;
+    try {
+      res = await fetch(this.url + path, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        redirect: 'error',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new DaemonUnreachableError(this.url, describeCause(err));
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      throw new ApiResponseError(res.status, 'invalid_response', `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`);
+    }
+    if (!res.ok) {
+      const e = (parsed as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
+      throw new ApiResponseError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, e?.param,
+        res.headers.get('x-request-id') ?? undefined);
+    }
+    return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
+  }
+
+  async health(): Promise<{ status: string; version: string }> {
+    return (await this.request<{ status: string; version: string }>('GET', '/v1/health')).body;
+  }
+
+  async createTrunk(body: Record<string, unknown>, options?: RequestOptions): Promise<Trunk> {
+    return (await this.request<Trunk>('POST', '/v1/trunks', body, options)).body;
+  }
+  async listTrunks(): Promise<ListResponse<Trunk>> {
+    return (await this.request<ListResponse<Trunk>>('GET', '/v1/trunks')).body;
+  }
+  async getTrunk(id: string): Promise<Trunk> {
+    return (await this.request<Trunk>('GET', `/v1/trunks/${encodeURIComponent(id)}`)).body;
+  }
+  async deleteTrunk(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
+    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, options)).body;
+  }
+
+  async createNumber(body: Record<string, unknown>, options?: RequestOptions): Promise<NumberRecord> {
+    return (await this.request<NumberRecord>('POST', '/v1/numbers', body, options)).body;
+  }
+  async listNumbers(): Promise<ListResponse<NumberRecord>> {
+    return (await this.request<ListResponse<NumberRecord>>('GET', '/v1/numbers')).body;
+  }
+  async bindNumber(number: string, agentId: string, options?: RequestOptions): Promise<NumberRecord> {
+    return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, options)).body;
+  }
+  async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
+    return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, options)).body;
+  }
+}

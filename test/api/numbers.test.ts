@@ -1,0 +1,186 @@
+/**
+ * `/v1/numbers` (spec: Number record; Endpoints › Numbers; Errors; DESIGN.md §4).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../support/app.js';
+import {
+  createNumber, createTrunk, enc, expectError, expectOk, listNumbers,
+  type ListBody, type NumberBody,
+} from '../support/expect.js';
+
+const NUMBER_ID = /^num_[a-z2-7]{20}$/;
+const DID = '+919876543210';
+
+let t: TestApp;
+beforeEach(async () => { t = await makeTestApp(); });
+afterEach(async () => { await t.close(); });
+
+describe('POST /v1/numbers', () => {
+  it('registers a number with every field and returns 201', async () => {
+    const trunk = await createTrunk(t);
+    const before = Date.now() / 1000;
+    const res = await t.call('POST', '/v1/numbers', { number: DID, trunk_id: trunk.id, agent_id: 'ag_clinic_booking', label: 'Front desk' });
+    const rec = expectOk<NumberBody>(res, 201);
+    expect(rec.id).toMatch(NUMBER_ID);
+    expect(rec).toEqual({
+      id: rec.id,
+      tenant_id: 'default',
+      number: DID,
+      trunk_id: trunk.id,
+      agent_id: 'ag_clinic_booking',
+      label: 'Front desk',
+      created_at: rec.created_at,
+    });
+    expect(rec.created_at).toBeGreaterThanOrEqual(before - 1);
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('reports unset trunk_id, agent_id and label as null', async () => {
+    const rec = await createNumber(t, { number: DID });
+    expect(Object.keys(rec).sort()).toEqual(['agent_id', 'created_at', 'id', 'label', 'number', 'tenant_id', 'trunk_id']);
+    expect(rec).toMatchObject({ trunk_id: null, agent_id: null, label: null });
+    const [listed] = await listNumbers(t);
+    expect(listed).toMatchObject({ trunk_id: null, agent_id: null, label: null });
+  });
+
+  it.each([
+    ['digits without +', '919876543210'],
+    ['a leading zero after +', '+0919876543210'],
+    ['16 digits', '+9198765432101234'],
+    ['one digit', '+9'],
+    ['spaces', '+91 98765 43210'],
+    ['dashes', '+1-415-555-0100'],
+    ['letters', '+91987654321O'],
+    ['an empty string', ''],
+    ['a trailing newline', '+919876543210\n'],
+  ])('rejects a number with %s as invalid_request', async (_label, number) => {
+    expectError(await t.call('POST', '/v1/numbers', { number }), 400, 'invalid_request', 'number');
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('rejects a missing number as invalid_request', async () => {
+    expectError(await t.call('POST', '/v1/numbers', { label: 'x' }), 400, 'invalid_request', 'number');
+  });
+
+  it('rejects a duplicate number with already_exists (409) and keeps the first', async () => {
+    const first = await createNumber(t, { number: DID, label: 'first' });
+    expectError(await t.call('POST', '/v1/numbers', { number: DID, label: 'second' }), 409, 'already_exists', 'number');
+    expect(await listNumbers(t)).toEqual([first]);
+  });
+
+  it('rejects a trunk_id of a missing trunk with trunk_not_found and creates nothing', async () => {
+    const res = await t.call('POST', '/v1/numbers', { number: DID, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' });
+    expectError(res, 404, 'trunk_not_found', 'trunk_id');
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('rejects a trunk_id of a deleted trunk with trunk_not_found', async () => {
+    const trunk = await createTrunk(t);
+    expectOk(await t.call('DELETE', `/v1/trunks/${trunk.id}`), 200);
+    expectError(await t.call('POST', '/v1/numbers', { number: DID, trunk_id: trunk.id }), 404, 'trunk_not_found');
+  });
+});
+
+describe('GET /v1/numbers', () => {
+  it('lists records sorted by number, unpaginated', async () => {
+    const inOrder = ['+14155550100', '+442071234567', '+919876543210'];
+    for (const number of [inOrder[2], inOrder[0], inOrder[1]]) await createNumber(t, { number });
+    const list = expectOk<ListBody<NumberBody>>(await t.call('GET', '/v1/numbers'), 200);
+    expect(list.data.map((r) => r.number)).toEqual(inOrder);
+    expect(list.has_more).toBe(false);
+    expect(list.next_cursor).toBeNull();
+  });
+
+  it('returns an empty list for a tenant without numbers', async () => {
+    expect(expectOk(await t.call('GET', '/v1/numbers'), 200)).toEqual({ data: [], has_more: false, next_cursor: null });
+  });
+});
+
+describe('POST /v1/numbers/{number}/bind', () => {
+  it('binds an agent and returns the updated record (path with %2B)', async () => {
+    const rec = await createNumber(t, { number: DID, label: 'desk' });
+    const res = await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_reception' });
+    expect(expectOk(res, 200)).toEqual({ ...rec, agent_id: 'ag_reception' });
+    expect(await listNumbers(t)).toEqual([{ ...rec, agent_id: 'ag_reception' }]);
+  });
+
+  it('rebinding replaces the agent', async () => {
+    const rec = await createNumber(t, { number: DID, agent_id: 'ag_old' });
+    expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_new' }), 200);
+    expect(await listNumbers(t)).toEqual([{ ...rec, agent_id: 'ag_new' }]);
+  });
+
+  it('accepts the number with a literal + and with a lower-case %2b', async () => {
+    await createNumber(t, { number: DID });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${DID}/bind`, { agent_id: 'ag_plus' }), 200)).toMatchObject({ number: DID, agent_id: 'ag_plus' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/%2b${DID.slice(1)}/bind`, { agent_id: 'ag_lower' }), 200)).toMatchObject({ agent_id: 'ag_lower' });
+  });
+
+  it('rejects a body without agent_id as invalid_request and changes nothing', async () => {
+    const rec = await createNumber(t, { number: DID, agent_id: 'ag_keep' });
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, {}), 400, 'invalid_request', 'agent_id');
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent: 'ag_x' }), 400, 'invalid_request', 'agent_id');
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('rejects a malformed agent_id as invalid_request', async () => {
+    await createNumber(t, { number: DID });
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'Reception Bot' }), 400, 'invalid_request', 'agent_id');
+  });
+
+  it.each([
+    ['digits without +', '919876543210'],
+    ['a word', 'reception'],
+    ['a space for the + (unencoded form decoding)', '%20919876543210'],
+    ['too many digits', '%2B9198765432101234'],
+  ])('rejects a path number with %s as invalid_request', async (_label, path) => {
+    expectError(await t.call('POST', `/v1/numbers/${path}/bind`, { agent_id: 'ag_x' }), 400, 'invalid_request', 'number');
+  });
+
+  it('answers not_found for a well-formed number that is not registered', async () => {
+    await createNumber(t, { number: DID });
+    expectError(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_x' }), 404, 'not_found', 'number');
+    expect(await listNumbers(t)).toHaveLength(1);
+  });
+});
+
+describe('DELETE /v1/numbers/{number}', () => {
+  it('deletes the record (path with %2B) and answers {number, deleted: true}', async () => {
+    const keep = await createNumber(t, { number: '+14155550100' });
+    await createNumber(t, { number: DID });
+    expect(expectOk(await t.call('DELETE', `/v1/numbers/${enc(DID)}`), 200)).toEqual({ number: DID, deleted: true });
+    expect(await listNumbers(t)).toEqual([keep]);
+    expectError(await t.call('DELETE', `/v1/numbers/${enc(DID)}`), 404, 'not_found', 'number');
+  });
+
+  it('deletes with a literal + in the path', async () => {
+    await createNumber(t, { number: DID });
+    expect(expectOk(await t.call('DELETE', `/v1/numbers/${DID}`), 200)).toEqual({ number: DID, deleted: true });
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('lets the number be registered again after deletion', async () => {
+    const first = await createNumber(t, { number: DID });
+    expectOk(await t.call('DELETE', `/v1/numbers/${enc(DID)}`), 200);
+    const second = await createNumber(t, { number: DID });
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('rejects a path number that is not E.164 as invalid_request', async () => {
+    await createNumber(t, { number: DID });
+    expectError(await t.call('DELETE', '/v1/numbers/919876543210'), 400, 'invalid_request', 'number');
+    expectError(await t.call('DELETE', '/v1/numbers/%2B0123'), 400, 'invalid_request', 'number');
+    expect(await listNumbers(t)).toHaveLength(1);
+  });
+
+  it('answers not_found for an unregistered number', async () => {
+    expectError(await t.call('DELETE', `/v1/numbers/${enc('+442071234567')}`), 404, 'not_found', 'number');
+  });
+
+  it('does not touch the trunk the number referenced', async () => {
+    const trunk = await createTrunk(t, { address: 'sip.a.in', numbers: [DID] });
+    await createNumber(t, { number: DID, trunk_id: trunk.id });
+    expectOk(await t.call('DELETE', `/v1/numbers/${enc(DID)}`), 200);
+    expect(expectOk(await t.call('GET', `/v1/trunks/${trunk.id}`), 200)).toEqual(trunk);
+  });
+});
