@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/database.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { openRepos } from '../../src/store/index.js';
+
+const dirs: string[] = [];
+function dbFile(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-store-'));
+  dirs.push(d);
+  return path.join(d, 'vagent.db');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('Store', () => {
+  it('applies every migration once and records its version', () => {
+    const file = dbFile();
+    const s1 = Store.open(file);
+    expect(s1.schemaVersion()).toBe(MIGRATIONS[MIGRATIONS.length - 1]!.version);
+    s1.close();
+    const s2 = Store.open(file);
+    expect((s2.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    expect(s2.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(s2.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    s2.close();
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a database from a newer vagent', () => {
+    const file = dbFile();
+    Store.open(file).close();
+    const raw = new Database(file);
+    raw.prepare('INSERT INTO schema_migrations VALUES (999, ?, 0)').run('future');
+    raw.close();
+    expect(() => Store.open(file)).toThrow(/schema version 999 is newer than this vagent/);
+  });
+
+  it('group-commits writes queued in one tick into one transaction', async () => {
+    const repos = openRepos(dbFile());
+    const { store } = repos;
+    let commits = 0;
+    const orig = store.db.exec.bind(store.db);
+    store.db.exec = ((sql: string) => {
+      if (sql === 'COMMIT') commits += 1;
+      return orig(sql);
+    }) as typeof store.db.exec;
+    const writes = Array.from({ length: 25 }, (_, i) => store.write(() => {
+      repos.tenants.insertTenant(`t${i}`, i);
+      return i;
+    }));
+    expect(await Promise.all(writes)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect(commits).toBe(1);
+    expect(repos.tenants.listTenants()).toHaveLength(25);
+    store.close();
+  });
+
+  it('rolls back only the failing callback of a batch', async () => {
+    const repos = openRepos(dbFile());
+    const { store } = repos;
+    const a = store.write(() => repos.tenants.insertTenant('a', 1));
+    const b = store.write(() => {
+      repos.tenants.insertTenant('b', 2);
+      throw new Error('boom');
+    });
+    const c = store.write(() => repos.tenants.insertTenant('c', 3));
+    await expect(a).resolves.toBeUndefined();
+    await expect(b).rejects.toThrow('boom');
+    await expect(c).resolves.toBeUndefined();
+    expect(repos.tenants.listTenants().map((t) => t.id)).toEqual(['a', 'c']);
+    store.close();
+  });
+
+  it('sees earlier callbacks of the same batch (a claim is visible to its twin)', async () => {
+    const repos = openRepos(dbFile());
+    const { store } = repos;
+    const seen = await Promise.all([0, 1, 2].map(() => store.write(() => {
+      const exists = repos.tenants.getTenant('x') !== undefined;
+      if (!exists) repos.tenants.insertTenant('x', 0);
+      return exists;
+    })));
+    expect(seen).toEqual([false, true, true]);
+    store.close();
+  });
+
+  it('flushes queued writes on close and rejects writes after it', async () => {
+    const file = dbFile();
+    const repos = openRepos(file);
+    const pending = repos.store.write(() => repos.tenants.insertTenant('late', 1));
+    repos.store.close();
+    await expect(pending).resolves.toBeUndefined();
+    await expect(repos.store.write(() => 1)).rejects.toThrow(/closed/);
+    const again = openRepos(file);
+    expect(again.tenants.getTenant('late')).toBeDefined();
+    again.store.close();
+  });
+});
