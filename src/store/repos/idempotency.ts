@@ -35,6 +35,7 @@ export class IdempotencyRepo {
     };
   }
 
+  /** The record of (tenant, key), expired or not. */
   get(tenantId: string, key: string): IdempotencyRow | undefined {
     return this.q.get.get(tenantId, key) as IdempotencyRow | undefined;
   }

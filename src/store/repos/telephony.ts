@@ -41,6 +41,7 @@ export class TrunkRepo {
     };
   }
 
+  /** Inserts a trunk. */
   insert(row: TrunkRow): void { this.q.insert.run(row); }
   /** A trunk by id, whatever its tenant (the caller applies tenant rules). */
   get(id: string): TrunkRow | undefined { return this.q.get.get(id) as TrunkRow | undefined; }
@@ -70,6 +71,7 @@ export class NumberRepo {
     };
   }
 
+  /** Inserts a number record; throws on a duplicate (tenant, number). */
   insert(row: NumberRow): void { this.q.insert.run(row); }
   /** The tenant's record of `number`. */
   get(tenantId: string, number: string): NumberRow | undefined {
@@ -77,9 +79,12 @@ export class NumberRepo {
   }
   /** The oldest record of `number` in any tenant (audit-mode resolution, inbound routing). */
   getAnyTenant(number: string): NumberRow | undefined { return this.q.getAny.get(number) as NumberRow | undefined; }
+  /** A number record by `num_…` id, whatever its tenant. */
   byId(id: string): NumberRow | undefined { return this.q.byId.get(id) as NumberRow | undefined; }
   /** The tenant's records sorted by number. */
   list(tenantId: string): NumberRow[] { return this.q.list.all(tenantId) as NumberRow[]; }
+  /** Sets the agent answering inbound calls on record `id`. */
   bind(id: string, agentId: string): void { this.q.bind.run(agentId, id); }
+  /** Deletes number record `id`. */
   delete(id: string): void { this.q.del.run(id); }
 }

@@ -57,22 +57,31 @@ export class TenantRepo {
     };
   }
 
+  /** Inserts a tenant named `id`; `createdAt` in epoch seconds. */
   insertTenant(id: string, createdAt: number): void { this.q.insertTenant.run(id, createdAt); }
+  /** The tenant named `id`, if any. */
   getTenant(id: string): TenantRow | undefined { return this.q.getTenant.get(id) as TenantRow | undefined; }
+  /** Every tenant, oldest first. */
   listTenants(): TenantRow[] { return this.q.listTenants.all() as TenantRow[]; }
 
+  /** Inserts a live API key (hash only). */
   insertKey(row: Omit<ApiKeyRow, 'revoked_at'>): void {
     this.q.insertKey.run(row.id, row.tenant_id, row.key_hash, row.hint, row.created_at);
   }
+  /** The key whose SHA-256 is `hash`, revoked or not. */
   keyByHash(hash: Buffer): ApiKeyRow | undefined { return this.q.keyByHash.get(hash) as ApiKeyRow | undefined; }
+  /** The key with id `key_…`. */
   keyById(id: string): ApiKeyRow | undefined { return this.q.keyById.get(id) as ApiKeyRow | undefined; }
+  /** Keys of one tenant, or of all, oldest first. */
   listKeys(tenantId?: string): ApiKeyRow[] {
     return (tenantId ? this.q.listKeysOf.all(tenantId) : this.q.listKeys.all()) as ApiKeyRow[];
   }
   /** Marks a key revoked; false when it was already revoked. */
   revokeKey(id: string, at: number): boolean { return this.q.revokeKey.run(at, id).changes === 1; }
 
+  /** Appends an audit event. */
   insertAudit(row: Omit<AuditEventRow, 'seq'>): void { this.q.insertAudit.run(row); }
+  /** The newest `limit` audit events, optionally where `tenantId` is caller or owner. */
   listAudit(limit: number, tenantId?: string): AuditEventRow[] {
     return (tenantId ? this.q.listAuditOf.all(tenantId, tenantId, limit) : this.q.listAudit.all(limit)) as AuditEventRow[];
   }
