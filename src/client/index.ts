@@ -130,32 +130,41 @@ export class VagentClient {
     return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
   }
 
+  /** `GET /v1/health` (no auth). */
   async health(): Promise<{ status: string; version: string }> {
     return (await this.request<{ status: string; version: string }>('GET', '/v1/health')).body;
   }
 
+  /** `POST /v1/trunks`. */
   async createTrunk(body: Record<string, unknown>, options?: RequestOptions): Promise<Trunk> {
     return (await this.request<Trunk>('POST', '/v1/trunks', body, options)).body;
   }
+  /** `GET /v1/trunks`. */
   async listTrunks(): Promise<ListResponse<Trunk>> {
     return (await this.request<ListResponse<Trunk>>('GET', '/v1/trunks')).body;
   }
+  /** `GET /v1/trunks/{trunk_id}`. */
   async getTrunk(id: string): Promise<Trunk> {
     return (await this.request<Trunk>('GET', `/v1/trunks/${encodeURIComponent(id)}`)).body;
   }
+  /** `DELETE /v1/trunks/{trunk_id}`. */
   async deleteTrunk(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
     return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, options)).body;
   }
 
+  /** `POST /v1/numbers`. */
   async createNumber(body: Record<string, unknown>, options?: RequestOptions): Promise<NumberRecord> {
     return (await this.request<NumberRecord>('POST', '/v1/numbers', body, options)).body;
   }
+  /** `GET /v1/numbers`. */
   async listNumbers(): Promise<ListResponse<NumberRecord>> {
     return (await this.request<ListResponse<NumberRecord>>('GET', '/v1/numbers')).body;
   }
+  /** `POST /v1/numbers/{number}/bind` (the `+` is sent as `%2B`). */
   async bindNumber(number: string, agentId: string, options?: RequestOptions): Promise<NumberRecord> {
     return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, options)).body;
   }
+  /** `DELETE /v1/numbers/{number}`. */
   async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
     return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, options)).body;
   }
