@@ -44,3 +44,8 @@ export const isAgentId = (id: string): boolean => ID_PATTERNS.agent.test(id);
 
 /** Tenant names: a lowercase slug, 1–63 characters, starting with a letter or digit. */
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** An id for an error message: at most 64 characters, so a hostile 16 KiB id is not echoed back whole. */
+export function shortId(id: string): string {
+  return id.length > 64 ? `${id.slice(0, 64)}…` : id;
+}

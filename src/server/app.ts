@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
@@ -86,6 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Fills components.schemas from the schemas' `.meta({id})`; without it every
+    // `$ref: '#/components/schemas/…'` in the document points at nothing.
+    transformObject: jsonSchemaTransformObject,
   });
 
   await app.register(async (open) => {

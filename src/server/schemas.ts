@@ -9,7 +9,12 @@ import { isSipAddress } from '../domain/sip.js';
 
 const e164 = z.string({ error: `must be an E.164 number such as ${EXAMPLE_DID}` })
   .regex(E164_PATTERN, { error: `must be an E.164 number such as ${EXAMPLE_DID}` });
-const optionalText = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` }).nullish();
+/** An unpaired UTF-16 surrogate (with the `u` flag, a valid pair is one code point and does not match). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** Free text that SQLite (UTF-8) stores exactly: a lone surrogate would come back as U+FFFD. */
+const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` })
+  .refine((s) => !LONE_SURROGATE.test(s), { error: 'must be valid Unicode text (it has an unpaired surrogate escape such as \\ud800)' });
+const optionalText = (max: number) => text(max).nullish();
 
 /** The error body of DESIGN.md §4. */
 export const ErrorSchema = z.object({
@@ -31,7 +36,7 @@ export const CreateTrunkBody = z.object({
     .refine(isSipAddress, { error: 'address must be a SIP host name or IP with an optional :port, for example sip.example-carrier.in (no sip: prefix, no path)' }),
   name: optionalText(200),
   numbers: z.array(e164).max(1000, { error: 'at most 1000 caller-ID numbers per trunk' }).nullish(),
-  provider_trunk_id: z.string().min(1).max(200, { error: 'must be at most 200 characters' }).nullish(),
+  provider_trunk_id: text(200).min(1).nullish(),
   auth: z.object({
     username: z.string({ error: 'auth.username is required and must be a string' }).min(1).max(256),
     password: z.string({ error: 'auth.password is required and must be a string' }).max(1024),

@@ -2,7 +2,10 @@
  * Idempotency keys (spec: Endpoints › Idempotency; DESIGN.md §4 "Idempotency").
  *
  * - scope (tenant, key); a key is 1–255 printable ASCII characters;
- * - fingerprint = SHA-256 of method, path and the canonical JSON of the body (keys sorted);
+ * - fingerprint = HMAC-SHA256 of method, path (percent-decoded) and the canonical JSON of the
+ *   body (keys sorted), keyed by a key derived from the master key: a body may hold a trunk
+ *   password, and a plain hash stored for 24 h would let a reader of the database guess it
+ *   offline;
  * - the claim (`in_progress`) is taken in the same transaction as the check;
  * - every response is stored except 5xx, 429, 401 and the idempotency errors themselves;
  * - records expire after the retention period; claims left by a crashed process are
@@ -30,12 +33,24 @@ export function checkIdempotencyKey(key: string): void {
   }
 }
 
-/** The request fingerprint: SHA-256 hex of `METHOD path` and the body's canonical JSON. */
-export function fingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256')
-    .update(`${method.toUpperCase()} ${path}\n`)
+/**
+ * The request fingerprint: HMAC-SHA256 (hex) of `METHOD path` and the body's canonical JSON.
+ * @param key  HMAC key (see {@link fingerprintKey}).
+ * @param path Request path without the query; percent-encoding is decoded so `%2B91…`,
+ *             `%2b91…` and `+91…` name the same request.
+ */
+export function fingerprint(key: Buffer, method: string, path: string, body: unknown): string {
+  let decoded = path;
+  try { decoded = decodeURIComponent(path); } catch { /* keep the raw path */ }
+  return crypto.createHmac('sha256', key)
+    .update(`${method.toUpperCase()} ${decoded}\n`)
     .update(stringify(body ?? null) ?? 'null')
     .digest('hex');
+}
+
+/** Derives the fingerprint HMAC key from the 32-byte master key (HKDF-SHA256). */
+export function fingerprintKey(masterKey: Buffer): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), 'vagent idempotency fingerprint v1', 32));
 }
 
 /** True when a response with this status is stored for replay. */
@@ -46,11 +61,25 @@ export function isStorableStatus(status: number, code?: string): boolean {
 
 /** Idempotency use cases over a store. */
 export class IdempotencyService {
+  readonly #key: Buffer;
+
+  /**
+   * @param masterKey  32-byte master key; the fingerprint key is derived from it.
+   * @param retentionS How long records are kept, in seconds.
+   */
   constructor(
     private readonly repos: Repos,
+    masterKey: Buffer,
     private readonly retentionS: number,
     private readonly now: () => number = () => Date.now() / 1000,
-  ) {}
+  ) {
+    this.#key = fingerprintKey(masterKey);
+  }
+
+  /** This daemon's fingerprint of a request (see {@link fingerprint}). */
+  fingerprint(method: string, path: string, body: unknown): string {
+    return fingerprint(this.#key, method, path, body);
+  }
 
   /**
    * Checks and claims a key. Must run inside `Store.write`.

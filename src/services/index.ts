@@ -37,7 +37,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     repos,
     credentials,
     tenants: new TenantService(repos, now),
-    idempotency: new IdempotencyService(repos, options.idempotencyRetentionHours * 3600, now),
+    idempotency: new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, now),
     trunks,
     numbers: new NumberService(deps, trunks),
   };

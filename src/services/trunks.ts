@@ -5,7 +5,7 @@
  * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
  */
 import { ApiError } from '../domain/errors.js';
-import { isTrunkId, newTrunkId } from '../domain/ids.js';
+import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
 import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -76,7 +76,7 @@ export class TrunkService {
    */
   resolve(caller: Caller, trunkId: string): TrunkRow {
     const row = isTrunkId(trunkId) ? scoped(this.deps, caller, this.deps.repos.trunks.get(trunkId), trunkId) : undefined;
-    if (!row) throw new ApiError('trunk_not_found', `no trunk ${trunkId} (see: GET /v1/trunks)`, { param: 'trunk_id' });
+    if (!row) throw new ApiError('trunk_not_found', `no trunk ${shortId(trunkId)} (see: GET /v1/trunks)`, { param: 'trunk_id' });
     return row;
   }
 

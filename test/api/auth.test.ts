@@ -6,7 +6,7 @@ import type { AuditEventRow } from '../../src/store/index.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import {
   createNumber, createTrunk, enc, expectError, expectOk, listNumbers, listTrunks,
-  type NumberBody, type TrunkBody,
+  type NumberBody,
 } from '../support/expect.js';
 
 const DID = '+919876543210';
@@ -64,11 +64,27 @@ describe('API keys', () => {
     expect(Object.keys(doc.paths['/v1/numbers/{number}'] ?? {})).toEqual(['delete']);
   });
 
-  it('documents no readable auth field on the Trunk schema', async () => {
+  it('serves a self-contained document: every $ref resolves, and Trunk has no auth field', async () => {
     t = await makeTestApp();
     const doc = (await t.call('GET', '/v1/openapi.json', undefined, { key: null })).json() as {
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === '$ref' && typeof v === 'string') refs.push(v);
+          else walk(v);
+        }
+      }
+    };
+    walk(doc);
+    expect(refs).toContain('#/components/schemas/Trunk');
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas, ref).toHaveProperty([ref.split('/').pop()!]);
+    }
     const trunk = doc.components.schemas.Trunk!;
     expect(Object.keys(trunk.properties)).toContain('has_credentials');
     expect(Object.keys(trunk.properties)).not.toContain('auth');
@@ -219,6 +235,3 @@ describe.each(['audit', 'enforce'] as const)('lists in %s mode', (mode) => {
     expect(auditOf('acme')).toEqual([]);
   });
 });
-
-// Keep TrunkBody referenced for readers of the setup's return type.
-export type { TrunkBody };

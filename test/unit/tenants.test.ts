@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
-import { fingerprint, checkIdempotencyKey, isStorableStatus } from '../../src/services/idempotency.js';
+import crypto from 'node:crypto';
+import { fingerprint as fp, fingerprintKey, checkIdempotencyKey, isStorableStatus } from '../../src/services/idempotency.js';
 import { hashApiKey, TenantService } from '../../src/services/tenants.js';
 import { openRepos } from '../../src/store/index.js';
 
@@ -54,6 +55,24 @@ describe('TenantService', () => {
 });
 
 describe('idempotency helpers', () => {
+  const hmacKey = fingerprintKey(crypto.randomBytes(32));
+  const fingerprint = (m: string, p: string, b: unknown) => fp(hmacKey, m, p, b);
+
+  it('keys the fingerprint: another master key gives another fingerprint, and no plain hash is stored', () => {
+    const body = { address: 'a.in', auth: { username: 'u', password: 'hunter2' } };
+    expect(fp(fingerprintKey(crypto.randomBytes(32)), 'POST', '/v1/trunks', body)).not.toBe(fingerprint('POST', '/v1/trunks', body));
+    const plain = crypto.createHash('sha256').update('POST /v1/trunks\n').update(JSON.stringify(body)).digest('hex');
+    expect(fingerprint('POST', '/v1/trunks', body)).not.toBe(plain);
+  });
+
+  it('treats %2B, %2b and + in a path as the same request', () => {
+    const body = { agent_id: 'ag_x' };
+    const a = fingerprint('POST', '/v1/numbers/%2B919876543210/bind', body);
+    expect(fingerprint('POST', '/v1/numbers/%2b919876543210/bind', body)).toBe(a);
+    expect(fingerprint('POST', '/v1/numbers/+919876543210/bind', body)).toBe(a);
+    expect(fingerprint('POST', '/v1/numbers/%ZZ/bind', body)).not.toBe(a);
+  });
+
   it('fingerprints canonical JSON: key order does not matter, values do', () => {
     const a = fingerprint('POST', '/v1/trunks', { address: 'a.in', numbers: ['+911'], auth: { username: 'u', password: 'p' } });
     const b = fingerprint('post', '/v1/trunks', { auth: { password: 'p', username: 'u' }, numbers: ['+911'], address: 'a.in' });

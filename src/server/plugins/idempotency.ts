@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { isErrorCode } from '../../domain/errors.js';
 import type { Store } from '../../store/index.js';
-import { checkIdempotencyKey, fingerprint, isStorableStatus, type IdempotencyService } from '../../services/idempotency.js';
+import { checkIdempotencyKey, isStorableStatus, type IdempotencyService } from '../../services/idempotency.js';
 import { callerOf } from './auth.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -36,7 +36,7 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
     const key = Array.isArray(header) ? header.join(',') : header;
     checkIdempotencyKey(key);
     const caller = callerOf(request);
-    const print = fingerprint(request.method, request.url.split('?')[0]!, request.body);
+    const print = service.fingerprint(request.method, request.url.split('?')[0]!, request.body);
     const outcome = await store.write(() => service.claimTx(caller.tenantId, key, print));
     if (outcome.kind === 'claimed') {
       request.idem = { key, state: 'claimed', settled: false };
