@@ -4,6 +4,7 @@
  */
 import pc from 'picocolors';
 import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
+import { ApiError } from '../domain/errors.js';
 import { CliError } from './errors.js';
 
 /** Writes a value as pretty JSON (the API's object as it is) on stdout. */
@@ -77,11 +78,12 @@ export const orDash = (v: string | null | undefined): string => (v === null || v
 
 /**
  * Prints an error on stderr: `error: <code>: <message>` for API errors (DESIGN.md §5), with
- * a hint line where one helps.
+ * a hint line where one helps. Local `vagent admin` commands throw the services' {@link ApiError}
+ * directly; it is reported the same way.
  */
 export function printError(err: unknown): void {
   const red = (s: string) => pc.red(s);
-  if (err instanceof ApiResponseError) {
+  if (err instanceof ApiResponseError || err instanceof ApiError) {
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
     process.stderr.write(`${red('error:')} ${err.code}: ${err.message}${param}\n`);
     if (err.code === 'unauthorized') hint('hint: log in with `vagent login --url URL`, or set VAGENT_API_KEY');

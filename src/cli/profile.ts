@@ -32,10 +32,14 @@ function files() {
 }
 
 async function openProfile() {
-  const { JSONFilePreset } = await import('lowdb/node');
+  // Not lowdb's JSONFilePreset: under NODE_ENV=test it silently swaps the file for memory,
+  // so `vagent login` would save nothing in such an environment.
+  const [{ Low }, { JSONFile }] = await Promise.all([import('lowdb'), import('lowdb/node')]);
   const f = files();
   fs.mkdirSync(f.dir, { recursive: true, mode: 0o700 });
-  return JSONFilePreset<ProfileData>(f.profile, {});
+  const db = new Low<ProfileData>(new JSONFile<ProfileData>(f.profile), {});
+  await db.read();
+  return db;
 }
 
 /** Reads the profile; an absent file is an empty profile. */

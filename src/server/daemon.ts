@@ -95,20 +95,30 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
  * exits at once.
  */
 export async function serveUntilSignal(settings: Settings): Promise<void> {
+  // The handlers go in before the daemon starts: a signal arriving after the "listening" line
+  // but before they were installed used to kill the process outright (default action),
+  // skipping the drain and leaving daemon.lock behind.
+  let signals = 0;
+  let received: NodeJS.Signals | undefined;
+  let onStop: (() => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(130);
+    received = signal;
+    onStop?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   const daemon = await startDaemon(settings);
   await new Promise<void>((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals += 1;
-      if (signals > 1) process.exit(130);
-      process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`);
+    onStop = () => {
+      process.stderr.write(`${received}: finishing in-flight requests, then stopping\n`);
       daemon.stop().then(resolve, (err: unknown) => {
         process.stderr.write(`shutdown failed: ${String(err)}\n`);
         process.exitCode = 1;
         resolve();
       });
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    if (received) onStop();
   });
 }
