@@ -62,7 +62,11 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, file?: string): string {
   if (fromFlags.has(key)) return 'flag';
-  if (fromEnv.has(key)) return 'environment';
+  if (fromEnv.has(key)) {
+    const all = { ...ENV_KEYS, ...Object.fromEntries(Object.entries(LIVEKIT_ENV).map(([n, k]) => [n, `livekit.${k}`])) };
+    const name = Object.entries(all).find(([, k]) => k === key)?.[0];
+    return name ? `environment ${name}` : 'environment';
+  }
   return file ? `config file ${file}` : 'defaults';
 }
 

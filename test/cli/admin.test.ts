@@ -3,7 +3,9 @@
  * revoke) and the audit log of cross-tenant access.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 
 let daemon: Daemon;
 /** `vagent admin …args --state-dir <the daemon's>`. */
@@ -44,6 +46,26 @@ describe('vagent admin tenant', { timeout: 30_000 }, () => {
     }
     const json = JSON.parse((await admin('tenant', 'list', '--json')).stdout) as { data: unknown[] };
     expect(json.data).toHaveLength(2);
+  });
+});
+
+describe('vagent admin on a missing state dir', { timeout: 30_000 }, () => {
+  it('refuses instead of creating a fresh database (a mistyped --state-dir)', async () => {
+    const missing = path.join(tempDir(), 'typo');
+    for (const args of [['key', 'create', '--tenant', 'default'], ['tenant', 'list'], ['audit']]) {
+      const res = await runCli(['admin', ...args, '--state-dir', missing]);
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(res.stderr).toContain(`no vagent state dir at ${missing}`);
+      expect(res.stderr).toContain(`vagent serve --state-dir ${missing}`);
+      expect(res.stdout).toBe('');
+    }
+    expect(fs.existsSync(missing)).toBe(false);
+  });
+
+  it('points the login hint at the address the settings give', async () => {
+    const res = await runCli(['admin', 'key', 'create', '--tenant', 'default', '--state-dir', daemon.stateDir], { env: { VAGENT_PORT: '9123' } });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('vagent login --url http://127.0.0.1:9123');
   });
 });
 

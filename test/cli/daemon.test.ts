@@ -111,11 +111,11 @@ describe('settings', { timeout: 30_000 }, () => {
   it('bad settings exit 2 with a message naming the setting and its source', async () => {
     const port = await serve([], { VAGENT_PORT: 'abc' });
     expect(port.code).toBe(2);
-    expect(port.stderr).toMatch(/^\s+port: must be a whole number from 0 to 65535 \(from environment\)$/m);
+    expect(port.stderr).toMatch(/^\s+port: must be a whole number from 0 to 65535 \(from environment VAGENT_PORT\)$/m);
 
     const mode = await serve(['--port', '0'], { VAGENT_AUTH_MODE: 'maybe' });
     expect(mode.code).toBe(2);
-    expect(mode.stderr).toMatch(/auth_mode: must be audit or enforce \(from environment\)/);
+    expect(mode.stderr).toMatch(/auth_mode: must be audit or enforce \(from environment VAGENT_AUTH_MODE\)/);
 
     const flagPort = await serve(['--port', '70000']);
     expect(flagPort.code).toBe(2);

@@ -47,7 +47,7 @@ describe('loadSettings', () => {
   });
 
   it.each([
-    [{ VAGENT_PORT: 'abc' }, /port: must be a whole number from 0 to 65535 \(from environment\)/],
+    [{ VAGENT_PORT: 'abc' }, /port: must be a whole number from 0 to 65535 \(from environment VAGENT_PORT\)/],
     [{ VAGENT_PORT: '70000' }, /port/],
     [{ VAGENT_AUTH_MODE: 'maybe' }, /auth_mode: must be audit or enforce/],
     [{ VAGENT_TENANT_DAILY_BUDGET_INR: '-5' }, /tenant_daily_budget_inr/],

@@ -2,11 +2,14 @@
  * `vagent admin …`: local commands on a state dir (DESIGN.md §5). They open the database
  * directly, so they work with or without a running daemon (SQLite WAL allows both).
  */
+import fs from 'node:fs';
 import { loadSettings } from '../../config/load.js';
+import { statePaths } from '../../config/paths.js';
+import type { Settings } from '../../config/schema.js';
 import { openRuntime, type Runtime } from '../../server/runtime.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
-import { UsageError } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 
 /** Flags shared by admin commands. */
 export interface AdminFlags {
@@ -14,17 +17,35 @@ export interface AdminFlags {
   config?: string;
 }
 
-function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
-  const settings = loadSettings({
+function settingsOf(flags: AdminFlags): Settings {
+  return loadSettings({
     ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
     ...(flags.config !== undefined ? { config: flags.config } : {}),
   });
+}
+
+/**
+ * Opens an existing state dir. A missing one is refused rather than created: a mistyped
+ * --state-dir would otherwise get a fresh database, and keys no daemon knows about.
+ */
+function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
+  const settings = settingsOf(flags);
+  if (!fs.existsSync(statePaths(settings.state_dir).database)) {
+    throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
+      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
+  }
   const rt = openRuntime(settings, { recover: false });
   try {
     return fn(rt);
   } finally {
     rt.close();
   }
+}
+
+/** The address the daemon of these settings listens on (for hints). */
+function daemonUrl(settings: Settings): string {
+  const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${settings.port}`;
 }
 
 /** `vagent admin tenant create NAME`. */
@@ -48,11 +69,11 @@ export async function tenantList(ctx: CommandContext, flags: AdminFlags): Promis
 
 /** `vagent admin key create --tenant NAME`: prints the key once on stdout. */
 export function keyCreate(ctx: CommandContext, flags: AdminFlags & { tenant: string }): void {
-  const created = withRuntime(flags, (rt) => rt.services.tenants.createKey(flags.tenant));
+  const created = withRuntime(flags, (rt) => ({ ...rt.services.tenants.createKey(flags.tenant), url: daemonUrl(rt.settings) }));
   if (ctx.json) return printJson({ key: created.key, tenant: created.tenant });
   say(created.key);
   hint(`API key ${created.id} for tenant ${created.tenant}. It is shown only this once; store it now.`);
-  hint('use it: printf %s KEY | vagent login --url http://127.0.0.1:8787 --api-key-stdin   (or export VAGENT_API_KEY=KEY)');
+  hint(`use it: vagent login --url ${created.url}   (paste the key), or export VAGENT_API_KEY=<key>`);
 }
 
 /** `vagent admin key list [--tenant NAME]`. */
