@@ -5,6 +5,7 @@
  * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
  */
 import type { ErrorCode } from '../domain/errors.js';
+import type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
 export class ApiResponseError extends Error {
@@ -39,34 +40,7 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** A `/v1` list response. */
-export interface ListResponse<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-/** Trunk as returned by the API (spec: Trunk). */
-export interface Trunk {
-  id: string;
-  name: string | null;
-  address: string;
-  numbers: string[];
-  provider_trunk_id: string | null;
-  has_credentials: boolean;
-  created_at: number;
-}
-
-/** Number record as returned by the API (spec: Number record). */
-export interface NumberRecord {
-  id: string;
-  tenant_id: string;
-  number: string;
-  trunk_id: string | null;
-  agent_id: string | null;
-  label: string | null;
-  created_at: number;
-}
+export type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
 
 /** Request options for one call. */
 export interface RequestOptions {

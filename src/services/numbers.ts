@@ -5,6 +5,7 @@
  * Functions named `*Tx` must run inside `Store.write`.
  */
 import { ApiError } from '../domain/errors.js';
+import type { NumberRecord } from '../domain/resources.js';
 import { isE164 } from '../domain/e164.js';
 import { newNumberId } from '../domain/ids.js';
 import type { NumberRow } from '../store/index.js';
@@ -12,16 +13,8 @@ import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkService } from './trunks.js';
 
-/** The public number-record shape (spec: Number record); unset fields are null. */
-export interface NumberView {
-  id: string;
-  tenant_id: string;
-  number: string;
-  trunk_id: string | null;
-  agent_id: string | null;
-  label: string | null;
-  created_at: number;
-}
+/** The public number-record shape (spec: Number record). */
+export type NumberView = NumberRecord;
 
 /** A validated `POST /v1/numbers` body. */
 export interface CreateNumberInput {

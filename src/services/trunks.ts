@@ -5,22 +5,15 @@
  * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
  */
 import { ApiError } from '../domain/errors.js';
+import type { Trunk } from '../domain/resources.js';
 import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
 import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkCredentials } from './secrets.js';
 
-/** The public trunk shape (spec: Trunk). `auth` is write-only and absent. */
-export interface TrunkView {
-  id: string;
-  name: string | null;
-  address: string;
-  numbers: string[];
-  provider_trunk_id: string | null;
-  has_credentials: boolean;
-  created_at: number;
-}
+/** The public trunk shape (spec: Trunk). */
+export type TrunkView = Trunk;
 
 /** A validated `POST /v1/trunks` body. */
 export interface CreateTrunkInput {

@@ -1,6 +1,7 @@
 /**
  * Assertions shared by the API tests: the error body and headers of DESIGN.md §4.
  */
+import type { ListResponse, NumberRecord, Trunk } from '../../src/domain/resources.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
@@ -45,33 +46,12 @@ export function expectOk<T = Record<string, unknown>>(res: LightMyRequestRespons
 }
 
 /** A trunk as returned by the API. */
-export interface TrunkBody {
-  id: string;
-  name: string | null;
-  address: string;
-  numbers: string[];
-  provider_trunk_id: string | null;
-  has_credentials: boolean;
-  created_at: number;
-}
-
+export type TrunkBody = Trunk;
 /** A number record as returned by the API. */
-export interface NumberBody {
-  id: string;
-  tenant_id: string;
-  number: string;
-  trunk_id: string | null;
-  agent_id: string | null;
-  label: string | null;
-  created_at: number;
-}
+export type NumberBody = NumberRecord;
 
 /** A list response. */
-export interface ListBody<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+export type ListBody<T> = ListResponse<T>;
 
 /** Creates a trunk (201 expected) with `key` (default tenant's when omitted). */
 export async function createTrunk(t: TestApp, body: Record<string, unknown> = { address: 'sip.example-carrier.in' }, key?: string): Promise<TrunkBody> {

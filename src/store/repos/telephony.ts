@@ -1,6 +1,7 @@
 /**
  * Trunks and number records (spec: Trunk, Number record).
  */
+import type { NumberRecord } from '../../domain/resources.js';
 import type { Db } from '../database.js';
 
 /** A trunk row. `numbers` is a JSON array; `auth_sealed` the AES-GCM sealed credentials. */
@@ -15,16 +16,8 @@ export interface TrunkRow {
   created_at: number;
 }
 
-/** A number-record row. */
-export interface NumberRow {
-  id: string;
-  tenant_id: string;
-  number: string;
-  trunk_id: string | null;
-  agent_id: string | null;
-  label: string | null;
-  created_at: number;
-}
+/** A number-record row: stored exactly as the API shows it. */
+export type NumberRow = NumberRecord;
 
 /** Trunk queries over one connection. */
 export class TrunkRepo {
