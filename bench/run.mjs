@@ -1,0 +1,298 @@
+/**
+ * `npm run bench` (after a build): vagent's throughput and CLI start-up, reported as ratios to
+ * baselines measured in the same run on the same machine (absolute figures on a 2-core host,
+ * where autocannon and the server compete for CPU, mean little on their own).
+ *
+ * HTTP (autocannon, 50 connections, ~2 s warm-up then ~10 s measured per route; each server in
+ * its own child process):
+ *   (a) GET  /bare        bare fastify 5 (bench/bare-server.mjs)
+ *   (b) POST /bare        same, echoing the trunk body used in (c)
+ *   (c) POST /v1/trunks   the real daemon, a unique Idempotency-Key per request
+ *   (d) GET  /v1/trunks   the real daemon, a tenant with 20 trunks
+ *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%.
+ * Paired routes run back to back — a, d, b, c — so drift affects a pair alike.
+ * CLI: `node bin/vagent trunk list` (5 trunks) vs `node -e 0`, medians, target ≤ 4×.
+ * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
+ * Targets are reported (PASS / BELOW TARGET), never enforced: the exit code is 0 unless the
+ * bench itself fails.
+ *
+ * Environment: BENCH_DURATION_S (10), BENCH_WARMUP_S (min(2, duration)), BENCH_CONNECTIONS (50),
+ * BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0; wait up to that long for other processes to leave
+ * the CPU idle before starting — a busy host is reported either way, per run as "other CPU").
+ * For investigating: BENCH_VAGENT_LOG_LEVEL (warn), BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
+ * --cpu-prof-dir=/tmp/vagent-prof"; the daemon is stopped with SIGTERM so the profile is written).
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureCliStartup } from './lib/cli-startup.mjs';
+import { hostBusyCores } from './lib/cpu.mjs';
+import { measure } from './lib/http.mjs';
+import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
+import { fixed, table } from './lib/stats.mjs';
+
+const LOAD_AT_START = os.loadavg().map((x) => Math.round(x * 100) / 100);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
+
+function numEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const DURATION_S = numEnv('BENCH_DURATION_S', 10);
+const WARMUP_S = numEnv('BENCH_WARMUP_S', Math.min(2, DURATION_S));
+const CONNECTIONS = numEnv('BENCH_CONNECTIONS', 50);
+const CLI_RUNS = numEnv('BENCH_CLI_RUNS', 20);
+const WAIT_QUIET_S = numEnv('BENCH_WAIT_QUIET_S', 0);
+const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
+const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+const TARGETS = { create: 0.20, list: 0.50, cli: 4 };
+const LIST_TRUNKS = 20;
+const CLI_TRUNKS = 5;
+const NOISY_CORES = 0.25;
+
+const TRUNK_BODY = JSON.stringify({
+  address: 'sip.example-carrier.in',
+  name: 'bench',
+  numbers: ['+912240001234'],
+  auth: { username: 'acme', password: 'Zq7-bench-s3cret-pa55word' },
+});
+
+const warnings = [];
+function loud(message) {
+  warnings.push(message);
+  const bar = '!'.repeat(78);
+  process.stderr.write(`\n${bar}\n!!! WARNING: ${message}\n${bar}\n\n`);
+}
+
+/** `node bin/vagent admin … --json` on the daemon's state dir (allowed while it runs). */
+function admin(stateDir, ...args) {
+  const r = spawnSync(process.execPath, ['bin/vagent', 'admin', ...args, '--state-dir', stateDir, '--json'],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`vagent admin ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+async function api(url, key, method, pathname, body) {
+  const headers = { authorization: `Bearer ${key}` };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['idempotency-key'] = crypto.randomUUID();
+  }
+  const res = await fetch(url + pathname, { method, headers, body });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function seedTrunks(url, key, n) {
+  for (let i = 0; i < n; i++) {
+    await api(url, key, 'POST', '/v1/trunks', JSON.stringify({
+      address: `sip${i}.example-carrier.in`, name: `seed ${i}`, numbers: [`+9122400${String(10000 + i)}`],
+      auth: { username: 'acme', password: `seed-password-${i}` },
+    }));
+  }
+  const listed = await api(url, key, 'GET', '/v1/trunks');
+  if (listed.data.length !== n) throw new Error(`seeded ${n} trunks but the tenant lists ${listed.data.length}`);
+}
+
+function checkClean(r) {
+  if (r.non_2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+    loud(`${r.title}: ${r.non_2xx} non-2xx responses (status codes ${JSON.stringify(r.status_codes)}), `
+      + `${r.errors} errors, ${r.timeouts} timeouts. Its figures are NOT comparable.`);
+  }
+  return r;
+}
+
+function fsTypeOf(dir) {
+  const names = { 0xef53: 'ext4', 0x01021994: 'tmpfs', 0x58465342: 'xfs', 0x9123683e: 'btrfs', 0x794c7630: 'overlayfs', 0x2fc12fc1: 'zfs' };
+  try {
+    const t = fs.statfsSync(dir).type;
+    return names[t] ?? `0x${t.toString(16)}`;
+  } catch {
+    return null;
+  }
+}
+
+function gitRevision() {
+  const rev = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  if (rev.status !== 0) return null;
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' });
+  return rev.stdout.trim() + (dirty.stdout.trim() ? ' (src/ modified)' : '');
+}
+
+const verdict = (pass) => (pass ? 'PASS' : 'BELOW TARGET');
+const pct = (x) => `${fixed(x * 100, 1)}%`;
+
+async function main() {
+  const cpus = os.cpus();
+  let busyBefore = await hostBusyCores(1000);
+  for (const until = Date.now() + WAIT_QUIET_S * 1000; busyBefore > NOISY_CORES && Date.now() < until;) {
+    busyBefore = await hostBusyCores(1000);
+  }
+  if (busyBefore > NOISY_CORES) {
+    process.stderr.write(`bench: note: the host is already busy (${busyBefore} cores in use by other processes)\n`);
+  }
+  const stateDir = makeTempDir('vagent-bench-state-');
+  const profileDir = makeTempDir('vagent-bench-profile-'); // XDG_CONFIG_HOME: no user profile or keychain lookups
+
+  process.stderr.write(`bench: starting servers (runs of ${DURATION_S} s after ${WARMUP_S} s warm-up, ${CONNECTIONS} connections)\n`);
+  const bare = await startServer({ name: 'bare-server', args: ['bench/bare-server.mjs'], cwd: ROOT, stream: 'stdout' });
+  const daemon = await startServer({
+    name: 'vagent serve',
+    args: [...DAEMON_NODE_ARGS, 'bin/vagent', 'serve', '--port', '0', '--state-dir', stateDir],
+    cwd: ROOT,
+    env: { ...process.env, VAGENT_LOG_LEVEL: LOG_LEVEL, XDG_CONFIG_HOME: profileDir },
+    stream: 'stderr',
+  });
+  const version = /^vagent (\S+) listening/.exec(daemon.banner)?.[1] ?? null;
+
+  // Creates go to "default" (thousands of trunks by the end); the list and CLI runs use their
+  // own tenants so they always see exactly 20 and 5 trunks whatever ran before.
+  const createKey = admin(stateDir, 'key', 'create', '--tenant', 'default').key;
+  admin(stateDir, 'tenant', 'create', 'bench-list');
+  admin(stateDir, 'tenant', 'create', 'bench-cli');
+  const listKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-list').key;
+  const cliKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-cli').key;
+  await seedTrunks(daemon.url, listKey, LIST_TRUNKS);
+  await seedTrunks(daemon.url, cliKey, CLI_TRUNKS);
+
+  const common = { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S };
+  const json = { 'content-type': 'application/json' };
+  const keyPrefix = `bench-${crypto.randomBytes(6).toString('hex')}`;
+  let keySeq = 0;
+  const http = {};
+
+  process.stderr.write('bench: (a) GET /bare\n');
+  http.bare_get = checkClean(await measure({ ...common, title: '(a) GET /bare (fastify)', url: bare.url, pid: bare.pid, path: '/bare' }));
+  process.stderr.write('bench: (d) GET /v1/trunks\n');
+  http.trunk_list = checkClean(await measure({
+    ...common, title: `(d) GET /v1/trunks (${LIST_TRUNKS} trunks)`, url: daemon.url, pid: daemon.pid, path: '/v1/trunks',
+    headers: { authorization: `Bearer ${listKey}` },
+  }));
+  process.stderr.write('bench: (b) POST /bare\n');
+  http.bare_post = checkClean(await measure({
+    ...common, title: '(b) POST /bare (fastify echo)', url: bare.url, pid: bare.pid, path: '/bare', method: 'POST', headers: json, body: TRUNK_BODY,
+  }));
+  process.stderr.write('bench: (c) POST /v1/trunks\n');
+  http.trunk_create = checkClean(await measure({
+    ...common, title: '(c) POST /v1/trunks (unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/trunks', method: 'POST',
+    headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY,
+    requests: [{
+      setupRequest(req) {
+        keySeq += 1;
+        req.headers['Idempotency-Key'] = `${keyPrefix}-${keySeq}`;
+        return req;
+      },
+    }],
+  }));
+  process.stderr.write(`bench: CLI start-up (${CLI_RUNS} runs each, alternating)\n`);
+  const cli = measureCliStartup({
+    cwd: ROOT,
+    env: { ...process.env, VAGENT_URL: daemon.url, VAGENT_API_KEY: cliKey, XDG_CONFIG_HOME: profileDir },
+    runs: CLI_RUNS,
+    expectTrunks: CLI_TRUNKS,
+  });
+
+  const memory = { daemon_peak_rss_mib: peakRssMiB(daemon.pid), bare_server_peak_rss_mib: peakRssMiB(bare.pid) };
+
+  // Every 2xx must be a new trunk: a replayed key would show as fewer trunks than 2xx responses
+  // (requests still in flight when autocannon stops are committed but not counted, so ≥). Done
+  // after reading VmHWM: listing tens of thousands of trunks would raise the daemon's peak.
+  const created = (await api(daemon.url, createKey, 'GET', '/v1/trunks')).data.length;
+  const counted = http.trunk_create.total_2xx + http.trunk_create.warmup_2xx;
+  http.trunk_create.trunks_in_tenant = created;
+  if (created < counted) loud(`(c) counted ${counted} 2xx creates but the tenant has only ${created} trunks: keys were replayed`);
+  if (daemon.out.count > 0) {
+    loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
+  }
+
+  const ratios = {
+    create: { value: http.trunk_create.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.create, of: '(c)/(b)' },
+    list: { value: http.trunk_list.requests_per_s / http.bare_get.requests_per_s, target_min: TARGETS.list, of: '(d)/(a)' },
+    cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
+  };
+  ratios.create.pass = ratios.create.value >= TARGETS.create;
+  ratios.list.pass = ratios.list.value >= TARGETS.list;
+  ratios.cli.pass = ratios.cli.value <= TARGETS.cli;
+
+  const meta = {
+    date: new Date().toISOString(),
+    vagent_version: version,
+    git: gitRevision(),
+    node_version: process.version,
+    platform: `${os.platform()} ${os.arch()} ${os.release()}`,
+    cpu_count: cpus.length,
+    cpu_model: cpus[0]?.model?.trim() ?? null,
+    total_memory_mib: Math.round(os.totalmem() / 2 ** 20),
+    host_busy_cores_before_start: busyBefore,
+    load_average_at_start: LOAD_AT_START,
+    load_average_at_end: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    state_dir_filesystem: fsTypeOf(stateDir),
+    duration_s: DURATION_S,
+    warmup_s: WARMUP_S,
+    connections: CONNECTIONS,
+    cli_runs: CLI_RUNS,
+    daemon_log_level: LOG_LEVEL,
+    daemon_node_args: DAEMON_NODE_ARGS,
+  };
+
+  report({ meta, http, ratios, cli, memory });
+  fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+  fs.writeFileSync(RESULTS, `${JSON.stringify({ meta, http, ratios, cli, memory, warnings }, null, 2)}\n`);
+  console.log(`\nWrote ${path.relative(ROOT, RESULTS)}`);
+}
+
+function report({ meta, http, ratios, cli, memory }) {
+  const out = [];
+  out.push('', `vagent ${meta.vagent_version} benchmark — ${meta.date}${meta.git ? `, git ${meta.git}` : ''}`);
+  out.push(`node ${meta.node_version}, ${meta.platform}, ${meta.cpu_count} × ${meta.cpu_model}, ${meta.total_memory_mib} MiB RAM`);
+  out.push(`state dir on ${meta.state_dir_filesystem ?? 'unknown fs'}; daemon log level ${meta.daemon_log_level}; `
+    + `host busy before start: ${fixed(meta.host_busy_cores_before_start, 2)} cores`
+    + `${meta.daemon_node_args.length ? `; daemon node args ${meta.daemon_node_args.join(' ')}` : ''}`);
+  out.push(`HTTP: ${meta.connections} connections, ${meta.warmup_s} s warm-up + ${meta.duration_s} s measured per route`, '');
+
+  const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
+    fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2)];
+  out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU'],
+    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list].map(row)));
+  out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
+    '   µs/req = server CPU time per response, the figure least disturbed by other load on the host)', '');
+
+  out.push(table(['Target', 'ratio', 'target', 'verdict'], [
+    [`create = (c)/(b)`, pct(ratios.create.value), `≥ ${pct(ratios.create.target_min)}`, verdict(ratios.create.pass)],
+    [`list   = (d)/(a)`, pct(ratios.list.value), `≥ ${pct(ratios.list.target_min)}`, verdict(ratios.list.pass)],
+    [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
+  ]), '');
+
+  out.push(table([`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],
+    [cli.baseline, cli.vagent].map((c) => [c.command, fixed(c.median_ms, 1), fixed(c.p90_ms, 1), fixed(c.min_ms, 1)])), '');
+
+  out.push(table(['Memory', 'MiB'], [
+    ['vagent daemon peak RSS (VmHWM)', fixed(memory.daemon_peak_rss_mib, 1)],
+    ['bare fastify peak RSS (VmHWM)', fixed(memory.bare_server_peak_rss_mib, 1)],
+  ]));
+  const busy = Object.values(http).filter((r) => (r.cpu?.other_cores ?? 0) > NOISY_CORES);
+  if (busy.length) {
+    out.push('', `NOTE: other processes used > ${NOISY_CORES} core during ${busy.map((r) => r.title.slice(0, 3)).join(', ')} `
+      + '(see "other CPU"): a noisy host skews the ratios; rerun when it is quiet.');
+  }
+  if (warnings.length) out.push('', `!!! ${warnings.length} warning(s) above: some figures are not valid.`);
+  console.log(out.join('\n'));
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
