@@ -11,10 +11,36 @@
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
+const POOL = new Uint8Array(8192);
+let poolOffset = POOL.length;
+
+/**
+ * `n` (≤ 256) bytes from the platform CSPRNG, served from an 8 KiB pool refilled when spent:
+ * one `getRandomValues` call per few hundred ids instead of one per id. Every byte is used once.
+ */
+export function randomBytes(n: number): Uint8Array {
+  if (n > 256) throw new RangeError('randomBytes: at most 256 bytes per call');
+  if (poolOffset + n > POOL.length) {
+    globalThis.crypto.getRandomValues(POOL);
+    poolOffset = 0;
+  }
+  const out = POOL.slice(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** `length` random base64url characters (6 bits each), e.g. for request ids. */
+export function randomToken(length: number): string {
+  let out = '';
+  for (const b of randomBytes(length)) out += BASE64URL[b & 63];
+  return out;
+}
+
 /** `length` random lowercase base32 characters from the platform CSPRNG. */
 export function randomBase32(length: number): string {
-  const bytes = new Uint8Array(length);
-  globalThis.crypto.getRandomValues(bytes);
+  const bytes = randomBytes(length);
   let out = '';
   for (const b of bytes) out += BASE32[b & 31];
   return out;

@@ -2,11 +2,11 @@
  * The fastify application factory. It never listens: the daemon calls `listen()`, tests use
  * `inject()` (STYLE.md 5).
  */
-import crypto from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { randomToken } from '../domain/ids.js';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
@@ -58,7 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(isInstance ? { loggerInstance: loggerOption as FastifyServerOptions['loggerInstance'] } : { logger: loggerOption as FastifyServerOptions['logger'] }),
     bodyLimit: options.bodyLimitBytes,
-    genReqId: () => `req_${crypto.randomBytes(9).toString('base64url')}`,
+    genReqId: () => `req_${randomToken(12)}`,
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
     // Above any URL Node's HTTP parser accepts (16 KiB of headers), so an over-long id or number

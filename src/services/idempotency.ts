@@ -23,6 +23,9 @@ export type ClaimOutcome =
   | { kind: 'claimed' }
   | { kind: 'replay'; status: number; body: string };
 
+/** What a look without claiming found: `absent` means the key is free. */
+export type PeekOutcome = { kind: 'absent' } | { kind: 'replay'; status: number; body: string };
+
 /**
  * Validates an `Idempotency-Key` header value.
  * @throws ApiError invalid_request for an empty, over-long or non-printable key.
@@ -82,12 +85,27 @@ export class IdempotencyService {
   }
 
   /**
+   * Checks a key without claiming it (a read; no transaction needed).
+   * @throws ApiError idempotency_key_reuse or idempotency_key_in_progress, as {@link claimTx}.
+   */
+  peek(tenantId: string, key: string, print: string): PeekOutcome {
+    return this.check(tenantId, key, print, this.now()) ?? { kind: 'absent' };
+  }
+
+  /**
    * Checks and claims a key. Must run inside `Store.write`.
    * @throws ApiError idempotency_key_reuse (different fingerprint) or
    *         idempotency_key_in_progress (the first request is still running).
    */
   claimTx(tenantId: string, key: string, print: string): ClaimOutcome {
     const now = this.now();
+    const found = this.check(tenantId, key, print, now);
+    if (found) return found;
+    this.repos.idempotency.claim(tenantId, key, print, now);
+    return { kind: 'claimed' };
+  }
+
+  private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
     const row = this.repos.idempotency.get(tenantId, key);
     if (row && row.created_at >= now - this.retentionS) {
       if (row.fingerprint !== print) {
@@ -102,13 +120,21 @@ export class IdempotencyService {
       }
       return { kind: 'replay', status: row.status!, body: row.body! };
     }
-    this.repos.idempotency.claim(tenantId, key, print, now);
-    return { kind: 'claimed' };
+    return undefined;
   }
 
   /** Stores the response of a claimed key. Must run inside `Store.write`. */
   completeTx(tenantId: string, key: string, status: number, body: string): void {
     this.repos.idempotency.complete(tenantId, key, status, body);
+  }
+
+  /**
+   * Stores a response for a key that is claimed by this request or not claimed at all (an
+   * atomic route that failed before its writes). A response already stored for the key by an
+   * identical request is kept. Must run inside `Store.write`.
+   */
+  storeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
+    this.repos.idempotency.store(tenantId, key, print, status, body, this.now());
   }
 
   /** Releases a claim so the key runs again. Must run inside `Store.write`. */

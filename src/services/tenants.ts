@@ -59,6 +59,10 @@ const keyView = (k: ApiKeyRow): ApiKeyView => ({
 
 /** Tenant and key administration over a store (used by `vagent admin` and at start-up). */
 export class TenantService {
+  /** Live keys by SHA-256 hex, valid while no other process has committed (see {@link authenticate}). */
+  private readonly keyCache = new Map<string, { tenantId: string; keyId: string }>();
+  private keyCacheVersion = -1;
+
   constructor(private readonly repos: Repos, private readonly now: () => number = () => Date.now() / 1000) {}
 
   /** Creates tenant `default` when the database has no tenant. Returns true when it did. */
@@ -118,6 +122,7 @@ export class TenantService {
       const row = this.repos.tenants.keyById(id);
       if (!row) throw new ApiError('not_found', `no API key with id ${id} (see: vagent admin key list)`, { param: 'id' });
       this.repos.tenants.revokeKey(id, this.now());
+      this.keyCache.clear();
       return keyView(this.repos.tenants.keyById(id)!);
     });
   }
@@ -131,8 +136,22 @@ export class TenantService {
   authenticate(presented: string): { tenantId: string; keyId: string } | undefined {
     if (!KEY_PATTERN.test(presented)) return undefined;
     const hash = hashApiKey(presented);
+    // Keys are created and revoked by `vagent admin` in another process: any commit there
+    // changes the database's data_version and empties this cache, so a revocation takes
+    // effect within Store.externalVersion's 100 ms.
+    const version = this.repos.store.externalVersion();
+    if (version !== this.keyCacheVersion) {
+      this.keyCache.clear();
+      this.keyCacheVersion = version;
+    }
+    const hex = hash.toString('hex');
+    const cached = this.keyCache.get(hex);
+    if (cached) return cached;
     const row = this.repos.tenants.keyByHash(hash);
     if (!row || !crypto.timingSafeEqual(row.key_hash, hash) || row.revoked_at !== null) return undefined;
-    return { tenantId: row.tenant_id, keyId: row.id };
+    const found = { tenantId: row.tenant_id, keyId: row.id };
+    if (this.keyCache.size >= 10_000) this.keyCache.clear();
+    this.keyCache.set(hex, found);
+    return found;
   }
 }

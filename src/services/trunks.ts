@@ -7,7 +7,7 @@
 import { ApiError } from '../domain/errors.js';
 import type { Trunk } from '../domain/resources.js';
 import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
-import type { TrunkRow } from '../store/index.js';
+import type { NewTrunkRow, TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkCredentials } from './secrets.js';
@@ -25,14 +25,14 @@ export interface CreateTrunkInput {
 }
 
 /** Builds the public view of a trunk row. */
-export function trunkView(row: TrunkRow): TrunkView {
+export function trunkView(row: TrunkRow | NewTrunkRow): TrunkView {
   return {
     id: row.id,
     name: row.name,
     address: row.address,
     numbers: JSON.parse(row.numbers) as string[],
     provider_trunk_id: row.provider_trunk_id,
-    has_credentials: row.auth_sealed !== null,
+    has_credentials: 'auth_sealed' in row ? row.auth_sealed !== null : row.has_credentials === 1,
     created_at: row.created_at,
   };
 }
@@ -44,7 +44,7 @@ export class TrunkService {
   /** Creates a trunk for the caller's tenant (duplicate caller-ID numbers are collapsed). */
   createTx(caller: Caller, input: CreateTrunkInput): TrunkView {
     const id = newTrunkId();
-    const row: TrunkRow = {
+    const row: NewTrunkRow = {
       id,
       tenant_id: caller.tenantId,
       name: input.name ?? null,
@@ -71,6 +71,16 @@ export class TrunkService {
     const row = isTrunkId(trunkId) ? scoped(this.deps, caller, this.deps.repos.trunks.get(trunkId), trunkId) : undefined;
     if (!row) throw new ApiError('trunk_not_found', `no trunk ${shortId(trunkId)} (see: GET /v1/trunks)`, { param: 'trunk_id' });
     return row;
+  }
+
+  /**
+   * The decrypted credentials of a trunk the caller may use, or null when it has none.
+   * For the dialler only: never put the result in a response, a log line or an error.
+   * @throws Error when the sealed blob cannot be opened (wrong master key, tampering).
+   */
+  credentialsOf(row: TrunkRow): TrunkCredentials | null {
+    const sealed = this.deps.repos.trunks.sealedAuth(row.id);
+    return sealed ? this.deps.credentials.open(sealed, row.tenant_id, row.id) : null;
   }
 
   /** One trunk. @throws ApiError trunk_not_found (see {@link resolve}). */

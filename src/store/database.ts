@@ -12,6 +12,9 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 
+/** How stale, in milliseconds, {@link Store.externalVersion} may be. */
+export const EXTERNAL_CHECK_MS = 100;
+
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
 
@@ -27,9 +30,54 @@ export class Store {
   private queue: PendingWrite[] = [];
   private scheduled = false;
   private closed = false;
+  private readonly dataVersion: Database.Statement;
+  private readonly tx: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  private lastDataVersion = -1;
+  private generationCounter = 0;
+  private commitCount = 0;
+  private writeCount = 0;
+  private checkedVersion = -1;
+  private checkedAtMs = -Infinity;
 
   private constructor(db: Db) {
     this.db = db;
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.tx = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+      savepoint: db.prepare('SAVEPOINT w'),
+      release: db.prepare('RELEASE w'),
+      rollbackTo: db.prepare('ROLLBACK TO w'),
+    };
+  }
+
+  /**
+   * A number that changes after another process (a `vagent admin` command) has committed to
+   * the database (SQLite's `PRAGMA data_version`). The pragma takes a read of the WAL index,
+   * which costs as much as a small query, so it is asked at most every
+   * {@link EXTERNAL_CHECK_MS}: another process's commit is seen within that time.
+   */
+  externalVersion(): number {
+    const now = performance.now();
+    if (now - this.checkedAtMs >= EXTERNAL_CHECK_MS) {
+      this.checkedVersion = this.dataVersion.get() as number;
+      this.checkedAtMs = now;
+    }
+    return this.checkedVersion;
+  }
+
+  /**
+   * A number that changes after any commit, by this process or another: caches of query
+   * results stay valid while it is unchanged.
+   */
+  generation(): number {
+    const dv = this.externalVersion();
+    if (dv !== this.lastDataVersion) {
+      this.lastDataVersion = dv;
+      this.generationCounter += 1;
+    }
+    return this.generationCounter;
   }
 
   /**
@@ -93,9 +141,18 @@ export class Store {
     });
   }
 
+  /** Group-commit counters since open: `commits` (fsyncs) and the `writes` they carried. */
+  stats(): { commits: number; writes: number } {
+    return { commits: this.commitCount, writes: this.writeCount };
+  }
+
   /** Runs `fn` in one immediate transaction right now (admin commands, start-up tasks). */
   writeNow<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } finally {
+      this.generationCounter += 1;
+    }
   }
 
   private flush(): void {
@@ -104,24 +161,28 @@ export class Store {
     this.queue = [];
     if (batch.length === 0) return;
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const { tx } = this;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      tx.begin.run();
       for (const item of batch) {
-        this.db.exec('SAVEPOINT w');
+        tx.savepoint.run();
         try {
           const value = item.fn();
-          this.db.exec('RELEASE w');
+          tx.release.run();
           results.push({ ok: true, value });
         } catch (error) {
-          this.db.exec('ROLLBACK TO w');
-          this.db.exec('RELEASE w');
+          tx.rollbackTo.run();
+          tx.release.run();
           results.push({ ok: false, error });
         }
       }
-      this.db.exec('COMMIT');
+      tx.commit.run();
+      this.generationCounter += 1;
+      this.commitCount += 1;
+      this.writeCount += batch.length;
     } catch (error) {
       if (this.db.inTransaction) {
-        try { this.db.exec('ROLLBACK'); } catch { /* already rolled back */ }
+        try { tx.rollback.run(); } catch { /* already rolled back */ }
       }
       for (const item of batch) item.reject(error);
       return;

@@ -148,22 +148,24 @@ describe('trunk credentials', () => {
     }
     expect(bytes).toBeGreaterThan(0);
     // the ciphertext is in the store, and it is the credentials
-    const row = t.runtime.services.repos.trunks.get(kept.id)!;
-    expect(row.auth_sealed).toBeInstanceOf(Buffer);
+    const sealed = t.runtime.services.repos.trunks.sealedAuth(kept.id);
+    expect(sealed).toBeInstanceOf(Buffer);
     const all = Buffer.concat(existing.map((f) => fs.readFileSync(f)));
-    expect(all.includes(row.auth_sealed!)).toBe(true);
-    expect(t.runtime.services.credentials.open(row.auth_sealed!, 'default', kept.id)).toEqual({ username, password });
+    expect(all.includes(sealed!)).toBe(true);
+    expect(t.runtime.services.credentials.open(sealed!, 'default', kept.id)).toEqual({ username, password });
+    const row = t.runtime.services.repos.trunks.get(kept.id)!;
+    expect(t.runtime.services.trunks.credentialsOf(row)).toEqual({ username, password });
     // bound to its tenant and trunk: opening it as another trunk fails
-    expect(() => t.runtime.services.credentials.open(row.auth_sealed!, 'default', 'tk_aaaaaaaaaaaaaaaaaaaa')).toThrow(/cannot be decrypted/);
-    expect(() => t.runtime.services.credentials.open(row.auth_sealed!, 'acme', kept.id)).toThrow(/cannot be decrypted/);
+    expect(() => t.runtime.services.credentials.open(sealed!, 'default', 'tk_aaaaaaaaaaaaaaaaaaaa')).toThrow(/cannot be decrypted/);
+    expect(() => t.runtime.services.credentials.open(sealed!, 'acme', kept.id)).toThrow(/cannot be decrypted/);
   });
 
   it('seal with a fresh IV every time (two trunks with equal credentials differ at rest)', async () => {
     const body = { address: 'sip.a.in', auth: { username, password } };
     const a = expectOk<TrunkBody>(await send('POST', '/v1/trunks', { body }), 201);
     const b = expectOk<TrunkBody>(await send('POST', '/v1/trunks', { body }), 201);
-    const sealedA = t.runtime.services.repos.trunks.get(a.id)!.auth_sealed!;
-    const sealedB = t.runtime.services.repos.trunks.get(b.id)!.auth_sealed!;
+    const sealedA = t.runtime.services.repos.trunks.sealedAuth(a.id)!;
+    const sealedB = t.runtime.services.repos.trunks.sealedAuth(b.id)!;
     expect(sealedA.equals(sealedB)).toBe(false);
     expect(sealedA.subarray(1, 13).equals(sealedB.subarray(1, 13))).toBe(false);
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/database.js';
+import { EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { openRepos } from '../../src/store/index.js';
 
@@ -43,18 +43,13 @@ describe('Store', () => {
   it('group-commits writes queued in one tick into one transaction', async () => {
     const repos = openRepos(dbFile());
     const { store } = repos;
-    let commits = 0;
-    const orig = store.db.exec.bind(store.db);
-    store.db.exec = ((sql: string) => {
-      if (sql === 'COMMIT') commits += 1;
-      return orig(sql);
-    }) as typeof store.db.exec;
+    const before = store.stats();
     const writes = Array.from({ length: 25 }, (_, i) => store.write(() => {
       repos.tenants.insertTenant(`t${i}`, i);
       return i;
     }));
     expect(await Promise.all(writes)).toEqual(Array.from({ length: 25 }, (_, i) => i));
-    expect(commits).toBe(1);
+    expect(store.stats()).toEqual({ commits: before.commits + 1, writes: before.writes + 25 });
     expect(repos.tenants.listTenants()).toHaveLength(25);
     store.close();
   });
@@ -97,5 +92,28 @@ describe('Store', () => {
     const again = openRepos(file);
     expect(again.tenants.getTenant('late')).toBeDefined();
     again.store.close();
+  });
+});
+
+describe('Store.generation', () => {
+  it('moves on its own commits and on commits by another connection, not on reads', async () => {
+    const file = dbFile();
+    const repos = openRepos(file);
+    const { store } = repos;
+    const g0 = store.generation();
+    expect(store.generation()).toBe(g0);
+    repos.tenants.listTenants();
+    expect(store.generation()).toBe(g0);
+    await store.write(() => repos.tenants.insertTenant('a', 1));
+    const g1 = store.generation();
+    expect(g1).not.toBe(g0);
+    const other = new Database(file);
+    other.prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)').run('from-admin', 2);
+    other.close();
+    await new Promise((r) => setTimeout(r, EXTERNAL_CHECK_MS + 20));
+    const g2 = store.generation();
+    expect(g2).not.toBe(g1);
+    expect(store.generation()).toBe(g2);
+    store.close();
   });
 });

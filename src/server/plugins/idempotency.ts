@@ -2,9 +2,10 @@
  * `Idempotency-Key` handling for every POST/DELETE under `/v1` (spec: Endpoints ›
  * Idempotency; DESIGN.md §4).
  *
- * - `preValidation`: validate the key, then check and claim it in one transaction; a stored
- *   response is replayed at once with `Idempotency-Replayed: true`.
- * - {@link commitResponse}: a handler's writes and its stored response commit together.
+ * - `preValidation`: validate the key, then check it and (claim-first routes) claim it in one
+ *   transaction; a stored response is replayed at once with `Idempotency-Replayed: true`.
+ * - {@link commitResponse}: a handler's writes and its stored response commit together (on
+ *   atomic routes with the claim too: one fsync per request).
  * - `onSend`: any other response (errors included) is stored, or the claim released for
  *   5xx/429/401, before the client sees it.
  */
@@ -15,7 +16,8 @@ import type { Store } from '../../store/index.js';
 import { checkIdempotencyKey, isStorableStatus, type IdempotencyService } from '../../services/idempotency.js';
 import { callerOf } from './auth.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** Content type of every JSON response. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 function errorCodeOf(payload: unknown): string | undefined {
   if (typeof payload !== 'string' || !payload.startsWith('{"error"')) return undefined;
@@ -27,56 +29,74 @@ function errorCodeOf(payload: unknown): string | undefined {
   }
 }
 
-/** Installs the idempotency hooks on `scope` (after the auth hook). */
+const toArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/**
+ * Installs the idempotency hooks on every POST and DELETE route registered in `scope` after
+ * this call (GET routes carry no hooks at all). The auth hook must run first.
+ */
 export function installIdempotency(scope: FastifyInstance, store: Store, service: IdempotencyService): void {
-  scope.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST' && request.method !== 'DELETE') return;
+  async function preValidation(request: FastifyRequest, reply: FastifyReply) {
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(',') : header;
     checkIdempotencyKey(key);
-    const caller = callerOf(request);
+    const { tenantId } = callerOf(request);
     const print = service.fingerprint(request.method, request.url.split('?')[0]!, request.body);
-    const outcome = await store.write(() => service.claimTx(caller.tenantId, key, print));
-    if (outcome.kind === 'claimed') {
-      request.idem = { key, state: 'claimed', settled: false };
-      return;
+    const atomic = request.routeOptions.config.idempotency === 'atomic';
+    // An atomic route only looks here; its claim is taken with its writes. The look rides in
+    // the group-commit batch too: a lone read outside a transaction takes SQLite's WAL read
+    // lock on its own, which costs more than sharing the batch's (and it writes nothing, so
+    // it adds no fsync).
+    const outcome = await store.write(() => (atomic ? service.peek(tenantId, key, print) : service.claimTx(tenantId, key, print)));
+    if (outcome.kind === 'replay') {
+      request.idem = { key, print, state: 'replay', settled: true };
+      return reply.code(outcome.status).header('idempotency-replayed', 'true').type(JSON_TYPE).send(outcome.body);
     }
-    request.idem = { key, state: 'replay', settled: true };
-    return reply.code(outcome.status).header('idempotency-replayed', 'true').type(JSON_TYPE).send(outcome.body);
-  });
+    request.idem = { key, print, state: outcome.kind === 'claimed' ? 'claimed' : 'pending', settled: false };
+  }
 
-  scope.addHook('onSend', async (request, reply, payload) => {
+  async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const idem = request.idem;
-    if (!idem || idem.settled || idem.state !== 'claimed') return payload;
+    if (!idem || idem.settled) return payload;
     const { tenantId } = callerOf(request);
     const status = reply.statusCode;
     const body = typeof payload === 'string' ? payload : null;
     idem.settled = true;
     if (body !== null && isStorableStatus(status, errorCodeOf(body))) {
-      await store.write(() => service.completeTx(tenantId, idem.key, status, body));
-    } else {
+      await store.write(() => service.storeTx(tenantId, idem.key, idem.print, status, body));
+    } else if (idem.state === 'claimed') {
       await store.write(() => service.releaseTx(tenantId, idem.key));
     }
     return payload;
-  });
+  }
 
-  scope.addHook('onResponse', async (request) => {
+  async function onResponse(request: FastifyRequest) {
     const idem = request.idem;
     if (!idem || idem.settled) return;
     idem.settled = true;
+    if (idem.state !== 'claimed') return;
     const { tenantId } = callerOf(request);
     await store.write(() => service.releaseTx(tenantId, idem.key));
+  }
+
+  scope.addHook('onRoute', (route) => {
+    if (!toArray(route.method).some((m) => m === 'POST' || m === 'DELETE')) return;
+    route.preValidation = [...toArray(route.preValidation), preValidation] as typeof route.preValidation;
+    route.onSend = [...toArray(route.onSend), onSend] as typeof route.onSend;
+    route.onResponse = [...toArray(route.onResponse), onResponse] as typeof route.onResponse;
   });
 }
 
 /**
  * Runs a handler's writes and stores its response under the request's idempotency key in
- * the same durable transaction, then sends it with `status`.
+ * the same durable transaction, then sends it with `status`. On an `atomic` route the key is
+ * also claimed there; if an identical request committed first, its stored response is
+ * replayed instead and `fn` does not run.
  *
  * @param fn Synchronous writes returning the response object; validated and stripped by the
  *           route's response schema for `status`.
- * @throws whatever `fn` throws (nothing it wrote is kept).
+ * @throws whatever `fn` throws (nothing it wrote is kept), or the idempotency errors.
  */
 export async function commitResponse(
   store: Store,
@@ -88,15 +108,24 @@ export async function commitResponse(
 ): Promise<FastifyReply> {
   const schemas = request.routeOptions.schema?.response as Record<number, z.ZodType> | undefined;
   const schema = schemas?.[status];
-  const idem = request.idem;
-  const payload = await store.write(() => {
+  const idem = request.idem && !request.idem.settled ? request.idem : null;
+  const result = await store.write(() => {
+    const tenantId = idem ? callerOf(request).tenantId : '';
+    if (idem?.state === 'pending') {
+      const outcome = service.claimTx(tenantId, idem.key, idem.print);
+      if (outcome.kind === 'replay') return { ...outcome, replayed: true };
+    }
     const view = fn();
     const body = JSON.stringify(schema ? schema.parse(view) : view);
-    if (idem && idem.state === 'claimed' && !idem.settled) {
-      service.completeTx(callerOf(request).tenantId, idem.key, status, body);
-    }
-    return body;
+    if (idem) service.completeTx(tenantId, idem.key, status, body);
+    return { status, body, replayed: false };
   });
   if (idem) idem.settled = true;
-  return reply.code(status).type(JSON_TYPE).send(payload);
+  if (result.replayed) reply.header('idempotency-replayed', 'true');
+  return sendSerialized(reply, result.status, result.body);
+}
+
+/** Sends an already serialized JSON body (no second pass through the response serializer). */
+export function sendSerialized(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).send(body);
 }

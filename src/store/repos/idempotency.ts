@@ -29,6 +29,10 @@ export class IdempotencyRepo {
           state = 'in_progress', status = NULL, body = NULL, created_at = excluded.created_at`),
       complete: db.prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ?
         WHERE tenant_id = ? AND key = ? AND state = 'in_progress'`),
+      store: db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at)
+        VALUES (?, ?, ?, 'done', ?, ?, ?)
+        ON CONFLICT (tenant_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body
+        WHERE idempotency.state = 'in_progress' AND idempotency.fingerprint = excluded.fingerprint`),
       release: db.prepare(`DELETE FROM idempotency WHERE tenant_id = ? AND key = ? AND state = 'in_progress'`),
       releaseAll: db.prepare(`DELETE FROM idempotency WHERE state = 'in_progress'`),
       purge: db.prepare('DELETE FROM idempotency WHERE created_at < ?'),
@@ -46,6 +50,10 @@ export class IdempotencyRepo {
   /** Stores the response of a claimed key. */
   complete(tenantId: string, key: string, status: number, body: string): void {
     this.q.complete.run(status, body, tenantId, key);
+  }
+  /** Stores a done response: inserts it, or completes this fingerprint's claim; a done row is kept. */
+  store(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
+    this.q.store.run(tenantId, key, fingerprint, status, body, at);
   }
   /** Drops a claim so the key can be used again (5xx, 429, crashed handler). */
   release(tenantId: string, key: string): void { this.q.release.run(tenantId, key); }

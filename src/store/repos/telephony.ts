@@ -4,7 +4,10 @@
 import type { NumberRecord } from '../../domain/resources.js';
 import type { Db } from '../database.js';
 
-/** A trunk row. `numbers` is a JSON array; `auth_sealed` the AES-GCM sealed credentials. */
+/**
+ * A trunk row as read: `numbers` is a JSON array; `has_credentials` is 1 when sealed
+ * credentials are stored (the blob itself is read only by {@link TrunkRepo.sealedAuth}).
+ */
 export interface TrunkRow {
   id: string;
   tenant_id: string;
@@ -12,9 +15,14 @@ export interface TrunkRow {
   address: string;
   numbers: string;
   provider_trunk_id: string | null;
-  auth_sealed: Buffer | null;
+  has_credentials: 0 | 1;
   created_at: number;
 }
+
+/** A trunk row as written: `auth_sealed` holds the AES-GCM sealed credentials or null. */
+export type NewTrunkRow = Omit<TrunkRow, 'has_credentials'> & { auth_sealed: Buffer | null };
+
+const TRUNK_COLUMNS = 'id, tenant_id, name, address, numbers, provider_trunk_id, auth_sealed IS NOT NULL AS has_credentials, created_at';
 
 /** A number-record row: stored exactly as the API shows it. */
 export type NumberRow = NumberRecord;
@@ -27,15 +35,18 @@ export class TrunkRepo {
     this.q = {
       insert: db.prepare(`INSERT INTO trunks (id, tenant_id, name, address, numbers, provider_trunk_id, auth_sealed, created_at)
         VALUES (@id, @tenant_id, @name, @address, @numbers, @provider_trunk_id, @auth_sealed, @created_at)`),
-      get: db.prepare('SELECT * FROM trunks WHERE id = ?'),
-      list: db.prepare('SELECT * FROM trunks WHERE tenant_id = ? ORDER BY seq'),
+      get: db.prepare(`SELECT ${TRUNK_COLUMNS} FROM trunks WHERE id = ?`),
+      list: db.prepare(`SELECT ${TRUNK_COLUMNS} FROM trunks WHERE tenant_id = ? ORDER BY seq`),
+      sealed: db.prepare('SELECT auth_sealed FROM trunks WHERE id = ?').pluck(),
       del: db.prepare('DELETE FROM trunks WHERE id = ?'),
       unlinkNumbers: db.prepare('UPDATE numbers SET trunk_id = NULL WHERE trunk_id = ?'),
     };
   }
 
   /** Inserts a trunk. */
-  insert(row: TrunkRow): void { this.q.insert.run(row); }
+  insert(row: NewTrunkRow): void { this.q.insert.run(row); }
+  /** The sealed credentials of trunk `id`, or null when it has none. */
+  sealedAuth(id: string): Buffer | null { return (this.q.sealed.get(id) as Buffer | null | undefined) ?? null; }
   /** A trunk by id, whatever its tenant (the caller applies tenant rules). */
   get(id: string): TrunkRow | undefined { return this.q.get.get(id) as TrunkRow | undefined; }
   /** The tenant's trunks, oldest first. */

@@ -5,14 +5,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { commitResponse, sendSerialized } from '../../plugins/idempotency.js';
+import { ListCache } from '../../list-cache.js';
 import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
 
 /** Registers the number routes. */
 export function numberRoutes(services: Services): FastifyPluginAsyncZod {
   const { numbers, idempotency, repos } = services;
+  const NumberList = listOf(NumberSchema);
+  const lists = new ListCache(repos.store);
   return async (app) => {
     app.post('/numbers', {
+      config: { idempotency: 'atomic' },
       schema: {
         summary: 'Register a phone number (DID) the tenant holds with a carrier',
         tags: ['numbers'],
@@ -23,10 +27,16 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
       () => numbers.createTx(callerOf(request), request.body)));
 
     app.get('/numbers', {
-      schema: { summary: 'List number records, sorted by number', tags: ['numbers'], response: { 200: listOf(NumberSchema), ...errorResponses } },
-    }, async (request) => ({ data: numbers.list(callerOf(request)), has_more: false, next_cursor: null }));
+      schema: { summary: 'List number records, sorted by number', tags: ['numbers'], response: { 200: NumberList, ...errorResponses } },
+    }, async (request, reply) => {
+      const caller = callerOf(request);
+      const body = lists.get(caller.tenantId,
+        () => JSON.stringify(NumberList.parse({ data: numbers.list(caller), has_more: false, next_cursor: null })));
+      return sendSerialized(reply, 200, body);
+    });
 
     app.post('/numbers/:number/bind', {
+      config: { idempotency: 'atomic' },
       schema: {
         summary: 'Bind the agent that answers inbound calls on a number',
         tags: ['numbers'],
@@ -38,6 +48,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
       () => numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id)));
 
     app.delete('/numbers/:number', {
+      config: { idempotency: 'atomic' },
       schema: {
         summary: "Delete a number record (the carrier's number is untouched)",
         tags: ['numbers'],

@@ -4,15 +4,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { commitResponse, sendSerialized } from '../../plugins/idempotency.js';
+import { ListCache } from '../../list-cache.js';
 import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
 import { z } from 'zod';
 
 /** Registers the trunk routes. */
 export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
   const { trunks, idempotency, repos } = services;
+  const TrunkList = listOf(TrunkSchema);
+  const lists = new ListCache(repos.store);
   return async (app) => {
     app.post('/trunks', {
+      config: { idempotency: 'atomic' },
       schema: {
         summary: 'Register a SIP trunk',
         tags: ['trunks'],
@@ -27,14 +31,20 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
       })));
 
     app.get('/trunks', {
-      schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: listOf(TrunkSchema), ...errorResponses } },
-    }, async (request) => ({ data: trunks.list(callerOf(request)), has_more: false, next_cursor: null }));
+      schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: TrunkList, ...errorResponses } },
+    }, async (request, reply) => {
+      const caller = callerOf(request);
+      const body = lists.get(caller.tenantId,
+        () => JSON.stringify(TrunkList.parse({ data: trunks.list(caller), has_more: false, next_cursor: null })));
+      return sendSerialized(reply, 200, body);
+    });
 
     app.get('/trunks/:trunk_id', {
       schema: { summary: 'Get a trunk', tags: ['trunks'], params: TrunkParams, response: { 200: TrunkSchema, ...errorResponses } },
     }, async (request) => trunks.get(callerOf(request), request.params.trunk_id));
 
     app.delete('/trunks/:trunk_id', {
+      config: { idempotency: 'atomic' },
       schema: {
         summary: 'Delete a trunk',
         tags: ['trunks'],
