@@ -31,6 +31,11 @@ const serveCmd = () => import('./commands/serve.js');
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** Appends an "Examples:" block to a command's help. */
+function examples(cmd: Command, ...lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
+}
+
 function adminOptions(cmd: Command): Command {
   return cmd
     .option('--state-dir <dir>', 'state directory (default: $VAGENT_STATE_DIR or ~/.local/share/vagent)')
@@ -88,8 +93,9 @@ Examples:
   $ vagent admin key create --tenant default | vagent login --url http://127.0.0.1:8787 --api-key-stdin`)
     .action(action(authCmd, (m) => m.login));
 
-  program.command('logout')
-    .description('forget the API key saved for the daemon address')
+  examples(program.command('logout')
+    .description('forget the API key saved for the daemon address'),
+  'vagent logout', 'vagent logout --url https://vagent.example.in')
     .action(action(authCmd, (m) => m.logout));
 
   const trunk = program.command('trunk').description('SIP trunks: your carrier connections');
@@ -107,10 +113,15 @@ Examples:
   $ printf %s "$SIP_PASSWORD" | vagent trunk add --address 203.0.113.10:5060 --username acme --password-stdin
   $ vagent trunk add --address sip.example-carrier.in --provider-trunk-id ST_a1b2c3d4`)
     .action(action(trunkCmd, (m) => m.add));
-  trunk.command('list').alias('ls').description('list trunks, oldest first').action(action(trunkCmd, (m) => m.list));
-  trunk.command('show').argument('<trunk-id>', 'tk_… id').description('show one trunk').action(action(trunkCmd, (m) => m.show));
-  trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
-    .description('delete a trunk (numbers that used it keep their record, without a trunk)')
+  examples(trunk.command('list').alias('ls').description('list trunks, oldest first'),
+    'vagent trunk list', 'vagent trunk list --json | jq -r \'.data[] | select(.address == "sip.example-carrier.in") | .id\'')
+    .action(action(trunkCmd, (m) => m.list));
+  examples(trunk.command('show').argument('<trunk-id>', 'tk_… id').description('show one trunk'),
+    'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va --json')
+    .action(action(trunkCmd, (m) => m.show));
+  examples(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
+    .description('delete a trunk (numbers that used it keep their record, without a trunk)'),
+  'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va')
     .action(action(trunkCmd, (m) => m.rm));
 
   const number = program.command('number').description('phone numbers (DIDs) you hold with a carrier');
@@ -125,34 +136,41 @@ Examples:
   $ vagent number add +918047001234 --label "Bengaluru support" --trunk tk_…
   $ vagent number add +911140001234 --agent ag_clinic_booking`)
     .action(action(numberCmd, (m) => m.add));
-  number.command('list').alias('ls').description('list numbers, sorted by number').action(action(numberCmd, (m) => m.list));
+  examples(number.command('list').alias('ls').description('list numbers, sorted by number'),
+    'vagent number list', 'vagent number list --json | jq -r \'.data[] | select(.agent_id == null) | .number\'')
+    .action(action(numberCmd, (m) => m.list));
   number.command('bind')
     .argument('<number>', 'E.164 number')
     .argument('<agent-id>', 'agent id, e.g. ag_clinic_booking')
     .description('choose the agent that answers inbound calls on a number')
-    .addHelpText('after', '\nExample:\n  $ vagent number bind +918047001234 ag_clinic_booking')
+    .addHelpText('after', '\nExamples:\n  $ vagent number bind +918047001234 ag_clinic_booking\n  $ vagent number bind +911140001234 ag_clinic_booking --json')
     .action(action(numberCmd, (m) => m.bind));
-  number.command('rm').alias('remove').argument('<number>', 'E.164 number')
-    .description("delete a number's record and binding (the carrier's number is untouched)")
+  examples(number.command('rm').alias('remove').argument('<number>', 'E.164 number')
+    .description("delete a number's record and binding (the carrier's number is untouched)"),
+  'vagent number rm +918047001234')
     .action(action(numberCmd, (m) => m.rm));
 
   const admin = program.command('admin').description('local administration of a state dir (works while the daemon runs)');
   const tenant = admin.command('tenant').description('tenants');
-  adminOptions(tenant.command('create').argument('<name>', 'lowercase slug, e.g. acme-collections').description('create a tenant'))
+  adminOptions(examples(tenant.command('create').argument('<name>', 'lowercase slug, e.g. acme-collections').description('create a tenant'),
+    'vagent admin tenant create acme-collections', 'vagent admin tenant create sunrise-clinic --state-dir /var/lib/vagent'))
     .action(action(adminCmd, (m) => m.tenantCreate));
-  adminOptions(tenant.command('list').alias('ls').description('list tenants')).action(action(adminCmd, (m) => m.tenantList));
+  adminOptions(examples(tenant.command('list').alias('ls').description('list tenants'), 'vagent admin tenant list', 'vagent admin tenant list --json')).action(action(adminCmd, (m) => m.tenantList));
   const key = admin.command('key').description('API keys');
   adminOptions(key.command('create').description('issue an API key (printed once on stdout)')
     .addOption(new Option('--tenant <name>', 'tenant the key acts for').default('default'))
     .addHelpText('after', '\nExamples:\n  $ vagent admin key create --tenant default\n  $ export VAGENT_API_KEY=$(vagent admin key create --tenant acme-collections)'))
     .action(action(adminCmd, (m) => m.keyCreate));
-  adminOptions(key.command('list').alias('ls').description('list API keys (ids and hints, never secrets)').option('--tenant <name>', 'only this tenant'))
+  adminOptions(examples(key.command('list').alias('ls').description('list API keys (ids and hints, never secrets)').option('--tenant <name>', 'only this tenant'),
+    'vagent admin key list', 'vagent admin key list --tenant acme-collections'))
     .action(action(adminCmd, (m) => m.keyList));
-  adminOptions(key.command('revoke').argument('<key-id>', 'key_… id from `vagent admin key list`').description('revoke an API key'))
+  adminOptions(examples(key.command('revoke').argument('<key-id>', 'key_… id from `vagent admin key list`').description('revoke an API key'),
+    'vagent admin key revoke key_2m4n5p6r7s8t'))
     .action(action(adminCmd, (m) => m.keyRevoke));
   adminOptions(admin.command('audit').description('cross-tenant accesses recorded in auth_mode audit')
     .option('--tenant <name>', 'only events where this tenant is caller or owner')
-    .option('--limit <n>', 'most recent N events (default 50)'))
+    .option('--limit <n>', 'most recent N events (default 50)')
+    .addHelpText('after', '\nExamples:\n  $ vagent admin audit\n  $ vagent admin audit --tenant acme-collections --limit 200 --json'))
     .action(action(adminCmd, (m) => m.audit));
 
   return program;

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/main.js';
+
+function leaves(cmd: Command, prefix: string[] = []): Array<{ name: string; cmd: Command }> {
+  const subs = cmd.commands.filter((c) => c.name() !== 'help');
+  if (subs.length === 0) return [{ name: prefix.join(' '), cmd }];
+  return subs.flatMap((c) => leaves(c, [...prefix, c.name()]));
+}
+
+function helpOf(cmd: Command): string {
+  let out = '';
+  cmd.configureOutput({ writeOut: (s) => { out += s; }, writeErr: (s) => { out += s; } });
+  cmd.outputHelp();
+  return out;
+}
+
+describe('vagent --help', () => {
+  const program = buildProgram();
+  const all = leaves(program);
+
+  it('covers the commands of DESIGN.md §5 for this build', () => {
+    expect(all.map((l) => l.name)).toEqual(expect.arrayContaining([
+      'serve', 'login', 'trunk add', 'trunk list', 'trunk show', 'trunk rm', 'number add', 'number list', 'number bind',
+      'number rm', 'admin tenant create', 'admin tenant list', 'admin key create', 'admin key list', 'admin key revoke', 'admin audit',
+    ]));
+  });
+
+  it.each(leaves(buildProgram()).map((l) => [l.name, l.cmd] as const))('`vagent %s --help` shows examples', (_name, cmd) => {
+    const help = helpOf(cmd);
+    expect(help).toMatch(/Examples:\n {2}\$ vagent /);
+    expect(help).toContain('--json');
+  });
+
+  it('the top-level help teaches with a carrier SIP address and Indian DIDs', () => {
+    const help = helpOf(program);
+    expect(help).toMatch(/sip\.example-carrier\.in/);
+    expect(help).toMatch(/\+91\d{10}/);
+    expect(help).toContain('Exit codes');
+  });
+
+  it('trunk add and number add help show a carrier address and an Indian DID', () => {
+    const byName = new Map(all.map((l) => [l.name, l.cmd]));
+    expect(helpOf(byName.get('trunk add')!)).toMatch(/--address sip\.example-carrier\.in .*\+91\d{10}/);
+    expect(helpOf(byName.get('number add')!)).toMatch(/vagent number add \+91\d{10}/);
+  });
+});
