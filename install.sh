@@ -16,6 +16,17 @@ node -e '
   if (maj < 20 || (maj === 20 && min < 19)) { console.error("install.sh: Node.js >= 20.19 is required, found " + process.version); process.exit(1); }
 ' || exit 1
 
+# Native modules compile against Node's headers. node-gyp downloads them unless told where
+# they are; offline that fails, so point it at the headers installed beside this node.
+nodedir="${npm_config_nodedir:-$(npm config get nodedir 2>/dev/null || true)}"
+if [ -z "$nodedir" ] || [ "$nodedir" = "undefined" ] || [ "$nodedir" = "null" ]; then
+  prefix="$(cd "$(dirname "$(node -p 'process.execPath')")/.." && pwd)"
+  if [ -f "$prefix/include/node/node_api.h" ] && [ -f "$prefix/include/node/common.gypi" ]; then
+    export npm_config_nodedir="$prefix"
+    say "native modules: using Node headers in $prefix/include/node"
+  fi
+fi
+
 # 1. Dependencies. `npm ci` installs exactly package-lock.json; better-sqlite3 downloads a
 #    prebuilt binary when it can and otherwise compiles from source (needs python3, make, g++).
 stamp="node_modules/.vagent-install-stamp"
