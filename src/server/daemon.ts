@@ -3,6 +3,7 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
+import { defaultStateDir } from '../config/paths.js';
 import type { Settings } from '../config/schema.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -68,9 +69,9 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
 
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   if (runtime.fresh) {
-    say('A new state dir: tenant "default" was created. Get an API key for it with:');
-    say(`  vagent admin key create --tenant default --state-dir ${settings.state_dir}`);
-    say(`then: vagent login --url ${url} --api-key-stdin`);
+    const dirFlag = settings.state_dir === defaultStateDir() ? '' : ` --state-dir ${settings.state_dir}`;
+    say('A new state dir: tenant "default" was created. In another shell, create its first API key and log in:');
+    say(`  vagent admin key create --tenant default${dirFlag} | vagent login --url ${url} --api-key-stdin`);
   }
 
   let stopping: Promise<void> | undefined;
