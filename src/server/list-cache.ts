@@ -5,7 +5,10 @@
  * valid while {@link Store.generation} is unchanged — any commit by this daemon or by another
  * process (`vagent admin`) moves it — so a cached body is never older than the data.
  */
+import type { FastifyReply } from 'fastify';
+import type { z } from 'zod';
 import type { Store } from '../store/index.js';
+import { sendSerialized } from './plugins/idempotency.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 
@@ -31,4 +34,20 @@ export class ListCache {
     this.bytes += body.length;
     return body;
   }
+}
+
+/**
+ * Sends a whole, unpaginated list (`{data, has_more: false, next_cursor: null}`) for a
+ * tenant from `cache`, building it with `rows()` and the list's response `schema` when the
+ * data changed.
+ */
+export function sendList(
+  reply: FastifyReply,
+  cache: ListCache,
+  tenantId: string,
+  schema: z.ZodType,
+  rows: () => unknown[],
+): FastifyReply {
+  const body = cache.get(tenantId, () => JSON.stringify(schema.parse({ data: rows(), has_more: false, next_cursor: null })));
+  return sendSerialized(reply, 200, body);
 }

@@ -5,8 +5,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse, sendSerialized } from '../../plugins/idempotency.js';
-import { ListCache } from '../../list-cache.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { ListCache, sendList } from '../../list-cache.js';
 import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
 
 /** Registers the number routes. */
@@ -30,9 +30,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
       schema: { summary: 'List number records, sorted by number', tags: ['numbers'], response: { 200: NumberList, ...errorResponses } },
     }, async (request, reply) => {
       const caller = callerOf(request);
-      const body = lists.get(caller.tenantId,
-        () => JSON.stringify(NumberList.parse({ data: numbers.list(caller), has_more: false, next_cursor: null })));
-      return sendSerialized(reply, 200, body);
+      return sendList(reply, lists, caller.tenantId, NumberList, () => numbers.list(caller));
     });
 
     app.post('/numbers/:number/bind', {

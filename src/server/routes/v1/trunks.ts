@@ -4,8 +4,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse, sendSerialized } from '../../plugins/idempotency.js';
-import { ListCache } from '../../list-cache.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { ListCache, sendList } from '../../list-cache.js';
 import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
 import { z } from 'zod';
 
@@ -34,9 +34,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
       schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: TrunkList, ...errorResponses } },
     }, async (request, reply) => {
       const caller = callerOf(request);
-      const body = lists.get(caller.tenantId,
-        () => JSON.stringify(TrunkList.parse({ data: trunks.list(caller), has_more: false, next_cursor: null })));
-      return sendSerialized(reply, 200, body);
+      return sendList(reply, lists, caller.tenantId, TrunkList, () => trunks.list(caller));
     });
 
     app.get('/trunks/:trunk_id', {
