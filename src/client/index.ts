@@ -38,6 +38,13 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** Per-request timeout in milliseconds (default 30 000). */
   timeoutMs?: number;
+  /**
+   * Waits before each retry of a request that failed in transit (reset, timeout), in
+   * milliseconds (default `[250, 1000]`: up to two retries). Only idempotent requests are
+   * retried: GETs, and writes carrying an `Idempotency-Key` — the daemon replays a write that
+   * did land, so a retry never creates twice.
+   */
+  retryDelaysMs?: number[];
 }
 
 export type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
@@ -46,6 +53,9 @@ export type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
 export interface RequestOptions {
   idempotencyKey?: string;
 }
+
+/** Failures after which the request may or may not have reached the daemon. */
+const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ETIMEDOUT', 'timed out']);
 
 function describeCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -61,11 +71,13 @@ export class VagentClient {
   readonly url: string;
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
+  private readonly retryDelaysMs: number[];
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retryDelaysMs = options.retryDelaysMs ?? [250, 1000];
   }
 
   /**
@@ -77,17 +89,24 @@ export class VagentClient {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    const retryable = method === 'GET' || options.idempotencyKey !== undefined;
     let res: Response;
-    try {
-      res = await fetch(this.url + path, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        redirect: 'error',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (err) {
-      throw new DaemonUnreachableError(this.url, describeCause(err));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await fetch(this.url + path, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          redirect: 'error',
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        break;
+      } catch (err) {
+        const reason = describeCause(err);
+        const delay = this.retryDelaysMs[attempt];
+        if (!retryable || delay === undefined || !TRANSIENT.has(reason)) throw new DaemonUnreachableError(this.url, reason);
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
     const text = await res.text();
     let parsed: unknown;
