@@ -1,0 +1,65 @@
+/**
+ * Credentials never leak from the real daemon (DESIGN.md §8): a trunk password and an API key
+ * (and the SIP username, write-only too) sent through every path — create, idempotent replay,
+ * rejected bodies, the CLI — appear in no
+ * response, in nothing the daemon prints at log level trace, and in no file of the state dir.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+
+let daemon: Daemon;
+beforeAll(async () => {
+  requireBuild();
+  daemon = await startDaemon({ env: { VAGENT_LOG_LEVEL: 'trace' } });
+}, 30_000);
+afterAll(cleanupAll, 30_000);
+
+describe('secrets through a real daemon at log level trace', () => {
+  it('leaves the trunk password and the API key nowhere but the sealed column', { timeout: 60_000 }, async () => {
+    const password = `Pa55-${crypto.randomBytes(9).toString('hex')}`;
+    const username = `sipuser-${crypto.randomBytes(5).toString('hex')}`;
+    const key = await adminKey(daemon.stateDir);
+    const responses: string[] = [];
+    const record = (r: { status: number; headers: Headers; body: unknown }) => {
+      responses.push(JSON.stringify(r.body), JSON.stringify([...r.headers.entries()]));
+      return r;
+    };
+    const body = { address: 'sip.example-carrier.in', numbers: ['+912240001234'], auth: { username, password } };
+
+    const created = record(await api(daemon, 'POST', '/v1/trunks', { key, body, headers: { 'idempotency-key': 'secret-1' } }));
+    expect(created.status).toBe(201);
+    expect(created.body.has_credentials).toBe(true);
+    const replay = record(await api(daemon, 'POST', '/v1/trunks', { key, body, headers: { 'idempotency-key': 'secret-1' } }));
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, address: 'sip:bad/' }, headers: { 'idempotency-key': 'secret-2' } }));
+    record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, auth: { username, password: 42 } } }));
+    record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, numbers: [password] } }));
+    record(await api(daemon, 'POST', '/v1/trunks', { key: `${key}x`, body }));
+    record(await api(daemon, 'GET', '/v1/trunks', { key }));
+    record(await api(daemon, 'GET', `/v1/trunks/${created.body.id as string}`, { key }));
+
+    const viaCli = await runCli(['trunk', 'add', '--address', 'sip.example-carrier.in', '--username', username, '--password-stdin', '--json'],
+      { input: password, env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key } });
+    expect(viaCli.code, viaCli.stderr).toBe(0);
+    responses.push(viaCli.stdout, viaCli.stderr);
+
+    // the daemon logged every request at trace level, then stopped cleanly (WAL checkpointed)
+    expect(daemon.stdout()).toMatch(/"msg":"request completed"/);
+    await daemon.stop('SIGTERM');
+    const printed = daemon.stdout() + daemon.stderr();
+    const files = fs.readdirSync(daemon.stateDir).map((f) => path.join(daemon.stateDir, f));
+    expect(files.some((f) => f.endsWith('vagent.db'))).toBe(true);
+
+    for (const secret of [password, key, username]) {
+      for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
+      expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
+      for (const f of files) {
+        const bytes = fs.readFileSync(f);
+        expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+      }
+    }
+  });
+});
