@@ -23,7 +23,7 @@ describe('secrets through a real daemon at log level trace', () => {
     const username = `sipuser-${crypto.randomBytes(5).toString('hex')}`;
     const key = await adminKey(daemon.stateDir);
     const responses: string[] = [];
-    const record = (r: { status: number; headers: Headers; body: unknown }) => {
+    const record = <T extends { status: number; headers: Headers; body: unknown }>(r: T): T => {
       responses.push(JSON.stringify(r.body), JSON.stringify([...r.headers.entries()]));
       return r;
     };
