@@ -35,7 +35,6 @@ export class Store {
   private closed = false;
   private readonly dataVersion: Database.Statement;
   private readonly tx: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
-  private lastDataVersion = -1;
   private generationCounter = 0;
   private commitCount = 0;
   private writeCount = 0;
@@ -64,7 +63,11 @@ export class Store {
   externalVersion(): number {
     const now = performance.now();
     if (now - this.checkedAtMs >= EXTERNAL_CHECK_MS) {
-      this.checkedVersion = this.dataVersion.get() as number;
+      const version = this.dataVersion.get() as number;
+      if (version !== this.checkedVersion) {
+        this.checkedVersion = version;
+        this.generationCounter += 1;
+      }
       this.checkedAtMs = now;
     }
     return this.checkedVersion;
@@ -75,11 +78,7 @@ export class Store {
    * results stay valid while it is unchanged.
    */
   generation(): number {
-    const dv = this.externalVersion();
-    if (dv !== this.lastDataVersion) {
-      this.lastDataVersion = dv;
-      this.generationCounter += 1;
-    }
+    this.externalVersion();
     return this.generationCounter;
   }
 
