@@ -85,7 +85,8 @@ export class IdempotencyService {
   }
 
   /**
-   * Checks a key without claiming it (a read; no transaction needed).
+   * Checks a key without claiming it (a read; the plugin runs it in the group-commit batch,
+   * where it shares the batch's read lock).
    * @throws ApiError idempotency_key_reuse or idempotency_key_in_progress, as {@link claimTx}.
    */
   peek(tenantId: string, key: string, print: string): PeekOutcome {
@@ -123,15 +124,10 @@ export class IdempotencyService {
     return undefined;
   }
 
-  /** Stores the response of a claimed key. Must run inside `Store.write`. */
-  completeTx(tenantId: string, key: string, status: number, body: string): void {
-    this.repos.idempotency.complete(tenantId, key, status, body);
-  }
-
   /**
-   * Stores a response for a key that is claimed by this request or not claimed at all (an
-   * atomic route that failed before its writes). A response already stored for the key by an
-   * identical request is kept. Must run inside `Store.write`.
+   * Stores the response for a key: completes this request's claim, or records it for a key
+   * not claimed at all (an atomic route that failed before its writes). A response already
+   * stored for the key by an identical request is kept. Must run inside `Store.write`.
    */
   storeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
     this.repos.idempotency.store(tenantId, key, print, status, body, this.now());

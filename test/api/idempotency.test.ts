@@ -241,10 +241,8 @@ describe('retention', () => {
 
   function storeOld(key: string, body: unknown, ageS: number, stored = '{"stale":true}'): void {
     const { repos } = t.runtime.services;
-    repos.store.writeNow(() => {
-      repos.idempotency.claim('default', key, t.runtime.services.idempotency.fingerprint('POST', '/v1/trunks', body), Date.now() / 1000 - ageS);
-      repos.idempotency.complete('default', key, 201, stored);
-    });
+    repos.store.writeNow(() => repos.idempotency.store('default', key,
+      t.runtime.services.idempotency.fingerprint('POST', '/v1/trunks', body), 201, stored, Date.now() / 1000 - ageS));
   }
 
   it('runs an expired key anew instead of replaying it', async () => {

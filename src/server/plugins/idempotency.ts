@@ -117,7 +117,7 @@ export async function commitResponse(
     }
     const view = fn();
     const body = JSON.stringify(schema ? schema.parse(view) : view);
-    if (idem) service.completeTx(tenantId, idem.key, status, body);
+    if (idem) service.storeTx(tenantId, idem.key, idem.print, status, body);
     return { status, body, replayed: false };
   });
   if (idem) idem.settled = true;

@@ -27,8 +27,6 @@ export class IdempotencyRepo {
         VALUES (?, ?, ?, 'in_progress', ?)
         ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
           state = 'in_progress', status = NULL, body = NULL, created_at = excluded.created_at`),
-      complete: db.prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ?
-        WHERE tenant_id = ? AND key = ? AND state = 'in_progress'`),
       store: db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at)
         VALUES (?, ?, ?, 'done', ?, ?, ?)
         ON CONFLICT (tenant_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body
@@ -46,10 +44,6 @@ export class IdempotencyRepo {
   /** Inserts (or takes over an expired row as) an `in_progress` claim. */
   claim(tenantId: string, key: string, fingerprint: string, at: number): void {
     this.q.claim.run(tenantId, key, fingerprint, at);
-  }
-  /** Stores the response of a claimed key. */
-  complete(tenantId: string, key: string, status: number, body: string): void {
-    this.q.complete.run(status, body, tenantId, key);
   }
   /** Stores a done response: inserts it, or completes this fingerprint's claim; a done row is kept. */
   store(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
