@@ -8,7 +8,7 @@
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import type { Store } from '../store/index.js';
-import { sendSerialized } from './plugins/idempotency.js';
+import { sendSerialized } from './reply.js';
 
 const MAX_BYTES = 64 * 1024 * 1024;
 

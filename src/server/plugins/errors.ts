@@ -4,6 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError } from '../../domain/errors.js';
+import { sendError } from '../reply.js';
 
 function paramFromPath(instancePath: string): string | undefined {
   const parts = instancePath.split('/').filter((p) => p.length > 0);
@@ -54,9 +55,7 @@ export function toApiError(error: unknown): ApiError {
  * in its own body shape, without `X-Request-Id`.
  */
 export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const apiError = toApiError(error);
-  return reply.code(apiError.status).header('x-request-id', request.id)
-    .type('application/json; charset=utf-8').send(JSON.stringify(apiError.toBody()));
+  return sendError(reply.header('x-request-id', request.id), toApiError(error));
 }
 
 /** Installs the error handler and the not-found handler. */
@@ -65,10 +64,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.debug({ code: apiError.code }, 'request rejected');
-    return reply.code(apiError.status).type('application/json; charset=utf-8').send(JSON.stringify(apiError.toBody()));
+    return sendError(reply, apiError);
   });
   app.setNotFoundHandler((request, reply) => {
-    const e = new ApiError('not_found', `no such endpoint: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`);
-    return reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify(e.toBody()));
+    return sendError(reply, new ApiError('not_found', `no such endpoint: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`));
   });
 }

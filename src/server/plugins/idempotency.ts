@@ -14,10 +14,8 @@ import type { z } from 'zod';
 import { isErrorCode } from '../../domain/errors.js';
 import type { Store } from '../../store/index.js';
 import { checkIdempotencyKey, isStorableStatus, type IdempotencyService } from '../../services/idempotency.js';
+import { sendSerialized } from '../reply.js';
 import { callerOf } from './auth.js';
-
-/** Content type of every JSON response. */
-export const JSON_TYPE = 'application/json; charset=utf-8';
 
 function errorCodeOf(payload: unknown): string | undefined {
   if (typeof payload !== 'string' || !payload.startsWith('{"error"')) return undefined;
@@ -51,7 +49,7 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
     const outcome = await store.write(() => (atomic ? service.peek(tenantId, key, print) : service.claimTx(tenantId, key, print)));
     if (outcome.kind === 'replay') {
       request.idem = { key, print, state: 'replay', settled: true };
-      return reply.code(outcome.status).header('idempotency-replayed', 'true').type(JSON_TYPE).send(outcome.body);
+      return sendSerialized(reply.header('idempotency-replayed', 'true'), outcome.status, outcome.body);
     }
     request.idem = { key, print, state: outcome.kind === 'claimed' ? 'claimed' : 'pending', settled: false };
   }
@@ -123,9 +121,4 @@ export async function commitResponse(
   if (idem) idem.settled = true;
   if (result.replayed) reply.header('idempotency-replayed', 'true');
   return sendSerialized(reply, result.status, result.body);
-}
-
-/** Sends an already serialized JSON body (no second pass through the response serializer). */
-export function sendSerialized(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type(JSON_TYPE).send(body);
 }
