@@ -7,7 +7,7 @@
 import { ApiError } from '../domain/errors.js';
 import type { Trunk } from '../domain/resources.js';
 import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
-import type { NewTrunkRow, TrunkRow } from '../store/index.js';
+import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkCredentials } from './secrets.js';
@@ -25,14 +25,14 @@ export interface CreateTrunkInput {
 }
 
 /** Builds the public view of a trunk row. */
-export function trunkView(row: TrunkRow | NewTrunkRow): TrunkView {
+export function trunkView(row: TrunkRow): TrunkView {
   return {
     id: row.id,
     name: row.name,
     address: row.address,
     numbers: JSON.parse(row.numbers) as string[],
     provider_trunk_id: row.provider_trunk_id,
-    has_credentials: 'auth_sealed' in row ? row.auth_sealed !== null : row.has_credentials === 1,
+    has_credentials: row.has_credentials === 1,
     created_at: row.created_at,
   };
 }
@@ -44,17 +44,19 @@ export class TrunkService {
   /** Creates a trunk for the caller's tenant (duplicate caller-ID numbers are collapsed). */
   createTx(caller: Caller, input: CreateTrunkInput): TrunkView {
     const id = newTrunkId();
-    const row: NewTrunkRow = {
+    const sealed = input.auth ? this.deps.credentials.seal(input.auth, caller.tenantId, id) : null;
+    const row: TrunkRow = {
       id,
       tenant_id: caller.tenantId,
       name: input.name ?? null,
       address: input.address,
       numbers: JSON.stringify([...new Set(input.numbers ?? [])]),
       provider_trunk_id: input.provider_trunk_id ?? null,
-      auth_sealed: input.auth ? this.deps.credentials.seal(input.auth, caller.tenantId, id) : null,
+      has_credentials: sealed ? 1 : 0,
       created_at: this.deps.now(),
     };
-    this.deps.repos.trunks.insert(row);
+    const { has_credentials: _derived, ...stored } = row;
+    this.deps.repos.trunks.insert(stored, sealed);
     return trunkView(row);
   }
 

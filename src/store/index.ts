@@ -9,7 +9,7 @@ import { NumberRepo, TrunkRepo } from './repos/telephony.js';
 
 export { Store } from './database.js';
 export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
-export type { TrunkRow, NewTrunkRow, NumberRow } from './repos/telephony.js';
+export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 
 /** The repositories of one open store. */

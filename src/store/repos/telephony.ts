@@ -19,9 +19,6 @@ export interface TrunkRow {
   created_at: number;
 }
 
-/** A trunk row as written: `auth_sealed` holds the AES-GCM sealed credentials or null. */
-export type NewTrunkRow = Omit<TrunkRow, 'has_credentials'> & { auth_sealed: Buffer | null };
-
 const TRUNK_COLUMNS = 'id, tenant_id, name, address, numbers, provider_trunk_id, auth_sealed IS NOT NULL AS has_credentials, created_at';
 
 /** A number-record row: stored exactly as the API shows it. */
@@ -43,8 +40,10 @@ export class TrunkRepo {
     };
   }
 
-  /** Inserts a trunk. */
-  insert(row: NewTrunkRow): void { this.q.insert.run(row); }
+  /** Inserts a trunk with its AES-GCM sealed credentials (or null); `has_credentials` follows from them. */
+  insert(row: Omit<TrunkRow, 'has_credentials'>, authSealed: Buffer | null): void {
+    this.q.insert.run({ ...row, auth_sealed: authSealed });
+  }
   /** The sealed credentials of trunk `id`, or null when it has none. */
   sealedAuth(id: string): Buffer | null { return (this.q.sealed.get(id) as Buffer | null | undefined) ?? null; }
   /** A trunk by id, whatever its tenant (the caller applies tenant rules). */
