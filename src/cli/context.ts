@@ -4,14 +4,14 @@
 import type { Command } from 'commander';
 import { VagentClient } from '../client/index.js';
 import { CliError, EXIT } from './errors.js';
-import { resolveConnection } from './profile.js';
+import { resolveConnection, type ConnectionFlags } from './profile.js';
 
 /** Per-invocation context of a command. */
 export interface CommandContext {
   /** `--json`: print the API's response object as it is. */
   json: boolean;
   /** Global flags as given. */
-  flags: { url?: string; apiKey?: string };
+  flags: ConnectionFlags;
   /** An authenticated client for the resolved daemon. @throws CliError when no key is known. */
   client(): Promise<VagentClient>;
 }
@@ -19,7 +19,7 @@ export interface CommandContext {
 /** Builds the context from a commander command (reads global options). */
 export function contextOf(cmd: Command): CommandContext {
   const opts = cmd.optsWithGlobals<{ json?: boolean; url?: string; apiKey?: string }>();
-  const flags: { url?: string; apiKey?: string } = {};
+  const flags: ConnectionFlags = {};
   if (opts.url !== undefined) flags.url = opts.url;
   if (opts.apiKey !== undefined) flags.apiKey = opts.apiKey;
   return {

@@ -181,16 +181,14 @@ Examples:
  */
 export async function main(argv: string[] = process.argv): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  for (const sub of program.commands) applyExitOverride(sub);
+  applyExitOverride(program);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-      if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       return EXIT.usage;
     }
     printError(err);

@@ -135,13 +135,20 @@ export interface ConnectionFlags {
   apiKey?: string;
 }
 
+function urlFrom(flags: ConnectionFlags, profile: ProfileData): string {
+  return (flags.url ?? process.env.VAGENT_URL ?? profile.url ?? DEFAULT_URL).replace(/\/+$/, '');
+}
+
+/** Resolves the daemon URL by the precedence above (the profile is read only when needed). */
+export async function resolveUrl(flags: ConnectionFlags): Promise<string> {
+  return urlFrom(flags, flags.url ?? process.env.VAGENT_URL ? {} : await readProfile());
+}
+
 /** Resolves the daemon URL and key by the precedence above. */
 export async function resolveConnection(flags: ConnectionFlags): Promise<{ url: string; apiKey: string | undefined }> {
-  const env = process.env;
-  const givenUrl = flags.url ?? env.VAGENT_URL;
-  const givenKey = flags.apiKey ?? env.VAGENT_API_KEY;
-  if (givenUrl && givenKey) return { url: givenUrl.replace(/\/+$/, ''), apiKey: givenKey };
+  const givenKey = flags.apiKey ?? process.env.VAGENT_API_KEY;
+  if (givenKey) return { url: await resolveUrl(flags), apiKey: givenKey };
   const profile = await readProfile();
-  const url = (givenUrl ?? profile.url ?? DEFAULT_URL).replace(/\/+$/, '');
-  return { url, apiKey: givenKey ?? (await storedKey(url, profile)) };
+  const url = urlFrom(flags, profile);
+  return { url, apiKey: await storedKey(url, profile) };
 }

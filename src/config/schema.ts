@@ -47,3 +47,13 @@ export const SettingsSchema = z.object({
 
 /** Validated daemon settings. */
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** `http://host:port`, with an IPv6 host in brackets. */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The URL a client on this machine uses for a daemon bound to `host:port` (a wildcard host becomes loopback). */
+export function clientUrl(host: string, port: number): string {
+  return httpUrl(host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
+}

@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { defaultStateDir } from '../config/paths.js';
-import type { Settings } from '../config/schema.js';
+import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
@@ -62,8 +62,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
-  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  const url = `http://${host}:${port}`;
+  const url = httpUrl(settings.host, port);
   logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
     claims_released: runtime.recovered.released }, 'vagent listening');
 
@@ -71,7 +70,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   if (runtime.fresh) {
     const dirFlag = settings.state_dir === defaultStateDir() ? '' : ` --state-dir ${settings.state_dir}`;
     say('A new state dir: tenant "default" was created. In another shell, create its first API key and log in:');
-    say(`  vagent admin key create --tenant default${dirFlag} | vagent login --url ${url} --api-key-stdin`);
+    say(`  vagent admin key create --tenant default${dirFlag} | vagent login --url ${clientUrl(settings.host, port)} --api-key-stdin`);
   }
 
   let stopping: Promise<void> | undefined;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { loadSettings } from '../../config/load.js';
 import { statePaths } from '../../config/paths.js';
-import type { Settings } from '../../config/schema.js';
+import { clientUrl } from '../../config/schema.js';
 import { openRuntime, type Runtime } from '../../server/runtime.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
@@ -17,19 +17,12 @@ export interface AdminFlags {
   config?: string;
 }
 
-function settingsOf(flags: AdminFlags): Settings {
-  return loadSettings({
-    ...(flags.stateDir !== undefined ? { stateDir: flags.stateDir } : {}),
-    ...(flags.config !== undefined ? { config: flags.config } : {}),
-  });
-}
-
 /**
  * Opens an existing state dir. A missing one is refused rather than created: a mistyped
  * --state-dir would otherwise get a fresh database, and keys no daemon knows about.
  */
 function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
-  const settings = settingsOf(flags);
+  const settings = loadSettings(flags);
   if (!fs.existsSync(statePaths(settings.state_dir).database)) {
     throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
       `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
@@ -40,12 +33,6 @@ function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
   } finally {
     rt.close();
   }
-}
-
-/** The address the daemon of these settings listens on (for hints). */
-function daemonUrl(settings: Settings): string {
-  const host = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${settings.port}`;
 }
 
 /** `vagent admin tenant create NAME`. */
@@ -69,7 +56,7 @@ export async function tenantList(ctx: CommandContext, flags: AdminFlags): Promis
 
 /** `vagent admin key create --tenant NAME`: prints the key once on stdout. */
 export function keyCreate(ctx: CommandContext, flags: AdminFlags & { tenant: string }): void {
-  const created = withRuntime(flags, (rt) => ({ ...rt.services.tenants.createKey(flags.tenant), url: daemonUrl(rt.settings) }));
+  const created = withRuntime(flags, (rt) => ({ ...rt.services.tenants.createKey(flags.tenant), url: clientUrl(rt.settings.host, rt.settings.port) }));
   if (ctx.json) return printJson({ key: created.key, tenant: created.tenant });
   say(created.key);
   hint(`API key ${created.id} for tenant ${created.tenant}. It is shown only this once; store it now.`);
