@@ -4,6 +4,7 @@
  * It uses the platform's `fetch` (undici, built into Node) rather than importing the undici
  * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
  */
+import crypto from 'node:crypto';
 import type { ErrorCode } from '../domain/errors.js';
 import type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
 
@@ -48,6 +49,14 @@ export interface ClientOptions {
 }
 
 export type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
+
+/**
+ * Request options of the typed write methods, with an `Idempotency-Key` made up when none is
+ * given: every write the CLI sends is then safe to retry.
+ */
+function withKey(options: RequestOptions = {}): RequestOptions {
+  return { ...options, idempotencyKey: options.idempotencyKey ?? crypto.randomUUID() };
+}
 
 /** Request options for one call. */
 export interface RequestOptions {
@@ -130,7 +139,7 @@ export class VagentClient {
 
   /** `POST /v1/trunks`. */
   async createTrunk(body: Record<string, unknown>, options?: RequestOptions): Promise<Trunk> {
-    return (await this.request<Trunk>('POST', '/v1/trunks', body, options)).body;
+    return (await this.request<Trunk>('POST', '/v1/trunks', body, withKey(options))).body;
   }
   /** `GET /v1/trunks`. */
   async listTrunks(): Promise<ListResponse<Trunk>> {
@@ -142,12 +151,12 @@ export class VagentClient {
   }
   /** `DELETE /v1/trunks/{trunk_id}`. */
   async deleteTrunk(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, options)).body;
+    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
   }
 
   /** `POST /v1/numbers`. */
   async createNumber(body: Record<string, unknown>, options?: RequestOptions): Promise<NumberRecord> {
-    return (await this.request<NumberRecord>('POST', '/v1/numbers', body, options)).body;
+    return (await this.request<NumberRecord>('POST', '/v1/numbers', body, withKey(options))).body;
   }
   /** `GET /v1/numbers`. */
   async listNumbers(): Promise<ListResponse<NumberRecord>> {
@@ -155,10 +164,10 @@ export class VagentClient {
   }
   /** `POST /v1/numbers/{number}/bind` (the `+` is sent as `%2B`). */
   async bindNumber(number: string, agentId: string, options?: RequestOptions): Promise<NumberRecord> {
-    return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, options)).body;
+    return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, withKey(options))).body;
   }
   /** `DELETE /v1/numbers/{number}`. */
   async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
-    return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, options)).body;
+    return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, withKey(options))).body;
   }
 }

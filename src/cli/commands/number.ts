@@ -1,7 +1,6 @@
 /**
  * `vagent number add|list|bind|rm` (spec: Endpoints › Numbers).
  */
-import crypto from 'node:crypto';
 import type { NumberRecord } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
@@ -30,7 +29,7 @@ export async function add(ctx: CommandContext, number: string, flags: NumberAddF
   if (flags.label !== undefined) body.label = flags.label;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   if (flags.agent !== undefined) body.agent_id = flags.agent;
-  const rec = await (await ctx.client()).createNumber(body, { idempotencyKey: crypto.randomUUID() });
+  const rec = await (await ctx.client()).createNumber(body);
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} registered`);
   showNumber(rec);
@@ -51,14 +50,14 @@ export async function list(ctx: CommandContext): Promise<void> {
 
 /** `vagent number bind NUMBER AGENT_ID`. */
 export async function bind(ctx: CommandContext, number: string, agentId: string): Promise<void> {
-  const rec = await (await ctx.client()).bindNumber(number, agentId, { idempotencyKey: crypto.randomUUID() });
+  const rec = await (await ctx.client()).bindNumber(number, agentId);
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} now answered by ${rec.agent_id}`);
 }
 
 /** `vagent number rm NUMBER`. */
 export async function rm(ctx: CommandContext, number: string): Promise<void> {
-  const res = await (await ctx.client()).deleteNumber(number, { idempotencyKey: crypto.randomUUID() });
+  const res = await (await ctx.client()).deleteNumber(number);
   if (ctx.json) return printJson(res);
   ok(`${res.number} removed (the number itself stays with your carrier)`);
 }

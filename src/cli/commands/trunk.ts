@@ -1,7 +1,6 @@
 /**
  * `vagent trunk add|list|show|rm` (spec: Endpoints › Trunks).
  */
-import crypto from 'node:crypto';
 import type { Trunk } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -42,7 +41,7 @@ export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<vo
     body.auth = { username: flags.username, password };
   }
   const client = await ctx.client();
-  const trunk = await client.createTrunk(body, { idempotencyKey: crypto.randomUUID() });
+  const trunk = await client.createTrunk(body);
   if (ctx.json) return printJson(trunk);
   ok(`trunk ${trunk.id} added`);
   showTrunk(trunk);
@@ -71,7 +70,7 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
 
 /** `vagent trunk rm ID`. */
 export async function rm(ctx: CommandContext, id: string): Promise<void> {
-  const res = await (await ctx.client()).deleteTrunk(id, { idempotencyKey: crypto.randomUUID() });
+  const res = await (await ctx.client()).deleteTrunk(id);
   if (ctx.json) return printJson(res);
   ok(`trunk ${res.id} removed`);
 }
