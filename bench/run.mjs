@@ -9,7 +9,10 @@
  *   (b) POST /bare        same, echoing the trunk body used in (c)
  *   (c) POST /v1/trunks   the real daemon, a unique Idempotency-Key per request
  *   (d) GET  /v1/trunks   the real daemon, a tenant with 20 trunks
- *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%.
+ *   (e) POST /v1/sessions/{id}/turn  (bench/sessions.mjs: FAQ layer, cached audio, 200 sessions)
+ *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%;  turn = (e)/(b), target ≥ 25%,
+ *   p99 < 20 ms. Then the daemon's RSS with 10,000 open sessions (< 300 MiB) and the cache-hit
+ *   percentage of reply clips over a scripted booking (≥ 80%).
  * Paired routes run back to back — a, d, b, c — so drift affects a pair alike.
  * CLI: `node bin/vagent trunk list` (5 trunks) vs `node -e 0`, medians, target ≤ 4×.
  * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
@@ -30,6 +33,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCliStartup } from './lib/cli-startup.mjs';
 import { hostBusyCores } from './lib/cpu.mjs';
+import { benchSessions } from './sessions.mjs';
 import { measure } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
@@ -53,7 +57,7 @@ const CLI_RUNS = numEnv('BENCH_CLI_RUNS', 20);
 const WAIT_QUIET_S = numEnv('BENCH_WAIT_QUIET_S', 0);
 const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
 const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-const TARGETS = { create: 0.20, list: 0.50, cli: 4 };
+const TARGETS = { create: 0.20, list: 0.50, cli: 4, turn: 0.25, turn_p99_ms: 20, rss_10k_mib: 300, cache_hit_percent: 80 };
 const LIST_TRUNKS = 20;
 const CLI_TRUNKS = 5;
 const NOISY_CORES = 0.25;
@@ -210,6 +214,12 @@ async function main() {
   const counted = http.trunk_create.total_2xx + http.trunk_create.warmup_2xx;
   http.trunk_create.trunks_in_tenant = created;
   if (created < counted) loud(`(c) counted ${counted} 2xx creates but the tenant has only ${created} trunks: keys were replayed`);
+  process.stderr.write('bench: (e) POST /v1/sessions/{id}/turn, then 10,000 open sessions\n');
+  const sessions = await benchSessions(daemon, createKey, common);
+  http.turn = checkClean(sessions.turn);
+  delete sessions.turn;
+  memory.daemon_rss_10k_sessions_mib = sessions.rss_mib_10k_sessions;
+
   if (daemon.out.count > 0) {
     loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
   }
@@ -218,7 +228,15 @@ async function main() {
     create: { value: http.trunk_create.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.create, of: '(c)/(b)' },
     list: { value: http.trunk_list.requests_per_s / http.bare_get.requests_per_s, target_min: TARGETS.list, of: '(d)/(a)' },
     cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
+    turn: { value: http.turn.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.turn, of: '(e)/(b)' },
+    turn_p99_ms: { value: http.turn.latency_p99_ms, target_max: TARGETS.turn_p99_ms, of: 'p99 of (e)' },
+    rss_10k_sessions_mib: { value: sessions.rss_mib_10k_sessions, target_max: TARGETS.rss_10k_mib, of: 'VmRSS with 10,000 open sessions' },
+    cache_hit_percent: { value: sessions.booking_cache_hit_percent, target_min: TARGETS.cache_hit_percent, of: 'reply clips from the cache, scripted booking' },
   };
+  ratios.turn.pass = ratios.turn.value >= TARGETS.turn;
+  ratios.turn_p99_ms.pass = ratios.turn_p99_ms.value < TARGETS.turn_p99_ms;
+  ratios.rss_10k_sessions_mib.pass = ratios.rss_10k_sessions_mib.value < TARGETS.rss_10k_mib;
+  ratios.cache_hit_percent.pass = ratios.cache_hit_percent.value >= TARGETS.cache_hit_percent;
   ratios.create.pass = ratios.create.value >= TARGETS.create;
   ratios.list.pass = ratios.list.value >= TARGETS.list;
   ratios.cli.pass = ratios.cli.value <= TARGETS.cli;
@@ -246,7 +264,7 @@ async function main() {
 
   report({ meta, http, ratios, cli, memory });
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  fs.writeFileSync(RESULTS, `${JSON.stringify({ meta, http, ratios, cli, memory, warnings }, null, 2)}\n`);
+  fs.writeFileSync(RESULTS, `${JSON.stringify({ meta, http, ratios, cli, memory, sessions, warnings }, null, 2)}\n`);
   console.log(`\nWrote ${path.relative(ROOT, RESULTS)}`);
 }
 
@@ -262,7 +280,7 @@ function report({ meta, http, ratios, cli, memory }) {
   const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
     fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2)];
   out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU'],
-    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list].map(row)));
+    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn].map(row)));
   out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
     '   µs/req = server CPU time per response, the figure least disturbed by other load on the host)', '');
 
@@ -270,6 +288,10 @@ function report({ meta, http, ratios, cli, memory }) {
     [`create = (c)/(b)`, pct(ratios.create.value), `≥ ${pct(ratios.create.target_min)}`, verdict(ratios.create.pass)],
     [`list   = (d)/(a)`, pct(ratios.list.value), `≥ ${pct(ratios.list.target_min)}`, verdict(ratios.list.pass)],
     [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
+    [`turn   = (e)/(b)`, pct(ratios.turn.value), `≥ ${pct(ratios.turn.target_min)}`, verdict(ratios.turn.pass)],
+    [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
+    [`RSS, 10,000 open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
+    [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
   ]), '');
 
   out.push(table([`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],

@@ -33,6 +33,11 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
   VAGENT_BODY_LIMIT_BYTES: 'body_limit_bytes',
   VAGENT_LOG_LEVEL: 'log_level',
+  VAGENT_PUBLIC_URL: 'public_url',
+  VAGENT_SPEECH: 'speech',
+  VAGENT_SPEECH_TIMEOUT_MS: 'speech_timeout_ms',
+  VAGENT_PRICING_FILE: 'pricing_file',
+  VAGENT_AGENTS_DIR: 'agents_dir',
 };
 const LIVEKIT_ENV: Record<string, string> = {
   LIVEKIT_URL: 'url',

@@ -6,6 +6,16 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The installed package's root (holds `config/`), from this module's place in `src/` or `dist/`. */
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Shipped files: the price list and the example agents. */
+export const shippedPaths = {
+  pricing: path.join(PACKAGE_ROOT, 'config', 'pricing.yaml'),
+  agents: path.join(PACKAGE_ROOT, 'config', 'agents'),
+};
 
 /** The default state directory when neither a flag nor `VAGENT_STATE_DIR` names one. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,6 +38,7 @@ export function statePaths(stateDir: string) {
     database: path.join(stateDir, 'vagent.db'),
     lock: path.join(stateDir, 'daemon.lock'),
     masterKey: path.join(stateDir, 'master.key'),
+    audio: path.join(stateDir, 'audio'),
   };
 }
 

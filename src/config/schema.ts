@@ -37,6 +37,19 @@ export const SettingsSchema = z.object({
   body_limit_bytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** pino log level. */
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Base URL clients use to fetch audio (`audio_url`, `livekit_wav_url`), e.g. the reverse
+   * proxy's `https://vagent.example.in`. Unset: the daemon's own `http://host:port`.
+   */
+  public_url: z.string().url({ error: 'must be an http(s) URL such as https://vagent.example.in' }).optional(),
+  /** Speech synthesis: `embedded` (the bundled engine, in a child process) or `off` (text only). */
+  speech: z.enum(['embedded', 'off'], { error: 'must be embedded or off' }).default('embedded'),
+  /** Longest wait for one synthesis before the turn is answered without audio, in ms. */
+  speech_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** Prices in INR (YAML). Unset: the shipped `config/pricing.yaml`. */
+  pricing_file: z.string().min(1).optional(),
+  /** Agents loaded into tenant `default` on first start. Unset: the shipped `config/agents/`. */
+  agents_dir: z.string().min(1).optional(),
   /** LiveKit server settings (telephony); all three or none. */
   livekit: z.object({
     url: z.string().url().optional(),

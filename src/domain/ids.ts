@@ -75,3 +75,24 @@ export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export function shortId(id: string): string {
   return id.length > 64 ? `${id.slice(0, 64)}…` : id;
 }
+
+/** A new internal session number: uniformly random in 1..2^53−1 (DESIGN.md §4: never sequential). */
+export function newSessionNumber(): number {
+  for (;;) {
+    const b = randomBytes(7);
+    // 53 bits: 5 from the first byte, 48 from the other six.
+    let n = b[0]! & 0x1f;
+    for (let i = 1; i < 7; i++) n = n * 256 + b[i]!;
+    if (n >= 1) return n;
+  }
+}
+
+/**
+ * The session number of a public session id `se_<n>` (or a call id `cl_<n>` with `kind`
+ * 'call'), or null when malformed or beyond 2^53−1.
+ */
+export function parseSessionNumber(id: string, kind: 'session' | 'call' = 'session'): number | null {
+  if (!ID_PATTERNS[kind].test(id)) return null;
+  const n = Number(id.slice(3));
+  return Number.isSafeInteger(n) && n >= 1 ? n : null;
+}

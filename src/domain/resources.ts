@@ -38,3 +38,180 @@ export interface ListResponse<T> {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+/** Pre-synthesis progress of an agent's static texts (runs in the background after a PUT). */
+export interface AgentAudioProgress {
+  /** Clips to synthesise. */
+  total: number;
+  ready: number;
+  failed: number;
+}
+
+/**
+ * An agent as listed by `GET /v1/agents` (DESIGN.md §4, Extensions): the summary fields,
+ * without the definition.
+ */
+export interface AgentSummary {
+  /** `ag_[a-z0-9_]{1,64}`, chosen by the operator. */
+  id: string;
+  name: string;
+  description: string | null;
+  direction: 'inbound' | 'outbound';
+  /** BCP-47 tag, e.g. `en-IN`. */
+  language: string;
+  /** 1 on the first apply, +1 on each change (re-applying the same definition keeps it). */
+  version: number;
+  /** SHA-256 (hex) of the stored definition. */
+  digest: string;
+  /** Epoch seconds. */
+  created_at: number;
+  /** Epoch seconds. */
+  updated_at: number;
+  audio: AgentAudioProgress;
+}
+
+/** An agent as returned by `PUT`/`GET /v1/agents/{agent_id}`: the summary plus its stored definition. */
+export interface Agent extends AgentSummary {
+  /** The definition as stored, with defaults applied (DESIGN.md §6). */
+  definition: Record<string, unknown>;
+}
+
+/**
+ * One clip of an opening or a reply (spec: Clip). The optional flags pass through from the
+ * engine unchanged; key off their presence.
+ */
+export interface Clip {
+  text: string;
+  /** Null when synthesis failed. */
+  audio_url: string | null;
+  livekit_wav_url: string | null;
+  is_filler?: boolean;
+  is_readback?: boolean;
+  is_digit?: boolean;
+  is_confirm_prompt?: boolean;
+  intent_key?: string;
+  source?: string;
+  /** Opening clips only. */
+  display_order?: number;
+  /** Opening clips only. */
+  requires_user_input?: boolean;
+  [extra: string]: unknown;
+}
+
+/** The response of `POST /v1/sessions` (spec: Session (opened); DESIGN.md §4, Sessions). */
+export interface SessionOpened {
+  /** `se_<integer>`. */
+  session_id: string;
+  agent_id: string;
+  agent: { id: string; name: string; direction: 'inbound' | 'outbound'; language: string };
+  opening: { text: string; clips: Clip[] };
+  /** The workflow state before the first turn (the turn result's `state` shape). */
+  state: Partial<TurnState>;
+  created_at: number;
+}
+
+/** Costs in INR, rounded to 6 decimals (spec: Turn result, `cost`). */
+export interface CostInr {
+  llm_inr: number;
+  tts_inr: number;
+  stt_inr: number;
+  total_inr: number;
+}
+
+/** Running totals of a session (spec: Turn result, `session_totals`). */
+export interface SessionTotals extends CostInr {
+  turns: number;
+  llm_calls: number;
+  tts_chars: number;
+  llm_input_tokens: number;
+  llm_output_tokens: number;
+  cache_hit_percent: number;
+}
+
+/** Workflow progress (spec: Turn result, `state.step_progress`). */
+export interface StepProgress {
+  done: number;
+  total: number;
+  /** Integer percent. */
+  pct: number;
+  /** Step id → status (`done`, `pending`, …). */
+  steps: Record<string, string>;
+}
+
+/** The state part of a turn result (spec: Turn result, `state`). */
+export interface TurnState {
+  /** Current step id. */
+  cursor: string;
+  step_done: boolean;
+  /** Always `{}` on `/v1`. */
+  slots: Record<string, unknown>;
+  step_progress: StepProgress;
+}
+
+/** The decision trace of a turn (spec: Turn result, `trace`). */
+export interface TurnTrace {
+  /** Engine layer that produced the reply; not a stable enum. */
+  layer: string;
+  llm_used: boolean;
+  steps: unknown[];
+  /** Milliseconds; `llm` and `stt` may be null. */
+  latency_ms: { total: number; llm: number | null; stt: number | null; tts: number; classifier: number };
+}
+
+/** The response of `POST /v1/sessions/{session_id}/turn` (spec: Turn result). */
+export interface TurnResult {
+  session_id: string;
+  text: string;
+  spoken_text: string;
+  audio_url: string | null;
+  clips: Clip[];
+  cache_hit: boolean;
+  ended: boolean;
+  state: TurnState;
+  trace: TurnTrace;
+  cost: CostInr;
+  session_totals: SessionTotals;
+}
+
+/** The end-of-session summary (DESIGN.md §4, Sessions); `{}` when building it failed. */
+export interface SessionSummary {
+  outcome?: string;
+  steps?: Array<{ id: string; status: string; attempts: number }>;
+  /** Slot → canonical value (DESIGN.md §6). */
+  extracted?: Record<string, unknown>;
+  tool_calls?: unknown[];
+  turns?: number;
+}
+
+/** The response of `POST /v1/sessions/{session_id}/end` (spec: End-of-session result). */
+export interface SessionEndResult {
+  session_id: string;
+  ended: true;
+  summary: SessionSummary;
+  cost: CostInr;
+}
+
+/** The response of `GET /v1/sessions/{session_id}` (spec: Session detail). */
+export interface SessionDetail {
+  /** The bare internal integer (not `se_…`). */
+  session_id: number;
+  cache_hits: number;
+  live_tts_calls: number;
+  llm_calls: number;
+  total_cost_inr: number;
+  llm_cost_inr: number;
+  tts_cost_inr: number;
+  stt_cost_inr: number;
+  llm_input_tokens: number;
+  llm_output_tokens: number;
+  llm_cached_tokens: number;
+  tts_chars: number;
+  stt_seconds: number;
+  cache_hit_percent: number;
+  live_tts_percent: number;
+  avg_latency_ms: number;
+  total_latency_ms: number;
+  total_silence_ms: number;
+  /** Raw internal turn list; an implementation detail. */
+  turns: unknown[];
+}

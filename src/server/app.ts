@@ -11,7 +11,10 @@ import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
+import { agentRoutes } from './routes/v1/agents.js';
+import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
+import { sessionRoutes } from './routes/v1/sessions.js';
 import { trunkRoutes } from './routes/v1/trunks.js';
 import './types.js';
 
@@ -101,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
     }, async () => ({ status: 'ok' as const, version: options.version }));
     open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await open.register(audioRoutes(services.speech));
   }, { prefix: '/v1' });
 
   await app.register(async (authed) => {
@@ -108,6 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     installIdempotency(authed, services.repos.store, services.idempotency);
     await authed.register(trunkRoutes(services));
     await authed.register(numberRoutes(services));
+    await authed.register(agentRoutes(services, () => app.log));
+    await authed.register(sessionRoutes(services));
   }, { prefix: '/v1' });
 
   return app;

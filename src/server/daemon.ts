@@ -3,7 +3,8 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
-import { defaultStateDir } from '../config/paths.js';
+import { defaultStateDir, statePaths } from '../config/paths.js';
+import { openSpeech } from '../speech/index.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -26,19 +27,33 @@ export interface RunningDaemon {
 export async function startDaemon(settings: Settings, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunningDaemon> {
   ensureStateDir(settings.state_dir);
   const lock = acquireDaemonLock(settings.state_dir);
-  let runtime;
-  try {
-    runtime = openRuntime(settings);
-  } catch (err) {
-    lock.release();
-    throw err;
-  }
   const logger = pino({
     level: settings.log_level,
     redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
     serializers: { ...LOG_SERIALIZERS, err: pino.stdSerializers.err },
     base: { pid: process.pid },
   });
+  // Audio links use the public URL, or the address the daemon really bound (known after listen).
+  let audioBase = settings.public_url?.replace(/\/+$/, '') ?? clientUrl(settings.host, settings.port);
+  let runtime;
+  let speech;
+  try {
+    const opened = await openSpeech(settings.speech, statePaths(settings.state_dir).audio, settings.speech_timeout_ms);
+    speech = opened.speech;
+    if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
+    runtime = openRuntime(settings, {
+      ...(speech ? { speech } : {}),
+      audioBaseUrl: () => audioBase,
+      onSpeechError: (err) => logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
+    });
+  } catch (err) {
+    await speech?.close();
+    lock.release();
+    throw err;
+  }
+  for (const f of runtime.examples) {
+    if (f.error) logger.warn({ file: f.file, error: f.error }, 'example agent not loaded');
+  }
   const app = await buildApp({
     services: runtime.services,
     bodyLimitBytes: settings.body_limit_bytes,
@@ -57,12 +72,18 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   } catch (err) {
     clearInterval(purge);
     runtime.close();
+    await speech?.close();
     lock.release();
     throw err;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const url = httpUrl(settings.host, port);
+  if (!settings.public_url) audioBase = clientUrl(settings.host, port);
+  // Static texts of every agent: synthesised in the background, so most replies are cache hits.
+  if (speech) {
+    runtime.services.agents.presynthesizeAll().catch((err: unknown) => logger.warn({ err }, 'pre-synthesis failed'));
+  }
   logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
     claims_released: runtime.recovered.released }, 'vagent listening');
 
@@ -81,6 +102,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
         clearInterval(purge);
         await app.close();
         runtime.close();
+        await speech?.close();
         lock.release();
         logger.info('vagent stopped');
         logger.flush();

@@ -4,8 +4,11 @@
  * Used by the daemon and by the local `vagent admin` commands.
  */
 import type { Settings } from '../config/schema.js';
-import { statePaths } from '../config/paths.js';
+import { shippedPaths, statePaths } from '../config/paths.js';
+import { loadPricing } from '../config/pricing.js';
+import { loadAgentDir, type LoadedAgentFile } from '../services/agent-files.js';
 import { createServices, type Services } from '../services/index.js';
+import type { SpeechPort } from '../services/speech-port.js';
 import { openRepos } from '../store/index.js';
 import { ensureStateDir, loadMasterKey } from '../store/state-dir.js';
 
@@ -17,7 +20,23 @@ export interface Runtime {
   fresh: boolean;
   /** Idempotency claims released and records purged at open. */
   recovered: { released: number; purged: number };
+  /** Example agents loaded into tenant `default` (fresh state dir only). */
+  examples: LoadedAgentFile[];
   close(): void;
+}
+
+/** Options of {@link openRuntime}. */
+export interface RuntimeOptions {
+  /** Release crashed idempotency claims (the daemon only); default true. */
+  recover?: boolean;
+  /** Speech synthesis and cache (the daemon's); default none. */
+  speech?: SpeechPort;
+  /** Base URL of audio links, read per request. */
+  audioBaseUrl?: () => string;
+  /** Told of synthesis failures. */
+  onSpeechError?: (err: unknown) => void;
+  /** Clock in epoch seconds (tests). */
+  now?: () => number;
 }
 
 /**
@@ -25,7 +44,7 @@ export interface Runtime {
  * @param options `recover: false` for admin commands (see above); default true.
  * @throws StateDirError for an unusable dir or master key; Error for a database it cannot migrate.
  */
-export function openRuntime(settings: Settings, options: { recover?: boolean } = {}): Runtime {
+export function openRuntime(settings: Settings, options: RuntimeOptions = {}): Runtime {
   ensureStateDir(settings.state_dir);
   const masterKey = loadMasterKey(settings.state_dir, settings.master_key);
   const repos = openRepos(statePaths(settings.state_dir).database);
@@ -34,12 +53,20 @@ export function openRuntime(settings: Settings, options: { recover?: boolean } =
       authMode: settings.auth_mode,
       masterKey,
       idempotencyRetentionHours: settings.idempotency_retention_hours,
+      pricing: loadPricing(settings.pricing_file ?? shippedPaths.pricing),
+      ...(options.speech ? { speech: options.speech } : {}),
+      ...(options.audioBaseUrl ? { audioBaseUrl: options.audioBaseUrl } : {}),
+      ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+      ...(options.now ? { now: options.now } : {}),
     });
     const fresh = services.tenants.ensureDefaultTenant();
+    const examples = fresh
+      ? loadAgentDir(services.agents, (fn) => repos.store.writeNow(fn), 'default', settings.agents_dir ?? shippedPaths.agents)
+      : [];
     // Only the lock-holding daemon may release claims: an admin command running beside a live
     // daemon must not free claims of requests that are still in flight.
     const recovered = options.recover === false ? { released: 0, purged: 0 } : services.idempotency.recover();
-    return { settings, services, fresh, recovered, close: () => repos.store.close() };
+    return { settings, services, fresh, recovered, examples, close: () => repos.store.close() };
   } catch (err) {
     repos.store.close();
     throw err;

@@ -1,7 +1,11 @@
 /**
  * Wires the services of one daemon (or admin command) over an open store.
  */
+import { Pricing } from '../config/pricing.js';
 import type { Repos } from '../store/index.js';
+import { AgentService } from './agents.js';
+import { SessionService } from './sessions.js';
+import { NoSpeech, type SpeechPort } from './speech-port.js';
 import { IdempotencyService } from './idempotency.js';
 import { NumberService } from './numbers.js';
 import { CredentialBox } from './secrets.js';
@@ -16,6 +20,9 @@ export interface Services {
   trunks: TrunkService;
   numbers: NumberService;
   credentials: CredentialBox;
+  agents: AgentService;
+  sessions: SessionService;
+  speech: SpeechPort;
 }
 
 /** Options of {@link createServices}. */
@@ -25,6 +32,14 @@ export interface ServiceOptions {
   idempotencyRetentionHours: number;
   /** Epoch seconds; injectable for tests. */
   now?: () => number;
+  /** Speech synthesis and its cache (default: none, text-only replies). */
+  speech?: SpeechPort;
+  /** Prices (default: everything free). */
+  pricing?: Pricing;
+  /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
+  audioBaseUrl?: () => string;
+  /** Told of synthesis failures, for the log. */
+  onSpeechError?: (err: unknown) => void;
 }
 
 /** Builds the services over `repos`. */
@@ -33,7 +48,16 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const credentials = new CredentialBox(options.masterKey);
   const deps = { repos, authMode: options.authMode, credentials, now };
   const trunks = new TrunkService(deps);
+  const speech = options.speech ?? new NoSpeech();
+  const agents = new AgentService(deps, speech);
+  const sessions = new SessionService(deps, agents, speech, options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }), {
+    audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+    ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+  });
   return {
+    agents,
+    sessions,
+    speech,
     repos,
     credentials,
     tenants: new TenantService(repos, now),

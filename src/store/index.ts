@@ -3,7 +3,9 @@
  * writes SQL (DESIGN.md §3).
  */
 import { Store } from './database.js';
+import { AgentRepo } from './repos/agents.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
+import { SessionRepo } from './repos/sessions.js';
 import { TenantRepo } from './repos/tenants.js';
 import { NumberRepo, TrunkRepo } from './repos/telephony.js';
 
@@ -11,6 +13,8 @@ export { Store } from './database.js';
 export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
 export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
+export type { AgentRow } from './repos/agents.js';
+export type { SessionRow } from './repos/sessions.js';
 
 /** The repositories of one open store. */
 export interface Repos {
@@ -19,6 +23,8 @@ export interface Repos {
   idempotency: IdempotencyRepo;
   trunks: TrunkRepo;
   numbers: NumberRepo;
+  agents: AgentRepo;
+  sessions: SessionRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -30,5 +36,7 @@ export function openRepos(file: string): Repos {
     idempotency: new IdempotencyRepo(store.db),
     trunks: new TrunkRepo(store.db),
     numbers: new NumberRepo(store.db),
+    agents: new AgentRepo(store.db),
+    sessions: new SessionRepo(store.db),
   };
 }

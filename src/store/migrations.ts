@@ -87,4 +87,51 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX numbers_number ON numbers(number);
     `,
   },
+  {
+    version: 2,
+    name: 'agents, agent revisions, sessions, session turns',
+    sql: `
+      CREATE TABLE agent_revisions (
+        digest TEXT PRIMARY KEY,
+        definition TEXT NOT NULL
+      ) STRICT;
+
+      CREATE TABLE agents (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        digest TEXT NOT NULL REFERENCES agent_revisions(digest),
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      ) STRICT;
+
+      -- id: random in 1..2^53-1 (DESIGN.md §4), never sequential.
+      CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        agent_id TEXT NOT NULL,
+        agent_digest TEXT NOT NULL REFERENCES agent_revisions(digest),
+        customer_name TEXT,
+        customer_phone TEXT,
+        title TEXT,
+        context TEXT NOT NULL,
+        ref_ms REAL NOT NULL,
+        engine TEXT NOT NULL,
+        metrics TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'ended')),
+        created_at REAL NOT NULL,
+        ended_at REAL,
+        summary TEXT
+      ) STRICT;
+      CREATE INDEX sessions_tenant ON sessions(tenant_id, created_at);
+
+      CREATE TABLE session_turns (
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        idx INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (session_id, idx)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
 ];

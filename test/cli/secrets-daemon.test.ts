@@ -50,7 +50,9 @@ describe('secrets through a real daemon at log level trace', () => {
     expect(daemon.stdout()).toMatch(/"msg":"request completed"/);
     await daemon.stop('SIGTERM');
     const printed = daemon.stdout() + daemon.stderr();
-    const files = fs.readdirSync(daemon.stateDir).map((f) => path.join(daemon.stateDir, f));
+    const files = (fs.readdirSync(daemon.stateDir, { recursive: true }) as string[])
+      .map((f) => path.join(daemon.stateDir, f))
+      .filter((f) => fs.statSync(f).isFile());
     expect(files.some((f) => f.endsWith('vagent.db'))).toBe(true);
 
     for (const secret of [password, key, username]) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { SettingsSchema, type Settings } from '../../src/config/schema.js';
 import { buildApp } from '../../src/server/app.js';
-import { openRuntime, type Runtime } from '../../src/server/runtime.js';
+import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/server/runtime.js';
 
 /** A temp dir removed by {@link TestApp.close}. */
 export function tempDir(prefix = 'vagent-test-'): string {
@@ -28,11 +28,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds a {@link TestApp}; `overrides` are settings (auth_mode, …). */
-export async function makeTestApp(overrides: Partial<Settings> = {}): Promise<TestApp> {
+/** Builds a {@link TestApp}; `overrides` are settings (auth_mode, …); `runtimeOptions` may bring speech and a clock. */
+export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOptions: RuntimeOptions = {}): Promise<TestApp> {
   const dir = tempDir();
   const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent', ...overrides });
-  const runtime = openRuntime(settings);
+  const runtime = openRuntime(settings, runtimeOptions);
   const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
   await app.ready();
   const key = runtime.services.tenants.createKey('default').key;

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` handling for every POST/DELETE under `/v1` (spec: Endpoints ›
+ * `Idempotency-Key` handling for every POST/PUT/DELETE under `/v1` (spec: Endpoints ›
  * Idempotency; DESIGN.md §4).
  *
  * - `preValidation`: validate the key, then check it and (claim-first routes) claim it in one
@@ -30,7 +30,7 @@ function errorCodeOf(payload: unknown): string | undefined {
 const toArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /**
- * Installs the idempotency hooks on every POST and DELETE route registered in `scope` after
+ * Installs the idempotency hooks on every POST, PUT and DELETE route registered in `scope` after
  * this call (GET routes carry no hooks at all). The auth hook must run first.
  */
 export function installIdempotency(scope: FastifyInstance, store: Store, service: IdempotencyService): void {
@@ -79,7 +79,7 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
   }
 
   scope.addHook('onRoute', (route) => {
-    if (!toArray(route.method).some((m) => m === 'POST' || m === 'DELETE')) return;
+    if (!toArray(route.method).some((m) => m === 'POST' || m === 'PUT' || m === 'DELETE')) return;
     route.preValidation = [...toArray(route.preValidation), preValidation] as typeof route.preValidation;
     route.onSend = [...toArray(route.onSend), onSend] as typeof route.onSend;
     route.onResponse = [...toArray(route.onResponse), onResponse] as typeof route.onResponse;

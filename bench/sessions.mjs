@@ -1,0 +1,102 @@
+/**
+ * Session benchmarks for `npm run bench` (run.mjs calls {@link benchSessions}):
+ *
+ *   (e) POST /v1/sessions/{id}/turn — the rule layer (an FAQ question, so the state stays put)
+ *       with every clip served from the audio cache, a unique Idempotency-Key per request,
+ *       spread over 200 open sessions; ratio to (b) POST /bare, target ≥ 25%; p99 < 20 ms.
+ *   RSS of the daemon with 10,000 open sessions (VmRSS), target < 300 MiB.
+ *   Cache-hit percentage of reply clips over a scripted clinic booking, target ≥ 80%.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { measure } from './lib/http.mjs';
+
+const BOOKING = [
+  'My name is Priya Sharma', 'yes', 'tomorrow', 'yes', 'half past ten in the morning', 'yes',
+  'nine eight seven six five four three two one zero', 'yes', 'fever and cough', 'thank you',
+];
+
+async function call(url, key, method, pathname, body) {
+  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : null;
+}
+
+async function openMany(url, key, n, concurrency) {
+  const ids = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) {
+      next += 1;
+      const s = await call(url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_name: 'Bench' });
+      ids.push(s.session_id);
+    }
+  }));
+  return ids;
+}
+
+/** Waits until the agent's static clips are synthesised (pre-synthesis runs after start-up). */
+async function waitForAudio(url, key, agentId, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const a = await call(url, key, 'GET', `/v1/agents/${agentId}`);
+    if (a.audio.ready + a.audio.failed >= a.audio.total) return a.audio;
+    if (Date.now() > until) throw new Error(`pre-synthesis of ${agentId} did not finish: ${JSON.stringify(a.audio)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * @param {{url: string, pid: number}} daemon
+ * @param {string} key API key of tenant default
+ * @param {object} common autocannon options (connections, durationS, warmupS)
+ */
+export async function benchSessions(daemon, key, common) {
+  const audio = await waitForAudio(daemon.url, key, 'ag_clinic_booking');
+
+  // Cache-hit percentage over a scripted booking.
+  const booking = await call(daemon.url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: '2026-11-21T10:00:00+05:30' } });
+  for (const text of BOOKING) await call(daemon.url, key, 'POST', `/v1/sessions/${booking.session_id}/turn`, { text });
+  const detail = await call(daemon.url, key, 'GET', `/v1/sessions/${booking.session_id}`);
+
+  // Turn throughput over 200 sessions.
+  const ids = await openMany(daemon.url, key, 200, 10);
+  let seq = 0;
+  const keyPrefix = `bench-turn-${crypto.randomBytes(6).toString('hex')}`;
+  const turn = await measure({
+    ...common, title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)', url: daemon.url, pid: daemon.pid,
+    path: `/v1/sessions/${ids[0]}/turn`, method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ text: 'what are your fees?' }),
+    requests: [{
+      setupRequest(req) {
+        seq += 1;
+        req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
+        req.headers['Idempotency-Key'] = `${keyPrefix}-${seq}`;
+        return req;
+      },
+    }],
+  });
+
+  // RSS with 10,000 open sessions.
+  const rssBefore = rssMiB(daemon.pid);
+  await openMany(daemon.url, key, 10_000 - ids.length - 1, 20);
+  const rss10k = rssMiB(daemon.pid);
+
+  return {
+    audio,
+    turn,
+    booking_cache_hit_percent: detail.cache_hit_percent,
+    booking_turns: detail.turns.length,
+    rss_mib_before_10k_sessions: rssBefore,
+    rss_mib_10k_sessions: rss10k,
+  };
+}

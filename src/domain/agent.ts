@@ -1,0 +1,185 @@
+/**
+ * The agent workflow format (DESIGN.md §6): what an operator writes in YAML or JSON and
+ * applies with `vagent agent apply` or `PUT /v1/agents/{agent_id}`.
+ *
+ * Validated with zod; {@link parseAgentDefinition} turns zod issues into messages that name
+ * the field path (`steps[2].capture.type`), which the CLI maps to a file line.
+ */
+import { z } from 'zod';
+import { ID_PATTERNS } from './ids.js';
+
+/** Slot types and their canonical values (DESIGN.md §6 — Contract). */
+export const SLOT_TYPES = ['yes_no', 'digits', 'number', 'amount', 'date', 'time', 'person_name', 'choice', 'text'] as const;
+/** One of {@link SLOT_TYPES}. */
+export type SlotType = (typeof SLOT_TYPES)[number];
+
+/** A canonical slot value: yes_no → boolean; number, amount → number; every other type → string. */
+export type SlotValue = boolean | number | string;
+
+const Text = z.string().trim().min(1, 'must not be empty').max(1000, 'at most 1000 characters');
+const Word = z.string().trim().min(1).max(100);
+const StepId = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a step id is lowercase letters, digits and _ (1–64, starting with a letter)');
+const SlotName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a slot name is lowercase letters, digits and _ (1–64, starting with a letter)');
+
+/** One option of a `choice` slot: its id (the canonical value) and the words that pick it. */
+export const ChoiceOptionSchema = z.object({
+  id: z.string().regex(/^[a-z0-9_]{1,64}$/, 'an option id is lowercase letters, digits and _'),
+  synonyms: z.array(Word).max(50).default([]),
+}).strict();
+/** A choice option after defaults. */
+export type ChoiceOption = z.infer<typeof ChoiceOptionSchema>;
+
+/** What a step captures: the slot it fills and the typed extractor that fills it. */
+export const CaptureSchema = z
+  .object({
+    slot: SlotName,
+    type: z.enum(SLOT_TYPES),
+    /** `choice` only: the options (at least two). */
+    options: z.array(ChoiceOptionSchema).min(2).max(30).optional(),
+    /** `digits` only: accepted length bounds (inclusive). */
+    min_length: z.number().int().min(1).max(32).optional(),
+    max_length: z.number().int().min(1).max(32).optional(),
+    /** `number`/`amount`: accepted range (inclusive). */
+    min: z.number().optional(),
+    max: z.number().optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.type === 'choice' && !c.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a choice slot needs options' });
+    if (c.type !== 'choice' && c.options) ctx.addIssue({ code: 'custom', path: ['options'], message: 'options apply only to type choice' });
+    if (c.min_length !== undefined && c.max_length !== undefined && c.min_length > c.max_length) {
+      ctx.addIssue({ code: 'custom', path: ['min_length'], message: 'min_length is greater than max_length' });
+    }
+  });
+/** A step's capture after defaults. */
+export type Capture = z.infer<typeof CaptureSchema>;
+
+/** One step of the workflow: a question, what it captures, and how the answer is confirmed. */
+export const StepSchema = z
+  .object({
+    id: StepId,
+    ask: Text,
+    /** Said when the answer was not understood; defaults to the language's "sorry" + `ask`. */
+    reprompt: Text.optional(),
+    capture: CaptureSchema.optional(),
+    /** `readback`: "That's Friday, 14 November — right?"; `digits`: digit-by-digit readback. */
+    confirm: z.enum(['none', 'readback', 'digits']).default('none'),
+    /** Re-prompts before the fallback (1–5). */
+    max_attempts: z.number().int().min(1).max(5).default(2),
+    /** Said when the attempts run out; the workflow then moves on with the step `failed`. */
+    fallback: Text.optional(),
+    /** An optional step is skipped (not failed) when its attempts run out. */
+    optional: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.confirm === 'digits' && s.capture && s.capture.type !== 'digits') {
+      ctx.addIssue({ code: 'custom', path: ['confirm'], message: 'confirm: digits needs a capture of type digits' });
+    }
+    if (s.confirm !== 'none' && !s.capture) ctx.addIssue({ code: 'custom', path: ['confirm'], message: 'confirm needs a capture' });
+  });
+/** A step after defaults. */
+export type Step = z.infer<typeof StepSchema>;
+
+/** A frequently asked question: keyword match → answer, then the current step is asked again. */
+export const FaqSchema = z.object({
+  intent: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'an intent is lowercase letters, digits and _'),
+  keywords: z.array(Word).min(1).max(50),
+  answer: Text,
+}).strict();
+/** An FAQ entry. */
+export type Faq = z.infer<typeof FaqSchema>;
+
+/** One opening clip: what the agent says first, before the caller speaks. */
+export const OpeningClipSchema = z.object({ text: Text, requires_user_input: z.boolean().default(false) }).strict();
+
+/** Lines the engine says for control intents and failures; each has a per-language default. */
+export const MessagesSchema = z
+  .object({
+    repeat_prefix: Text,
+    wait: Text,
+    human: Text,
+    not_understood: Text,
+    confirm_prompt: Text,
+    readback: Text,
+    correction: Text,
+    goodbye: Text,
+    fillers: z.array(Text).min(1).max(10),
+  })
+  .partial()
+  .strict();
+/** Agent-level overrides of the engine's default lines. */
+export type Messages = z.infer<typeof MessagesSchema>;
+
+/** The agent definition (DESIGN.md §6). Unknown keys are rejected so typos surface. */
+export const AgentDefinitionSchema = z
+  .object({
+    id: z.string().regex(ID_PATTERNS.agent, 'an agent id is ag_ followed by 1–64 of a-z, 0-9 and _'),
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    direction: z.enum(['inbound', 'outbound']),
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP-47 tag such as en-IN or hi-IN'),
+    timezone: z.string().min(1).max(64).default('Asia/Kolkata'),
+    /** Speech voice; defaults to the embedded engine's voice for `language`. */
+    voice: z.string().min(1).max(100).optional(),
+    opening: z.array(OpeningClipSchema).min(1).max(10),
+    steps: z.array(StepSchema).max(50).default([]),
+    faq: z.array(FaqSchema).max(100).default([]),
+    closing: Text,
+    close_grace_ms: z.number().int().min(0).max(120_000).default(8000),
+    messages: MessagesSchema.default({}),
+  })
+  .strict()
+  .superRefine((a, ctx) => {
+    const ids = new Set<string>();
+    const slots = new Set<string>();
+    a.steps.forEach((s, i) => {
+      if (ids.has(s.id)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `duplicate step id "${s.id}"` });
+      ids.add(s.id);
+      if (s.capture) {
+        if (slots.has(s.capture.slot)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'capture', 'slot'], message: `slot "${s.capture.slot}" is captured by two steps` });
+        slots.add(s.capture.slot);
+      }
+    });
+    const intents = new Set<string>();
+    a.faq.forEach((f, i) => {
+      if (intents.has(f.intent)) ctx.addIssue({ code: 'custom', path: ['faq', i, 'intent'], message: `duplicate intent "${f.intent}"` });
+      intents.add(f.intent);
+    });
+  });
+
+/** A validated agent definition with defaults applied. */
+export type AgentDefinition = z.infer<typeof AgentDefinitionSchema>;
+
+/** One validation problem: the field path (`steps.2.capture.type`) and what is wrong. */
+export interface AgentIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** The result of {@link parseAgentDefinition}. */
+export type AgentParseResult = { ok: true; agent: AgentDefinition } | { ok: false; issues: AgentIssue[] };
+
+/**
+ * Validates an agent definition (already parsed from YAML or JSON).
+ *
+ * @param input any JSON value
+ * @returns the agent with defaults applied, or every issue with its field path; never throws.
+ */
+export function parseAgentDefinition(input: unknown): AgentParseResult {
+  const r = AgentDefinitionSchema.safeParse(input);
+  if (r.success) return { ok: true, agent: r.data };
+  return { ok: false, issues: r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })) };
+}
+
+/** `steps[2].capture.type` for a zod path. */
+export function formatIssuePath(path: (string | number)[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
+  return out || '(root)';
+}
+
+/** The language part of a BCP-47 tag: `hi` for `hi-IN`. */
+export function baseLanguage(tag: string): string {
+  return tag.split('-')[0]!.toLowerCase();
+}

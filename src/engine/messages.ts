@@ -1,0 +1,48 @@
+/**
+ * The engine's default lines per language (DESIGN.md §6): what the agent says for control
+ * intents, re-prompts, readbacks and goodbyes when the agent's `messages` do not override them.
+ */
+import { baseLanguage, type AgentDefinition, type Messages } from '../domain/agent.js';
+
+/** Every engine line, resolved for one agent. `readback` holds a `{{value}}` placeholder. */
+export type EngineMessages = Required<Messages>;
+
+const DEFAULTS: Record<string, EngineMessages> = {
+  en: {
+    repeat_prefix: 'Sure, I said:',
+    wait: 'Sure, take your time. I am here.',
+    human: 'I will ask a member of our team to call you back.',
+    not_understood: 'Sorry, I did not catch that.',
+    confirm_prompt: 'Is that correct?',
+    readback: 'That is {{value}}, right?',
+    correction: 'Sorry about that. Could you tell me again?',
+    goodbye: 'Thank you. Goodbye!',
+    fillers: ['Okay.', 'Got it.', 'Thank you.'],
+  },
+  hi: {
+    repeat_prefix: 'जी, मैंने कहा:',
+    wait: 'जी, आराम से। मैं लाइन पर हूँ।',
+    human: 'मैं हमारी टीम के किसी सदस्य से आपको कॉल करवाती हूँ।',
+    not_understood: 'माफ़ कीजिए, मैं समझ नहीं पाई।',
+    confirm_prompt: 'क्या यह सही है?',
+    readback: '{{value}}, सही है?',
+    correction: 'माफ़ कीजिए। कृपया फिर से बताइए।',
+    goodbye: 'धन्यवाद। नमस्ते!',
+    fillers: ['ठीक है।', 'जी।', 'धन्यवाद।'],
+  },
+};
+
+/**
+ * The agent's lines: its own `messages` over the defaults of its language (English when the
+ * language has no defaults).
+ */
+export function messagesFor(agent: Pick<AgentDefinition, 'language' | 'messages'>): EngineMessages {
+  const base = DEFAULTS[baseLanguage(agent.language)] ?? DEFAULTS.en!;
+  return { ...base, ...stripUndefined(agent.messages) };
+}
+
+function stripUndefined(m: Messages): Partial<EngineMessages> {
+  const out: Partial<EngineMessages> = {};
+  for (const [k, v] of Object.entries(m)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}

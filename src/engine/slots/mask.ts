@@ -1,0 +1,34 @@
+/**
+ * Token masks shared by the number-like extractors: a number that is part of a time ("at 4
+ * pm", "one in the afternoon") or a date ("the 3rd", "March 11") is not a count, an amount or
+ * a digit string (DESIGN.md §6, step capture).
+ */
+import { localDate } from './calendar.js';
+import { findDates } from './date.js';
+import { prepare } from './numbers.js';
+import type { Prepared } from './text.js';
+import { findTimes } from './time.js';
+
+/**
+ * Indices of the tokens of `p` that belong to a time or a date expression (strong ones, and
+ * bare hours introduced by "at/around/by"). Times and dates are found on the utterance
+ * prepared without fractions; tokens are mapped by their original offsets.
+ *
+ * @param nowMs the session reference time, epoch ms (dates resolve against it; only spans are used)
+ * @param timezone the agent's IANA zone
+ */
+export function maskedTokens(p: Prepared, nowMs: number, timezone: string): Set<number> {
+  const plain = prepare(p.raw);
+  const spans: Array<[number, number]> = [];
+  for (const t of findTimes(plain)) {
+    if (t.strong || t.hit.groups.at) spans.push([plain.toks[t.hit.tokStart]!.start, plain.toks[t.hit.tokEnd - 1]!.end]);
+  }
+  for (const d of findDates(plain, localDate(nowMs, timezone))) {
+    if (d.strong) spans.push([plain.toks[d.hit.tokStart]!.start, plain.toks[d.hit.tokEnd - 1]!.end]);
+  }
+  const out = new Set<number>();
+  p.toks.forEach((t, i) => {
+    if (spans.some(([s, e]) => t.start < e && t.end > s)) out.add(i);
+  });
+  return out;
+}

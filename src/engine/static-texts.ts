@@ -1,0 +1,31 @@
+/**
+ * The static texts of an agent (DESIGN.md §6): every line known before any caller speaks, so
+ * it can be synthesised when the agent is applied and replies are served from the cache.
+ */
+import { isTemplate } from './template.js';
+import { digitWord } from './spoken.js';
+import type { CompiledAgent } from './state.js';
+
+/**
+ * Every static text of the agent: opening, asks, re-prompts, fallbacks, FAQ answers, closing,
+ * engine lines (fillers, not-understood, confirm prompt, …) and the digits 0–9 as words.
+ * Texts with placeholders are left out (they are rendered per session). Deduplicated, in order.
+ */
+export function staticTexts(agent: CompiledAgent): string[] {
+  const { def, messages } = agent;
+  const texts: string[] = [];
+  for (const o of def.opening) texts.push(o.text);
+  for (const s of def.steps) {
+    texts.push(s.ask);
+    if (s.reprompt) texts.push(s.reprompt);
+    if (s.fallback) texts.push(s.fallback);
+  }
+  for (const f of def.faq) texts.push(f.answer);
+  texts.push(def.closing);
+  const { readback: _template, fillers, ...lines } = messages;
+  texts.push(...fillers, ...Object.values(lines));
+  if (def.steps.some((s) => s.confirm === 'digits')) {
+    for (let d = 0; d <= 9; d++) texts.push(digitWord(String(d), def.language));
+  }
+  return [...new Set(texts.filter((t) => !isTemplate(t)))];
+}

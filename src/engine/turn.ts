@@ -1,0 +1,311 @@
+/**
+ * The turn pipeline (DESIGN.md §6): layers in order, first match wins, each recorded in the
+ * trace — close-grace → control intents → pending readback → FAQ → step capture (with
+ * volunteered later slots) → re-prompt / fallback. Pure: the clock and all values come in.
+ */
+import type { SlotValue, Step } from '../domain/agent.js';
+import { detectControlIntent, looksLikeQuestion, matchFaq } from './intents.js';
+import { readbackClips } from './readback.js';
+import { detectYesNo, extractSlot } from './slots/index.js';
+import { currentStep, CURSOR_CLOSING, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
+import { renderTemplate, type TemplateVars } from './template.js';
+
+/** What a turn needs besides the state. */
+export interface TurnInput {
+  /** The caller's utterance (already transcribed). */
+  text: string;
+  /** Wall-clock time of the turn, epoch ms (close-grace). */
+  nowMs: number;
+  /** The session's reference time for relative dates, epoch ms (`context.now` or open time). */
+  refMs: number;
+  /** `customer_name` and `context` for templates. */
+  vars: Pick<TemplateVars, 'customer_name' | 'context'>;
+}
+
+/** One entry of `trace.steps`: which layer looked, and whether it matched. */
+export interface TraceStep {
+  layer: string;
+  result: 'match' | 'miss' | 'skip';
+  detail?: string;
+  slot?: string;
+  type?: string;
+}
+
+/** The outcome of one turn. */
+export interface TurnOutput {
+  state: EngineState;
+  clips: ClipSpec[];
+  /** The layer that produced the reply (`trace.layer`). */
+  layer: string;
+  trace: TraceStep[];
+  /** The session closes with this turn (a turn heard in the close-grace window). */
+  ended: boolean;
+  /** The step under the cursor when the turn began was settled by it. */
+  stepDone: boolean;
+}
+
+/** True when the close-grace window after the closing line has lapsed at `nowMs`. */
+export function graceLapsed(agent: CompiledAgent, state: EngineState, nowMs: number): boolean {
+  return state.closing_at_ms !== null && nowMs - state.closing_at_ms > agent.def.close_grace_ms;
+}
+
+class Turn {
+  readonly state: EngineState;
+  readonly clips: ClipSpec[] = [];
+  readonly trace: TraceStep[] = [];
+  private readonly startCursor: string;
+
+  constructor(readonly agent: CompiledAgent, prev: EngineState, readonly input: TurnInput) {
+    this.state = structuredClone(prev);
+    this.state.turns += 1;
+    this.startCursor = prev.cursor;
+  }
+
+  get lang(): string { return this.agent.def.language; }
+  get msg() { return this.agent.messages; }
+
+  render(text: string): string {
+    return renderTemplate(text, { ...this.input.vars, slots: this.state.slots });
+  }
+  say(text: string, flags: ClipSpec['flags'] = {}): void {
+    const t = this.render(text);
+    if (t) this.clips.push({ text: t, flags });
+  }
+  filler(): void {
+    const f = this.msg.fillers;
+    this.say(f[(this.state.turns - 1) % f.length]!, { is_filler: true });
+  }
+  extract(step: Step, mode: 'answer' | 'volunteer'): SlotValue | null {
+    if (!step.capture) return null;
+    const found = extractSlot(this.input.text, {
+      capture: step.capture, language: this.lang, nowMs: this.input.refMs, timezone: this.agent.def.timezone, mode,
+    });
+    return found ? found.value : null;
+  }
+
+  /** Closing line; the close-grace window starts now. */
+  close(): void {
+    this.state.cursor = CURSOR_CLOSING;
+    this.state.confirm = null;
+    this.say(this.agent.def.closing);
+    this.state.closing_at_ms = this.input.nowMs;
+  }
+
+  /** Moves to the next unsettled step and asks it (or reads back a volunteered value), or closes. */
+  advance(): void {
+    for (const step of this.agent.def.steps) {
+      const st = this.state.steps[step.id]!;
+      if (st.status !== 'pending') continue;
+      this.state.cursor = step.id;
+      const slot = step.capture?.slot;
+      if (slot !== undefined && slot in this.state.slots) {
+        const value = this.state.slots[slot]!;
+        if (step.confirm === 'none') { st.status = 'done'; continue; }
+        this.state.confirm = { step: step.id, value, attempts: 0 };
+        this.clips.push(...readbackClips(step.confirm, step.capture!, value, this.lang, this.msg));
+        return;
+      }
+      this.say(step.ask);
+      return;
+    }
+    this.close();
+  }
+
+  /** Accepts `value` for `step`: readback when the step confirms, else done and onwards. */
+  accept(step: Step, value: SlotValue): void {
+    this.state.slots[step.capture!.slot] = value;
+    if (step.confirm !== 'none') {
+      this.state.confirm = { step: step.id, value, attempts: 0 };
+      this.clips.push(...readbackClips(step.confirm, step.capture!, value, this.lang, this.msg));
+      return;
+    }
+    this.state.steps[step.id]!.status = 'done';
+    this.filler();
+    this.advance();
+  }
+
+  /** Captures later steps' slots the caller volunteered (mixed initiative); returns their names. */
+  volunteer(current: Step | undefined): string[] {
+    const got: string[] = [];
+    const currentType = current?.capture?.type;
+    for (const step of this.agent.def.steps) {
+      if (step === current || !step.capture || this.state.steps[step.id]!.status !== 'pending') continue;
+      if (step.capture.slot in this.state.slots || step.capture.type === currentType) continue;
+      const value = this.extract(step, 'volunteer');
+      if (value !== null) {
+        this.state.slots[step.capture.slot] = value;
+        got.push(step.capture.slot);
+        this.trace.push({ layer: 'capture', result: 'match', detail: 'volunteered', slot: step.capture.slot, type: step.capture.type });
+      }
+    }
+    return got;
+  }
+
+  reprompt(step: Step): string {
+    const st = this.state.steps[step.id]!;
+    st.attempts += 1;
+    if (st.attempts <= step.max_attempts) {
+      this.say(this.msg.not_understood);
+      this.say(step.reprompt ?? step.ask);
+      return 'reprompt';
+    }
+    st.status = step.optional ? 'skipped' : 'failed';
+    if (step.fallback) this.say(step.fallback);
+    this.advance();
+    return 'fallback';
+  }
+
+  stepDone(): boolean {
+    const st = this.state.steps[this.startCursor];
+    return st !== undefined && st.status !== 'pending';
+  }
+}
+
+function graceTurn(t: Turn): string {
+  const faq = matchFaq(t.input.text, t.agent.def.faq);
+  if (faq) t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
+  t.say(t.msg.goodbye);
+  t.state.closed = true;
+  return 'close_grace';
+}
+
+function controlTurn(t: Turn): string | null {
+  const control = detectControlIntent(t.input.text);
+  t.trace.push({ layer: 'control', result: control ? 'match' : 'miss', ...(control ? { detail: control.intent } : {}) });
+  if (!control) return null;
+  switch (control.intent) {
+    case 'repeat':
+      t.say(t.msg.repeat_prefix);
+      t.clips.push(...t.state.last_clips.filter((c) => !c.flags.is_filler));
+      break;
+    case 'wait':
+      t.say(t.msg.wait);
+      break;
+    case 'human':
+      t.state.handoff = true;
+      t.say(t.msg.human);
+      t.close();
+      break;
+    case 'goodbye':
+      t.close();
+      break;
+  }
+  return `control:${control.intent}`;
+}
+
+function confirmTurn(t: Turn): string | null {
+  const pending = t.state.confirm;
+  if (!pending) return null;
+  const step = t.agent.def.steps[t.agent.stepIndex.get(pending.step)!]!;
+  const yes = detectYesNo(t.input.text);
+  const corrected = t.extract(step, 'answer');
+  const isNew = corrected !== null && corrected !== pending.value && step.capture!.type !== 'yes_no';
+  t.trace.push({ layer: 'confirm', result: yes !== null || isNew ? 'match' : 'miss', detail: isNew ? 'correction' : yes === null ? 'unclear' : yes ? 'yes' : 'no', slot: step.capture!.slot });
+  if (isNew) {
+    pending.value = corrected;
+    pending.attempts = 0;
+    t.state.slots[step.capture!.slot] = corrected;
+    t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, corrected, t.lang, t.msg));
+    return 'confirm';
+  }
+  if (yes === true) {
+    t.state.slots[step.capture!.slot] = pending.value;
+    t.state.steps[step.id]!.status = 'done';
+    t.state.confirm = null;
+    t.filler();
+    t.advance();
+    return 'confirm';
+  }
+  if (yes === false) {
+    t.state.confirm = null;
+    delete t.state.slots[step.capture!.slot];
+    t.say(t.msg.correction);
+    t.say(step.ask);
+    return 'confirm';
+  }
+  const faq = matchFaq(t.input.text, t.agent.def.faq);
+  if (faq) {
+    t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
+    for (const c of readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg)) {
+      t.clips.push({ ...c, flags: { ...c.flags, intent_key: faq.faq.intent, source: 'reprompt' } });
+    }
+    return 'faq';
+  }
+  pending.attempts += 1;
+  t.say(t.msg.not_understood);
+  t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg));
+  return 'reprompt';
+}
+
+function answerTurn(t: Turn): string {
+  const step = currentStep(t.agent, t.state);
+  const captured = step ? t.extract(step, 'answer') : null;
+  const faq = matchFaq(t.input.text, t.agent.def.faq);
+  const faqWins = faq !== null && (captured === null || looksLikeQuestion(t.input.text));
+  t.trace.push({ layer: 'faq', result: faqWins ? 'match' : 'miss', ...(faq ? { detail: faq.faq.intent } : {}) });
+  if (faqWins) {
+    t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
+    if (step) t.say(step.ask, { intent_key: faq.faq.intent, source: 'reprompt' });
+    else t.say(t.agent.def.closing, { intent_key: faq.faq.intent, source: 'reprompt' });
+    return 'faq';
+  }
+  if (!step) {
+    t.close();
+    return 'closing';
+  }
+  const volunteered = t.volunteer(step);
+  if (!step.capture) {
+    t.state.steps[step.id]!.status = 'done';
+    t.trace.push({ layer: 'capture', result: 'skip', detail: 'no capture' });
+    t.advance();
+    return 'step';
+  }
+  t.trace.push({ layer: 'capture', result: captured === null ? 'miss' : 'match', slot: step.capture.slot, type: step.capture.type });
+  if (captured !== null) {
+    t.accept(step, captured);
+    return 'capture';
+  }
+  if (volunteered.length > 0) {
+    t.filler();
+    t.say(step.ask);
+    return 'capture';
+  }
+  t.trace.push({ layer: 'llm', result: 'skip', detail: 'not configured' });
+  return t.reprompt(step);
+}
+
+/**
+ * Runs one caller turn through the layers.
+ *
+ * @param prev the session's state before the turn (not modified)
+ * @returns the new state, the reply clips (templates rendered), the deciding layer and trace.
+ *          A caller turn on a closed session is the service's to refuse; here it gets the
+ *          goodbye line again with `ended: true`.
+ */
+export function runTurn(agent: CompiledAgent, prev: EngineState, input: TurnInput): TurnOutput {
+  const t = new Turn(agent, prev, input);
+  let layer: string;
+  if (prev.closed || prev.closing_at_ms !== null) {
+    layer = graceTurn(t);
+  } else {
+    layer = controlTurn(t) ?? confirmTurn(t) ?? answerTurn(t);
+  }
+  if (!layer.startsWith('control:repeat')) t.state.last_clips = t.clips;
+  return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
+}
+
+/**
+ * The opening clips of a session (spec: Session (opened); DESIGN.md §4): the agent's opening
+ * lines rendered, and the first step's question appended when no opening line waits for the
+ * caller. `display_order` and `requires_user_input` are set on each.
+ */
+export function openingClips(agent: CompiledAgent, vars: TurnInput['vars']): Array<ClipSpec & { requires_user_input: boolean }> {
+  const out = agent.def.opening
+    .map((o) => ({ text: renderTemplate(o.text, vars), flags: {}, requires_user_input: o.requires_user_input }))
+    .filter((c) => c.text.length > 0);
+  const first = agent.def.steps[0];
+  if (first && !out.some((c) => c.requires_user_input)) {
+    out.push({ text: renderTemplate(first.ask, vars), flags: {}, requires_user_input: true });
+  }
+  return out;
+}

@@ -1,0 +1,60 @@
+/**
+ * `/v1/agents` (DESIGN.md §4 "Extensions", §6) and `POST /v1/agents/{agent_id}/load`
+ * (spec: Endpoints › Sessions, ≡ `POST /v1/sessions`).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { errorResponses, listOf } from '../../schemas.js';
+import { AgentParams, AgentSchema, LoadAgentBody, OpenedSessionSchema, PutAgentBody } from '../../session-schemas.js';
+
+/** Registers the agent routes. */
+export function agentRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
+  const { agents, sessions, idempotency, repos } = services;
+  const AgentList = listOf(AgentSchema);
+  return async (app) => {
+    app.put('/agents/:agent_id', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: 'Create or replace an agent (workflow definition)',
+        description: 'Body: the agent definition (docs/agents.md). Pre-synthesis of its static texts starts after the reply; poll GET for `audio`.',
+        tags: ['agents'], params: AgentParams, body: PutAgentBody, response: { 200: AgentSchema, ...errorResponses },
+      },
+    }, async (request, reply) => {
+      const caller = callerOf(request);
+      const { agent, digest } = agents.validate(request.params.agent_id, request.body);
+      const sent = await commitResponse(repos.store, idempotency, request, reply, 200, () => agents.putTx(caller.tenantId, agent, digest));
+      agents.presynthesize(digest).catch((err: unknown) => log().warn({ err }, 'agent pre-synthesis failed'));
+      return sent;
+    });
+
+    app.get('/agents', {
+      schema: { summary: 'List agents by id', tags: ['agents'], response: { 200: AgentList, ...errorResponses } },
+    }, async (request) => ({ data: agents.list(callerOf(request)), has_more: false, next_cursor: null }));
+
+    app.get('/agents/:agent_id', {
+      schema: { summary: 'Get an agent with its definition', tags: ['agents'], params: AgentParams, response: { 200: AgentSchema, ...errorResponses } },
+    }, async (request) => agents.get(callerOf(request), request.params.agent_id));
+
+    app.delete('/agents/:agent_id', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: 'Delete an agent (open sessions keep their revision)', tags: ['agents'], params: AgentParams,
+        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+      () => agents.deleteTx(callerOf(request), request.params.agent_id)));
+
+    app.post('/agents/:agent_id/load', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: 'Load an agent: open a session (same as POST /v1/sessions)', tags: ['sessions'],
+        params: AgentParams, body: LoadAgentBody.nullish(), response: { 201: OpenedSessionSchema, ...errorResponses },
+      },
+    }, async (request, reply) => sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id },
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)));
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * `/v1/sessions` (spec: Endpoints › Sessions; States and transitions › Session).
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { errorResponses } from '../../schemas.js';
+import { EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSchema, SessionParams, TurnBody, TurnResultSchema } from '../../session-schemas.js';
+
+/** Registers the session routes. */
+export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
+  const { sessions, idempotency, repos } = services;
+  return async (app) => {
+    app.post('/sessions', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: 'Open a conversation session with an agent', tags: ['sessions'],
+        body: OpenSessionBody, response: { 201: OpenedSessionSchema, ...errorResponses },
+      },
+    }, async (request, reply) => sessions.open(callerOf(request), request.body,
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)));
+
+    app.post('/sessions/:session_id/turn', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: "Submit the caller's transcribed text; get the reply, audio, trace and cost", tags: ['sessions'],
+        params: SessionParams, body: TurnBody, response: { 200: TurnResultSchema, ...errorResponses },
+      },
+    }, async (request, reply) => sessions.turn(callerOf(request), request.params.session_id, request.body,
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+
+    app.post('/sessions/:session_id/end', {
+      config: { idempotency: 'atomic' },
+      schema: {
+        summary: 'End a session: finalise its cost and build its summary', tags: ['sessions'],
+        params: SessionParams, response: { 200: EndResultSchema, ...errorResponses },
+      },
+    }, async (request, reply) => sessions.end(callerOf(request), request.params.session_id,
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+
+    app.get('/sessions/:session_id', {
+      schema: { summary: 'Session detail: metrics, costs and the raw turn list', tags: ['sessions'], params: SessionParams, response: { 200: SessionDetailSchema, ...errorResponses } },
+    }, async (request) => sessions.detail(callerOf(request), request.params.session_id));
+  };
+}

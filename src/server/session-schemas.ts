@@ -1,0 +1,133 @@
+/**
+ * Request and response schemas of agents, sessions and audio (spec: Sessions, Turn result,
+ * Clip, Session detail, End-of-session result; DESIGN.md §4 "Sessions", "Extensions").
+ * Clips, trace steps and summaries are open-ended (spec: Versioning 2): loose objects.
+ */
+import { z } from 'zod';
+import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
+  .max(max, { error: `${what} must be at most ${max} characters` })
+  .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
+
+/** Longest caller utterance accepted on a turn, in characters. */
+export const MAX_TURN_TEXT = 4000;
+
+const context = z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' });
+
+const openFields = {
+  context: context.nullish(),
+  customer_name: text(200, 'customer_name').nullish(),
+  customer_phone: z.string({ error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` })
+    .regex(E164_PATTERN, { error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` }).nullish(),
+  title: text(200, 'title').nullish(),
+};
+
+/** `POST /v1/sessions` body; the agent id's pattern is the service's to check (workflow_not_found). */
+export const OpenSessionBody = z.object({
+  agent_id: z.string({ error: 'agent_id is required: the agent to talk to, for example ag_clinic_booking' }).max(16 * 1024),
+  ...openFields,
+}, { error: 'request body must be a JSON object with agent_id' });
+
+/** `POST /v1/agents/{agent_id}/load` body (the agent id is the path's). */
+export const LoadAgentBody = z.object({ ...openFields }, { error: 'request body must be a JSON object' });
+
+const ms = (name: string) => z.number({ error: `${name} must be a number of milliseconds` }).min(0, { error: `${name} must be 0 or more` }).max(86_400_000).nullish();
+
+/** `POST /v1/sessions/{session_id}/turn` body. */
+export const TurnBody = z.object({
+  text: text(MAX_TURN_TEXT, 'text').refine((s) => s.trim().length > 0, { error: 'text must not be empty: send what the caller said' }),
+  stt_confidence: z.number({ error: 'stt_confidence must be a number from 0 to 1' }).min(0).max(1).nullish(),
+  stt_provider: z.string({ error: 'stt_provider must be a string' }).min(1).max(100).nullish(),
+  stt_ms: ms('stt_ms'),
+  silence_ms: ms('silence_ms'),
+}, { error: 'request body must be a JSON object with text' });
+
+/** `{session_id}` path parameters. */
+export const SessionParams = z.object({ session_id: z.string() });
+/** `{agent_id}` path parameters. */
+export const AgentParams = z.object({ agent_id: z.string() });
+
+const Clip = z.looseObject({ text: z.string(), audio_url: z.string().nullable(), livekit_wav_url: z.string().nullable() }).meta({ id: 'Clip' });
+const Cost = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() }).meta({ id: 'Cost' });
+const State = z.object({
+  cursor: z.string(),
+  step_done: z.boolean(),
+  slots: z.object({}),
+  step_progress: z.object({ done: z.number().int(), total: z.number().int(), pct: z.number().int(), steps: z.record(z.string(), z.string()) }),
+});
+
+/** Session (opened) — DESIGN.md §4 "Sessions". */
+export const OpenedSessionSchema = z.object({
+  session_id: z.string(),
+  agent_id: z.string(),
+  agent: z.object({ id: z.string(), name: z.string(), direction: z.string(), language: z.string() }),
+  opening: z.object({ text: z.string(), clips: z.array(Clip) }),
+  state: State,
+  created_at: z.number(),
+}).meta({ id: 'OpenedSession' });
+
+/** Turn result (spec). */
+export const TurnResultSchema = z.object({
+  session_id: z.string(),
+  text: z.string(),
+  spoken_text: z.string(),
+  audio_url: z.string().nullable(),
+  clips: z.array(Clip),
+  cache_hit: z.boolean(),
+  ended: z.boolean(),
+  state: State,
+  trace: z.object({
+    layer: z.string(),
+    llm_used: z.boolean(),
+    steps: z.array(z.looseObject({})),
+    latency_ms: z.object({ total: z.number(), llm: z.number().nullable(), stt: z.number().nullable(), tts: z.number(), classifier: z.number() }),
+  }),
+  cost: Cost,
+  session_totals: z.object({
+    llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number(),
+    turns: z.number().int(), llm_calls: z.number().int(), tts_chars: z.number().int(),
+    llm_input_tokens: z.number().int(), llm_output_tokens: z.number().int(), cache_hit_percent: z.number(),
+  }),
+}).meta({ id: 'TurnResult' });
+
+/** End-of-session result (spec). */
+export const EndResultSchema = z.object({
+  session_id: z.string(),
+  ended: z.literal(true),
+  summary: z.looseObject({}),
+  cost: Cost,
+}).meta({ id: 'EndResult' });
+
+/** Session detail (spec): `session_id` is the bare integer. */
+export const SessionDetailSchema = z.object({
+  session_id: z.number().int(),
+  cache_hits: z.number().int(), live_tts_calls: z.number().int(), llm_calls: z.number().int(),
+  total_cost_inr: z.number(), llm_cost_inr: z.number(), tts_cost_inr: z.number(), stt_cost_inr: z.number(),
+  llm_input_tokens: z.number().int(), llm_output_tokens: z.number().int(), llm_cached_tokens: z.number().int(),
+  tts_chars: z.number().int(), stt_seconds: z.number(),
+  cache_hit_percent: z.number(), live_tts_percent: z.number(),
+  avg_latency_ms: z.number(), total_latency_ms: z.number(), total_silence_ms: z.number(),
+  turns: z.array(z.looseObject({})),
+}).meta({ id: 'SessionDetail' });
+
+const AudioStatus = z.object({ total: z.number().int(), ready: z.number().int(), failed: z.number().int() });
+
+/** The Agent resource (DESIGN.md §4 "Extensions"). */
+export const AgentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  direction: z.enum(['inbound', 'outbound']),
+  language: z.string(),
+  version: z.number().int(),
+  digest: z.string(),
+  created_at: z.number(),
+  updated_at: z.number(),
+  audio: AudioStatus,
+  definition: z.looseObject({}).optional(),
+}).meta({ id: 'Agent' });
+
+/** `PUT /v1/agents/{agent_id}` body: the agent definition (validated by the service, with field paths). */
+export const PutAgentBody = z.record(z.string(), z.unknown(), { error: 'request body must be the agent definition as a JSON object' });

@@ -1,0 +1,190 @@
+/**
+ * Agents (DESIGN.md §4 "Extensions", §6): `PUT/GET/DELETE /v1/agents/{agent_id}`,
+ * `GET /v1/agents`. A definition is stored by digest; the tenant's agent row points at its
+ * current revision, so open sessions keep the revision they started with.
+ *
+ * Functions named `*Tx` must run inside `Store.write`.
+ */
+import crypto from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
+import { ApiError } from '../domain/errors.js';
+import { isAgentId, shortId } from '../domain/ids.js';
+import { staticTexts } from '../engine/static-texts.js';
+import { toSpokenText } from '../engine/spoken.js';
+import { compileAgent, type CompiledAgent } from '../engine/state.js';
+import type { AgentRow } from '../store/index.js';
+import { scoped } from './access.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { SpeechPort } from './speech-port.js';
+
+/** Pre-synthesis progress of an agent's static texts. */
+export interface AudioStatus {
+  total: number;
+  ready: number;
+  failed: number;
+}
+
+/** The Agent resource (`GET /v1/agents/{id}`); lists leave out `definition`. */
+export interface AgentView {
+  id: string;
+  name: string;
+  description: string | null;
+  direction: 'inbound' | 'outbound';
+  language: string;
+  version: number;
+  digest: string;
+  created_at: number;
+  updated_at: number;
+  audio: AudioStatus;
+  definition?: AgentDefinition;
+}
+
+/** Agent use cases. */
+export class AgentService {
+  private readonly compiled = new Map<string, CompiledAgent>();
+  private readonly failures = new Map<string, number>();
+
+  constructor(private readonly deps: ServiceDeps, private readonly speech: SpeechPort) {}
+
+  /**
+   * Validates an agent definition for `PUT /v1/agents/{agentId}`.
+   * @returns the definition with defaults and its digest (SHA-256 of its canonical JSON).
+   * @throws ApiError invalid_request naming every problem's field path (first one in `param`).
+   */
+  validate(agentId: string, body: unknown): { agent: AgentDefinition; digest: string } {
+    if (!isAgentId(agentId)) {
+      throw new ApiError('invalid_request', `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ApiError('invalid_request', 'request body must be the agent definition as a JSON object');
+    }
+    const input = { ...(body as Record<string, unknown>) };
+    if (input.id === undefined) input.id = agentId;
+    else if (input.id !== agentId) throw new ApiError('invalid_request', `id ${shortId(String(input.id))} in the body differs from ${agentId} in the path`, { param: 'id' });
+    const r = parseAgentDefinition(input);
+    if (!r.ok) {
+      const shown = r.issues.slice(0, 10).map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
+      if (r.issues.length > 10) shown.push(`… and ${r.issues.length - 10} more`);
+      throw new ApiError('invalid_request', `invalid agent definition: ${shown.join('; ')}`, { param: formatIssuePath(r.issues[0]!.path) });
+    }
+    return { agent: r.agent, digest: digestOf(r.agent) };
+  }
+
+  /** Stores `agent` as the tenant's current revision (version +1 unless identical). */
+  putTx(tenantId: string, agent: AgentDefinition, digest: string): AgentView {
+    const repo = this.deps.repos.agents;
+    const now = this.deps.now();
+    const prev = repo.get(tenantId, agent.id);
+    repo.putRevision(digest, JSON.stringify(agent));
+    let row: AgentRow;
+    if (prev && prev.digest === digest) row = prev;
+    else {
+      row = { tenant_id: tenantId, id: agent.id, version: (prev?.version ?? 0) + 1, digest, created_at: prev?.created_at ?? now, updated_at: now };
+      repo.upsert(row);
+    }
+    return this.view(row, true);
+  }
+
+  /** Synthesises the agent's static texts in the background (progress shows in `audio`). */
+  presynthesize(digest: string): Promise<void> {
+    const agent = this.compiledRevision(digest);
+    const voice = this.voiceOf(agent);
+    return this.speech.prepare(this.spokenStatics(agent), voice).then(({ failed }) => {
+      if (failed > 0) this.failures.set(digest, failed);
+      else this.failures.delete(digest);
+    });
+  }
+
+  /**
+   * Pre-synthesises every current agent revision, one after another (daemon start-up: the
+   * cache may have been cleared, or agents applied while speech was off).
+   */
+  async presynthesizeAll(): Promise<void> {
+    for (const digest of this.deps.repos.agents.currentDigests()) await this.presynthesize(digest);
+  }
+
+  /** The caller's agents, by id. */
+  list(caller: Caller): AgentView[] {
+    return this.deps.repos.agents.list(caller.tenantId).map((r) => this.view(r, false));
+  }
+
+  /** One agent with its definition. @throws ApiError workflow_not_found (malformed), not_found. */
+  get(caller: Caller, agentId: string): AgentView {
+    return this.view(this.resolve(caller, agentId), true);
+  }
+
+  /** Deletes an agent; sessions already open keep running on their revision. */
+  deleteTx(caller: Caller, agentId: string): { id: string; deleted: true } {
+    const row = this.resolve(caller, agentId);
+    this.deps.repos.agents.delete(row.tenant_id, row.id);
+    return { id: row.id, deleted: true };
+  }
+
+  /**
+   * The agent row visible to the caller (own tenant first; another tenant's only in audit mode).
+   * @throws ApiError workflow_not_found for a malformed id, not_found for a missing or foreign one.
+   */
+  resolve(caller: Caller, agentId: string): AgentRow {
+    if (!isAgentId(agentId)) {
+      throw new ApiError('workflow_not_found', `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
+    }
+    const repo = this.deps.repos.agents;
+    const row = repo.get(caller.tenantId, agentId) ?? scoped(this.deps, caller, repo.getAnyTenant(agentId), agentId);
+    if (!row) throw new ApiError('not_found', `no agent ${agentId} (see: GET /v1/agents, or apply one with \`vagent agent apply -f FILE\`)`, { param: 'agent_id' });
+    return row;
+  }
+
+  /** The compiled agent of revision `digest` (cached). @throws Error when the revision is missing. */
+  compiledRevision(digest: string): CompiledAgent {
+    let c = this.compiled.get(digest);
+    if (!c) {
+      const json = this.deps.repos.agents.revision(digest);
+      if (json === undefined) throw new Error(`agent revision ${digest} is missing`);
+      c = compileAgent(JSON.parse(json) as AgentDefinition);
+      this.compiled.set(digest, c);
+    }
+    return c;
+  }
+
+  /** The speech voice of an agent: its own, or the synthesiser's voice for its language. */
+  voiceOf(agent: CompiledAgent): string {
+    return agent.def.voice ?? this.speech.voiceFor(agent.def.language);
+  }
+
+  private spokenStatics(agent: CompiledAgent): string[] {
+    return [...new Set(staticTexts(agent).map((t) => toSpokenText(t, agent.def.language)))];
+  }
+
+  private audioStatus(digest: string): AudioStatus {
+    const agent = this.compiledRevision(digest);
+    const voice = this.voiceOf(agent);
+    const texts = this.spokenStatics(agent);
+    let ready = 0;
+    for (const t of texts) if (this.speech.has(this.speech.keyFor(t, voice))) ready += 1;
+    return { total: texts.length, ready, failed: Math.min(this.failures.get(digest) ?? 0, texts.length - ready) };
+  }
+
+  private view(row: AgentRow, withDefinition: boolean): AgentView {
+    const agent = this.compiledRevision(row.digest);
+    const d = agent.def;
+    return {
+      id: row.id,
+      name: d.name,
+      description: d.description ?? null,
+      direction: d.direction,
+      language: d.language,
+      version: row.version,
+      digest: row.digest,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      audio: this.audioStatus(row.digest),
+      ...(withDefinition ? { definition: d } : {}),
+    };
+  }
+}
+
+/** SHA-256 (hex) of an agent definition's canonical JSON (keys sorted). */
+export function digestOf(agent: AgentDefinition): string {
+  return crypto.createHash('sha256').update(stringify(agent) ?? '').digest('hex');
+}

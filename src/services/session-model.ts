@@ -1,0 +1,97 @@
+/**
+ * The stored shape of a session's metrics and turns, and the API views built from them
+ * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
+ */
+import { costView, type CostInr, type CostMicro } from '../domain/money.js';
+
+/** Running counters of a session; money in integer micro-rupees, durations in ms. */
+export interface SessionMetrics {
+  turns: number;
+  llm_calls: number;
+  llm_input_tokens: number;
+  llm_output_tokens: number;
+  llm_cached_tokens: number;
+  /** Characters sent to live synthesis. */
+  tts_chars: number;
+  /** Audio metered by the caller's speech recogniser (`stt_ms` + `silence_ms`), ms. */
+  stt_audio_ms: number;
+  cache_hits: number;
+  live_tts_calls: number;
+  cost: CostMicro;
+  total_latency_ms: number;
+  total_silence_ms: number;
+}
+
+/** Metrics of a new session. */
+export function emptyMetrics(): SessionMetrics {
+  return {
+    turns: 0, llm_calls: 0, llm_input_tokens: 0, llm_output_tokens: 0, llm_cached_tokens: 0, tts_chars: 0,
+    stt_audio_ms: 0, cache_hits: 0, live_tts_calls: 0, cost: { llm: 0, tts: 0, stt: 0 }, total_latency_ms: 0, total_silence_ms: 0,
+  };
+}
+
+/** Percentage with two decimals; 0 when the whole is 0. */
+export function percent(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
+}
+
+/** `session_totals` of a turn result (spec: Turn result). */
+export function sessionTotals(m: SessionMetrics): CostInr & {
+  turns: number; llm_calls: number; tts_chars: number; llm_input_tokens: number; llm_output_tokens: number; cache_hit_percent: number;
+} {
+  return {
+    ...costView(m.cost),
+    turns: m.turns,
+    llm_calls: m.llm_calls,
+    tts_chars: m.tts_chars,
+    llm_input_tokens: m.llm_input_tokens,
+    llm_output_tokens: m.llm_output_tokens,
+    cache_hit_percent: percent(m.cache_hits, m.cache_hits + m.live_tts_calls),
+  };
+}
+
+/** One entry of the raw turn list of Session detail (an implementation detail of the spec). */
+export interface StoredTurn {
+  index: number;
+  at: number;
+  user_text: string;
+  reply_text: string;
+  layer: string;
+  cursor: string;
+  ended: boolean;
+  cache_hits: number;
+  live_tts_calls: number;
+  tts_chars: number;
+  cost: CostInr;
+  latency_ms: { total: number; tts: number; classifier: number; stt: number | null };
+  stt_confidence: number | null;
+  stt_provider: string | null;
+  silence_ms: number | null;
+}
+
+/** Session detail (spec: Session detail); `session_id` is the bare integer. */
+export function sessionDetail(id: number, m: SessionMetrics, turns: Array<Record<string, unknown>>) {
+  const clips = m.cache_hits + m.live_tts_calls;
+  const c = costView(m.cost);
+  return {
+    session_id: id,
+    cache_hits: m.cache_hits,
+    live_tts_calls: m.live_tts_calls,
+    llm_calls: m.llm_calls,
+    total_cost_inr: c.total_inr,
+    llm_cost_inr: c.llm_inr,
+    tts_cost_inr: c.tts_inr,
+    stt_cost_inr: c.stt_inr,
+    llm_input_tokens: m.llm_input_tokens,
+    llm_output_tokens: m.llm_output_tokens,
+    llm_cached_tokens: m.llm_cached_tokens,
+    tts_chars: m.tts_chars,
+    stt_seconds: m.stt_audio_ms / 1000,
+    cache_hit_percent: percent(m.cache_hits, clips),
+    live_tts_percent: percent(m.live_tts_calls, clips),
+    avg_latency_ms: m.turns === 0 ? 0 : Math.round((m.total_latency_ms / m.turns) * 1000) / 1000,
+    total_latency_ms: Math.round(m.total_latency_ms * 1000) / 1000,
+    total_silence_ms: m.total_silence_ms,
+    turns,
+  };
+}

@@ -1,0 +1,353 @@
+/**
+ * Conversation sessions (spec: Sessions; Turn result; Session detail; End-of-session result;
+ * States and transitions › Session; DESIGN.md §4 "Sessions", "Costs").
+ *
+ * A turn runs under a per-session lock: the engine (pure) decides the reply, the clips get
+ * their audio (cache, or live synthesis), and the new state, the turn row and the stored
+ * idempotent response commit in one durable transaction through the route's `commit`.
+ * Sessions in use stay in memory; the database is the truth after a restart.
+ */
+import { ApiError } from '../domain/errors.js';
+import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
+import { addCost, costView, type CostInr } from '../domain/money.js';
+import { buildSummary, type SessionSummary } from '../engine/summary.js';
+import { graceLapsed, openingClips, runTurn } from '../engine/turn.js';
+import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
+import { toSpokenText } from '../engine/spoken.js';
+import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
+import type { Pricing } from '../config/pricing.js';
+import type { SessionRow } from '../store/index.js';
+import { scoped } from './access.js';
+import type { AgentService } from './agents.js';
+import { renderClips, type ClipView } from './clips.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { emptyMetrics, sessionDetail, sessionTotals, type SessionMetrics, type StoredTurn } from './session-model.js';
+import type { SpeechPort } from './speech-port.js';
+
+/** A validated `POST /v1/sessions` body. */
+export interface OpenSessionInput {
+  agent_id: string;
+  context?: Record<string, unknown> | null;
+  customer_name?: string | null;
+  customer_phone?: string | null;
+  title?: string | null;
+}
+
+/** A validated turn body (spec: Endpoints › Sessions). `stt_ms`/`silence_ms` are ms. */
+export interface TurnInputBody {
+  text: string;
+  stt_confidence?: number | null;
+  stt_provider?: string | null;
+  stt_ms?: number | null;
+  silence_ms?: number | null;
+}
+
+/** Runs a synchronous write in the request's durable transaction (with its idempotent response). */
+export type Commit<R> = (fn: () => unknown) => Promise<R>;
+
+interface LiveSession {
+  id: number;
+  tenantId: string;
+  agentId: string;
+  agent: CompiledAgent;
+  voice: string;
+  customerName: string | null;
+  context: Record<string, unknown>;
+  refMs: number;
+  status: 'open' | 'ended';
+  createdAt: number;
+  state: EngineState;
+  metrics: SessionMetrics;
+  summary: SessionSummary | Record<string, never> | null;
+}
+
+/** Options of the session service. */
+export interface SessionServiceOptions {
+  /** Base URL of audio links (`public_url` or the daemon's own address, known once it listens). */
+  audioBaseUrl: () => string;
+  /** Told of synthesis failures (for the log); never given text. */
+  onSpeechError?: (err: unknown) => void;
+  /** Sessions kept in memory (least recently used beyond this are dropped; they reload). */
+  maxCached?: number;
+}
+
+/** Session use cases. */
+export class SessionService {
+  private readonly live = new Map<number, LiveSession>();
+  private readonly locks = new Map<number, Promise<unknown>>();
+  private readonly maxCached: number;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly agents: AgentService,
+    private readonly speech: SpeechPort,
+    private readonly pricing: Pricing,
+    private readonly options: SessionServiceOptions,
+  ) {
+    this.maxCached = options.maxCached ?? 50_000;
+  }
+
+  /**
+   * Opens a session (spec: `POST /v1/sessions` ≡ `POST /v1/agents/{id}/load`).
+   * @throws ApiError workflow_not_found (malformed agent id), not_found (missing agent),
+   *         invalid_request (`context.now` not an ISO 8601 time).
+   */
+  async open<R>(caller: Caller, input: OpenSessionInput, commit: Commit<R>): Promise<R> {
+    const agentRow = this.agents.resolve(caller, input.agent_id);
+    const agent = this.agents.compiledRevision(agentRow.digest);
+    const context = input.context ?? {};
+    const refMs = referenceTime(context, this.deps.now() * 1000);
+    const vars = { customer_name: input.customer_name ?? null, context };
+    const opening = openingClips(agent, vars);
+    const voice = this.agents.voiceOf(agent);
+    const rendered = await renderClips(this.speech, opening, agent.def.language, voice, this.options.audioBaseUrl(), this.options.onSpeechError);
+    const clips: ClipView[] = rendered.clips.map((c, i) => ({ ...c, display_order: i, requires_user_input: opening[i]!.requires_user_input }));
+    const state = initialState(agent);
+    state.last_clips = opening;
+    const createdAt = this.deps.now();
+    let id = newSessionNumber();
+    const view = {
+      session_id: '',
+      agent_id: agentRow.id,
+      agent: { id: agent.def.id, name: agent.def.name, direction: agent.def.direction, language: agent.def.language },
+      opening: { text: clips.map((c) => c.text).join(' '), clips },
+      state: this.stateView(agent, state, false),
+      created_at: createdAt,
+    };
+    const session: LiveSession = {
+      id, tenantId: caller.tenantId, agentId: agentRow.id, agent, voice,
+      customerName: input.customer_name ?? null, context, refMs, status: 'open', createdAt, state, metrics: emptyMetrics(), summary: null,
+    };
+    const result = await commit(() => {
+      while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
+      session.id = id;
+      view.session_id = `se_${id}`;
+      const row: SessionRow = {
+        id, tenant_id: caller.tenantId, agent_id: agentRow.id, agent_digest: agentRow.digest,
+        customer_name: input.customer_name ?? null, customer_phone: input.customer_phone ?? null, title: input.title ?? null,
+        context: JSON.stringify(context), ref_ms: refMs, engine: JSON.stringify(state), metrics: JSON.stringify(session.metrics),
+        status: 'open', created_at: createdAt, ended_at: null, summary: null,
+      };
+      this.deps.repos.sessions.insert(row);
+      return view;
+    });
+    if (view.session_id) {
+      this.remember(session);
+      void this.prepareSessionTexts(session);
+    }
+    return result;
+  }
+
+  /**
+   * One caller turn (spec: `POST /v1/sessions/{id}/turn`; States › Session, close-grace).
+   * @throws ApiError session_not_found (malformed id), not_found (missing/foreign),
+   *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
+   *         grace window lapsed).
+   */
+  async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody, commit: Commit<R>): Promise<R> {
+    const started = performance.now();
+    const n = this.parseId(sessionId);
+    return this.withLock(n, async () => {
+      const s = this.load(caller, n, sessionId);
+      const nowMs = this.deps.now() * 1000;
+      if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) await this.finish(s, () => undefined);
+      if (s.status === 'ended') throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
+
+      const engineStart = performance.now();
+      const out = runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } });
+      const classifierMs = performance.now() - engineStart;
+      const reply = await renderClips(this.speech, out.clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
+
+      const sttAudioMs = (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
+      const cost = { llm: 0, tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars), stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs) };
+      const metrics: SessionMetrics = {
+        ...s.metrics,
+        turns: s.metrics.turns + 1,
+        tts_chars: s.metrics.tts_chars + reply.liveChars,
+        stt_audio_ms: s.metrics.stt_audio_ms + sttAudioMs,
+        cache_hits: s.metrics.cache_hits + reply.hits,
+        live_tts_calls: s.metrics.live_tts_calls + reply.misses,
+        cost: addCost(s.metrics.cost, cost),
+        total_silence_ms: s.metrics.total_silence_ms + (input.silence_ms ?? 0),
+      };
+      const text = reply.clips.map((c) => c.text).join(' ');
+      const totalMs = performance.now() - started;
+      metrics.total_latency_ms = s.metrics.total_latency_ms + totalMs;
+      const latency = { total: round3(totalMs), llm: null, stt: input.stt_ms ?? null, tts: round3(reply.ttsMs), classifier: round3(classifierMs) };
+      const view = {
+        session_id: sessionId,
+        text,
+        spoken_text: reply.spokenText,
+        audio_url: reply.audioUrl,
+        clips: reply.clips,
+        cache_hit: reply.clips.length > 0 && reply.misses === 0,
+        ended: out.ended,
+        state: this.stateView(s.agent, out.state, out.stepDone),
+        trace: { layer: out.layer, llm_used: false, steps: out.trace, latency_ms: latency },
+        cost: costView(cost),
+        session_totals: sessionTotals(metrics),
+      };
+      const stored: StoredTurn = {
+        index: metrics.turns, at: this.deps.now(), user_text: input.text, reply_text: text, layer: out.layer, cursor: out.state.cursor,
+        ended: out.ended, cache_hits: reply.hits, live_tts_calls: reply.misses, tts_chars: reply.liveChars, cost: view.cost,
+        latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
+        stt_confidence: input.stt_confidence ?? null, stt_provider: input.stt_provider ?? null, silence_ms: input.silence_ms ?? null,
+      };
+      const prev = { state: s.state, metrics: s.metrics };
+      try {
+        return await commit(() => {
+          this.deps.repos.sessions.addTurn(s.id, stored.index, JSON.stringify(stored));
+          s.state = out.state;
+          s.metrics = metrics;
+          if (out.ended) this.endTx(s);
+          else this.deps.repos.sessions.update(s.id, JSON.stringify(s.state), JSON.stringify(s.metrics));
+          return view;
+        });
+      } catch (err) {
+        // The write did not commit: the session is as it was.
+        s.state = prev.state;
+        s.metrics = prev.metrics;
+        s.status = 'open';
+        s.summary = null;
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Ends a session (spec: `POST /v1/sessions/{id}/end`): ledger finalised, summary built.
+   * Ending an ended session returns the same result again.
+   * @throws ApiError session_not_found (malformed id), not_found (missing/foreign).
+   */
+  async end<R>(caller: Caller, sessionId: string, commit: Commit<R>): Promise<R> {
+    const n = this.parseId(sessionId);
+    return this.withLock(n, async () => {
+      const s = this.load(caller, n, sessionId);
+      if (s.status === 'ended') return commit(() => this.endView(s, sessionId));
+      return this.finish(s, () => this.endView(s, sessionId), commit);
+    });
+  }
+
+  /** Session detail (spec: Session detail). @throws ApiError session_not_found, not_found. */
+  detail(caller: Caller, sessionId: string): ReturnType<typeof sessionDetail> {
+    const n = this.parseId(sessionId);
+    const s = this.load(caller, n, sessionId);
+    const turns = this.deps.repos.sessions.turns(n).map((t) => JSON.parse(t) as Record<string, unknown>);
+    return sessionDetail(n, s.metrics, turns);
+  }
+
+  /** Sessions held in memory. */
+  cachedCount(): number { return this.live.size; }
+
+  private async finish<R>(s: LiveSession, view: () => unknown, commit?: Commit<R>): Promise<R> {
+    const prev = { status: s.status, summary: s.summary };
+    const run = commit ?? (async (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>);
+    try {
+      return await run(() => {
+        this.endTx(s);
+        return view();
+      });
+    } catch (err) {
+      s.status = prev.status;
+      s.summary = prev.summary;
+      throw err;
+    }
+  }
+
+  private endTx(s: LiveSession): void {
+    let summary: SessionSummary | Record<string, never>;
+    try {
+      summary = buildSummary(s.agent, s.state);
+    } catch {
+      summary = {};
+    }
+    s.status = 'ended';
+    s.summary = summary;
+    this.deps.repos.sessions.end(s.id, JSON.stringify(s.state), JSON.stringify(s.metrics), this.deps.now(), JSON.stringify(summary));
+  }
+
+  private endView(s: LiveSession, sessionId: string): { session_id: string; ended: true; summary: object; cost: CostInr } {
+    return { session_id: sessionId, ended: true, summary: s.summary ?? {}, cost: costView(s.metrics.cost) };
+  }
+
+  private stateView(agent: CompiledAgent, state: EngineState, stepDone: boolean) {
+    return { cursor: state.cursor, step_done: stepDone, slots: {}, step_progress: stepProgress(agent, state) };
+  }
+
+  private parseId(sessionId: string): number {
+    const n = parseSessionNumber(sessionId);
+    if (n === null) throw new ApiError('session_not_found', `session id ${shortId(sessionId)} is malformed: se_ followed by a number`, { param: 'session_id' });
+    return n;
+  }
+
+  /** The caller's session `n` from memory or the database. @throws ApiError not_found. */
+  private load(caller: Caller, n: number, sessionId: string): LiveSession {
+    const cached = this.live.get(n);
+    if (cached) {
+      if (cached.tenantId === caller.tenantId || scoped(this.deps, caller, { tenant_id: cached.tenantId }, sessionId)) {
+        this.live.delete(n);
+        this.live.set(n, cached);
+        return cached;
+      }
+      throw notFound(sessionId);
+    }
+    const row = scoped(this.deps, caller, this.deps.repos.sessions.get(n), sessionId);
+    if (!row) throw notFound(sessionId);
+    const agent = this.agents.compiledRevision(row.agent_digest);
+    const s: LiveSession = {
+      id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
+      context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status, createdAt: row.created_at,
+      state: JSON.parse(row.engine) as EngineState, metrics: JSON.parse(row.metrics) as SessionMetrics,
+      summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
+    };
+    this.remember(s);
+    return s;
+  }
+
+  private remember(s: LiveSession): void {
+    this.live.set(s.id, s);
+    if (this.live.size > this.maxCached) {
+      const oldest = this.live.keys().next().value;
+      if (oldest !== undefined && !this.locks.has(oldest)) this.live.delete(oldest);
+    }
+  }
+
+  private async withLock<T>(n: number, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(n) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(n, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(n) === tail) this.locks.delete(n);
+    }
+  }
+
+  /** Synthesises this session's rendered prompt templates ahead of need (best effort). */
+  private async prepareSessionTexts(s: LiveSession): Promise<void> {
+    const vars = { customer_name: s.customerName, context: s.context };
+    const texts = s.agent.def.steps.flatMap((st) => [st.ask, st.reprompt ?? '']).concat(s.agent.def.closing)
+      .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
+      .map((t) => toSpokenText(renderTemplate(t, vars), s.agent.def.language));
+    if (texts.length > 0) await this.speech.prepare(texts, s.voice);
+  }
+}
+
+function notFound(sessionId: string): ApiError {
+  return new ApiError('not_found', `no session ${shortId(sessionId)}`, { param: 'session_id' });
+}
+
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/**
+ * The reference time of a session: `context.now` (ISO 8601) when given, else `fallbackMs`.
+ * @throws ApiError invalid_request when `context.now` is present but not a valid time.
+ */
+export function referenceTime(context: Record<string, unknown>, fallbackMs: number): number {
+  const now = context.now;
+  if (now === undefined || now === null) return fallbackMs;
+  const ms = typeof now === 'string' && /^\d{4}-\d{2}-\d{2}/.test(now) ? Date.parse(now) : NaN;
+  if (!Number.isFinite(ms)) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
+  return ms;
+}

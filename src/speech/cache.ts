@@ -1,0 +1,192 @@
+/**
+ * The content-addressed audio cache (DESIGN.md §6: "every static text … is synthesised when
+ * the agent is applied or a session opens, so most replies are cache hits"; §4
+ * `GET /v1/audio/{sha256}.wav`). One 48 kHz mono PCM16 WAV per key, stored as
+ * `<dir>/<sha256>.wav`, where the key names what was spoken, by which engine and voice — so a
+ * key is computed without touching the disk, and a file, once written, never changes.
+ *
+ * Writes are atomic (temporary file, fsync, rename, fsync of the directory): a crash leaves
+ * either the whole clip or nothing under its name.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { concatWavs, DEFAULT_GAP_MS } from './wav.js';
+
+const SHA_RE = /^[0-9a-f]{64}$/;
+const FILE_RE = /^([0-9a-f]{64})\.wav$/;
+const TMP_SUFFIX = '.tmp';
+/** Temporary files older than this are left-overs of a crash and removed on load, ms. */
+const STALE_TMP_MS = 60 * 60 * 1000;
+/** Version of the key encoding and of the clip format; changing either changes every key. */
+const KEY_VERSION = 'vagent-audio-v1 wav-48k-mono-pcm16';
+
+/** sha256 hex of `parts` encoded unambiguously (a JSON array). */
+function digest(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** True when `sha` is a cache key: 64 lowercase hex characters. */
+export function isAudioSha(sha: unknown): sha is string {
+  return typeof sha === 'string' && SHA_RE.test(sha);
+}
+
+/** A directory of WAV clips named by their keys. Synchronous; one daemon process writes it. */
+export class AudioCache {
+  private index: Set<string> | null = null;
+  readonly dir: string;
+
+  /**
+   * @param dir the cache directory, normally `<state-dir>/audio`; created (mode 0700, parents
+   *            included) when missing
+   * @throws Error from the filesystem when `dir` cannot be created
+   */
+  constructor(dir: string) {
+    this.dir = path.resolve(dir);
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  /**
+   * The key of a clip: sha256 (hex) of the canonical encoding of the key version, the
+   * engine's pricing key, the voice and the exact spoken text.
+   */
+  static keyFor(provider: string, voice: string, spokenText: string): string {
+    return digest([KEY_VERSION, 'clip', provider, voice, spokenText]);
+  }
+
+  /** The key of the concatenation of clips `shas` (in order) with `gapMs` of silence between. */
+  static combinedKeyFor(shas: readonly string[], gapMs: number = DEFAULT_GAP_MS): string {
+    return digest([KEY_VERSION, 'combined', gapMs, ...shas]);
+  }
+
+  /** True when clip `sha` is cached. The directory is listed once, on first use. */
+  has(sha: string): boolean {
+    return isAudioSha(sha) && this.loaded().has(sha);
+  }
+
+  /** The file of clip `sha` (whether or not it exists yet), or null when `sha` is not a key. */
+  path(sha: string): string | null {
+    return isAudioSha(sha) ? path.join(this.dir, `${sha}.wav`) : null;
+  }
+
+  /**
+   * Stores clip `sha`; a clip already stored is left as it is (idempotent).
+   *
+   * @throws RangeError when `sha` is not a key; Error from the filesystem when writing fails
+   */
+  put(sha: string, wav: Uint8Array): void {
+    const file = this.path(sha);
+    if (file === null) throw new RangeError('audio cache key must be 64 lowercase hex characters');
+    if (this.has(sha)) return;
+    const tmp = path.join(this.dir, `.${sha}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    try {
+      let written = 0;
+      while (written < wav.byteLength) written += fs.writeSync(fd, wav, written, wav.byteLength - written);
+      fs.fsyncSync(fd);
+    } catch (err) {
+      fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
+    fs.closeSync(fd);
+    try {
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
+    this.syncDir();
+    this.loaded().add(sha);
+  }
+
+  /** The WAV bytes of clip `sha`, or null when `sha` is not a key or not cached. */
+  read(sha: string): Buffer | null {
+    const file = this.path(sha);
+    if (file === null) return null;
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.loaded().delete(sha);
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * One clip playing `shas` in order, {@link DEFAULT_GAP_MS} apart, stored under
+   * {@link AudioCache.combinedKeyFor}`(shas)` the first time and reused after. A single clip is
+   * its own combination.
+   *
+   * @returns the key of the combined clip
+   * @throws RangeError when `shas` is empty or holds a malformed key; Error when a clip is not
+   *         cached or not a 48 kHz mono PCM16 WAV
+   */
+  combine(shas: readonly string[]): string {
+    if (shas.length === 0) throw new RangeError('combine needs at least one clip');
+    const bad = shas.find((s) => !isAudioSha(s));
+    if (bad !== undefined) throw new RangeError('audio cache key must be 64 lowercase hex characters');
+    if (shas.length === 1) return shas[0]!;
+    const key = AudioCache.combinedKeyFor(shas);
+    if (this.has(key)) return key;
+    const wavs = shas.map((sha) => {
+      const wav = this.read(sha);
+      if (wav === null) throw new Error(`audio clip ${sha} is not in the cache`);
+      return wav;
+    });
+    this.put(key, concatWavs(wavs, DEFAULT_GAP_MS));
+    return key;
+  }
+
+  /** How many clips the cache holds and their total size in bytes (lists the directory). */
+  stats(): { files: number; bytes: number } {
+    let files = 0;
+    let bytes = 0;
+    for (const name of fs.readdirSync(this.dir)) {
+      if (!FILE_RE.test(name)) continue;
+      try {
+        bytes += fs.statSync(path.join(this.dir, name)).size;
+        files += 1;
+      } catch {
+        // removed meanwhile
+      }
+    }
+    return { files, bytes };
+  }
+
+  /** The in-memory index, loaded from the directory on first use (stale temp files removed). */
+  private loaded(): Set<string> {
+    if (this.index) return this.index;
+    const index = new Set<string>();
+    const now = Date.now();
+    for (const name of fs.readdirSync(this.dir)) {
+      const m = FILE_RE.exec(name);
+      if (m) index.add(m[1]!);
+      else if (name.startsWith('.') && name.endsWith(TMP_SUFFIX)) {
+        const tmp = path.join(this.dir, name);
+        try {
+          if (now - fs.statSync(tmp).mtimeMs > STALE_TMP_MS) fs.rmSync(tmp, { force: true });
+        } catch {
+          // gone already
+        }
+      }
+    }
+    this.index = index;
+    return index;
+  }
+
+  /** Makes a rename durable (directory fsync); not supported on every platform, so best effort. */
+  private syncDir(): void {
+    let fd: number | null = null;
+    try {
+      fd = fs.openSync(this.dir, 'r');
+      fs.fsyncSync(fd);
+    } catch {
+      // e.g. Windows cannot open a directory
+    } finally {
+      if (fd !== null) fs.closeSync(fd);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The speech service (DESIGN.md §6: pre-synthesis of every static text, cache hits free and
+ * instant, live synthesis only on a miss): a {@link SpeechSynthesizer} in front of an
+ * {@link AudioCache}. It is what the session and agent services use as their speech port.
+ */
+import { AudioCache } from './cache.js';
+import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
+import { toWav48k } from './wav.js';
+
+/** One clip in the cache, as {@link SpeechService.ensure} reports it. */
+export interface EnsuredClip {
+  /** Cache key (sha256 hex) of the 48 kHz WAV. */
+  sha: string;
+  /** True when the clip was already cached: no synthesis, no cost. */
+  cacheHit: boolean;
+  /**
+   * Characters (Unicode code points) synthesised and billable for this call: the text's length
+   * on a miss this call synthesised; 0 on a hit and for a call that joined another call's
+   * synthesis of the same clip.
+   */
+  chars: number;
+}
+
+/** Options of {@link SpeechService}. */
+export interface SpeechServiceOptions {
+  /** Time limit of one synthesis, ms; default 5000. */
+  timeoutMs?: number;
+  /** Syntheses {@link SpeechService.prepare} runs at once; default 2. */
+  concurrency?: number;
+}
+
+/** As `Error`s go in: a {@link SpeechError} as is, anything else as reason 'failed'. */
+function asSpeechError(err: unknown): SpeechError {
+  if (err instanceof SpeechError) return err;
+  return new SpeechError(`speech synthesis failed: ${(err as Error)?.message ?? String(err)}`, 'failed');
+}
+
+/** Synthesis through a content-addressed cache, with concurrent identical requests merged. */
+export class SpeechService {
+  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+
+  /**
+   * @param synthesizer the engine (eSpeak NG in a child process, or a fake)
+   * @param cache       where clips are kept
+   * @param options     time limit and pre-synthesis concurrency
+   */
+  constructor(readonly synthesizer: SpeechSynthesizer, readonly cache: AudioCache, options: SpeechServiceOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  }
+
+  /** The engine's pricing key ('espeak-ng'). */
+  get provider(): string {
+    return this.synthesizer.provider;
+  }
+
+  /** The engine's voice for a BCP-47 language. */
+  voiceFor(language: string): string {
+    return this.synthesizer.voiceFor(language);
+  }
+
+  /** The cache key of `spokenText` in `voice`, whether or not it is cached. */
+  keyFor(spokenText: string, voice: string): string {
+    return AudioCache.keyFor(this.synthesizer.provider, voice, spokenText);
+  }
+
+  /** True when clip `sha` is cached. */
+  has(sha: string): boolean {
+    return this.cache.has(sha);
+  }
+
+  /** The WAV file of cached clip `sha`, or null when `sha` is malformed or not cached. */
+  fileOf(sha: string): string | null {
+    return this.cache.has(sha) ? this.cache.path(sha) : null;
+  }
+
+  /**
+   * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
+   * cache, or synthesised (within the time limit), converted to 48 kHz and stored. Identical
+   * concurrent calls share one synthesis.
+   *
+   * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
+   *         'failed'); the caller answers without audio
+   */
+  async ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
+    const sha = this.keyFor(spokenText, voice);
+    if (this.cache.has(sha)) return { sha, cacheHit: true, chars: 0 };
+    const running = this.inFlight.get(sha);
+    if (running) {
+      await running;
+      return { sha, cacheHit: false, chars: 0 };
+    }
+    const job = this.synthesizeInto(sha, spokenText, voice);
+    this.inFlight.set(sha, job);
+    try {
+      await job;
+    } finally {
+      this.inFlight.delete(sha);
+    }
+    return { sha, cacheHit: false, chars: [...spokenText].length };
+  }
+
+  /**
+   * Synthesises every text of `spokenTexts` not yet cached, `concurrency` at a time
+   * (duplicates once). Never rejects: failures are counted.
+   *
+   * @param onProgress called after each distinct text with (done, total)
+   * @returns how many distinct texts are cached now (`ready`) and how many failed
+   */
+  async prepare(spokenTexts: readonly string[], voice: string, onProgress?: (done: number, total: number) => void): Promise<{ ready: number; failed: number }> {
+    const texts = [...new Set(spokenTexts)];
+    let next = 0;
+    let ready = 0;
+    let failed = 0;
+    const worker = async (): Promise<void> => {
+      while (next < texts.length) {
+        const text = texts[next++]!;
+        try {
+          await this.ensure(text, voice);
+          ready += 1;
+        } catch {
+          failed += 1;
+        }
+        onProgress?.(ready + failed, texts.length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, texts.length) }, worker));
+    return { ready, failed };
+  }
+
+  /**
+   * A cached clip that plays `shas` in order (150 ms apart); see {@link AudioCache.combine}.
+   *
+   * @throws RangeError / Error as {@link AudioCache.combine}
+   */
+  combine(shas: string[]): string {
+    return this.cache.combine(shas);
+  }
+
+  /** Closes the engine. */
+  close(): Promise<void> {
+    return this.synthesizer.close();
+  }
+
+  private async synthesizeInto(sha: string, text: string, voice: string): Promise<string> {
+    try {
+      const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs: this.timeoutMs });
+      this.cache.put(sha, toWav48k(audio));
+      return sha;
+    } catch (err) {
+      throw asSpeechError(err);
+    }
+  }
+}

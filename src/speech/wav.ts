@@ -1,0 +1,137 @@
+/**
+ * WAV/PCM utilities for the audio cache (DESIGN.md §3 "WAV/PCM utilities"; §4
+ * `GET /v1/audio/{sha256}.wav`): every cached clip is a 48 kHz mono 16-bit PCM WAV, the format
+ * LiveKit plays without resampling. Parsing, writing and resampling are done by the `wavefile`
+ * library (RIFF/WAVE reader and writer with a cubic resampler and low-pass filter).
+ */
+import * as wavefileModule from 'wavefile';
+import type { SynthesizedAudio } from './types.js';
+
+// Node loads the package's CommonJS build (a default export); bundlers may pick its ES module
+// build (a named export). Accept either.
+type WaveFileClass = typeof wavefileModule.WaveFile;
+const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
+const WaveFile: WaveFileClass = loaded.WaveFile ?? loaded.default!.WaveFile;
+
+/** Sample rate of every cached clip, Hz. */
+export const CLIP_SAMPLE_RATE = 48_000;
+/** Silence put between clips by {@link concatWavs}, ms. */
+export const DEFAULT_GAP_MS = 150;
+
+/** The format and length of a WAV file. */
+export interface WavInfo {
+  /** Samples per second per channel, Hz. */
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  /** Length of the audio, ms (not rounded). */
+  durationMs: number;
+}
+
+/** A WAV from mono PCM16 samples at `sampleRate`. */
+function writeMono16(samples: Int16Array, sampleRate: number): Buffer {
+  const wav = new WaveFile();
+  wav.fromScratch(1, sampleRate, '16', samples);
+  const bytes = wav.toBuffer();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Parses `buf`; throws a RangeError naming the problem when it is not a readable WAV. */
+function parse(buf: Uint8Array): InstanceType<typeof WaveFile> {
+  try {
+    return new WaveFile(buf);
+  } catch (err) {
+    throw new RangeError(`not a WAV file: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Mono PCM16 samples resampled from `fromRate` to `toRate` Hz (cubic interpolation with a
+ * low-pass filter); the same array when the rates are equal.
+ *
+ * @throws RangeError when a rate is not a positive integer
+ */
+export function resampleMono16(samples: Int16Array, fromRate: number, toRate: number = CLIP_SAMPLE_RATE): Int16Array {
+  for (const rate of [fromRate, toRate]) {
+    if (!Number.isInteger(rate) || rate <= 0) throw new RangeError(`bad sample rate: ${rate}`);
+  }
+  if (fromRate === toRate || samples.length === 0) return samples;
+  const wav = new WaveFile();
+  wav.fromScratch(1, fromRate, '16', samples);
+  wav.toSampleRate(toRate);
+  return clipSamplesOf(wav);
+}
+
+/**
+ * Synthesised audio as a 48 kHz mono PCM16 WAV file, resampled (cubic interpolation with a
+ * low-pass filter) when the engine's rate differs.
+ *
+ * @param audio mono PCM16 samples and their sample rate (Hz)
+ * @throws RangeError when `audio.sampleRate` is not a positive integer
+ */
+export function toWav48k(audio: SynthesizedAudio): Buffer {
+  return writeMono16(resampleMono16(audio.samples, audio.sampleRate, CLIP_SAMPLE_RATE), CLIP_SAMPLE_RATE);
+}
+
+/**
+ * The format and duration of a WAV file (`fmt ` and `data` chunks).
+ *
+ * @throws RangeError when `buf` is not a WAV file wavefile can read
+ */
+export function readWavInfo(buf: Uint8Array): WavInfo {
+  const wav = parse(buf);
+  const fmt = wav.fmt as { sampleRate: number; numChannels: number; bitsPerSample: number; blockAlign: number };
+  const dataBytes = (wav.data as { chunkSize: number }).chunkSize;
+  const frames = fmt.blockAlign > 0 ? Math.floor(dataBytes / fmt.blockAlign) : 0;
+  return {
+    sampleRate: fmt.sampleRate,
+    channels: fmt.numChannels,
+    bitsPerSample: fmt.bitsPerSample,
+    durationMs: fmt.sampleRate > 0 ? (frames * 1000) / fmt.sampleRate : 0,
+  };
+}
+
+/**
+ * The mono PCM16 samples of a 48 kHz clip.
+ *
+ * @throws RangeError when `buf` is not a 48 kHz mono 16-bit PCM WAV
+ */
+export function clipSamples(buf: Uint8Array): Int16Array {
+  const wav = parse(buf);
+  const fmt = wav.fmt as { audioFormat: number; sampleRate: number; numChannels: number; bitsPerSample: number };
+  if (fmt.audioFormat !== 1 || fmt.sampleRate !== CLIP_SAMPLE_RATE || fmt.numChannels !== 1 || fmt.bitsPerSample !== 16) {
+    throw new RangeError(`expected 48 kHz mono PCM16, got ${fmt.sampleRate} Hz, ${fmt.numChannels} ch, ${fmt.bitsPerSample}-bit (format ${fmt.audioFormat})`);
+  }
+  return clipSamplesOf(wav);
+}
+
+/** The 16-bit samples of a parsed WAV's data chunk (copied). */
+function clipSamplesOf(wav: InstanceType<typeof WaveFile>): Int16Array {
+  const bytes = (wav.data as { samples: Uint8Array }).samples;
+  const copy = new Uint8Array(bytes.byteLength - (bytes.byteLength % 2));
+  copy.set(bytes.subarray(0, copy.byteLength));
+  return new Int16Array(copy.buffer); // RIFF is little-endian, as is every platform Node runs on
+}
+
+/**
+ * Several 48 kHz mono PCM16 WAV clips joined into one, with `gapMs` of silence between
+ * consecutive clips (none before the first or after the last).
+ *
+ * @param wavs  clips in playing order (at least one)
+ * @param gapMs silence between clips, ms; default {@link DEFAULT_GAP_MS}
+ * @throws RangeError when `wavs` is empty or a clip is not 48 kHz mono PCM16
+ */
+export function concatWavs(wavs: Uint8Array[], gapMs: number = DEFAULT_GAP_MS): Buffer {
+  if (wavs.length === 0) throw new RangeError('concatWavs needs at least one clip');
+  const parts = wavs.map(clipSamples);
+  const gap = Math.max(0, Math.round((gapMs * CLIP_SAMPLE_RATE) / 1000));
+  const total = parts.reduce((n, p) => n + p.length, 0) + gap * (parts.length - 1);
+  const out = new Int16Array(total);
+  let at = 0;
+  parts.forEach((p, i) => {
+    if (i > 0) at += gap; // zeros: silence
+    out.set(p, at);
+    at += p.length;
+  });
+  return writeMono16(out, CLIP_SAMPLE_RATE);
+}
