@@ -28,6 +28,9 @@ const numberCmd = () => import('./commands/number.js');
 const adminCmd = () => import('./commands/admin.js');
 const authCmd = () => import('./commands/session-auth.js');
 const serveCmd = () => import('./commands/serve.js');
+const agentCmd = () => import('./commands/agent.js');
+const chatCmd = () => import('./commands/chat.js');
+const sessionCmd = () => import('./commands/session.js');
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -60,6 +63,8 @@ Quick start:
   $ vagent trunk add --address sip.example-carrier.in --number +912240001234 --username acme --password-stdin
   $ vagent number add +918047001234 --label "Bengaluru support"
   $ vagent number bind +918047001234 ag_clinic_booking
+  $ vagent agent apply -f config/agents/
+  $ vagent chat ag_clinic_booking
 
 Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
 3 the daemon cannot be reached.`);
@@ -149,6 +154,67 @@ Examples:
     .description("delete a number's record and binding (the carrier's number is untouched)"),
   'vagent number rm +918047001234')
     .action(action(numberCmd, (m) => m.rm));
+
+  const agent = program.command('agent').description('agent workflows: what an agent says, asks and captures (YAML or JSON files)');
+  agent.command('apply')
+    .description('create or update agents from workflow files (each is checked locally first)')
+    .requiredOption('-f, --file <path>', 'a .yaml, .yml or .json file, or a directory of them (repeat for more)', collect)
+    .option('--no-wait', "return without waiting for the agent's audio to be pre-synthesised")
+    .option('--dry-run', 'check the files only; send nothing')
+    .addHelpText('after', `
+A file with problems is not sent; each problem is printed as FILE:LINE:COL: field: message
+(e.g. ag_clinic_booking.yaml:31:30: steps[2].capture.type: Invalid option …), and the exit
+code is 1. config/agents/ holds four commented examples of the format (docs/agents.md).
+
+Examples:
+  $ vagent agent apply -f config/agents/ag_clinic_booking.yaml
+  $ vagent agent apply -f config/agents/
+  $ vagent agent apply -f agents/ --dry-run
+  $ vagent agent apply -f ag_emi_reminder.yaml -f ag_delivery_confirmation.yaml --no-wait --json`)
+    .action(action(agentCmd, (m) => m.apply));
+  examples(agent.command('list').alias('ls').description('list agents, sorted by id'),
+    'vagent agent list', 'vagent agent list --json | jq -r \'.data[] | select(.direction == "outbound") | .id\'')
+    .action(action(agentCmd, (m) => m.list));
+  examples(agent.command('show').argument('<agent-id>', 'ag_… id').description('show an agent and its steps')
+    .option('--yaml', 'print the stored definition as YAML (to edit and apply again)'),
+  'vagent agent show ag_clinic_booking', 'vagent agent show ag_clinic_booking --yaml > ag_clinic_booking.yaml',
+  'vagent agent show ag_clinic_booking --json')
+    .action(action(agentCmd, (m) => m.show));
+  examples(agent.command('rm').alias('remove').argument('<agent-id>', 'ag_… id')
+    .description('delete an agent (numbers bound to it keep their binding)'),
+  'vagent agent rm ag_clinic_booking')
+    .action(action(agentCmd, (m) => m.rm));
+
+  program.command('chat')
+    .argument('<agent-id>', 'the agent to talk to, e.g. ag_clinic_booking')
+    .description('talk to an agent in text: one line per caller turn')
+    .option('--context <json>', 'a JSON object for the agent\'s templates ({{context.…}})')
+    .option('--customer-name <name>', 'the caller\'s name ({{customer_name}})')
+    .option('--customer-phone <e164>', 'the caller\'s number, E.164')
+    .option('--now <iso>', 'reference time for relative dates ("tomorrow"); sets context.now')
+    .option('--title <text>', 'a title for the session')
+    .addHelpText('after', `
+On a terminal: an interactive prompt. Commands: /end (or Ctrl-D) ends the session and prints
+the summary, /state shows step progress, /play plays the last reply (aplay, paplay, afplay,
+play or ffplay; otherwise its URL is printed), /help.
+With stdin not a terminal: one turn per non-empty line; at EOF the session ends.
+With --json: JSON Lines: the open response, one turn result per line, then the end result.
+
+Examples:
+  $ vagent chat ag_clinic_booking
+  $ vagent chat ag_clinic_booking --now 2025-11-13T10:00:00+05:30 < turns.txt
+  $ printf 'Priya Sharma\\nyes\\ntomorrow\\n' | vagent chat ag_clinic_booking --json | jq .text
+  $ vagent chat ag_delivery_confirmation --customer-name "Rahul Verma" --customer-phone +919876543210 \\
+      --context '{"seller_name": "ShopKart", "delivery_date": "tomorrow, the 14th"}'`)
+    .action(action(chatCmd, (m) => m.chat));
+
+  const session = program.command('session').description('conversation sessions (opened by `vagent chat`, calls or the API)');
+  examples(session.command('show').argument('<session-id>', 'se_… id').description('turns, costs, cache hits and latency of a session'),
+    'vagent session show se_4503599627370497', 'vagent session show se_4503599627370497 --json | jq .total_cost_inr')
+    .action(action(sessionCmd, (m) => m.show));
+  examples(session.command('end').argument('<session-id>', 'se_… id').description('end a session and print its summary'),
+    'vagent session end se_4503599627370497', 'vagent session end se_4503599627370497 --json | jq .summary.extracted')
+    .action(action(sessionCmd, (m) => m.end));
 
   const admin = program.command('admin').description('local administration of a state dir (works while the daemon runs)');
   const tenant = admin.command('tenant').description('tenants');

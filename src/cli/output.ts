@@ -98,3 +98,68 @@ export function printError(err: unknown): void {
     if (process.env.VAGENT_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`);
   }
 }
+
+/** Writes a value as one compact JSON line on stdout (JSON Lines, for streams such as `vagent chat --json`). */
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** Writes a problem line on stderr (`agents/x.yaml:3:7: steps[0].ask: …`), the location in bold. */
+export function problem(location: string, message: string): void {
+  process.stderr.write(`${pc.bold(location)}: ${message}\n`);
+}
+
+/** Failure line on stderr: a red cross and text. */
+export function failed(line: string): void {
+  process.stderr.write(`${pc.red('✘')} ${line}\n`);
+}
+
+/** Cyan text (the agent's side of a chat). */
+export const accent = (s: string): string => pc.cyan(s);
+/** Yellow text (marks: readback, FAQ answer). */
+export const mark = (s: string): string => pc.yellow(s);
+
+/** An INR amount as the API rounds it: `₹0.001250` (6 decimals). */
+export const inr = (value: number | null | undefined): string => `₹${(value ?? 0).toFixed(6)}`;
+
+/** A duration in milliseconds for people: `12 ms`, `1.4 s`. */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A progress display started by {@link progressBar}. */
+export interface Progress {
+  /** Redraws the bar at `done` of `total`. */
+  update(done: number, total: number): void;
+  /** Erases the bar (call before printing the result line). */
+  clear(): void;
+}
+
+/**
+ * A one-line progress bar on stderr (`label ████████░░░░ 31/42`), redrawn in place with `\r`.
+ * Draws nothing when stderr is not a terminal, so logs and pipes stay clean.
+ */
+export function progressBar(label: string, width = 28): Progress {
+  const tty = process.stderr.isTTY === true;
+  let last = '';
+  return {
+    update(done, total) {
+      if (!tty) return;
+      const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
+      const line = `${label} ${pc.green('█'.repeat(filled))}${pc.dim('░'.repeat(width - filled))} ${done}/${total}`;
+      if (line === last) return;
+      process.stderr.write(`\r\u001b[2K${line}`);
+      last = line;
+    },
+    clear() {
+      if (tty && last) process.stderr.write('\r\u001b[2K');
+      last = '';
+    },
+  };
+}
+
+/** Green text (a step done). */
+export const good = (s: string): string => pc.green(s);
+/** Red text (a step failed). */
+export const bad = (s: string): string => pc.red(s);

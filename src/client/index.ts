@@ -6,7 +6,9 @@
  */
 import crypto from 'node:crypto';
 import type { ErrorCode } from '../domain/errors.js';
-import type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
+import type {
+  Agent, AgentSummary, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
+} from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
 export class ApiResponseError extends Error {
@@ -48,7 +50,33 @@ export interface ClientOptions {
   retryDelaysMs?: number[];
 }
 
-export type { ListResponse, NumberRecord, Trunk } from '../domain/resources.js';
+export type {
+  Agent, AgentAudioProgress, AgentSummary, Clip, CostInr, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
+  SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
+} from '../domain/resources.js';
+
+/** Body of `POST /v1/sessions` (spec: Endpoints › Sessions). */
+export interface OpenSessionBody {
+  agent_id: string;
+  /** Free JSON for prompt templates; `context.now` (ISO 8601) sets the reference time. */
+  context?: Record<string, unknown>;
+  customer_name?: string;
+  /** E.164. */
+  customer_phone?: string;
+  title?: string;
+}
+
+/** Body of `POST /v1/sessions/{session_id}/turn`: the caller's text and optional STT telemetry. */
+export interface TurnBody {
+  /** Non-empty. */
+  text: string;
+  stt_confidence?: number;
+  stt_provider?: string;
+  /** Milliseconds, non-negative. */
+  stt_ms?: number;
+  /** Milliseconds, non-negative. */
+  silence_ms?: number;
+}
 
 /**
  * Request options of the typed write methods, with an `Idempotency-Key` made up when none is
@@ -170,4 +198,57 @@ export class VagentClient {
   async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
     return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, withKey(options))).body;
   }
+
+  /** `PUT /v1/agents/{agent_id}`: creates or replaces an agent from its definition (DESIGN.md §6). */
+  async applyAgent(id: string, definition: unknown, options?: RequestOptions): Promise<Agent> {
+    return (await this.request<Agent>('PUT', `/v1/agents/${encodeURIComponent(id)}`, definition, withKey(options))).body;
+  }
+  /** `GET /v1/agents`, sorted by id. */
+  async listAgents(): Promise<ListResponse<AgentSummary>> {
+    return (await this.request<ListResponse<AgentSummary>>('GET', '/v1/agents')).body;
+  }
+  /** `GET /v1/agents/{agent_id}`. */
+  async getAgent(id: string): Promise<Agent> {
+    return (await this.request<Agent>('GET', `/v1/agents/${encodeURIComponent(id)}`)).body;
+  }
+  /** `DELETE /v1/agents/{agent_id}`. */
+  async deleteAgent(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
+    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/agents/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
+  }
+
+  /** `POST /v1/sessions`: opens a text session with an agent (spec: Endpoints › Sessions). */
+  async openSession(body: OpenSessionBody, options?: RequestOptions): Promise<SessionOpened> {
+    return (await this.request<SessionOpened>('POST', '/v1/sessions', body, withKey(options))).body;
+  }
+  /** `POST /v1/sessions/{session_id}/turn`: one caller utterance → the agent's reply. */
+  async turn(sessionId: string, body: TurnBody, options?: RequestOptions): Promise<TurnResult> {
+    return (await this.request<TurnResult>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/turn`, body, withKey(options))).body;
+  }
+  /** `POST /v1/sessions/{session_id}/end`: closes the session and returns its summary and cost. */
+  async endSession(sessionId: string, options?: RequestOptions): Promise<SessionEndResult> {
+    return (await this.request<SessionEndResult>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/end`, undefined, withKey(options))).body;
+  }
+  /** `GET /v1/sessions/{session_id}` (spec: Session detail). */
+  async getSession(sessionId: string): Promise<SessionDetail> {
+    return (await this.request<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)).body;
+  }
+
+  /**
+   * Downloads a clip's audio (`GET /v1/audio/{sha256}.wav`, a capability URL: no API key is
+   * sent). A relative `url` is resolved against the daemon's address.
+   * @returns the response body bytes (a WAV file).
+   * @throws ApiResponseError on a non-2xx answer; DaemonUnreachableError when it cannot be fetched.
+   */
+  async downloadAudio(url: string): Promise<Uint8Array> {
+    const target = new URL(url, `${this.url}/`).toString();
+    let res: Response;
+    try {
+      res = await fetch(target, { redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      throw new DaemonUnreachableError(target, describeCause(err));
+    }
+    if (!res.ok) throw new ApiResponseError(res.status, `http_${res.status}`, `audio download failed (HTTP ${res.status})`);
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
 }

@@ -23,6 +23,7 @@ describe('vagent --help', () => {
     expect(all.map((l) => l.name)).toEqual(expect.arrayContaining([
       'serve', 'login', 'trunk add', 'trunk list', 'trunk show', 'trunk rm', 'number add', 'number list', 'number bind',
       'number rm', 'admin tenant create', 'admin tenant list', 'admin key create', 'admin key list', 'admin key revoke', 'admin audit',
+      'agent apply', 'agent list', 'agent show', 'agent rm', 'chat', 'session show', 'session end',
     ]));
   });
 
@@ -43,5 +44,29 @@ describe('vagent --help', () => {
     const byName = new Map(all.map((l) => [l.name, l.cmd]));
     expect(helpOf(byName.get('trunk add')!)).toMatch(/--address sip\.example-carrier\.in .*\+91\d{10}/);
     expect(helpOf(byName.get('number add')!)).toMatch(/vagent number add \+91\d{10}/);
+  });
+
+  it('agent apply help shows -f with a file and a directory, and how problems are reported', () => {
+    const help = helpOf(new Map(all.map((l) => [l.name, l.cmd])).get('agent apply')!);
+    expect(help).toContain('-f, --file <path>');
+    expect(help).toMatch(/\$ vagent agent apply -f config\/agents\/ag_clinic_booking\.yaml\n/);
+    expect(help).toMatch(/\$ vagent agent apply -f config\/agents\/\n/);
+    expect(help).toContain('FILE:LINE:COL');
+    expect(help).toContain('--no-wait');
+    expect(help).toContain('--dry-run');
+  });
+
+  it('chat help explains the three modes and the slash commands', () => {
+    const help = helpOf(new Map(all.map((l) => [l.name, l.cmd])).get('chat')!);
+    for (const s of ['/end', '/state', '/play', '/help', 'Ctrl-D', 'JSON Lines', '--now <iso>', '--context <json>', '--customer-phone <e164>']) {
+      expect(help).toContain(s);
+    }
+    expect(help).toMatch(/--customer-phone \+91\d{10}/);
+  });
+
+  it('the top-level quick start applies the example agents and chats with one', () => {
+    const help = helpOf(program);
+    expect(help).toContain('$ vagent agent apply -f config/agents/');
+    expect(help).toContain('$ vagent chat ag_clinic_booking');
   });
 });

@@ -1,0 +1,135 @@
+/**
+ * How `vagent chat` and `vagent session` show a conversation to people: agent lines with
+ * subtle marks for fillers, readbacks and FAQ answers, a dim cost footer per turn, step
+ * progress and the end-of-session summary. Every line is written through src/cli/output.ts.
+ */
+import type { Clip, CostInr, SessionDetail, SessionEndResult, SessionOpened, StepProgress, TurnResult } from '../../client/index.js';
+import { accent, bad, bold, dim, formatMs, good, inr, mark, ok, printFields, say } from '../output.js';
+
+/** The dim tag after a clip's text, or '' for a plain clip. */
+function tagOf(clip: Clip): string {
+  if (clip.is_filler) return 'filler';
+  if (clip.is_readback || clip.is_digit) return 'readback';
+  if (clip.is_confirm_prompt) return 'confirm';
+  if (clip.source === 'faq') return clip.intent_key ? `faq:${clip.intent_key}` : 'faq';
+  return '';
+}
+
+/**
+ * Clips as display lines: runs of digit clips (a digit-by-digit readback) are joined into one
+ * line (`9 8 7 6 5 4 3 2 1 0`).
+ */
+export function clipLines(clips: Clip[]): Array<{ text: string; tag: string }> {
+  const lines: Array<{ text: string; tag: string }> = [];
+  for (const clip of clips) {
+    const prev = lines[lines.length - 1];
+    if (clip.is_digit && prev?.tag === 'readback' && /^[0-9 ]+$/.test(prev.text)) prev.text += ` ${clip.text}`;
+    else lines.push({ text: clip.text, tag: tagOf(clip) });
+  }
+  return lines;
+}
+
+/** Prints the agent's clips, one line each: `agent › text  · readback`. */
+export function printAgentClips(clips: Clip[]): void {
+  for (const { text, tag } of clipLines(clips)) {
+    const body = tag === 'filler' ? dim(text) : tag.startsWith('faq') || tag === 'readback' ? mark(text) : text;
+    say(`${accent('agent ›')} ${body}${tag ? dim(`  · ${tag}`) : ''}`);
+  }
+}
+
+/** Prints what the caller said (non-interactive mode, where the terminal did not echo it). */
+export function printCallerLine(text: string): void {
+  say(`${dim('you   ›')} ${text}`);
+}
+
+/** The session header and the opening clips, in `display_order`. */
+export function printOpening(opened: SessionOpened, interactive: boolean): void {
+  const a = opened.agent;
+  say(dim(`session ${opened.session_id} · ${a?.name ?? opened.agent_id} (${opened.agent_id}, ${a?.language ?? '?'})` +
+    (interactive ? ' · /help for commands, Ctrl-D to end' : '')));
+  const clips = [...(opened.opening?.clips ?? [])].sort((x, y) => (x.display_order ?? 0) - (y.display_order ?? 0));
+  printAgentClips(clips);
+}
+
+/** One turn: the agent's lines and a dim footer `layer=capture · ₹0.000000 · 12 ms (session ₹…)`. */
+export function printTurn(turn: TurnResult): void {
+  printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
+  say(dim(`layer=${turn.trace?.layer ?? '?'} · ${inr(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
+    ` (session ${inr(turn.session_totals?.total_inr)})`));
+}
+
+const STATUS_MARK: Record<string, (s: string) => string> = {
+  done: good,
+  failed: bad,
+  skipped: (s) => dim(s),
+  pending: (s) => s,
+};
+
+/** `/state`: `3/5 steps (60%)` and each step's status; the current step marked `›`. */
+export function printStepProgress(progress: StepProgress | undefined, cursor?: string): void {
+  if (!progress) {
+    say(dim('no step progress for this session'));
+    return;
+  }
+  say(`${bold('steps')} ${progress.done}/${progress.total} (${progress.pct}%)`);
+  for (const [id, status] of Object.entries(progress.steps ?? {})) {
+    const colour = STATUS_MARK[status] ?? ((s: string) => s);
+    say(`${id === cursor ? accent('›') : ' '} ${id.padEnd(16)} ${colour(status)}`);
+  }
+}
+
+/** `/help` in a chat. */
+export function printChatHelp(): void {
+  say(dim('/end    end the session and show the summary (also Ctrl-D)'));
+  say(dim('/state  step progress'));
+  say(dim('/play   play the last reply\'s audio'));
+  say(dim('/help   this list'));
+}
+
+/** `₹total (llm ₹…, tts ₹…, stt ₹…)`. */
+export function costLine(cost: CostInr | undefined): string {
+  if (!cost) return dim('-');
+  return `${inr(cost.total_inr)} ${dim(`(llm ${inr(cost.llm_inr)}, tts ${inr(cost.tts_inr)}, stt ${inr(cost.stt_inr)})`)}`;
+}
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return JSON.stringify(v);
+}
+
+/** The end-of-session result: outcome, steps, cost and the extracted values. */
+export function printSummary(end: SessionEndResult): void {
+  ok(`session ${end.session_id} ended`);
+  const s = end.summary ?? {};
+  if (s.outcome === undefined) {
+    say(dim('no summary for this session'));
+    printFields([['cost', costLine(end.cost)]]);
+    return;
+  }
+  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${s.turns === undefined ? '' : dim(` (${s.turns} turns)`)}`]];
+  if (s.steps?.length) fields.push(['steps', s.steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
+  fields.push(['cost', costLine(end.cost)]);
+  printFields(fields);
+  const extracted = Object.entries(s.extracted ?? {});
+  say(dim('extracted:'));
+  if (extracted.length === 0) say(dim('  nothing captured'));
+  const width = Math.max(0, ...extracted.map(([k]) => k.length));
+  for (const [slot, value] of extracted) say(`  ${slot.padEnd(width)}  ${valueText(value)}`);
+}
+
+/** `vagent session show`: the session detail (spec: Session detail). */
+export function printSessionDetail(d: SessionDetail): void {
+  const id = typeof d.session_id === 'number' ? `se_${d.session_id}` : String(d.session_id);
+  printFields([
+    ['session', id],
+    ['turns', String(Array.isArray(d.turns) ? d.turns.length : 0)],
+    ['cost', costLine({ total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr })],
+    ['cache hits', `${d.cache_hits} (${(d.cache_hit_percent ?? 0).toFixed(1)}%)`],
+    ['live tts', `${d.live_tts_calls} calls (${(d.live_tts_percent ?? 0).toFixed(1)}%), ${d.tts_chars} chars`],
+    ['llm', `${d.llm_calls} calls, ${d.llm_input_tokens} in / ${d.llm_output_tokens} out / ${d.llm_cached_tokens} cached tokens`],
+    ['stt', `${(d.stt_seconds ?? 0).toFixed(1)} s`],
+    ['latency', `avg ${formatMs(d.avg_latency_ms)}, total ${formatMs(d.total_latency_ms)}`],
+    ['silence', formatMs(d.total_silence_ms)],
+  ]);
+}

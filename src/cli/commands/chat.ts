@@ -1,0 +1,206 @@
+/**
+ * `vagent chat AGENT_ID` (DESIGN.md §5): a text conversation with an agent over the session
+ * API (`POST /v1/sessions`, `/turn`, `/end`).
+ *
+ * - stdin and stdout are terminals: an interactive prompt with slash commands;
+ * - otherwise: one turn per non-empty stdin line, the session ended at EOF;
+ * - `--json`: JSON Lines — the open response, each turn result, then the end result.
+ */
+import readline from 'node:readline';
+import { ApiResponseError, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
+import { isE164 } from '../../domain/e164.js';
+import type { CommandContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
+import { playUrls } from '../player.js';
+import {
+  costLine, printCallerLine, printChatHelp, printOpening, printStepProgress, printSummary, printTurn,
+} from './chat-view.js';
+
+/** Flags of `vagent chat`. */
+export interface ChatFlags {
+  /** A JSON object for the agent's templates. */
+  context?: string;
+  customerName?: string;
+  /** E.164. */
+  customerPhone?: string;
+  /** ISO 8601 reference time; becomes `context.now`. */
+  now?: string;
+  title?: string;
+}
+
+/**
+ * The `POST /v1/sessions` body for the flags.
+ * @throws UsageError (exit 2) for a `--context` that is not a JSON object, a `--now` that is
+ *   not a date-time, or a `--customer-phone` that is not E.164
+ */
+export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
+  const body: OpenSessionBody = { agent_id: agentId };
+  let context: Record<string, unknown> | undefined;
+  if (flags.context !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(flags.context);
+    } catch (err) {
+      throw new UsageError(`--context is not valid JSON: ${(err as Error).message}`, 'example: --context \'{"seller_name": "ShopKart"}\'');
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new UsageError('--context must be a JSON object', 'example: --context \'{"seller_name": "ShopKart"}\'');
+    }
+    context = parsed as Record<string, unknown>;
+  }
+  if (flags.now !== undefined) {
+    if (!/^\d{4}-\d\d-\d\d/.test(flags.now) || Number.isNaN(Date.parse(flags.now))) {
+      throw new UsageError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'example: --now 2025-11-13T10:00:00+05:30');
+    }
+    context = { ...context, now: flags.now };
+  }
+  if (flags.customerPhone !== undefined && !isE164(flags.customerPhone)) {
+    throw new UsageError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'example: --customer-phone +919876543210');
+  }
+  if (context !== undefined) body.context = context;
+  if (flags.customerName !== undefined) body.customer_name = flags.customerName;
+  if (flags.customerPhone !== undefined) body.customer_phone = flags.customerPhone;
+  if (flags.title !== undefined) body.title = flags.title;
+  return body;
+}
+
+/** What the loop does after a line: go on, end the session, or stop (the session is already gone). */
+type Next = 'continue' | 'end' | 'stop';
+
+/** One chat: the open session, the last reply's audio and progress, and the output mode. */
+class Conversation {
+  private readonly id: string;
+  private lastAudio: string[];
+  private progress: StepProgress | undefined;
+  private cursor: string | undefined;
+  private last: TurnResult | undefined;
+
+  constructor(
+    private readonly client: VagentClient,
+    opened: SessionOpened,
+    private readonly json: boolean,
+    private readonly interactive: boolean,
+  ) {
+    this.id = opened.session_id;
+    this.progress = opened.state?.step_progress;
+    this.cursor = opened.state?.cursor;
+    this.lastAudio = (opened.opening?.clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
+  }
+
+  /** Slash commands; `/end` also ends a `--json` chat, the others are for people. */
+  private readonly commands: Record<string, () => Promise<Next> | Next> = {
+    '/end': () => 'end',
+    '/exit': () => 'end',
+    '/quit': () => 'end',
+    '/state': () => { printStepProgress(this.progress, this.cursor); return 'continue'; },
+    '/play': async (): Promise<Next> => { await this.play(); return 'continue'; },
+    '/help': () => { printChatHelp(); return 'continue'; },
+  };
+
+  /** Reads lines until EOF, `/end` or an ended reply, then ends the session and shows the summary. */
+  async run(): Promise<void> {
+    const rl = readline.createInterface(this.interactive
+      ? { input: process.stdin, output: process.stdout, terminal: true, prompt: dim('you   › ') }
+      : { input: process.stdin, terminal: false });
+    if (this.interactive) rl.on('SIGINT', () => rl.close());
+    let next: Next | undefined;
+    try {
+      if (this.interactive) rl.prompt();
+      for await (const raw of rl) {
+        const line = raw.trim();
+        const step = line === '' ? 'continue' : line.startsWith('/') ? await this.command(line) : await this.turn(line);
+        if (step !== 'continue') {
+          next = step;
+          break;
+        }
+        if (this.interactive) rl.prompt();
+      }
+    } finally {
+      rl.close();
+    }
+    // EOF or Ctrl-D/Ctrl-C at the prompt: leave the prompt's line before the summary.
+    if (next === undefined && this.interactive) say();
+    next ??= 'end';
+    if (next === 'end') await this.end();
+  }
+
+  private async command(line: string): Promise<Next> {
+    const name = line.split(/\s+/)[0]!.toLowerCase();
+    const run = this.commands[name];
+    if (!run) {
+      hint(`unknown command ${name}; /help lists them`);
+      return 'continue';
+    }
+    if (this.json && !['/end', '/exit', '/quit'].includes(name)) {
+      hint(`${name} is ignored with --json`);
+      return 'continue';
+    }
+    return run();
+  }
+
+  private async turn(text: string): Promise<Next> {
+    if (!this.json && !this.interactive) printCallerLine(text);
+    let turn: TurnResult;
+    try {
+      turn = await this.client.turn(this.id, { text });
+    } catch (err) {
+      if (!(err instanceof ApiResponseError)) throw err;
+      const gone = err.code === 'session_already_ended' || err.code === 'session_not_found';
+      if (this.interactive) {
+        printError(err);
+        return gone ? 'stop' : 'continue';
+      }
+      if (!gone) hint(`session ${this.id} is still open; end it with: vagent session end ${this.id}`);
+      throw err;
+    }
+    this.last = turn;
+    this.progress = turn.state?.step_progress;
+    this.cursor = turn.state?.cursor;
+    this.lastAudio = turn.audio_url ? [turn.audio_url]
+      : (turn.clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
+    if (this.json) printJsonLine(turn);
+    else printTurn(turn);
+    return turn.ended ? 'end' : 'continue';
+  }
+
+  private async play(): Promise<void> {
+    if (this.lastAudio.length === 0) {
+      hint('the last reply has no audio (synthesis failed or was skipped)');
+      return;
+    }
+    try {
+      const res = await playUrls(this.lastAudio, (u) => this.client.downloadAudio(u));
+      if (res.played) return;
+      say(dim('no audio player found (tried aplay, paplay, afplay, play, ffplay); the audio is at:'));
+      for (const u of this.lastAudio) say(new URL(u, `${this.client.url}/`).toString());
+    } catch (err) {
+      printError(err);
+    }
+  }
+
+  /** `POST /end` and the summary; a session the engine already closed is reported from the last totals. */
+  private async end(): Promise<void> {
+    try {
+      const res = await this.client.endSession(this.id);
+      if (this.json) printJsonLine(res);
+      else printSummary(res);
+    } catch (err) {
+      if (!(err instanceof ApiResponseError) || err.code !== 'session_already_ended') throw err;
+      if (this.json) return;
+      ok(`session ${this.id} ended`);
+      if (this.last) printFields([['cost', costLine(this.last.session_totals)]]);
+    }
+  }
+}
+
+/** `vagent chat AGENT_ID`: opens a session and converses (see the module comment for the modes). */
+export async function chat(ctx: CommandContext, agentId: string, flags: ChatFlags): Promise<void> {
+  const body = sessionBody(agentId, flags);
+  const client = await ctx.client();
+  const opened = await client.openSession(body);
+  const interactive = !ctx.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  if (ctx.json) printJsonLine(opened);
+  else printOpening(opened, interactive);
+  await new Conversation(client, opened, ctx.json, interactive).run();
+}

@@ -1,0 +1,272 @@
+/**
+ * `vagent agent`, `vagent chat` and `vagent session` through the built binary against a real
+ * daemon: local validation with file positions, apply/list/show/rm, a whole booking through
+ * ag_clinic_booking (loaded from config/agents/ on first start) from piped stdin, JSON Lines,
+ * and the error exit codes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminKey, cleanupAll, freePort, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
+
+let daemon: Daemon;
+let env: Record<string, string>;
+let dir: string;
+
+/** Runs a command with the daemon's URL and key in the environment. */
+const vagent = (args: string[], input?: string) => runCli(args, { env, ...(input === undefined ? {} : { input }) });
+
+const PHARMACY = `# A small inbound agent for the tests.
+id: ag_cli_pharmacy
+name: Pharmacy refill
+direction: inbound
+language: en-IN
+opening:
+  - text: "Hello, this is City Pharmacy."
+  - text: "What is your name?"
+    requires_user_input: true
+steps:
+  - id: name
+    ask: "What is your name?"
+    capture: { slot: customer, type: person_name }
+  - id: refill
+    ask: "Shall we refill your last order?"
+    capture: { slot: refill, type: yes_no }
+faq:
+  - intent: timings
+    keywords: [timing, open, hours]
+    answer: "We are open eight to ten, every day."
+closing: "Thank you. Goodbye!"
+`;
+
+/** The booking, one caller turn per line (the reference time is fixed with --now). */
+const BOOKING = ['Priya Sharma', 'yes', 'tomorrow', 'yes', 'half past ten in the morning', 'yes', '9876543210', 'yes', 'fever and cough', 'thank you'];
+const NOW = '2025-11-13T10:00:00+05:30';
+
+beforeAll(async () => {
+  requireBuild();
+  daemon = await startDaemon();
+  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir, 'default') };
+  dir = tempDir('vagent-agents-');
+}, 30_000);
+afterAll(cleanupAll, 30_000);
+
+function write(name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+describe('vagent agent', { timeout: 60_000 }, () => {
+  it('lists the example agents loaded on first start', async () => {
+    const res = await vagent(['agent', 'list']);
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+DIRECTION\s+LANGUAGE\s+VERSION\s+UPDATED$/);
+    expect(lines.find((l) => l.startsWith('ag_clinic_booking '))).toMatch(/Clinic appointment booking\s+inbound\s+en-IN\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    const json = JSON.parse((await vagent(['agent', 'list', '--json'])).stdout);
+    expect(json).toMatchObject({ has_more: false, next_cursor: null });
+    const ids = json.data.map((a: { id: string }) => a.id);
+    expect(ids).toEqual([...ids].sort());
+    expect(ids).toContain('ag_clinic_booking');
+  });
+
+  it('applies a valid file, waits for pre-synthesis, and reports the version', async () => {
+    const file = write('pharmacy.yaml', PHARMACY);
+    const res = await vagent(['agent', 'apply', '-f', file]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^✔ ag_cli_pharmacy applied \(version 1, \d+ clips pre-synthesised(, \d+ failed)?\)$/m);
+
+    const again = await vagent(['agent', 'apply', '-f', file, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const [agent] = JSON.parse(again.stdout);
+    expect(agent).toMatchObject({ id: 'ag_cli_pharmacy', name: 'Pharmacy refill', version: 1, direction: 'inbound', language: 'en-IN' });
+    expect(agent.audio.ready + agent.audio.failed).toBe(agent.audio.total);
+    expect(agent.audio.total).toBeGreaterThan(0);
+    expect(agent.digest).toMatch(/^[0-9a-f]{64}$/);
+
+    write('pharmacy.yaml', PHARMACY.replace('Thank you. Goodbye!', 'Thank you, take care. Goodbye!'));
+    const changed = JSON.parse((await vagent(['agent', 'apply', '-f', file, '--json'])).stdout);
+    expect(changed[0].version).toBe(2);
+    expect(changed[0].digest).not.toBe(agent.digest);
+  });
+
+  it('refuses an invalid file with FILE:LINE:COL positions, sends nothing for it, and applies the valid one', async () => {
+    const bad = write('batch/a-bad.yaml', PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_bad').replace('type: yes_no', 'type: yes_or_no') + 'colour: blue\n');
+    write('batch/b-good.json', JSON.stringify({
+      id: 'ag_cli_json', name: 'JSON agent', direction: 'outbound', language: 'hi-IN',
+      opening: [{ text: 'Namaste' }], closing: 'Dhanyavaad',
+    }, null, 2));
+    write('batch/notes.txt', 'not an agent');
+    const res = await vagent(['agent', 'apply', '-f', path.join(dir, 'batch')]);
+    expect(res.code).toBe(1);
+    const lines = PHARMACY.split('\n');
+    const badLine = lines.findIndex((l) => l.includes('type: yes_no')) + 1;
+    const badCol = lines[badLine - 1]!.indexOf('yes_no') + 1;
+    expect(res.stderr).toContain(`${bad}:${badLine}:${badCol}: steps[1].capture.type: Invalid option: expected one of`);
+    expect(res.stderr).toContain(`${bad}:${lines.length}:1: colour: unknown key`);
+    expect(res.stderr).toMatch(/^error: 1 of 2 agent files not applied$/m);
+    expect(res.stdout).toMatch(/^✔ ag_cli_json applied \(version 1, \d+ clips pre-synthesised(, \d+ failed)?\)$/m);
+
+    const missing = await vagent(['agent', 'show', 'ag_cli_bad']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: not_found: /m);
+  });
+
+  it('--dry-run validates only', async () => {
+    const file = write('dry.yaml', PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_dry'));
+    const res = await vagent(['agent', 'apply', '-f', file, '--dry-run']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('ag_cli_dry is valid');
+    expect((await vagent(['agent', 'show', 'ag_cli_dry'])).code).toBe(1);
+    const bad = write('dry-bad.yaml', PHARMACY.replace('direction: inbound', 'direction: sideways'));
+    const badRes = await vagent(['agent', 'apply', '-f', bad, '--dry-run']);
+    expect(badRes.code).toBe(1);
+    expect(badRes.stderr).toContain(`${bad}:4:12: direction: Invalid option`);
+  });
+
+  it('shows an agent with its steps, as JSON, and as YAML that applies again unchanged', async () => {
+    const show = await vagent(['agent', 'show', 'ag_cli_pharmacy']);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^id:\s+ag_cli_pharmacy$/m);
+    expect(show.stdout).toMatch(/^version:\s+2$/m);
+    expect(show.stdout).toMatch(/^audio:\s+\d+\/\d+ clips ready/m);
+    expect(show.stdout).toMatch(/^faq:\s+timings$/m);
+    expect(show.stdout).toMatch(/^STEP\s+SLOT\s+TYPE\s+CONFIRM\s+OPTIONAL\s+ASK$/m);
+    expect(show.stdout).toMatch(/^refill\s+refill\s+yes_no\s+-\s+no\s+Shall we refill your last order\?$/m);
+
+    const json = JSON.parse((await vagent(['agent', 'show', 'ag_cli_pharmacy', '--json'])).stdout);
+    expect(json).toMatchObject({ id: 'ag_cli_pharmacy', version: 2 });
+    expect(json.definition.steps).toHaveLength(2);
+
+    const yaml = await vagent(['agent', 'show', 'ag_cli_pharmacy', '--yaml']);
+    expect(yaml.code).toBe(0);
+    expect(parseYaml(yaml.stdout)).toEqual(json.definition);
+    const file = write('roundtrip.yaml', yaml.stdout);
+    const reapplied = JSON.parse((await vagent(['agent', 'apply', '-f', file, '--json'])).stdout);
+    expect(reapplied[0].version).toBe(2);
+  });
+
+  it('removes an agent', async () => {
+    const res = await vagent(['agent', 'rm', 'ag_cli_json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('agent ag_cli_json removed');
+    const again = await vagent(['agent', 'rm', 'ag_cli_json']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error: not_found: /m);
+    const malformed = await vagent(['agent', 'show', 'clinic']);
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toMatch(/^error: workflow_not_found: /m);
+  });
+});
+
+describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
+  let sessionId: string;
+
+  it('books an appointment from piped stdin, one turn per line, and prints the summary at EOF', async () => {
+    const res = await vagent(['chat', 'ag_clinic_booking', '--now', NOW], `${BOOKING.join('\n')}\n`);
+    expect(res.code, res.stderr).toBe(0);
+    const out = res.stdout;
+    sessionId = /^session (se_\d+) · Clinic appointment booking \(ag_clinic_booking, en-IN\)$/m.exec(out)![1]!;
+    expect(out).toMatch(/^agent › Namaste, this is Sunrise Clinic\. I can book an appointment for you\.$/m);
+    expect(out).toMatch(/^you {3}› Priya Sharma$/m);
+    expect(out).toMatch(/^agent › .*Priya Sharma.*· readback$/m);
+    expect(out).toMatch(/^agent › 9 8 7 6 5 4 3 2 1 0 {2}· readback$/m);
+    expect(out).toMatch(/^layer=\S+ · ₹\d+\.\d{6} · [\d.]+ m?s \(session ₹\d+\.\d{6}\)$/m);
+    expect(out).toMatch(new RegExp(`^✔ session ${sessionId} ended$`, 'm'));
+    expect(out).toMatch(/^outcome:\s+completed/m);
+    expect(out).toMatch(/^ {2}patient_name\s+Priya Sharma$/m);
+    expect(out).toMatch(/^ {2}visit_date\s+2025-11-14$/m);
+    expect(out).toMatch(/^ {2}visit_time\s+10:30$/m);
+    expect(out).toMatch(/^ {2}phone\s+9876543210$/m);
+    expect(out).toMatch(/^cost:\s+₹\d+\.\d{6} \(llm ₹/m);
+  });
+
+  it('session show reports the turns and costs; session end returns the same summary again', async () => {
+    const show = await vagent(['session', 'show', sessionId]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(new RegExp(`^session:\\s+${sessionId}$`, 'm'));
+    expect(show.stdout).toMatch(new RegExp(`^turns:\\s+${BOOKING.length}$`, 'm'));
+    expect(show.stdout).toMatch(/^cache hits:\s+\d+ \(\d+\.\d%\)$/m);
+    const detail = JSON.parse((await vagent(['session', 'show', sessionId, '--json'])).stdout);
+    expect(detail.session_id).toBe(Number(sessionId.slice(3)));
+    expect(detail.turns).toHaveLength(BOOKING.length);
+
+    const end = await vagent(['session', 'end', sessionId, '--json']);
+    expect(end.code, end.stderr).toBe(0);
+    const result = JSON.parse(end.stdout);
+    expect(result).toMatchObject({ session_id: sessionId, ended: true, summary: { outcome: 'completed' } });
+    expect(result.summary.extracted).toMatchObject({ patient_name: 'Priya Sharma', visit_date: '2025-11-14', phone: '9876543210' });
+    const human = await vagent(['session', 'end', sessionId]);
+    expect(human.stdout).toMatch(/^outcome:\s+completed/m);
+  });
+
+  it('--json prints JSON Lines: the open response, each turn, then the end result', async () => {
+    const res = await vagent(['chat', 'ag_cli_pharmacy', '--json'], 'Asha Rao\nare you open on sunday\n\nyes\n/state\n');
+    expect(res.code, res.stderr).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(5);
+    const [open, ...rest] = lines;
+    expect(open).toMatchObject({ agent_id: 'ag_cli_pharmacy', agent: { id: 'ag_cli_pharmacy', direction: 'inbound' } });
+    expect(open.opening.clips[1]).toMatchObject({ text: 'What is your name?', requires_user_input: true });
+    const turns = rest.slice(0, 3);
+    for (const t of turns) expect(Object.keys(t)).toEqual(expect.arrayContaining(['text', 'clips', 'state', 'trace', 'cost', 'session_totals']));
+    expect(turns[1].clips.some((c: { source?: string; intent_key?: string }) => c.source === 'faq' && c.intent_key === 'timings')).toBe(true);
+    expect(turns[2].session_totals.turns).toBe(3);
+    expect(rest[3]).toMatchObject({ session_id: open.session_id, ended: true, summary: { extracted: { customer: 'Asha Rao', refill: true } } });
+    expect(res.stderr).toContain('/state is ignored with --json');
+  });
+
+  it('/state and /end work in piped mode, and FAQ answers are marked', async () => {
+    const res = await vagent(['chat', 'ag_cli_pharmacy'], 'Asha Rao\n/state\nwhen are you open\n/end\nnot sent\n');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^steps 1\/2 \(50%\)$/m);
+    expect(res.stdout).toMatch(/^ {2}name\s+done$/m);
+    expect(res.stdout).toMatch(/^› refill\s+pending$/m);
+    expect(res.stdout).toMatch(/^agent › We are open eight to ten, every day\. {2}· faq:timings$/m);
+    expect(res.stdout).not.toContain('not sent');
+    expect(res.stdout).toMatch(/^outcome:\s+abandoned/m);
+  });
+
+  it('a turn error in piped mode is printed and stops the chat with exit 1', async () => {
+    const res = await vagent(['chat', 'ag_cli_pharmacy'], `Asha Rao\n${'a'.repeat(4001)}\nyes\n`);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: invalid_request: /m);
+    const id = /session (se_\d+) is still open; end it with: vagent session end se_\d+/.exec(res.stderr)![1]!;
+    const detail = JSON.parse((await vagent(['session', 'show', id, '--json'])).stdout);
+    expect(detail.turns).toHaveLength(1);
+  });
+
+  it('errors: unknown agent, malformed id, bad flags, unknown session, daemon down', async () => {
+    const unknown = await vagent(['chat', 'ag_nope'], '');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: not_found: /m);
+    const malformed = await vagent(['chat', 'clinic'], '');
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toMatch(/^error: workflow_not_found: /m);
+
+    const context = await vagent(['chat', 'ag_clinic_booking', '--context', '[1]'], '');
+    expect(context.code).toBe(2);
+    expect(context.stderr).toContain('--context must be a JSON object');
+    const now = await vagent(['chat', 'ag_clinic_booking', '--now', 'tomorrow'], '');
+    expect(now.code).toBe(2);
+    const phone = await vagent(['chat', 'ag_clinic_booking', '--customer-phone', '98765'], '');
+    expect(phone.code).toBe(2);
+
+    const session = await vagent(['session', 'show', 'se_12345']);
+    expect(session.code).toBe(1);
+    expect(session.stderr).toMatch(/^error: not_found: /m);
+    const badSession = await vagent(['session', 'end', 'nope']);
+    expect(badSession.code).toBe(1);
+    expect(badSession.stderr).toMatch(/^error: session_not_found: /m);
+
+    const down = { ...env, VAGENT_URL: `http://127.0.0.1:${await freePort()}` };
+    for (const args of [['chat', 'ag_clinic_booking'], ['agent', 'list'], ['agent', 'apply', '-f', path.join(dir, 'pharmacy.yaml')], ['session', 'show', 'se_1']]) {
+      const res = await runCli(args, { env: down, input: 'hello\n' });
+      expect(res.code, args.join(' ')).toBe(3);
+      expect(res.stderr).toContain(down.VAGENT_URL);
+    }
+  });
+});
