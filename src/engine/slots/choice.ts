@@ -2,8 +2,9 @@
  * The `choice` extractor (DESIGN.md §6: `options: [{id, synonyms}]` → the option id).
  *
  * An option is picked by its id (`general_ward` is also heard as "general ward") or any of its
- * synonyms, matched as whole words, case-insensitively, with plural `s` ignored. The longest
- * matching phrase wins, then the earliest. In answer mode, with no phrase matched, "the first
+ * synonyms, matched as whole words, case-insensitively, with plural `s` ignored; a denied
+ * phrase ("don't cancel", "cancel mat karo") does not count. The longest matching phrase
+ * wins, then the earliest. In answer mode, with no phrase matched, "the first
  * one" / "option 2" / "pehla" / "doosra" pick by position.
  */
 import type { ChoiceOption } from '../../domain/agent.js';
@@ -19,6 +20,9 @@ const ORDINAL_PICK: Record<string, number> = Object.fromEntries(
     last: -1, aakhri: -1, akhri: -1, 'आखिरी': -1,
   }).map(([k, v]) => [normalizeWord(k), v]),
 );
+
+const NEGATE_BEFORE = new Set(['not', "don't", 'dont', 'no', 'never', "didn't", 'na', 'mat', 'nahi', 'नहीं', 'मत'].map(normalizeWord));
+const NEGATE_AFTER = new Set(['mat', 'nahi', 'nahin', 'मत', 'नहीं'].map(normalizeWord));
 
 function stem(w: string): string {
   return /^[a-z]{4,}s$/.test(w) ? w.slice(0, -1) : w;
@@ -37,8 +41,13 @@ function words(text: string): string[] {
  *          equally well). Never throws.
  */
 export function extractChoice(utterance: string, options: readonly ChoiceOption[], mode: 'answer' | 'volunteer'): { value: string; matched: string } | null {
-  const toks = tokenize(utterance).filter((t) => t.kind !== 'sym');
+  const all = tokenize(utterance);
+  const toks = all.filter((t) => t.kind !== 'sym');
+  const fullIndex = all.map((t, i) => (t.kind === 'sym' ? -1 : i)).filter((i) => i >= 0);
   const said = toks.map((t) => stem(t.text));
+  /** "don't cancel", "cancel mat karo": the phrase at [i, i+len) is denied (punctuation in between breaks it). */
+  const negated = (i: number, len: number): boolean =>
+    NEGATE_BEFORE.has(all[fullIndex[i]! - 1]?.text ?? '') || NEGATE_AFTER.has(all[fullIndex[i + len - 1]! + 1]?.text ?? '');
   let best: { id: string; len: number; at: number } | null = null;
   let tie = false;
   for (const option of options) {
@@ -46,7 +55,7 @@ export function extractChoice(utterance: string, options: readonly ChoiceOption[
       const ph = words(phrase);
       if (ph.length === 0) continue;
       for (let i = 0; i + ph.length <= said.length; i++) {
-        if (!ph.every((w, k) => said[i + k] === w)) continue;
+        if (!ph.every((w, k) => said[i + k] === w) || negated(i, ph.length)) continue;
         if (!best || ph.length > best.len || (ph.length === best.len && i < best.at)) {
           best = { id: option.id, len: ph.length, at: i };
           tie = false;

@@ -49,7 +49,7 @@ const YEAR = '(?: ,)?(?: (?<y>\\d{4}))?';
 const AFTER_ORDINAL = new Set(['of', 'at', 'for', 'and', 'to', 'until', 'till', 'in', 'on', 'please', 'instead', 'then', 'or', 'from', 'is', 'would',
   'will', 'works', 'work', 'sounds', 'should', 'could', 'if', 'but', 'so', 'around', 'by', 'with', 'ko', 'ki', 'ka', 'ke', 'se', 'tak', 'hai', 'ho',
   'chalega', 'karo', 'kar', 'this', 'next', 'i', 'we', 'it', 'that', 'maybe', 'also', 'too', 'as', 'morning', 'afternoon', 'evening', 'night',
-  'month', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'only', 'itself', 'is', 'was', 'works', 'fine', 'good', 'leaving', 'returning', 'checking', 'arriving',
+  'month', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'only', 'itself', 'was', 'fine', 'good', 'leaving', 'returning', 'checking', 'arriving',
   ...Object.keys(DAYPARTS)].map(normalizeWord));
 
 type Resolver = (g: Hit['groups'], today: CivilDate) => CivilDate | null;

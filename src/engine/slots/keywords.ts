@@ -15,7 +15,7 @@ export const COUNT_NOUNS: readonly string[] = [
   'unit', 'units', 'plate', 'plates', 'box', 'boxes', 'packet', 'packets', 'bottle', 'bottles', 'copies', 'copy', 'pass', 'passes',
   'day', 'days', 'night', 'nights', 'week', 'weeks', 'month', 'months', 'year', 'years', 'hour', 'hours', 'minute', 'minutes', 'times',
   'log', 'logon', 'logo', 'logg', 'jane', 'vyakti', 'aadmi', 'bande', 'bachche', 'bacche', 'baccha', 'kamra', 'kamre', 'kamron',
-  'din', 'dino', 'dinon', 'raat', 'raaten', 'hafte', 'mahine', 'saal', 'ghante', 'ghanta', 'minat', 'seat', 'ticketein', 'tikat',
+  'din', 'dino', 'dinon', 'raat', 'raaten', 'hafte', 'mahine', 'saal', 'ghante', 'ghanta', 'minat', 'ticketein', 'tikat',
   'लोग', 'लोगों', 'व्यक्ति', 'आदमी', 'बच्चे', 'टिकट', 'सीट', 'कमरा', 'कमरे', 'दिन', 'रात', 'हफ्ते', 'महीने', 'साल', 'घंटे',
 ];
 
@@ -31,7 +31,7 @@ export const CURRENCY_BEFORE: readonly string[] = ['₹', '$', 'rs', 'inr', 'rup
 
 /** Currency said after an amount: rupees, rupaye, bucks, dollars, /-. */
 export const CURRENCY_AFTER: readonly string[] = [
-  'rupees', 'rupee', 'rupaye', 'rupaiye', 'rupay', 'rupaye', 'rupye', 'rupiya', 'rupiye', 'rupya', 'rs', 'inr', 'bucks', 'buck',
+  'rupees', 'rupee', 'rupaye', 'rupaiye', 'rupay', 'rupye', 'rupiya', 'rupiye', 'rupya', 'rs', 'inr', 'bucks', 'buck',
   'dollars', 'dollar', 'usd', 'रुपये', 'रुपए', 'रुपया', 'रुपैया', 'रु', 'रू',
 ];
 

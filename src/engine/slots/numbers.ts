@@ -215,7 +215,7 @@ export function numeralize(toks: Tok[], opts: NumeralizeOptions = {}): Tok[] {
     const first = toks[i]!;
     const lastTok = toks[g.end - 1]!;
     out.push({
-      text: g.text ?? formatNumber(g.value), orig: '', start: first.start, end: lastTok.end, kind: 'num', value: g.value,
+      text: g.text ?? formatNumber(g.value), orig: toks.slice(i, g.end).map((t) => t.orig).join(' '), start: first.start, end: lastTok.end, kind: 'num', value: g.value,
       fromWords: true, big: g.big, ...(g.ordinal ? { ordinal: true } : {}),
     });
     i = g.end;
@@ -225,9 +225,8 @@ export function numeralize(toks: Tok[], opts: NumeralizeOptions = {}): Tok[] {
 
 /** Tokenises and numeralises an utterance: the form every typed extractor matches against. */
 export function prepare(utterance: string, opts: NumeralizeOptions = {}): Prepared {
-  const p = new Prepared(utterance, numeralize(tokenize(utterance), opts));
-  for (const t of p.toks) if (t.orig === '') t.orig = utterance.slice(t.start, t.end);
-  return p;
+  const toks = numeralize(tokenize(utterance), opts).map((t) => (t.fromWords ? { ...t, orig: utterance.slice(t.start, t.end) } : t));
+  return new Prepared(utterance, toks);
 }
 
 /**
