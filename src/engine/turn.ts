@@ -186,9 +186,18 @@ function controlTurn(t: Turn): string | null {
       t.say(t.msg.human);
       t.close();
       break;
-    case 'goodbye':
+    case 'goodbye': {
+      // "No, that's all. Bye." answers the question before it hangs up: keep the answer.
+      const step = t.state.confirm ? undefined : currentStep(t.agent, t.state);
+      const value = step ? t.extract(step, 'answer') : null;
+      if (step?.capture && value !== null) {
+        t.state.slots[step.capture.slot] = value;
+        if (step.confirm === 'none') t.state.steps[step.id]!.status = 'done';
+        t.trace.push({ layer: 'capture', result: 'match', detail: 'before goodbye', slot: step.capture.slot, type: step.capture.type });
+      }
       t.close();
       break;
+    }
   }
   return `control:${control.intent}`;
 }

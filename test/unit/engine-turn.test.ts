@@ -180,3 +180,17 @@ describe('Hindi agent', () => {
     expect(outs[2]!.clips.at(-1)!.text).toBe('धन्यवाद!');
   });
 });
+
+describe('goodbye with an answer', () => {
+  it('keeps the answer to the current question before closing', () => {
+    const r = parseAgentDefinition({
+      id: 'ag_yn', name: 'YN', direction: 'outbound', language: 'en-IN', opening: [{ text: 'Hi.' }],
+      steps: [{ id: 'more', ask: 'Anything else?', capture: { slot: 'more', type: 'yes_no' } }], closing: 'Bye.',
+    });
+    if (!r.ok) throw new Error('bad agent');
+    const a = compileAgent(r.agent);
+    const out = runTurn(a, initialState(a), { text: 'No, that was all. Good bye.', nowMs: REF, refMs: REF, vars: {} });
+    expect(out.layer).toBe('control:goodbye');
+    expect(buildSummary(a, out.state).extracted).toEqual({ more: false });
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Sessions when things go wrong or cost money: a synthesiser that crashes or hangs, tenancy
+ * (audit vs enforce), costs from the price list, and the audio route.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readWavInfo } from '../../src/speech/wav.js';
+import { makeTestApp, type TestApp } from '../support/app.js';
+import { expectError } from '../support/expect.js';
+import { testSpeech } from '../support/speech.js';
+
+let t: TestApp | undefined;
+afterEach(async () => { await t?.close(); t = undefined; });
+
+const FAQ_AGENT = {
+  name: 'FAQ only', direction: 'inbound', language: 'en-IN',
+  opening: [{ text: 'Hello.' }],
+  steps: [{ id: 'q', ask: 'What is your name?', capture: { slot: 'name', type: 'person_name' } }],
+  faq: [{ intent: 'fees', keywords: ['fees'], answer: 'Five hundred rupees.' }],
+  closing: 'Bye.',
+};
+
+describe('a synthesiser that fails', () => {
+  for (const mode of ['crash', 'hang'] as const) {
+    it(`${mode}: the turn is answered without audio, and the daemon keeps serving`, async () => {
+      const speech = testSpeech('ok', 300);
+      t = await makeTestApp({}, { speech });
+      const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+      speech.fake.mode = mode;
+      const r = await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Zubin Irani' });
+      expect(r.statusCode).toBe(200);
+      const body = r.json();
+      expect(body.clips[0].is_readback).toBe(true);
+      expect(body.clips[0].audio_url).toBeNull();
+      expect(body.audio_url).toBeNull();
+      expect(body.cache_hit).toBe(false);
+      expect(body.text).toContain('Zubin Irani');
+      // Cached clips still play; the daemon still answers.
+      speech.fake.mode = 'ok';
+      const next = await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'yes' });
+      expect(next.statusCode).toBe(200);
+      expect(next.json().clips.every((c: { audio_url: string | null }) => c.audio_url !== null)).toBe(true);
+      expect((await t.call('GET', '/v1/health', undefined, { key: null })).statusCode).toBe(200);
+    });
+  }
+});
+
+describe('tenancy of sessions', () => {
+  it('enforce: another tenant\'s session is not_found and unchanged', async () => {
+    t = await makeTestApp({ auth_mode: 'enforce' }, { speech: testSpeech() });
+    const keyB = t.tenantKey('acme');
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+    expectError(await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'hi' }, { key: keyB }), 404, 'not_found');
+    expectError(await t.call('GET', `/v1/sessions/${s.session_id}`, undefined, { key: keyB }), 404, 'not_found');
+    expectError(await t.call('POST', `/v1/sessions/${s.session_id}/end`, undefined, { key: keyB }), 404, 'not_found');
+    expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' }, { key: keyB }), 404, 'not_found');
+    expect((await t.call('GET', `/v1/sessions/${s.session_id}`)).json().turns).toEqual([]);
+  });
+
+  it('audit: another tenant\'s session resolves and the access is audited', async () => {
+    t = await makeTestApp({ auth_mode: 'audit' }, { speech: testSpeech() });
+    const keyB = t.tenantKey('acme');
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+    expect((await t.call('GET', `/v1/sessions/${s.session_id}`, undefined, { key: keyB })).statusCode).toBe(200);
+    const events = t.runtime.services.tenants.listAudit(100, 'acme');
+    expect(events.some((e) => e.resource_id === s.session_id && e.owner_tenant_id === 'default')).toBe(true);
+  });
+});
+
+describe('costs', () => {
+  it('prices STT from telemetry and live TTS characters; totals are exact sums', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-pricing-'));
+    const pricing = path.join(dir, 'pricing.yaml');
+    fs.writeFileSync(pricing, 'tts:\n  fake: { per_1k_chars: 0.3 }\nstt:\n  deepgram: { per_minute: 0.7 }\n');
+    t = await makeTestApp({ pricing_file: pricing }, { speech: testSpeech() });
+    await t.call('PUT', '/v1/agents/ag_faq', FAQ_AGENT);
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_faq' })).json();
+    let sum = 0;
+    for (let i = 0; i < 30; i++) {
+      const r = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'what are the fees?', stt_provider: 'deepgram', stt_ms: 1000, silence_ms: 100 })).json();
+      // 1.1 s at ₹0.70 a minute = ₹0.012833 (rounded to the micro-rupee)
+      expect(r.cost.stt_inr).toBe(0.012833);
+      expect(r.cost.llm_inr).toBe(0);
+      sum += Math.round(r.cost.total_inr * 1e6);
+      expect(Math.round(r.session_totals.total_inr * 1e6)).toBe(sum);
+    }
+    const unknown = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'fees?', stt_provider: 'nobody', stt_ms: 5000 })).json();
+    expect(unknown.cost.stt_inr).toBe(0);
+    const end = (await t.call('POST', `/v1/sessions/${s.session_id}/end`)).json();
+    const detail = (await t.call('GET', `/v1/sessions/${s.session_id}`)).json();
+    expect(end.cost.total_inr).toBe(detail.total_cost_inr);
+    expect(detail.stt_cost_inr).toBe(0.38499); // 30 × 12 833 µ₹
+    expect(detail.stt_seconds).toBeCloseTo(30 * 1.1 + 5, 6);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('charges live synthesis only: cache hits are free', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-pricing-'));
+    const pricing = path.join(dir, 'pricing.yaml');
+    fs.writeFileSync(pricing, 'tts:\n  fake: { per_1k_chars: 1000 }\n');
+    t = await makeTestApp({ pricing_file: pricing }, { speech: testSpeech() });
+    await t.runtime.services.agents.presynthesizeAll(); // as the daemon does at start-up
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+    expect(s.opening.clips.length).toBeGreaterThan(0);
+    const live = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Asha Rao' })).json();
+    expect(live.cache_hit).toBe(false);
+    expect(live.session_totals.tts_chars).toBeGreaterThan(0);
+    expect(live.cost.tts_inr).toBe(live.session_totals.tts_chars); // ₹1 per character
+    const repeat = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'repeat please' })).json();
+    expect(repeat.cost.tts_inr).toBe(0);
+    expect(repeat.clips.every((c: { audio_url: string | null }) => c.audio_url)).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('GET /v1/audio/{sha256}.wav', () => {
+  it('serves a 48 kHz mono WAV without auth, and 404 for anything else', async () => {
+    t = await makeTestApp({}, { speech: testSpeech() });
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+    const url = new URL(s.opening.clips[0].audio_url);
+    const res = await t.app.inject({ method: 'GET', url: url.pathname });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('audio/wav');
+    const info = readWavInfo(res.rawPayload);
+    expect(info).toMatchObject({ sampleRate: 48_000, channels: 1, bitsPerSample: 16 });
+    expect(info.durationMs).toBeGreaterThan(100);
+    for (const bad of ['0'.repeat(64) + '.wav', 'abc.wav', '..%2F..%2Fvagent.db', `${'a'.repeat(64)}.mp3`]) {
+      expectError(await t.app.inject({ method: 'GET', url: `/v1/audio/${bad}` }), 404, 'not_found');
+    }
+  });
+});
