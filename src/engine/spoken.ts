@@ -57,9 +57,10 @@ export function digitWord(digit: string, language: string): string {
  */
 export function numberToWords(n: number, language: string): string {
   if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
-  const words = wordsFor(spokenLanguage(language));
-  if (n < 0) return words === wordsFor('numeric') ? String(n) : `${words.minus} ${words.cardinal(-n)}`;
-  return words.cardinal(n);
+  const family = spokenLanguage(language);
+  const words = wordsFor(family);
+  if (n >= 0) return words.cardinal(n);
+  return family === 'numeric' ? String(n) : `${words.minus} ${words.cardinal(-n)}`;
 }
 
 /**

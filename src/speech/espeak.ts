@@ -189,6 +189,7 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
       serialization: 'advanced', // Int16Array crosses IPC as is
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       execArgv: [], // not the parent's loaders or inspector flags
+      env: { PATH: process.env.PATH ?? '' }, // none of the daemon's secrets or NODE_OPTIONS
     });
     this.child = child;
     this.ready = false;

@@ -30,13 +30,13 @@ function hash(text: string): number {
 /**
  * The same text and voice always give the same samples: a sine tone between 300 and 555 Hz at
  * about a quarter of full scale, `msPerChar` per character. `calls` counts every call;
- * `requests` records them (text and voice) in order. Change `mode` at any time.
+ * `requests` records them (text, voice, time limit) in order. Change `mode` at any time.
  */
 export class FakeSynthesizer implements SpeechSynthesizer {
   readonly provider = 'fake';
   mode: FakeMode;
   calls = 0;
-  readonly requests: Array<{ text: string; voice: string }> = [];
+  readonly requests: Array<{ text: string; voice: string; timeoutMs: number | undefined }> = [];
   closed = false;
   private readonly sampleRate: number;
   private readonly msPerChar: number;
@@ -62,7 +62,7 @@ export class FakeSynthesizer implements SpeechSynthesizer {
    */
   async synthesize(text: string, voice: string, opts: SynthesizeOptions = {}): Promise<SynthesizedAudio> {
     this.calls += 1;
-    this.requests.push({ text, voice });
+    this.requests.push({ text, voice, timeoutMs: opts.timeoutMs });
     if (this.closed) throw new SpeechError('the fake synthesiser is closed', 'unavailable');
     const mode = this.mode;
     if (mode === 'hang') {

@@ -23,8 +23,13 @@ export interface EnsuredClip {
 
 /** Options of {@link SpeechService}. */
 export interface SpeechServiceOptions {
-  /** Time limit of one synthesis, ms; default 5000. */
+  /** Time limit of one live synthesis ({@link SpeechService.ensure}), ms; default 5000. */
   timeoutMs?: number;
+  /**
+   * Time limit of one background synthesis ({@link SpeechService.prepare}), ms; default 20000
+   * (long static texts such as FAQ answers, on a busy machine).
+   */
+  prepareTimeoutMs?: number;
   /** Syntheses {@link SpeechService.prepare} runs at once; default 2. */
   concurrency?: number;
 }
@@ -39,6 +44,7 @@ function asSpeechError(err: unknown): SpeechError {
 export class SpeechService {
   private readonly inFlight = new Map<string, Promise<string>>();
   private readonly timeoutMs: number;
+  private readonly prepareTimeoutMs: number;
   private readonly concurrency: number;
 
   /**
@@ -48,6 +54,7 @@ export class SpeechService {
    */
   constructor(readonly synthesizer: SpeechSynthesizer, readonly cache: AudioCache, options: SpeechServiceOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS;
+    this.prepareTimeoutMs = options.prepareTimeoutMs ?? 20_000;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
   }
 
@@ -84,7 +91,12 @@ export class SpeechService {
    * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
    *         'failed'); the caller answers without audio
    */
-  async ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
+  ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
+    return this.ensureWithin(spokenText, voice, this.timeoutMs);
+  }
+
+  /** {@link SpeechService.ensure} with a given time limit, ms. */
+  private async ensureWithin(spokenText: string, voice: string, timeoutMs: number): Promise<EnsuredClip> {
     const sha = this.keyFor(spokenText, voice);
     if (this.cache.has(sha)) return { sha, cacheHit: true, chars: 0 };
     const running = this.inFlight.get(sha);
@@ -92,7 +104,7 @@ export class SpeechService {
       await running;
       return { sha, cacheHit: false, chars: 0 };
     }
-    const job = this.synthesizeInto(sha, spokenText, voice);
+    const job = this.synthesizeInto(sha, spokenText, voice, timeoutMs);
     this.inFlight.set(sha, job);
     try {
       await job;
@@ -104,7 +116,7 @@ export class SpeechService {
 
   /**
    * Synthesises every text of `spokenTexts` not yet cached, `concurrency` at a time
-   * (duplicates once). Never rejects: failures are counted.
+   * (duplicates once), each within `prepareTimeoutMs`. Never rejects: failures are counted.
    *
    * @param onProgress called after each distinct text with (done, total)
    * @returns how many distinct texts are cached now (`ready`) and how many failed
@@ -118,7 +130,7 @@ export class SpeechService {
       while (next < texts.length) {
         const text = texts[next++]!;
         try {
-          await this.ensure(text, voice);
+          await this.ensureWithin(text, voice, this.prepareTimeoutMs);
           ready += 1;
         } catch {
           failed += 1;
@@ -144,9 +156,9 @@ export class SpeechService {
     return this.synthesizer.close();
   }
 
-  private async synthesizeInto(sha: string, text: string, voice: string): Promise<string> {
+  private async synthesizeInto(sha: string, text: string, voice: string, timeoutMs: number): Promise<string> {
     try {
-      const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs: this.timeoutMs });
+      const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
       this.cache.put(sha, toWav48k(audio));
       return sha;
     } catch (err) {

@@ -1,0 +1,121 @@
+/**
+ * The content-addressed audio cache (src/speech/cache.ts): keys, atomic writes, the lazy
+ * index, combined clips and malformed keys.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AudioCache, isAudioSha } from '../../src/speech/cache.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+
+let root: string;
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
+});
+afterEach(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const clip = (ms: number, value = 1000) => toWav48k({ samples: new Int16Array(Math.round(ms * 48)).fill(value), sampleRate: 48000 });
+
+describe('AudioCache.keyFor', () => {
+  it('is a sha256 hex that changes with provider, voice and text', () => {
+    const k = AudioCache.keyFor('espeak-ng', 'en', 'hello');
+    expect(isAudioSha(k)).toBe(true);
+    expect(AudioCache.keyFor('espeak-ng', 'en', 'hello')).toBe(k);
+    expect(AudioCache.keyFor('espeak-ng', 'hi', 'hello')).not.toBe(k);
+    expect(AudioCache.keyFor('fake', 'en', 'hello')).not.toBe(k);
+    expect(AudioCache.keyFor('espeak-ng', 'en', 'hello ')).not.toBe(k);
+  });
+  it('cannot be confused by moving text between fields', () => {
+    expect(AudioCache.keyFor('a', 'b c', 'd')).not.toBe(AudioCache.keyFor('a', 'b', 'c d'));
+    expect(AudioCache.keyFor('a"', 'b', 'c')).not.toBe(AudioCache.keyFor('a', '"b', 'c'));
+  });
+});
+
+describe('AudioCache', () => {
+  it('creates its directory with mode 0700', () => {
+    const dir = path.join(root, 'state', 'audio');
+    new AudioCache(dir);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it('stores a clip atomically under <sha>.wav, leaving no temporary file', () => {
+    const cache = new AudioCache(root);
+    const sha = AudioCache.keyFor('fake', 'en', 'hi');
+    expect(cache.has(sha)).toBe(false);
+    expect(cache.read(sha)).toBeNull();
+    const wav = clip(100);
+    cache.put(sha, wav);
+    expect(cache.has(sha)).toBe(true);
+    expect(cache.path(sha)).toBe(path.join(root, `${sha}.wav`));
+    expect(cache.read(sha)!.equals(wav)).toBe(true);
+    expect(fs.readdirSync(root)).toEqual([`${sha}.wav`]);
+    expect(fs.statSync(cache.path(sha)!).mode & 0o777).toBe(0o600);
+  });
+
+  it('is idempotent: a second put of the same key keeps the first file', () => {
+    const cache = new AudioCache(root);
+    const sha = AudioCache.keyFor('fake', 'en', 'x');
+    cache.put(sha, clip(100));
+    cache.put(sha, clip(200));
+    expect(readWavInfo(cache.read(sha)!).durationMs).toBeCloseTo(100, 5);
+    expect(cache.stats()).toEqual({ files: 1, bytes: clip(100).length });
+  });
+
+  it('loads its index from disk lazily and ignores foreign and temporary files', () => {
+    const a = new AudioCache(root);
+    const sha = AudioCache.keyFor('fake', 'en', 'persisted');
+    a.put(sha, clip(50));
+    fs.writeFileSync(path.join(root, 'notes.txt'), 'x');
+    const stale = path.join(root, `.${sha}.1.abcd.tmp`);
+    fs.writeFileSync(stale, 'partial');
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    fs.utimesSync(stale, old, old);
+    const b = new AudioCache(root);
+    expect(b.has(sha)).toBe(true);
+    expect(fs.existsSync(stale)).toBe(false); // a crash's left-over is cleaned up
+    expect(b.stats().files).toBe(1);
+  });
+
+  it('refuses malformed keys everywhere', () => {
+    const cache = new AudioCache(root);
+    for (const bad of ['', '../etc/passwd', 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(64)}.wav`, `${'a'.repeat(63)}/`]) {
+      expect(cache.path(bad)).toBeNull();
+      expect(cache.has(bad)).toBe(false);
+      expect(cache.read(bad)).toBeNull();
+      expect(() => cache.put(bad, clip(10))).toThrow(RangeError);
+    }
+    expect(() => cache.combine(['nope', 'nope'])).toThrow(RangeError);
+  });
+
+  it('combines clips once, under a key of the list, playing them in order', () => {
+    const cache = new AudioCache(root);
+    const a = AudioCache.keyFor('fake', 'en', 'a');
+    const b = AudioCache.keyFor('fake', 'en', 'b');
+    cache.put(a, clip(200, 1000));
+    cache.put(b, clip(300, 2000));
+    const ab = cache.combine([a, b]);
+    expect(isAudioSha(ab)).toBe(true);
+    expect(ab).toBe(AudioCache.combinedKeyFor([a, b]));
+    expect(cache.has(ab)).toBe(true);
+    const samples = clipSamples(cache.read(ab)!);
+    expect(readWavInfo(cache.read(ab)!).durationMs).toBeCloseTo(650, 5);
+    expect(samples[0]).toBe(1000);
+    expect(samples[samples.length - 1]).toBe(2000);
+    const mtime = fs.statSync(cache.path(ab)!).mtimeMs;
+    expect(cache.combine([a, b])).toBe(ab);
+    expect(fs.statSync(cache.path(ab)!).mtimeMs).toBe(mtime);
+    expect(cache.combine([b, a])).not.toBe(ab);
+    expect(cache.combine([a])).toBe(a);
+    expect(() => cache.combine([])).toThrow(RangeError);
+  });
+
+  it('fails to combine a clip that is not cached', () => {
+    const cache = new AudioCache(root);
+    const a = AudioCache.keyFor('fake', 'en', 'a');
+    cache.put(a, clip(10));
+    expect(() => cache.combine([a, AudioCache.keyFor('fake', 'en', 'missing')])).toThrow(/not in the cache/);
+  });
+});
