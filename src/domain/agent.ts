@@ -70,6 +70,11 @@ export const StepSchema = z
     fallback: Text.optional(),
     /** An optional step is skipped (not failed) when its attempts run out. */
     optional: z.boolean().default(false),
+    /**
+     * Ends the conversation when the step settles on `value` (e.g. `false` for "Am I speaking
+     * with …?"): `say` is spoken instead of the rest of the workflow and its closing line.
+     */
+    stop_if: z.object({ value: z.union([z.boolean(), z.number(), z.string()]), say: Text }).strict().optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -77,6 +82,7 @@ export const StepSchema = z
       ctx.addIssue({ code: 'custom', path: ['confirm'], message: 'confirm: digits needs a capture of type digits' });
     }
     if (s.confirm !== 'none' && !s.capture) ctx.addIssue({ code: 'custom', path: ['confirm'], message: 'confirm needs a capture' });
+    if (s.stop_if && !s.capture) ctx.addIssue({ code: 'custom', path: ['stop_if'], message: 'stop_if needs a capture' });
   });
 /** A step after defaults. */
 export type Step = z.infer<typeof StepSchema>;

@@ -51,6 +51,8 @@ export interface EngineState {
   closed: boolean;
   /** The caller asked for a person. */
   handoff: boolean;
+  /** The step whose `stop_if` ended the conversation, if one did. */
+  stopped_at?: string;
   /** The last reply's clips (for "repeat"). */
   last_clips: ClipSpec[];
   /** Turns run so far. */

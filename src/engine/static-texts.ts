@@ -7,7 +7,7 @@ import { digitWord } from './spoken.js';
 import type { CompiledAgent } from './state.js';
 
 /**
- * Every static text of the agent: opening, asks, re-prompts, fallbacks, FAQ answers, closing,
+ * Every static text of the agent: opening, asks, re-prompts, fallbacks, stop lines, FAQ answers, closing,
  * engine lines (fillers, not-understood, confirm prompt, …) and the digits 0–9 as words.
  * Texts with placeholders are left out (they are rendered per session). Deduplicated, in order.
  */
@@ -19,6 +19,7 @@ export function staticTexts(agent: CompiledAgent): string[] {
     texts.push(s.ask);
     if (s.reprompt) texts.push(s.reprompt);
     if (s.fallback) texts.push(s.fallback);
+    if (s.stop_if) texts.push(s.stop_if.say);
   }
   for (const f of def.faq) texts.push(f.answer);
   texts.push(def.closing);

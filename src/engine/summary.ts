@@ -6,7 +6,7 @@ import type { SlotValue } from '../domain/agent.js';
 import type { CompiledAgent, EngineState, StepStatus } from './state.js';
 
 /** How the conversation ended. */
-export type Outcome = 'completed' | 'partial' | 'handoff' | 'abandoned';
+export type Outcome = 'completed' | 'partial' | 'stopped' | 'handoff' | 'abandoned';
 
 /** The summary object of `POST /v1/sessions/{id}/end`. */
 export interface SessionSummary {
@@ -21,7 +21,8 @@ export interface SessionSummary {
 /**
  * Builds the summary of a session from its final engine state.
  *
- * Outcome: `handoff` when the caller asked for a person; `completed` when the closing line
+ * Outcome: `handoff` when the caller asked for a person; `stopped` when a step's `stop_if`
+ * ended the conversation (a wrong person answered); `completed` when the closing line
  * was reached with every required step done; `partial` when it was reached with a step
  * failed; `abandoned` when the session ended before the closing line.
  */
@@ -37,6 +38,7 @@ export function buildSummary(agent: CompiledAgent, state: EngineState): SessionS
   }
   let outcome: Outcome;
   if (state.handoff) outcome = 'handoff';
+  else if (state.stopped_at !== undefined) outcome = 'stopped';
   else if (state.closing_at_ms === null) outcome = 'abandoned';
   else outcome = steps.some((s) => s.status === 'failed' || s.status === 'pending') ? 'partial' : 'completed';
   return { outcome, steps, extracted, tool_calls: [], turns: state.turns };

@@ -49,6 +49,13 @@ export function graceLapsed(agent: CompiledAgent, state: EngineState, nowMs: num
   return state.closing_at_ms !== null && nowMs - state.closing_at_ms > agent.def.close_grace_ms;
 }
 
+/** A copy of `s` that the turn may change; clip lists are never mutated in place, so they are shared. */
+function cloneState(s: EngineState): EngineState {
+  const steps: EngineState['steps'] = {};
+  for (const [id, st] of Object.entries(s.steps)) steps[id] = { status: st.status, attempts: st.attempts };
+  return { ...s, steps, slots: { ...s.slots }, confirm: s.confirm ? { ...s.confirm } : null };
+}
+
 class Turn {
   readonly state: EngineState;
   readonly clips: ClipSpec[] = [];
@@ -56,7 +63,7 @@ class Turn {
   private readonly startCursor: string;
 
   constructor(readonly agent: CompiledAgent, prev: EngineState, readonly input: TurnInput) {
-    this.state = structuredClone(prev);
+    this.state = cloneState(prev);
     this.state.turns += 1;
     this.startCursor = prev.cursor;
   }
@@ -83,12 +90,22 @@ class Turn {
     return found ? found.value : null;
   }
 
-  /** Closing line; the close-grace window starts now. */
-  close(): void {
+  /** Closing line (or `line`); the close-grace window starts now. */
+  close(line: string = this.agent.def.closing): void {
     this.state.cursor = CURSOR_CLOSING;
     this.state.confirm = null;
-    this.say(this.agent.def.closing);
+    this.say(line);
     this.state.closing_at_ms = this.input.nowMs;
+  }
+
+  /** Marks `step` done; when its `stop_if` matches, says its line and closes. @returns true when stopped. */
+  settle(step: Step): boolean {
+    this.state.steps[step.id]!.status = 'done';
+    const stop = step.stop_if;
+    if (!stop || !step.capture || this.state.slots[step.capture.slot] !== stop.value) return false;
+    this.state.stopped_at = step.id;
+    this.close(stop.say);
+    return true;
   }
 
   /** Moves to the next unsettled step and asks it (or reads back a volunteered value), or closes. */
@@ -100,7 +117,10 @@ class Turn {
       const slot = step.capture?.slot;
       if (slot !== undefined && slot in this.state.slots) {
         const value = this.state.slots[slot]!;
-        if (step.confirm === 'none') { st.status = 'done'; continue; }
+        if (step.confirm === 'none') {
+          if (this.settle(step)) return;
+          continue;
+        }
         this.state.confirm = { step: step.id, value, attempts: 0 };
         this.clips.push(...readbackClips(step.confirm, step.capture!, value, this.lang, this.msg));
         return;
@@ -119,7 +139,7 @@ class Turn {
       this.clips.push(...readbackClips(step.confirm, step.capture!, value, this.lang, this.msg));
       return;
     }
-    this.state.steps[step.id]!.status = 'done';
+    if (this.settle(step)) return;
     this.filler();
     this.advance();
   }
@@ -219,10 +239,11 @@ function confirmTurn(t: Turn): string | null {
   }
   if (yes === true) {
     t.state.slots[step.capture!.slot] = pending.value;
-    t.state.steps[step.id]!.status = 'done';
     t.state.confirm = null;
-    t.filler();
-    t.advance();
+    if (!t.settle(step)) {
+      t.filler();
+      t.advance();
+    }
     return 'confirm';
   }
   if (yes === false) {

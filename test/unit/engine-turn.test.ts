@@ -194,3 +194,25 @@ describe('goodbye with an answer', () => {
     expect(buildSummary(a, out.state).extracted).toEqual({ more: false });
   });
 });
+
+describe('stop_if', () => {
+  it('ends the conversation with its own line when the step settles on the value', () => {
+    const r = parseAgentDefinition({
+      id: 'ag_stop', name: 'Stop', direction: 'outbound', language: 'en-IN', opening: [{ text: 'Hi.' }],
+      steps: [
+        { id: 'identity', ask: 'Am I speaking with Ravi?', capture: { slot: 'is_ravi', type: 'yes_no' }, stop_if: { value: false, say: 'Sorry to disturb you. Goodbye.' } },
+        { id: 'amount', ask: 'Your EMI is due. Can you pay?', capture: { slot: 'can_pay', type: 'yes_no' } },
+      ],
+      closing: 'Thank you, goodbye.',
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const a = compileAgent(r.agent);
+    const wrong = runTurn(a, initialState(a), { text: 'no, wrong number', nowMs: REF, refMs: REF, vars: {} });
+    expect(wrong.clips.map((c) => c.text)).toEqual(['Sorry to disturb you. Goodbye.']);
+    expect(wrong.state.closing_at_ms).toBe(REF);
+    expect(buildSummary(a, wrong.state)).toMatchObject({ outcome: 'stopped', extracted: { is_ravi: false } });
+    const right = runTurn(a, initialState(a), { text: 'haan ji', nowMs: REF, refMs: REF, vars: {} });
+    expect(right.clips.at(-1)!.text).toBe('Your EMI is due. Can you pay?');
+    expect(parseAgentDefinition({ ...r.agent, steps: [{ id: 'x', ask: 'Q?', stop_if: { value: false, say: 'Bye.' } }] }).ok).toBe(false);
+  });
+});
