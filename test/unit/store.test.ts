@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { openRepos } from '../../src/store/index.js';
@@ -26,9 +26,60 @@ describe('Store', () => {
     const s2 = Store.open(file);
     expect((s2.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
     expect(s2.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(s2.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    // NORMAL, with the store's own WAL fsync after each commit (see the next test)
+    expect(s2.db.pragma('synchronous', { simple: true })).toBe(1);
     s2.close();
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('resolves a write only after the WAL fsync that follows its commit', async () => {
+    const store = Store.open(dbFile());
+    store.db.exec('CREATE TABLE t (v INTEGER)');
+    const pending: Array<() => void> = [];
+    const real = fs.fdatasync;
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      pending.push(() => real(fd, cb));
+    }) as typeof fs.fdatasync);
+    try {
+      let done = false;
+      const w = store.write(() => store.db.prepare('INSERT INTO t VALUES (1)').run()).then(() => { done = true; });
+      await new Promise((r) => setTimeout(r, 20));
+      // Committed (visible) but not acknowledged until the fsync completes.
+      expect((store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n).toBe(1);
+      expect(done).toBe(false);
+      // A batch committed while that fsync runs waits for the next one: never two at once.
+      let second = false;
+      const w2 = store.write(() => store.db.prepare('INSERT INTO t VALUES (2)').run()).then(() => { second = true; });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(pending).toHaveLength(1);
+      pending.shift()!();
+      await w;
+      expect(second).toBe(false);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(pending).toHaveLength(1);
+      pending.shift()!();
+      await w2;
+      expect(second).toBe(true);
+    } finally {
+      spy.mockRestore();
+      store.close();
+    }
+  });
+
+  it('rejects the writes of a batch whose WAL fsync fails', async () => {
+    const store = Store.open(dbFile());
+    store.db.exec('CREATE TABLE t (v INTEGER)');
+    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      cb(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    }) as typeof fs.fdatasync);
+    try {
+      await expect(store.write(() => store.db.prepare('INSERT INTO t VALUES (1)').run())).rejects.toThrow(/EIO/);
+      // A batch that changes nothing has nothing to sync and resolves.
+      await expect(store.write(() => 1)).resolves.toBe(1);
+    } finally {
+      spy.mockRestore();
+      store.close();
+    }
   });
 
   it('refuses a database from a newer vagent', () => {
