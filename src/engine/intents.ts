@@ -11,8 +11,14 @@ export type ControlIntent = 'goodbye' | 'repeat' | 'wait' | 'human';
 
 /** Lower-cased, punctuation turned to spaces, Devanagari kept; words separated by one space. */
 export function normalizeUtterance(text: string): string {
-  return ` ${text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
+  // One turn asks for the same utterance several times (control, FAQ, question): remember the last.
+  if (text === lastText) return lastNorm;
+  lastText = text;
+  lastNorm = ` ${text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
+  return lastNorm;
 }
+let lastText = '';
+let lastNorm = '  ';
 
 // Phrases are matched on word boundaries against the normalised utterance (` … `).
 const CONTROL_PHRASES: Record<ControlIntent, string[]> = {

