@@ -85,8 +85,8 @@ export class IdempotencyService {
   }
 
   /**
-   * Checks a key without claiming it (a read; the plugin runs it in the group-commit batch,
-   * where it shares the batch's read lock).
+   * Checks a key without claiming it (a read; the plugin runs it in a read batch, where it
+   * shares one transaction's read lock with the other reads of the tick).
    * @throws ApiError idempotency_key_reuse or idempotency_key_in_progress, as {@link claimTx}.
    */
   peek(tenantId: string, key: string, print: string): PeekOutcome {

@@ -43,10 +43,11 @@ export class Store {
   readonly db: Db;
   private queue: PendingWrite[] = [];
   private scheduled = false;
+  private readQueue: PendingWrite[] = [];
   private closed = false;
   private readonly dataVersion: Database.Statement;
   private readonly totalChanges: Database.Statement;
-  private readonly tx: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  private readonly tx: Record<'begin' | 'beginRead' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
   private generationCounter = 0;
   private commitCount = 0;
   private writeCount = 0;
@@ -56,6 +57,7 @@ export class Store {
   private walFd: number | null = null;
   private syncing = false;
   private awaitingSync: Settle[] = [];
+  private inFlightSync: Settle[] = [];
 
   private constructor(db: Db, file: string) {
     this.db = db;
@@ -64,6 +66,7 @@ export class Store {
     this.totalChanges = db.prepare('SELECT total_changes()').pluck();
     this.tx = {
       begin: db.prepare('BEGIN IMMEDIATE'),
+      beginRead: db.prepare('BEGIN'),
       commit: db.prepare('COMMIT'),
       rollback: db.prepare('ROLLBACK'),
       savepoint: db.prepare('SAVEPOINT w'),
@@ -169,6 +172,37 @@ export class Store {
     });
   }
 
+  /**
+   * Runs a read-only `fn` in the next read batch (one transaction for all reads queued in the
+   * same turn of the event loop: a lone read outside a transaction takes SQLite's WAL read lock
+   * on its own, which costs more than sharing it) and resolves at once: a read has nothing to
+   * make durable, so it never waits for a write batch's sync. It may see a commit whose sync
+   * is still running; call {@link Store.whenDurable} before acting on what it saw.
+   *
+   * @throws whatever `fn` throws.
+   */
+  read<T>(fn: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.readQueue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Resolves once every commit made so far is synced to disk (at once when none is waiting). */
+  whenDurable(): Promise<void> {
+    // Commits not yet covered by a sync wait for the next one; otherwise the running sync (if
+    // any) covers every commit made so far.
+    const list = this.awaitingSync.length > 0 ? this.awaitingSync : this.syncing ? this.inFlightSync : null;
+    if (list === null) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      list.push((err) => (err === undefined ? resolve() : reject(err)));
+    });
+  }
+
   /** Group-commit counters since open: `commits` (fsyncs) and the `writes` they carried. */
   stats(): { commits: number; writes: number } {
     return { commits: this.commitCount, writes: this.writeCount };
@@ -214,6 +248,7 @@ export class Store {
       return;
     }
     this.syncing = true;
+    this.inFlightSync = waiting;
     fs.fdatasync(fd, (err) => {
       this.syncing = false;
       for (const settle of waiting) settle(err ?? undefined);
@@ -224,6 +259,7 @@ export class Store {
 
   private flush(): void {
     this.scheduled = false;
+    if (this.readQueue.length > 0) this.flushReads();
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
@@ -271,6 +307,34 @@ export class Store {
     }
     this.awaitingSync.push(settle);
     this.scheduleSync();
+  }
+
+  private flushReads(): void {
+    const reads = this.readQueue;
+    this.readQueue = [];
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.tx.beginRead.run();
+      for (const item of reads) {
+        try {
+          results.push({ ok: true, value: item.fn() });
+        } catch (error) {
+          results.push({ ok: false, error });
+        }
+      }
+      this.tx.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try { this.tx.rollback.run(); } catch { /* already rolled back */ }
+      }
+      for (const item of reads) item.reject(error);
+      return;
+    }
+    reads.forEach((item, i) => {
+      const r = results[i]!;
+      if (r.ok) item.resolve(r.value);
+      else item.reject(r.error);
+    });
   }
 
   /** Flushes queued writes, makes them durable, and closes the connection (checkpointing the WAL). */

@@ -57,9 +57,17 @@ describe('Store', () => {
       expect(second).toBe(false);
       await new Promise((r) => setTimeout(r, 20));
       expect(pending).toHaveLength(1);
+      // A read does not wait for the sync; whenDurable does.
+      let durable = false;
+      const d = store.whenDurable().then(() => { durable = true; });
+      expect(await store.read(() => (store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n)).toBe(2);
+      expect(durable).toBe(false);
       pending.shift()!();
       await w2;
+      await d;
       expect(second).toBe(true);
+      expect(durable).toBe(true);
+      await store.whenDurable(); // nothing waiting: resolves at once
     } finally {
       spy.mockRestore();
       store.close();

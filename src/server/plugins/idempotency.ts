@@ -42,12 +42,15 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
     const { tenantId } = callerOf(request);
     const print = service.fingerprint(request.method, request.url.split('?')[0]!, request.body);
     const atomic = request.routeOptions.config.idempotency === 'atomic';
-    // An atomic route only looks here; its claim is taken with its writes. The look rides in
-    // the group-commit batch too: a lone read outside a transaction takes SQLite's WAL read
-    // lock on its own, which costs more than sharing the batch's (and it writes nothing, so
-    // it adds no fsync).
-    const outcome = await store.write(() => (atomic ? service.peek(tenantId, key, print) : service.claimTx(tenantId, key, print)));
+    // An atomic route only looks here; its claim is taken with its writes. The look goes in a
+    // read batch (one transaction for the reads of this tick), which never waits for a sync.
+    const outcome = atomic
+      ? await store.read(() => service.peek(tenantId, key, print))
+      : await store.write(() => service.claimTx(tenantId, key, print));
     if (outcome.kind === 'replay') {
+      // The stored response may belong to a commit whose sync is still running: replay it only
+      // once it is durable, as its first sender did.
+      await store.whenDurable();
       request.idem = { key, print, state: 'replay', settled: true };
       return sendSerialized(reply.header('idempotency-replayed', 'true'), outcome.status, outcome.body);
     }
