@@ -219,6 +219,7 @@ async function main() {
   http.turn = checkClean(sessions.turn);
   delete sessions.turn;
   memory.daemon_rss_10k_sessions_mib = sessions.rss_mib_10k_sessions;
+  memory.daemon_rss_10k_sessions_right_after_opening_mib = sessions.rss_mib_10k_sessions_right_after_opening;
 
   if (daemon.out.count > 0) {
     loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
@@ -300,6 +301,8 @@ function report({ meta, http, ratios, cli, memory }) {
   out.push(table(['Memory', 'MiB'], [
     ['vagent daemon peak RSS (VmHWM)', fixed(memory.daemon_peak_rss_mib, 1)],
     ['bare fastify peak RSS (VmHWM)', fixed(memory.bare_server_peak_rss_mib, 1)],
+    ['daemon RSS, 10,000 open sessions, right after opening', fixed(memory.daemon_rss_10k_sessions_right_after_opening_mib, 1)],
+    ['daemon RSS, 10,000 open sessions, 15 s later', fixed(memory.daemon_rss_10k_sessions_mib, 1)],
   ]));
   const busy = Object.values(http).filter((r) => (r.cpu?.other_cores ?? 0) > NOISY_CORES);
   if (busy.length) {
