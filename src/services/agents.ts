@@ -10,6 +10,7 @@ import stringify from 'safe-stable-stringify';
 import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
 import { isAgentId, shortId } from '../domain/ids.js';
+import type { AgentAudioProgress, AgentSummary } from '../domain/resources.js';
 import { staticTexts } from '../engine/static-texts.js';
 import { toSpokenText } from '../engine/spoken.js';
 import { compileAgent, type CompiledAgent } from '../engine/state.js';
@@ -18,27 +19,11 @@ import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { SpeechPort } from './speech-port.js';
 
-/** Pre-synthesis progress of an agent's static texts. */
-export interface AudioStatus {
-  total: number;
-  ready: number;
-  failed: number;
-}
+/** Pre-synthesis progress of an agent's static texts (the resource's `audio`). */
+export type AudioStatus = AgentAudioProgress;
 
-/** The Agent resource (`GET /v1/agents/{id}`); lists leave out `definition`. */
-export interface AgentView {
-  id: string;
-  name: string;
-  description: string | null;
-  direction: 'inbound' | 'outbound';
-  language: string;
-  version: number;
-  digest: string;
-  created_at: number;
-  updated_at: number;
-  audio: AudioStatus;
-  definition?: AgentDefinition;
-}
+/** The Agent resource (`GET /v1/agents/{id}`, with its definition) or a list entry (without). */
+export type AgentView = AgentSummary & { definition?: AgentDefinition };
 
 /** Agent use cases. */
 export class AgentService {
