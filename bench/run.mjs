@@ -33,7 +33,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureCliStartup } from './lib/cli-startup.mjs';
 import { hostBusyCores } from './lib/cpu.mjs';
-import { benchSessions } from './sessions.mjs';
+import { benchSessions, waitForAllAudio } from './sessions.mjs';
 import { measure } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
@@ -165,6 +165,9 @@ async function main() {
   admin(stateDir, 'tenant', 'create', 'bench-cli');
   const listKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-list').key;
   const cliKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-cli').key;
+  // The daemon synthesises the example agents' clips after start-up: let it finish first.
+  process.stderr.write('bench: waiting for the example agents\' pre-synthesis\n');
+  await waitForAllAudio(daemon.url, createKey);
   await seedTrunks(daemon.url, listKey, LIST_TRUNKS);
   await seedTrunks(daemon.url, cliKey, CLI_TRUNKS);
 

@@ -45,7 +45,7 @@ async function openMany(url, key, n, concurrency) {
 }
 
 /** Waits until the agent's static clips are synthesised (pre-synthesis runs after start-up). */
-async function waitForAudio(url, key, agentId, timeoutMs = 120_000) {
+export async function waitForAudio(url, key, agentId, timeoutMs = 120_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const a = await call(url, key, 'GET', `/v1/agents/${agentId}`);
@@ -53,6 +53,13 @@ async function waitForAudio(url, key, agentId, timeoutMs = 120_000) {
     if (Date.now() > until) throw new Error(`pre-synthesis of ${agentId} did not finish: ${JSON.stringify(a.audio)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Waits until every agent of the key's tenant has its static clips, so that no background
+ * synthesis competes with the measurements. */
+export async function waitForAllAudio(url, key) {
+  const agents = await call(url, key, 'GET', '/v1/agents');
+  for (const a of agents.data) await waitForAudio(url, key, a.id);
 }
 
 /**
