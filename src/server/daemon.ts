@@ -51,6 +51,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     lock.release();
     throw err;
   }
+  runtime.services.repos.store.startBackgroundCheckpoints();
   for (const f of runtime.examples) {
     if (f.error) logger.warn({ file: f.file, error: f.error }, 'example agent not loaded');
   }
@@ -71,6 +72,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
     clearInterval(purge);
+    await runtime.services.repos.store.stopBackgroundCheckpoints();
     runtime.close();
     await speech?.close();
     lock.release();
@@ -101,6 +103,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       stopping ??= (async () => {
         clearInterval(purge);
         await app.close();
+        await runtime.services.repos.store.stopBackgroundCheckpoints();
         runtime.close();
         await speech?.close();
         lock.release();

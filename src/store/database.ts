@@ -18,10 +18,13 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** WAL pages (4 KiB) between automatic checkpoints. */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+/** The same, while a background checkpoint worker runs (a safety net only: ~400 MiB). */
+const WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER = 100_000;
 
 /** How stale, in milliseconds, {@link Store.externalVersion} may be. */
 export const EXTERNAL_CHECK_MS = 100;
@@ -58,6 +61,7 @@ export class Store {
   private syncing = false;
   private awaitingSync: Settle[] = [];
   private inFlightSync: Settle[] = [];
+  private checkpointer: Checkpointer | null = null;
 
   private constructor(db: Db, file: string) {
     this.db = db;
@@ -216,6 +220,31 @@ export class Store {
       return value;
     } finally {
       this.generationCounter += 1;
+    }
+  }
+
+  /**
+   * Moves WAL checkpoints to a worker thread (the daemon): the committing connection no longer
+   * stalls to copy the WAL into the database. Falls back to auto-checkpoints if the worker
+   * cannot start.
+   */
+  startBackgroundCheckpoints(): void {
+    if (this.checkpointer || this.walFile === null) return;
+    try {
+      this.checkpointer = startCheckpointer(this.walFile.slice(0, -'-wal'.length));
+      this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER}`);
+    } catch {
+      this.checkpointer = null;
+    }
+  }
+
+  /** Stops the checkpoint worker (before {@link Store.close}). */
+  async stopBackgroundCheckpoints(): Promise<void> {
+    const c = this.checkpointer;
+    this.checkpointer = null;
+    if (c) {
+      this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      await c.stop();
     }
   }
 
