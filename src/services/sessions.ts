@@ -47,6 +47,8 @@ export type Commit<R> = (fn: () => unknown) => Promise<R>;
 
 interface LiveSession {
   id: number;
+  /** Storage order of the session row (keys its turn log). */
+  seq: number;
   tenantId: string;
   agentId: string;
   agent: CompiledAgent;
@@ -115,20 +117,20 @@ export class SessionService {
       created_at: createdAt,
     };
     const session: LiveSession = {
-      id, tenantId: caller.tenantId, agentId: agentRow.id, agent, voice,
+      id, seq: 0, tenantId: caller.tenantId, agentId: agentRow.id, agent, voice,
       customerName: input.customer_name ?? null, context, refMs, status: 'open', createdAt, state, metrics: emptyMetrics(), summary: null,
     };
     const result = await commit(() => {
       while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
       session.id = id;
       view.session_id = `se_${id}`;
-      const row: SessionRow = {
+      const row: Omit<SessionRow, 'seq'> = {
         id, tenant_id: caller.tenantId, agent_id: agentRow.id, agent_digest: agentRow.digest,
         customer_name: input.customer_name ?? null, customer_phone: input.customer_phone ?? null, title: input.title ?? null,
         context: JSON.stringify(context), ref_ms: refMs, engine: JSON.stringify(state), metrics: JSON.stringify(session.metrics),
         status: 'open', created_at: createdAt, ended_at: null, summary: null,
       };
-      this.deps.repos.sessions.insert(row);
+      session.seq = this.deps.repos.sessions.insert(row);
       return view;
     });
     if (view.session_id) {
@@ -196,11 +198,10 @@ export class SessionService {
       const prev = { state: s.state, metrics: s.metrics };
       try {
         return await commit(() => {
-          this.deps.repos.sessions.addTurn(s.id, stored.index, JSON.stringify(stored));
+          this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
           s.state = out.state;
           s.metrics = metrics;
           if (out.ended) this.endTx(s);
-          else this.deps.repos.sessions.update(s.id, JSON.stringify(s.state), JSON.stringify(s.metrics));
           return view;
         });
       } catch (err) {
@@ -232,7 +233,7 @@ export class SessionService {
   detail(caller: Caller, sessionId: string): ReturnType<typeof sessionDetail> {
     const n = this.parseId(sessionId);
     const s = this.load(caller, n, sessionId);
-    const turns = this.deps.repos.sessions.turns(n).map((t) => JSON.parse(t) as Record<string, unknown>);
+    const turns = this.deps.repos.sessions.turns(s.seq).map((t) => JSON.parse(t) as Record<string, unknown>);
     return sessionDetail(n, s.metrics, turns);
   }
 
@@ -263,7 +264,7 @@ export class SessionService {
     }
     s.status = 'ended';
     s.summary = summary;
-    this.deps.repos.sessions.end(s.id, JSON.stringify(s.state), JSON.stringify(s.metrics), this.deps.now(), JSON.stringify(summary));
+    this.deps.repos.sessions.end(s.seq, JSON.stringify(s.state), JSON.stringify(s.metrics), this.deps.now(), JSON.stringify(summary));
   }
 
   private endView(s: LiveSession, sessionId: string): { session_id: string; ended: true; summary: object; cost: CostInr } {
@@ -294,10 +295,11 @@ export class SessionService {
     const row = scoped(this.deps, caller, this.deps.repos.sessions.get(n), sessionId);
     if (!row) throw notFound(sessionId);
     const agent = this.agents.compiledRevision(row.agent_digest);
+    const latest = row.status === 'open' ? this.deps.repos.sessions.latestState(row.seq) : undefined;
     const s: LiveSession = {
-      id: row.id, tenantId: row.tenant_id, agentId: row.agent_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
+      id: row.id, seq: row.seq, tenantId: row.tenant_id, agentId: row.agent_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
       context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status, createdAt: row.created_at,
-      state: JSON.parse(row.engine) as EngineState, metrics: JSON.parse(row.metrics) as SessionMetrics,
+      state: JSON.parse(latest?.engine ?? row.engine) as EngineState, metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
       summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
     };
     this.remember(s);

@@ -106,9 +106,13 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tenant_id, id)
       ) STRICT;
 
-      -- id: random in 1..2^53-1 (DESIGN.md §4), never sequential.
+      -- id: random in 1..2^53-1 (DESIGN.md §4), never sequential. Rows are stored in creation
+      -- order (seq), so sessions active at the same time sit on neighbouring pages.
+      -- engine/metrics: the state at open, and the final state once ended; in between the
+      -- newest session_turns row holds it (a turn appends one row and rewrites nothing).
       CREATE TABLE sessions (
-        id INTEGER PRIMARY KEY,
+        seq INTEGER PRIMARY KEY,
+        id INTEGER NOT NULL UNIQUE,
         tenant_id TEXT NOT NULL REFERENCES tenants(id),
         agent_id TEXT NOT NULL,
         agent_digest TEXT NOT NULL REFERENCES agent_revisions(digest),
@@ -126,12 +130,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX sessions_tenant ON sessions(tenant_id, created_at);
 
+      -- Append-only turn log; each row carries the session's engine state and metrics after it.
       CREATE TABLE session_turns (
-        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        seq INTEGER PRIMARY KEY,
+        session_seq INTEGER NOT NULL REFERENCES sessions(seq),
         idx INTEGER NOT NULL,
         data TEXT NOT NULL,
-        PRIMARY KEY (session_id, idx)
-      ) STRICT, WITHOUT ROWID;
+        engine TEXT NOT NULL,
+        metrics TEXT NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX session_turns_by_session ON session_turns(session_seq, idx);
     `,
   },
 ];

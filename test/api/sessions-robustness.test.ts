@@ -131,3 +131,35 @@ describe('GET /v1/audio/{sha256}.wav', () => {
     }
   });
 });
+
+describe('a session across a restart', () => {
+  it('continues where it was, from the turn log', async () => {
+    t = await makeTestApp({}, { speech: testSpeech() });
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: '2026-11-21T10:00:00+05:30' } })).json();
+    await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' });
+    await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'yes' });
+    // A second runtime on the same state dir (as after a daemon restart) has nothing cached.
+    const { openRuntime } = await import('../../src/server/runtime.js');
+    const { buildApp } = await import('../../src/server/app.js');
+    const settings = t.settings;
+    await t.app.close();
+    t.runtime.close();
+    const runtime = openRuntime(settings, { speech: testSpeech() });
+    const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
+    const call = (method: 'GET' | 'POST', url: string, body?: object) => app.inject({ method, url, headers: { authorization: `Bearer ${t!.key}` }, ...(body ? { payload: body } : {}) });
+    try {
+      const r = (await call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'tomorrow' })).json();
+      expect(r.state.cursor).toBe('day');
+      expect(r.session_totals.turns).toBe(3);
+      await call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'yes' });
+      const end = (await call('POST', `/v1/sessions/${s.session_id}/end`)).json();
+      expect(end.summary.extracted).toEqual({ patient_name: 'Priya Sharma', visit_date: '2026-11-22' });
+      expect((await call('GET', `/v1/sessions/${s.session_id}`)).json().turns).toHaveLength(4);
+    } finally {
+      await app.close();
+      runtime.close();
+      fs.rmSync(settings.state_dir, { recursive: true, force: true });
+      t = undefined;
+    }
+  });
+});

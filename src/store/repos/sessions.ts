@@ -1,11 +1,15 @@
 /**
- * Conversation sessions and their turns (spec: Sessions). The engine state and metrics are
- * JSON documents rewritten after every turn, in the same transaction as the turn row.
+ * Conversation sessions and their turns (spec: Sessions). A turn appends one row to the turn
+ * log carrying the session's new engine state and metrics; the session row is written at open
+ * and at end only. Writes per turn stay few and sequential: the log and its index grow at their
+ * ends, and sessions opened together share pages.
  */
 import type { Db } from '../database.js';
 
 /** A session row. `engine`, `metrics`, `context` and `summary` are JSON text. */
 export interface SessionRow {
+  /** Storage order (creation order). */
+  seq: number;
   id: number;
   tenant_id: string;
   agent_id: string;
@@ -16,7 +20,9 @@ export interface SessionRow {
   context: string;
   /** Reference time for relative dates, epoch ms. */
   ref_ms: number;
+  /** Engine state at open (or, once ended, the final one). */
   engine: string;
+  /** Metrics at open (or, once ended, the final ones). */
   metrics: string;
   status: 'open' | 'ended';
   created_at: number;
@@ -36,28 +42,32 @@ export class SessionRepo {
           @context, @ref_ms, @engine, @metrics, @status, @created_at, @ended_at, @summary)`),
       get: db.prepare('SELECT * FROM sessions WHERE id = ?'),
       exists: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
-      update: db.prepare('UPDATE sessions SET engine = @engine, metrics = @metrics WHERE id = @id'),
+      latest: db.prepare('SELECT engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx DESC LIMIT 1'),
       end: db.prepare(`UPDATE sessions SET engine = @engine, metrics = @metrics, status = 'ended', ended_at = @ended_at, summary = @summary
-        WHERE id = @id`),
-      addTurn: db.prepare('INSERT INTO session_turns (session_id, idx, data) VALUES (?, ?, ?)'),
-      turns: db.prepare('SELECT data FROM session_turns WHERE session_id = ? ORDER BY idx').pluck(),
+        WHERE seq = @seq`),
+      addTurn: db.prepare('INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, ?, ?, ?)'),
+      turns: db.prepare('SELECT data FROM session_turns WHERE session_seq = ? ORDER BY idx').pluck(),
     };
   }
 
-  /** Inserts a new session. */
-  insert(row: SessionRow): void { this.q.insert.run(row); }
+  /** Inserts a new session; returns its `seq`. */
+  insert(row: Omit<SessionRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
   /** A session by id, whatever its tenant. */
   get(id: number): SessionRow | undefined { return this.q.get.get(id) as SessionRow | undefined; }
   /** True when id `id` is taken. */
   exists(id: number): boolean { return this.q.exists.get(id) !== undefined; }
-  /** Rewrites the engine state and metrics after a turn. */
-  update(id: number, engine: string, metrics: string): void { this.q.update.run({ id, engine, metrics }); }
-  /** Marks the session ended with its final state, metrics and summary. */
-  end(id: number, engine: string, metrics: string, endedAt: number, summary: string): void {
-    this.q.end.run({ id, engine, metrics, ended_at: endedAt, summary });
+  /** The engine state and metrics after the session's newest turn (undefined before the first). */
+  latestState(sessionSeq: number): { engine: string; metrics: string } | undefined {
+    return this.q.latest.get(sessionSeq) as { engine: string; metrics: string } | undefined;
   }
-  /** Appends turn `idx` (JSON text). */
-  addTurn(sessionId: number, idx: number, data: string): void { this.q.addTurn.run(sessionId, idx, data); }
+  /** Appends turn `idx` (JSON text) with the state and metrics after it. */
+  addTurn(sessionSeq: number, idx: number, data: string, engine: string, metrics: string): void {
+    this.q.addTurn.run(sessionSeq, idx, data, engine, metrics);
+  }
+  /** Marks the session ended with its final state, metrics and summary. */
+  end(sessionSeq: number, engine: string, metrics: string, endedAt: number, summary: string): void {
+    this.q.end.run({ seq: sessionSeq, engine, metrics, ended_at: endedAt, summary });
+  }
   /** The session's turns (JSON text), in order. */
-  turns(sessionId: number): string[] { return this.q.turns.all(sessionId) as string[]; }
+  turns(sessionSeq: number): string[] { return this.q.turns.all(sessionSeq) as string[]; }
 }
