@@ -50,18 +50,19 @@ interface LiveSession {
   /** Storage order of the session row (keys its turn log). */
   seq: number;
   tenantId: string;
-  agentId: string;
   agent: CompiledAgent;
   voice: string;
   customerName: string | null;
   context: Record<string, unknown>;
   refMs: number;
   status: 'open' | 'ended';
-  createdAt: number;
   state: EngineState;
   metrics: SessionMetrics;
-  summary: SessionSummary | Record<string, never> | null;
+  summary: Summary | null;
 }
+
+/** A session's summary, or `{}` when building it failed (spec: End-of-session result). */
+type Summary = SessionSummary | Record<string, never>;
 
 /** Options of the session service. */
 export interface SessionServiceOptions {
@@ -117,8 +118,8 @@ export class SessionService {
       created_at: createdAt,
     };
     const session: LiveSession = {
-      id, seq: 0, tenantId: caller.tenantId, agentId: agentRow.id, agent, voice,
-      customerName: input.customer_name ?? null, context, refMs, status: 'open', createdAt, state, metrics: emptyMetrics(), summary: null,
+      id, seq: 0, tenantId: caller.tenantId, agent, voice,
+      customerName: input.customer_name ?? null, context, refMs, status: 'open', state, metrics: emptyMetrics(), summary: null,
     };
     const result = await commit(() => {
       while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
@@ -195,23 +196,20 @@ export class SessionService {
         latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
         stt_confidence: input.stt_confidence ?? null, stt_provider: input.stt_provider ?? null, silence_ms: input.silence_ms ?? null,
       };
-      const prev = { state: s.state, metrics: s.metrics };
-      try {
-        return await commit(() => {
-          this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
-          s.state = out.state;
-          s.metrics = metrics;
-          if (out.ended) this.endTx(s);
-          return view;
-        });
-      } catch (err) {
-        // The write did not commit: the session is as it was.
-        s.state = prev.state;
-        s.metrics = prev.metrics;
-        s.status = 'open';
-        s.summary = null;
-        throw err;
+      // The session in memory changes only once the write has committed (and not at all when
+      // the idempotency layer replayed an earlier response instead of running `fn`).
+      let summary: Summary | null | undefined;
+      const result = await commit(() => {
+        this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
+        summary = out.ended ? this.endTx(s, out.state, metrics) : null;
+        return view;
+      });
+      if (summary !== undefined) {
+        s.state = out.state;
+        s.metrics = metrics;
+        if (summary !== null) this.markEnded(s, summary);
       }
+      return result;
     });
   }
 
@@ -224,8 +222,8 @@ export class SessionService {
     const n = this.parseId(sessionId);
     return this.withLock(n, async () => {
       const s = this.load(caller, n, sessionId);
-      if (s.status === 'ended') return commit(() => this.endView(s, sessionId));
-      return this.finish(s, () => this.endView(s, sessionId), commit);
+      if (s.status === 'ended') return commit(() => this.endView(s, sessionId, s.summary));
+      return this.finish(s, (summary) => this.endView(s, sessionId, summary), commit);
     });
   }
 
@@ -240,35 +238,37 @@ export class SessionService {
   /** Sessions held in memory. */
   cachedCount(): number { return this.live.size; }
 
-  private async finish<R>(s: LiveSession, view: () => unknown, commit?: Commit<R>): Promise<R> {
-    const prev = { status: s.status, summary: s.summary };
+  /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
+  private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>): Promise<R> {
     const run = commit ?? (async (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>);
-    try {
-      return await run(() => {
-        this.endTx(s);
-        return view();
-      });
-    } catch (err) {
-      s.status = prev.status;
-      s.summary = prev.summary;
-      throw err;
-    }
+    let summary: Summary | undefined;
+    const result = await run(() => {
+      summary = this.endTx(s, s.state, s.metrics);
+      return view(summary);
+    });
+    if (summary !== undefined) this.markEnded(s, summary);
+    return result;
   }
 
-  private endTx(s: LiveSession): void {
-    let summary: SessionSummary | Record<string, never>;
+  /** Writes the end of `s` (final state, metrics, summary); returns the summary, `{}` if building it failed. */
+  private endTx(s: LiveSession, state: EngineState, metrics: SessionMetrics): Summary {
+    let summary: Summary;
     try {
-      summary = buildSummary(s.agent, s.state);
+      summary = buildSummary(s.agent, state);
     } catch {
       summary = {};
     }
-    s.status = 'ended';
-    s.summary = summary;
-    this.deps.repos.sessions.end(s.seq, JSON.stringify(s.state), JSON.stringify(s.metrics), this.deps.now(), JSON.stringify(summary));
+    this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), this.deps.now(), JSON.stringify(summary));
+    return summary;
   }
 
-  private endView(s: LiveSession, sessionId: string): { session_id: string; ended: true; summary: object; cost: CostInr } {
-    return { session_id: sessionId, ended: true, summary: s.summary ?? {}, cost: costView(s.metrics.cost) };
+  private markEnded(s: LiveSession, summary: Summary): void {
+    s.status = 'ended';
+    s.summary = summary;
+  }
+
+  private endView(s: LiveSession, sessionId: string, summary: Summary | null): { session_id: string; ended: true; summary: object; cost: CostInr } {
+    return { session_id: sessionId, ended: true, summary: summary ?? {}, cost: costView(s.metrics.cost) };
   }
 
   private stateView(agent: CompiledAgent, state: EngineState, stepDone: boolean) {
@@ -297,8 +297,8 @@ export class SessionService {
     const agent = this.agents.compiledRevision(row.agent_digest);
     const latest = row.status === 'open' ? this.deps.repos.sessions.latestState(row.seq) : undefined;
     const s: LiveSession = {
-      id: row.id, seq: row.seq, tenantId: row.tenant_id, agentId: row.agent_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
-      context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status, createdAt: row.created_at,
+      id: row.id, seq: row.seq, tenantId: row.tenant_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
+      context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status,
       state: JSON.parse(latest?.engine ?? row.engine) as EngineState, metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
       summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
     };
