@@ -8,12 +8,12 @@
  * callback's promise resolves only after that commit is durable, so a response built from it
  * is never acknowledged before it would survive `kill -9` or power loss.
  *
- * Durability is that of `synchronous=FULL`, with the fsync moved off the event loop: SQLite
+ * Durability is that of `synchronous=FULL`, with the sync moved off the event loop: SQLite
  * runs with `synchronous=NORMAL` (in WAL mode: the commit writes its frames to the WAL, the WAL
  * is synced before every checkpoint, the database after it, and the WAL header when the WAL is
  * reused), and the store itself fdatasyncs the WAL file on libuv's thread pool after each commit,
- * resolving the batch's promises only when that fsync has completed. While one fsync runs, the
- * next batches commit and wait for the following one, so fsyncs never queue up behind each
+ * resolving the batch's promises only when that sync has completed. While one sync runs, the
+ * next batches commit and wait for the following one, so syncs never queue up behind each
  * other and the event loop never waits for the disk.
  */
 import fs from 'node:fs';
@@ -32,10 +32,23 @@ export const EXTERNAL_CHECK_MS = 100;
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
 
-/** A committed batch waiting for the WAL fsync: settles its callers' promises. */
+/** A committed batch waiting for the WAL sync: settles its callers' promises. */
 type Settle = (error?: unknown) => void;
 
-interface PendingWrite {
+/** What one queued callback did. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Resolves or rejects each item with its outcome, or all with `error` (a failed sync). */
+function settleAll(items: Queued[], results: Outcome[], error?: unknown): void {
+  items.forEach((item, i) => {
+    const r = results[i]!;
+    if (error !== undefined) item.reject(error);
+    else if (r.ok) item.resolve(r.value);
+    else item.reject(r.error);
+  });
+}
+
+interface Queued {
   fn: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -44,9 +57,9 @@ interface PendingWrite {
 /** An open state database. */
 export class Store {
   readonly db: Db;
-  private queue: PendingWrite[] = [];
+  private queue: Queued[] = [];
   private scheduled = false;
-  private readQueue: PendingWrite[] = [];
+  private readQueue: Queued[] = [];
   private closed = false;
   private readonly dataVersion: Database.Statement;
   private readonly totalChanges: Database.Statement;
@@ -119,7 +132,7 @@ export class Store {
       try { fs.chmodSync(file, 0o600); } catch { /* best effort */ }
     }
     db.pragma('journal_mode = WAL');
-    // NORMAL + the store's own WAL fsync after every commit = FULL's durability (see above).
+    // NORMAL + the store's own WAL sync after every commit = FULL's durability (see above).
     db.pragma('synchronous = NORMAL');
     // Checkpoint every ~40 MiB of WAL rather than SQLite's 4 MiB: a page rewritten many times
     // between checkpoints is copied to the database once. With random-keyed indexes
@@ -166,14 +179,7 @@ export class Store {
    *         are unaffected), or the commit's error.
    */
   write<T>(fn: () => T): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('store is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+    return this.enqueue(this.queue, fn);
   }
 
   /**
@@ -186,9 +192,14 @@ export class Store {
    * @throws whatever `fn` throws.
    */
   read<T>(fn: () => T): Promise<T> {
+    return this.enqueue(this.readQueue, fn);
+  }
+
+  /** Queues `fn` for the next flush (one per turn of the event loop). */
+  private enqueue<T>(queue: Queued[], fn: () => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.readQueue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -207,7 +218,7 @@ export class Store {
     });
   }
 
-  /** Group-commit counters since open: `commits` (fsyncs) and the `writes` they carried. */
+  /** Group-commit counters since open: `commits` and the `writes` they carried. */
   stats(): { commits: number; writes: number } {
     return { commits: this.commitCount, writes: this.writeCount };
   }
@@ -260,13 +271,13 @@ export class Store {
     return this.walFd;
   }
 
-  /** fsyncs the WAL on this thread (start-up, admin commands, close). */
+  /** Syncs the WAL on this thread (start-up, admin commands, close). */
   private syncWalNow(): void {
     const fd = this.wal();
     if (fd !== null) fs.fdatasyncSync(fd);
   }
 
-  /** Starts an fsync of the WAL for the batches committed so far, unless one is running. */
+  /** Starts a sync of the WAL for the batches committed so far, unless one is running. */
   private scheduleSync(): void {
     if (this.syncing || this.awaitingSync.length === 0) return;
     const waiting = this.awaitingSync;
@@ -292,7 +303,7 @@ export class Store {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const results: Outcome[] = [];
     const { tx } = this;
     let changesBefore = 0;
     try {
@@ -321,15 +332,8 @@ export class Store {
       for (const item of batch) item.reject(error);
       return;
     }
-    const settle: Settle = (syncError) => {
-      batch.forEach((item, i) => {
-        const r = results[i]!;
-        if (syncError !== undefined) item.reject(syncError);
-        else if (r.ok) item.resolve(r.value);
-        else item.reject(r.error);
-      });
-    };
-    // A batch that changed nothing (an idempotency look-up) wrote nothing to make durable.
+    const settle: Settle = (syncError) => settleAll(batch, results, syncError);
+    // A batch that changed nothing (e.g. releasing a claim already gone) wrote nothing to make durable.
     if (this.walFile === null || this.totalChanges.get() === changesBefore) {
       settle();
       return;
@@ -341,7 +345,7 @@ export class Store {
   private flushReads(): void {
     const reads = this.readQueue;
     this.readQueue = [];
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const results: Outcome[] = [];
     try {
       this.tx.beginRead.run();
       for (const item of reads) {
@@ -359,11 +363,7 @@ export class Store {
       for (const item of reads) item.reject(error);
       return;
     }
-    reads.forEach((item, i) => {
-      const r = results[i]!;
-      if (r.ok) item.resolve(r.value);
-      else item.reject(r.error);
-    });
+    settleAll(reads, results);
   }
 
   /** Flushes queued writes, makes them durable, and closes the connection (checkpointing the WAL). */
@@ -380,7 +380,7 @@ export class Store {
       syncError = err;
     }
     for (const settle of waiting) settle(syncError);
-    // An fsync still running on the thread pool uses the descriptor: leave it to the process exit then.
+    // A sync still running on the thread pool uses the descriptor: leave it to the process exit then.
     if (this.walFd !== null && !this.syncing) fs.closeSync(this.walFd);
     this.walFd = null;
     this.db.close();
