@@ -28,6 +28,8 @@ export type AgentView = AgentSummary & { definition?: AgentDefinition };
 /** Agent use cases. */
 export class AgentService {
   private readonly compiled = new Map<string, CompiledAgent>();
+  /** Per revision: its voice, and its static texts as spoken with their cache keys (immutable). */
+  private readonly statics = new Map<string, { voice: string; texts: string[]; keys: string[] }>();
   private readonly failures = new Map<string, number>();
 
   constructor(private readonly deps: ServiceDeps, private readonly speech: SpeechPort) {}
@@ -38,9 +40,7 @@ export class AgentService {
    * @throws ApiError invalid_request naming every problem's field path (first one in `param`).
    */
   validate(agentId: string, body: unknown): { agent: AgentDefinition; digest: string } {
-    if (!isAgentId(agentId)) {
-      throw new ApiError('invalid_request', `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
-    }
+    if (!isAgentId(agentId)) throw malformedAgentId('invalid_request', agentId);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ApiError('invalid_request', 'request body must be the agent definition as a JSON object');
     }
@@ -73,9 +73,8 @@ export class AgentService {
 
   /** Synthesises the agent's static texts in the background (progress shows in `audio`). */
   presynthesize(digest: string): Promise<void> {
-    const agent = this.compiledRevision(digest);
-    const voice = this.voiceOf(agent);
-    return this.speech.prepare(this.spokenStatics(agent), voice).then(({ failed }) => {
+    const { voice, texts } = this.staticsOf(digest);
+    return this.speech.prepare(texts, voice).then(({ failed }) => {
       if (failed > 0) this.failures.set(digest, failed);
       else this.failures.delete(digest);
     });
@@ -111,9 +110,7 @@ export class AgentService {
    * @throws ApiError workflow_not_found for a malformed id, not_found for a missing or foreign one.
    */
   resolve(caller: Caller, agentId: string): AgentRow {
-    if (!isAgentId(agentId)) {
-      throw new ApiError('workflow_not_found', `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
-    }
+    if (!isAgentId(agentId)) throw malformedAgentId('workflow_not_found', agentId);
     const repo = this.deps.repos.agents;
     const row = repo.get(caller.tenantId, agentId) ?? scoped(this.deps, caller, repo.getAnyTenant(agentId), agentId);
     if (!row) throw new ApiError('not_found', `no agent ${agentId} (see: GET /v1/agents, or apply one with \`vagent agent apply -f FILE\`)`, { param: 'agent_id' });
@@ -137,17 +134,24 @@ export class AgentService {
     return agent.def.voice ?? this.speech.voiceFor(agent.def.language);
   }
 
-  private spokenStatics(agent: CompiledAgent): string[] {
-    return [...new Set(staticTexts(agent).map((t) => toSpokenText(t, agent.def.language)))];
+  /** The revision's static texts as spoken, and their cache keys: worked out once per revision. */
+  private staticsOf(digest: string): { voice: string; texts: string[]; keys: string[] } {
+    let s = this.statics.get(digest);
+    if (!s) {
+      const agent = this.compiledRevision(digest);
+      const voice = this.voiceOf(agent);
+      const texts = [...new Set(staticTexts(agent).map((t) => toSpokenText(t, agent.def.language)))];
+      s = { voice, texts, keys: texts.map((t) => this.speech.keyFor(t, voice)) };
+      this.statics.set(digest, s);
+    }
+    return s;
   }
 
   private audioStatus(digest: string): AudioStatus {
-    const agent = this.compiledRevision(digest);
-    const voice = this.voiceOf(agent);
-    const texts = this.spokenStatics(agent);
+    const { keys } = this.staticsOf(digest);
     let ready = 0;
-    for (const t of texts) if (this.speech.has(this.speech.keyFor(t, voice))) ready += 1;
-    return { total: texts.length, ready, failed: Math.min(this.failures.get(digest) ?? 0, texts.length - ready) };
+    for (const k of keys) if (this.speech.has(k)) ready += 1;
+    return { total: keys.length, ready, failed: Math.min(this.failures.get(digest) ?? 0, keys.length - ready) };
   }
 
   private view(row: AgentRow, withDefinition: boolean): AgentView {
@@ -167,6 +171,10 @@ export class AgentService {
       ...(withDefinition ? { definition: d } : {}),
     };
   }
+}
+
+function malformedAgentId(code: 'invalid_request' | 'workflow_not_found', agentId: string): ApiError {
+  return new ApiError(code, `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
 }
 
 /** SHA-256 (hex) of an agent definition's canonical JSON (keys sorted). */
