@@ -9,16 +9,15 @@ import type { Faq } from '../domain/agent.js';
 /** A control intent: the caller steers the conversation rather than answering. */
 export type ControlIntent = 'goodbye' | 'repeat' | 'wait' | 'human';
 
-/** Lower-cased, punctuation turned to spaces, Devanagari kept; words separated by one space. */
+/**
+ * An utterance (or keyword) lower-cased, punctuation turned to spaces, Devanagari kept, words
+ * separated by one space and padded with one space each side, so that ` phrase ` matches on
+ * word boundaries. A turn normalises its utterance once and passes the result to the
+ * functions below.
+ */
 export function normalizeUtterance(text: string): string {
-  // One turn asks for the same utterance several times (control, FAQ, question): remember the last.
-  if (text === lastText) return lastNorm;
-  lastText = text;
-  lastNorm = ` ${text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
-  return lastNorm;
+  return ` ${text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
 }
-let lastText = '';
-let lastNorm = '  ';
 
 // Phrases are matched on word boundaries against the normalised utterance (` … `).
 const CONTROL_PHRASES: Record<ControlIntent, string[]> = {
@@ -35,11 +34,11 @@ function hasPhrase(norm: string, phrase: string): boolean {
 }
 
 /**
- * The control intent of an utterance, or null. An utterance that is long (more than eight
- * words) is taken as content, not control: "wait, my number is 98…" is an answer.
+ * The control intent of an utterance (as {@link normalizeUtterance} gives it), or null. An
+ * utterance that is long (more than eight words) is taken as content, not control: "wait, my
+ * number is 98…" is an answer.
  */
-export function detectControlIntent(text: string): { intent: ControlIntent; phrase: string } | null {
-  const norm = normalizeUtterance(text);
+export function detectControlIntent(norm: string): { intent: ControlIntent; phrase: string } | null {
   if (norm.trim().split(' ').length > 8) return null;
   if (/\d/.test(norm)) return null;
   for (const intent of ORDER) {
@@ -48,13 +47,28 @@ export function detectControlIntent(text: string): { intent: ControlIntent; phra
   return null;
 }
 
-/** The first FAQ entry whose keyword appears in the utterance (word-boundary match), or null. */
-export function matchFaq(text: string, faq: readonly Faq[]): { faq: Faq; keyword: string } | null {
-  const norm = normalizeUtterance(text);
+/** Each FAQ entry's keywords, normalised once (entries belong to compiled agents and live as long). */
+const faqKeywords = new WeakMap<Faq, string[]>();
+
+function keywordsOf(entry: Faq): string[] {
+  let k = faqKeywords.get(entry);
+  if (!k) {
+    k = entry.keywords.map((kw) => normalizeUtterance(kw).trim());
+    faqKeywords.set(entry, k);
+  }
+  return k;
+}
+
+/**
+ * The first FAQ entry whose keyword appears in the utterance (as {@link normalizeUtterance}
+ * gives it; word-boundary match), or null.
+ */
+export function matchFaq(norm: string, faq: readonly Faq[]): { faq: Faq; keyword: string } | null {
   for (const entry of faq) {
-    for (const kw of entry.keywords) {
-      const k = normalizeUtterance(kw).trim();
-      if (k && hasPhrase(norm, k)) return { faq: entry, keyword: kw };
+    const keywords = keywordsOf(entry);
+    for (let i = 0; i < keywords.length; i++) {
+      const k = keywords[i]!;
+      if (k && hasPhrase(norm, k)) return { faq: entry, keyword: entry.keywords[i]! };
     }
   }
   return null;
@@ -62,9 +76,12 @@ export function matchFaq(text: string, faq: readonly Faq[]): { faq: Faq; keyword
 
 const QUESTION_WORDS = ['what', 'when', 'where', 'how', 'which', 'who', 'why', 'is', 'are', 'do', 'does', 'can', 'could', 'will', 'kya', 'kab', 'kahan', 'kahaan', 'kitna', 'kitni', 'kitne', 'kaise', 'kaun', 'kyun', 'क्या', 'कब', 'कहाँ', 'कितना', 'कितनी', 'कैसे', 'कौन'];
 
-/** True when the utterance reads as a question (a `?`, or a question word at its start or end). */
-export function looksLikeQuestion(text: string): boolean {
+/**
+ * True when the utterance reads as a question: a `?` in the raw `text`, or a question word at
+ * the start or end of its normalised form `norm`.
+ */
+export function looksLikeQuestion(text: string, norm: string): boolean {
   if (text.includes('?')) return true;
-  const words = normalizeUtterance(text).trim().split(' ');
-  return QUESTION_WORDS.includes(words[0]!) || ['kya', 'hai kya', 'क्या'].includes(words[words.length - 1]!);
+  const words = norm.trim().split(' ');
+  return QUESTION_WORDS.includes(words[0]!) || ['kya', 'क्या'].includes(words[words.length - 1]!);
 }

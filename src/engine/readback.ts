@@ -10,7 +10,7 @@ import type { ClipSpec } from './state.js';
 import { renderTemplate } from './template.js';
 
 /** How a canonical value reads in a sentence, in `language`. */
-export function displayValue(capture: Capture, value: SlotValue, language: string): string {
+function displayValue(capture: Capture, value: SlotValue, language: string): string {
   switch (capture.type) {
     case 'date': return speakDate(String(value), language);
     case 'time': return speakTime(String(value), language);

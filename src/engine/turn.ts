@@ -4,7 +4,7 @@
  * volunteered later slots) → re-prompt / fallback. Pure: the clock and all values come in.
  */
 import type { SlotValue, Step } from '../domain/agent.js';
-import { detectControlIntent, looksLikeQuestion, matchFaq } from './intents.js';
+import { detectControlIntent, looksLikeQuestion, matchFaq, normalizeUtterance } from './intents.js';
 import { readbackClips } from './readback.js';
 import { detectYesNo, extractSlot } from './slots/index.js';
 import { currentStep, CURSOR_CLOSING, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
@@ -61,8 +61,11 @@ class Turn {
   readonly clips: ClipSpec[] = [];
   readonly trace: TraceStep[] = [];
   private readonly startCursor: string;
+  /** The utterance normalised once for the keyword layers (control, FAQ, question). */
+  readonly norm: string;
 
   constructor(readonly agent: CompiledAgent, prev: EngineState, readonly input: TurnInput) {
+    this.norm = normalizeUtterance(input.text);
     this.state = cloneState(prev);
     this.state.turns += 1;
     this.startCursor = prev.cursor;
@@ -182,7 +185,7 @@ class Turn {
 }
 
 function graceTurn(t: Turn): string {
-  const faq = matchFaq(t.input.text, t.agent.def.faq);
+  const faq = matchFaq(t.norm, t.agent.def.faq);
   if (faq) t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
   t.say(t.msg.goodbye);
   t.state.closed = true;
@@ -190,7 +193,7 @@ function graceTurn(t: Turn): string {
 }
 
 function controlTurn(t: Turn): string | null {
-  const control = detectControlIntent(t.input.text);
+  const control = detectControlIntent(t.norm);
   t.trace.push({ layer: 'control', result: control ? 'match' : 'miss', ...(control ? { detail: control.intent } : {}) });
   if (!control) return null;
   switch (control.intent) {
@@ -227,8 +230,9 @@ function confirmTurn(t: Turn): string | null {
   if (!pending) return null;
   const step = t.agent.def.steps[t.agent.stepIndex.get(pending.step)!]!;
   const yes = detectYesNo(t.input.text);
-  const corrected = t.extract(step, 'answer');
-  const isNew = corrected !== null && corrected !== pending.value && step.capture!.type !== 'yes_no';
+  // A yes/no step's own answer is the yes or no above, never a correction.
+  const corrected = step.capture!.type === 'yes_no' ? null : t.extract(step, 'answer');
+  const isNew = corrected !== null && corrected !== pending.value;
   t.trace.push({ layer: 'confirm', result: yes !== null || isNew ? 'match' : 'miss', detail: isNew ? 'correction' : yes === null ? 'unclear' : yes ? 'yes' : 'no', slot: step.capture!.slot });
   if (isNew) {
     pending.value = corrected;
@@ -253,7 +257,7 @@ function confirmTurn(t: Turn): string | null {
     t.say(step.ask);
     return 'confirm';
   }
-  const faq = matchFaq(t.input.text, t.agent.def.faq);
+  const faq = matchFaq(t.norm, t.agent.def.faq);
   if (faq) {
     t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
     for (const c of readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg)) {
@@ -270,8 +274,8 @@ function confirmTurn(t: Turn): string | null {
 function answerTurn(t: Turn): string {
   const step = currentStep(t.agent, t.state);
   const captured = step ? t.extract(step, 'answer') : null;
-  const faq = matchFaq(t.input.text, t.agent.def.faq);
-  const faqWins = faq !== null && (captured === null || looksLikeQuestion(t.input.text));
+  const faq = matchFaq(t.norm, t.agent.def.faq);
+  const faqWins = faq !== null && (captured === null || looksLikeQuestion(t.input.text, t.norm));
   t.trace.push({ layer: 'faq', result: faqWins ? 'match' : 'miss', ...(faq ? { detail: faq.faq.intent } : {}) });
   if (faqWins) {
     t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
