@@ -2,6 +2,8 @@
  * Number words for speech (DESIGN.md §6: "language … number words, TTS voice"): cardinals in
  * the Indian grouping (thousand, lakh, crore), ordinals, digit names, month and weekday names,
  * in English and Hindi. Pure data and arithmetic; {@link ./spoken.ts} builds sentences from it.
+ * The word tables below 100 ({@link EN_ONES}, {@link EN_TENS}, {@link HI_0_99}) are also what
+ * the slot extractors' number parser reads (slots/number-words.ts), so what is said is heard.
  *
  * Languages other than English and Hindi get {@link NUMERIC}: numerals, which an embedded
  * synthesiser such as eSpeak NG reads in its own voice's language.
@@ -25,12 +27,14 @@ export interface NumberWords {
   weekdays: readonly string[];
 }
 
-const EN_ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine',
+/** English 0..19, indexed by value. */
+export const EN_ONES: readonly string[] = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine',
   'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
-const EN_TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+/** English multiples of ten, indexed by the tens digit ('' for 0 and 1: those are {@link EN_ONES}). */
+export const EN_TENS: readonly string[] = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
-/** 0..99 in Hindi: the words are irregular, so every one is listed. */
-const HI_0_99 = [
+/** 0..99 in Hindi (Devanagari), indexed by value: the words are irregular, so every one is listed. */
+export const HI_0_99: readonly string[] = [
   'शून्य', 'एक', 'दो', 'तीन', 'चार', 'पाँच', 'छह', 'सात', 'आठ', 'नौ',
   'दस', 'ग्यारह', 'बारह', 'तेरह', 'चौदह', 'पंद्रह', 'सोलह', 'सत्रह', 'अठारह', 'उन्नीस',
   'बीस', 'इक्कीस', 'बाईस', 'तेईस', 'चौबीस', 'पच्चीस', 'छब्बीस', 'सत्ताईस', 'अट्ठाईस', 'उनतीस',
@@ -79,7 +83,7 @@ function englishBelow100(n: number): string {
 }
 
 /** English number words, Indian grouping ("one lakh twenty-five thousand"). */
-export const ENGLISH: NumberWords = {
+const ENGLISH: NumberWords = {
   cardinal: (n) => indianCardinal(n, englishBelow100, 1),
   minus: 'minus',
   point: 'point',
@@ -90,7 +94,7 @@ export const ENGLISH: NumberWords = {
 };
 
 /** Hindi number words in Devanagari ("एक लाख पच्चीस हज़ार"). */
-export const HINDI: NumberWords = {
+const HINDI: NumberWords = {
   cardinal: (n) => indianCardinal(n, (k) => HI_0_99[k]!, 2),
   minus: 'माइनस',
   point: 'दशमलव',
@@ -101,7 +105,7 @@ export const HINDI: NumberWords = {
 };
 
 /** Numerals for languages without word tables: the synthesiser reads them in its own language. */
-export const NUMERIC: NumberWords = {
+const NUMERIC: NumberWords = {
   cardinal: (n) => String(n),
   minus: '-',
   point: '.',

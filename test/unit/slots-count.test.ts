@@ -47,4 +47,13 @@ describe('number (counts)', () => {
     expect(count('20 people', 'answer', { max: 10 })).toBeNull();
     expect(count('0 people', 'answer', { min: 1 })).toBeNull();
   });
+  it('masks a date against the reference time of each call, not of the one before', () => {
+    const at = (iso: string): number | null => {
+      const r = extractSlot('february 29', { capture: { slot: 'party_size', type: 'number' }, language: 'en-IN', nowMs: Date.parse(iso), timezone: 'Asia/Kolkata', mode: 'answer' });
+      return r === null ? null : Number(r.value);
+    };
+    expect(at('2027-01-10T12:00:00+05:30')).toBeNull(); // 29 February 2028 is a date
+    expect(at('2025-01-10T12:00:00+05:30')).toBe(29); // no 29 February in 2025 or 2026
+    expect(at('2027-01-10T12:00:00+05:30')).toBeNull();
+  });
 });

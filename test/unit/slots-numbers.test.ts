@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNumberWords, spokenDigits } from '../../src/engine/slots/index.js';
 import { numeralize } from '../../src/engine/slots/numbers.js';
 import { tokenize } from '../../src/engine/slots/text.js';
+import { numberToWords } from '../../src/engine/spoken.js';
 
 /** The numeralised text of an utterance (tokens joined by spaces). */
 function numeralized(text: string, opts = {}): string {
@@ -44,6 +45,26 @@ describe('parseNumberWords: Hindi and Hinglish', () => {
   });
 });
 
+describe('parseNumberWords hears every number speech says below 100', () => {
+  const below100 = Array.from({ length: 100 }, (_v, n) => n);
+  it.each(below100)('English %d', (n) => {
+    expect(parseNumberWords(numberToWords(n, 'en-IN'))).toBe(n);
+  });
+  it.each(below100)('Hindi %d', (n) => {
+    expect(parseNumberWords(numberToWords(n, 'hi-IN'))).toBe(n);
+  });
+  it('keeps the other spellings it heard before', () => {
+    expect(parseNumberWords('तिरेसठ')).toBe(63);
+    expect(parseNumberWords('तिरसठ')).toBe(63);
+    expect(parseNumberWords('छः')).toBe(6);
+    expect(parseNumberWords('पन्द्रह')).toBe(15);
+    expect(parseNumberWords('चौवालीस')).toBe(44);
+    expect(parseNumberWords('उनासी')).toBe(79);
+    expect(parseNumberWords('fourty two')).toBe(42);
+    expect(parseNumberWords('tirsath')).toBe(63);
+  });
+});
+
 describe('parseNumberWords: not one number', () => {
   it.each(['nine eight', 'nau aath', 'hello', '', 'twenty twenty', '10:30', 'the third'])('%j → null', (text) => {
     expect(parseNumberWords(text)).toBeNull();
@@ -67,6 +88,12 @@ describe('spokenDigits', () => {
   });
   it('returns null without digits', () => {
     expect(spokenDigits('no idea')).toBeNull();
+  });
+  it('repeats a digit only after double/triple, not after words inherited by every object', () => {
+    expect(spokenDigits('constructor nine eight seven six')).toBe('9876');
+    expect(spokenDigits('toString five five')).toBe('55');
+    expect(spokenDigits('dabal char')).toBe('44');
+    expect(spokenDigits('डबल पांच')).toBe('55');
   });
 });
 

@@ -46,6 +46,7 @@ function currencyAfter(p: Prepared, i: number): number {
 }
 
 function candidates(p: Prepared, nowMs: number, timezone: string): Candidate[] {
+  if (!p.toks.some(isAmountNumber)) return [];
   const masked = maskedTokens(p, nowMs, timezone);
   const out: Candidate[] = [];
   p.toks.forEach((t, i) => {

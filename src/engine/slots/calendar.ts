@@ -56,7 +56,7 @@ export function weekday(c: CivilDate): number {
 }
 
 /** Number of days in month `m` (1–12) of year `y`. */
-export function daysInMonth(y: number, m: number): number {
+function daysInMonth(y: number, m: number): number {
   return new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 
@@ -66,7 +66,7 @@ export function isValid(y: number, m: number, d: number): boolean {
 }
 
 /** Negative, zero or positive as `a` is before, equal to or after `b`. */
-export function compare(a: CivilDate, b: CivilDate): number {
+function compare(a: CivilDate, b: CivilDate): number {
   return toUtc(a) - toUtc(b);
 }
 

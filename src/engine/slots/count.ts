@@ -16,7 +16,7 @@ import type { Capture } from '../../domain/agent.js';
 import { COUNT_NOUNS, CURRENCY_AFTER, CURRENCY_BEFORE, NOT_COUNT_AFTER } from './keywords.js';
 import { maskedTokens } from './mask.js';
 import { prepare } from './numbers.js';
-import { normalizeWord, type Prepared } from './text.js';
+import { normalizeWord, type Prepared, type Tok } from './text.js';
 import { aloneInUtterance } from './time.js';
 
 const NOUNS = new Set(COUNT_NOUNS.map(normalizeWord));
@@ -39,6 +39,11 @@ interface Candidate {
   score: number;
   /** One past the last token of the evidence ("4 bed rooms"). */
   end: number;
+}
+
+/** Whether token `t` is a number that may be a count: a cardinal with a value. */
+function isCountNumber(t: Tok): t is Tok & { value: number } {
+  return t.kind === 'num' && t.value !== undefined && !t.ordinal;
 }
 
 /** Score of the number at token `i` as a count (0: not a count) and where its evidence ends. */
@@ -79,11 +84,11 @@ function scoreAt(p: Prepared, i: number): { score: number; end: number } {
  */
 export function extractCount(utterance: string, capture: Capture, mode: 'answer' | 'volunteer', nowMs: number, timezone: string): { value: number; matched: string } | null {
   const p = prepare(utterance, { fractions: true });
-  const masked = maskedTokens(p, nowMs, timezone);
+  const masked = p.toks.some(isCountNumber) ? maskedTokens(p, nowMs, timezone) : new Set<number>();
   const inRange = (v: number): boolean => (capture.min === undefined || v >= capture.min) && (capture.max === undefined || v <= capture.max);
   const found: Candidate[] = [];
   p.toks.forEach((t, i) => {
-    if (t.kind !== 'num' || t.value === undefined || t.ordinal || masked.has(i)) return;
+    if (!isCountNumber(t) || masked.has(i)) return;
     const { score, end } = scoreAt(p, i);
     if (score === 0 || !inRange(t.value)) return;
     if (mode === 'volunteer' && score < 2) return;

@@ -58,7 +58,7 @@ interface Rule {
   re: RegExp;
   resolve: Resolver;
   /** Needs answer mode ("14th" alone). */
-  weak?: (h: Hit, p: Prepared) => boolean;
+  weak?: (h: Hit) => boolean;
 }
 
 function year(g: Hit['groups']): number | undefined {
@@ -150,7 +150,7 @@ export function findDates(p: Prepared, today: CivilDate): DateHit[] {
       if (isNegated(p, h)) continue;
       const c = rule.resolve(h.groups, today);
       if (!c) continue;
-      out.push({ value: formatDate(c), hit: h, strong: !(rule.weak?.(h, p) ?? false) });
+      out.push({ value: formatDate(c), hit: h, strong: !(rule.weak?.(h) ?? false) });
     }
   });
   return out.sort((a, b) => byPosition(a.hit, b.hit));

@@ -20,7 +20,6 @@ import { detectYesNo, findYesNo } from './yes-no.js';
 
 export { detectYesNo };
 export { parseNumberWords, spokenDigits } from './numbers.js';
-export { BARE_HOUR_RULE } from './time.js';
 
 /** What an extractor needs besides the utterance. */
 export interface ExtractOptions {

@@ -80,6 +80,9 @@ export const RELATIVE_DAYS: Readonly<Record<string, number>> = {
   yesterday: -1,
 };
 
+/** Hindi words of denial ("kal nahi", "theek nahi hai"), romanised and Devanagari. */
+export const HINDI_NEGATIONS: readonly string[] = ['nahi', 'nahin', 'nai', 'nhi', 'नहीं', 'नही'];
+
 /** Words said around an answer that carry no value ("uh", "please", "ji"). */
 export const FILLERS: readonly string[] = [
   'uh', 'um', 'umm', 'hmm', 'er', 'ah', 'oh', 'well', 'so', 'ok', 'okay', 'please', 'pls', 'plz', 'just', 'only', 'sirf', 'bas', 'ji', 'jee',

@@ -2,11 +2,14 @@
  * Number words of English and Hindi (romanised and Devanagari), as tables (DESIGN.md §6:
  * "Extractors understand English and Hindi/Hinglish number … words at least").
  *
- * Hindi has an irregular word for every number from 1 to 99, so the Hindi table lists them
- * all, with the common romanised spellings. Every key is passed through
- * {@link normalizeWord} when the maps are built, so Devanagari with or without nukta or
- * chandrabindu matches.
+ * The words below 100 are those speech says (spoken-words.ts: {@link EN_ONES},
+ * {@link EN_TENS}, {@link HI_0_99}), so every number the agent says is one the parser hears,
+ * plus the other spellings callers and transcribers use. Hindi has an irregular word for
+ * every number from 1 to 99, so the Hindi table lists them all, with the common romanised
+ * spellings. Every key is passed through {@link normalizeWord} when the maps are built, so
+ * Devanagari with or without nukta or chandrabindu matches.
  */
+import { EN_ONES, EN_TENS, HI_0_99 } from '../spoken-words.js';
 import { normalizeWord } from './text.js';
 
 /** How a number word combines with its neighbours in a spoken number. */
@@ -18,49 +21,54 @@ export interface NumberWord {
   kind: WordKind;
 }
 
-const EN_UNITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
-const EN_TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
-const EN_TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fourty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+/** English spellings heard besides the words speech uses ({@link EN_TENS}). */
+const EN_TENS_HEARD: Readonly<Record<string, number>> = { fourty: 40 };
 
-/** Hindi 0–99: value → spellings (romanised variants, then Devanagari). */
-const HINDI: Array<[number, string[]]> = [
-  [0, ['shunya', 'shoonya', 'sunya', 'शून्य']], [1, ['ek', 'एक']], [2, ['do', 'दो']], [3, ['teen', 'तीन']], [4, ['char', 'chaar', 'चार']],
-  [5, ['paanch', 'panch', 'paach', 'पांच']], [6, ['chhe', 'chhah', 'chah', 'chhai', 'chhey', 'छह', 'छः', 'छे']],
-  [7, ['saat', 'सात']], [8, ['aath', 'आठ']], [9, ['nau', 'नौ']], [10, ['das', 'dus', 'दस']],
-  [11, ['gyarah', 'gyaarah', 'gyara', 'ग्यारह']], [12, ['barah', 'baarah', 'बारह']], [13, ['terah', 'तेरह']],
-  [14, ['chaudah', 'chaudha', 'choudah', 'चौदह']], [15, ['pandrah', 'pandra', 'pundrah', 'पंद्रह', 'पन्द्रह']],
-  [16, ['solah', 'sola', 'सोलह']], [17, ['satrah', 'satra', 'सत्रह']], [18, ['atharah', 'athaarah', 'athara', 'अठारह']],
-  [19, ['unnis', 'unnees', 'उन्नीस']], [20, ['bees', 'बीस']], [21, ['ikkis', 'ikkees', 'इक्कीस']], [22, ['bais', 'baees', 'baais', 'बाईस']],
-  [23, ['teis', 'teyis', 'तेईस']], [24, ['chaubis', 'chaubees', 'चौबीस']], [25, ['pachchis', 'pachees', 'pachis', 'पच्चीस']],
-  [26, ['chhabbis', 'chabbis', 'छब्बीस']], [27, ['sattais', 'sattaees', 'सत्ताईस']], [28, ['atthais', 'athais', 'अट्ठाईस']],
-  [29, ['untis', 'unatis', 'उनतीस']], [30, ['tees', 'तीस']], [31, ['ikattis', 'iktees', 'इकतीस']], [32, ['battis', 'battees', 'बत्तीस']],
-  [33, ['taintis', 'tentees', 'तैंतीस']], [34, ['chautis', 'chountees', 'चौंतीस']], [35, ['paintis', 'paintees', 'पैंतीस']],
-  [36, ['chhattis', 'chattis', 'छत्तीस']], [37, ['saintis', 'saintees', 'सैंतीस']], [38, ['artis', 'adtees', 'अड़तीस']],
-  [39, ['untalis', 'untaalees', 'उनतालीस']], [40, ['chalis', 'chaalees', 'chalees', 'चालीस']], [41, ['iktalis', 'iktaalees', 'इकतालीस']],
-  [42, ['bayalis', 'bayaalees', 'बयालीस']], [43, ['taintalis', 'तैंतालीस']], [44, ['chavalis', 'chauwalis', 'चौवालीस', 'चवालीस']],
-  [45, ['paintalis', 'paintaalees', 'पैंतालीस']], [46, ['chhiyalis', 'छियालीस']], [47, ['saintalis', 'सैंतालीस']],
-  [48, ['artalis', 'adtalis', 'अड़तालीस']], [49, ['unchas', 'उनचास']], [50, ['pachas', 'pachaas', 'पचास']],
-  [51, ['ikyavan', 'ikyawan', 'इक्यावन']], [52, ['bavan', 'baawan', 'बावन']], [53, ['tirpan', 'tirepan', 'तिरेपन']],
-  [54, ['chauvan', 'chauwan', 'चौवन']], [55, ['pachpan', 'पचपन']], [56, ['chhappan', 'छप्पन']], [57, ['sattavan', 'sattawan', 'सत्तावन']],
-  [58, ['atthavan', 'atthawan', 'अट्ठावन']], [59, ['unsath', 'उनसठ']], [60, ['saath', 'साठ']], [61, ['iksath', 'इकसठ']],
-  [62, ['basath', 'baasath', 'बासठ']], [63, ['tirsath', 'तिरसठ']], [64, ['chausath', 'चौंसठ']], [65, ['painsath', 'पैंसठ']],
-  [66, ['chhiyasath', 'छियासठ']], [67, ['sarsath', 'सड़सठ']], [68, ['arsath', 'adsath', 'अड़सठ']], [69, ['unhattar', 'उनहत्तर']],
-  [70, ['sattar', 'सत्तर']], [71, ['ikhattar', 'इकहत्तर']], [72, ['bahattar', 'बहत्तर']], [73, ['tihattar', 'तिहत्तर']],
-  [74, ['chauhattar', 'चौहत्तर']], [75, ['pachhattar', 'pachattar', 'पचहत्तर']], [76, ['chhihattar', 'छिहत्तर']],
-  [77, ['satattar', 'sathattar', 'सतहत्तर']], [78, ['athattar', 'अठहत्तर']], [79, ['unasi', 'unnasi', 'उन्यासी', 'उनासी']],
-  [80, ['assi', 'अस्सी']], [81, ['ikyasi', 'इक्यासी']], [82, ['bayasi', 'बयासी']], [83, ['tirasi', 'तिरासी']], [84, ['chaurasi', 'चौरासी']],
-  [85, ['pachasi', 'पचासी']], [86, ['chhiyasi', 'छियासी']], [87, ['sattasi', 'सत्तासी']], [88, ['atthasi', 'अट्ठासी']],
-  [89, ['navasi', 'nawasi', 'नवासी']], [90, ['nabbe', 'nabbey', 'नब्बे']], [91, ['ikyanve', 'इक्यानबे']], [92, ['banve', 'बानबे']],
-  [93, ['tiranve', 'तिरानबे']], [94, ['chauranve', 'चौरानबे']], [95, ['pachanve', 'पचानबे']], [96, ['chhiyanve', 'छियानबे']],
-  [97, ['sattanve', 'सत्तानबे']], [98, ['atthanve', 'अट्ठानबे']], [99, ['ninyanve', 'निन्यानबे']],
+/**
+ * Hindi 0–99 as callers say and transcribers write it: value → spellings heard besides the
+ * Devanagari word speech uses ({@link HI_0_99}), romanised variants first, then other
+ * Devanagari spellings.
+ */
+const HINDI_HEARD: ReadonlyArray<readonly [number, readonly string[]]> = [
+  [0, ['shunya', 'shoonya', 'sunya']], [1, ['ek']], [2, ['do']], [3, ['teen']], [4, ['char', 'chaar']],
+  [5, ['paanch', 'panch', 'paach']], [6, ['chhe', 'chhah', 'chah', 'chhai', 'chhey', 'छः', 'छे']],
+  [7, ['saat']], [8, ['aath']], [9, ['nau']], [10, ['das', 'dus']],
+  [11, ['gyarah', 'gyaarah', 'gyara']], [12, ['barah', 'baarah']], [13, ['terah']],
+  [14, ['chaudah', 'chaudha', 'choudah']], [15, ['pandrah', 'pandra', 'pundrah', 'पन्द्रह']],
+  [16, ['solah', 'sola']], [17, ['satrah', 'satra']], [18, ['atharah', 'athaarah', 'athara']],
+  [19, ['unnis', 'unnees']], [20, ['bees']], [21, ['ikkis', 'ikkees']], [22, ['bais', 'baees', 'baais']],
+  [23, ['teis', 'teyis']], [24, ['chaubis', 'chaubees']], [25, ['pachchis', 'pachees', 'pachis']],
+  [26, ['chhabbis', 'chabbis']], [27, ['sattais', 'sattaees']], [28, ['atthais', 'athais']],
+  [29, ['untis', 'unatis']], [30, ['tees']], [31, ['ikattis', 'iktees']], [32, ['battis', 'battees']],
+  [33, ['taintis', 'tentees']], [34, ['chautis', 'chountees']], [35, ['paintis', 'paintees']],
+  [36, ['chhattis', 'chattis']], [37, ['saintis', 'saintees']], [38, ['artis', 'adtees']],
+  [39, ['untalis', 'untaalees']], [40, ['chalis', 'chaalees', 'chalees']], [41, ['iktalis', 'iktaalees']],
+  [42, ['bayalis', 'bayaalees']], [43, ['taintalis']], [44, ['chavalis', 'chauwalis', 'चौवालीस']],
+  [45, ['paintalis', 'paintaalees']], [46, ['chhiyalis']], [47, ['saintalis']],
+  [48, ['artalis', 'adtalis']], [49, ['unchas']], [50, ['pachas', 'pachaas']],
+  [51, ['ikyavan', 'ikyawan']], [52, ['bavan', 'baawan']], [53, ['tirpan', 'tirepan']],
+  [54, ['chauvan', 'chauwan']], [55, ['pachpan']], [56, ['chhappan']], [57, ['sattavan', 'sattawan']],
+  [58, ['atthavan', 'atthawan']], [59, ['unsath']], [60, ['saath']], [61, ['iksath']],
+  [62, ['basath', 'baasath']], [63, ['tirsath', 'तिरसठ']], [64, ['chausath']], [65, ['painsath']],
+  [66, ['chhiyasath']], [67, ['sarsath']], [68, ['arsath', 'adsath']], [69, ['unhattar']],
+  [70, ['sattar']], [71, ['ikhattar']], [72, ['bahattar']], [73, ['tihattar']],
+  [74, ['chauhattar']], [75, ['pachhattar', 'pachattar']], [76, ['chhihattar']],
+  [77, ['satattar', 'sathattar']], [78, ['athattar']], [79, ['unasi', 'unnasi', 'उनासी']],
+  [80, ['assi']], [81, ['ikyasi']], [82, ['bayasi']], [83, ['tirasi']], [84, ['chaurasi']],
+  [85, ['pachasi']], [86, ['chhiyasi']], [87, ['sattasi']], [88, ['atthasi']],
+  [89, ['navasi', 'nawasi']], [90, ['nabbe', 'nabbey']], [91, ['ikyanve']], [92, ['banve']],
+  [93, ['tiranve']], [94, ['chauranve']], [95, ['pachanve']], [96, ['chhiyanve']],
+  [97, ['sattanve']], [98, ['atthanve']], [99, ['ninyanve']],
 ];
 
 function buildSmall(): Map<string, NumberWord> {
   const m = new Map<string, NumberWord>();
-  for (const [value, words] of HINDI) for (const w of words) m.set(normalizeWord(w), { value, kind: 'hindi' });
-  EN_UNITS.forEach((w, value) => m.set(w, { value, kind: 'unit' }));
-  EN_TEENS.forEach((w, i) => m.set(w, { value: 10 + i, kind: 'teen' }));
-  for (const [w, value] of Object.entries(EN_TENS)) m.set(w, { value, kind: 'tens' });
+  for (const [value, words] of HINDI_HEARD) for (const w of [...words, HI_0_99[value]!]) m.set(normalizeWord(w), { value, kind: 'hindi' });
+  EN_ONES.forEach((w, value) => m.set(w, { value, kind: value < 10 ? 'unit' : 'teen' }));
+  EN_TENS.forEach((w, tens) => {
+    if (w !== '') m.set(w, { value: tens * 10, kind: 'tens' });
+  });
+  for (const [w, value] of Object.entries(EN_TENS_HEARD)) m.set(w, { value, kind: 'tens' });
   return m;
 }
 

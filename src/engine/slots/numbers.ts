@@ -30,6 +30,9 @@ const DO_CONTEXT = new Set(
 const DO_AFTER = new Set(['sirf', 'bas', 'hum', 'humlog', 'total', 'only', 'just', 'सिर्फ', 'बस', 'हम'].map(normalizeWord));
 const ARTICLES = new Set(['a', 'an']);
 const SECOND_NOT_ORDINAL_BEFORE = new Set(['a', 'one', '1', 'per', 'ek', 'this', 'just', 'half']);
+const COUNT_NOUN_SET: ReadonlySet<string> = new Set(COUNT_NOUNS);
+/** Digit-mode words that repeat the next digit ("double five" → 55), with how many times. */
+const REPEAT_WORDS: ReadonlyMap<string, number> = new Map([['double', 2], ['triple', 3], ['dabal', 2], ['डबल', 2]]);
 
 type Last = 'none' | WordKind | 'digit' | 'hundred' | 'big' | 'frac' | 'article';
 
@@ -65,9 +68,9 @@ function smallWordHere(toks: Tok[], j: number): boolean {
     return toks.filter((t) => t.kind !== 'sym').length === 1;
   }
   if (w === 'one' && prev && ONE_PRONOUN_BEFORE.has(prev.text)) {
-    return isNumberish(next) || (next !== undefined && COUNT_NOUNS.includes(next.text));
+    return isNumberish(next) || (next !== undefined && COUNT_NOUN_SET.has(next.text));
   }
-  if (w === normalizeWord('saath') && prev && SAATH_WITH_BEFORE.has(prev.text)) return false;
+  if (w === 'saath' && prev && SAATH_WITH_BEFORE.has(prev.text)) return false;
   return true;
 }
 
@@ -86,7 +89,7 @@ function ordinalSuffix(n: number): string {
 
 /** A double/triple digit ("double five" → "55"), digit mode only. */
 function repeatedDigit(toks: Tok[], i: number, opts: NumeralizeOptions): Group | null {
-  const times = { double: 2, triple: 3, dabal: 2, 'डबल': 2 }[toks[i]!.text];
+  const times = REPEAT_WORDS.get(toks[i]!.text);
   const next = toks[i + 1];
   if (!opts.digitMode || times === undefined || !isUnitWord(next, opts)) return null;
   const d = next!.kind === 'num' ? next!.text : String(next!.text === 'oh' ? 0 : SMALL_WORDS.get(next!.text)!.value);

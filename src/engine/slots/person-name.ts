@@ -42,7 +42,7 @@ mera meri mere naam nam hai hain ka ki ke ko se mein me main mai ji haan nahi aa
 bhejo bhej bhejna dena do dijiye karna karo paise paisa rupaye khata
 है हैं का की के को से में मैं मेरा मेरी नाम जी हाँ नहीं`.split(/\s+/);
 /** Words that are never part of a name. */
-export const NOT_NAME: ReadonlySet<string> = new Set([...STOP_WORDS, ...FILLERS, ...YES_NO_WORDS, ...Object.keys(MONTHS), ...Object.keys(WEEKDAYS)].map(normalizeWord));
+const NOT_NAME: ReadonlySet<string> = new Set([...STOP_WORDS, ...FILLERS, ...YES_NO_WORDS, ...Object.keys(MONTHS), ...Object.keys(WEEKDAYS)].map(normalizeWord));
 
 function compile(list: string[]): string[][] {
   return list.map((p) => tokenize(p).map((t) => t.text)).sort((a, b) => b.length - a.length);

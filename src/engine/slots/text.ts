@@ -9,6 +9,7 @@
  * `a.m.`/`p.m.` → `am`/`pm`; `o'clock`, `o"clock`, `o clock` → `oclock`; digit groups written
  * with commas (`1,25,000`, `1,490`) lose their commas.
  */
+import { HINDI_NEGATIONS } from './keywords.js';
 
 /** One token of an utterance. Offsets are UTF-16 indices into the original utterance. */
 export interface Tok {
@@ -235,7 +236,7 @@ export function firstLongest<T extends { hit: Hit }>(items: readonly T[]): T | n
   return best;
 }
 
-const NEGATORS_AFTER = new Set(['nahi', 'nahin', 'nhi', 'nai', 'not', 'नहीं', 'नही'].map(normalizeWord));
+const NEGATORS_AFTER = new Set([...HINDI_NEGATIONS, 'not'].map(normalizeWord));
 
 /** True when the words of `h` are denied: "not tomorrow", "kal nahi", "5 baje nahi". */
 export function isNegated(p: Prepared, h: Hit): boolean {

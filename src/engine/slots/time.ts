@@ -4,16 +4,13 @@
  * "afternoon 3:45", "noon", "subah das baje" → 10:00, "shaam 5 baje" → 17:00, "dopahar 2 baje"
  * → 14:00, "raat 9 baje" → 21:00, "saade das baje" → 10:30, "paune 5" → 16:45, "dedh baje" → 13:30.
  *
- * Reading of an hour without am/pm or a part of the day ({@link BARE_HOUR_RULE}): 1–7 → pm
- * (13:00–19:00), 8–11 → am, 12 → noon; "09:30" (zero-padded) and 13–23 are 24-hour times.
+ * Reading of an hour without am/pm or a part of the day: 1–7 → pm (13:00–19:00), 8–11 → am,
+ * 12 → noon; "09:30" (zero-padded) and 13–23 are 24-hour times.
  * This is the daytime reading people mean when booking: "at 4" is 16:00, "11:30" is 11:30.
  */
 import { DAYPARTS, FILLERS, COUNT_NOUNS } from './keywords.js';
 import { prepare } from './numbers.js';
 import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './text.js';
-
-/** How an hour without am/pm or part of the day is read (see the module comment). */
-export const BARE_HOUR_RULE = 'hours 1-7 are pm, 8-11 am, 12 noon; zero-padded and 13-23 are 24-hour';
 
 /** A time found in an utterance. */
 export interface TimeHit {
@@ -35,8 +32,20 @@ const AMPM = '(?: (?<ap>am|pm))?';
 const OC = '(?: (?<oc>oclock|baje|bje|bajey|bajkar|बजे))?';
 const POST = `(?: (?:(?:in the|in|at|this|of the|ko|को) )?(?<post>${DP}))?`;
 const CORE = `(?<h>\\d{1,2})(?:[:.](?<m>\\d{2})| (?<m2>[0-5]\\d)(?= ${ANCHOR}(?: |$)|$))?`;
-const FRAC = alternation(['saadhe', 'sadhe', 'saade', 'sade', 'saadhey', 'साढ़े', 'साढे', 'sava', 'savaa', 'sawa', 'sawaa', 'सवा', 'paune', 'pone', 'paone', 'पौने']);
-const FRAC_WORD = alternation(['dedh', 'derh', 'डेढ़', 'dhai', 'dhaai', 'adhai', 'ढाई']);
+/** Fraction prefixes of an hour → minutes added to it (saadhe: +30, sava: +15, paune: −15). */
+const FRAC_MINUTES: Record<string, number> = Object.fromEntries([
+  ...['saadhe', 'sadhe', 'saade', 'sade', 'saadhey', 'साढ़े', 'साढे'].map((w) => [normalizeWord(w), 30]),
+  ...['sava', 'savaa', 'sawa', 'sawaa', 'सवा'].map((w) => [normalizeWord(w), 15]),
+  ...['paune', 'pone', 'paone', 'पौने'].map((w) => [normalizeWord(w), -15]),
+]);
+/** Stand-alone fraction hours → [hour, minute] (dedh: 1 and a half, dhai: 2 and a half). */
+const FRAC_WORD_TIME: Record<string, [number, number]> = Object.fromEntries([
+  ...['dedh', 'derh', 'डेढ़'].map((w) => [normalizeWord(w), [1, 30]]),
+  ...['dhai', 'dhaai', 'adhai', 'ढाई'].map((w) => [normalizeWord(w), [2, 30]]),
+]);
+
+const FRAC = alternation(Object.keys(FRAC_MINUTES));
+const FRAC_WORD = alternation(Object.keys(FRAC_WORD_TIME));
 
 const PATTERNS: readonly RegExp[] = [
   wordRegex(`${PRE}(?:(?<at>${AT}) )?${CORE}${AMPM}${OC}${POST}`),
@@ -45,16 +54,6 @@ const PATTERNS: readonly RegExp[] = [
   wordRegex(`${PRE}(?<fw>${FRAC_WORD}) (?<oc>baje|bje|bajey|बजे)${POST}`),
   wordRegex('(?:(?:at|around|by) )?(?:12 )?(?<nw>noon|midday|midnight)'),
 ];
-
-const FRAC_MINUTES: Record<string, number> = Object.fromEntries([
-  ...['saadhe', 'sadhe', 'saade', 'sade', 'saadhey', 'साढ़े', 'साढे'].map((w) => [normalizeWord(w), 30]),
-  ...['sava', 'savaa', 'sawa', 'sawaa', 'सवा'].map((w) => [normalizeWord(w), 15]),
-  ...['paune', 'pone', 'paone', 'पौने'].map((w) => [normalizeWord(w), -15]),
-]);
-const FRAC_WORD_TIME: Record<string, [number, number]> = Object.fromEntries([
-  ...['dedh', 'derh', 'डेढ़'].map((w) => [normalizeWord(w), [1, 30]]),
-  ...['dhai', 'dhaai', 'adhai', 'ढाई'].map((w) => [normalizeWord(w), [2, 30]]),
-]);
 
 /** Hour on the 24-hour clock for `h` said with am/pm, a part of the day, or neither. */
 function hour24(h: number, ap: string | undefined, dp: Daypart | undefined, zeroPadded: boolean): number | null {

@@ -14,6 +14,7 @@
  * 5. Unsure phrases ("not sure", "maybe", "pata nahi") give neither.
  * 6. With no strong cue, "please" / "go on" lean yes.
  */
+import { HINDI_NEGATIONS } from './keywords.js';
 import { normalizeWord, tokenize } from './text.js';
 
 type Cue = 'yes' | 'no' | 'soft_no' | 'neutral' | 'unsure';
@@ -46,7 +47,7 @@ const CUES: Record<Cue, readonly string[]> = {
 };
 
 const WEAK_YES = ['please', 'pls', 'plz', 'go on', 'kripya', 'कृपया'];
-const HINDI_NEGATION = new Set(['nahi', 'nahin', 'nai', 'nhi', 'नहीं', 'नही'].map(normalizeWord));
+const HINDI_NEGATION = new Set(HINDI_NEGATIONS.map(normalizeWord));
 
 /** Phrase → cue, phrases as arrays of normalised words. */
 const PHRASES: Array<{ words: string[]; cue: Cue }> = (Object.entries(CUES) as Array<[Cue, readonly string[]]>)
