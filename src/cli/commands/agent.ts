@@ -7,7 +7,7 @@
  */
 import type { Agent, AgentAudioProgress, VagentClient } from '../../client/index.js';
 import { ApiResponseError } from '../../client/index.js';
-import { loadAgentFiles, problemDetail, problemLocation, type AgentFileProblem, type ValidAgentFile } from '../agent-file.js';
+import type { AgentFileProblem, ValidAgentFile } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import {
@@ -37,9 +37,6 @@ const BAR_ABOVE = 20;
 
 const settled = (a: AgentAudioProgress | undefined): boolean => !a || a.ready + a.failed >= a.total;
 
-function report(p: AgentFileProblem): void {
-  problem(problemLocation(p), problemDetail(p));
-}
 
 /** Polls `GET /v1/agents/{id}` until every clip is ready or failed, or {@link WAIT_LIMIT_MS} passes. */
 async function waitForAudio(client: VagentClient, agent: Agent): Promise<Agent> {
@@ -86,6 +83,8 @@ async function put(client: VagentClient, f: ValidAgentFile): Promise<Agent | Age
  * @throws CliError (exit 1) when any file was not applied; the others are applied regardless
  */
 export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promise<void> {
+  const { loadAgentFiles, problemDetail, problemLocation } = await import('../agent-file.js');
+  const report = (p: AgentFileProblem): void => problem(problemLocation(p), problemDetail(p));
   const { files, problems } = loadAgentFiles(flags.file);
   problems.forEach(report);
   let failures = problems.length;
