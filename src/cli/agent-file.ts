@@ -10,10 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
+import { AGENT_FILE_EXTENSIONS, formatIssuePath, isAgentFileName, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
 
-/** File name endings `vagent agent apply -f DIR` picks up. */
-export const AGENT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+export { AGENT_FILE_EXTENSIONS };
 
 /** A field path as zod reports it: `['steps', 2, 'capture', 'type']`. */
 export type FieldPath = (string | number)[];
@@ -244,7 +243,7 @@ export function expandAgentPaths(paths: string[]): { files: string[]; problems: 
       continue;
     }
     const found = names
-      .filter((n) => AGENT_FILE_EXTENSIONS.some((ext) => n.toLowerCase().endsWith(ext)))
+      .filter(isAgentFileName)
       .sort()
       .map((n) => path.join(p, n))
       .filter((f) => fs.statSync(f, { throwIfNoEntry: false })?.isDirectory() !== true);

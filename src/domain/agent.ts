@@ -8,6 +8,15 @@
 import { z } from 'zod';
 import { ID_PATTERNS } from './ids.js';
 
+/** File name endings of agent files (`vagent agent apply -f DIR`, the daemon's example agents). */
+export const AGENT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+
+/** True when `name` ends in one of {@link AGENT_FILE_EXTENSIONS} (any case). */
+export function isAgentFileName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return AGENT_FILE_EXTENSIONS.some((ext) => lower.endsWith(ext));
+}
+
 /** Slot types and their canonical values (DESIGN.md §6 — Contract). */
 export const SLOT_TYPES = ['yes_no', 'digits', 'number', 'amount', 'date', 'time', 'person_name', 'choice', 'text'] as const;
 /** One of {@link SLOT_TYPES}. */

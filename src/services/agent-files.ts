@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { isAgentFileName } from '../domain/agent.js';
 import type { AgentService } from './agents.js';
 
 /** The result of loading one file. */
@@ -22,7 +23,7 @@ export interface LoadedAgentFile {
 export function loadAgentDir(agents: AgentService, writeNow: <T>(fn: () => T) => T, tenantId: string, dir: string): LoadedAgentFile[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => /\.(ya?ml|json)$/i.test(n)).sort();
+    names = fs.readdirSync(dir).filter(isAgentFileName).sort();
   } catch (err) {
     return [{ file: dir, error: `cannot read ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` }];
   }

@@ -8,6 +8,7 @@
  * Sessions in use stay in memory; the database is the truth after a restart.
  */
 import { ApiError } from '../domain/errors.js';
+import { isoTimeMs } from '../domain/time.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
 import { addCost, costView, type CostInr } from '../domain/money.js';
 import { buildSummary, type SessionSummary } from '../engine/summary.js';
@@ -349,7 +350,7 @@ const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 export function referenceTime(context: Record<string, unknown>, fallbackMs: number): number {
   const now = context.now;
   if (now === undefined || now === null) return fallbackMs;
-  const ms = typeof now === 'string' && /^\d{4}-\d{2}-\d{2}/.test(now) ? Date.parse(now) : NaN;
-  if (!Number.isFinite(ms)) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
+  const ms = isoTimeMs(now);
+  if (ms === null) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
   return ms;
 }

@@ -7,8 +7,9 @@
  * - `--json`: JSON Lines — the open response, each turn result, then the end result.
  */
 import readline from 'node:readline';
-import { ApiResponseError, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
+import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
 import { isE164 } from '../../domain/e164.js';
+import { isoTimeMs } from '../../domain/time.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
@@ -50,7 +51,7 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
     context = parsed as Record<string, unknown>;
   }
   if (flags.now !== undefined) {
-    if (!/^\d{4}-\d\d-\d\d/.test(flags.now) || Number.isNaN(Date.parse(flags.now))) {
+    if (isoTimeMs(flags.now) === null) {
       throw new UsageError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'example: --now 2025-11-13T10:00:00+05:30');
     }
     context = { ...context, now: flags.now };
@@ -64,6 +65,9 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
   if (flags.title !== undefined) body.title = flags.title;
   return body;
 }
+
+/** The audio URLs of clips that have audio, in order. */
+const audioUrlsOf = (clips: Clip[] | undefined): string[] => (clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
 
 /** What the loop does after a line: go on, end the session, or stop (the session is already gone). */
 type Next = 'continue' | 'end' | 'stop';
@@ -85,7 +89,7 @@ class Conversation {
     this.id = opened.session_id;
     this.progress = opened.state?.step_progress;
     this.cursor = opened.state?.cursor;
-    this.lastAudio = (opened.opening?.clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
+    this.lastAudio = audioUrlsOf(opened.opening?.clips);
   }
 
   /** Slash commands; `/end` also ends a `--json` chat, the others are for people. */
@@ -157,8 +161,7 @@ class Conversation {
     this.last = turn;
     this.progress = turn.state?.step_progress;
     this.cursor = turn.state?.cursor;
-    this.lastAudio = turn.audio_url ? [turn.audio_url]
-      : (turn.clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
+    this.lastAudio = turn.audio_url ? [turn.audio_url] : audioUrlsOf(turn.clips);
     if (this.json) printJsonLine(turn);
     else printTurn(turn);
     return turn.ended ? 'end' : 'continue';
