@@ -2,6 +2,7 @@
  * The public shapes of `/v1` resources (spec: Resources and their fields), shared by the
  * services that build them, the client that reads them, and the tests.
  */
+import type { CostInr } from './money.js';
 
 /** A SIP trunk (spec: Trunk). The write-only `auth` never appears here; `has_credentials` reports it. */
 export interface Trunk {
@@ -111,12 +112,7 @@ export interface SessionOpened {
 }
 
 /** Costs in INR, rounded to 6 decimals (spec: Turn result, `cost`). */
-export interface CostInr {
-  llm_inr: number;
-  tts_inr: number;
-  stt_inr: number;
-  total_inr: number;
-}
+export type { CostInr };
 
 /** Running totals of a session (spec: Turn result, `session_totals`). */
 export interface SessionTotals extends CostInr {

@@ -19,9 +19,6 @@ import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { SpeechPort } from './speech-port.js';
 
-/** Pre-synthesis progress of an agent's static texts (the resource's `audio`). */
-export type AudioStatus = AgentAudioProgress;
-
 /** The Agent resource (`GET /v1/agents/{id}`, with its definition) or a list entry (without). */
 export type AgentView = AgentSummary & { definition?: AgentDefinition };
 
@@ -147,7 +144,7 @@ export class AgentService {
     return s;
   }
 
-  private audioStatus(digest: string): AudioStatus {
+  private audioStatus(digest: string): AgentAudioProgress {
     const { keys } = this.staticsOf(digest);
     let ready = 0;
     for (const k of keys) if (this.speech.has(k)) ready += 1;

@@ -3,6 +3,7 @@
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
+import type { SessionTotals } from '../domain/resources.js';
 
 /** Running counters of a session; money in integer micro-rupees, durations in ms. */
 export interface SessionMetrics {
@@ -36,9 +37,7 @@ export function percent(part: number, whole: number): number {
 }
 
 /** `session_totals` of a turn result (spec: Turn result). */
-export function sessionTotals(m: SessionMetrics): CostInr & {
-  turns: number; llm_calls: number; tts_chars: number; llm_input_tokens: number; llm_output_tokens: number; cache_hit_percent: number;
-} {
+export function sessionTotals(m: SessionMetrics): SessionTotals {
   return {
     ...costView(m.cost),
     turns: m.turns,

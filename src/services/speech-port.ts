@@ -11,7 +11,11 @@ export interface EnsuredClip {
   sha: string;
   /** True when the clip was already cached (no synthesis, no cost). */
   cacheHit: boolean;
-  /** Characters synthesised for this call (0 on a hit). */
+  /**
+   * Characters (Unicode code points) synthesised and billable for this call: the text's length
+   * on a miss this call synthesised; 0 on a hit and for a call that joined another call's
+   * synthesis of the same clip.
+   */
   chars: number;
 }
 

@@ -6,20 +6,10 @@
 import { AudioCache } from './cache.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
 import { toWav48k } from './wav.js';
+import type { EnsuredClip, SpeechPort } from '../services/speech-port.js';
 
-/** One clip in the cache, as {@link SpeechService.ensure} reports it. */
-export interface EnsuredClip {
-  /** Cache key (sha256 hex) of the 48 kHz WAV. */
-  sha: string;
-  /** True when the clip was already cached: no synthesis, no cost. */
-  cacheHit: boolean;
-  /**
-   * Characters (Unicode code points) synthesised and billable for this call: the text's length
-   * on a miss this call synthesised; 0 on a hit and for a call that joined another call's
-   * synthesis of the same clip.
-   */
-  chars: number;
-}
+/** One clip in the cache, as {@link SpeechService.ensure} reports it (the speech port's type). */
+export type { EnsuredClip };
 
 /** Options of {@link SpeechService}. */
 export interface SpeechServiceOptions {
@@ -41,7 +31,7 @@ function asSpeechError(err: unknown): SpeechError {
 }
 
 /** Synthesis through a content-addressed cache, with concurrent identical requests merged. */
-export class SpeechService {
+export class SpeechService implements SpeechPort {
   private readonly inFlight = new Map<string, Promise<string>>();
   private readonly timeoutMs: number;
   private readonly prepareTimeoutMs: number;
