@@ -20,7 +20,7 @@ export interface WorkerRequest {
  * engine cannot be loaded at all (the worker then exits).
  */
 export type WorkerReply =
-  | { type: 'ready'; sampleRate: number; startupMs: number }
+  | { type: 'ready' }
   | { type: 'result'; id: number; samples: Int16Array; sampleRate: number }
   | { type: 'error'; id: number; reason: 'failed'; message: string }
   | { type: 'fatal'; reason: 'unavailable'; message: string };

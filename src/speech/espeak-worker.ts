@@ -11,7 +11,7 @@
  */
 
 import { ESPEAK_PACKAGE, type WorkerReply, type WorkerRequest } from './espeak-protocol.js';
-import { CLIP_SAMPLE_RATE, resampleMono16 } from './wav.js';
+import { CLIP_SAMPLE_RATE, joinSamples, resampleMono16 } from './wav.js';
 
 /** The parts of the Emscripten module's `eSpeakNGWorker` this file uses. */
 interface EspeakInstance {
@@ -54,20 +54,11 @@ function handle(engine: EspeakInstance, req: WorkerRequest, state: { voice: stri
     state.voice = req.voice;
   }
   const chunks: Int16Array[] = [];
-  let total = 0;
   engine.synthesize(escapeMarkup(req.text), (samples) => {
-    if (samples && samples.length > 0) {
-      chunks.push(samples);
-      total += samples.length;
-    }
+    if (samples && samples.length > 0) chunks.push(samples);
     return false; // true would abort the synthesis
   });
-  const out = new Int16Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
+  const out = joinSamples(chunks);
   // Resampled here, so the parent's event loop never spends time on it.
   send({ type: 'result', id: req.id, samples: resampleMono16(out, engine.get_samplerate(), CLIP_SAMPLE_RATE), sampleRate: CLIP_SAMPLE_RATE });
 }
@@ -78,7 +69,6 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   process.on('disconnect', () => process.exit(0));
-  const started = performance.now();
   const engine = await load();
   if (!engine) {
     process.disconnect();
@@ -94,7 +84,7 @@ async function main(): Promise<void> {
       send({ type: 'error', id: msg.id, reason: 'failed', message: `eSpeak NG failed: ${(err as Error).message}` });
     }
   });
-  send({ type: 'ready', sampleRate: engine.get_samplerate(), startupMs: Math.round(performance.now() - started) });
+  send({ type: 'ready' });
 }
 
 void main();

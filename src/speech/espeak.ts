@@ -34,12 +34,13 @@ const VOICE_ALIASES: Readonly<Record<string, string>> = {
   'zh-hk': 'yue',
 };
 
+/** Time allowed for a child to load the engine before it is killed, ms. */
+const STARTUP_TIMEOUT_MS = 15_000;
+
 /** Options of {@link EspeakSynthesizer}. */
 export interface EspeakOptions {
   /** The compiled worker script; default {@link espeakWorkerPath}(). */
   workerPath?: string;
-  /** Time allowed for the child to load the engine before it is killed, ms. Default 15000. */
-  startupTimeoutMs?: number;
 }
 
 /**
@@ -80,7 +81,6 @@ interface Pending {
 export class EspeakSynthesizer implements SpeechSynthesizer {
   readonly provider = 'espeak-ng';
   private readonly workerPath: string;
-  private readonly startupTimeoutMs: number;
   private child: ChildProcess | null = null;
   private ready = false;
   private startupTimer: NodeJS.Timeout | null = null;
@@ -92,10 +92,9 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   /** Start-up time of the most recent child, ms (from fork to engine loaded), or null. */
   lastStartupMs: number | null = null;
 
-  /** @param options worker path and start-up limit; see {@link EspeakOptions}. */
+  /** @param options the worker path; see {@link EspeakOptions}. */
   constructor(options: EspeakOptions = {}) {
     this.workerPath = options.workerPath ?? espeakWorkerPath();
-    this.startupTimeoutMs = options.startupTimeoutMs ?? 15_000;
   }
 
   /**
@@ -196,8 +195,8 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();
     this.startupTimer = setTimeout(() => {
-      if (this.child === child && !this.ready) this.crash(child, `the speech engine did not start within ${this.startupTimeoutMs} ms`, 'unavailable');
-    }, this.startupTimeoutMs);
+      if (this.child === child && !this.ready) this.crash(child, `the speech engine did not start within ${STARTUP_TIMEOUT_MS} ms`, 'unavailable');
+    }, STARTUP_TIMEOUT_MS);
     this.startupTimer.unref();
     child.on('message', (msg: WorkerReply) => this.onMessage(child, msg, started));
     child.on('error', (err) => this.crash(child, `speech engine process error: ${err.message}`));

@@ -141,9 +141,13 @@ function clipSamplesOf(wav: InstanceType<typeof WaveFile>): Int16Array {
  */
 export function concatWavs(wavs: Uint8Array[], gapMs: number = DEFAULT_GAP_MS): Buffer {
   if (wavs.length === 0) throw new RangeError('concatWavs needs at least one clip');
-  const parts = wavs.map(clipSamples);
   const gap = Math.max(0, Math.round((gapMs * CLIP_SAMPLE_RATE) / 1000));
-  const total = parts.reduce((n, p) => n + p.length, 0) + gap * (parts.length - 1);
+  return writeMono16(joinSamples(wavs.map(clipSamples), gap), CLIP_SAMPLE_RATE);
+}
+
+/** `parts` one after another in a new array, with `gap` zero samples between consecutive parts. */
+export function joinSamples(parts: readonly Int16Array[], gap = 0): Int16Array {
+  const total = parts.reduce((n, p) => n + p.length, 0) + gap * Math.max(0, parts.length - 1);
   const out = new Int16Array(total);
   let at = 0;
   parts.forEach((p, i) => {
@@ -151,5 +155,5 @@ export function concatWavs(wavs: Uint8Array[], gapMs: number = DEFAULT_GAP_MS): 
     out.set(p, at);
     at += p.length;
   });
-  return writeMono16(out, CLIP_SAMPLE_RATE);
+  return out;
 }

@@ -10,8 +10,6 @@ import { ApiError } from '../../../domain/errors.js';
 import type { SpeechPort } from '../../../services/speech-port.js';
 import { errorResponses } from '../../schemas.js';
 
-const FILE = /^([0-9a-f]{64})\.wav$/;
-
 /** Registers the audio route (outside the authenticated scope). */
 export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
   return async (app) => {
@@ -22,8 +20,9 @@ export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
         response: { 200: z.any().meta({ description: 'audio/wav' }), ...errorResponses },
       },
     }, async (request, reply) => {
-      const m = FILE.exec(request.params.file);
-      const file = m ? speech.fileOf(m[1]!) : null;
+      const name = request.params.file;
+      // fileOf returns null for anything but a cached clip's 64-hex key (SpeechPort.fileOf)
+      const file = name.endsWith('.wav') ? speech.fileOf(name.slice(0, -'.wav'.length)) : null;
       if (!file) throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
       let stat: fs.Stats;
       try {
