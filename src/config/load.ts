@@ -38,11 +38,16 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_SPEECH_TIMEOUT_MS: 'speech_timeout_ms',
   VAGENT_PRICING_FILE: 'pricing_file',
   VAGENT_AGENTS_DIR: 'agents_dir',
+  VAGENT_CALL_RESERVATION_INR: 'call_reservation_inr',
+  VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'inbound_webhook_allow_http',
+  VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'inbound_webhook_allow_private',
 };
 const LIVEKIT_ENV: Record<string, string> = {
   LIVEKIT_URL: 'url',
   LIVEKIT_API_KEY: 'api_key',
   LIVEKIT_API_SECRET: 'api_secret',
+  VAGENT_LIVEKIT_AGENT_NAME: 'agent_name',
+  VAGENT_LIVEKIT_REQUEST_TIMEOUT_S: 'request_timeout_s',
 };
 
 function readConfigFile(file: string): Record<string, unknown> {

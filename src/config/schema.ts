@@ -15,6 +15,11 @@ const timezone = z.string().refine((tz) => {
   }
 }, { message: 'must be an IANA time zone such as Asia/Kolkata' });
 
+/** A yes/no setting: true/false, yes/no, on/off or 1/0 (from a file, a boolean too). */
+const flag = z.union([z.boolean(), z.string().trim().toLowerCase()
+  .refine((v) => ['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'].includes(v), { error: 'must be true or false' })
+  .transform((v) => ['true', 'yes', 'on', '1'].includes(v))], { error: 'must be true or false' });
+
 /** Settings of one vagent daemon. Durations name their unit; money is INR. */
 export const SettingsSchema = z.object({
   /** Interface to listen on. Keep loopback unless a reverse proxy fronts the daemon. */
@@ -50,12 +55,36 @@ export const SettingsSchema = z.object({
   pricing_file: z.string().min(1).optional(),
   /** Agents loaded into tenant `default` on first start. Unset: the shipped `config/agents/`. */
   agents_dir: z.string().min(1).optional(),
-  /** LiveKit server settings (telephony); all three or none. */
+  /**
+   * LiveKit server (telephony): `url`, `api_key` and `api_secret` all set, or none (then
+   * `dial: true` fails with `telephony_not_configured` and inbound webhooks are refused).
+   */
   livekit: z.object({
-    url: z.string().url().optional(),
+    /** `wss://…` or `https://…` of the LiveKit server (the SDK talks HTTP to it). */
+    url: z.string().url({ error: 'must be a URL such as wss://livekit.example.in' })
+      .refine((u) => /^(wss?|https?):\/\//i.test(u), { error: 'must start with wss://, ws://, https:// or http://' }).optional(),
     api_key: z.string().min(1).optional(),
     api_secret: z.string().min(1).optional(),
-  }).default({}),
+    /** Name of the media agent dispatched into each call's room. */
+    agent_name: z.string().min(1).max(128).default('vagent-media'),
+    /** Longest wait for one LiveKit API request, in seconds; a dial without an answer by then has an unknown outcome. */
+    request_timeout_s: z.coerce.number({ error: 'must be a number of seconds' }).min(1).max(120).default(10),
+  }).default({ agent_name: 'vagent-media', request_timeout_s: 10 }).superRefine((lk, ctx) => {
+    const set = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] !== undefined);
+    if (set.length > 0 && set.length < 3) {
+      const missing = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] === undefined);
+      ctx.addIssue({ code: 'custom', message: `set all of url, api_key and api_secret or none; missing ${missing.join(', ')} (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)` });
+    }
+  }),
+  /**
+   * Rupees each call in progress holds against the daily budget until its session ends (its
+   * real cost is unknown when it is placed). A budget of N × this admits N concurrent calls.
+   */
+  call_reservation_inr: z.coerce.number({ error: 'must be a number of rupees' }).min(0).max(1e6).default(2),
+  /** Let inbound routing webhooks use plain http:// (default: https only). */
+  inbound_webhook_allow_http: flag.default(false),
+  /** Let inbound routing webhooks reach private, loopback and link-local addresses (default: refused, SSRF). */
+  inbound_webhook_allow_private: flag.default(false),
 });
 
 /** Validated daemon settings. */

@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   dial_failed: 502,
   telephony_not_configured: 503,
+  /** Extension: LiveKit did not say whether a dial was placed; it is not retried blindly. */
+  dial_outcome_unknown: 504,
 } as const;
 
 /** One of the API's error codes (the `error.code` field of an error body). */

@@ -12,6 +12,8 @@ import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { agentRoutes } from './routes/v1/agents.js';
+import { callRoutes } from './routes/v1/calls.js';
+import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
 import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
 import { sessionRoutes } from './routes/v1/sessions.js';
@@ -27,6 +29,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
   /** vagent's version, reported by `/v1/health`. */
   version: string;
+  /** Name of the media agent dispatched to call rooms (shown by the telephony check). */
+  livekitAgentName?: string;
 }
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
@@ -105,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }, async () => ({ status: 'ok' as const, version: options.version }));
     open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await open.register(audioRoutes(services.speech));
+    await open.register(livekitWebhookRoute(services, () => app.log));
   }, { prefix: '/v1' });
 
   await app.register(async (authed) => {
@@ -114,6 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authed.register(numberRoutes(services));
     await authed.register(agentRoutes(services, () => app.log));
     await authed.register(sessionRoutes(services));
+    await authed.register(callRoutes(services, () => app.log));
+    await authed.register(telephonyRoutes(services, options.livekitAgentName ?? null));
   }, { prefix: '/v1' });
 
   return app;

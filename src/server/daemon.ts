@@ -10,6 +10,8 @@ import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
 import { openRuntime } from './runtime.js';
+import { LiveKitTelephony } from '../telephony/livekit.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
 
 /** A running daemon. */
 export interface RunningDaemon {
@@ -41,7 +43,15 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     const opened = await openSpeech(settings.speech, statePaths(settings.state_dir).audio, settings.speech_timeout_ms);
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
+    const lk = settings.livekit;
+    const telephony = lk.url && lk.api_key && lk.api_secret
+      ? new LiveKitTelephony({ url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name, requestTimeoutS: lk.request_timeout_s })
+      : undefined;
+    const policy = { allowHttp: settings.inbound_webhook_allow_http, allowPrivate: settings.inbound_webhook_allow_private, timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS };
     runtime = openRuntime(settings, {
+      ...(telephony ? { telephony } : {}),
+      routingWebhook: (url, payload, secret, eventId) => postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),
+      inboundLog: logger.child({ component: 'inbound' }),
       ...(speech ? { speech } : {}),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) => logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
@@ -60,6 +70,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     bodyLimitBytes: settings.body_limit_bytes,
     logger,
     version: vagentVersion(),
+    livekitAgentName: settings.livekit.agent_name,
   });
   const purge = setInterval(() => {
     runtime.services.idempotency.purgeExpired()
@@ -86,8 +97,13 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   if (speech) {
     runtime.services.agents.presynthesizeAll().catch((err: unknown) => logger.warn({ err }, 'pre-synthesis failed'));
   }
+  const resumed = runtime.services.inbound.resumePending();
   logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
-    claims_released: runtime.recovered.released }, 'vagent listening');
+    claims_released: runtime.recovered.released, interrupted_dials: runtime.recovered.interruptedDials, telephony_events_resumed: resumed,
+    telephony: runtime.services.telephony.configured ? 'livekit' : 'none' }, 'vagent listening');
+  if (runtime.recovered.interruptedDials > 0) {
+    logger.warn({ calls: runtime.recovered.interruptedDials }, 'dials in flight when vagent last stopped are marked unknown and will not be dialled again');
+  }
 
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   if (runtime.fresh) {
@@ -103,6 +119,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       stopping ??= (async () => {
         clearInterval(purge);
         await app.close();
+        await runtime.services.inbound.settled();
         await runtime.services.repos.store.stopBackgroundCheckpoints();
         runtime.close();
         await speech?.close();

@@ -9,6 +9,8 @@ import { loadPricing } from '../config/pricing.js';
 import { loadAgentDir, type LoadedAgentFile } from '../services/agent-files.js';
 import { createServices, type Services } from '../services/index.js';
 import type { SpeechPort } from '../services/speech-port.js';
+import type { InboundLog, RoutingWebhookCall } from '../services/inbound.js';
+import type { TelephonyPort } from '../services/telephony-port.js';
 import { openRepos } from '../store/index.js';
 import { ensureStateDir, loadMasterKey } from '../store/state-dir.js';
 
@@ -18,8 +20,8 @@ export interface Runtime {
   services: Services;
   /** True when this open created tenant `default` (a fresh state dir). */
   fresh: boolean;
-  /** Idempotency claims released and records purged at open. */
-  recovered: { released: number; purged: number };
+  /** At open: idempotency claims released, records purged, dials left in flight marked unknown. */
+  recovered: { released: number; purged: number; interruptedDials: number };
   /** Example agents loaded into tenant `default` (fresh state dir only). */
   examples: LoadedAgentFile[];
   close(): void;
@@ -37,6 +39,12 @@ export interface RuntimeOptions {
   onSpeechError?: (err: unknown) => void;
   /** Clock in epoch seconds (tests). */
   now?: () => number;
+  /** Telephony provider (the daemon's LiveKit); default none. */
+  telephony?: TelephonyPort;
+  /** Client of tenants' inbound routing webhooks. */
+  routingWebhook?: RoutingWebhookCall;
+  /** Log of inbound routing. */
+  inboundLog?: InboundLog;
 }
 
 /**
@@ -58,6 +66,10 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.audioBaseUrl ? { audioBaseUrl: options.audioBaseUrl } : {}),
       ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.telephony ? { telephony: options.telephony } : {}),
+      ...(options.routingWebhook ? { routingWebhook: options.routingWebhook } : {}),
+      ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),
+      budget: { dailyBudgetInr: settings.tenant_daily_budget_inr, timezone: settings.timezone, callReservationInr: settings.call_reservation_inr },
     });
     const fresh = services.tenants.ensureDefaultTenant();
     const examples = fresh
@@ -65,7 +77,9 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       : [];
     // Only the lock-holding daemon may release claims: an admin command running beside a live
     // daemon must not free claims of requests that are still in flight.
-    const recovered = options.recover === false ? { released: 0, purged: 0 } : services.idempotency.recover();
+    const recovered = options.recover === false
+      ? { released: 0, purged: 0, interruptedDials: 0 }
+      : { ...services.idempotency.recover(), interruptedDials: services.calls.recoverInterruptedDials() };
     return { settings, services, fresh, recovered, examples, close: () => repos.store.close() };
   } catch (err) {
     repos.store.close();

@@ -25,8 +25,8 @@ export interface RequestIdempotency {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** See {@link IdempotencyMode}; POST/DELETE routes only. */
-    idempotency?: IdempotencyMode;
+    /** See {@link IdempotencyMode}; POST/DELETE routes only. A function decides per request (from the raw body). */
+    idempotency?: IdempotencyMode | ((request: FastifyRequest) => IdempotencyMode);
   }
 
   interface FastifyRequest {

@@ -4,6 +4,10 @@
 import { Pricing } from '../config/pricing.js';
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
+import { BudgetService, type BudgetSettings } from './budget.js';
+import { CallService } from './calls.js';
+import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
+import { NoTelephony, type TelephonyPort } from './telephony-port.js';
 import { SessionService } from './sessions.js';
 import { NoSpeech, type SpeechPort } from './speech-port.js';
 import { IdempotencyService } from './idempotency.js';
@@ -23,6 +27,10 @@ export interface Services {
   agents: AgentService;
   sessions: SessionService;
   speech: SpeechPort;
+  budget: BudgetService;
+  calls: CallService;
+  inbound: InboundService;
+  telephony: TelephonyPort;
 }
 
 /** Options of {@link createServices}. */
@@ -40,6 +48,14 @@ export interface ServiceOptions {
   audioBaseUrl?: () => string;
   /** Told of synthesis failures, for the log. */
   onSpeechError?: (err: unknown) => void;
+  /** Telephony provider (default: none; dialling fails with telephony_not_configured). */
+  telephony?: TelephonyPort;
+  /** Daily budget settings (default: no budget, Asia/Kolkata, ₹2 per call). */
+  budget?: BudgetSettings;
+  /** Calls tenants' inbound routing webhooks (default: always fails, so the bound agent answers). */
+  routingWebhook?: RoutingWebhookCall;
+  /** Log of inbound routing (default: silent). */
+  inboundLog?: InboundLog;
 }
 
 /** Builds the services over `repos`. */
@@ -54,7 +70,17 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
     ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
   });
+  const telephony = options.telephony ?? new NoTelephony();
+  const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
+  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony);
+  const silent: InboundLog = { info: () => {}, warn: () => {} };
+  const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
+  const inbound = new InboundService(deps, agents, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
   return {
+    budget,
+    calls,
+    inbound,
+    telephony,
     agents,
     sessions,
     speech,

@@ -53,4 +53,17 @@ export class CredentialBox {
       throw new Error('trunk credentials cannot be decrypted (wrong master key, or the record was altered)');
     }
   }
+
+  /** Encrypts a secret string bound to (tenantId, purpose), e.g. a webhook signing secret. */
+  sealText(text: string, tenantId: string, purpose: string): Buffer {
+    return this.seal({ username: purpose, password: text }, tenantId, `secret:${purpose}`);
+  }
+
+  /**
+   * Decrypts what {@link sealText} sealed.
+   * @throws Error on a wrong key, AAD or tampering (the message never holds the secret).
+   */
+  openText(sealed: Buffer, tenantId: string, purpose: string): string {
+    return this.open(sealed, tenantId, `secret:${purpose}`).password;
+  }
 }

@@ -93,6 +93,42 @@ export class TenantService {
 
   listTenants(): TenantView[] { return this.repos.tenants.listTenants().map(tenantView); }
 
+  /** One tenant. @throws ApiError not_found. */
+  getTenant(name: string): TenantView {
+    const row = this.repos.tenants.getTenant(name);
+    if (!row) throw new ApiError('not_found', `no tenant named ${name} (see: vagent admin tenant list)`, { param: 'tenant' });
+    return tenantView(row);
+  }
+
+  /**
+   * Sets a tenant's daily budget in INR: 0 = no budget for this tenant, null = the instance's
+   * `tenant_daily_budget_inr` applies.
+   * @throws ApiError not_found (tenant), invalid_request (negative or not finite).
+   */
+  setBudget(name: string, inr: number | null): TenantView {
+    if (inr !== null && (!Number.isFinite(inr) || inr < 0 || inr > 1e9)) {
+      throw new ApiError('invalid_request', 'budget must be a number of rupees from 0 (no budget) to 1000000000', { param: 'budget' });
+    }
+    return this.repos.store.writeNow(() => {
+      this.getTenant(name);
+      this.repos.tenants.setBudget(name, inr);
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
+  /**
+   * Sets (or with null clears) a tenant's inbound routing webhook and its signing secret,
+   * sealed with the master key. The URL must already have passed the webhook URL policy.
+   * @throws ApiError not_found (tenant).
+   */
+  setInboundWebhook(name: string, webhook: { url: string; secretSealed: Buffer } | null): TenantView {
+    return this.repos.store.writeNow(() => {
+      this.getTenant(name);
+      this.repos.tenants.setInboundWebhook(name, webhook?.url ?? null, webhook?.secretSealed ?? null);
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
   /**
    * Issues a new API key for a tenant. The secret is returned once and never stored.
    * @throws ApiError not_found when the tenant does not exist.

@@ -4,6 +4,7 @@
  */
 import { Store } from './database.js';
 import { AgentRepo } from './repos/agents.js';
+import { CallRepo, TelephonyEventRepo } from './repos/calls.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
 import { SessionRepo } from './repos/sessions.js';
 import { TenantRepo } from './repos/tenants.js';
@@ -15,6 +16,7 @@ export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 export type { AgentRow } from './repos/agents.js';
 export type { SessionRow } from './repos/sessions.js';
+export type { CallRow, CallWithSession, DialStatus, TelephonyEventRow } from './repos/calls.js';
 
 /** The repositories of one open store. */
 export interface Repos {
@@ -25,6 +27,8 @@ export interface Repos {
   numbers: NumberRepo;
   agents: AgentRepo;
   sessions: SessionRepo;
+  calls: CallRepo;
+  telephonyEvents: TelephonyEventRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -38,5 +42,7 @@ export function openRepos(file: string): Repos {
     numbers: new NumberRepo(store.db),
     agents: new AgentRepo(store.db),
     sessions: new SessionRepo(store.db),
+    calls: new CallRepo(store.db),
+    telephonyEvents: new TelephonyEventRepo(store.db),
   };
 }

@@ -142,4 +142,53 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX session_turns_by_session ON session_turns(session_seq, idx);
     `,
   },
+  {
+    version: 3,
+    name: 'calls, telephony events, tenant inbound webhook secret',
+    sql: `
+      ALTER TABLE tenants ADD COLUMN inbound_webhook_secret_sealed BLOB;
+
+      -- One call per session: id is the session's number (call cl_<N> of session se_<N>).
+      -- dial_status: not_dialled (prepared), dialling (claim committed, LiveKit not yet answered),
+      -- ringing (LiveKit accepted the dial), failed, unknown (no answer from LiveKit, or the
+      -- daemon stopped mid-dial: never re-dialled blindly), answered (inbound).
+      -- reserved_micro: what the call holds against the daily budget while its session is open.
+      CREATE TABLE calls (
+        seq INTEGER PRIMARY KEY,
+        id INTEGER NOT NULL UNIQUE,
+        session_seq INTEGER NOT NULL UNIQUE REFERENCES sessions(seq),
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        agent_id TEXT NOT NULL,
+        direction TEXT NOT NULL CHECK (direction IN ('outbound', 'inbound')),
+        to_number TEXT NOT NULL,
+        from_number TEXT,
+        dial_status TEXT NOT NULL CHECK (dial_status IN ('not_dialled', 'dialling', 'ringing', 'failed', 'unknown', 'answered')),
+        trunk_id TEXT,
+        room_name TEXT,
+        provider_call_id TEXT,
+        dial_error TEXT,
+        idempotency_key TEXT,
+        reserved_micro INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        UNIQUE (tenant_id, idempotency_key)
+      ) STRICT;
+      CREATE INDEX calls_tenant ON calls(tenant_id, seq);
+      CREATE INDEX calls_dialling ON calls(dial_status) WHERE dial_status = 'dialling';
+      CREATE UNIQUE INDEX calls_provider ON calls(provider_call_id) WHERE provider_call_id IS NOT NULL;
+
+      -- LiveKit webhook deliveries worth acting on, recorded before they are acknowledged.
+      -- event_key (event name + sip.callID) deduplicates at-least-once delivery.
+      CREATE TABLE telephony_events (
+        seq INTEGER PRIMARY KEY,
+        event_key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'ignored', 'failed')),
+        outcome TEXT,
+        received_at REAL NOT NULL,
+        processed_at REAL
+      ) STRICT;
+      CREATE INDEX telephony_events_pending ON telephony_events(state) WHERE state = 'pending';
+    `,
+  },
 ];

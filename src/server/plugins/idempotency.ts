@@ -41,7 +41,8 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
     checkIdempotencyKey(key);
     const { tenantId } = callerOf(request);
     const print = service.fingerprint(request.method, request.url.split('?')[0]!, request.body);
-    const atomic = request.routeOptions.config.idempotency === 'atomic';
+    const mode = request.routeOptions.config.idempotency;
+    const atomic = (typeof mode === 'function' ? mode(request) : mode) === 'atomic';
     // An atomic route only looks here; its claim is taken with its writes. The look goes in a
     // read batch (one transaction for the reads of this tick), which never waits for a sync.
     const outcome = atomic

@@ -9,7 +9,11 @@ export interface TenantRow {
   created_at: number;
   daily_budget_inr: number | null;
   inbound_webhook_url: string | null;
+  /** The inbound webhook's signing secret, sealed (read only by {@link TenantRepo.webhookSecretSealed}). */
+  has_webhook_secret: 0 | 1;
 }
+
+const TENANT_COLUMNS = 'id, created_at, daily_budget_inr, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
 
 /** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
 export interface ApiKeyRow {
@@ -41,8 +45,11 @@ export class TenantRepo {
   constructor(db: Db) {
     this.q = {
       insertTenant: db.prepare('INSERT INTO tenants (id, created_at) VALUES (?, ?)'),
-      getTenant: db.prepare('SELECT * FROM tenants WHERE id = ?'),
-      listTenants: db.prepare('SELECT * FROM tenants ORDER BY created_at, id'),
+      getTenant: db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`),
+      listTenants: db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, id`),
+      setBudget: db.prepare('UPDATE tenants SET daily_budget_inr = ? WHERE id = ?'),
+      setWebhook: db.prepare('UPDATE tenants SET inbound_webhook_url = ?, inbound_webhook_secret_sealed = ? WHERE id = ?'),
+      webhookSecret: db.prepare('SELECT inbound_webhook_secret_sealed FROM tenants WHERE id = ?').pluck(),
       insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, key_hash, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
       keyByHash: db.prepare('SELECT * FROM api_keys WHERE key_hash = ?'),
       keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
@@ -63,6 +70,13 @@ export class TenantRepo {
   getTenant(id: string): TenantRow | undefined { return this.q.getTenant.get(id) as TenantRow | undefined; }
   /** Every tenant, oldest first. */
   listTenants(): TenantRow[] { return this.q.listTenants.all() as TenantRow[]; }
+
+  /** Sets a tenant's daily budget in INR (null: the instance setting applies). */
+  setBudget(id: string, inr: number | null): void { this.q.setBudget.run(inr, id); }
+  /** Sets (or with nulls clears) a tenant's inbound routing webhook URL and its sealed signing secret. */
+  setInboundWebhook(id: string, url: string | null, secretSealed: Buffer | null): void { this.q.setWebhook.run(url, secretSealed, id); }
+  /** The sealed signing secret of a tenant's inbound webhook, or null. */
+  webhookSecretSealed(id: string): Buffer | null { return (this.q.webhookSecret.get(id) as Buffer | null | undefined) ?? null; }
 
   /** Inserts a live API key (hash only). */
   insertKey(row: Omit<ApiKeyRow, 'revoked_at'>): void {

@@ -1,0 +1,99 @@
+/**
+ * Request and response schemas of calls and telephony (spec: Calls; Call placement response;
+ * Call status; DESIGN.md §4 "Extensions", §7).
+ */
+import { z } from 'zod';
+import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
+import { DIAL_LIMITS } from '../services/calls.js';
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
+  .max(max, { error: `${what} must be at most ${max} characters` })
+  .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
+const e164 = (what: string) => z.string({ error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` })
+  .regex(E164_PATTERN, { error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` });
+const seconds = (name: keyof typeof DIAL_LIMITS) => {
+  const { min, max } = DIAL_LIMITS[name];
+  const msg = `${name} must be a whole number of seconds from ${min} to ${max}`;
+  return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg }).nullish();
+};
+
+/** `POST /v1/calls` body; the agent id's pattern is the service's to check (workflow_not_found). */
+export const PlaceCallBody = z.object({
+  agent_id: z.string({ error: 'agent_id is required: an outbound agent, for example ag_emi_reminder' }).max(16 * 1024),
+  to: z.string({ error: `to is required: the number to call, in E.164 such as ${EXAMPLE_DID}` })
+    .regex(E164_PATTERN, { error: `to must be an E.164 number such as ${EXAMPLE_DID}` }),
+  from: e164('from').nullish(),
+  context: z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' }).nullish(),
+  title: text(200, 'title').nullish(),
+  customer_name: text(200, 'customer_name').nullish(),
+  dial: z.boolean({ error: 'dial must be true or false' }).nullish(),
+  trunk_id: z.string({ error: 'trunk_id must be a string such as tk_…' }).max(16 * 1024).nullish(),
+  ringing_timeout_s: seconds('ringing_timeout_s'),
+  max_call_duration_s: seconds('max_call_duration_s'),
+}, { error: 'request body must be a JSON object with agent_id and to' });
+
+const Cost = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() });
+
+/** The placement response. */
+export const CallPlacementSchema = z.object({
+  call_id: z.string(),
+  session_id: z.string(),
+  agent_id: z.string(),
+  to: z.string(),
+  from: z.string().nullable(),
+  idempotent: z.boolean(),
+  status: z.enum(['prepared', 'ringing']),
+  dial_required: z.boolean(),
+  room_name: z.string().optional(),
+  provider_call_id: z.string().optional(),
+  trunk_id: z.string().optional(),
+}).meta({ id: 'CallPlacement' });
+
+/** The status response, with vagent's extension fields after `cost`. */
+export const CallStatusSchema = z.object({
+  call_id: z.string(),
+  session_id: z.string(),
+  agent_id: z.string(),
+  status: z.enum(['in_progress', 'completed']),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  duration_s: z.number().nullable(),
+  customer_name: z.string().nullable(),
+  cost: Cost,
+  direction: z.enum(['outbound', 'inbound']),
+  to: z.string(),
+  from: z.string().nullable(),
+  dial_status: z.enum(['not_dialled', 'dialling', 'ringing', 'failed', 'unknown', 'answered']),
+  dial_error: z.string().nullable(),
+  trunk_id: z.string().nullable(),
+  room_name: z.string().nullable(),
+  provider_call_id: z.string().nullable(),
+}).meta({ id: 'CallStatus' });
+
+/** `GET /v1/calls` page. */
+export const CallListSchema = z.object({ data: z.array(CallStatusSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+/** `GET /v1/calls` query. */
+export const CallListQuery = z.object({
+  status: z.enum(['in_progress', 'completed'], { error: 'status must be in_progress or completed' }).optional(),
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int({ error: 'limit must be a whole number from 1 to 100' })
+    .min(1, { error: 'limit must be a whole number from 1 to 100' }).max(100, { error: 'limit must be a whole number from 1 to 100' }).default(20),
+  cursor: z.string().max(200, { error: 'cursor is not one this daemon issued' }).optional(),
+});
+
+/** `{call_id}` path parameters. */
+export const CallParams = z.object({ call_id: z.string() });
+
+/** `GET /v1/telephony/check` response. */
+export const TelephonyCheckSchema = z.object({
+  ok: z.boolean(),
+  url: z.string().nullable(),
+  outbound_trunks: z.number().int().optional(),
+  ms: z.number().optional(),
+  problem: z.string().optional(),
+  message: z.string().optional(),
+  agent_name: z.string().nullable(),
+  events: z.object({ since_start: z.record(z.string(), z.number()), recorded: z.record(z.string(), z.number()) }),
+  budget: z.object({ budget_inr: z.number().nullable(), spent_inr: z.number(), day: z.string(), timezone: z.string() }),
+}).meta({ id: 'TelephonyCheck' });

@@ -1,0 +1,43 @@
+/**
+ * `/v1/calls` (spec: Calls; States › Call; DESIGN.md §7) and `GET /v1/calls` (extension).
+ *
+ * Idempotency: a prepare-only call writes only the database, so its key is claimed atomically
+ * with its writes; a dial (`dial: true` in the raw body) claims the key in a committed write
+ * before the handler runs, so a concurrent or later retry can never reach the provider.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { errorResponses } from '../../schemas.js';
+import { CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallStatusSchema, PlaceCallBody } from '../../call-schemas.js';
+
+/** Registers the call routes. */
+export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
+  const { calls, idempotency, repos } = services;
+  return async (app) => {
+    app.post('/calls', {
+      config: {
+        idempotency: (request) => ((request.body as { dial?: unknown } | null)?.dial === true ? 'claim-first' : 'atomic'),
+      },
+      schema: {
+        summary: 'Prepare a call, or with dial: true place it through LiveKit SIP', tags: ['calls'],
+        body: PlaceCallBody, response: { 201: CallPlacementSchema, ...errorResponses },
+      },
+    }, async (request, reply) => calls.place(callerOf(request), request.body, {
+      idempotencyKey: request.idem?.key ?? null,
+      commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
+      onDispatchError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
+        'media agent dispatch failed; the call is ringing without an agent'),
+    }));
+
+    app.get('/calls', {
+      schema: { summary: 'List calls, newest first (extension)', tags: ['calls'], querystring: CallListQuery, response: { 200: CallListSchema, ...errorResponses } },
+    }, async (request) => calls.list(callerOf(request), request.query.status ?? null, request.query.cursor ?? null, request.query.limit));
+
+    app.get('/calls/:call_id', {
+      schema: { summary: 'Call status', tags: ['calls'], params: CallParams, response: { 200: CallStatusSchema, ...errorResponses } },
+    }, async (request) => calls.get(callerOf(request), request.params.call_id));
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Telephony routes (DESIGN.md §4 "Extensions", §7):
+ *
+ * - `POST /v1/telephony/livekit/webhook` — LiveKit's webhooks. No API key: the request is
+ *   authenticated by LiveKit's signature (a JWT in `Authorization`, whose `sha256` claim
+ *   covers the exact raw body), so the body is kept as the raw string it arrived as.
+ *   401 when the signature does not verify; 503 when LiveKit is not configured.
+ * - `GET /v1/telephony/check` — the doctor behind `vagent telephony check`: one
+ *   authenticated LiveKit request (list outbound trunks), webhook event counts and the
+ *   caller's budget position.
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError } from '../../../domain/errors.js';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { errorResponses } from '../../schemas.js';
+import { TelephonyCheckSchema } from '../../call-schemas.js';
+
+/** The webhook route (register in a scope without API-key auth). */
+export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLogger): (scope: FastifyInstance) => Promise<void> {
+  return async (scope) => {
+    // LiveKit posts `application/webhook+json`; the signature covers the bytes as sent, so the
+    // body is never parsed and re-serialised before verification.
+    scope.addContentTypeParser(['application/webhook+json', 'application/json'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.post('/telephony/livekit/webhook', {
+      schema: {
+        summary: "LiveKit webhooks (verified by LiveKit's signature, not an API key)", tags: ['telephony'], security: [],
+        response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean(), recorded: z.boolean() }), ...errorResponses },
+      },
+    }, async (request) => {
+      if (!services.telephony.configured) {
+        throw new ApiError('telephony_not_configured', 'LiveKit is not configured on this daemon, so its webhooks cannot be verified');
+      }
+      const raw = typeof request.body === 'string' ? request.body : '';
+      const auth = request.headers.authorization;
+      let outcome;
+      try {
+        outcome = await services.inbound.receive(raw, Array.isArray(auth) ? auth[0] : auth);
+      } catch (err) {
+        log().warn({ reason: err instanceof Error ? err.message.slice(0, 200) : 'invalid' }, 'LiveKit webhook refused: signature not valid');
+        throw new ApiError('unauthorized', 'webhook signature not valid: LiveKit signs with the API key and secret vagent is configured with');
+      }
+      return { received: true as const, duplicate: outcome.recorded && outcome.duplicate, recorded: outcome.recorded };
+    });
+  };
+}
+
+/** The authenticated telephony routes. */
+export function telephonyRoutes(services: Services, agentName: string | null): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/telephony/check', {
+      schema: { summary: 'Check the LiveKit settings with one authenticated request', tags: ['telephony'], response: { 200: TelephonyCheckSchema, ...errorResponses } },
+    }, async (request) => {
+      const caller = callerOf(request);
+      const r = await services.telephony.check();
+      const base = { agent_name: services.telephony.configured ? agentName : null, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId) };
+      return r.ok
+        ? { ok: true, url: r.url, outbound_trunks: r.outboundTrunks, ms: r.ms, ...base }
+        : { ok: false, url: r.url, problem: r.problem, message: r.message, ...base };
+    });
+  };
+}

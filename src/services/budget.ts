@@ -1,0 +1,82 @@
+/**
+ * The daily spend budget of a tenant (spec: Limits, `tenant_daily_budget_inr`; DESIGN.md §4
+ * "Costs"). Spend of a day = the costs of the tenant's sessions created that day (day
+ * boundary in the `timezone` setting); while a call's session is open it counts at least the
+ * call's reservation, since its real cost is not known yet. A budget of 0 turns the check off.
+ *
+ * The check before work ({@link BudgetService.check}) gives `rate_limit_exceeded` early; the
+ * check inside the call's own write ({@link BudgetService.reserveTx}) makes check and
+ * reservation atomic, so concurrent calls cannot overspend.
+ */
+import { ApiError } from '../domain/errors.js';
+import { inrToMicro, microToInr } from '../domain/money.js';
+import { dayBounds } from '../domain/time.js';
+import type { ServiceDeps } from './context.js';
+
+/** Budget settings of the instance. */
+export interface BudgetSettings {
+  /** Instance default in INR; 0 = no budget. A tenant's own value overrides it. */
+  dailyBudgetInr: number;
+  /** IANA zone of the day boundary. */
+  timezone: string;
+  /** INR each open call holds. */
+  callReservationInr: number;
+}
+
+/** A tenant's budget position today, in INR. */
+export interface BudgetStatus {
+  /** Budget in force (null: no budget). */
+  budget_inr: number | null;
+  spent_inr: number;
+  day: string;
+  timezone: string;
+}
+
+/** Daily budget checks. */
+export class BudgetService {
+  constructor(private readonly deps: ServiceDeps, private readonly settings: BudgetSettings) {}
+
+  /** Micro-rupees a new call reserves. */
+  get reservationMicro(): number { return inrToMicro(this.settings.callReservationInr); }
+
+  /** The tenant's budget in micro-rupees, or null when none applies. */
+  private budgetMicro(tenantId: string): number | null {
+    const own = this.deps.repos.tenants.getTenant(tenantId)?.daily_budget_inr;
+    const inr = own ?? this.settings.dailyBudgetInr;
+    return inr > 0 ? inrToMicro(inr) : null;
+  }
+
+  /** Spend and budget of the tenant's current day. */
+  status(tenantId: string): BudgetStatus {
+    const { start, end, date } = dayBounds(this.deps.now(), this.settings.timezone);
+    const budget = this.budgetMicro(tenantId);
+    return {
+      budget_inr: budget === null ? null : microToInr(budget),
+      spent_inr: microToInr(this.deps.repos.calls.spendMicro(tenantId, start, end)),
+      day: date,
+      timezone: this.settings.timezone,
+    };
+  }
+
+  /**
+   * Fails when one more call would take the tenant over its budget today. Runs inside a
+   * `Store.write` for the atomic form (see the module comment), or as a plain read before work.
+   * @throws ApiError rate_limit_exceeded.
+   */
+  check(tenantId: string): void {
+    const budget = this.budgetMicro(tenantId);
+    if (budget === null) return;
+    const { start, end } = dayBounds(this.deps.now(), this.settings.timezone);
+    const spent = this.deps.repos.calls.spendMicro(tenantId, start, end);
+    if (spent + this.reservationMicro > budget) {
+      throw new ApiError('rate_limit_exceeded',
+        `tenant ${tenantId} is over its daily budget of ₹${microToInr(budget)} (spent or held today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`);
+    }
+  }
+
+  /** {@link check} inside the write that records the call; returns the reservation to store with it. */
+  reserveTx(tenantId: string): number {
+    this.check(tenantId);
+    return this.reservationMicro;
+  }
+}

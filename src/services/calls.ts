@@ -1,0 +1,339 @@
+/**
+ * Calls (spec: Calls; Call placement response; Call status; States › Call; Errors; Limits;
+ * DESIGN.md §7).
+ *
+ * `POST /v1/calls` prepares a call — a session of an outbound agent and a call record,
+ * nothing sent to a carrier — or, with `dial: true`, places it through the telephony provider.
+ * Checks run in the issue's order, so a request fails on its first problem: body (the route),
+ * agent, budget; then, when dialling, telephony configured, trunk resolution, caller ID, the
+ * dial itself.
+ *
+ * Exactly once: a dial runs only after its `Idempotency-Key` claim is committed (the route is
+ * claim-first when dialling), and the call row is committed as `dialling` before the provider
+ * is contacted. A retry of an acknowledged dial replays the stored response. A dial whose
+ * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
+ * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
+ */
+import { ApiError } from '../domain/errors.js';
+import { parseSessionNumber, shortId } from '../domain/ids.js';
+import { costView, type CostInr } from '../domain/money.js';
+import type { CallRow, CallWithSession, DialStatus } from '../store/index.js';
+import { scoped } from './access.js';
+import type { AgentService } from './agents.js';
+import type { BudgetService } from './budget.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { SessionMetrics } from './session-model.js';
+import type { Commit, SessionService } from './sessions.js';
+import type { DialTrunk, TelephonyPort } from './telephony-port.js';
+import type { TrunkService } from './trunks.js';
+
+/** Bounds and defaults of the dial timers, in whole seconds (spec: "not shown"; decided here). */
+export const DIAL_LIMITS = {
+  ringing_timeout_s: { min: 5, max: 120, default: 30 },
+  max_call_duration_s: { min: 10, max: 21_600, default: 1800 },
+} as const;
+
+/** A validated `POST /v1/calls` body. Numbers are E.164. */
+export interface PlaceCallInput {
+  agent_id: string;
+  to: string;
+  from?: string | null;
+  context?: Record<string, unknown> | null;
+  title?: string | null;
+  customer_name?: string | null;
+  dial?: boolean | null;
+  trunk_id?: string | null;
+  ringing_timeout_s?: number | null;
+  max_call_duration_s?: number | null;
+}
+
+/** The placement response (spec: Call: placement response). */
+export interface CallPlacement {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  to: string;
+  from: string | null;
+  idempotent: boolean;
+  status: 'prepared' | 'ringing';
+  dial_required: boolean;
+  room_name?: string;
+  provider_call_id?: string;
+  trunk_id?: string;
+}
+
+/** The status response (spec: Call: status), with vagent's extension fields after `cost`. */
+export interface CallStatusView {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  status: 'in_progress' | 'completed';
+  started_at: number;
+  ended_at: number | null;
+  duration_s: number | null;
+  customer_name: string | null;
+  cost: CostInr;
+  direction: 'outbound' | 'inbound';
+  to: string;
+  from: string | null;
+  dial_status: DialStatus;
+  dial_error: string | null;
+  trunk_id: string | null;
+  room_name: string | null;
+  provider_call_id: string | null;
+}
+
+/** A page of calls (`GET /v1/calls`). */
+export interface CallPage {
+  data: CallStatusView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** What the route adds to a placement. */
+export interface PlaceContext<R> {
+  /** The request's `Idempotency-Key`, or null. */
+  idempotencyKey: string | null;
+  /** The final write: stores the response with it under the key (see the route). */
+  commit: Commit<R>;
+  /** Told of a media-agent dispatch failure (the call still rings). */
+  onDispatchError?: (err: unknown, callId: string) => void;
+}
+
+/** The room and SIP participant identity of call `cl_<n>` (DESIGN.md §7). */
+export function callRoom(n: number): { roomName: string; identity: string } {
+  return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
+}
+
+/** Builds the status view of a call row. */
+export function callStatusView(row: CallWithSession): CallStatusView {
+  const metrics = JSON.parse(row.metrics) as SessionMetrics;
+  const ended = row.session_status === 'ended';
+  return {
+    call_id: `cl_${row.id}`,
+    session_id: `se_${row.id}`,
+    agent_id: row.agent_id,
+    status: ended ? 'completed' : 'in_progress',
+    started_at: row.created_at,
+    ended_at: ended ? row.ended_at : null,
+    duration_s: ended && row.ended_at !== null ? Math.max(0, Math.round((row.ended_at - row.created_at) * 1000) / 1000) : null,
+    customer_name: row.customer_name,
+    cost: costView(metrics.cost),
+    direction: row.direction,
+    to: row.to_number,
+    from: row.from_number,
+    dial_status: row.dial_status,
+    dial_error: row.dial_error,
+    trunk_id: row.trunk_id,
+    room_name: row.room_name,
+    provider_call_id: row.provider_call_id,
+  };
+}
+
+/** Call use cases. */
+export class CallService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly agents: AgentService,
+    private readonly sessions: SessionService,
+    private readonly trunks: TrunkService,
+    private readonly budget: BudgetService,
+    private readonly telephony: TelephonyPort,
+  ) {}
+
+  /**
+   * Prepares or places a call (spec: `POST /v1/calls`).
+   * @throws ApiError workflow_not_found, not_found ("Workflow not outbound." for an inbound
+   *         agent), rate_limit_exceeded; when dialling also telephony_not_configured,
+   *         invalid_request (no `trunk_id` with zero or several trunks), trunk_not_found,
+   *         caller_id_not_on_trunk, dial_failed (the provider refused; SIP status in the
+   *         message), dial_outcome_unknown (no answer from the provider; not re-dialled).
+   */
+  async place<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
+    // A retry of a dial whose outcome is unknown: before anything else, so nothing (not even
+    // the budget its own reservation now fills) hides that the first attempt may be ringing.
+    if (input.dial === true && ctx.idempotencyKey !== null) {
+      const earlier = this.deps.repos.calls.byIdempotencyKey(caller.tenantId, ctx.idempotencyKey);
+      if (earlier) throw outcomeUnknown(earlier);
+    }
+    const agentRow = this.agents.resolve(caller, input.agent_id);
+    const agent = this.agents.compiledRevision(agentRow.digest);
+    if (agent.def.direction !== 'outbound') throw new ApiError('not_found', 'Workflow not outbound.', { param: 'agent_id' });
+    this.budget.check(caller.tenantId);
+    if (input.dial === true) return this.dial(caller, input, ctx);
+
+    const from = input.from ?? null;
+    return this.sessions.open(caller, this.sessionInput(input), (fn) => ctx.commit(() => {
+      const opened = fn() as { session_id: string };
+      const n = parseSessionNumber(opened.session_id)!;
+      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null });
+      const view: CallPlacement = {
+        call_id: `cl_${n}`, session_id: opened.session_id, agent_id: agentRow.id, to: input.to, from,
+        idempotent: ctx.idempotencyKey !== null, status: 'prepared', dial_required: true,
+      };
+      return view;
+    }));
+  }
+
+  private async dial<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
+    const store = this.deps.repos.store;
+    if (!this.telephony.configured) {
+      throw new ApiError('telephony_not_configured',
+        'dial is true but no telephony provider is configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET for vagent serve (or leave dial unset to prepare the call only)',
+        { param: 'dial' });
+    }
+    const trunk = this.resolveTrunk(caller, input.trunk_id ?? null);
+    const numbers = JSON.parse(trunk.numbers) as string[];
+    const from = input.from ?? null;
+    if (from !== null && !numbers.includes(from)) {
+      throw new ApiError('caller_id_not_on_trunk',
+        `from ${shortId(from)} is not one of trunk ${trunk.id}'s caller-ID numbers (${numbers.length === 0 ? 'it has none' : numbers.join(', ')})`,
+        { param: 'from' });
+    }
+    let dialTrunk: DialTrunk;
+    if (trunk.provider_trunk_id) {
+      dialTrunk = { kind: 'provider', providerTrunkId: trunk.provider_trunk_id };
+    } else {
+      const creds = this.trunks.credentialsOf(trunk);
+      dialTrunk = { kind: 'inline', hostname: trunk.address, username: creds?.username ?? null, password: creds?.password ?? null };
+    }
+
+    // The session and the call (as `dialling`) are durable before the provider hears of it.
+    let n = 0;
+    let sessionId = '';
+    await this.sessions.open(caller, this.sessionInput(input), (fn) => store.write(() => {
+      const opened = fn() as { session_id: string };
+      sessionId = opened.session_id;
+      n = parseSessionNumber(sessionId)!;
+      const { roomName } = callRoom(n);
+      this.insertCall(caller, n, input, { dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey });
+      return opened;
+    }));
+    const { roomName, identity } = callRoom(n);
+    const metadata = JSON.stringify({ call_id: `cl_${n}`, session_id: sessionId, tenant: caller.tenantId });
+    const result = await this.telephony.dial({
+      to: input.to, from, trunk: dialTrunk, roomName, participantIdentity: identity,
+      participantName: input.customer_name ?? input.to, metadata,
+      ringingTimeoutS: input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default,
+      maxCallDurationS: input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default,
+    });
+
+    if (result.kind === 'rejected') {
+      // Nothing rings: the call is recorded as failed, its session ended (its reservation
+      // released), and the key freed so a retry places a new call (5xx is not stored).
+      await this.sessions.end(caller, sessionId, (fn) => store.write(() => {
+        fn();
+        this.deps.repos.calls.setDialOutcome(n, { dial_status: 'failed', provider_call_id: null, dial_error: result.message, idempotency_key: null });
+      }));
+      throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
+    }
+    if (result.kind === 'unknown') {
+      await store.write(() => this.deps.repos.calls.setDialOutcome(n, {
+        dial_status: 'unknown', provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
+      }));
+      throw outcomeUnknown({ id: n, dial_error: result.message } as CallRow);
+    }
+
+    try {
+      await this.telephony.dispatchAgent(roomName, metadata);
+    } catch (err) {
+      ctx.onDispatchError?.(err, `cl_${n}`);
+    }
+    return ctx.commit(() => {
+      this.deps.repos.calls.setDialOutcome(n, { dial_status: 'ringing', provider_call_id: result.sipCallId, dial_error: null, idempotency_key: ctx.idempotencyKey });
+      const view: CallPlacement = {
+        call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
+        idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
+        room_name: roomName, provider_call_id: result.sipCallId, trunk_id: trunk.id,
+      };
+      return view;
+    });
+  }
+
+  /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
+  private resolveTrunk(caller: Caller, trunkId: string | null) {
+    if (trunkId !== null) return this.trunks.resolve(caller, trunkId);
+    const all = this.deps.repos.trunks.list(caller.tenantId);
+    if (all.length !== 1) {
+      throw new ApiError('invalid_request',
+        all.length === 0
+          ? 'trunk_id is required when dialling: this tenant has no trunk (add one with POST /v1/trunks or vagent trunk add)'
+          : `trunk_id is required when dialling: this tenant has ${all.length} trunks (see GET /v1/trunks)`,
+        { param: 'trunk_id' });
+    }
+    return all[0]!;
+  }
+
+  private sessionInput(input: PlaceCallInput) {
+    return {
+      agent_id: input.agent_id,
+      context: input.context ?? null,
+      customer_name: input.customer_name ?? null,
+      customer_phone: input.to,
+      title: input.title ?? null,
+    };
+  }
+
+  /** Inserts the call row of session `n`, with the budget check and reservation in the same write. */
+  private insertCall(caller: Caller, n: number, input: PlaceCallInput,
+    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null }): void {
+    const reserved = this.budget.reserveTx(caller.tenantId);
+    const session = this.deps.repos.sessions.get(n)!;
+    this.deps.repos.calls.insert({
+      id: n, session_seq: session.seq, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
+      to_number: input.to, from_number: input.from ?? null, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
+      provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, reserved_micro: reserved, created_at: session.created_at,
+    });
+  }
+
+  /**
+   * Call status (spec: `GET /v1/calls/{call_id}`).
+   * @throws ApiError session_not_found for a malformed id (lookup is keyed by session);
+   *         not_found for a missing or (in enforce) foreign call.
+   */
+  get(caller: Caller, callId: string): CallStatusView {
+    const n = parseSessionNumber(callId, 'call');
+    if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+    const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
+    if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
+    return callStatusView(row);
+  }
+
+  /**
+   * The caller's calls, newest first (extension `GET /v1/calls`).
+   * @param status `in_progress`, `completed` or null for all.
+   * @param cursor `next_cursor` of the previous page, or null.
+   * @param limit 1–100.
+   * @throws ApiError invalid_request for a cursor this daemon did not issue.
+   */
+  list(caller: Caller, status: 'in_progress' | 'completed' | null, cursor: string | null, limit: number): CallPage {
+    const before = cursor === null ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+    const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1);
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return { data: page.map(callStatusView), has_more: hasMore, next_cursor: hasMore ? encodeCursor(page[page.length - 1]!.seq) : null };
+  }
+
+  /** Start-up: dials left in flight by a stopped daemon become `unknown` (never re-dialled). */
+  recoverInterruptedDials(): number {
+    return this.deps.repos.store.writeNow(() => this.deps.repos.calls.markInterruptedDials());
+  }
+}
+
+function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {
+  return new ApiError('dial_outcome_unknown',
+    `the outcome of dial cl_${call.id} under this Idempotency-Key is unknown (${call.dial_error ?? 'LiveKit did not answer'}); ` +
+    `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`);
+}
+
+/** Opaque page cursor for the position after `seq`. */
+function encodeCursor(seq: number): string {
+  return Buffer.from(`calls:${seq}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^calls:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const seq = m ? Number(m[1]) : NaN;
+  if (!Number.isSafeInteger(seq)) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
+  return seq;
+}

@@ -1,0 +1,263 @@
+/**
+ * Inbound calls and call ends from LiveKit webhooks (DESIGN.md §7; `reference/livekit.md` §4).
+ *
+ * - {@link InboundService.receive}: the webhook's signature is verified over the raw body,
+ *   an event worth acting on is recorded durably (deduplicated by event name and
+ *   `sip.callID`, since delivery is at-least-once), and only then acknowledged. Processing
+ *   runs after the acknowledgement; events recorded but not processed when the daemon
+ *   stopped are processed at the next start.
+ * - A SIP participant joining through a dispatch rule (`sip.ruleID` set) is an inbound call:
+ *   the dialled number (`sip.trunkPhoneNumber`) finds the number record and its bound agent,
+ *   the tenant's routing webhook may name another agent, and a session opens with
+ *   `customer_phone` = the caller (`sip.phoneNumber`) beside an inbound call record.
+ * - A SIP participant leaving ends its call's session.
+ * - Unknown or unbound numbers are logged (masked) and counted; nothing throws out of here.
+ */
+import { isE164, maskNumber } from '../domain/e164.js';
+import { isAgentId } from '../domain/ids.js';
+import type { TelephonyEventRow } from '../store/index.js';
+import type { AgentService } from './agents.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { CredentialBox } from './secrets.js';
+import type { SessionService } from './sessions.js';
+import type { TelephonyEvent, TelephonyPort } from './telephony-port.js';
+
+/** Calls a tenant's routing webhook; resolves with the response's JSON object. Throws on any failure. */
+export type RoutingWebhookCall = (url: string, payload: unknown, secret: string, eventId: string) => Promise<{ body: unknown }>;
+
+/** Where log lines go (no caller numbers in clear). */
+export interface InboundLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** What became of one webhook delivery. */
+export type ReceiveOutcome = { recorded: true; duplicate: boolean; event: string } | { recorded: false; event: string; reason: string };
+
+/** Counters since start (the database keeps the all-time ones). */
+export type InboundCounters = Record<string, number>;
+
+/** Inbound routing and call-end handling. */
+export class InboundService {
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly counters: InboundCounters = {};
+  private idle: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly agents: AgentService,
+    private readonly sessions: SessionService,
+    private readonly telephony: TelephonyPort,
+    private readonly credentials: CredentialBox,
+    private readonly routingWebhook: RoutingWebhookCall,
+    private readonly log: InboundLog,
+  ) {}
+
+  /**
+   * Verifies and records one webhook delivery, then schedules its processing.
+   * @throws Error (→ 401) when the signature does not verify; the message says why.
+   */
+  async receive(rawBody: string, authorization: string | undefined): Promise<ReceiveOutcome> {
+    const ev = await this.telephony.verifyWebhook(rawBody, authorization);
+    const p = ev.participant;
+    if (!p?.sip || (ev.event !== 'participant_joined' && ev.event !== 'participant_left')) {
+      return { recorded: false, event: ev.event, reason: 'not a SIP participant joining or leaving' };
+    }
+    const inbound = (p.attributes['sip.ruleID'] ?? '') !== '';
+    if (ev.event === 'participant_joined' && !inbound) {
+      return { recorded: false, event: ev.event, reason: 'outbound participant joined (the call was placed by vagent)' };
+    }
+    const callKey = p.attributes['sip.callID'] || `${ev.room?.name ?? ''}/${p.identity}`;
+    const kind = ev.event === 'participant_joined' ? 'inbound_call' : 'sip_left';
+    const eventKey = `${ev.event}:${callKey}`;
+    const seq = await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, JSON.stringify(ev), this.deps.now()));
+    if (seq === null) {
+      this.count('duplicate_delivery');
+      return { recorded: true, duplicate: true, event: ev.event };
+    }
+    this.schedule(callKey, { seq, event_key: eventKey, kind, payload: JSON.stringify(ev) });
+    return { recorded: true, duplicate: false, event: ev.event };
+  }
+
+  /** Start-up: processes events recorded but not processed by the previous run. Returns how many. */
+  resumePending(): number {
+    const rows = this.deps.repos.telephonyEvents.pending();
+    for (const row of rows) {
+      const ev = JSON.parse(row.payload) as TelephonyEvent;
+      this.schedule(ev.participant?.attributes['sip.callID'] || row.event_key, row);
+    }
+    return rows.length;
+  }
+
+  /** Resolves when every scheduled event has been processed (tests, shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const current = this.idle;
+      await current;
+      if (current === this.idle) return;
+    }
+  }
+
+  /** Counts since start, and all-time counts by outcome from the database. */
+  counts(): { since_start: InboundCounters; recorded: Record<string, number> } {
+    return { since_start: { ...this.counters }, recorded: this.deps.repos.telephonyEvents.counts() };
+  }
+
+  /** Events of one call run in order (a hang-up never overtakes its join). */
+  private schedule(callKey: string, row: Pick<TelephonyEventRow, 'seq' | 'event_key' | 'kind' | 'payload'>): void {
+    const prev = this.chains.get(callKey) ?? Promise.resolve();
+    const next = prev.then(() => this.process(row)).catch((err: unknown) => {
+      this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event processing failed');
+    });
+    this.chains.set(callKey, next);
+    this.idle = Promise.all([this.idle, next]).then(() => undefined);
+    void next.then(() => { if (this.chains.get(callKey) === next) this.chains.delete(callKey); });
+  }
+
+  private async process(row: Pick<TelephonyEventRow, 'seq' | 'event_key' | 'kind' | 'payload'>): Promise<void> {
+    const ev = JSON.parse(row.payload) as TelephonyEvent;
+    let outcome: { state: 'done' | 'ignored' | 'failed'; outcome: string };
+    try {
+      outcome = row.kind === 'inbound_call' ? await this.inboundCall(ev, row.seq) : await this.participantLeft(ev, row.seq);
+    } catch (err) {
+      outcome = { state: 'failed', outcome: 'error' };
+      this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event failed');
+    }
+    this.count(outcome.outcome);
+    // `done` events were finished inside their own write; the rest are marked here.
+    if (outcome.state !== 'done') {
+      await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()));
+    }
+  }
+
+  private async inboundCall(ev: TelephonyEvent, eventSeq: number): Promise<{ state: 'done' | 'ignored' | 'failed'; outcome: string }> {
+    const attrs = ev.participant!.attributes;
+    const to = attrs['sip.trunkPhoneNumber'] ?? '';
+    const fromRaw = attrs['sip.phoneNumber'] ?? '';
+    const from = isE164(fromRaw) ? fromRaw : null;
+    const callId = attrs['sip.callID'] ?? '';
+    const room = ev.room?.name ?? '';
+    if (!isE164(to)) {
+      this.log.warn({ event_id: ev.id }, 'inbound call without a dialled number (is hidePhoneNumber set on the dispatch rule?)');
+      return { state: 'ignored', outcome: 'no_called_number' };
+    }
+    if (callId && this.deps.repos.calls.byProviderCallId(callId)) return { state: 'ignored', outcome: 'already_answered' };
+    const number = this.deps.repos.numbers.getAnyTenant(to);
+    if (!number) {
+      this.log.warn({ to: maskNumber(to), event_id: ev.id }, 'inbound call to a number vagent does not know (register it: vagent number add)');
+      return { state: 'ignored', outcome: 'unknown_number' };
+    }
+    const tenantId = number.tenant_id;
+    let agentId = number.agent_id;
+    let routedBy = 'number';
+    const tenant = this.deps.repos.tenants.getTenant(tenantId);
+    if (tenant?.inbound_webhook_url) {
+      const chosen = await this.askRoutingWebhook(tenantId, tenant.inbound_webhook_url, {
+        type: 'inbound_call',
+        event_id: ev.id,
+        call: { to, from, sip_call_id: callId || null, room_name: room || null },
+        number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
+      }, ev.id);
+      if (chosen) {
+        agentId = chosen;
+        routedBy = 'webhook';
+      }
+    }
+    if (!agentId) {
+      this.log.warn({ to: maskNumber(to), tenant: tenantId }, 'inbound call to a number with no agent bound (vagent number bind)');
+      return { state: 'ignored', outcome: 'unbound_number' };
+    }
+    const caller = systemCaller(tenantId, ev.id);
+    let callN = 0;
+    try {
+      await this.sessions.open(caller, {
+        agent_id: agentId,
+        customer_phone: from,
+        context: { call: { direction: 'inbound', to, from } },
+      }, (fn) => this.deps.repos.store.write(() => {
+        const opened = fn() as { session_id: string };
+        callN = Number(opened.session_id.slice(3));
+        const session = this.deps.repos.sessions.get(callN)!;
+        this.deps.repos.calls.insert({
+          id: callN, session_seq: session.seq, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
+          dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
+          idempotency_key: null, reserved_micro: 0, created_at: session.created_at,
+        });
+        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
+        return opened;
+      }));
+    } catch (err) {
+      this.log.warn({ to: maskNumber(to), tenant: tenantId, agent_id: agentId, err: errText(err) }, 'inbound call: could not open a session');
+      return { state: 'failed', outcome: 'agent_unavailable' };
+    }
+    this.log.info({ call_id: `cl_${callN}`, tenant: tenantId, agent_id: agentId, routed_by: routedBy, to: maskNumber(to) }, 'inbound call answered');
+    if (room && this.telephony.configured) {
+      try {
+        await this.telephony.dispatchAgent(room, JSON.stringify({ call_id: `cl_${callN}`, session_id: `se_${callN}`, tenant: tenantId }));
+      } catch (err) {
+        this.log.warn({ call_id: `cl_${callN}`, err: errText(err) }, 'media agent dispatch failed');
+      }
+    }
+    return { state: 'done', outcome: 'session_opened' };
+  }
+
+  /** The agent the tenant's routing webhook names, or null to keep the bound one. */
+  private async askRoutingWebhook(tenantId: string, url: string, payload: Record<string, unknown>, eventId: string): Promise<string | null> {
+    const sealed = this.deps.repos.tenants.webhookSecretSealed(tenantId);
+    if (!sealed) {
+      this.log.warn({ tenant: tenantId }, 'inbound webhook has no signing secret; set it again with vagent admin tenant set');
+      return null;
+    }
+    let body: unknown;
+    try {
+      const secret = this.credentials.openText(sealed, tenantId, 'inbound_webhook');
+      ({ body } = await this.routingWebhook(url, payload, secret, eventId));
+    } catch (err) {
+      this.count('routing_webhook_failed');
+      this.log.warn({ tenant: tenantId, err: errText(err) }, 'inbound routing webhook failed; using the number\'s bound agent');
+      return null;
+    }
+    const chosen = (body as { agent_id?: unknown } | null)?.agent_id;
+    if (chosen === undefined || chosen === null) return null;
+    if (typeof chosen !== 'string' || !isAgentId(chosen) || !this.deps.repos.agents.get(tenantId, chosen)) {
+      this.count('routing_webhook_bad_agent');
+      this.log.warn({ tenant: tenantId, agent_id: typeof chosen === 'string' ? chosen.slice(0, 80) : typeof chosen },
+        'inbound routing webhook named an agent this tenant does not have; using the number\'s bound agent');
+      return null;
+    }
+    return chosen;
+  }
+
+  private async participantLeft(ev: TelephonyEvent, eventSeq: number): Promise<{ state: 'done' | 'ignored' | 'failed'; outcome: string }> {
+    const p = ev.participant!;
+    const callId = p.attributes['sip.callID'] ?? '';
+    let call = callId ? this.deps.repos.calls.byProviderCallId(callId) : undefined;
+    const m = /^sip-cl_([1-9][0-9]{0,15})$/.exec(p.identity);
+    if (!call && m) {
+      const row = this.deps.repos.calls.get(Number(m[1]));
+      if (row && (!row.room_name || row.room_name === ev.room?.name)) call = row;
+    }
+    if (!call) return { state: 'ignored', outcome: 'unknown_call' };
+    const session = this.deps.repos.sessions.get(call.id);
+    if (!session || session.status === 'ended') return { state: 'ignored', outcome: 'already_ended' };
+    await this.sessions.end(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, (fn) => this.deps.repos.store.write(() => {
+      fn();
+      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_ended', this.deps.now());
+    }));
+    this.log.info({ call_id: `cl_${call.id}` }, 'call ended: the phone participant left');
+    return { state: 'done', outcome: 'session_ended' };
+  }
+
+  private count(outcome: string): void {
+    this.counters[outcome] = (this.counters[outcome] ?? 0) + 1;
+  }
+}
+
+/** The caller the webhook acts as within a tenant. */
+function systemCaller(tenantId: string, eventId: string): Caller {
+  return { tenantId, keyId: 'livekit-webhook', requestId: eventId || 'livekit-webhook', method: 'POST', route: '/v1/telephony/livekit/webhook' };
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

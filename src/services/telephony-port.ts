@@ -1,0 +1,90 @@
+/**
+ * What the call services need from a telephony provider (DESIGN.md §7). The daemon plugs in
+ * LiveKit (`src/telephony/livekit.ts`); with no provider configured, {@link NoTelephony}
+ * refuses every use so `dial: true` fails with `telephony_not_configured` instead of
+ * silently preparing only.
+ */
+
+/** Where an outbound SIP call goes through. */
+export type DialTrunk =
+  /** A trunk registered with the provider (`provider_trunk_id`, e.g. `ST_…`). */
+  | { kind: 'provider'; providerTrunkId: string }
+  /** An inline trunk: the carrier's SIP host[:port] and, if stored, decrypted credentials. */
+  | { kind: 'inline'; hostname: string; username: string | null; password: string | null };
+
+/** One outbound dial. Numbers are E.164; durations are whole seconds. */
+export interface DialRequest {
+  to: string;
+  /** Caller ID presented to the callee (`fromNumber`), or null for the trunk's default. */
+  from: string | null;
+  trunk: DialTrunk;
+  roomName: string;
+  participantIdentity: string;
+  participantName: string;
+  /** JSON text attached to the SIP participant (call and session ids). */
+  metadata: string;
+  ringingTimeoutS: number;
+  maxCallDurationS: number;
+}
+
+/** What a dial came to. */
+export type DialResult =
+  /** The provider accepted the dial: the callee's phone is ringing. */
+  | { kind: 'placed'; sipCallId: string; participantId: string }
+  /** The provider refused it; nothing rings. `sipStatus` when the carrier answered with a SIP failure. */
+  | { kind: 'rejected'; message: string; sipStatus: number | null }
+  /** No answer from the provider (timeout, connection lost mid-request): the phone may be ringing. */
+  | { kind: 'unknown'; message: string };
+
+/** A verified provider webhook, reduced to what vagent acts on. */
+export interface TelephonyEvent {
+  /** `participant_joined`, `participant_left`, `room_finished`, … */
+  event: string;
+  id: string;
+  room: { name: string; sid: string } | null;
+  participant: {
+    identity: string;
+    /** True for a SIP (phone) participant. */
+    sip: boolean;
+    attributes: Record<string, string>;
+  } | null;
+}
+
+/** Result of {@link TelephonyPort.check}. */
+export type TelephonyCheck =
+  | { ok: true; url: string; outboundTrunks: number; ms: number }
+  | { ok: false; url: string | null; problem: 'not_configured' | 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error'; message: string };
+
+/** A telephony provider. */
+export interface TelephonyPort {
+  /** False when no provider is configured. */
+  readonly configured: boolean;
+  /** The provider's URL (for messages), or null. */
+  readonly url: string | null;
+  /** Places an outbound SIP call. Never throws: every failure is a {@link DialResult}. */
+  dial(request: DialRequest): Promise<DialResult>;
+  /**
+   * Dispatches the media agent into `roomName` with `metadata` (JSON text).
+   * @throws Error when the provider refuses or cannot be reached.
+   */
+  dispatchAgent(roomName: string, metadata: string): Promise<void>;
+  /**
+   * Verifies a webhook delivery (signature over the exact raw body) and parses it.
+   * @throws Error when the signature, its body hash or the JSON is not valid.
+   */
+  verifyWebhook(rawBody: string, authorization: string | undefined): Promise<TelephonyEvent>;
+  /** Checks the settings with one authenticated request (lists outbound trunks). */
+  check(): Promise<TelephonyCheck>;
+}
+
+/** No telephony provider: every use is refused. */
+export class NoTelephony implements TelephonyPort {
+  readonly configured = false;
+  readonly url = null;
+  async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
+  async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
+  async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
+  async check(): Promise<TelephonyCheck> {
+    return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };
+  }
+}

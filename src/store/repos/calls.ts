@@ -1,0 +1,153 @@
+/**
+ * Calls and LiveKit webhook events (spec: Calls; DESIGN.md §7). A call is keyed by its
+ * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
+ * name and cost are read from that session.
+ */
+import type { Db } from '../database.js';
+
+/** Where a call stands with the carrier (an extension field; the spec's `status` derives from the session). */
+export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
+
+/** A call row. Phone numbers are E.164; times are epoch seconds; money is micro-rupees. */
+export interface CallRow {
+  seq: number;
+  /** The session number N (call `cl_<N>`). */
+  id: number;
+  session_seq: number;
+  tenant_id: string;
+  agent_id: string;
+  direction: 'outbound' | 'inbound';
+  to_number: string;
+  from_number: string | null;
+  dial_status: DialStatus;
+  trunk_id: string | null;
+  room_name: string | null;
+  /** LiveKit's SIP call id (`SCL_…`). */
+  provider_call_id: string | null;
+  /** Why a dial failed or has an unknown outcome (no credentials, no personal data). */
+  dial_error: string | null;
+  /** The `Idempotency-Key` a dial was placed under, so a retry never dials again. */
+  idempotency_key: string | null;
+  reserved_micro: number;
+  created_at: number;
+}
+
+/** A call row with what its session adds: open/ended, end time, customer name, metrics JSON. */
+export interface CallWithSession extends CallRow {
+  session_status: 'open' | 'ended';
+  ended_at: number | null;
+  customer_name: string | null;
+  /** The session's newest metrics (JSON text). */
+  metrics: string;
+}
+
+/** Metrics of a session: the final ones once ended, else those after its newest turn. */
+const METRICS = `CASE WHEN s.status = 'ended' THEN s.metrics
+  ELSE COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) END`;
+
+const WITH_SESSION = `SELECT c.*, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
+  FROM calls c JOIN sessions s ON s.seq = c.session_seq`;
+
+/** Call queries over one connection. */
+export class CallRepo {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(`INSERT INTO calls (id, session_seq, tenant_id, agent_id, direction, to_number, from_number, dial_status,
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, reserved_micro, created_at)
+        VALUES (@id, @session_seq, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @reserved_micro, @created_at)`),
+      get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
+      byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
+      byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
+      outcome: db.prepare(`UPDATE calls SET dial_status = @dial_status, provider_call_id = @provider_call_id, dial_error = @dial_error,
+          idempotency_key = @idempotency_key WHERE id = @id`),
+      unknownAfterCrash: db.prepare(`UPDATE calls SET dial_status = 'unknown',
+          dial_error = 'vagent stopped while LiveKit was dialling; not dialled again' WHERE dial_status = 'dialling'`),
+      list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
+          AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
+      spend: db.prepare(`WITH day AS (
+          SELECT s.seq, s.status, ${METRICS} AS m FROM sessions s
+          WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
+        SELECT COALESCE(SUM(MAX(
+          COALESCE(json_extract(day.m, '$.cost.llm'), 0) + COALESCE(json_extract(day.m, '$.cost.tts'), 0) + COALESCE(json_extract(day.m, '$.cost.stt'), 0),
+          CASE WHEN day.status = 'open' THEN COALESCE(c.reserved_micro, 0) ELSE 0 END)), 0)
+        FROM day LEFT JOIN calls c ON c.session_seq = day.seq`).pluck(),
+    };
+  }
+
+  /** Inserts a call; returns its `seq`. @throws on a duplicate id, session or (tenant, key). */
+  insert(row: Omit<CallRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
+  /** Call `cl_<id>` with its session's fields, whatever its tenant. */
+  get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }
+  /** The call a dial under (tenant, `Idempotency-Key`) created, if any. */
+  byIdempotencyKey(tenantId: string, key: string): CallRow | undefined { return this.q.byKey.get(tenantId, key) as CallRow | undefined; }
+  /** The call with LiveKit SIP call id `providerCallId` (`SCL_…`). */
+  byProviderCallId(providerCallId: string): CallRow | undefined { return this.q.byProvider.get(providerCallId) as CallRow | undefined; }
+  /** Records what a dial came to. */
+  setDialOutcome(id: number, o: { dial_status: DialStatus; provider_call_id: string | null; dial_error: string | null; idempotency_key: string | null }): void {
+    this.q.outcome.run({ id, ...o });
+  }
+  /** Start-up: dials the previous process left in flight become `unknown`. Returns how many. */
+  markInterruptedDials(): number { return this.q.unknownAfterCrash.run().changes; }
+  /**
+   * The tenant's calls, newest first, with `seq` below `beforeSeq`.
+   * @param status `open`/`ended` sessions only, or null for all.
+   */
+  list(tenantId: string, status: 'open' | 'ended' | null, beforeSeq: number, limit: number): CallWithSession[] {
+    return this.q.list.all({ tenant: tenantId, status, before: beforeSeq, limit }) as CallWithSession[];
+  }
+  /**
+   * The tenant's spend over sessions created in `[start, end)` (epoch seconds), in
+   * micro-rupees: each session's cost, or the reservation of its call while it is open when
+   * that is more.
+   */
+  spendMicro(tenantId: string, start: number, end: number): number {
+    return Number(this.q.spend.get({ tenant: tenantId, start, end }));
+  }
+}
+
+/** A recorded webhook event. `payload` is JSON text. */
+export interface TelephonyEventRow {
+  seq: number;
+  event_key: string;
+  kind: string;
+  payload: string;
+  state: 'pending' | 'done' | 'ignored' | 'failed';
+  outcome: string | null;
+  received_at: number;
+  processed_at: number | null;
+}
+
+/** Webhook event queries over one connection. */
+export class TelephonyEventRepo {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(`INSERT INTO telephony_events (event_key, kind, payload, state, received_at)
+        VALUES (?, ?, ?, 'pending', ?) ON CONFLICT (event_key) DO NOTHING`),
+      pending: db.prepare("SELECT * FROM telephony_events WHERE state = 'pending' ORDER BY seq"),
+      finish: db.prepare('UPDATE telephony_events SET state = ?, outcome = ?, processed_at = ? WHERE seq = ?'),
+      counts: db.prepare('SELECT COALESCE(outcome, state) AS outcome, COUNT(*) AS n FROM telephony_events GROUP BY 1 ORDER BY 1'),
+      get: db.prepare('SELECT * FROM telephony_events WHERE event_key = ?'),
+    };
+  }
+
+  /** Records an event; returns its `seq`, or null when `eventKey` was already recorded (a redelivery). */
+  insert(eventKey: string, kind: string, payload: string, receivedAt: number): number | null {
+    const r = this.q.insert.run(eventKey, kind, payload, receivedAt);
+    return r.changes === 1 ? Number(r.lastInsertRowid) : null;
+  }
+  /** Events recorded but not yet processed, oldest first. */
+  pending(): TelephonyEventRow[] { return this.q.pending.all() as TelephonyEventRow[]; }
+  /** The event recorded under `eventKey`. */
+  get(eventKey: string): TelephonyEventRow | undefined { return this.q.get.get(eventKey) as TelephonyEventRow | undefined; }
+  /** Marks event `seq` processed with an outcome such as `session_opened` or `unknown_number`. */
+  finish(seq: number, state: TelephonyEventRow['state'], outcome: string, at: number): void { this.q.finish.run(state, outcome, at, seq); }
+  /** How many events ended with each outcome. */
+  counts(): Record<string, number> {
+    return Object.fromEntries((this.q.counts.all() as Array<{ outcome: string; n: number }>).map((r) => [r.outcome, r.n]));
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * LiveKit as vagent's telephony provider (DESIGN.md §7; livekit-server-sdk 2.19.2 with
+ * @livekit/protocol 1.51.0, the version the SDK pins).
+ *
+ * - Outbound: `SipClient.createSipParticipant` with the trunk's provider id, or an inline
+ *   `SIPOutboundConfig` (host and decrypted credentials) — the SDK sends it as `trunk`.
+ * - Failover to other regions is switched off: the SDK would replay a CreateSIPParticipant
+ *   after a transport error or a 5xx, and a replayed dial can ring the callee twice.
+ * - Errors are sorted into refused (nothing rings) and unknown (the phone may ring), so the
+ *   call service never dials again on an unknown outcome.
+ * - Webhooks are verified with the SDK's `WebhookReceiver` over the exact raw body.
+ */
+import { SIPOutboundConfig } from '@livekit/protocol';
+import { AgentDispatchClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
+import type { DialRequest, DialResult, TelephonyCheck, TelephonyEvent, TelephonyPort } from '../services/telephony-port.js';
+
+/** LiveKit connection settings (the `livekit` settings with all three set). */
+export interface LiveKitSettings {
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  /** Name of the media agent dispatched to call rooms. */
+  agentName: string;
+  /** Timeout of one API request, seconds. */
+  requestTimeoutS: number;
+}
+
+/** `participant.kind` of a SIP participant (livekit_models.proto `ParticipantInfo.Kind.SIP`). */
+const KIND_SIP = 3;
+
+/** Transport errors raised before the request could reach LiveKit: the dial was certainly not placed. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+/** The low-level code of a fetch failure (`TypeError('fetch failed')` with a `cause`). */
+function transportCode(err: unknown): string | undefined {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+}
+
+/** Plain words for a LiveKit error that refused a request (no secrets: messages come from LiveKit or Node). */
+export function explainLiveKitError(err: unknown, url: string): { problem: 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error'; message: string } {
+  const origin = safeOrigin(url);
+  if (err instanceof ServerError) {
+    if (err.status === 401) {
+      return { problem: 'unauthenticated', message: `LiveKit at ${origin} rejected vagent's credentials (401 unauthenticated): LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair of that LiveKit project` };
+    }
+    if (err.status === 403) {
+      return { problem: 'permission_denied', message: `LiveKit at ${origin} refused the request (403 permission_denied): the API key lacks the SIP/room admin grants this needs` };
+    }
+    return { problem: 'error', message: `LiveKit at ${origin} answered ${err.status} ${err.code ?? ''}: ${err.message}`.replace(/\s+:/, ':') };
+  }
+  const code = transportCode(err);
+  if (code) return { problem: 'unreachable', message: `cannot reach LiveKit at ${origin} (${code}): is the server running and LIVEKIT_URL right?` };
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+    return { problem: 'unreachable', message: `LiveKit at ${origin} did not answer in time` };
+  }
+  return { problem: 'error', message: `LiveKit request to ${origin} failed: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin.replace(/^http/, url.startsWith('ws') ? 'ws' : 'http');
+  } catch {
+    return '(invalid LIVEKIT_URL)';
+  }
+}
+
+/** LiveKit through the official server SDK. */
+export class LiveKitTelephony implements TelephonyPort {
+  readonly configured = true;
+  readonly url: string;
+  private readonly sip: SipClient;
+  private readonly dispatch: AgentDispatchClient;
+  private readonly receiver: WebhookReceiver;
+
+  constructor(private readonly settings: LiveKitSettings) {
+    this.url = settings.url;
+    const options = { requestTimeout: settings.requestTimeoutS, failover: false };
+    this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
+    this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);
+    this.receiver = new WebhookReceiver(settings.apiKey, settings.apiSecret);
+  }
+
+  async dial(r: DialRequest): Promise<DialResult> {
+    const opts = {
+      participantIdentity: r.participantIdentity,
+      participantName: r.participantName,
+      participantMetadata: r.metadata,
+      ringingTimeout: r.ringingTimeoutS,
+      maxCallDuration: r.maxCallDurationS,
+      ...(r.from ? { fromNumber: r.from } : {}),
+    };
+    try {
+      const info = r.trunk.kind === 'provider'
+        ? await this.sip.createSipParticipant(r.trunk.providerTrunkId, r.to, r.roomName, opts)
+        : await this.sip.createSipParticipant('', r.to, r.roomName, opts, new SIPOutboundConfig({
+          hostname: r.trunk.hostname,
+          ...(r.trunk.username !== null ? { authUsername: r.trunk.username } : {}),
+          ...(r.trunk.password !== null ? { authPassword: r.trunk.password } : {}),
+        }));
+      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId };
+    } catch (err) {
+      return this.classify(err);
+    }
+  }
+
+  /** Refused (nothing rings) or unknown (it may ring). */
+  private classify(err: unknown): DialResult {
+    if (err instanceof SipCallError) {
+      const status = err.sipStatusCode ?? null;
+      return { kind: 'rejected', sipStatus: status, message: `the carrier refused the call: SIP ${status ?? '?'}${err.sipStatus ? ` ${err.sipStatus}` : ''}` };
+    }
+    if (err instanceof ServerError) {
+      // 4xx: LiveKit refused the request itself (bad argument, credentials, quota); 408/5xx:
+      // the request may have reached the SIP service before it failed.
+      if (err.status >= 400 && err.status < 500 && err.status !== 408) {
+        return { kind: 'rejected', sipStatus: null, message: explainLiveKitError(err, this.url).message };
+      }
+      return { kind: 'unknown', message: `LiveKit answered ${err.status} ${err.code ?? ''} without saying whether the call was placed`.replace(/ +/g, ' ') };
+    }
+    const code = transportCode(err);
+    if (code && NOT_SENT.has(code)) return { kind: 'rejected', sipStatus: null, message: explainLiveKitError(err, this.url).message };
+    if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+      return { kind: 'unknown', message: `LiveKit did not answer the dial within ${this.settings.requestTimeoutS} s` };
+    }
+    return { kind: 'unknown', message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})` };
+  }
+
+  async dispatchAgent(roomName: string, metadata: string): Promise<void> {
+    await this.dispatch.createDispatch(roomName, this.settings.agentName, { metadata });
+  }
+
+  async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<TelephonyEvent> {
+    const ev = await this.receiver.receive(rawBody, authorization, false, 10);
+    const p = ev.participant;
+    return {
+      event: ev.event,
+      id: ev.id,
+      room: ev.room ? { name: ev.room.name, sid: ev.room.sid } : null,
+      participant: p ? { identity: p.identity, sip: Number(p.kind) === KIND_SIP, attributes: { ...p.attributes } } : null,
+    };
+  }
+
+  async check(): Promise<TelephonyCheck> {
+    const started = performance.now();
+    try {
+      const trunks = await this.sip.listSipOutboundTrunk();
+      return { ok: true, url: this.url, outboundTrunks: trunks.length, ms: Math.round(performance.now() - started) };
+    } catch (err) {
+      return { ok: false, url: this.url, ...explainLiveKitError(err, this.url) };
+    }
+  }
+}
