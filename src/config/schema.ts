@@ -69,7 +69,14 @@ export const SettingsSchema = z.object({
     agent_name: z.string().min(1).max(128).default('vagent-media'),
     /** Longest wait for one LiveKit API request, in seconds; a dial without an answer by then has an unknown outcome. */
     request_timeout_s: z.coerce.number({ error: 'must be a number of seconds' }).min(1).max(120).default(10),
-  }).default({ agent_name: 'vagent-media', request_timeout_s: 10 }).superRefine((lk, ctx) => {
+    /**
+     * Dial with `waitUntilAnswered`: `POST /v1/calls` returns once the callee answers, and a
+     * busy or declined callee is a `dial_failed` naming the SIP status. Off: it returns as soon
+     * as LiveKit starts the call, and such failures arrive later by webhook (`dial_status`
+     * becomes `failed`). The request then waits up to the ringing timeout + 2 s.
+     */
+    wait_until_answered: flag.default(true),
+  }).default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true }).superRefine((lk, ctx) => {
     const set = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] !== undefined);
     if (set.length > 0 && set.length < 3) {
       const missing = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] === undefined);

@@ -45,7 +45,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
     const telephony = lk.url && lk.api_key && lk.api_secret
-      ? new LiveKitTelephony({ url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name, requestTimeoutS: lk.request_timeout_s })
+      ? new LiveKitTelephony({ url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name, requestTimeoutS: lk.request_timeout_s, waitUntilAnswered: lk.wait_until_answered })
       : undefined;
     const policy = { allowHttp: settings.inbound_webhook_allow_http, allowPrivate: settings.inbound_webhook_allow_private, timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS };
     runtime = openRuntime(settings, {

@@ -166,7 +166,7 @@ export class CallService {
     return this.sessions.open(caller, this.sessionInput(input), (fn) => ctx.commit(() => {
       const opened = fn() as { session_id: string };
       const n = parseSessionNumber(opened.session_id)!;
-      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null });
+      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, from_number: from });
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: opened.session_id, agent_id: agentRow.id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'prepared', dial_required: true,
@@ -190,6 +190,17 @@ export class CallService {
         `from ${shortId(from)} is not one of trunk ${trunk.id}'s caller-ID numbers (${numbers.length === 0 ? 'it has none' : numbers.join(', ')})`,
         { param: 'from' });
     }
+    // The caller ID presented: `from`, else the trunk's first number. An inline trunk needs
+    // one (LiveKit refuses "trunk outbound number must be set"); a provider trunk has its own.
+    let callerId = from;
+    if (callerId === null && !trunk.provider_trunk_id) {
+      if (numbers.length === 0) {
+        throw new ApiError('invalid_request',
+          `from is required when dialling through trunk ${trunk.id}: it has no caller-ID numbers (pass from, or register numbers on the trunk)`,
+          { param: 'from' });
+      }
+      callerId = numbers[0]!;
+    }
     let dialTrunk: DialTrunk;
     if (trunk.provider_trunk_id) {
       dialTrunk = { kind: 'provider', providerTrunkId: trunk.provider_trunk_id };
@@ -206,13 +217,13 @@ export class CallService {
       sessionId = opened.session_id;
       n = parseSessionNumber(sessionId)!;
       const { roomName } = callRoom(n);
-      this.insertCall(caller, n, input, { dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey });
+      this.insertCall(caller, n, input, { dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey, from_number: callerId });
       return opened;
     }));
     const { roomName, identity } = callRoom(n);
     const metadata = JSON.stringify({ call_id: `cl_${n}`, session_id: sessionId, tenant: caller.tenantId });
     const result = await this.telephony.dial({
-      to: input.to, from, trunk: dialTrunk, roomName, participantIdentity: identity,
+      to: input.to, from: callerId, trunk: dialTrunk, roomName, participantIdentity: identity,
       participantName: input.customer_name ?? input.to, metadata,
       ringingTimeoutS: input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default,
       maxCallDurationS: input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default,
@@ -276,12 +287,12 @@ export class CallService {
 
   /** Inserts the call row of session `n`, with the budget check and reservation in the same write. */
   private insertCall(caller: Caller, n: number, input: PlaceCallInput,
-    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null }): void {
+    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null; from_number: string | null }): void {
     const reserved = this.budget.reserveTx(caller.tenantId);
     const session = this.deps.repos.sessions.get(n)!;
     this.deps.repos.calls.insert({
       id: n, session_seq: session.seq, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
-      to_number: input.to, from_number: input.from ?? null, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
+      to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
       provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, reserved_micro: reserved, created_at: session.created_at,
     });
   }

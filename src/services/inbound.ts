@@ -240,18 +240,36 @@ export class InboundService {
     if (!call) return { state: 'ignored', outcome: 'unknown_call' };
     const session = this.deps.repos.sessions.get(call.id);
     if (!session || session.status === 'ended') return { state: 'ignored', outcome: 'already_ended' };
+    // An outbound call that never connected: LiveKit says why (dialled without waiting for the answer).
+    const reason = p.disconnectReason ?? null;
+    const notConnected = call.direction === 'outbound' && call.dial_status === 'ringing' && reason !== null && NOT_CONNECTED.has(reason)
+      && (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
+    const outcome = notConnected ? 'dial_failed' : 'session_ended';
     await this.sessions.end(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, (fn) => this.deps.repos.store.write(() => {
       fn();
-      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_ended', this.deps.now());
+      if (notConnected) {
+        this.deps.repos.calls.setDialOutcome(call.id, {
+          dial_status: 'failed', provider_call_id: call.provider_call_id, idempotency_key: call.idempotency_key,
+          dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
+        });
+      }
+      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
     }));
-    this.log.info({ call_id: `cl_${call.id}` }, 'call ended: the phone participant left');
-    return { state: 'done', outcome: 'session_ended' };
+    this.log.info({ call_id: `cl_${call.id}`, reason }, notConnected ? 'outbound call did not connect' : 'call ended: the phone participant left');
+    return { state: 'done', outcome };
   }
 
   private count(outcome: string): void {
     this.counters[outcome] = (this.counters[outcome] ?? 0) + 1;
   }
 }
+
+/** Disconnect reasons of a phone participant that mean the call never connected. */
+const NOT_CONNECTED = new Map([
+  ['USER_REJECTED', 'the callee rejected it (busy or declined)'],
+  ['USER_UNAVAILABLE', 'the callee did not answer or is unreachable'],
+  ['SIP_TRUNK_FAILURE', 'the carrier trunk failed'],
+]);
 
 /** The caller the webhook acts as within a tenant. */
 function systemCaller(tenantId: string, eventId: string): Caller {

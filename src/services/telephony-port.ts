@@ -47,6 +47,8 @@ export interface TelephonyEvent {
     /** True for a SIP (phone) participant. */
     sip: boolean;
     attributes: Record<string, string>;
+    /** Why it left (`participant_left`): `USER_REJECTED`, `USER_UNAVAILABLE`, `CLIENT_INITIATED`, … or null. */
+    disconnectReason?: string | null;
   } | null;
 }
 

@@ -36,6 +36,8 @@ export interface TenantView {
   created_at: number;
   daily_budget_inr: number | null;
   inbound_webhook_url: string | null;
+  /** Whether a signing secret for the inbound webhook is stored (the secret itself never leaves the store). */
+  has_inbound_webhook_secret: boolean;
 }
 
 /** An API key's metadata (never the secret). */
@@ -52,6 +54,7 @@ const tenantView = (t: TenantRow): TenantView => ({
   created_at: t.created_at,
   daily_budget_inr: t.daily_budget_inr,
   inbound_webhook_url: t.inbound_webhook_url,
+  has_inbound_webhook_secret: Boolean(t.has_webhook_secret),
 });
 const keyView = (k: ApiKeyRow): ApiKeyView => ({
   id: k.id, tenant: k.tenant_id, hint: k.hint, created_at: k.created_at, revoked_at: k.revoked_at,

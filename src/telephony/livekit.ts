@@ -10,7 +10,7 @@
  *   call service never dials again on an unknown outcome.
  * - Webhooks are verified with the SDK's `WebhookReceiver` over the exact raw body.
  */
-import { SIPOutboundConfig } from '@livekit/protocol';
+import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
 import { AgentDispatchClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
 import type { DialRequest, DialResult, TelephonyCheck, TelephonyEvent, TelephonyPort } from '../services/telephony-port.js';
 
@@ -23,6 +23,8 @@ export interface LiveKitSettings {
   agentName: string;
   /** Timeout of one API request, seconds. */
   requestTimeoutS: number;
+  /** Dial with `waitUntilAnswered` (see the `livekit.wait_until_answered` setting). */
+  waitUntilAnswered: boolean;
 }
 
 /** `participant.kind` of a SIP participant (livekit_models.proto `ParticipantInfo.Kind.SIP`). */
@@ -58,6 +60,11 @@ export function explainLiveKitError(err: unknown, url: string): { problem: 'unau
   return { problem: 'error', message: `LiveKit request to ${origin} failed: ${err instanceof Error ? err.message : String(err)}` };
 }
 
+/** fetch's "bad port" refusal (ports such as 1 or 25): nothing was sent. */
+function blockedPort(err: unknown): boolean {
+  return (err as { cause?: { message?: unknown } } | null)?.cause?.message === 'bad port';
+}
+
 function safeOrigin(url: string): string {
   try {
     return new URL(url).origin.replace(/^http/, url.startsWith('ws') ? 'ws' : 'http');
@@ -83,12 +90,17 @@ export class LiveKitTelephony implements TelephonyPort {
   }
 
   async dial(r: DialRequest): Promise<DialResult> {
+    // Waiting for the answer, the request lasts up to the ringing timeout; the SDK would raise
+    // the timeout to ringing + 2 s itself, by mutating the options: it is set here instead.
+    const timeoutS = this.timeoutFor(r);
     const opts = {
       participantIdentity: r.participantIdentity,
       participantName: r.participantName,
       participantMetadata: r.metadata,
       ringingTimeout: r.ringingTimeoutS,
       maxCallDuration: r.maxCallDurationS,
+      waitUntilAnswered: this.settings.waitUntilAnswered,
+      timeout: timeoutS,
       ...(r.from ? { fromNumber: r.from } : {}),
     };
     try {
@@ -101,12 +113,17 @@ export class LiveKitTelephony implements TelephonyPort {
         }));
       return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId };
     } catch (err) {
-      return this.classify(err);
+      return this.classify(err, timeoutS);
     }
   }
 
+  /** Seconds one dial request may take. */
+  private timeoutFor(r: DialRequest): number {
+    return this.settings.waitUntilAnswered ? Math.max(this.settings.requestTimeoutS, r.ringingTimeoutS + 2) : this.settings.requestTimeoutS;
+  }
+
   /** Refused (nothing rings) or unknown (it may ring). */
-  private classify(err: unknown): DialResult {
+  private classify(err: unknown, timeoutS: number): DialResult {
     if (err instanceof SipCallError) {
       const status = err.sipStatusCode ?? null;
       return { kind: 'rejected', sipStatus: status, message: `the carrier refused the call: SIP ${status ?? '?'}${err.sipStatus ? ` ${err.sipStatus}` : ''}` };
@@ -121,8 +138,9 @@ export class LiveKitTelephony implements TelephonyPort {
     }
     const code = transportCode(err);
     if (code && NOT_SENT.has(code)) return { kind: 'rejected', sipStatus: null, message: explainLiveKitError(err, this.url).message };
+    if (blockedPort(err)) return { kind: 'rejected', sipStatus: null, message: `LIVEKIT_URL ${safeOrigin(this.url)} uses a port fetch refuses to connect to` };
     if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-      return { kind: 'unknown', message: `LiveKit did not answer the dial within ${this.settings.requestTimeoutS} s` };
+      return { kind: 'unknown', message: `LiveKit did not answer the dial within ${timeoutS} s` };
     }
     return { kind: 'unknown', message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})` };
   }
@@ -138,7 +156,10 @@ export class LiveKitTelephony implements TelephonyPort {
       event: ev.event,
       id: ev.id,
       room: ev.room ? { name: ev.room.name, sid: ev.room.sid } : null,
-      participant: p ? { identity: p.identity, sip: Number(p.kind) === KIND_SIP, attributes: { ...p.attributes } } : null,
+      participant: p ? {
+        identity: p.identity, sip: Number(p.kind) === KIND_SIP, attributes: { ...p.attributes },
+        disconnectReason: p.disconnectReason ? (DisconnectReason[p.disconnectReason] ?? null) : null,
+      } : null,
     };
   }
 

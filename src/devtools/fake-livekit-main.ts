@@ -1,0 +1,165 @@
+/**
+ * `node dist/devtools/fake-livekit-main.js` (`npm run fake-livekit`): runs the fake LiveKit
+ * server of ./fake-livekit.ts for trying vagent without a LiveKit server, or sends one
+ * simulated inbound-call webhook (`inbound`) or hang-up (`hangup`) to vagent.
+ *
+ * Serving prints the three `export LIVEKIT_…` lines for the shell that runs `vagent serve` on
+ * stdout, then one line per API request on stderr. Trunk credentials are never printed.
+ */
+import { parseArgs } from 'node:util';
+import { startFakeLiveKit, type FakeLiveKitOptions, type RecordedRequest, type WebhookDelivery } from './fake-livekit.js';
+
+const USAGE = `usage:
+  fake-livekit [--port 7880] [--host 127.0.0.1] [--api-key K] [--api-secret S] [--webhook URL]
+      serve a fake LiveKit API; prints the LIVEKIT_* exports for \`vagent serve\`
+  fake-livekit inbound --webhook URL --from E164 --to E164 [--room R] [--api-key K] [--api-secret S]
+      send one signed participant_joined of an inbound SIP caller; prints {callId, room, identity}
+  fake-livekit hangup --webhook URL --call-id SCL_… --room R --identity I [--inbound] [--api-key K] [--api-secret S]
+      send participant_left for that SIP participant`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'api-key': { type: 'string' },
+  'api-secret': { type: 'string' },
+  webhook: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  room: { type: 'string' },
+  'call-id': { type: 'string' },
+  identity: { type: 'string' },
+  inbound: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** A command-line mistake: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+/** `value` quoted for a POSIX shell when it needs it. */
+function shellQuote(value: string): string {
+  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The named options, or a UsageError naming the first missing one. */
+function required<K extends keyof Values>(values: Values, ...names: K[]): { [P in K]-?: NonNullable<Values[P]> } {
+  const missing = names.find((n) => values[n] === undefined || values[n] === '');
+  if (missing) throw new UsageError(`--${String(missing)} is required`);
+  return values as { [P in K]-?: NonNullable<Values[P]> };
+}
+
+/** One stderr line for a request: method, room, dialed number, trunk host and whether it carries credentials. */
+function requestLine(r: RecordedRequest, status: number): string {
+  const b = r.body;
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  const trunk = (b.trunk ?? {}) as Record<string, unknown>;
+  const parts = [`${status}`, `${r.service}/${r.method}`];
+  const room = str(b.roomName) ?? str(b.room);
+  if (room) parts.push(`room=${room}`);
+  if (str(b.sipCallTo)) parts.push(`to=${str(b.sipCallTo)}`);
+  if (str(b.sipTrunkId)) parts.push(`trunk=${str(b.sipTrunkId)}`);
+  const host = str(trunk.hostname) ?? str(trunk.address);
+  if (host) parts.push(`trunk_host=${host}`);
+  if (b.trunk !== undefined) parts.push(`auth: ${str(trunk.authUsername) || str(trunk.authPassword) ? 'yes' : 'no'}`);
+  return `[fake-livekit] ${parts.join(' ')}`;
+}
+
+function webhookLine(d: WebhookDelivery): string {
+  return `[fake-livekit] webhook ${d.event} → ${d.url}: ${d.status ?? d.error}`;
+}
+
+function parsePort(raw: string | undefined): number {
+  const port = Number(raw ?? '7880');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${raw}`);
+  return port;
+}
+
+/** Serves until SIGINT/SIGTERM. */
+async function serve(values: Values): Promise<void> {
+  const fake = await startFakeLiveKit({
+    ...credentials(values),
+    host: values.host ?? '127.0.0.1',
+    port: parsePort(values.port),
+    webhookUrl: values.webhook,
+    onRequest: (r, status) => process.stderr.write(`${requestLine(r, status)}\n`),
+    onWebhook: (d) => process.stderr.write(`${webhookLine(d)}\n`),
+  });
+  process.stdout.write([
+    `export LIVEKIT_URL=${shellQuote(fake.url)}`,
+    `export LIVEKIT_API_KEY=${shellQuote(fake.apiKey)}`,
+    `export LIVEKIT_API_SECRET=${shellQuote(fake.apiSecret)}`,
+  ].join('\n') + '\n');
+  process.stderr.write(`[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`);
+  const stop = (signal: string) => {
+    process.stderr.write(`[fake-livekit] ${signal}: closing\n`);
+    fake.close().catch((err: unknown) => {
+      process.stderr.write(`[fake-livekit] close failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    });
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+function credentials(values: Values): Pick<FakeLiveKitOptions, 'apiKey' | 'apiSecret'> {
+  return { apiKey: values['api-key'], apiSecret: values['api-secret'] };
+}
+
+/** Runs `fn` against a short-lived fake (webhook signing only; nothing calls its API). */
+async function oneShot<T>(values: Values, fn: (fake: Awaited<ReturnType<typeof startFakeLiveKit>>) => Promise<T>): Promise<T> {
+  const fake = await startFakeLiveKit({ ...credentials(values), host: '127.0.0.1', port: 0 });
+  try {
+    return await fn(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+/** Runs one command line; returns the exit code (serving keeps the process alive after returning 0). */
+async function main(argv: string[]): Promise<number> {
+  let values: Values;
+  let command: string | undefined;
+  try {
+    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+    values = parsed.values;
+    command = parsed.positionals[0];
+    if (parsed.positionals.length > 1) throw new UsageError(`unexpected argument: ${parsed.positionals[1]}`);
+  } catch (err) {
+    process.stderr.write(`fake-livekit: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    if (command === undefined || command === 'serve') {
+      await serve(values);
+      return 0;
+    }
+    if (command === 'inbound') {
+      const v = required(values, 'webhook', 'from', 'to');
+      const call = await oneShot(values, (f) => f.simulateInbound({ from: v.from, to: v.to, room: values.room, url: v.webhook }));
+      process.stdout.write(`${JSON.stringify({ callId: call.callId, room: call.room, identity: call.identity })}\n`);
+      process.stderr.write(`[fake-livekit] participant_joined → ${v.webhook}: ${call.status}\n`);
+      return call.status >= 200 && call.status < 300 ? 0 : 1;
+    }
+    if (command === 'hangup') {
+      const v = required(values, 'webhook', 'call-id', 'room', 'identity');
+      const { status } = await oneShot(values, (f) => f.hangup({ callId: v['call-id'], room: v.room, identity: v.identity, inbound: values.inbound ?? false, url: v.webhook }));
+      process.stderr.write(`[fake-livekit] participant_left → ${v.webhook}: ${status}\n`);
+      return status >= 200 && status < 300 ? 0 : 1;
+    }
+    throw new UsageError(`unknown command: ${command}`);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`fake-livekit: ${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`fake-livekit: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,254 @@
+/**
+ * `POST /v1/calls` with `dial: true` through the real livekit-server-sdk against a local fake
+ * LiveKit Twirp server (spec: Calls rules 1–3, Errors; DESIGN.md §7): the exact request
+ * vagent sends, trunk resolution, caller ID, refused and unknown dials, and exactly-once
+ * placement under one Idempotency-Key.
+ */
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors.js';
+import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
+import { buildApp } from '../../src/server/app.js';
+import { openRuntime } from '../../src/server/runtime.js';
+import { LiveKitTelephony } from '../../src/telephony/livekit.js';
+import { makeTestApp, type TestApp } from '../support/app.js';
+import { expectError as expectErrorWithStatus } from '../support/expect.js';
+
+function expectError(res: Parameters<typeof expectErrorWithStatus>[0], code: ErrorCode, param?: string | null) {
+  return expectErrorWithStatus(res, ERROR_STATUS[code], code, param);
+}
+
+const TO = '+919876543210';
+const FROM = '+918069000001';
+let fake: FakeLiveKit;
+let t: TestApp;
+
+function telephony(overrides: Partial<{ apiSecret: string; requestTimeoutS: number; url: string; waitUntilAnswered: boolean }> = {}) {
+  return new LiveKitTelephony({
+    url: overrides.url ?? fake.url, apiKey: fake.apiKey, apiSecret: overrides.apiSecret ?? fake.apiSecret,
+    agentName: 'vagent-media', requestTimeoutS: overrides.requestTimeoutS ?? 5, waitUntilAnswered: overrides.waitUntilAnswered ?? true,
+  });
+}
+
+async function addTrunk(app: TestApp, body: Record<string, unknown>) {
+  const res = await app.call('POST', '/v1/trunks', body);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as { id: string };
+}
+
+/** A loopback port with nothing listening. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  fake = await startFakeLiveKit();
+  t = await makeTestApp({}, { telephony: telephony() });
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+afterEach(() => {
+  fake.behaviour = {};
+});
+
+describe('dial through an inline trunk', () => {
+  let trunkId: string;
+  beforeAll(async () => {
+    trunkId = (await addTrunk(t, { address: 'sip.example-carrier.in:5060', numbers: [FROM], auth: { username: 'acme-sip', password: 'pa55-w0rd!' } })).id;
+  });
+
+  it('sends CreateSIPParticipant with the decrypted credentials, room, identity and timeouts, then dispatches the agent', async () => {
+    const before = fake.requests.length;
+    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
+      { headers: { 'idempotency-key': 'dial-1' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const body = res.json();
+    const n = body.call_id.slice(3);
+    expect(body).toEqual({
+      call_id: `cl_${n}`, session_id: `se_${n}`, agent_id: 'ag_emi_reminder', to: TO, from: FROM, idempotent: true,
+      status: 'ringing', dial_required: false, room_name: `call-cl_${n}`, provider_call_id: expect.stringMatching(/^SCL_/), trunk_id: trunkId,
+    });
+    const sent = fake.requests.slice(before);
+    expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.SIP/CreateSIPParticipant', 'livekit.AgentDispatchService/CreateDispatch']);
+    const [dial, dispatch] = sent as [typeof sent[0], typeof sent[0]];
+    expect(dial.contentType).toBe('application/json;charset=UTF-8');
+    expect(dial.grants).toMatchObject({ iss: fake.apiKey, sip: { call: true } });
+    expect(dial.body).toEqual({
+      sipCallTo: TO, sipNumber: FROM, roomName: `call-cl_${n}`, participantIdentity: `sip-cl_${n}`, participantName: 'Ravi',
+      participantMetadata: JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: 'default' }),
+      ringingTimeout: '30s', maxCallDuration: '1800s', waitUntilAnswered: true,
+      trunk: { hostname: 'sip.example-carrier.in:5060', authUsername: 'acme-sip', authPassword: 'pa55-w0rd!' },
+    });
+    expect(dispatch.body).toMatchObject({ room: `call-cl_${n}`, agentName: 'vagent-media' });
+    const status = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
+    expect(status).toMatchObject({ status: 'in_progress', dial_status: 'ringing', room_name: `call-cl_${n}`, provider_call_id: body.provider_call_id, trunk_id: trunkId });
+    // The password is never in a response.
+    expect(JSON.stringify(status)).not.toContain('pa55-w0rd!');
+    expect(res.body).not.toContain('pa55-w0rd!');
+  });
+
+  it('passes ringing_timeout_s and max_call_duration_s as LiveKit durations', async () => {
+    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, ringing_timeout_s: 25, max_call_duration_s: 600 });
+    expect(res.statusCode, res.body).toBe(201);
+    const dial = fake.sipParticipants().at(-1)!;
+    expect(dial.body).toMatchObject({ ringingTimeout: '25s', maxCallDuration: '600s' });
+    // Without from, the trunk's first number is the caller ID; the placement echoes from as sent (null).
+    expect(dial.body.sipNumber).toBe(FROM);
+    expect(res.json().from).toBeNull();
+    expect((await t.call('GET', `/v1/calls/${res.json().call_id}`)).json().from).toBe(FROM);
+  });
+
+  it('refuses a from that is not on the trunk before contacting LiveKit', async () => {
+    const before = fake.requests.length;
+    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, from: '+918069000099', dial: true }), 'caller_id_not_on_trunk', 'from');
+    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' }), 'trunk_not_found', 'trunk_id');
+    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, trunk_id: 'bogus' }), 'trunk_not_found', 'trunk_id');
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('a refused dial is dial_failed with the SIP status; the call is recorded failed and a retry dials again', async () => {
+    const busy = '+919876500486';
+    const before = fake.sipParticipants().length;
+    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: busy, dial: true }, { headers: { 'idempotency-key': 'busy-1' } });
+    const err = expectError(res, 'dial_failed');
+    expect(err.message).toMatch(/SIP 486 Busy Here/);
+    const n = /cl_([0-9]+)/.exec(err.message)![1];
+    const call = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
+    expect(call).toMatchObject({ status: 'completed', dial_status: 'failed', dial_error: expect.stringMatching(/486/) });
+    // 5xx is not stored: the same key runs again (and fails again at the carrier).
+    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: busy, dial: true }, { headers: { 'idempotency-key': 'busy-1' } }), 'dial_failed');
+    expect(fake.sipParticipants().length).toBe(before + 2);
+  });
+
+  it('reports a LiveKit credentials problem in plain words, without the secret', async () => {
+    const bad = await makeTestApp({}, { telephony: telephony({ apiSecret: 'wrong_secret_wrong_secret_wrong_secret' }) });
+    try {
+      await addTrunk(bad, { address: 'sip.example-carrier.in', numbers: [FROM] });
+      const err = expectError(await bad.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
+      expect(err.message).toMatch(/401 unauthenticated/);
+      expect(err.message).not.toContain('wrong_secret');
+    } finally {
+      await bad.close();
+    }
+  });
+
+  it('an unreachable LiveKit is a dial_failed naming the connection error', async () => {
+    const port = await closedPort();
+    const down = await makeTestApp({}, { telephony: telephony({ url: `http://127.0.0.1:${port}` }) });
+    try {
+      await addTrunk(down, { address: 'sip.example-carrier.in', numbers: [FROM] });
+      const err = expectError(await down.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
+      expect(err.message).toContain(`cannot reach LiveKit at http://127.0.0.1:${port} (ECONNREFUSED)`);
+    } finally {
+      await down.close();
+    }
+  });
+});
+
+describe('trunk resolution', () => {
+  it('needs trunk_id with zero or several trunks, and uses provider_trunk_id when the trunk has one', async () => {
+    const app = await makeTestApp({}, { telephony: telephony() });
+    try {
+      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      expectError(await app.call('POST', '/v1/calls', body), 'invalid_request', 'trunk_id');
+      const lk = await addTrunk(app, { address: 'sip.example-carrier.in', provider_trunk_id: 'ST_abc123', numbers: [FROM] });
+      const res = await app.call('POST', '/v1/calls', body);
+      expect(res.statusCode, res.body).toBe(201);
+      const dial = fake.sipParticipants().at(-1)!;
+      expect(dial.body.sipTrunkId).toBe('ST_abc123');
+      expect(dial.body).not.toHaveProperty('trunk');
+      const bare = await addTrunk(app, { address: 'sip2.example-carrier.in' });
+      // An inline trunk with no caller-ID numbers needs from.
+      const noCallerId = expectError(await app.call('POST', '/v1/calls', { ...body, trunk_id: bare.id }), 'invalid_request', 'from');
+      expect(noCallerId.message).toMatch(/no caller-ID numbers/);
+      const many = expectError(await app.call('POST', '/v1/calls', body), 'invalid_request', 'trunk_id');
+      expect(many.message).toMatch(/2 trunks/);
+      expect((await app.call('POST', '/v1/calls', { ...body, trunk_id: lk.id, from: FROM })).statusCode).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('exactly once', () => {
+  it('50 concurrent identical dials with one key reach LiveKit once', async () => {
+    const app = await makeTestApp({}, { telephony: telephony() });
+    try {
+      await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
+      fake.behaviour = { delayMs: 150 };
+      const before = fake.sipParticipants().length;
+      const body = { agent_id: 'ag_emi_reminder', to: '+919812345678', from: FROM, dial: true };
+      const results = await Promise.all(Array.from({ length: 50 }, () => app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'same-key' } })));
+      expect(fake.sipParticipants().length - before).toBe(1);
+      const ok = results.filter((r) => r.statusCode === 201);
+      const busy = results.filter((r) => r.statusCode === 409);
+      expect(ok.length + busy.length).toBe(50);
+      expect(ok.length).toBeGreaterThanOrEqual(1);
+      for (const r of busy) expect(r.json().error.code).toBe('idempotency_key_in_progress');
+      // After it settles, every retry replays the one placement.
+      const replay = await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'same-key' } });
+      expect(replay.statusCode).toBe(201);
+      expect(replay.headers['idempotency-replayed']).toBe('true');
+      for (const r of ok) expect(r.json()).toEqual(replay.json());
+      expect(fake.sipParticipants().length - before).toBe(1);
+      expect((await app.call('GET', '/v1/calls?limit=100')).json().data).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a dial LiveKit does not answer in time is recorded unknown and never dialled again under its key', async () => {
+    const app = await makeTestApp({}, { telephony: telephony({ requestTimeoutS: 1, waitUntilAnswered: false }) });
+    try {
+      await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
+      fake.behaviour = { delayMs: 2500 };
+      const before = fake.sipParticipants().length;
+      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      const err = expectError(await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }), 'dial_outcome_unknown');
+      expect(err.message).toMatch(/within 1 s/);
+      const n = /cl_([0-9]+)/.exec(err.message)![1];
+      fake.behaviour = {};
+      const again = expectError(await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }), 'dial_outcome_unknown');
+      expect(again.message).toContain(`cl_${n}`);
+      expect(fake.sipParticipants().length - before).toBe(1);
+      expect((await app.call('GET', `/v1/calls/cl_${n}`)).json()).toMatchObject({ dial_status: 'unknown', status: 'in_progress' });
+      // A new key is a new call.
+      expect((await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-2' } })).statusCode).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a dial in flight when the daemon stops becomes unknown at the next start; its retry does not ring again', async () => {
+    const app = await makeTestApp({}, { telephony: telephony({ requestTimeoutS: 10, waitUntilAnswered: false }) });
+    let second: Awaited<ReturnType<typeof buildApp>> | undefined;
+    let runtime2: ReturnType<typeof openRuntime> | undefined;
+    try {
+      await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
+      fake.behaviour = { delayMs: 1500 };
+      const before = fake.sipParticipants().length;
+      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      const inFlight = app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'crash-1' } });
+      while (fake.sipParticipants().length === before) await new Promise((r) => setTimeout(r, 10));
+      // A second process opens the same state dir as a restarted daemon would (releasing the claim).
+      runtime2 = openRuntime(app.settings, { telephony: telephony() });
+      expect(runtime2.recovered.interruptedDials).toBe(1);
+      second = await buildApp({ services: runtime2.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
+      const err = await second.inject({ method: 'POST', url: '/v1/calls', payload: body, headers: { authorization: `Bearer ${app.key}`, 'idempotency-key': 'crash-1' } });
+      expect(err.statusCode, err.body).toBe(504);
+      expect(err.json().error.code).toBe('dial_outcome_unknown');
+      expect(fake.sipParticipants().length - before).toBe(1);
+      await inFlight;
+    } finally {
+      await second?.close();
+      runtime2?.close();
+      await app.close();
+    }
+  });
+});
