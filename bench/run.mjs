@@ -10,6 +10,10 @@
  *   (c) POST /v1/trunks   the real daemon, a unique Idempotency-Key per request
  *   (d) GET  /v1/trunks   the real daemon, a tenant with 20 trunks
  *   (e) POST /v1/sessions/{id}/turn  (bench/sessions.mjs: FAQ layer, cached audio, 200 sessions)
+ *   (f) POST /v1/calls   prepare-only (a session of ag_emi_reminder, its opening from the audio
+ *       cache, a call record), a unique Idempotency-Key per request; run last, since every call
+ *       leaves an open session behind that would inflate the 10,000-session RSS figure
+ *   calls = (f)/(b) and its p99, reported without a target;
  *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%;  turn = (e)/(b), target ≥ 25%,
  *   p99 < 20 ms. Then the daemon's RSS with 10,000 open sessions (< 300 MiB) and the cache-hit
  *   percentage of reply clips over a scripted booking (≥ 80%).
@@ -67,6 +71,13 @@ const TRUNK_BODY = JSON.stringify({
   name: 'bench',
   numbers: ['+912240001234'],
   auth: { username: 'acme', password: 'Zq7-bench-s3cret-pa55word' },
+});
+
+const CALL_BODY = JSON.stringify({
+  agent_id: 'ag_emi_reminder',
+  to: '+919876543210',
+  customer_name: 'Ravi Kumar',
+  context: { emi_amount: '12,500', loan_last4: '4321', due_date: '25 November' },
 });
 
 const warnings = [];
@@ -224,6 +235,19 @@ async function main() {
   memory.daemon_rss_10k_sessions_mib = sessions.rss_mib_10k_sessions;
   memory.daemon_rss_10k_sessions_right_after_opening_mib = sessions.rss_mib_10k_sessions_right_after_opening;
 
+  process.stderr.write('bench: (f) POST /v1/calls (prepare-only)\n');
+  http.call_prepare = checkClean(await measure({
+    ...common, title: '(f) POST /v1/calls (prepare-only, unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/calls', method: 'POST',
+    headers: { ...json, authorization: `Bearer ${createKey}` }, body: CALL_BODY,
+    requests: [{
+      setupRequest(req) {
+        keySeq += 1;
+        req.headers['Idempotency-Key'] = `${keyPrefix}-call-${keySeq}`;
+        return req;
+      },
+    }],
+  }));
+
   if (daemon.out.count > 0) {
     loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
   }
@@ -234,6 +258,8 @@ async function main() {
     cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
     turn: { value: http.turn.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.turn, of: '(e)/(b)' },
     turn_p99_ms: { value: http.turn.latency_p99_ms, target_max: TARGETS.turn_p99_ms, of: 'p99 of (e)' },
+    call_prepare: { value: http.call_prepare.requests_per_s / http.bare_post.requests_per_s, of: '(f)/(b)' },
+    call_prepare_p99_ms: { value: http.call_prepare.latency_p99_ms, bare_p99_ms: http.bare_post.latency_p99_ms, of: 'p99 of (f) vs p99 of (b)' },
     rss_10k_sessions_mib: { value: sessions.rss_mib_10k_sessions, target_max: TARGETS.rss_10k_mib, of: 'VmRSS with 10,000 open sessions' },
     cache_hit_percent: { value: sessions.booking_cache_hit_percent, target_min: TARGETS.cache_hit_percent, of: 'reply clips from the cache, scripted booking' },
   };
@@ -284,7 +310,7 @@ function report({ meta, http, ratios, cli, memory }) {
   const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
     fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2)];
   out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU'],
-    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn].map(row)));
+    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.call_prepare].map(row)));
   out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
     '   µs/req = server CPU time per response, the figure least disturbed by other load on the host)', '');
 
@@ -296,6 +322,8 @@ function report({ meta, http, ratios, cli, memory }) {
     [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
     [`RSS, 10,000 open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
     [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
+    [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '(none)', ''],
+    [`calls p99 (f) vs (b)`, `${fixed(ratios.call_prepare_p99_ms.value, 0)} ms vs ${fixed(ratios.call_prepare_p99_ms.bare_p99_ms, 0)} ms`, '(none)', ''],
   ]), '');
 
   out.push(table([`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],
