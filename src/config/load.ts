@@ -73,6 +73,10 @@ function readConfigFile(file: string): Record<string, unknown> {
 
 function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, file?: string): string {
   if (fromFlags.has(key)) return 'flag';
+  if (key === 'livekit') {
+    const names = Object.entries(LIVEKIT_ENV).filter(([, k]) => fromEnv.has(`livekit.${k}`)).map(([n]) => n);
+    if (names.length > 0) return `environment ${names.join(', ')}${file ? ` and config file ${file}` : ''}`;
+  }
   if (fromEnv.has(key)) {
     const all = { ...ENV_KEYS, ...Object.fromEntries(Object.entries(LIVEKIT_ENV).map(([n, k]) => [n, `livekit.${k}`])) };
     const name = Object.entries(all).find(([, k]) => k === key)?.[0];

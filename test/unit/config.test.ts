@@ -46,6 +46,18 @@ describe('loadSettings', () => {
     expect(s.livekit).toEqual({ url: 'wss://lk.example.in', api_key: 'APIabc', api_secret: 's', agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true });
   });
 
+  it('refuses a partial LiveKit configuration, naming what is missing', () => {
+    expect(() => loadSettings({}, { LIVEKIT_URL: 'wss://lk.example.in' })).toThrow(
+      /livekit: set all of url, api_key and api_secret or none; missing api_key, api_secret .*\(from environment LIVEKIT_URL\)/);
+  });
+
+  it('reads yes/no settings from words, not truthiness', () => {
+    expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'false' }).inbound_webhook_allow_http).toBe(false);
+    expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'yes' }).inbound_webhook_allow_http).toBe(true);
+    expect(loadSettings({}, { VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: '0' }).livekit.wait_until_answered).toBe(false);
+    expect(() => loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/inbound_webhook_allow_private: must be true or false/);
+  });
+
   it.each([
     [{ VAGENT_PORT: 'abc' }, /port: must be a whole number from 0 to 65535 \(from environment VAGENT_PORT\)/],
     [{ VAGENT_PORT: '70000' }, /port/],
