@@ -79,6 +79,7 @@ export interface SessionServiceOptions {
 export class SessionService {
   private readonly live = new Map<number, LiveSession>();
   private readonly locks = new Map<number, Promise<unknown>>();
+  private readonly spokenMemo = new Map<string, string>();
   private readonly maxCached: number;
 
   constructor(
@@ -327,12 +328,27 @@ export class SessionService {
     }
   }
 
+  /**
+   * `toSpokenText`, remembered: sessions opened with the same context (a campaign's calls)
+   * render the same prompts, and normalising them for speech costs ~0.1 ms each.
+   */
+  private spoken(text: string, language: string): string {
+    const key = `${language}\u0000${text}`;
+    let out = this.spokenMemo.get(key);
+    if (out === undefined) {
+      out = toSpokenText(text, language);
+      if (this.spokenMemo.size >= 10_000) this.spokenMemo.clear();
+      this.spokenMemo.set(key, out);
+    }
+    return out;
+  }
+
   /** Synthesises this session's rendered prompt templates ahead of need (best effort). */
   private async prepareSessionTexts(s: LiveSession): Promise<void> {
     const vars = { customer_name: s.customerName, context: s.context };
     const texts = s.agent.def.steps.flatMap((st) => [st.ask, st.reprompt ?? '']).concat(s.agent.def.closing)
       .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
-      .map((t) => toSpokenText(renderTemplate(t, vars), s.agent.def.language));
+      .map((t) => this.spoken(renderTemplate(t, vars), s.agent.def.language));
     if (texts.length > 0) await this.speech.prepare(texts, s.voice);
   }
 }

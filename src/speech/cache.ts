@@ -100,6 +100,42 @@ export class AudioCache {
     this.loaded().add(sha);
   }
 
+  /**
+   * {@link put} with the file writes and syncs on libuv's thread pool, so a live synthesis
+   * never stalls the event loop on the disk (a sync takes milliseconds).
+   *
+   * @throws RangeError when `sha` is not a key; Error from the filesystem when writing fails
+   */
+  async putAsync(sha: string, wav: Uint8Array): Promise<void> {
+    const file = this.path(sha);
+    if (file === null) throw new RangeError('audio cache key must be 64 lowercase hex characters');
+    if (this.has(sha)) return;
+    const tmp = path.join(this.dir, `.${sha}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
+    const handle = await fs.promises.open(tmp, 'wx', 0o600);
+    try {
+      await handle.writeFile(wav);
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await fs.promises.rm(tmp, { force: true });
+      throw err;
+    }
+    await handle.close();
+    try {
+      await fs.promises.rename(tmp, file);
+    } catch (err) {
+      await fs.promises.rm(tmp, { force: true });
+      throw err;
+    }
+    try {
+      const dir = await fs.promises.open(this.dir, 'r');
+      try { await dir.sync(); } finally { await dir.close(); }
+    } catch {
+      // best effort, as syncDir
+    }
+    this.loaded().add(sha);
+  }
+
   /** The WAV bytes of clip `sha`, or null when `sha` is not a key or not cached. */
   read(sha: string): Buffer | null {
     const file = this.path(sha);

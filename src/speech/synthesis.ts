@@ -149,7 +149,7 @@ export class SpeechService implements SpeechPort {
   private async synthesizeInto(sha: string, text: string, voice: string, timeoutMs: number): Promise<string> {
     try {
       const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
-      this.cache.put(sha, toWav48k(audio));
+      await this.cache.putAsync(sha, toWav48k(audio));
       return sha;
     } catch (err) {
       throw asSpeechError(err);

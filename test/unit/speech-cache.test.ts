@@ -55,6 +55,20 @@ describe('AudioCache', () => {
     expect(fs.statSync(cache.path(sha)!).mode & 0o777).toBe(0o600);
   });
 
+  it('putAsync stores the same way off the event loop, concurrently and idempotently', async () => {
+    const cache = new AudioCache(root);
+    const sha = AudioCache.keyFor('fake', 'en', 'async');
+    const wav = clip(100);
+    await Promise.all([cache.putAsync(sha, wav), cache.putAsync(sha, wav)]);
+    expect(cache.has(sha)).toBe(true);
+    expect(cache.read(sha)!.equals(wav)).toBe(true);
+    expect(fs.readdirSync(root)).toEqual([`${sha}.wav`]);
+    expect(fs.statSync(cache.path(sha)!).mode & 0o777).toBe(0o600);
+    await cache.putAsync(sha, clip(200));
+    expect(readWavInfo(cache.read(sha)!).durationMs).toBeCloseTo(100, 5);
+    await expect(cache.putAsync('nope', wav)).rejects.toThrow(RangeError);
+  });
+
   it('is idempotent: a second put of the same key keeps the first file', () => {
     const cache = new AudioCache(root);
     const sha = AudioCache.keyFor('fake', 'en', 'x');
