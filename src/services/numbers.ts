@@ -38,6 +38,7 @@ export class NumberService {
    */
   createTx(caller: Caller, input: CreateNumberInput): NumberView {
     if (input.trunk_id) this.trunks.resolve(caller, input.trunk_id);
+    if (input.agent_id) this.requireAgent(caller.tenantId, input.agent_id);
     if (this.deps.repos.numbers.get(caller.tenantId, input.number)) {
       throw new ApiError('already_exists', `${input.number} is already registered (see: GET /v1/numbers)`, { param: 'number' });
     }
@@ -76,11 +77,23 @@ export class NumberService {
     return row;
   }
 
-  /** Binds the agent that answers inbound calls on the DID. @throws see {@link resolve}. */
+  /**
+   * Binds the agent that answers inbound calls on the DID.
+   * @throws see {@link resolve}; ApiError not_found (param `agent_id`) when the tenant has no such agent.
+   */
   bindTx(caller: Caller, number: string, agentId: string): NumberView {
     const row = this.resolve(caller, number);
+    // The number's own tenant (in audit mode it may not be the caller's) answers its calls.
+    this.requireAgent(row.tenant_id, agentId);
     this.deps.repos.numbers.bind(row.id, agentId);
     return numberView({ ...row, agent_id: agentId });
+  }
+
+  /** An inbound call must find its agent: binding one the tenant does not have is refused. */
+  private requireAgent(tenantId: string, agentId: string): void {
+    if (!this.deps.repos.agents.get(tenantId, agentId)) {
+      throw new ApiError('not_found', `no agent ${agentId} in this tenant (see: GET /v1/agents; add one with vagent agent apply)`, { param: 'agent_id' });
+    }
   }
 
   /** Removes the service's record and binding (not the carrier's number). @throws see {@link resolve}. */

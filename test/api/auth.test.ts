@@ -91,10 +91,15 @@ describe('API keys', () => {
   });
 });
 
-/** Tenant `default` (A) owns a trunk and a number; tenant `acme` (B) has its own key. */
+/**
+ * Tenant `default` (A) owns a trunk, a number and agents ag_a_agent and ag_x; tenant `acme` (B)
+ * has its own key, trunk, number and agents ag_b_agent and ag_b.
+ */
 async function setupTenants(mode: 'audit' | 'enforce') {
   t = await makeTestApp({ auth_mode: mode });
   const keyB = t.tenantKey('acme');
+  for (const id of ['ag_a_agent', 'ag_x']) await t.agent(id);
+  for (const id of ['ag_b_agent', 'ag_b']) await t.agent(id, { key: keyB });
   const trunkA = await createTrunk(t, { address: 'sip.a.in', name: 'A trunk' });
   const numberA = await createNumber(t, { number: DID, trunk_id: trunkA.id, agent_id: 'ag_a_agent', label: 'A' });
   const trunkB = await createTrunk(t, { address: 'sip.b.in', name: 'B trunk' }, keyB);
@@ -173,12 +178,18 @@ describe('auth_mode audit (default): foreign ids resolve and are audited', () =>
     expectOneAudit('/v1/trunks/:trunk_id', 'DELETE', trunkA.id);
   });
 
-  it('bind of another tenant\'s number binds it and writes an audit event', async () => {
+  it('bind of another tenant\'s number binds it (to an agent of the number\'s tenant) and writes an audit event', async () => {
     const { keyB, numberA } = await setupTenants('audit');
-    const res = await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB });
-    expect(expectOk<NumberBody>(res, 200)).toEqual({ ...numberA, agent_id: 'ag_b_agent' });
-    expect(await listNumbers(t)).toEqual([{ ...numberA, agent_id: 'ag_b_agent' }]);
+    const res = await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_x' }, { key: keyB });
+    expect(expectOk<NumberBody>(res, 200)).toEqual({ ...numberA, agent_id: 'ag_x' });
+    expect(await listNumbers(t)).toEqual([{ ...numberA, agent_id: 'ag_x' }]);
     expectOneAudit('/v1/numbers/:number/bind', 'POST', DID);
+  });
+
+  it('bind of another tenant\'s number to an agent only the caller has is not_found: the number\'s tenant answers its calls', async () => {
+    const { keyB, numberA } = await setupTenants('audit');
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB }), 404, 'not_found', 'agent_id');
+    expect(await listNumbers(t)).toEqual([numberA]);
   });
 
   it('DELETE of another tenant\'s number deletes it and writes an audit event', async () => {

@@ -65,7 +65,7 @@ describe('wrong types', () => {
     ['agent_id as null', { agent_id: null }],
     ['agent_id as an array', { agent_id: ['ag_x'] }],
   ])('bind with %s → 400', async (_label, body) => {
-    const rec = await createNumber(t, { number: DID, agent_id: 'ag_keep' });
+    const rec = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking' });
     expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, body), 400, 'invalid_request', 'agent_id');
     expect(await listNumbers(t)).toEqual([rec]);
   });

@@ -52,6 +52,8 @@ describe('replay', () => {
   });
 
   it('replays POST /v1/numbers and bind as well', async () => {
+    await t.agent('ag_one');
+    await t.agent('ag_two');
     const first = await t.call('POST', '/v1/numbers', { number: DID }, withKey('num'));
     const again = await t.call('POST', '/v1/numbers', { number: DID }, withKey('num'));
     expect([first.statusCode, again.statusCode]).toEqual([201, 201]);

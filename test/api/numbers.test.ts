@@ -97,6 +97,10 @@ describe('GET /v1/numbers', () => {
 });
 
 describe('POST /v1/numbers/{number}/bind', () => {
+  beforeEach(async () => {
+    for (const id of ['ag_reception', 'ag_old', 'ag_new', 'ag_plus', 'ag_lower', 'ag_keep']) await t.agent(id);
+  });
+
   it('binds an agent and returns the updated record (path with %2B)', async () => {
     const rec = await createNumber(t, { number: DID, label: 'desk' });
     const res = await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_reception' });
@@ -141,6 +145,62 @@ describe('POST /v1/numbers/{number}/bind', () => {
     await createNumber(t, { number: DID });
     expectError(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_x' }), 404, 'not_found', 'number');
     expect(await listNumbers(t)).toHaveLength(1);
+  });
+});
+
+describe('the bound agent must exist in the caller\'s tenant', () => {
+  it('bind refuses an unknown agent with not_found (param agent_id) and keeps the binding', async () => {
+    const rec = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking', label: 'desk' });
+    const err = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_nobody' }), 404, 'not_found', 'agent_id');
+    expect(err.message).toContain('ag_nobody');
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('bind refuses an agent that has been deleted', async () => {
+    await t.agent('ag_doomed');
+    const rec = await createNumber(t, { number: DID });
+    expectOk(await t.call('DELETE', '/v1/agents/ag_doomed'), 200);
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_doomed' }), 404, 'not_found', 'agent_id');
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('POST /v1/numbers refuses an unknown agent_id with not_found and creates nothing', async () => {
+    const trunk = await createTrunk(t);
+    const res = await t.call('POST', '/v1/numbers', { number: DID, trunk_id: trunk.id, agent_id: 'ag_nobody', label: 'x' });
+    expectError(res, 404, 'not_found', 'agent_id');
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('POST /v1/numbers checks trunk_id before agent_id', async () => {
+    const res = await t.call('POST', '/v1/numbers', { number: DID, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa', agent_id: 'ag_nobody' });
+    expectError(res, 404, 'trunk_not_found', 'trunk_id');
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('an unknown number is reported before an unknown agent', async () => {
+    const rec = await createNumber(t, { number: DID });
+    expectError(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_nobody' }), 404, 'not_found', 'number');
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('in enforce mode, another tenant\'s agent is refused for bind and create alike', async () => {
+    await t.close();
+    t = await makeTestApp({ auth_mode: 'enforce' });
+    const keyB = t.tenantKey('acme');
+    await t.agent('ag_acme_only', { key: keyB });
+    const recA = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking' });
+    const recB = await createNumber(t, { number: '+14155550100' }, keyB);
+    // default may not use acme's agent…
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_acme_only' }), 404, 'not_found', 'agent_id');
+    expectError(await t.call('POST', '/v1/numbers', { number: '+442071234567', agent_id: 'ag_acme_only' }), 404, 'not_found', 'agent_id');
+    expect(await listNumbers(t)).toEqual([recA]);
+    // …nor acme default's example agent
+    expectError(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_clinic_booking' }, { key: keyB }), 404, 'not_found', 'agent_id');
+    expectError(await t.call('POST', '/v1/numbers', { number: '+442071234567', agent_id: 'ag_clinic_booking' }, { key: keyB }), 404, 'not_found', 'agent_id');
+    expect(await listNumbers(t, keyB)).toEqual([recB]);
+    // while acme binds its own
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_acme_only' }, { key: keyB }), 200))
+      .toEqual({ ...recB, agent_id: 'ag_acme_only' });
   });
 });
 

@@ -86,7 +86,7 @@ async function scenario(): Promise<{ kept: TrunkBody; gone: TrunkBody }> {
   // numbers
   expectOk<NumberBody>(await send('POST', '/v1/numbers', { body: { number: DID, trunk_id: kept.id }, idem: 'num' }), 201);
   expectOk(await send('GET', '/v1/numbers'), 200);
-  expectOk(await send('POST', `/v1/numbers/${enc(DID)}/bind`, { body: { agent_id: 'ag_desk' }, idem: 'bind' }), 200);
+  expectOk(await send('POST', `/v1/numbers/${enc(DID)}/bind`, { body: { agent_id: 'ag_clinic_booking' }, idem: 'bind' }), 200);
   expectOk(await send('DELETE', `/v1/numbers/${enc(DID)}`, { idem: 'del-num' }), 200);
   // deletes, with a replay
   expectOk(await send('DELETE', `/v1/trunks/${gone.id}`, { idem: 'del-trunk' }), 200);

@@ -186,7 +186,7 @@ describe('DELETE /v1/trunks/{trunk_id}', () => {
   it('leaves the numbers that referenced the trunk, with trunk_id null', async () => {
     const gone = await createTrunk(t, { address: 'sip.gone.in' });
     const other = await createTrunk(t, { address: 'sip.other.in' });
-    const n1 = await createNumber(t, { number: '+919876543210', trunk_id: gone.id, agent_id: 'ag_front_desk', label: 'main' });
+    const n1 = await createNumber(t, { number: '+919876543210', trunk_id: gone.id, agent_id: 'ag_clinic_booking', label: 'main' });
     const n2 = await createNumber(t, { number: '+919876543211', trunk_id: other.id });
     expectOk(await t.call('DELETE', `/v1/trunks/${gone.id}`), 200);
     expect(await listNumbers(t)).toEqual([

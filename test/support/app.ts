@@ -14,6 +14,19 @@ export function tempDir(prefix = 'vagent-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** The smallest valid agent definition with id `id` (DESIGN.md §6): one opening line, one step, a closing line. */
+export function minimalAgent(id: string, direction: 'inbound' | 'outbound' = 'inbound'): Record<string, unknown> {
+  return {
+    id,
+    name: `Test agent ${id}`,
+    direction,
+    language: 'en-IN',
+    opening: [{ text: 'Hello from the test agent.' }],
+    steps: [{ id: 'ok', ask: 'Is now a good time?', capture: { slot: 'good_time', type: 'yes_no' } }],
+    closing: 'Bye!',
+  };
+}
+
 /** An app over a fresh state dir with a key for tenant `default`. */
 export interface TestApp {
   app: FastifyInstance;
@@ -25,6 +38,11 @@ export interface TestApp {
   tenantKey(name: string): string;
   /** Sends a request with the default key (or `opts.key`; `null` for none). */
   call(method: string, url: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  /**
+   * Applies a minimal valid agent `id` (PUT /v1/agents/{id}) with the default key (or
+   * `opts.key`, i.e. in that key's tenant); throws unless the daemon accepts it.
+   */
+  agent(id: string, opts?: { key?: string; direction?: 'inbound' | 'outbound' }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,6 +54,12 @@ export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOpti
   const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
   await app.ready();
   const key = runtime.services.tenants.createKey('default').key;
+  const call: TestApp['call'] = (method, url, body, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const k = opts.key === undefined ? key : opts.key;
+    if (k !== null) headers.authorization = `Bearer ${k}`;
+    return app.inject({ method: method as 'GET', url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+  };
   return {
     app,
     runtime,
@@ -45,11 +69,12 @@ export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOpti
       if (!runtime.services.tenants.listTenants().some((t) => t.name === name)) runtime.services.tenants.createTenant(name);
       return runtime.services.tenants.createKey(name).key;
     },
-    call(method, url, body, opts = {}) {
-      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-      const k = opts.key === undefined ? key : opts.key;
-      if (k !== null) headers.authorization = `Bearer ${k}`;
-      return app.inject({ method: method as 'GET', url, headers, ...(body === undefined ? {} : { payload: body as object }) });
+    call,
+    async agent(id, opts = {}) {
+      const res = await call('PUT', `/v1/agents/${id}`, minimalAgent(id, opts.direction), { key: opts.key ?? key });
+      if (res.statusCode !== 200 && res.statusCode !== 201) {
+        throw new Error(`PUT /v1/agents/${id} answered ${res.statusCode}: ${res.body}`);
+      }
     },
     async close() {
       await app.close();
