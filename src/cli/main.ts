@@ -31,6 +31,8 @@ const serveCmd = () => import('./commands/serve.js');
 const agentCmd = () => import('./commands/agent.js');
 const chatCmd = () => import('./commands/chat.js');
 const sessionCmd = () => import('./commands/session.js');
+const callCmd = () => import('./commands/call.js');
+const telephonyCmd = () => import('./commands/telephony.js');
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -65,6 +67,8 @@ Quick start:
   $ vagent number bind +918047001234 ag_clinic_booking
   $ vagent agent apply -f config/agents/
   $ vagent chat ag_clinic_booking
+  $ vagent telephony check                         # LiveKit settings of the daemon
+  $ vagent call place --agent ag_emi_reminder --to +919876543210 --dial
 
 Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
 3 the daemon cannot be reached.`);
@@ -216,11 +220,86 @@ Examples:
     'vagent session end se_4503599627370497', 'vagent session end se_4503599627370497 --json | jq .summary.extracted')
     .action(action(sessionCmd, (m) => m.end));
 
+  const call = program.command('call').description('phone calls: prepare or dial an outbound agent\'s call, follow it');
+  call.command('place')
+    .description('prepare a call (a session of an outbound agent; nothing rings), or ring the number with --dial')
+    .requiredOption('--agent <agent-id>', 'an outbound agent, e.g. ag_emi_reminder')
+    .requiredOption('--to <e164>', 'the number to call, E.164, e.g. +919876543210')
+    .option('--from <e164>', 'caller ID to present; with --dial it must be one of the trunk\'s numbers')
+    .option('--dial', 'ring the number now through LiveKit SIP (needs telephony: see `vagent telephony check`)')
+    .option('--trunk <trunk-id>', 'the trunk to dial out on (tk_…); may be left out when there is only one')
+    .option('--context <json>', 'a JSON object for the agent\'s templates, or @file.json to read it from a file')
+    .option('--customer-name <name>', 'the callee\'s name ({{customer_name}})')
+    .option('--title <text>', 'a title for the call\'s session')
+    .option('--ringing-timeout <s>', 'with --dial: seconds to let it ring (5–120, default 30)')
+    .option('--max-duration <s>', 'with --dial: longest call in seconds (10–21600, default 1800)')
+    .option('--idempotency-key <key>', 'retry-safe key: the same key never places a second call (default: a random one per run)')
+    .addHelpText('after', `
+Without --dial the call is only prepared: its session opens and waits for a media agent or
+your backend to drive it (POST /v1/sessions/se_…/turn); follow it with \`vagent session show\`.
+With --dial, vagent asks LiveKit to ring the number and prints the room the media agent joins.
+A request lost on the way is retried with the same Idempotency-Key, so one command never
+dials twice; dial_outcome_unknown means LiveKit did not say whether the phone rang, and that
+key will not dial again: check \`vagent call show cl_…\` before placing a new call.
+
+Examples:
+  $ vagent call place --agent ag_emi_reminder --to +919876543210
+  $ vagent call place --agent ag_emi_reminder --to +919876543210 --customer-name "Ravi Kumar" \\
+      --context '{"emi_amount": "12500", "due_date": "the 5th"}'
+  $ vagent call place --agent ag_delivery_confirmation --to +918123456789 --from +912240001234 --dial \\
+      --trunk tk_3x7kq2m4n5p6r7s8t9va --ringing-timeout 25 --max-duration 600
+  $ vagent call place --agent ag_emi_reminder_hi --to +919876543210 --dial --context @ravi.json \\
+      --idempotency-key emi-2025-11-ravi --json | jq -r .call_id`)
+    .action(action(callCmd, (m) => m.place));
+  examples(call.command('show').argument('<call-id>', 'cl_… id').description('status, dial status, numbers, room, duration and cost of a call'),
+    'vagent call show cl_4503599627370497', 'vagent call show cl_4503599627370497 --json | jq .dial_status')
+    .action(action(callCmd, (m) => m.show));
+  examples(call.command('list').alias('ls').description('list calls, newest first')
+    .option('--status <status>', 'in_progress or completed')
+    .option('--limit <n>', 'calls per page, 1–100 (default 20; 100 with --all)')
+    .option('--cursor <cursor>', 'start after this next_cursor of an earlier page')
+    .option('--all', 'follow next_cursor to list every call'),
+  'vagent call list', 'vagent call list --status in_progress',
+  'vagent call list --all --json | jq -r \'.data[] | select(.dial_status == "failed") | .call_id\'')
+    .action(action(callCmd, (m) => m.list));
+
+  const telephony = program.command('telephony').description('the daemon\'s LiveKit connection (phone calls in and out)');
+  telephony.command('check')
+    .description('check LiveKit settings with one authenticated request; inbound event counts and today\'s budget')
+    .addHelpText('after', `
+Exit code 1 when the check fails; the report says what to change on the daemon (LIVEKIT_URL,
+LIVEKIT_API_KEY, LIVEKIT_API_SECRET for vagent serve, then a restart).
+
+Examples:
+  $ vagent telephony check
+  $ vagent telephony check --json | jq .problem`)
+    .action(action(telephonyCmd, (m) => m.check));
+
   const admin = program.command('admin').description('local administration of a state dir (works while the daemon runs)');
   const tenant = admin.command('tenant').description('tenants');
   adminOptions(examples(tenant.command('create').argument('<name>', 'lowercase slug, e.g. acme-collections').description('create a tenant'),
     'vagent admin tenant create acme-collections', 'vagent admin tenant create sunrise-clinic --state-dir /var/lib/vagent'))
     .action(action(adminCmd, (m) => m.tenantCreate));
+  adminOptions(tenant.command('set').argument('<name>', 'tenant name, e.g. acme-collections')
+    .description('set a tenant\'s daily budget and inbound routing webhook')
+    .option('--budget-inr <inr>', 'daily budget in rupees; 0 = no budget for this tenant; "default" = the instance setting applies')
+    .option('--inbound-webhook <url>', 'https URL asked which agent answers an inbound call; "none" removes it and its secret')
+    .option('--webhook-secret-stdin', 'read the webhook signing secret from stdin (default: generate one and print it once)')
+    .addHelpText('after', `
+The webhook receives signed JSON: header vagent-signature: t=<unix seconds>,v1=<hex HMAC-SHA256
+(secret, "<t>.<raw body>")>. A generated secret (whsec_…) is printed only by this command.
+Plain http and private addresses are refused unless VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP /
+VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE allow them.
+
+Examples:
+  $ vagent admin tenant set acme-collections --budget-inr 500
+  $ vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route
+  $ printf %s "$ROUTING_SECRET" | vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route --webhook-secret-stdin
+  $ vagent admin tenant set acme-collections --budget-inr default --inbound-webhook none --json`))
+    .action(action(adminCmd, (m) => m.tenantSet));
+  adminOptions(examples(tenant.command('show').argument('<name>', 'tenant name').description('show a tenant\'s budget and webhook (never its secret)'),
+    'vagent admin tenant show acme-collections', 'vagent admin tenant show default --json'))
+    .action(action(adminCmd, (m) => m.tenantShow));
   adminOptions(examples(tenant.command('list').alias('ls').description('list tenants'), 'vagent admin tenant list', 'vagent admin tenant list --json')).action(action(adminCmd, (m) => m.tenantList));
   const key = admin.command('key').description('API keys');
   adminOptions(key.command('create').description('issue an API key (printed once on stdout)')

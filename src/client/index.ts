@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
+  Agent, AgentSummary, CostInr, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -48,6 +48,13 @@ export interface ClientOptions {
    * did land, so a retry never creates twice.
    */
   retryDelaysMs?: number[];
+  /**
+   * Call placement only: after a retry, how long to keep waiting while the daemon answers
+   * `409 idempotency_key_in_progress` (an earlier attempt of ours still holds the key, e.g. a
+   * dial LiveKit has not answered yet), in milliseconds (default 30 000; the daemon's own
+   * LiveKit request timeout is 10 s by default).
+   */
+  inProgressWaitMs?: number;
 }
 
 export type {
@@ -78,6 +85,100 @@ export interface TurnBody {
   silence_ms?: number;
 }
 
+/** Body of `POST /v1/calls` (spec: Calls; DESIGN.md §7). Numbers are E.164; timers are whole seconds. */
+export interface PlaceCallBody {
+  /** An outbound agent, e.g. `ag_emi_reminder`. */
+  agent_id: string;
+  /** The number to call, E.164 (`+919876543210`). */
+  to: string;
+  /** Caller ID to present; must be one of the trunk's numbers when dialling. */
+  from?: string;
+  /** Free JSON for the agent's templates; `context.now` (ISO 8601) sets the reference time. */
+  context?: Record<string, unknown>;
+  title?: string;
+  customer_name?: string;
+  /** True: ring the phone through LiveKit SIP; otherwise the call is only prepared. */
+  dial?: boolean;
+  /** `tk_…`; may be left out when the tenant has exactly one trunk. */
+  trunk_id?: string;
+  ringing_timeout_s?: number;
+  max_call_duration_s?: number;
+}
+
+/** `POST /v1/calls` response (spec: Call placement response). */
+export interface CallPlacement {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  to: string;
+  from: string | null;
+  /** True when the request carried an `Idempotency-Key` (always, from this client). */
+  idempotent: boolean;
+  /** `prepared`: nothing dialled; `ringing`: LiveKit accepted the dial. */
+  status: 'prepared' | 'ringing';
+  dial_required: boolean;
+  room_name?: string;
+  provider_call_id?: string;
+  trunk_id?: string;
+}
+
+/** Where a call's dial stands. */
+export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
+
+/** `GET /v1/calls/{call_id}` response (spec: Call status, with vagent's fields after `cost`). */
+export interface CallStatus {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  status: 'in_progress' | 'completed';
+  /** Epoch seconds. */
+  started_at: number;
+  /** Epoch seconds, or null while in progress. */
+  ended_at: number | null;
+  duration_s: number | null;
+  customer_name: string | null;
+  cost: CostInr;
+  direction: 'outbound' | 'inbound';
+  to: string;
+  from: string | null;
+  dial_status: DialStatus;
+  dial_error: string | null;
+  trunk_id: string | null;
+  room_name: string | null;
+  provider_call_id: string | null;
+}
+
+/** Query of `GET /v1/calls` (extension): newest first. */
+export interface CallListQuery {
+  status?: 'in_progress' | 'completed';
+  /** 1–100 (daemon default 20). */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** What `GET /v1/telephony/check` found wrong. */
+export type TelephonyProblem = 'not_configured' | 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error';
+
+/** `GET /v1/telephony/check` response (DESIGN.md §7). */
+export interface TelephonyCheckResult {
+  ok: boolean;
+  /** LiveKit URL the daemon uses, or null when none is configured. */
+  url: string | null;
+  /** Outbound SIP trunks registered in LiveKit (when ok). */
+  outbound_trunks?: number;
+  /** Round trip of the check request, milliseconds (when ok). */
+  ms?: number;
+  problem?: TelephonyProblem | string;
+  message?: string;
+  /** Media agent dispatched into call rooms, or null without telephony. */
+  agent_name: string | null;
+  /** LiveKit webhook events by outcome: since the daemon started, and recorded in the state dir. */
+  events: { since_start: Record<string, number>; recorded: Record<string, number> };
+  /** The caller's daily budget: null budget = none. `day` is `YYYY-MM-DD` in `timezone`. */
+  budget: { budget_inr: number | null; spent_inr: number; day: string; timezone: string };
+}
+
 /**
  * Request options of the typed write methods, with an `Idempotency-Key` made up when none is
  * given: every write the CLI sends is then safe to retry.
@@ -89,10 +190,32 @@ function withKey(options: RequestOptions = {}): RequestOptions {
 /** Request options for one call. */
 export interface RequestOptions {
   idempotencyKey?: string;
+  /**
+   * A write that must get through (call placement; needs `idempotencyKey`): a refused
+   * connection is retried too (a daemon restarting), and after a retry, `409
+   * idempotency_key_in_progress` — our own earlier attempt still running — is waited out.
+   */
+  persistent?: boolean;
+  /** This request's timeout in milliseconds (default {@link ClientOptions.timeoutMs}). */
+  timeoutMs?: number;
+  /** This request's wait for an in-progress key (default {@link ClientOptions.inProgressWaitMs}). */
+  inProgressWaitMs?: number;
 }
 
 /** Failures after which the request may or may not have reached the daemon. */
 const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ETIMEDOUT', 'timed out']);
+/** Failures a persistent write also retries: the request never left, so nothing can land twice. */
+const TRANSIENT_OR_REFUSED = new Set([...TRANSIENT, 'connection refused']);
+
+/** Seconds a dial rings when the request does not say (the daemon's default, DIAL_LIMITS). */
+const DEFAULT_RINGING_TIMEOUT_S = 30;
+/**
+ * Headroom over a dial's ringing time, in milliseconds: the daemon answers a dial once the
+ * callee picks up or the ringing times out (+2 s, `livekit.wait_until_answered`), then writes.
+ */
+const DIAL_HEADROOM_MS = 15_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function describeCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -109,17 +232,22 @@ export class VagentClient {
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
   private readonly retryDelaysMs: number[];
+  private readonly inProgressWaitMs: number;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [250, 1000];
+    this.inProgressWaitMs = options.inProgressWaitMs ?? 30_000;
   }
 
   /**
-   * Sends one request and parses the JSON reply.
+   * Sends one request and parses the JSON reply. Requests that failed in transit are retried
+   * (see {@link ClientOptions.retryDelaysMs}) when that cannot do anything twice: GETs, and
+   * writes with an `Idempotency-Key`, each retry carrying the same key and body.
    * @param path Path under the base URL, starting with `/v1/`.
+   * @throws ApiResponseError for an error answer; DaemonUnreachableError when no answer came.
    */
   async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<{ status: number; body: T; replayed: boolean }> {
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -127,37 +255,54 @@ export class VagentClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     const retryable = method === 'GET' || options.idempotencyKey !== undefined;
-    let res: Response;
-    for (let attempt = 0; ; attempt++) {
+    const persistent = options.persistent === true && options.idempotencyKey !== undefined;
+    const transient = persistent ? TRANSIENT_OR_REFUSED : TRANSIENT;
+    let inProgressUntil: number | undefined;
+    for (let attempt = 0, waits = 0; ; ) {
+      let res: Response;
       try {
         res = await fetch(this.url + path, {
           method,
           headers,
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           redirect: 'error',
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
         });
-        break;
       } catch (err) {
         const reason = describeCause(err);
         const delay = this.retryDelaysMs[attempt];
-        if (!retryable || delay === undefined || !TRANSIENT.has(reason)) throw new DaemonUnreachableError(this.url, reason);
-        await new Promise((r) => setTimeout(r, delay));
+        if (!retryable || delay === undefined || !transient.has(reason)) throw new DaemonUnreachableError(this.url, reason);
+        attempt++;
+        await sleep(delay);
+        continue;
       }
+      const parsed = await this.parse(res);
+      if (!res.ok) {
+        const e = (parsed as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
+        // Our earlier attempt (whose answer was lost) still holds the key: wait for its outcome,
+        // which the daemon then replays, rather than report a conflict with ourselves.
+        if (persistent && attempt > 0 && res.status === 409 && e?.code === 'idempotency_key_in_progress') {
+          inProgressUntil ??= Date.now() + (options.inProgressWaitMs ?? this.inProgressWaitMs);
+          if (Date.now() < inProgressUntil) {
+            await sleep(Math.min(250 * 2 ** waits++, 2000, Math.max(0, inProgressUntil - Date.now())));
+            continue;
+          }
+        }
+        throw new ApiResponseError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, e?.param,
+          res.headers.get('x-request-id') ?? undefined);
+      }
+      return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
     }
+  }
+
+  /** The JSON body of a response (undefined when empty). @throws ApiResponseError invalid_response for other text. */
+  private async parse(res: Response): Promise<unknown> {
     const text = await res.text();
-    let parsed: unknown;
     try {
-      parsed = text.length > 0 ? JSON.parse(text) : undefined;
+      return text.length > 0 ? JSON.parse(text) : undefined;
     } catch {
       throw new ApiResponseError(res.status, 'invalid_response', `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`);
     }
-    if (!res.ok) {
-      const e = (parsed as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
-      throw new ApiResponseError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, e?.param,
-        res.headers.get('x-request-id') ?? undefined);
-    }
-    return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
   }
 
   /** `GET /v1/health` (no auth). */
@@ -231,6 +376,46 @@ export class VagentClient {
   /** `GET /v1/sessions/{session_id}` (spec: Session detail). */
   async getSession(sessionId: string): Promise<SessionDetail> {
     return (await this.request<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)).body;
+  }
+
+  /**
+   * `POST /v1/calls`: prepares a call, or with `dial: true` places it (DESIGN.md §7).
+   *
+   * Always sent with an `Idempotency-Key` (`options.idempotencyKey`, or a random one), so the
+   * daemon dials at most once per key: a failure in transit — refused, reset, timed out — is
+   * retried with the same key and body, and an `idempotency_key_in_progress` answer to such a
+   * retry is waited out until the first attempt's stored outcome is replayed. A dial may take
+   * as long as its ringing, so its timeout and that wait cover `ringing_timeout_s` (default 30)
+   * plus headroom when they are shorter.
+   * @throws ApiResponseError e.g. telephony_not_configured, dial_failed, dial_outcome_unknown
+   *   (never re-dialled under this key), caller_id_not_on_trunk, rate_limit_exceeded;
+   *   DaemonUnreachableError when every attempt failed in transit.
+   */
+  async placeCall(body: PlaceCallBody, options?: RequestOptions): Promise<CallPlacement> {
+    const opts: RequestOptions = { ...withKey(options), persistent: true };
+    if (body.dial === true) {
+      const dialMs = ((body.ringing_timeout_s ?? DEFAULT_RINGING_TIMEOUT_S) + 2) * 1000 + DIAL_HEADROOM_MS;
+      opts.timeoutMs ??= Math.max(this.timeoutMs, dialMs);
+      opts.inProgressWaitMs ??= Math.max(this.inProgressWaitMs, dialMs);
+    }
+    return (await this.request<CallPlacement>('POST', '/v1/calls', body, opts)).body;
+  }
+  /** `GET /v1/calls/{call_id}`: status, dial status and cost of a call. */
+  async getCall(id: string): Promise<CallStatus> {
+    return (await this.request<CallStatus>('GET', `/v1/calls/${encodeURIComponent(id)}`)).body;
+  }
+  /** `GET /v1/calls` (extension): one page of calls, newest first. */
+  async listCalls(query: CallListQuery = {}): Promise<ListResponse<CallStatus>> {
+    const params = new URLSearchParams();
+    if (query.status !== undefined) params.set('status', query.status);
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    const qs = params.toString();
+    return (await this.request<ListResponse<CallStatus>>('GET', `/v1/calls${qs ? `?${qs}` : ''}`)).body;
+  }
+  /** `GET /v1/telephony/check`: one authenticated LiveKit request, webhook event counts and the caller's budget. */
+  async telephonyCheck(): Promise<TelephonyCheckResult> {
+    return (await this.request<TelephonyCheckResult>('GET', '/v1/telephony/check')).body;
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
-import { DIAL_LIMITS } from '../services/calls.js';
+import { DIAL_LIMITS } from '../domain/calls.js';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })

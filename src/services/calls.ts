@@ -14,6 +14,7 @@
  * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
  * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
  */
+import { DIAL_LIMITS } from '../domain/calls.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
 import { costView, type CostInr } from '../domain/money.js';
@@ -27,11 +28,6 @@ import type { Commit, SessionService } from './sessions.js';
 import type { DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
 
-/** Bounds and defaults of the dial timers, in whole seconds (spec: "not shown"; decided here). */
-export const DIAL_LIMITS = {
-  ringing_timeout_s: { min: 5, max: 120, default: 30 },
-  max_call_duration_s: { min: 10, max: 21_600, default: 1800 },
-} as const;
 
 /** A validated `POST /v1/calls` body. Numbers are E.164. */
 export interface PlaceCallInput {

@@ -2,14 +2,18 @@
  * `vagent admin …`: local commands on a state dir (DESIGN.md §5). They open the database
  * directly, so they work with or without a running daemon (SQLite WAL allows both).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { loadSettings } from '../../config/load.js';
 import { statePaths } from '../../config/paths.js';
 import { clientUrl } from '../../config/schema.js';
 import { openRuntime, type Runtime } from '../../server/runtime.js';
+import type { TenantView } from '../../services/tenants.js';
+import { checkWebhookUrl, DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER, WebhookTargetError } from '../../telephony/routing-webhook.js';
 import type { CommandContext } from '../context.js';
-import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
+import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import { readStdin } from '../prompt.js';
 
 /** Flags shared by admin commands. */
 export interface AdminFlags {
@@ -52,6 +56,123 @@ export async function tenantList(ctx: CommandContext, flags: AdminFlags): Promis
     { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
     { header: 'DAILY BUDGET (INR)', cell: (t) => (t.daily_budget_inr === null ? dim('instance default') : String(t.daily_budget_inr)) },
   ], 'No tenants.');
+}
+
+/** Flags of `vagent admin tenant set`. */
+export interface TenantSetFlags extends AdminFlags {
+  /** Rupees a day, `0` (no budget for this tenant) or `default` (the instance setting). */
+  budgetInr?: string;
+  /** An https URL, or `none`. */
+  inboundWebhook?: string;
+  webhookSecretStdin?: boolean;
+}
+
+/** How to allow what the webhook URL policy refused on purpose (both the daemon and this command read the setting). */
+const WEBHOOK_POLICY_HINTS: Partial<Record<string, string>> = {
+  scheme_not_allowed: 'only for a receiver you trust on a private network: set VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true (or inbound_webhook_allow_http: true in the config file) for vagent serve and for this command',
+  address_not_allowed: 'only for a receiver on your own network: set VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true (or inbound_webhook_allow_private: true in the config file) for vagent serve and for this command',
+};
+
+/** Shortest signing secret accepted from stdin (a generated one has 32 random characters). */
+const MIN_SECRET_LENGTH = 16;
+
+/** A new webhook signing secret: `whsec_` + 32 base64url characters (192 random bits). */
+function newWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(24).toString('base64url')}`;
+}
+
+/**
+ * `--budget-inr`: `default` → null (the instance's `tenant_daily_budget_inr` applies), else
+ * rupees from 0 (no budget for this tenant).
+ * @throws UsageError (exit 2) for anything else.
+ */
+function parseBudget(value: string): number | null {
+  if (value === 'default') return null;
+  const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isFinite(n)) {
+    throw new UsageError(`--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not "${value}"`,
+      'example: --budget-inr 500, --budget-inr 0, --budget-inr default');
+  }
+  return n;
+}
+
+function budgetText(inr: number | null): string {
+  if (inr === null) return dim('instance default');
+  return inr === 0 ? 'none (0: no budget for this tenant)' : `₹${inr} a day`;
+}
+
+function printTenant(t: TenantView): void {
+  printFields([
+    ['tenant', t.name],
+    ['created', formatTime(t.created_at)],
+    ['daily budget', budgetText(t.daily_budget_inr)],
+    ['inbound webhook', orDash(t.inbound_webhook_url)],
+    ['webhook secret', t.has_inbound_webhook_secret ? 'set (stored encrypted)' : dim('none')],
+  ]);
+}
+
+/**
+ * `vagent admin tenant set NAME [--budget-inr N|default] [--inbound-webhook URL|none]
+ * [--webhook-secret-stdin]`: a tenant's daily budget and inbound routing webhook. A webhook
+ * set without `--webhook-secret-stdin` gets a generated signing secret, printed only here.
+ * @throws UsageError (exit 2) for bad flags; CliError (exit 1) for a URL the webhook policy
+ *   (settings `inbound_webhook_allow_http`/`_private`) refuses; ApiError not_found (tenant).
+ */
+export async function tenantSet(ctx: CommandContext, name: string, flags: TenantSetFlags): Promise<void> {
+  if (flags.budgetInr === undefined && flags.inboundWebhook === undefined) {
+    throw new UsageError('nothing to set: give --budget-inr and/or --inbound-webhook', `example: vagent admin tenant set ${name} --budget-inr 500`);
+  }
+  const budget = flags.budgetInr === undefined ? undefined : parseBudget(flags.budgetInr);
+  const clear = flags.inboundWebhook === 'none';
+  if (flags.webhookSecretStdin && (flags.inboundWebhook === undefined || clear)) {
+    throw new UsageError('--webhook-secret-stdin needs --inbound-webhook URL');
+  }
+  let secret: string | undefined;
+  if (flags.webhookSecretStdin) {
+    secret = (await readStdin()).trim();
+    if (secret.length < MIN_SECRET_LENGTH || /\s/.test(secret)) {
+      throw new UsageError(`the webhook secret on stdin must be at least ${MIN_SECRET_LENGTH} characters without spaces`);
+    }
+  }
+  const generated = flags.inboundWebhook !== undefined && !clear && secret === undefined;
+  if (generated) secret = newWebhookSecret();
+
+  const view = withRuntime(flags, (rt) => {
+    const { tenants, credentials } = rt.services;
+    if (flags.inboundWebhook !== undefined && !clear) {
+      try {
+        checkWebhookUrl(flags.inboundWebhook, { allowHttp: rt.settings.inbound_webhook_allow_http, allowPrivate: rt.settings.inbound_webhook_allow_private });
+      } catch (err) {
+        if (!(err instanceof WebhookTargetError)) throw err;
+        throw new CliError(`${err.reason}: ${err.message}`, EXIT.error, WEBHOOK_POLICY_HINTS[err.reason]);
+      }
+    }
+    let t = tenants.getTenant(name);
+    if (budget !== undefined) t = tenants.setBudget(name, budget);
+    if (clear) t = tenants.setInboundWebhook(name, null);
+    else if (flags.inboundWebhook !== undefined) {
+      t = tenants.setInboundWebhook(name, { url: flags.inboundWebhook, secretSealed: credentials.sealText(secret!, name, 'inbound_webhook') });
+    }
+    return t;
+  });
+
+  if (ctx.json) return printJson(generated ? { ...view, webhook_secret: secret } : view);
+  ok(`tenant ${view.name} updated`);
+  printTenant(view);
+  if (generated) {
+    say();
+    say('Webhook signing secret (shown only this once; store it with the receiver now):');
+    say(`  ${secret}`);
+    say(`The receiver must verify the ${SIGNATURE_HEADER} header on every request: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>,`);
+    say(`compared in constant time, and refuse a t more than ${DEFAULT_SIGNATURE_TOLERANCE_S / 60} minutes old.`);
+  }
+}
+
+/** `vagent admin tenant show NAME`: budget and webhook; whether a signing secret is set, never the secret. */
+export function tenantShow(ctx: CommandContext, name: string, flags: AdminFlags): void {
+  const t = withRuntime(flags, (rt) => rt.services.tenants.getTenant(name));
+  if (ctx.json) return printJson(t);
+  printTenant(t);
 }
 
 /** `vagent admin key create --tenant NAME`: prints the key once on stdout. */

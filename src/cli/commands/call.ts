@@ -1,0 +1,280 @@
+/**
+ * `vagent call place|show|list` (spec: Calls; Call placement response; Call status;
+ * DESIGN.md §5, §7; `GET /v1/calls` is an extension).
+ *
+ * `place` always sends an `Idempotency-Key` (`--idempotency-key`, or a random one) and the
+ * client retries a request lost in transit with that same key, so one command never dials
+ * twice. When it cannot get an answer at all, the error names the key to retry with.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import {
+  ApiResponseError, DaemonUnreachableError, type CallListQuery, type CallPlacement, type CallStatus, type DialStatus,
+  type ListResponse, type PlaceCallBody,
+} from '../../client/index.js';
+import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
+import { DIAL_LIMITS } from '../../domain/calls.js';
+import type { CommandContext } from '../context.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { costLine } from './chat-view.js';
+
+/** Flags of `vagent call place`. */
+export interface CallPlaceFlags {
+  agent: string;
+  to: string;
+  from?: string;
+  dial?: boolean;
+  trunk?: string;
+  /** A JSON object, or `@file.json`. */
+  context?: string;
+  customerName?: string;
+  title?: string;
+  /** Whole seconds, as typed. */
+  ringingTimeout?: string;
+  /** Whole seconds, as typed. */
+  maxDuration?: string;
+  idempotencyKey?: string;
+}
+
+/** Flags of `vagent call list`. */
+export interface CallListFlags {
+  status?: string;
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}
+
+/** The daemon's idempotency key rule (DESIGN.md §4): 1–255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+const CALL_STATUSES = ['in_progress', 'completed'] as const;
+const CONTEXT_EXAMPLE = 'example: --context \'{"emi_amount": "12500"}\' or --context @context.json';
+
+/**
+ * A whole number flag within `[min, max]`.
+ * @throws UsageError (exit 2) naming the flag and the range.
+ */
+function wholeNumber(flag: string, value: string, min: number, max: number): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
+  return n;
+}
+
+/**
+ * `--context`: a JSON object given inline, or read from a file named after `@`.
+ * @throws UsageError (exit 2) for an unreadable file, invalid JSON, or JSON that is not an object.
+ */
+function parseContext(value: string): Record<string, unknown> {
+  let text = value;
+  if (value.startsWith('@')) {
+    const file = value.slice(1);
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --context file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, CONTEXT_EXAMPLE);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--context is not valid JSON: ${(err as Error).message}`, CONTEXT_EXAMPLE);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--context must be a JSON object', CONTEXT_EXAMPLE);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The `POST /v1/calls` body for the flags, checked locally first.
+ * @throws UsageError (exit 2) for a number that is not E.164, a timer out of range, a
+ *   `--context` that is not a JSON object, or dial-only flags without `--dial`.
+ */
+export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
+  for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
+    if (value !== undefined && !isE164(value)) {
+      throw new UsageError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, `example: ${flag} ${EXAMPLE_DID}`);
+    }
+  }
+  if (!flags.dial) {
+    const dialOnly = [['--trunk', flags.trunk], ['--ringing-timeout', flags.ringingTimeout], ['--max-duration', flags.maxDuration]]
+      .filter(([, v]) => v !== undefined).map(([f]) => f);
+    if (dialOnly.length > 0) throw new UsageError(`${dialOnly.join(', ')} only apply when dialling: add --dial`);
+  }
+  const body: PlaceCallBody = { agent_id: flags.agent, to: flags.to };
+  if (flags.from !== undefined) body.from = flags.from;
+  if (flags.context !== undefined) body.context = parseContext(flags.context);
+  if (flags.customerName !== undefined) body.customer_name = flags.customerName;
+  if (flags.title !== undefined) body.title = flags.title;
+  if (flags.dial) body.dial = true;
+  if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
+  const { ringing_timeout_s: ring, max_call_duration_s: max } = DIAL_LIMITS;
+  if (flags.ringingTimeout !== undefined) body.ringing_timeout_s = wholeNumber('--ringing-timeout', flags.ringingTimeout, ring.min, ring.max);
+  if (flags.maxDuration !== undefined) body.max_call_duration_s = wholeNumber('--max-duration', flags.maxDuration, max.min, max.max);
+  return body;
+}
+
+/** Hints for placement errors, by API error code; the argument is the server's message. */
+const PLACE_HINTS: Record<string, (message: string) => string> = {
+  telephony_not_configured: () => 'see `vagent telephony check`; or leave out --dial to prepare the call without ringing anyone',
+  dial_failed: () => 'nothing is ringing. Check the trunk (`vagent trunk list`), the number and `vagent telephony check`, then place the call again',
+  dial_outcome_unknown: (message) => {
+    const id = /\bcl_\d+\b/.exec(message)?.[0] ?? 'cl_…';
+    return `the phone may be ringing. Look before placing it again: \`vagent call show ${id}\` (or the LiveKit dashboard); ` +
+      'a new call needs a new --idempotency-key, as this one will never dial twice';
+  },
+  caller_id_not_on_trunk: () => "--from must be one of the trunk's numbers: see `vagent trunk list`",
+  trunk_not_found: () => 'see `vagent trunk list` for trunk ids',
+  workflow_not_found: () => 'see `vagent agent list` for agent ids',
+  not_found: () => 'calls need an agent with direction: outbound; see `vagent agent list`',
+  rate_limit_exceeded: () => "today's budget for this tenant is spent: see `vagent telephony check`; an operator can change it with `vagent admin tenant set NAME --budget-inr N`",
+  idempotency_key_reuse: () => 'this --idempotency-key was used with other arguments; use a new key for a new call',
+  idempotency_key_in_progress: () => 'a request with this --idempotency-key is still running; wait, then retry with the same key',
+};
+
+/** A placement failure with a hint where one helps; other errors pass through unchanged. */
+function explainPlaceError(err: unknown, key: string): unknown {
+  if (err instanceof DaemonUnreachableError) {
+    return new CliError(err.message, EXIT.unreachable,
+      `to retry safely, run the same command with --idempotency-key ${key}: the daemon places a call at most once per key`);
+  }
+  if (err instanceof ApiResponseError) {
+    const explain = PLACE_HINTS[err.code];
+    if (!explain) return err;
+    const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
+    return new CliError(`${err.code}: ${err.message}${param}`, EXIT.error, explain(err.message));
+  }
+  return err;
+}
+
+/**
+ * `vagent call place --agent ID --to E164 [--dial] …`: prepares a call (a session of an
+ * outbound agent, nothing dialled) or, with `--dial`, rings the number through LiveKit SIP.
+ * @throws UsageError (exit 2) for bad flags; CliError (exit 1 with a hint, exit 3 unreachable).
+ */
+export async function place(ctx: CommandContext, flags: CallPlaceFlags): Promise<void> {
+  const body = placeBody(flags);
+  if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(flags.idempotencyKey)) {
+    throw new UsageError('--idempotency-key must be 1 to 255 printable ASCII characters');
+  }
+  const key = flags.idempotencyKey ?? crypto.randomUUID();
+  const client = await ctx.client();
+  let placed: CallPlacement;
+  try {
+    placed = await client.placeCall(body, { idempotencyKey: key });
+  } catch (err) {
+    throw explainPlaceError(err, key);
+  }
+  if (ctx.json) return printJson(placed);
+  printPlacement(placed);
+}
+
+function printPlacement(p: CallPlacement): void {
+  if (p.status === 'ringing') ok(`${p.to} is ringing: call ${p.call_id}`);
+  else ok(`call ${p.call_id} prepared: nothing was dialled`);
+  const fields: Array<[string, string]> = [
+    ['call', p.call_id],
+    ['status', p.status],
+    ['session', p.session_id],
+    ['agent', p.agent_id],
+    ['to', p.to],
+    ['from', orDash(p.from)],
+  ];
+  if (p.status === 'ringing') {
+    fields.push(['trunk', orDash(p.trunk_id)], ['room', orDash(p.room_name)], ['provider call', orDash(p.provider_call_id)]);
+  }
+  printFields(fields);
+  if (p.status === 'ringing') {
+    hint(`follow it: vagent call show ${p.call_id}   (the media agent joins room ${p.room_name ?? '-'})`);
+    return;
+  }
+  hint(`the session is open: a media agent or your backend talks to it (POST /v1/sessions/${p.session_id}/turn);`);
+  hint(`see it with \`vagent session show ${p.session_id}\`, end it with \`vagent session end ${p.session_id}\``);
+  hint('to ring the phone, place the call with --dial (see `vagent telephony check`)');
+}
+
+/** A whole number of seconds for people: `42 s`, `3 min 05 s`, `1 h 02 min`. */
+function formatDuration(s: number | null): string {
+  if (s === null) return dim('-');
+  const total = Math.round(s);
+  if (total < 60) return `${total} s`;
+  if (total < 3600) return `${Math.floor(total / 60)} min ${String(total % 60).padStart(2, '0')} s`;
+  return `${Math.floor(total / 3600)} h ${String(Math.floor((total % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** Dial statuses coloured: green when answered or ringing, red when failed or unknown, dim when not dialled. */
+const DIAL_COLOUR: Partial<Record<DialStatus, (s: string) => string>> = {
+  answered: good, ringing: good, failed: bad, unknown: bad, not_dialled: dim,
+};
+const dialText = (s: DialStatus): string => (DIAL_COLOUR[s] ?? String)(s.replace('_', ' '));
+const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? 'in progress' : 'completed');
+
+/** `vagent call show CL_ID`: status, dial status, numbers, room, duration and cost. */
+export async function show(ctx: CommandContext, id: string): Promise<void> {
+  const call = await (await ctx.client()).getCall(id);
+  if (ctx.json) return printJson(call);
+  printFields([
+    ['call', call.call_id],
+    ['session', call.session_id],
+    ['agent', call.agent_id],
+    ['direction', call.direction],
+    ['status', statusText(call.status)],
+    ['dial status', call.dial_error ? `${dialText(call.dial_status)} ${dim(`(${call.dial_error})`)}` : dialText(call.dial_status)],
+    ['to', call.to],
+    ['from', orDash(call.from)],
+    ['customer', orDash(call.customer_name)],
+    ['trunk', orDash(call.trunk_id)],
+    ['room', orDash(call.room_name)],
+    ['provider call', orDash(call.provider_call_id)],
+    ['started', formatTime(call.started_at)],
+    ['ended', call.ended_at === null ? dim('-') : formatTime(call.ended_at)],
+    ['duration', formatDuration(call.duration_s)],
+    ['cost', costLine(call.cost)],
+  ]);
+  if (call.status === 'in_progress') hint(`session: vagent session show ${call.session_id}`);
+}
+
+/** Most pages `--all` follows: a guard against a cursor that never ends, not a real limit. */
+const MAX_PAGES = 10_000;
+
+/**
+ * `vagent call list [--status S] [--limit N] [--all]`: calls newest first; `--all` follows
+ * `next_cursor` to the end (then `--json` prints one page holding every call).
+ * @throws UsageError (exit 2) for a bad `--status` or `--limit`.
+ */
+export async function list(ctx: CommandContext, flags: CallListFlags): Promise<void> {
+  const query: CallListQuery = {};
+  if (flags.status !== undefined) {
+    const status = CALL_STATUSES.find((s) => s === flags.status);
+    if (!status) throw new UsageError(`--status must be in_progress or completed, not "${flags.status}"`);
+    query.status = status;
+  }
+  if (flags.limit !== undefined) query.limit = wholeNumber('--limit', flags.limit, 1, 100);
+  else if (flags.all) query.limit = 100;
+  if (flags.cursor !== undefined) query.cursor = flags.cursor;
+  const client = await ctx.client();
+  let page = await client.listCalls(query);
+  let res: ListResponse<CallStatus> = page;
+  if (flags.all) {
+    const data = [...page.data];
+    for (let pages = 1; page.has_more && page.next_cursor !== null && pages < MAX_PAGES; pages++) {
+      page = await client.listCalls({ ...query, cursor: page.next_cursor });
+      data.push(...page.data);
+    }
+    res = { data, has_more: page.has_more, next_cursor: page.has_more ? page.next_cursor : null };
+  }
+  if (ctx.json) return printJson(res);
+  await printTable(res.data, [
+    { header: 'CALL', cell: (c) => c.call_id },
+    { header: 'STATUS', cell: (c) => statusText(c.status) },
+    { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
+    { header: 'DIR', cell: (c) => (c.direction === 'outbound' ? 'out' : 'in') },
+    { header: 'TO', cell: (c) => c.to },
+    { header: 'AGENT', cell: (c) => c.agent_id },
+    { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
+    { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
+    { header: 'COST (INR)', cell: (c) => c.cost.total_inr.toFixed(6) },
+  ], query.status
+    ? `No ${statusText(query.status)} calls.`
+    : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID}`);
+  if (res.has_more && res.next_cursor) hint(`more calls: add --all, or --cursor ${res.next_cursor} for the next page`);
+}
