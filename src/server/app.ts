@@ -29,8 +29,6 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
   /** vagent's version, reported by `/v1/health`. */
   version: string;
-  /** Name of the media agent dispatched to call rooms (shown by the telephony check). */
-  livekitAgentName?: string;
 }
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
@@ -120,7 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authed.register(agentRoutes(services, () => app.log));
     await authed.register(sessionRoutes(services));
     await authed.register(callRoutes(services, () => app.log));
-    await authed.register(telephonyRoutes(services, options.livekitAgentName ?? null));
+    await authed.register(telephonyRoutes(services));
   }, { prefix: '/v1' });
 
   return app;

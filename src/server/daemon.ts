@@ -70,7 +70,6 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     bodyLimitBytes: settings.body_limit_bytes,
     logger,
     version: vagentVersion(),
-    livekitAgentName: settings.livekit.agent_name,
   });
   const purge = setInterval(() => {
     runtime.services.idempotency.purgeExpired()

@@ -63,6 +63,8 @@ export interface TelephonyPort {
   readonly configured: boolean;
   /** The provider's URL (for messages), or null. */
   readonly url: string | null;
+  /** Name of the media agent dispatched into call rooms, or null. */
+  readonly agentName: string | null;
   /** Places an outbound SIP call. Never throws: every failure is a {@link DialResult}. */
   dial(request: DialRequest): Promise<DialResult>;
   /**
@@ -83,6 +85,7 @@ export interface TelephonyPort {
 export class NoTelephony implements TelephonyPort {
   readonly configured = false;
   readonly url = null;
+  readonly agentName = null;
   async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
   async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
   async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }

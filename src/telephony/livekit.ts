@@ -77,12 +77,14 @@ function safeOrigin(url: string): string {
 export class LiveKitTelephony implements TelephonyPort {
   readonly configured = true;
   readonly url: string;
+  readonly agentName: string;
   private readonly sip: SipClient;
   private readonly dispatch: AgentDispatchClient;
   private readonly receiver: WebhookReceiver;
 
   constructor(private readonly settings: LiveKitSettings) {
     this.url = settings.url;
+    this.agentName = settings.agentName;
     const options = { requestTimeout: settings.requestTimeoutS, failover: false };
     this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);

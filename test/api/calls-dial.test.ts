@@ -252,3 +252,31 @@ describe('exactly once', () => {
     }
   });
 });
+
+describe('GET /v1/telephony/check (the doctor)', () => {
+  it('lists outbound trunks with the sip.admin grant and reports the latency', async () => {
+    const before = fake.requests.length;
+    const res = await t.call('GET', '/v1/telephony/check');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, url: fake.url, outbound_trunks: 0, agent_name: 'vagent-media', budget: { budget_inr: null } });
+    const sent = fake.requests.slice(before);
+    expect(sent.map((r) => r.method)).toEqual(['ListSIPOutboundTrunk']);
+    expect(sent[0]!.grants).toMatchObject({ iss: fake.apiKey, sip: { admin: true } });
+  });
+
+  it('explains a wrong key pair and an unreachable server in plain words', async () => {
+    const bad = await makeTestApp({}, { telephony: telephony({ apiSecret: 'wrong_secret_wrong_secret_wrong_secret' }) });
+    const port = await closedPort();
+    const down = await makeTestApp({}, { telephony: telephony({ url: `http://127.0.0.1:${port}` }) });
+    try {
+      const unauth = (await bad.call('GET', '/v1/telephony/check')).json();
+      expect(unauth).toMatchObject({ ok: false, problem: 'unauthenticated', message: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair/) });
+      expect(JSON.stringify(unauth)).not.toContain('wrong_secret');
+      const unreachable = (await down.call('GET', '/v1/telephony/check')).json();
+      expect(unreachable).toMatchObject({ ok: false, problem: 'unreachable', message: expect.stringContaining('ECONNREFUSED') });
+    } finally {
+      await bad.close();
+      await down.close();
+    }
+  });
+});

@@ -48,14 +48,14 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
 }
 
 /** The authenticated telephony routes. */
-export function telephonyRoutes(services: Services, agentName: string | null): FastifyPluginAsyncZod {
+export function telephonyRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/telephony/check', {
       schema: { summary: 'Check the LiveKit settings with one authenticated request', tags: ['telephony'], response: { 200: TelephonyCheckSchema, ...errorResponses } },
     }, async (request) => {
       const caller = callerOf(request);
       const r = await services.telephony.check();
-      const base = { agent_name: services.telephony.configured ? agentName : null, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId) };
+      const base = { agent_name: services.telephony.agentName, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId) };
       return r.ok
         ? { ok: true, url: r.url, outbound_trunks: r.outboundTrunks, ms: r.ms, ...base }
         : { ok: false, url: r.url, problem: r.problem, message: r.message, ...base };
