@@ -186,6 +186,14 @@ async function main() {
   const json = { 'content-type': 'application/json' };
   const keyPrefix = `bench-${crypto.randomBytes(6).toString('hex')}`;
   let keySeq = 0;
+  /** autocannon `requests` giving every request its own Idempotency-Key. */
+  const uniqueKeys = (tag) => [{
+    setupRequest(req) {
+      keySeq += 1;
+      req.headers['Idempotency-Key'] = `${keyPrefix}-${tag}-${keySeq}`;
+      return req;
+    },
+  }];
   const http = {};
 
   process.stderr.write('bench: (a) GET /bare\n');
@@ -202,14 +210,7 @@ async function main() {
   process.stderr.write('bench: (c) POST /v1/trunks\n');
   http.trunk_create = checkClean(await measure({
     ...common, title: '(c) POST /v1/trunks (unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/trunks', method: 'POST',
-    headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY,
-    requests: [{
-      setupRequest(req) {
-        keySeq += 1;
-        req.headers['Idempotency-Key'] = `${keyPrefix}-${keySeq}`;
-        return req;
-      },
-    }],
+    headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY, requests: uniqueKeys('trunk'),
   }));
   process.stderr.write(`bench: CLI start-up (${CLI_RUNS} runs each, alternating)\n`);
   const cli = measureCliStartup({
@@ -238,14 +239,7 @@ async function main() {
   process.stderr.write('bench: (f) POST /v1/calls (prepare-only)\n');
   http.call_prepare = checkClean(await measure({
     ...common, title: '(f) POST /v1/calls (prepare-only, unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/calls', method: 'POST',
-    headers: { ...json, authorization: `Bearer ${createKey}` }, body: CALL_BODY,
-    requests: [{
-      setupRequest(req) {
-        keySeq += 1;
-        req.headers['Idempotency-Key'] = `${keyPrefix}-call-${keySeq}`;
-        return req;
-      },
-    }],
+    headers: { ...json, authorization: `Bearer ${createKey}` }, body: CALL_BODY, requests: uniqueKeys('call'),
   }));
 
   if (daemon.out.count > 0) {

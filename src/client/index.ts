@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, CostInr, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
+  Agent, AgentSummary, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -58,7 +58,7 @@ export interface ClientOptions {
 }
 
 export type {
-  Agent, AgentAudioProgress, AgentSummary, Clip, CostInr, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
+  Agent, AgentAudioProgress, AgentSummary, CallPlacement, CallStatus, Clip, CostInr, DialStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
   SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
 } from '../domain/resources.js';
 
@@ -103,49 +103,6 @@ export interface PlaceCallBody {
   trunk_id?: string;
   ringing_timeout_s?: number;
   max_call_duration_s?: number;
-}
-
-/** `POST /v1/calls` response (spec: Call placement response). */
-export interface CallPlacement {
-  call_id: string;
-  session_id: string;
-  agent_id: string;
-  to: string;
-  from: string | null;
-  /** True when the request carried an `Idempotency-Key` (always, from this client). */
-  idempotent: boolean;
-  /** `prepared`: nothing dialled; `ringing`: LiveKit accepted the dial. */
-  status: 'prepared' | 'ringing';
-  dial_required: boolean;
-  room_name?: string;
-  provider_call_id?: string;
-  trunk_id?: string;
-}
-
-/** Where a call's dial stands. */
-export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
-
-/** `GET /v1/calls/{call_id}` response (spec: Call status, with vagent's fields after `cost`). */
-export interface CallStatus {
-  call_id: string;
-  session_id: string;
-  agent_id: string;
-  status: 'in_progress' | 'completed';
-  /** Epoch seconds. */
-  started_at: number;
-  /** Epoch seconds, or null while in progress. */
-  ended_at: number | null;
-  duration_s: number | null;
-  customer_name: string | null;
-  cost: CostInr;
-  direction: 'outbound' | 'inbound';
-  to: string;
-  from: string | null;
-  dial_status: DialStatus;
-  dial_error: string | null;
-  trunk_id: string | null;
-  room_name: string | null;
-  provider_call_id: string | null;
 }
 
 /** Query of `GET /v1/calls` (extension): newest first. */

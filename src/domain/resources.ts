@@ -211,3 +211,46 @@ export interface SessionDetail {
   /** Raw internal turn list; an implementation detail. */
   turns: unknown[];
 }
+
+/** `POST /v1/calls` response (spec: Call placement response). */
+export interface CallPlacement {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  to: string;
+  from: string | null;
+  /** True when the request carried an `Idempotency-Key` (always, from this client). */
+  idempotent: boolean;
+  /** `prepared`: nothing dialled; `ringing`: LiveKit accepted the dial. */
+  status: 'prepared' | 'ringing';
+  dial_required: boolean;
+  room_name?: string;
+  provider_call_id?: string;
+  trunk_id?: string;
+}
+
+/** Where a call's dial stands. */
+export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
+
+/** `GET /v1/calls/{call_id}` response (spec: Call status, with vagent's fields after `cost`). */
+export interface CallStatus {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  status: 'in_progress' | 'completed';
+  /** Epoch seconds. */
+  started_at: number;
+  /** Epoch seconds, or null while in progress. */
+  ended_at: number | null;
+  duration_s: number | null;
+  customer_name: string | null;
+  cost: CostInr;
+  direction: 'outbound' | 'inbound';
+  to: string;
+  from: string | null;
+  dial_status: DialStatus;
+  dial_error: string | null;
+  trunk_id: string | null;
+  room_name: string | null;
+  provider_call_id: string | null;
+}

@@ -17,7 +17,8 @@
 import { DIAL_LIMITS } from '../domain/calls.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
-import { costView, type CostInr } from '../domain/money.js';
+import { costView } from '../domain/money.js';
+import type { CallPlacement, CallStatus } from '../domain/resources.js';
 import type { CallRow, CallWithSession, DialStatus } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
@@ -44,40 +45,10 @@ export interface PlaceCallInput {
 }
 
 /** The placement response (spec: Call: placement response). */
-export interface CallPlacement {
-  call_id: string;
-  session_id: string;
-  agent_id: string;
-  to: string;
-  from: string | null;
-  idempotent: boolean;
-  status: 'prepared' | 'ringing';
-  dial_required: boolean;
-  room_name?: string;
-  provider_call_id?: string;
-  trunk_id?: string;
-}
+export type { CallPlacement };
 
 /** The status response (spec: Call: status), with vagent's extension fields after `cost`. */
-export interface CallStatusView {
-  call_id: string;
-  session_id: string;
-  agent_id: string;
-  status: 'in_progress' | 'completed';
-  started_at: number;
-  ended_at: number | null;
-  duration_s: number | null;
-  customer_name: string | null;
-  cost: CostInr;
-  direction: 'outbound' | 'inbound';
-  to: string;
-  from: string | null;
-  dial_status: DialStatus;
-  dial_error: string | null;
-  trunk_id: string | null;
-  room_name: string | null;
-  provider_call_id: string | null;
-}
+export type CallStatusView = CallStatus;
 
 /** A page of calls (`GET /v1/calls`). */
 export interface CallPage {

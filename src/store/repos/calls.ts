@@ -3,10 +3,10 @@
  * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
  * name and cost are read from that session.
  */
+import type { DialStatus } from '../../domain/resources.js';
 import type { Db } from '../database.js';
 
-/** Where a call stands with the carrier (an extension field; the spec's `status` derives from the session). */
-export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
+export type { DialStatus };
 
 /** A call row. Phone numbers are E.164; times are epoch seconds; money is micro-rupees. */
 export interface CallRow {
