@@ -80,6 +80,35 @@ describe('POST /v1/calls (prepare-only)', () => {
   });
 });
 
+describe('hostile input on POST /v1/calls', () => {
+  it.each([
+    ['an array body', [1, 2], 'invalid_request'],
+    ['a null body', null, 'invalid_request'],
+    ['a string body', 'call me', 'invalid_request'],
+    ['a 16 KiB agent id', { agent_id: `ag_${'x'.repeat(16 * 1024 - 3)}`, to: TO }, 'workflow_not_found'],
+    ['a 20 KiB agent id', { agent_id: 'a'.repeat(20 * 1024), to: TO }, 'invalid_request'],
+    ['a 4 KiB to', { agent_id: 'ag_emi_reminder', to: `+91${'9'.repeat(4096)}` }, 'invalid_request'],
+    ['a customer name over 200 characters', { agent_id: 'ag_emi_reminder', to: TO, customer_name: 'x'.repeat(201) }, 'invalid_request'],
+    ['a lone surrogate in the title', { agent_id: 'ag_emi_reminder', to: TO, title: 'bad \ud800' }, 'invalid_request'],
+    ['a non-numeric ringing timeout', { agent_id: 'ag_emi_reminder', to: TO, ringing_timeout_s: '30' }, 'invalid_request'],
+  ])('%s → %s, nothing created', async (_name, body, code) => {
+    const before = (await t.call('GET', '/v1/calls?limit=100')).json().data.length;
+    const res = await t.app.inject({ method: 'POST', url: '/v1/calls', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body) });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(code === 'workflow_not_found' ? 404 : 400);
+    expect(res.json().error.code).toBe(code);
+    expect(res.body.length).toBeLessThan(2000);
+    expect((await t.call('GET', '/v1/calls?limit=100')).json().data.length).toBe(before);
+  });
+
+  it('keeps a context with __proto__ and constructor keys as plain data', async () => {
+    const payload = `{"agent_id":"ag_emi_reminder","to":"${TO}","context":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"emi_amount":"5,000"}}`;
+    const res = await t.app.inject({ method: 'POST', url: '/v1/calls', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, payload });
+    expect([201, 400]).toContain(res.statusCode);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
 describe('GET /v1/calls/{call_id}', () => {
   it('is in_progress until the session ends, then completed with ended_at, duration_s and cost', async () => {
     const placed = (await place({ agent_id: 'ag_emi_reminder', to: TO, customer_name: 'Asha' })).json();
