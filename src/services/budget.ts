@@ -2,7 +2,10 @@
  * The daily spend budget of a tenant (spec: Limits, `tenant_daily_budget_inr`; DESIGN.md §4
  * "Costs"). Spend of a day = the costs of the tenant's sessions created that day (day
  * boundary in the `timezone` setting); while a call's session is open it counts at least the
- * call's reservation, since its real cost is not known yet. A budget of 0 turns the check off.
+ * call's reservation, since its real cost is not known yet — until the call's longest possible
+ * end (`max_call_duration_s` after it was placed), so an abandoned session does not hold
+ * budget for ever. A tenant at or over its budget gets `rate_limit_exceeded`; one below it may
+ * place a call. A budget of 0 turns the check off.
  *
  * The check before work ({@link BudgetService.check}) gives `rate_limit_exceeded` early; the
  * check inside the call's own write ({@link BudgetService.reserveTx}) makes check and
@@ -48,29 +51,32 @@ export class BudgetService {
 
   /** Spend and budget of the tenant's current day. */
   status(tenantId: string): BudgetStatus {
-    const { start, end, date } = dayBounds(this.deps.now(), this.settings.timezone);
+    const now = this.deps.now();
+    const { start, end, date } = dayBounds(now, this.settings.timezone);
     const budget = this.budgetMicro(tenantId);
     return {
       budget_inr: budget === null ? null : microToInr(budget),
-      spent_inr: microToInr(this.deps.repos.calls.spendMicro(tenantId, start, end)),
+      spent_inr: microToInr(this.deps.repos.calls.spendMicro(tenantId, start, end, now)),
       day: date,
       timezone: this.settings.timezone,
     };
   }
 
   /**
-   * Fails when one more call would take the tenant over its budget today. Runs inside a
-   * `Store.write` for the atomic form (see the module comment), or as a plain read before work.
+   * Fails when the tenant's spend today (with what open calls hold) has reached its budget.
+   * Runs inside a `Store.write` for the atomic form (see the module comment), or as a plain
+   * read before work.
    * @throws ApiError rate_limit_exceeded.
    */
   check(tenantId: string): void {
     const budget = this.budgetMicro(tenantId);
     if (budget === null) return;
-    const { start, end } = dayBounds(this.deps.now(), this.settings.timezone);
-    const spent = this.deps.repos.calls.spendMicro(tenantId, start, end);
-    if (spent + this.reservationMicro > budget) {
+    const now = this.deps.now();
+    const { start, end } = dayBounds(now, this.settings.timezone);
+    const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
+    if (spent >= budget) {
       throw new ApiError('rate_limit_exceeded',
-        `tenant ${tenantId} is over its daily budget of ₹${microToInr(budget)} (spent or held today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`);
+        `tenant ${tenantId} has reached its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`);
     }
   }
 

@@ -61,6 +61,8 @@ export interface CallPage {
 export interface PlaceContext<R> {
   /** The request's `Idempotency-Key`, or null. */
   idempotencyKey: string | null;
+  /** The request's fingerprint under that key (see IdempotencyService.fingerprint), or null. */
+  idempotencyPrint: string | null;
   /** The final write: stores the response with it under the key (see the route). */
   commit: Commit<R>;
   /** Told of a media-agent dispatch failure (the call still rings). */
@@ -117,11 +119,12 @@ export class CallService {
    *         message), dial_outcome_unknown (no answer from the provider; not re-dialled).
    */
   async place<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
-    // A retry of a dial whose outcome is unknown: before anything else, so nothing (not even
-    // the budget its own reservation now fills) hides that the first attempt may be ringing.
-    if (input.dial === true && ctx.idempotencyKey !== null) {
+    // A key an earlier dial was placed under (its outcome unknown, or the carrier refused it
+    // after it may have rung): before anything else, so nothing hides that attempt — and a
+    // retry never dials again.
+    if (ctx.idempotencyKey !== null) {
       const earlier = this.deps.repos.calls.byIdempotencyKey(caller.tenantId, ctx.idempotencyKey);
-      if (earlier) throw outcomeUnknown(earlier);
+      if (earlier) throw earlierAttemptError(earlier, ctx.idempotencyPrint);
     }
     const agentRow = this.agents.resolve(caller, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
@@ -133,7 +136,7 @@ export class CallService {
     return this.sessions.open(caller, this.sessionInput(input), (fn) => ctx.commit(() => {
       const opened = fn() as { session_id: string };
       const n = parseSessionNumber(opened.session_id)!;
-      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, from_number: from });
+      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, idempotency_print: null, from_number: from });
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: opened.session_id, agent_id: agentRow.id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'prepared', dial_required: true,
@@ -184,11 +187,21 @@ export class CallService {
       sessionId = opened.session_id;
       n = parseSessionNumber(sessionId)!;
       const { roomName } = callRoom(n);
-      this.insertCall(caller, n, input, { dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey, from_number: callerId });
+      this.insertCall(caller, n, input, {
+        dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey,
+        idempotency_print: ctx.idempotencyKey === null ? null : ctx.idempotencyPrint, from_number: callerId,
+      });
       return opened;
     }));
     const { roomName, identity } = callRoom(n);
     const metadata = JSON.stringify({ call_id: `cl_${n}`, session_id: sessionId, tenant: caller.tenantId });
+    // The media agent is dispatched first, so it is in the room when the callee answers
+    // (LiveKit creates the room for the dispatch). A failed dispatch does not stop the call.
+    try {
+      await this.telephony.dispatchAgent(roomName, metadata);
+    } catch (err) {
+      ctx.onDispatchError?.(err, `cl_${n}`);
+    }
     const result = await this.telephony.dial({
       to: input.to, from: callerId, trunk: dialTrunk, roomName, participantIdentity: identity,
       participantName: input.customer_name ?? input.to, metadata,
@@ -197,11 +210,18 @@ export class CallService {
     });
 
     if (result.kind === 'rejected') {
-      // Nothing rings: the call is recorded as failed, its session ended (its reservation
-      // released), and the key freed so a retry places a new call (5xx is not stored).
+      // The call is recorded as failed and its session ended (its reservation released). When
+      // LiveKit refused the request itself nothing rang, and the key is freed so a retry places
+      // the call again (5xx is not stored). When the carrier answered with a SIP failure the
+      // phone may have rung (no answer, busy): the key stays on the call, and a retry under it
+      // gets this failure again instead of a second ring.
+      const carrierReached = result.sipStatus !== null;
       await this.sessions.end(caller, sessionId, (fn) => store.write(() => {
         fn();
-        this.deps.repos.calls.setDialOutcome(n, { dial_status: 'failed', provider_call_id: null, dial_error: result.message, idempotency_key: null });
+        this.deps.repos.calls.setDialOutcome(n, {
+          dial_status: 'failed', provider_call_id: null, dial_error: result.message,
+          idempotency_key: carrierReached ? ctx.idempotencyKey : null,
+        });
       }));
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
@@ -212,13 +232,8 @@ export class CallService {
       throw outcomeUnknown({ id: n, dial_error: result.message } as CallRow);
     }
 
-    try {
-      await this.telephony.dispatchAgent(roomName, metadata);
-    } catch (err) {
-      ctx.onDispatchError?.(err, `cl_${n}`);
-    }
     return ctx.commit(() => {
-      this.deps.repos.calls.setDialOutcome(n, { dial_status: 'ringing', provider_call_id: result.sipCallId, dial_error: null, idempotency_key: ctx.idempotencyKey });
+      this.deps.repos.calls.markRinging(n, result.sipCallId);
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
@@ -254,13 +269,15 @@ export class CallService {
 
   /** Inserts the call row of session `n`, with the budget check and reservation in the same write. */
   private insertCall(caller: Caller, n: number, input: PlaceCallInput,
-    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null; from_number: string | null }): void {
+    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null; idempotency_print: string | null; from_number: string | null }): void {
     const reserved = this.budget.reserveTx(caller.tenantId);
     const session = this.deps.repos.sessions.get(n)!;
     this.deps.repos.calls.insert({
       id: n, session_seq: session.seq, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
       to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
-      provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, reserved_micro: reserved, created_at: session.created_at,
+      provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
+      reserved_micro: reserved, created_at: session.created_at,
+      reserve_until: session.created_at + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }
 
@@ -296,6 +313,20 @@ export class CallService {
   recoverInterruptedDials(): number {
     return this.deps.repos.store.writeNow(() => this.deps.repos.calls.markInterruptedDials());
   }
+}
+
+/** The error a request gets for a key an earlier dial was placed under. */
+function earlierAttemptError(call: CallRow, print: string | null): ApiError {
+  if (print !== null && call.idempotency_print !== null && call.idempotency_print !== print) {
+    return new ApiError('idempotency_key_reuse',
+      'this Idempotency-Key was already used with a different request; use a new key for a new request', { param: 'Idempotency-Key' });
+  }
+  if (call.dial_status === 'failed') {
+    return new ApiError('dial_failed',
+      `dial of cl_${call.id} failed: ${call.dial_error ?? 'the carrier refused the call'} (an earlier attempt under this Idempotency-Key; ` +
+      'the phone may have rung, so it is not dialled again: use a new key to call again)');
+  }
+  return outcomeUnknown(call);
 }
 
 function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {

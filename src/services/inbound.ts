@@ -34,6 +34,14 @@ export interface InboundLog {
 /** What became of one webhook delivery. */
 export type ReceiveOutcome = { recorded: true; duplicate: boolean; event: string } | { recorded: false; event: string; reason: string };
 
+/** A webhook whose signature does not verify (→ 401); any other failure of `receive` is the daemon's (→ 5xx, LiveKit retries). */
+export class WebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSignatureError';
+  }
+}
+
 /** Counters since start (the database keeps the all-time ones). */
 export type InboundCounters = Record<string, number>;
 
@@ -55,10 +63,16 @@ export class InboundService {
 
   /**
    * Verifies and records one webhook delivery, then schedules its processing.
-   * @throws Error (→ 401) when the signature does not verify; the message says why.
+   * @throws WebhookSignatureError when the signature does not verify (the message says why);
+   *         the store's error when the event cannot be recorded (so it is not acknowledged).
    */
   async receive(rawBody: string, authorization: string | undefined): Promise<ReceiveOutcome> {
-    const ev = await this.telephony.verifyWebhook(rawBody, authorization);
+    let ev: TelephonyEvent;
+    try {
+      ev = await this.telephony.verifyWebhook(rawBody, authorization);
+    } catch (err) {
+      throw new WebhookSignatureError(err instanceof Error ? err.message.slice(0, 200) : 'invalid signature');
+    }
     const p = ev.participant;
     if (!p?.sip || (ev.event !== 'participant_joined' && ev.event !== 'participant_left')) {
       return { recorded: false, event: ev.event, reason: 'not a SIP participant joining or leaving' };
@@ -142,10 +156,18 @@ export class InboundService {
       return { state: 'ignored', outcome: 'no_called_number' };
     }
     if (callId && this.deps.repos.calls.byProviderCallId(callId)) return { state: 'ignored', outcome: 'already_answered' };
-    const number = this.deps.repos.numbers.getAnyTenant(to);
+    const records = this.deps.repos.numbers.everyTenant(to);
+    const number = records[0];
     if (!number) {
       this.log.warn({ to: maskNumber(to), event_id: ev.id }, 'inbound call to a number vagent does not know (register it: vagent number add)');
       return { state: 'ignored', outcome: 'unknown_number' };
+    }
+    // Numbers are unique per tenant only: a DID two tenants registered cannot say whose call
+    // this is, and answering for either could hand one tenant's callers to the other.
+    if (records.length > 1) {
+      this.log.warn({ to: maskNumber(to), tenants: records.map((r) => r.tenant_id) },
+        'inbound call to a number registered by several tenants; not answered: remove it from all but its owner (vagent number rm)');
+      return { state: 'ignored', outcome: 'ambiguous_number' };
     }
     const tenantId = number.tenant_id;
     let agentId = number.agent_id;
@@ -181,7 +203,7 @@ export class InboundService {
         this.deps.repos.calls.insert({
           id: callN, session_seq: session.seq, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
           dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
-          idempotency_key: null, reserved_micro: 0, created_at: session.created_at,
+          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, created_at: session.created_at,
         });
         this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
         return opened;
@@ -232,17 +254,20 @@ export class InboundService {
     const p = ev.participant!;
     const callId = p.attributes['sip.callID'] ?? '';
     let call = callId ? this.deps.repos.calls.byProviderCallId(callId) : undefined;
+    // A dial's participant is known by its identity and room before LiveKit's call id is
+    // recorded (a callee who refuses at once can be reported first).
     const m = /^sip-cl_([1-9][0-9]{0,15})$/.exec(p.identity);
-    if (!call && m) {
+    if (!call && m && ev.room?.name) {
       const row = this.deps.repos.calls.get(Number(m[1]));
-      if (row && (!row.room_name || row.room_name === ev.room?.name)) call = row;
+      if (row && row.direction === 'outbound' && row.room_name !== null && row.room_name === ev.room.name) call = row;
     }
     if (!call) return { state: 'ignored', outcome: 'unknown_call' };
     const session = this.deps.repos.sessions.get(call.id);
     if (!session || session.status === 'ended') return { state: 'ignored', outcome: 'already_ended' };
     // An outbound call that never connected: LiveKit says why (dialled without waiting for the answer).
     const reason = p.disconnectReason ?? null;
-    const notConnected = call.direction === 'outbound' && call.dial_status === 'ringing' && reason !== null && NOT_CONNECTED.has(reason)
+    const notConnected = call.direction === 'outbound' && (call.dial_status === 'ringing' || call.dial_status === 'dialling')
+      && reason !== null && NOT_CONNECTED.has(reason)
       && (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
     await this.sessions.end(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, (fn) => this.deps.repos.store.write(() => {

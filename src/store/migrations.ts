@@ -152,7 +152,9 @@ export const MIGRATIONS: readonly Migration[] = [
       -- dial_status: not_dialled (prepared), dialling (claim committed, LiveKit not yet answered),
       -- ringing (LiveKit accepted the dial), failed, unknown (no answer from LiveKit, or the
       -- daemon stopped mid-dial: never re-dialled blindly), answered (inbound).
-      -- reserved_micro: what the call holds against the daily budget while its session is open.
+      -- reserved_micro: what the call holds against the daily budget while its session is open,
+      -- until reserve_until (its longest possible end: created_at + max_call_duration_s).
+      -- idempotency_print: the fingerprint of the request a dial was placed under.
       CREATE TABLE calls (
         seq INTEGER PRIMARY KEY,
         id INTEGER NOT NULL UNIQUE,
@@ -168,7 +170,9 @@ export const MIGRATIONS: readonly Migration[] = [
         provider_call_id TEXT,
         dial_error TEXT,
         idempotency_key TEXT,
+        idempotency_print TEXT,
         reserved_micro INTEGER NOT NULL DEFAULT 0,
+        reserve_until REAL NOT NULL DEFAULT 0,
         created_at REAL NOT NULL,
         UNIQUE (tenant_id, idempotency_key)
       ) STRICT;

@@ -50,7 +50,7 @@ export function explainLiveKitError(err: unknown, url: string): { problem: 'unau
     if (err.status === 403) {
       return { problem: 'permission_denied', message: `LiveKit at ${origin} refused the request (403 permission_denied): the API key lacks the SIP/room admin grants this needs` };
     }
-    return { problem: 'error', message: `LiveKit at ${origin} answered ${err.status} ${err.code ?? ''}: ${err.message}`.replace(/\s+:/, ':') };
+    return { problem: 'error', message: redact(`LiveKit at ${origin} answered ${err.status} ${err.code ?? ''}: ${err.message}`.replace(/\s+:/, ':'), []) };
   }
   const code = transportCode(err);
   if (code) return { problem: 'unreachable', message: `cannot reach LiveKit at ${origin} (${code}): is the server running and LIVEKIT_URL right?` };
@@ -58,6 +58,24 @@ export function explainLiveKitError(err: unknown, url: string): { problem: 'unau
     return { problem: 'unreachable', message: `LiveKit at ${origin} did not answer in time` };
   }
   return { problem: 'error', message: `LiveKit request to ${origin} failed: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+/** Longest piece of a LiveKit error message passed on. */
+const MAX_MESSAGE = 300;
+
+/**
+ * A provider message made safe to store and show: `secrets` (a trunk's credentials, which a
+ * proxy or a misdirected LIVEKIT_URL could echo back in a non-JSON error body) replaced,
+ * control characters dropped, length capped.
+ */
+export function redact(message: string, secrets: ReadonlyArray<string | null>): string {
+  let out = message;
+  for (const s of secrets) {
+    if (s && s.length >= 3) out = out.split(s).join('[redacted]');
+  }
+  // eslint-disable-next-line no-control-regex
+  out = out.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
 }
 
 /** fetch's "bad port" refusal (ports such as 1 or 25): nothing was sent. */
@@ -115,7 +133,9 @@ export class LiveKitTelephony implements TelephonyPort {
         }));
       return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId };
     } catch (err) {
-      return this.classify(err, timeoutS);
+      const result = this.classify(err, timeoutS);
+      const secrets = r.trunk.kind === 'inline' ? [r.trunk.username, r.trunk.password] : [];
+      return { ...result, message: redact(result.message, secrets) };
     }
   }
 
@@ -125,7 +145,7 @@ export class LiveKitTelephony implements TelephonyPort {
   }
 
   /** Refused (nothing rings) or unknown (it may ring). */
-  private classify(err: unknown, timeoutS: number): DialResult {
+  private classify(err: unknown, timeoutS: number): Exclude<DialResult, { kind: 'placed' }> {
     if (err instanceof SipCallError) {
       const status = err.sipStatusCode ?? null;
       return { kind: 'rejected', sipStatus: status, message: `the carrier refused the call: SIP ${status ?? '?'}${err.sipStatus ? ` ${err.sipStatus}` : ''}` };

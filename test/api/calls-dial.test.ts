@@ -63,7 +63,7 @@ describe('dial through an inline trunk', () => {
     trunkId = (await addTrunk(t, { address: 'sip.example-carrier.in:5060', numbers: [FROM], auth: { username: 'acme-sip', password: 'pa55-w0rd!' } })).id;
   });
 
-  it('sends CreateSIPParticipant with the decrypted credentials, room, identity and timeouts, then dispatches the agent', async () => {
+  it('dispatches the media agent to the room, then sends CreateSIPParticipant with the decrypted credentials, room, identity and timeouts', async () => {
     const before = fake.requests.length;
     const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
       { headers: { 'idempotency-key': 'dial-1' } });
@@ -75,8 +75,8 @@ describe('dial through an inline trunk', () => {
       status: 'ringing', dial_required: false, room_name: `call-cl_${n}`, provider_call_id: expect.stringMatching(/^SCL_/), trunk_id: trunkId,
     });
     const sent = fake.requests.slice(before);
-    expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.SIP/CreateSIPParticipant', 'livekit.AgentDispatchService/CreateDispatch']);
-    const [dial, dispatch] = sent as [typeof sent[0], typeof sent[0]];
+    expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.AgentDispatchService/CreateDispatch', 'livekit.SIP/CreateSIPParticipant']);
+    const [dispatch, dial] = sent as [typeof sent[0], typeof sent[0]];
     expect(dial.contentType).toBe('application/json;charset=UTF-8');
     expect(dial.grants).toMatchObject({ iss: fake.apiKey, sip: { call: true } });
     expect(dial.body).toEqual({
@@ -112,18 +112,50 @@ describe('dial through an inline trunk', () => {
     expect(fake.requests.length).toBe(before);
   });
 
-  it('a refused dial is dial_failed with the SIP status; the call is recorded failed and a retry dials again', async () => {
+  it('a carrier refusal is dial_failed with the SIP status; a retry under the key reports it again without ringing again', async () => {
     const busy = '+919876500486';
     const before = fake.sipParticipants().length;
-    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: busy, dial: true }, { headers: { 'idempotency-key': 'busy-1' } });
+    const body = { agent_id: 'ag_emi_reminder', to: busy, dial: true };
+    const res = await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'busy-1' } });
     const err = expectError(res, 'dial_failed');
     expect(err.message).toMatch(/SIP 486 Busy Here/);
     const n = /cl_([0-9]+)/.exec(err.message)![1];
     const call = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
     expect(call).toMatchObject({ status: 'completed', dial_status: 'failed', dial_error: expect.stringMatching(/486/) });
-    // 5xx is not stored: the same key runs again (and fails again at the carrier).
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: busy, dial: true }, { headers: { 'idempotency-key': 'busy-1' } }), 'dial_failed');
+    // The phone may have rung: the same key runs the handler again, which finds the attempt.
+    const again = expectError(await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'busy-1' } }), 'dial_failed');
+    expect(again.message).toContain(`cl_${n}`);
+    expect(again.message).toMatch(/earlier attempt under this Idempotency-Key/);
+    expect(fake.sipParticipants().length).toBe(before + 1);
+    // Another body under the key is a reuse of it; a new key dials again.
+    expectError(await t.call('POST', '/v1/calls', { ...body, customer_name: 'Someone else' }, { headers: { 'idempotency-key': 'busy-1' } }), 'idempotency_key_reuse');
+    expectError(await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'busy-2' } }), 'dial_failed');
     expect(fake.sipParticipants().length).toBe(before + 2);
+  });
+
+  it('a request LiveKit itself refuses rang nobody: its key is freed and a retry dials again', async () => {
+    const before = fake.sipParticipants().length;
+    fake.behaviour = { failNext: { status: 400, code: 'invalid_argument', msg: 'trunk not usable' } };
+    const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+    const err = expectError(await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'refused-1' } }), 'dial_failed');
+    expect(err.message).toMatch(/400 invalid_argument: trunk not usable/);
+    const retry = await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'refused-1' } });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(fake.sipParticipants().length).toBe(before + 2);
+  });
+
+  it('never passes a trunk credential on from a LiveKit error that echoes it', async () => {
+    fake.behaviour = { failNext: { status: 400, code: 'invalid_argument', msg: 'proxy echo: {"authUsername":"acme-sip","authPassword":"pa55-w0rd!"}\n\u0007' } };
+    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true });
+    const err = expectError(res, 'dial_failed');
+    expect(err.message).toContain('[redacted]');
+    expect(res.body).not.toContain('pa55-w0rd!');
+    expect(res.body).not.toContain('acme-sip');
+    const n = /cl_([0-9]+)/.exec(err.message)![1];
+    const status = await t.call('GET', `/v1/calls/cl_${n}`);
+    expect(status.json().dial_error).toContain('[redacted]');
+    expect(status.body).not.toContain('pa55-w0rd!');
+    expect(status.json().dial_error).not.toMatch(/[\u0000-\u001f]/);
   });
 
   it('reports a LiveKit credentials problem in plain words, without the secret', async () => {
@@ -218,6 +250,10 @@ describe('exactly once', () => {
       expect(again.message).toContain(`cl_${n}`);
       expect(fake.sipParticipants().length - before).toBe(1);
       expect((await app.call('GET', `/v1/calls/cl_${n}`)).json()).toMatchObject({ dial_status: 'unknown', status: 'in_progress' });
+      // The key stays bound to that request: another body under it is a reuse, a prepare-only one too.
+      expectError(await app.call('POST', '/v1/calls', { ...body, to: '+919812345678' }, { headers: { 'idempotency-key': 'slow-1' } }), 'idempotency_key_reuse');
+      expectError(await app.call('POST', '/v1/calls', { ...body, dial: false }, { headers: { 'idempotency-key': 'slow-1' } }), 'idempotency_key_reuse');
+      expect(fake.sipParticipants().length - before).toBe(1);
       // A new key is a new call.
       expect((await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-2' } })).statusCode).toBe(201);
     } finally {

@@ -200,6 +200,11 @@ describe('daily budget', () => {
       expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_nope', to: TO }), 'not_found');
       // A rejected call is not stored under its key: it runs again once there is room.
       expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }, { headers: { 'idempotency-key': 'b1' } }), 'rate_limit_exceeded');
+      const open = (await b.call('GET', '/v1/calls?status=in_progress&limit=100')).json().data as Array<{ session_id: string }>;
+      for (const c of open) await b.call('POST', `/v1/sessions/${c.session_id}/end`);
+      const retried = await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }, { headers: { 'idempotency-key': 'b1' } });
+      expect(retried.statusCode, retried.body).toBe(201);
+      expect(retried.headers['idempotency-replayed']).toBeUndefined();
     } finally {
       await b.close();
     }
@@ -212,6 +217,33 @@ describe('daily budget', () => {
       const codes = results.map((r) => r.statusCode);
       expect(codes.filter((c) => c === 201)).toHaveLength(1);
       expect(codes.filter((c) => c === 429)).toHaveLength(19);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('admits a call while the tenant is below its budget, even one smaller than a reservation', async () => {
+    const b = await makeTestApp({ tenant_daily_budget_inr: 1, call_reservation_inr: 2 }, { now: () => clock });
+    try {
+      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('stops counting a reservation once the call could no longer be running (max_call_duration_s after it was placed)', async () => {
+    let now = Date.parse('2026-11-21T09:00:00+05:30') / 1000;
+    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { now: () => now });
+    try {
+      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, max_call_duration_s: 600 })).statusCode).toBe(201);
+      now += 599;
+      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      now += 2;
+      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      // That one holds the default 1800 s.
+      now += 1799;
+      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
     } finally {
       await b.close();
     }

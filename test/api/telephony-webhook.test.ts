@@ -103,6 +103,7 @@ describe('inbound calls', () => {
 
   it('refuses unsigned, tampered, Bearer-prefixed, foreign-signed and expired deliveries with 401, recording nothing', async () => {
     const body = JSON.stringify({ event: 'participant_joined', id: 'EV_bad', participant: { identity: 'sip_x', kind: 'SIP', attributes: { 'sip.callID': 'SCL_bad', 'sip.ruleID': 'SDR', 'sip.trunkPhoneNumber': DID } } });
+    const eventsBefore = (await t.call('GET', '/v1/telephony/check')).json().events;
     const post = (headers: Record<string, string>, payload = body) => fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/webhook+json', ...headers }, body: payload });
     const expired = (() => {
       const now = Math.floor(Date.now() / 1000);
@@ -128,9 +129,12 @@ describe('inbound calls', () => {
     }
     await settle();
     expect((await calls()).some((c) => c.provider_call_id === 'SCL_bad')).toBe(false);
-    // A correctly signed copy of the same body is accepted.
+    expect((await t.call('GET', '/v1/telephony/check')).json().events).toEqual(eventsBefore);
+    // A correctly signed copy of the same body is accepted, and answered.
     const ok = await post({ authorization: fake.signWebhook(body) });
     expect(ok.status).toBe(200);
+    await settle();
+    expect((await calls()).some((c) => c.provider_call_id === 'SCL_bad')).toBe(true);
   });
 
   it('counts and logs unknown and unbound numbers without opening anything', async () => {
@@ -144,6 +148,31 @@ describe('inbound calls', () => {
     expect(check.ok).toBe(true);
     expect(check.events.since_start).toMatchObject({ unknown_number: 1, unbound_number: 1 });
     expect(check.events.recorded).toMatchObject({ unknown_number: 1, unbound_number: 1 });
+  });
+
+  it('does not answer a number two tenants registered (either could be the wrong one)', async () => {
+    const shared = '+918069004444';
+    expect((await t.call('POST', '/v1/numbers', { number: shared, agent_id: 'ag_clinic_booking' })).statusCode).toBe(201);
+    const other = t.tenantKey('mallory');
+    await t.agent('ag_grabber', { key: other });
+    expect((await t.call('POST', '/v1/numbers', { number: shared, agent_id: 'ag_grabber' }, { key: other })).statusCode).toBe(201);
+    const call = await fake.simulateInbound({ from: CALLER, to: shared });
+    await settle();
+    expect((await calls()).some((c) => c.provider_call_id === call.callId)).toBe(false);
+    expect((await t.call('GET', '/v1/calls', undefined, { key: other })).json().data).toEqual([]);
+    expect((await t.call('GET', '/v1/telephony/check')).json().events.since_start).toMatchObject({ ambiguous_number: 1 });
+  });
+
+  it('answers 5xx, not 401, when a valid delivery cannot be recorded, so LiveKit delivers it again', async () => {
+    const repo = t.runtime.services.repos.telephonyEvents;
+    const insert = repo.insert.bind(repo);
+    repo.insert = () => { throw new Error('disk I/O error'); };
+    try {
+      const call = await fake.simulateInbound({ from: CALLER, to: DID });
+      expect(call.status).toBe(500);
+    } finally {
+      repo.insert = insert;
+    }
   });
 
   it('ignores events that are not a SIP participant joining or leaving', async () => {

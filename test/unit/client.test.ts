@@ -166,6 +166,14 @@ describe('VagentClient.placeCall', () => {
     expect(new Set(s.seen.map((r) => r.key)).size).toBe(1);
   });
 
+  it('after waiting out its own in-progress attempt, reports that attempt\'s failure (the daemon answers it from the key) and stops', async () => {
+    const s = await scriptedServer(['drop', { status: 409, code: 'idempotency_key_in_progress' }, { status: 502, code: 'dial_failed' }, 201]);
+    const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5], inProgressWaitMs: 5000 });
+    await expect(client.placeCall(CALL)).rejects.toMatchObject({ status: 502, code: 'dial_failed' });
+    expect(s.seen).toHaveLength(3);
+    expect(new Set(s.seen.map((r) => r.key)).size).toBe(1);
+  });
+
   it('gives up waiting after inProgressWaitMs with the daemon\'s error', async () => {
     const s = await scriptedServer(['drop', { status: 409, code: 'idempotency_key_in_progress' }]);
     const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5], inProgressWaitMs: 300 });

@@ -28,7 +28,11 @@ export interface CallRow {
   dial_error: string | null;
   /** The `Idempotency-Key` a dial was placed under, so a retry never dials again. */
   idempotency_key: string | null;
+  /** The fingerprint of that request (a retry with another body is `idempotency_key_reuse`). */
+  idempotency_print: string | null;
   reserved_micro: number;
+  /** Epoch seconds after which the reservation no longer counts (the call's longest possible end). */
+  reserve_until: number;
   created_at: number;
 }
 
@@ -55,14 +59,16 @@ export class CallRepo {
   constructor(db: Db) {
     this.q = {
       insert: db.prepare(`INSERT INTO calls (id, session_seq, tenant_id, agent_id, direction, to_number, from_number, dial_status,
-          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, reserved_micro, created_at)
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, created_at)
         VALUES (@id, @session_seq, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
-          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @reserved_micro, @created_at)`),
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @created_at)`),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
       outcome: db.prepare(`UPDATE calls SET dial_status = @dial_status, provider_call_id = @provider_call_id, dial_error = @dial_error,
-          idempotency_key = @idempotency_key WHERE id = @id`),
+          idempotency_key = @idempotency_key, idempotency_print = CASE WHEN @idempotency_key IS NULL THEN NULL ELSE idempotency_print END
+        WHERE id = @id`),
+      ringing: db.prepare(`UPDATE calls SET dial_status = 'ringing', provider_call_id = ? WHERE id = ? AND dial_status = 'dialling'`),
       unknownAfterCrash: db.prepare(`UPDATE calls SET dial_status = 'unknown',
           dial_error = 'vagent stopped while LiveKit was dialling; not dialled again' WHERE dial_status = 'dialling'`),
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
@@ -72,7 +78,7 @@ export class CallRepo {
           WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
         SELECT COALESCE(SUM(MAX(
           COALESCE(json_extract(day.m, '$.cost.llm'), 0) + COALESCE(json_extract(day.m, '$.cost.tts'), 0) + COALESCE(json_extract(day.m, '$.cost.stt'), 0),
-          CASE WHEN day.status = 'open' THEN COALESCE(c.reserved_micro, 0) ELSE 0 END)), 0)
+          CASE WHEN day.status = 'open' AND c.reserve_until > @now THEN c.reserved_micro ELSE 0 END)), 0)
         FROM day LEFT JOIN calls c ON c.session_seq = day.seq`).pluck(),
     };
   }
@@ -89,6 +95,11 @@ export class CallRepo {
   setDialOutcome(id: number, o: { dial_status: DialStatus; provider_call_id: string | null; dial_error: string | null; idempotency_key: string | null }): void {
     this.q.outcome.run({ id, ...o });
   }
+  /**
+   * Records that LiveKit accepted the dial of call `id`, unless a webhook already settled it
+   * (a callee who refused at once can be reported before the dial's answer is committed).
+   */
+  markRinging(id: number, providerCallId: string): void { this.q.ringing.run(providerCallId, id); }
   /** Start-up: dials the previous process left in flight become `unknown`. Returns how many. */
   markInterruptedDials(): number { return this.q.unknownAfterCrash.run().changes; }
   /**
@@ -100,11 +111,11 @@ export class CallRepo {
   }
   /**
    * The tenant's spend over sessions created in `[start, end)` (epoch seconds), in
-   * micro-rupees: each session's cost, or the reservation of its call while it is open when
-   * that is more.
+   * micro-rupees: each session's cost, or the reservation of its call while it is open (and
+   * `now` is before its `reserve_until`) when that is more.
    */
-  spendMicro(tenantId: string, start: number, end: number): number {
-    return Number(this.q.spend.get({ tenant: tenantId, start, end }));
+  spendMicro(tenantId: string, start: number, end: number, now: number): number {
+    return Number(this.q.spend.get({ tenant: tenantId, start, end, now }));
   }
 }
 

@@ -67,6 +67,7 @@ export class NumberRepo {
         VALUES (@id, @tenant_id, @number, @trunk_id, @agent_id, @label, @created_at)`),
       get: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? AND number = ?'),
       getAny: db.prepare('SELECT * FROM numbers WHERE number = ? ORDER BY seq LIMIT 1'),
+      allTenants: db.prepare('SELECT * FROM numbers WHERE number = ? ORDER BY seq'),
       list: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? ORDER BY number'),
       bind: db.prepare('UPDATE numbers SET agent_id = ? WHERE id = ?'),
       del: db.prepare('DELETE FROM numbers WHERE id = ?'),
@@ -82,6 +83,8 @@ export class NumberRepo {
   }
   /** The oldest record of `number` in any tenant (audit-mode resolution, inbound routing). */
   getAnyTenant(number: string): NumberRow | undefined { return this.q.getAny.get(number) as NumberRow | undefined; }
+  /** Every tenant's record of `number`, oldest first (inbound routing refuses a number held twice). */
+  everyTenant(number: string): NumberRow[] { return this.q.allTenants.all(number) as NumberRow[]; }
   /** A number record by `num_…` id, whatever its tenant. */
   byId(id: string): NumberRow | undefined { return this.q.byId.get(id) as NumberRow | undefined; }
   /** The tenant's records sorted by number. */

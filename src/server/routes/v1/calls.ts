@@ -27,6 +27,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
       },
     }, async (request, reply) => calls.place(callerOf(request), request.body, {
       idempotencyKey: request.idem?.key ?? null,
+      idempotencyPrint: request.idem?.print ?? null,
       commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
       onDispatchError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
         'media agent dispatch failed; the call is ringing without an agent'),

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.js';
 import type { Services } from '../../../services/index.js';
+import { WebhookSignatureError } from '../../../services/inbound.js';
 import { callerOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas.js';
 import { TelephonyCheckSchema } from '../../call-schemas.js';
@@ -39,7 +40,9 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
       try {
         outcome = await services.inbound.receive(raw, Array.isArray(auth) ? auth[0] : auth);
       } catch (err) {
-        log().warn({ reason: err instanceof Error ? err.message.slice(0, 200) : 'invalid' }, 'LiveKit webhook refused: signature not valid');
+        // Anything but a bad signature is the daemon's failure: a 5xx, which LiveKit retries.
+        if (!(err instanceof WebhookSignatureError)) throw err;
+        log().warn({ reason: err.message }, 'LiveKit webhook refused: signature not valid');
         throw new ApiError('unauthorized', 'webhook signature not valid: LiveKit signs with the API key and secret vagent is configured with');
       }
       return { received: true as const, duplicate: outcome.recorded && outcome.duplicate, recorded: outcome.recorded };
