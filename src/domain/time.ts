@@ -1,4 +1,4 @@
-/** ISO 8601 reference times (`context.now`, `vagent chat --now`). */
+/** ISO 8601 reference times (`context.now`, `vagent chat --now`) and local calendar days (the daily budget). */
 
 /** Epoch ms of an ISO 8601 date-time that starts `YYYY-MM-DD`, or null when `value` is not one. */
 export function isoTimeMs(value: unknown): number | null {
@@ -7,15 +7,68 @@ export function isoTimeMs(value: unknown): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-/** Offset of `timeZone` from UTC at instant `ms`, in ms (e.g. +19 800 000 for Asia/Kolkata). */
-function zoneOffsetMs(ms: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  }).formatToParts(new Date(ms));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-  return asUtc - Math.floor(ms / 1000) * 1000;
+/** Formatters by time-zone name; an unknown name throws before it is cached. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Distinct names kept; beyond it the cache starts afresh (names differing in case are distinct keys). */
+const MAX_FORMATTERS = 64;
+
+/** A cached `Intl.DateTimeFormat` giving the local date and 24-hour time in `timeZone`. */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(timeZone, f);
+  }
+  return f;
 }
+
+/** Local wall time at an instant: the date and the seconds since local midnight. */
+interface LocalTime {
+  year: number;
+  month: number;
+  day: number;
+  /** `year * 10 000 + month * 100 + day`: orders local dates. */
+  dayKey: number;
+  secondOfDay: number;
+}
+
+/** The local wall time at epoch second `s` by formatter `f`. */
+function localAt(f: Intl.DateTimeFormat, s: number): LocalTime {
+  let year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  for (const p of f.formatToParts(new Date(s * 1000))) {
+    switch (p.type) {
+      case 'year': year = Number(p.value); break;
+      case 'month': month = Number(p.value); break;
+      case 'day': day = Number(p.value); break;
+      case 'hour': hour = Number(p.value); break;
+      case 'minute': minute = Number(p.value); break;
+      case 'second': second = Number(p.value); break;
+      default: break;
+    }
+  }
+  return { year, month, day, dayKey: year * 10_000 + month * 100 + day, secondOfDay: hour * 3600 + minute * 60 + second };
+}
+
+/**
+ * The first whole second in `(lo, hi]` for which `test` holds, given `test(lo)` is false and
+ * `test(hi)` true (binary search: `test` is monotone here).
+ */
+function firstSecond(lo: number, hi: number, test: (s: number) => boolean): number {
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (test(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+const HOUR = 3600;
+const DAY = 86_400;
+/** How far either side of the naive guess a boundary is searched first (offset changes are at most a few hours). */
+const WINDOW = 3 * HOUR;
 
 /**
  * The calendar day containing `epochS` in `timeZone` (an IANA name), as `[start, end)` in
@@ -23,21 +76,45 @@ function zoneOffsetMs(ms: number, timeZone: string): number {
  * Used for the daily spend budget (DESIGN.md §4 "Costs": the day boundary is the `timezone`
  * setting).
  *
- * @throws RangeError for an unknown time zone.
+ * `start` is the first second whose local date is `date` and `end` the first second whose
+ * local date is later, so `start <= epochS < end` always holds, also where local midnight
+ * does not exist (DST starting at 00:00, as in America/Santiago or America/Havana: the day
+ * then starts at 01:00). Both are whole seconds; `epochS` may have a fraction.
+ *
+ * @param epochS an instant, in epoch seconds.
+ * @param timeZone an IANA time-zone name such as `Asia/Kolkata`.
+ * @throws RangeError for an unknown time zone (or a non-finite `epochS`).
  */
 export function dayBounds(epochS: number, timeZone: string): { start: number; end: number; date: string } {
-  const ms = epochS * 1000;
-  const local = new Date(ms + zoneOffsetMs(ms, timeZone));
-  const y = local.getUTCFullYear();
-  const m = local.getUTCMonth();
-  const d = local.getUTCDate();
-  // Local midnight → UTC: subtract the offset in force at that midnight (checked twice for DST).
-  const midnight = (year: number, month: number, day: number) => {
-    const naive = Date.UTC(year, month, day);
-    let utc = naive - zoneOffsetMs(naive, timeZone);
-    utc = naive - zoneOffsetMs(utc, timeZone);
-    return utc / 1000;
-  };
-  const date = `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-  return { start: midnight(y, m, d), end: midnight(y, m, d + 1), date };
+  const f = formatterFor(timeZone);
+  const t = Math.floor(epochS);
+  const here = localAt(f, t);
+  const onOrAfter = (s: number) => localAt(f, s).dayKey >= here.dayKey;
+  const after = (s: number) => localAt(f, s).dayKey > here.dayKey;
+
+  // Start: the first second whose date is this one (`t` has it). Most days it is the naive guess,
+  // local midnight at the offset in force at `t`; else binary-search around the guess.
+  const guess = t - here.secondOfDay;
+  let start = guess;
+  if (!onOrAfter(guess) || onOrAfter(guess - 1)) {
+    let lo = guess - WINDOW;
+    while (onOrAfter(lo)) lo -= DAY;
+    let hi = Math.min(guess + WINDOW, t);
+    if (hi <= lo || !onOrAfter(hi)) hi = t;
+    start = firstSecond(lo, hi, onOrAfter);
+  }
+
+  // End: the first second whose date is later (`t` does not have one), searched likewise.
+  const endGuess = guess + DAY;
+  let end = endGuess;
+  if (!after(endGuess) || after(endGuess - 1)) {
+    let hi = Math.max(endGuess + WINDOW, t + 1);
+    while (!after(hi)) hi += DAY;
+    let lo = Math.max(endGuess - WINDOW, t);
+    if (lo >= hi || after(lo)) lo = t;
+    end = firstSecond(lo, hi, after);
+  }
+
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  return { start, end, date: `${pad(here.year, 4)}-${pad(here.month, 2)}-${pad(here.day, 2)}` };
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { DIAL_LIMITS } from '../domain/calls.js';
+import { RequestContext } from './session-schemas.js';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
@@ -24,7 +25,7 @@ export const PlaceCallBody = z.object({
   to: z.string({ error: `to is required: the number to call, in E.164 such as ${EXAMPLE_DID}` })
     .regex(E164_PATTERN, { error: `to must be an E.164 number such as ${EXAMPLE_DID}` }),
   from: e164('from').nullish(),
-  context: z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' }).nullish(),
+  context: RequestContext.nullish(),
   title: text(200, 'title').nullish(),
   customer_name: text(200, 'customer_name').nullish(),
   dial: z.boolean({ error: 'dial must be true or false' }).nullish(),

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
+import { jsonDepthAtMost, MAX_CONTEXT_DEPTH } from '../domain/json.js';
+import { isoTimeMs } from '../domain/time.js';
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
@@ -14,10 +16,26 @@ const text = (max: number, what: string) => z.string({ error: `${what} must be a
 /** Longest caller utterance accepted on a turn, in characters. */
 export const MAX_TURN_TEXT = 4000;
 
-const context = z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' });
+/**
+ * A request's `context` (free JSON, used by sessions and calls): an object nested at most
+ * {@link MAX_CONTEXT_DEPTH} levels (checked without recursion: deeper values would overflow
+ * the stack of whatever walks them later), whose `now`, when given and not null, is an ISO 8601
+ * date-time (the session's reference time). Issues on `now` have the path `context.now`.
+ */
+export const RequestContext = z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' })
+  .superRefine((value, ctx) => {
+    if (!jsonDepthAtMost(value, MAX_CONTEXT_DEPTH)) {
+      ctx.addIssue({ code: 'custom', message: `context is nested too deeply: at most ${MAX_CONTEXT_DEPTH} levels`, input: value });
+      return;
+    }
+    const now = value.now;
+    if (now !== undefined && now !== null && isoTimeMs(now) === null) {
+      ctx.addIssue({ code: 'custom', message: 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', path: ['now'], input: now });
+    }
+  });
 
 const openFields = {
-  context: context.nullish(),
+  context: RequestContext.nullish(),
   customer_name: text(200, 'customer_name').nullish(),
   customer_phone: z.string({ error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` })
     .regex(E164_PATTERN, { error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` }).nullish(),

@@ -163,3 +163,38 @@ describe('a session across a restart', () => {
     }
   });
 });
+
+describe('a hostile or malformed context', () => {
+  const count = (app: TestApp) => app.runtime.services.repos.store.db.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number;
+  /** JSON text of `fields` plus a `context` nested `levels` deep, built without recursion (JSON.stringify would overflow). */
+  const deepBody = (fields: Record<string, unknown>, levels: number) =>
+    JSON.stringify({ ...fields, context: 0 }).replace(/0\}$/, `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}}`);
+  const headers = { 'content-type': 'application/json' };
+
+  it('context.now that is not an ISO 8601 time is invalid_request on context.now, checked before the agent', async () => {
+    t = await makeTestApp({}, { speech: testSpeech() });
+    for (const now of ['x', 'tomorrow', '2026-13-45T00:00:00Z', 1_780_000_000, false]) {
+      for (const agent of ['ag_clinic_booking', 'ag_nope']) {
+        const open = expectError(await t.call('POST', '/v1/sessions', { agent_id: agent, context: { now } }), 400, 'invalid_request', 'context.now');
+        expect(open.message).toBe('context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30');
+        expectError(await t.call('POST', `/v1/agents/${agent}/load`, { context: { now } }), 400, 'invalid_request', 'context.now');
+      }
+    }
+    expect(count(t)).toBe(0);
+    expect((await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: null } })).statusCode).toBe(201);
+  });
+
+  it('a context nested 100 000 levels deep is invalid_request, not a crash, and opens nothing', async () => {
+    t = await makeTestApp({}, { speech: testSpeech() });
+    const deep = deepBody({ agent_id: 'ag_clinic_booking' }, 100_000);
+    expect(deep.length).toBeLessThan(t.settings.body_limit_bytes);
+    const err = expectError(await t.call('POST', '/v1/sessions', deep, { headers }), 400, 'invalid_request', 'context');
+    expect(err.message).toBe('context is nested too deeply: at most 32 levels');
+    expectError(await t.call('POST', '/v1/agents/ag_clinic_booking/load', deepBody({}, 100_000), { headers }), 400, 'invalid_request', 'context');
+    expectError(await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 33), { headers }), 400, 'invalid_request', 'context');
+    expect(count(t)).toBe(0);
+    const ok = await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 32), { headers });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(count(t)).toBe(1);
+  });
+});
