@@ -219,7 +219,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', '1'])).code).toBe(0);
     const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default is over its daily budget of ₹1/m);
+    expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
     expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? of ₹1 spent \(\d+%\)/m);
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', 'default'])).code).toBe(0);
