@@ -10,7 +10,6 @@ import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
 import { openRuntime } from './runtime.js';
-import { LiveKitTelephony } from '../telephony/livekit.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
 
 /** A running daemon. */
@@ -44,8 +43,12 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
+    // The LiveKit SDK (and its protobuf types) is loaded only when LiveKit is configured.
     const telephony = lk.url && lk.api_key && lk.api_secret
-      ? new LiveKitTelephony({ url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name, requestTimeoutS: lk.request_timeout_s, waitUntilAnswered: lk.wait_until_answered })
+      ? new (await import('../telephony/livekit.js')).LiveKitTelephony({
+        url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name,
+        requestTimeoutS: lk.request_timeout_s, waitUntilAnswered: lk.wait_until_answered,
+      })
       : undefined;
     const policy = { allowHttp: settings.inbound_webhook_allow_http, allowPrivate: settings.inbound_webhook_allow_private, timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS };
     runtime = openRuntime(settings, {
