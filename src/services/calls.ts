@@ -69,6 +69,9 @@ export interface PlaceContext<R> {
   onDispatchError?: (err: unknown, callId: string) => void;
 }
 
+/** What the session service's open view gives a call: its id and creation time (epoch seconds). */
+type OpenedView = { session_id: string; created_at: number };
+
 /** The room and SIP participant identity of call `cl_<n>` (DESIGN.md §7). */
 export function callRoom(n: number): { roomName: string; identity: string } {
   return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
@@ -134,9 +137,11 @@ export class CallService {
 
     const from = input.from ?? null;
     return this.sessions.open(caller, this.sessionInput(input), (fn) => ctx.commit(() => {
-      const opened = fn() as { session_id: string };
+      const opened = fn() as OpenedView;
       const n = parseSessionNumber(opened.session_id)!;
-      this.insertCall(caller, n, input, { dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, idempotency_print: null, from_number: from });
+      this.insertCall(caller, n, opened.created_at, input, {
+        dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, idempotency_print: null, from_number: from,
+      });
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: opened.session_id, agent_id: agentRow.id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'prepared', dial_required: true,
@@ -183,12 +188,11 @@ export class CallService {
     let n = 0;
     let sessionId = '';
     await this.sessions.open(caller, this.sessionInput(input), (fn) => store.write(() => {
-      const opened = fn() as { session_id: string };
+      const opened = fn() as OpenedView;
       sessionId = opened.session_id;
       n = parseSessionNumber(sessionId)!;
-      const { roomName } = callRoom(n);
-      this.insertCall(caller, n, input, {
-        dial_status: 'dialling', trunk_id: trunk.id, room_name: roomName, idempotency_key: ctx.idempotencyKey,
+      this.insertCall(caller, n, opened.created_at, input, {
+        dial_status: 'dialling', trunk_id: trunk.id, room_name: callRoom(n).roomName, idempotency_key: ctx.idempotencyKey,
         idempotency_print: ctx.idempotencyKey === null ? null : ctx.idempotencyPrint, from_number: callerId,
       });
       return opened;
@@ -267,17 +271,19 @@ export class CallService {
     };
   }
 
-  /** Inserts the call row of session `n`, with the budget check and reservation in the same write. */
-  private insertCall(caller: Caller, n: number, input: PlaceCallInput,
+  /**
+   * Inserts call `cl_<n>` of session `se_<n>`, opened at `openedAt` (epoch seconds), with the
+   * budget check and reservation in the same write.
+   */
+  private insertCall(caller: Caller, n: number, openedAt: number, input: PlaceCallInput,
     d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null; idempotency_print: string | null; from_number: string | null }): void {
     const reserved = this.budget.reserveTx(caller.tenantId);
-    const session = this.deps.repos.sessions.get(n)!;
     this.deps.repos.calls.insert({
-      id: n, session_seq: session.seq, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
+      id: n, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
       to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
       provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
-      reserved_micro: reserved, created_at: session.created_at,
-      reserve_until: session.created_at + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
+      reserved_micro: reserved,
+      reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }
 

@@ -14,7 +14,7 @@
  * - Unknown or unbound numbers are logged (masked) and counted; nothing throws out of here.
  */
 import { isE164, maskNumber } from '../domain/e164.js';
-import { isAgentId } from '../domain/ids.js';
+import { isAgentId, parseSessionNumber } from '../domain/ids.js';
 import type { TelephonyEventRow } from '../store/index.js';
 import type { AgentService } from './agents.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -198,12 +198,11 @@ export class InboundService {
         context: { call: { direction: 'inbound', to, from } },
       }, (fn) => this.deps.repos.store.write(() => {
         const opened = fn() as { session_id: string };
-        callN = Number(opened.session_id.slice(3));
-        const session = this.deps.repos.sessions.get(callN)!;
+        callN = parseSessionNumber(opened.session_id)!;
         this.deps.repos.calls.insert({
-          id: callN, session_seq: session.seq, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
+          id: callN, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
           dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
-          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, created_at: session.created_at,
+          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0,
         });
         this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
         return opened;

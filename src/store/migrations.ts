@@ -148,7 +148,8 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
       ALTER TABLE tenants ADD COLUMN inbound_webhook_secret_sealed BLOB;
 
-      -- One call per session: id is the session's number (call cl_<N> of session se_<N>).
+      -- One call per session: id is the session's number (call cl_<N> of session se_<N>), so the
+      -- session row (its tenant, creation time, status, end and metrics) is found by id.
       -- dial_status: not_dialled (prepared), dialling (claim committed, LiveKit not yet answered),
       -- ringing (LiveKit accepted the dial), failed, unknown (no answer from LiveKit, or the
       -- daemon stopped mid-dial: never re-dialled blindly), answered (inbound).
@@ -157,8 +158,7 @@ export const MIGRATIONS: readonly Migration[] = [
       -- idempotency_print: the fingerprint of the request a dial was placed under.
       CREATE TABLE calls (
         seq INTEGER PRIMARY KEY,
-        id INTEGER NOT NULL UNIQUE,
-        session_seq INTEGER NOT NULL UNIQUE REFERENCES sessions(seq),
+        id INTEGER NOT NULL UNIQUE REFERENCES sessions(id),
         tenant_id TEXT NOT NULL REFERENCES tenants(id),
         agent_id TEXT NOT NULL,
         direction TEXT NOT NULL CHECK (direction IN ('outbound', 'inbound')),
@@ -173,7 +173,6 @@ export const MIGRATIONS: readonly Migration[] = [
         idempotency_print TEXT,
         reserved_micro INTEGER NOT NULL DEFAULT 0,
         reserve_until REAL NOT NULL DEFAULT 0,
-        created_at REAL NOT NULL,
         UNIQUE (tenant_id, idempotency_key)
       ) STRICT;
       CREATE INDEX calls_tenant ON calls(tenant_id, seq);

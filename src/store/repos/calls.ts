@@ -11,9 +11,8 @@ export type { DialStatus };
 /** A call row. Phone numbers are E.164; times are epoch seconds; money is micro-rupees. */
 export interface CallRow {
   seq: number;
-  /** The session number N (call `cl_<N>`). */
+  /** The session number N (call `cl_<N>` of session `se_<N>`). */
   id: number;
-  session_seq: number;
   tenant_id: string;
   agent_id: string;
   direction: 'outbound' | 'inbound';
@@ -33,11 +32,12 @@ export interface CallRow {
   reserved_micro: number;
   /** Epoch seconds after which the reservation no longer counts (the call's longest possible end). */
   reserve_until: number;
-  created_at: number;
 }
 
 /** A call row with what its session adds: open/ended, end time, customer name, metrics JSON. */
 export interface CallWithSession extends CallRow {
+  /** When the call's session opened, epoch seconds. */
+  created_at: number;
   session_status: 'open' | 'ended';
   ended_at: number | null;
   customer_name: string | null;
@@ -49,8 +49,8 @@ export interface CallWithSession extends CallRow {
 const METRICS = `CASE WHEN s.status = 'ended' THEN s.metrics
   ELSE COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) END`;
 
-const WITH_SESSION = `SELECT c.*, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
-  FROM calls c JOIN sessions s ON s.seq = c.session_seq`;
+const WITH_SESSION = `SELECT c.*, s.created_at, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
+  FROM calls c JOIN sessions s ON s.id = c.id`;
 
 /** Call queries over one connection. */
 export class CallRepo {
@@ -58,10 +58,10 @@ export class CallRepo {
 
   constructor(db: Db) {
     this.q = {
-      insert: db.prepare(`INSERT INTO calls (id, session_seq, tenant_id, agent_id, direction, to_number, from_number, dial_status,
-          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, created_at)
-        VALUES (@id, @session_seq, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
-          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @created_at)`),
+      insert: db.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, from_number, dial_status,
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until)
+        VALUES (@id, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until)`),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
@@ -74,16 +74,16 @@ export class CallRepo {
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
           AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
       spend: db.prepare(`WITH day AS (
-          SELECT s.seq, s.status, ${METRICS} AS m FROM sessions s
+          SELECT s.id, s.status, ${METRICS} AS m FROM sessions s
           WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
         SELECT COALESCE(SUM(MAX(
           COALESCE(json_extract(day.m, '$.cost.llm'), 0) + COALESCE(json_extract(day.m, '$.cost.tts'), 0) + COALESCE(json_extract(day.m, '$.cost.stt'), 0),
           CASE WHEN day.status = 'open' AND c.reserve_until > @now THEN c.reserved_micro ELSE 0 END)), 0)
-        FROM day LEFT JOIN calls c ON c.session_seq = day.seq`).pluck(),
+        FROM day LEFT JOIN calls c ON c.id = day.id`).pluck(),
     };
   }
 
-  /** Inserts a call; returns its `seq`. @throws on a duplicate id, session or (tenant, key). */
+  /** Inserts the call of session `row.id`; returns its `seq`. @throws on a duplicate id or (tenant, key), or no such session. */
   insert(row: Omit<CallRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
   get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }
