@@ -16,7 +16,6 @@
 import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId, parseSessionNumber } from '../domain/ids.js';
 import type { TelephonyEventRow } from '../store/index.js';
-import type { AgentService } from './agents.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
 import type { SessionService } from './sessions.js';
@@ -53,7 +52,6 @@ export class InboundService {
 
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly agents: AgentService,
     private readonly sessions: SessionService,
     private readonly telephony: TelephonyPort,
     private readonly credentials: CredentialBox,
@@ -84,12 +82,13 @@ export class InboundService {
     const callKey = p.attributes['sip.callID'] || `${ev.room?.name ?? ''}/${p.identity}`;
     const kind = ev.event === 'participant_joined' ? 'inbound_call' : 'sip_left';
     const eventKey = `${ev.event}:${callKey}`;
-    const seq = await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, JSON.stringify(ev), this.deps.now()));
+    const payload = JSON.stringify(ev);
+    const seq = await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.now()));
     if (seq === null) {
       this.count('duplicate_delivery');
       return { recorded: true, duplicate: true, event: ev.event };
     }
-    this.schedule(callKey, { seq, event_key: eventKey, kind, payload: JSON.stringify(ev) });
+    this.schedule(callKey, { seq, event_key: eventKey, kind, payload });
     return { recorded: true, duplicate: false, event: ev.event };
   }
 

@@ -75,7 +75,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const calls = new CallService(deps, agents, sessions, trunks, budget, telephony);
   const silent: InboundLog = { info: () => {}, warn: () => {} };
   const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
-  const inbound = new InboundService(deps, agents, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
+  const inbound = new InboundService(deps, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
   return {
     budget,
     calls,
