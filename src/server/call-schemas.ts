@@ -5,14 +5,8 @@
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { DIAL_LIMITS } from '../domain/calls.js';
+import { CostSchema as Cost, namedE164 as e164, namedText as text } from './schemas.js';
 import { RequestContext } from './session-schemas.js';
-
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
-  .max(max, { error: `${what} must be at most ${max} characters` })
-  .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
-const e164 = (what: string) => z.string({ error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` })
-  .regex(E164_PATTERN, { error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` });
 const seconds = (name: keyof typeof DIAL_LIMITS) => {
   const { min, max } = DIAL_LIMITS[name];
   const msg = `${name} must be a whole number of seconds from ${min} to ${max}`;
@@ -33,8 +27,6 @@ export const PlaceCallBody = z.object({
   ringing_timeout_s: seconds('ringing_timeout_s'),
   max_call_duration_s: seconds('max_call_duration_s'),
 }, { error: 'request body must be a JSON object with agent_id and to' });
-
-const Cost = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() });
 
 /** The placement response. */
 export const CallPlacementSchema = z.object({

@@ -11,6 +11,18 @@ const e164 = z.string({ error: `must be an E.164 number such as ${EXAMPLE_DID}` 
   .regex(E164_PATTERN, { error: `must be an E.164 number such as ${EXAMPLE_DID}` });
 /** An unpaired UTF-16 surrogate (with the `u` flag, a valid pair is one code point and does not match). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Free text of at most `max` characters whose errors name the field `what` (lone surrogates refused, as {@link text}). */
+export const namedText = (max: number, what: string) => z.string({ error: `${what} must be a string` })
+  .max(max, { error: `${what} must be at most ${max} characters` })
+  .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
+
+/** An E.164 number whose errors name the field `what`. */
+export const namedE164 = (what: string) => z.string({ error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` })
+  .regex(E164_PATTERN, { error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` });
+
+/** The spec's `cost` object (INR). */
+export const CostSchema = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() }).meta({ id: 'Cost' });
 /** Free text that SQLite (UTF-8) stores exactly: a lone surrogate would come back as U+FFFD. */
 const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` })
   .refine((s) => !LONE_SURROGATE.test(s), { error: 'must be valid Unicode text (it has an unpaired surrogate escape such as \\ud800)' });

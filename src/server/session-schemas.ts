@@ -4,14 +4,9 @@
  * Clips, trace steps and summaries are open-ended (spec: Versioning 2): loose objects.
  */
 import { z } from 'zod';
-import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { jsonDepthAtMost, MAX_CONTEXT_DEPTH } from '../domain/json.js';
 import { isoTimeMs } from '../domain/time.js';
-
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const text = (max: number, what: string) => z.string({ error: `${what} must be a string` })
-  .max(max, { error: `${what} must be at most ${max} characters` })
-  .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
+import { CostSchema as Cost, namedE164, namedText as text } from './schemas.js';
 
 /** Longest caller utterance accepted on a turn, in characters. */
 export const MAX_TURN_TEXT = 4000;
@@ -37,8 +32,7 @@ export const RequestContext = z.record(z.string(), z.unknown(), { error: 'contex
 const openFields = {
   context: RequestContext.nullish(),
   customer_name: text(200, 'customer_name').nullish(),
-  customer_phone: z.string({ error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` })
-    .regex(E164_PATTERN, { error: `customer_phone must be an E.164 number such as ${EXAMPLE_DID}` }).nullish(),
+  customer_phone: namedE164('customer_phone').nullish(),
   title: text(200, 'title').nullish(),
 };
 
@@ -68,7 +62,6 @@ export const SessionParams = z.object({ session_id: z.string() });
 export const AgentParams = z.object({ agent_id: z.string() });
 
 const Clip = z.looseObject({ text: z.string(), audio_url: z.string().nullable(), livekit_wav_url: z.string().nullable() }).meta({ id: 'Clip' });
-const Cost = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() }).meta({ id: 'Cost' });
 const State = z.object({
   cursor: z.string(),
   step_done: z.boolean(),
