@@ -5,6 +5,7 @@
  * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
  */
 import crypto from 'node:crypto';
+import { DIAL_LIMITS } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
   Agent, AgentSummary, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
@@ -164,8 +165,6 @@ const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLO
 /** Failures a persistent write also retries: the request never left, so nothing can land twice. */
 const TRANSIENT_OR_REFUSED = new Set([...TRANSIENT, 'connection refused']);
 
-/** Seconds a dial rings when the request does not say (the daemon's default, DIAL_LIMITS). */
-const DEFAULT_RINGING_TIMEOUT_S = 30;
 /**
  * Headroom over a dial's ringing time, in milliseconds: the daemon answers a dial once the
  * callee picks up or the ringing times out (+2 s, `livekit.wait_until_answered`), then writes.
@@ -351,7 +350,7 @@ export class VagentClient {
   async placeCall(body: PlaceCallBody, options?: RequestOptions): Promise<CallPlacement> {
     const opts: RequestOptions = { ...withKey(options), persistent: true };
     if (body.dial === true) {
-      const dialMs = ((body.ringing_timeout_s ?? DEFAULT_RINGING_TIMEOUT_S) + 2) * 1000 + DIAL_HEADROOM_MS;
+      const dialMs = ((body.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default) + 2) * 1000 + DIAL_HEADROOM_MS;
       opts.timeoutMs ??= Math.max(this.timeoutMs, dialMs);
       opts.inProgressWaitMs ??= Math.max(this.inProgressWaitMs, dialMs);
     }

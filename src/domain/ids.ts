@@ -68,6 +68,9 @@ export const isTrunkId = (id: string): boolean => ID_PATTERNS.trunk.test(id);
 /** True when `id` is a well-formed agent id (`ag_[a-z0-9_]{1,64}`). */
 export const isAgentId = (id: string): boolean => ID_PATTERNS.agent.test(id);
 
+/** An `Idempotency-Key` header value (DESIGN.md §4): 1–255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
 /** Tenant names: a lowercase slug, 1–63 characters, starting with a letter or digit. */
 export const TENANT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

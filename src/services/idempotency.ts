@@ -14,9 +14,9 @@
 import crypto from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { ApiError } from '../domain/errors.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../domain/ids.js';
 import type { Repos } from '../store/index.js';
 
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** What a claim attempt found. */
 export type ClaimOutcome =
@@ -31,7 +31,7 @@ export type PeekOutcome = { kind: 'absent' } | { kind: 'replay'; status: number;
  * @throws ApiError invalid_request for an empty, over-long or non-printable key.
  */
 export function checkIdempotencyKey(key: string): void {
-  if (!KEY_PATTERN.test(key)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 printable ASCII characters', { param: 'Idempotency-Key' });
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { DIAL_LIMITS } from '../../domain/calls.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
@@ -45,8 +46,6 @@ export interface CallListFlags {
   all?: boolean;
 }
 
-/** The daemon's idempotency key rule (DESIGN.md §4): 1–255 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 const CALL_STATUSES = ['in_progress', 'completed'] as const;
 const CONTEXT_EXAMPLE = 'example: --context \'{"emi_amount": "12500"}\' or --context @context.json';
 
@@ -153,7 +152,7 @@ function explainPlaceError(err: unknown, key: string): unknown {
  */
 export async function place(ctx: CommandContext, flags: CallPlaceFlags): Promise<void> {
   const body = placeBody(flags);
-  if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(flags.idempotencyKey)) {
+  if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(flags.idempotencyKey)) {
     throw new UsageError('--idempotency-key must be 1 to 255 printable ASCII characters');
   }
   const key = flags.idempotencyKey ?? crypto.randomUUID();
