@@ -50,6 +50,14 @@ function spokenKey(speech: SpeechPort, text: string, language: string, voice: st
   return hit;
 }
 
+/**
+ * A text as the synthesiser is given it (`toSpokenText`), from the same memo as the replies:
+ * sessions opened with the same context (a campaign's calls) render the same prompts.
+ */
+export function spokenTextOf(speech: SpeechPort, text: string, language: string, voice: string): string {
+  return spokenKey(speech, text, language, voice)[0];
+}
+
 /** Builds audio URLs under a base (`public_url` or the daemon's address). */
 export function audioUrlOf(base: string, sha: string): string {
   return `${base}/v1/audio/${sha}.wav`;

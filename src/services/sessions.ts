@@ -14,13 +14,12 @@ import { addCost, costView, type CostInr } from '../domain/money.js';
 import { buildSummary, type SessionSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runTurn } from '../engine/turn.js';
 import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
-import { toSpokenText } from '../engine/spoken.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
-import { renderClips, type ClipView } from './clips.js';
+import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { emptyMetrics, sessionDetail, sessionTotals, type SessionMetrics, type StoredTurn } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
@@ -79,7 +78,6 @@ export interface SessionServiceOptions {
 export class SessionService {
   private readonly live = new Map<number, LiveSession>();
   private readonly locks = new Map<number, Promise<unknown>>();
-  private readonly spokenMemo = new Map<string, string>();
   private readonly maxCached: number;
 
   constructor(
@@ -328,27 +326,12 @@ export class SessionService {
     }
   }
 
-  /**
-   * `toSpokenText`, remembered: sessions opened with the same context (a campaign's calls)
-   * render the same prompts, and normalising them for speech costs ~0.1 ms each.
-   */
-  private spoken(text: string, language: string): string {
-    const key = `${language}\u0000${text}`;
-    let out = this.spokenMemo.get(key);
-    if (out === undefined) {
-      out = toSpokenText(text, language);
-      if (this.spokenMemo.size >= 10_000) this.spokenMemo.clear();
-      this.spokenMemo.set(key, out);
-    }
-    return out;
-  }
-
   /** Synthesises this session's rendered prompt templates ahead of need (best effort). */
   private async prepareSessionTexts(s: LiveSession): Promise<void> {
     const vars = { customer_name: s.customerName, context: s.context };
     const texts = s.agent.def.steps.flatMap((st) => [st.ask, st.reprompt ?? '']).concat(s.agent.def.closing)
       .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
-      .map((t) => this.spoken(renderTemplate(t, vars), s.agent.def.language));
+      .map((t) => spokenTextOf(this.speech, renderTemplate(t, vars), s.agent.def.language, s.voice));
     if (texts.length > 0) await this.speech.prepare(texts, s.voice);
   }
 }
