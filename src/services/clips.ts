@@ -120,7 +120,7 @@ export async function renderClips(
   if (have.length === 1) audioUrl = audioUrlOf(baseUrl, have[0]!);
   else if (have.length > 1) {
     try {
-      audioUrl = audioUrlOf(baseUrl, speech.combine(have));
+      audioUrl = audioUrlOf(baseUrl, await speech.combine(have));
     } catch (err) {
       onError(err);
     }

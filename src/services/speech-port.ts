@@ -34,7 +34,7 @@ export interface SpeechPort {
   /** Synthesises every text not yet cached; resolves with counts (never rejects). */
   prepare(spokenTexts: string[], voice: string, onProgress?: (done: number, total: number) => void): Promise<{ ready: number; failed: number }>;
   /** A cached clip made of `shas` played in order; returns its sha. */
-  combine(shas: string[]): string;
+  combine(shas: string[]): Promise<string>;
   /** The WAV file of cached clip `sha`, or null when `sha` is malformed or not cached. */
   fileOf(sha: string): string | null;
 }
@@ -47,6 +47,6 @@ export class NoSpeech implements SpeechPort {
   has(): boolean { return false; }
   ensure(): Promise<EnsuredClip> { return Promise.reject(new Error('speech synthesis is off')); }
   prepare(spokenTexts: string[]): Promise<{ ready: number; failed: number }> { return Promise.resolve({ ready: 0, failed: spokenTexts.length }); }
-  combine(): string { throw new Error('speech synthesis is off'); }
+  async combine(): Promise<string> { throw new Error('speech synthesis is off'); }
   fileOf(): string | null { return null; }
 }

@@ -70,43 +70,13 @@ export class AudioCache {
   }
 
   /**
-   * Stores clip `sha`; a clip already stored is left as it is (idempotent).
+   * Stores clip `sha` atomically (a temporary file, synced, renamed, the directory synced); a
+   * clip already stored is left as it is (idempotent). The writes and syncs run on libuv's
+   * thread pool, so storing a clip never stalls the event loop on the disk.
    *
    * @throws RangeError when `sha` is not a key; Error from the filesystem when writing fails
    */
-  put(sha: string, wav: Uint8Array): void {
-    const file = this.path(sha);
-    if (file === null) throw new RangeError('audio cache key must be 64 lowercase hex characters');
-    if (this.has(sha)) return;
-    const tmp = path.join(this.dir, `.${sha}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
-    const fd = fs.openSync(tmp, 'wx', 0o600);
-    try {
-      let written = 0;
-      while (written < wav.byteLength) written += fs.writeSync(fd, wav, written, wav.byteLength - written);
-      fs.fsyncSync(fd);
-    } catch (err) {
-      fs.closeSync(fd);
-      fs.rmSync(tmp, { force: true });
-      throw err;
-    }
-    fs.closeSync(fd);
-    try {
-      fs.renameSync(tmp, file);
-    } catch (err) {
-      fs.rmSync(tmp, { force: true });
-      throw err;
-    }
-    this.syncDir();
-    this.loaded().add(sha);
-  }
-
-  /**
-   * {@link put} with the file writes and syncs on libuv's thread pool, so a live synthesis
-   * never stalls the event loop on the disk (a sync takes milliseconds).
-   *
-   * @throws RangeError when `sha` is not a key; Error from the filesystem when writing fails
-   */
-  async putAsync(sha: string, wav: Uint8Array): Promise<void> {
+  async put(sha: string, wav: Uint8Array): Promise<void> {
     const file = this.path(sha);
     if (file === null) throw new RangeError('audio cache key must be 64 lowercase hex characters');
     if (this.has(sha)) return;
@@ -131,7 +101,7 @@ export class AudioCache {
       const dir = await fs.promises.open(this.dir, 'r');
       try { await dir.sync(); } finally { await dir.close(); }
     } catch {
-      // best effort, as syncDir
+      // best effort: not every platform can open a directory (e.g. Windows)
     }
     this.loaded().add(sha);
   }
@@ -160,7 +130,7 @@ export class AudioCache {
    * @throws RangeError when `shas` is empty or holds a malformed key; Error when a clip is not
    *         cached or not a 48 kHz mono PCM16 WAV
    */
-  combine(shas: readonly string[]): string {
+  async combine(shas: readonly string[]): Promise<string> {
     if (shas.length === 0) throw new RangeError('combine needs at least one clip');
     const bad = shas.find((s) => !isAudioSha(s));
     if (bad !== undefined) throw new RangeError('audio cache key must be 64 lowercase hex characters');
@@ -172,7 +142,7 @@ export class AudioCache {
       if (wav === null) throw new Error(`audio clip ${sha} is not in the cache`);
       return wav;
     });
-    this.put(key, concatWavs(wavs, DEFAULT_GAP_MS));
+    await this.put(key, concatWavs(wavs, DEFAULT_GAP_MS));
     return key;
   }
 
@@ -211,18 +181,5 @@ export class AudioCache {
     }
     this.index = index;
     return index;
-  }
-
-  /** Makes a rename durable (directory fsync); not supported on every platform, so best effort. */
-  private syncDir(): void {
-    let fd: number | null = null;
-    try {
-      fd = fs.openSync(this.dir, 'r');
-      fs.fsyncSync(fd);
-    } catch {
-      // e.g. Windows cannot open a directory
-    } finally {
-      if (fd !== null) fs.closeSync(fd);
-    }
   }
 }

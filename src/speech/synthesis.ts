@@ -137,7 +137,7 @@ export class SpeechService implements SpeechPort {
    *
    * @throws RangeError / Error as {@link AudioCache.combine}
    */
-  combine(shas: string[]): string {
+  combine(shas: string[]): Promise<string> {
     return this.cache.combine(shas);
   }
 
@@ -149,7 +149,7 @@ export class SpeechService implements SpeechPort {
   private async synthesizeInto(sha: string, text: string, voice: string, timeoutMs: number): Promise<string> {
     try {
       const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
-      await this.cache.putAsync(sha, toWav48k(audio));
+      await this.cache.put(sha, toWav48k(audio));
       return sha;
     } catch (err) {
       throw asSpeechError(err);

@@ -41,13 +41,13 @@ describe('AudioCache', () => {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   });
 
-  it('stores a clip atomically under <sha>.wav, leaving no temporary file', () => {
+  it('stores a clip atomically under <sha>.wav, leaving no temporary file', async () => {
     const cache = new AudioCache(root);
     const sha = AudioCache.keyFor('fake', 'en', 'hi');
     expect(cache.has(sha)).toBe(false);
     expect(cache.read(sha)).toBeNull();
     const wav = clip(100);
-    cache.put(sha, wav);
+    await cache.put(sha, wav);
     expect(cache.has(sha)).toBe(true);
     expect(cache.path(sha)).toBe(path.join(root, `${sha}.wav`));
     expect(cache.read(sha)!.equals(wav)).toBe(true);
@@ -55,33 +55,33 @@ describe('AudioCache', () => {
     expect(fs.statSync(cache.path(sha)!).mode & 0o777).toBe(0o600);
   });
 
-  it('putAsync stores the same way off the event loop, concurrently and idempotently', async () => {
+  it('put stores concurrently and idempotently', async () => {
     const cache = new AudioCache(root);
     const sha = AudioCache.keyFor('fake', 'en', 'async');
     const wav = clip(100);
-    await Promise.all([cache.putAsync(sha, wav), cache.putAsync(sha, wav)]);
+    await Promise.all([cache.put(sha, wav), cache.put(sha, wav)]);
     expect(cache.has(sha)).toBe(true);
     expect(cache.read(sha)!.equals(wav)).toBe(true);
     expect(fs.readdirSync(root)).toEqual([`${sha}.wav`]);
     expect(fs.statSync(cache.path(sha)!).mode & 0o777).toBe(0o600);
-    await cache.putAsync(sha, clip(200));
+    await cache.put(sha, clip(200));
     expect(readWavInfo(cache.read(sha)!).durationMs).toBeCloseTo(100, 5);
-    await expect(cache.putAsync('nope', wav)).rejects.toThrow(RangeError);
+    await expect(cache.put('nope', wav)).rejects.toThrow(RangeError);
   });
 
-  it('is idempotent: a second put of the same key keeps the first file', () => {
+  it('is idempotent: a second put of the same key keeps the first file', async () => {
     const cache = new AudioCache(root);
     const sha = AudioCache.keyFor('fake', 'en', 'x');
-    cache.put(sha, clip(100));
-    cache.put(sha, clip(200));
+    await cache.put(sha, clip(100));
+    await cache.put(sha, clip(200));
     expect(readWavInfo(cache.read(sha)!).durationMs).toBeCloseTo(100, 5);
     expect(cache.stats()).toEqual({ files: 1, bytes: clip(100).length });
   });
 
-  it('loads its index from disk lazily and ignores foreign and temporary files', () => {
+  it('loads its index from disk lazily and ignores foreign and temporary files', async () => {
     const a = new AudioCache(root);
     const sha = AudioCache.keyFor('fake', 'en', 'persisted');
-    a.put(sha, clip(50));
+    await a.put(sha, clip(50));
     fs.writeFileSync(path.join(root, 'notes.txt'), 'x');
     const stale = path.join(root, `.${sha}.1.abcd.tmp`);
     fs.writeFileSync(stale, 'partial');
@@ -93,24 +93,24 @@ describe('AudioCache', () => {
     expect(b.stats().files).toBe(1);
   });
 
-  it('refuses malformed keys everywhere', () => {
+  it('refuses malformed keys everywhere', async () => {
     const cache = new AudioCache(root);
     for (const bad of ['', '../etc/passwd', 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(64)}.wav`, `${'a'.repeat(63)}/`]) {
       expect(cache.path(bad)).toBeNull();
       expect(cache.has(bad)).toBe(false);
       expect(cache.read(bad)).toBeNull();
-      expect(() => cache.put(bad, clip(10))).toThrow(RangeError);
+      await expect(cache.put(bad, clip(10))).rejects.toThrow(RangeError);
     }
-    expect(() => cache.combine(['nope', 'nope'])).toThrow(RangeError);
+    await expect(cache.combine(['nope', 'nope'])).rejects.toThrow(RangeError);
   });
 
-  it('combines clips once, under a key of the list, playing them in order', () => {
+  it('combines clips once, under a key of the list, playing them in order', async () => {
     const cache = new AudioCache(root);
     const a = AudioCache.keyFor('fake', 'en', 'a');
     const b = AudioCache.keyFor('fake', 'en', 'b');
-    cache.put(a, clip(200, 1000));
-    cache.put(b, clip(300, 2000));
-    const ab = cache.combine([a, b]);
+    await cache.put(a, clip(200, 1000));
+    await cache.put(b, clip(300, 2000));
+    const ab = await cache.combine([a, b]);
     expect(isAudioSha(ab)).toBe(true);
     expect(ab).toBe(AudioCache.combinedKeyFor([a, b]));
     expect(cache.has(ab)).toBe(true);
@@ -119,17 +119,17 @@ describe('AudioCache', () => {
     expect(samples[0]).toBe(1000);
     expect(samples[samples.length - 1]).toBe(2000);
     const mtime = fs.statSync(cache.path(ab)!).mtimeMs;
-    expect(cache.combine([a, b])).toBe(ab);
+    expect(await cache.combine([a, b])).toBe(ab);
     expect(fs.statSync(cache.path(ab)!).mtimeMs).toBe(mtime);
-    expect(cache.combine([b, a])).not.toBe(ab);
-    expect(cache.combine([a])).toBe(a);
-    expect(() => cache.combine([])).toThrow(RangeError);
+    expect(await cache.combine([b, a])).not.toBe(ab);
+    expect(await cache.combine([a])).toBe(a);
+    await expect(cache.combine([])).rejects.toThrow(RangeError);
   });
 
-  it('fails to combine a clip that is not cached', () => {
+  it('fails to combine a clip that is not cached', async () => {
     const cache = new AudioCache(root);
     const a = AudioCache.keyFor('fake', 'en', 'a');
-    cache.put(a, clip(10));
-    expect(() => cache.combine([a, AudioCache.keyFor('fake', 'en', 'missing')])).toThrow(/not in the cache/);
+    await cache.put(a, clip(10));
+    await expect(cache.combine([a, AudioCache.keyFor('fake', 'en', 'missing')])).rejects.toThrow(/not in the cache/);
   });
 });

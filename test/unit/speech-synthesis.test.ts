@@ -153,7 +153,7 @@ describe('SpeechService', () => {
     const speech = make(fake);
     const a = await speech.ensure('one', 'fake-en');
     const b = await speech.ensure('two', 'fake-en');
-    const ab = speech.combine([a.sha, b.sha]);
+    const ab = await speech.combine([a.sha, b.sha]);
     expect(readWavInfo(fs.readFileSync(speech.fileOf(ab)!)).durationMs).toBeCloseTo(180 + 150 + 180, -1);
     await speech.close();
     expect(fake.closed).toBe(true);
