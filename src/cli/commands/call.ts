@@ -17,6 +17,7 @@ import { DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
+import { parseContextFlag } from '../json-flag.js';
 import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
 import { costLine } from './chat-view.js';
 
@@ -73,14 +74,7 @@ function parseContext(value: string): Record<string, unknown> {
       throw new UsageError(`cannot read --context file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, CONTEXT_EXAMPLE);
     }
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--context is not valid JSON: ${(err as Error).message}`, CONTEXT_EXAMPLE);
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--context must be a JSON object', CONTEXT_EXAMPLE);
-  return parsed as Record<string, unknown>;
+  return parseContextFlag(text, CONTEXT_EXAMPLE);
 }
 
 /**

@@ -12,6 +12,7 @@ import { isE164 } from '../../domain/e164.js';
 import { isoTimeMs } from '../../domain/time.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
 import {
@@ -38,18 +39,7 @@ export interface ChatFlags {
 export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
   const body: OpenSessionBody = { agent_id: agentId };
   let context: Record<string, unknown> | undefined;
-  if (flags.context !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(flags.context);
-    } catch (err) {
-      throw new UsageError(`--context is not valid JSON: ${(err as Error).message}`, 'example: --context \'{"seller_name": "ShopKart"}\'');
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new UsageError('--context must be a JSON object', 'example: --context \'{"seller_name": "ShopKart"}\'');
-    }
-    context = parsed as Record<string, unknown>;
-  }
+  if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
   if (flags.now !== undefined) {
     if (isoTimeMs(flags.now) === null) {
       throw new UsageError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'example: --now 2025-11-13T10:00:00+05:30');
