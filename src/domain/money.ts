@@ -12,8 +12,13 @@ export function inrToMicro(inr: number): number {
   return Math.sign(inr) * Math.round(Math.abs(inr) * MICRO_PER_INR);
 }
 
-/** Integer micro-rupees → INR number for the API (exact to 6 decimals). */
+/**
+ * Integer micro-rupees → INR number for the API (exact to 6 decimals). For a safe integer the
+ * quotient is already the double nearest the exact decimal (IEEE division rounds correctly),
+ * which is what printing and re-reading it to 6 decimals gives; anything else is rounded so.
+ */
 export function microToInr(micro: number): number {
+  if (Number.isSafeInteger(micro)) return micro === 0 ? 0 : micro / MICRO_PER_INR; // never -0
   return Number((micro / MICRO_PER_INR).toFixed(6));
 }
 

@@ -19,6 +19,19 @@ describe('money', () => {
     expect(inrToMicro(0.1 + 0.2)).toBe(300_000);
   });
 
+  it('gives for every integer the same number as printing it to six decimals and reading it back', () => {
+    // A seeded walk over magnitudes from 1 µ₹ to the largest safe integer, both signs.
+    let seed = 0x2545f491;
+    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const samples = [0, 1, -1, 999_999, 1_000_001, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
+    for (let i = 0; i < 20_000; i++) {
+      const m = Math.floor(next() * 2 ** (1 + Math.floor(next() * 53)));
+      samples.push(Math.min(m, Number.MAX_SAFE_INTEGER) * (next() < 0.5 ? -1 : 1));
+    }
+    for (const m of samples) expect(microToInr(m)).toBe(Number((m / 1_000_000).toFixed(6)));
+    expect(microToInr(2.75)).toBe(0.000003); // not an integer: rounded to six decimals
+  });
+
   it('does not drift over 10,000 turns', () => {
     let total = { ...ZERO_COST };
     for (let i = 0; i < 10_000; i++) {
