@@ -273,9 +273,12 @@ function confirmTurn(t: Turn): string | null {
 
 function answerTurn(t: Turn): string {
   const step = currentStep(t.agent, t.state);
-  const captured = step ? t.extract(step, 'answer') : null;
   const faq = matchFaq(t.norm, t.agent.def.faq);
-  const faqWins = faq !== null && (captured === null || looksLikeQuestion(t.input.text, t.norm));
+  // A question that matches an FAQ is answered whatever else it holds, so the step's slot is
+  // extracted only when that is not already settled (extraction is the costliest layer).
+  const question = faq !== null && looksLikeQuestion(t.input.text, t.norm);
+  const captured = step && !question ? t.extract(step, 'answer') : null;
+  const faqWins = faq !== null && (question || captured === null);
   t.trace.push({ layer: 'faq', result: faqWins ? 'match' : 'miss', ...(faq ? { detail: faq.faq.intent } : {}) });
   if (faqWins) {
     t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
