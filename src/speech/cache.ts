@@ -21,6 +21,10 @@ const STALE_TMP_MS = 60 * 60 * 1000;
 /** Version of the key encoding and of the clip format; changing either changes every key. */
 const KEY_VERSION = 'vagent-audio-v1 wav-48k-mono-pcm16';
 
+/** Combined-clip keys remembered by {@link AudioCache.combinedKeyFor} (oldest dropped first). */
+const COMBINED_MEMO_LIMIT = 20_000;
+const combinedKeys = new Map<string, string>();
+
 /** sha256 hex of `parts` encoded unambiguously (a JSON array). */
 function digest(parts: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
@@ -54,9 +58,20 @@ export class AudioCache {
     return digest([KEY_VERSION, 'clip', provider, voice, spokenText]);
   }
 
-  /** The key of the concatenation of clips `shas` (in order) with `gapMs` of silence between. */
+  /**
+   * The key of the concatenation of clips `shas` (in order) with `gapMs` of silence between.
+   * Remembered: a turn's reply is most often a combination seen before (an answer and its
+   * re-prompt), and a lookup costs less than hashing again.
+   */
   static combinedKeyFor(shas: readonly string[], gapMs: number = DEFAULT_GAP_MS): string {
-    return digest([KEY_VERSION, 'combined', gapMs, ...shas]);
+    const memoKey = `${gapMs}:${shas.join(',')}`;
+    let key = combinedKeys.get(memoKey);
+    if (key === undefined) {
+      key = digest([KEY_VERSION, 'combined', gapMs, ...shas]);
+      if (combinedKeys.size >= COMBINED_MEMO_LIMIT) combinedKeys.delete(combinedKeys.keys().next().value!);
+      combinedKeys.set(memoKey, key);
+    }
+    return key;
   }
 
   /** True when clip `sha` is cached. The directory is listed once, on first use. */
