@@ -106,6 +106,24 @@ export class IdempotencyService {
     return { kind: 'claimed' };
   }
 
+  /**
+   * Checks a key inside the transaction that will record its response with
+   * {@link IdempotencyService.completeTx}: no claim row is written, since nothing outside the
+   * transaction could see it. Must run inside `Store.write`.
+   * @throws ApiError as {@link IdempotencyService.claimTx}.
+   */
+  checkTx(tenantId: string, key: string, print: string): PeekOutcome {
+    return this.check(tenantId, key, print, this.now()) ?? { kind: 'absent' };
+  }
+
+  /**
+   * Records the response of a key that {@link IdempotencyService.checkTx} found free in the same
+   * transaction (an expired record under it is replaced). Must run inside `Store.write`.
+   */
+  completeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
+    this.repos.idempotency.put(tenantId, key, print, status, body, this.now());
+  }
+
   private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
     const row = this.repos.idempotency.get(tenantId, key);
     if (row && row.created_at >= now - this.retentionS) {

@@ -113,13 +113,17 @@ export async function commitResponse(
   const idem = request.idem && !request.idem.settled ? request.idem : null;
   const result = await store.write(() => {
     const tenantId = idem ? callerOf(request).tenantId : '';
-    if (idem?.state === 'pending') {
-      const outcome = service.claimTx(tenantId, idem.key, idem.print);
+    // An atomic route's key is checked here and its response recorded in the same transaction:
+    // one row written, never a claim.
+    const pending = idem?.state === 'pending';
+    if (pending) {
+      const outcome = service.checkTx(tenantId, idem.key, idem.print);
       if (outcome.kind === 'replay') return { ...outcome, replayed: true };
     }
     const view = fn();
     const body = JSON.stringify(schema ? schema.parse(view) : view);
-    if (idem) service.storeTx(tenantId, idem.key, idem.print, status, body);
+    if (pending) service.completeTx(tenantId, idem.key, idem.print, status, body);
+    else if (idem) service.storeTx(tenantId, idem.key, idem.print, status, body);
     return { status, body, replayed: false };
   });
   if (idem) idem.settled = true;

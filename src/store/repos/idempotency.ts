@@ -31,6 +31,10 @@ export class IdempotencyRepo {
         VALUES (?, ?, ?, 'done', ?, ?, ?)
         ON CONFLICT (tenant_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body
         WHERE idempotency.state = 'in_progress' AND idempotency.fingerprint = excluded.fingerprint`),
+      put: db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at)
+        VALUES (?, ?, ?, 'done', ?, ?, ?)
+        ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'done',
+          status = excluded.status, body = excluded.body, created_at = excluded.created_at`),
       release: db.prepare(`DELETE FROM idempotency WHERE tenant_id = ? AND key = ? AND state = 'in_progress'`),
       releaseAll: db.prepare(`DELETE FROM idempotency WHERE state = 'in_progress'`),
       purge: db.prepare('DELETE FROM idempotency WHERE created_at < ?'),
@@ -48,6 +52,13 @@ export class IdempotencyRepo {
   /** Stores a done response: inserts it, or completes this fingerprint's claim; a done row is kept. */
   store(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
     this.q.store.run(tenantId, key, fingerprint, status, body, at);
+  }
+  /**
+   * Records a done response, replacing whatever row the key has: only for a key found free (no
+   * row, or an expired one) earlier in the same transaction.
+   */
+  put(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
+    this.q.put.run(tenantId, key, fingerprint, status, body, at);
   }
   /** Drops a claim so the key can be used again (5xx, 429, crashed handler). */
   release(tenantId: string, key: string): void { this.q.release.run(tenantId, key); }
