@@ -29,6 +29,12 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
   /** vagent's version, reported by `/v1/health`. */
   version: string;
+  /**
+   * Check every response a write route builds against its schema, failing the request when
+   * the schema would change it (default true: tests). The daemon turns it off: routes build
+   * their responses in the schema's exact shape, and the tests prove they do.
+   */
+  checkResponses?: boolean;
 }
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
@@ -76,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  app.decorate('checkResponses', options.checkResponses ?? true);
   app.decorateRequest('caller', null);
   app.decorateRequest('idem', null);
   app.addHook('onRequest', async (request, reply) => {

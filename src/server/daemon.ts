@@ -73,6 +73,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     bodyLimitBytes: settings.body_limit_bytes,
     logger,
     version: vagentVersion(),
+    checkResponses: false,
   });
   const purge = setInterval(() => {
     runtime.services.idempotency.purgeExpired()

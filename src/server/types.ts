@@ -29,6 +29,11 @@ declare module 'fastify' {
     idempotency?: IdempotencyMode | ((request: FastifyRequest) => IdempotencyMode);
   }
 
+  interface FastifyInstance {
+    /** See AppOptions.checkResponses. */
+    checkResponses: boolean;
+  }
+
   interface FastifyRequest {
     /** The authenticated caller; set by the auth plugin on every authenticated route. */
     caller: Caller | null;

@@ -220,6 +220,16 @@ describe('concurrency and failures', () => {
     expect((await t.call('POST', '/v1/trunks', TRUNK, withKey('flaky'))).body).toBe(retry.body);
   });
 
+  it('a response not in its schema\'s exact shape fails in a checking app, and nothing it wrote is kept', async () => {
+    const { trunks } = t.runtime.services;
+    const real = trunks.createTx.bind(trunks);
+    vi.spyOn(trunks, 'createTx').mockImplementationOnce((caller, input) => ({ ...real(caller, input), tenant_seq: 7 }) as never);
+    expectError(await t.call('POST', '/v1/trunks', TRUNK, withKey('shape')), 500, 'internal_error');
+    expect(row('shape')).toBeUndefined();
+    expect(await listTrunks(t)).toEqual([]);
+    expect(t.app.checkResponses).toBe(true);
+  });
+
   it('a request with a key still in progress is refused; recover() releases a crashed claim', async () => {
     const { idempotency, repos } = t.runtime.services;
     const print = idempotency.fingerprint('POST', '/v1/trunks', TRUNK);

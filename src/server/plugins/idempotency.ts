@@ -9,6 +9,7 @@
  * - `onSend`: any other response (errors included) is stored, or the claim released for
  *   5xx/429/401, before the client sees it.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { isErrorCode } from '../../domain/errors.js';
@@ -91,13 +92,26 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
 }
 
 /**
+ * `view` after its route's response schema, which must leave it as it is (a stripped key or a
+ * coerced value means the route builds a shape its schema does not document).
+ * @throws Error naming the route and the schema's complaint, or that the schema changed the view.
+ */
+function checkedResponse(request: FastifyRequest, schema: z.ZodType, view: unknown): unknown {
+  const parsed = schema.parse(view);
+  if (!isDeepStrictEqual(parsed, JSON.parse(JSON.stringify(view)))) {
+    throw new Error(`the response of ${request.method} ${request.routeOptions.url} is not in its schema's exact shape`);
+  }
+  return parsed;
+}
+
+/**
  * Runs a handler's writes and stores its response under the request's idempotency key in
  * the same durable transaction, then sends it with `status`. On an `atomic` route the key is
  * also claimed there; if an identical request committed first, its stored response is
  * replayed instead and `fn` does not run.
  *
- * @param fn Synchronous writes returning the response object; validated and stripped by the
- *           route's response schema for `status`.
+ * @param fn Synchronous writes returning the response object, in the exact shape of the route's
+ *           response schema for `status` (checked when the app checks responses).
  * @throws whatever `fn` throws (nothing it wrote is kept), or the idempotency errors.
  */
 export async function commitResponse(
@@ -121,7 +135,7 @@ export async function commitResponse(
       if (outcome.kind === 'replay') return { ...outcome, replayed: true };
     }
     const view = fn();
-    const body = JSON.stringify(schema ? schema.parse(view) : view);
+    const body = JSON.stringify(schema && request.server.checkResponses ? checkedResponse(request, schema, view) : view);
     if (pending) service.completeTx(tenantId, idem.key, idem.print, status, body);
     else if (idem) service.storeTx(tenantId, idem.key, idem.print, status, body);
     return { status, body, replayed: false };

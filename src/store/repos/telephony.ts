@@ -24,6 +24,9 @@ const TRUNK_COLUMNS = 'id, tenant_id, name, address, numbers, provider_trunk_id,
 /** A number-record row: stored exactly as the API shows it. */
 export type NumberRow = NumberRecord;
 
+/** The columns of a {@link NumberRow} (not the storage-order `seq`). */
+const NUMBER_COLUMNS = 'id, tenant_id, number, trunk_id, agent_id, label, created_at';
+
 /** Trunk queries over one connection. */
 export class TrunkRepo {
   private readonly q;
@@ -65,13 +68,13 @@ export class NumberRepo {
     this.q = {
       insert: db.prepare(`INSERT INTO numbers (id, tenant_id, number, trunk_id, agent_id, label, created_at)
         VALUES (@id, @tenant_id, @number, @trunk_id, @agent_id, @label, @created_at)`),
-      get: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? AND number = ?'),
-      getAny: db.prepare('SELECT * FROM numbers WHERE number = ? ORDER BY seq LIMIT 1'),
-      allTenants: db.prepare('SELECT * FROM numbers WHERE number = ? ORDER BY seq'),
-      list: db.prepare('SELECT * FROM numbers WHERE tenant_id = ? ORDER BY number'),
+      get: db.prepare(`SELECT ${NUMBER_COLUMNS} FROM numbers WHERE tenant_id = ? AND number = ?`),
+      getAny: db.prepare(`SELECT ${NUMBER_COLUMNS} FROM numbers WHERE number = ? ORDER BY seq LIMIT 1`),
+      allTenants: db.prepare(`SELECT ${NUMBER_COLUMNS} FROM numbers WHERE number = ? ORDER BY seq`),
+      list: db.prepare(`SELECT ${NUMBER_COLUMNS} FROM numbers WHERE tenant_id = ? ORDER BY number`),
       bind: db.prepare('UPDATE numbers SET agent_id = ? WHERE id = ?'),
       del: db.prepare('DELETE FROM numbers WHERE id = ?'),
-      byId: db.prepare('SELECT * FROM numbers WHERE id = ?'),
+      byId: db.prepare(`SELECT ${NUMBER_COLUMNS} FROM numbers WHERE id = ?`),
     };
   }
 
