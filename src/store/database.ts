@@ -4,7 +4,8 @@
  *
  * Writes go through {@link Store.write}: every write callback queued in the same turn of the
  * event loop runs inside one `BEGIN IMMEDIATE` transaction, each in its own savepoint (so
- * one failing callback rolls back only its own changes), and the batch commits at once. A
+ * one failing callback rolls back only its own changes; a hot write that cannot fail once it
+ * has changed a row may go without, see {@link WriteOptions}), and the batch commits at once. A
  * callback's promise resolves only after that commit is durable, so a response built from it
  * is never acknowledged before it would survive `kill -9` or power loss.
  *
@@ -48,8 +49,33 @@ function settleAll(items: Queued[], results: Outcome[], error?: unknown): void {
   });
 }
 
+/** Options of {@link Store.write}. */
+export interface WriteOptions {
+  /**
+   * Run `fn` without a savepoint of its own (default true: with one). A savepoint costs every
+   * page `fn` first touches a copy; without it, `fn` must not fail once it has changed a row
+   * — should it do so anyway, the whole batch is rolled back and every write in it fails
+   * ({@link BatchAbortedError} for the others). A failure before any change costs nothing.
+   */
+  savepoint?: boolean;
+}
+
+/**
+ * A write that was rolled back, through no fault of its own, because another write of its
+ * batch failed after changing rows without a savepoint. Nothing of it was kept; it may be
+ * retried as it is.
+ */
+export class BatchAbortedError extends Error {
+  constructor() {
+    super('the write was rolled back with its batch (another write in the batch failed); it can be retried');
+    this.name = 'BatchAbortedError';
+  }
+}
+
 interface Queued {
   fn: () => unknown;
+  /** Runs in a savepoint of its own. */
+  savepoint: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -178,8 +204,8 @@ export class Store {
    * @throws whatever `fn` throws (its changes are rolled back; other callbacks in the batch
    *         are unaffected), or the commit's error.
    */
-  write<T>(fn: () => T): Promise<T> {
-    return this.enqueue(this.queue, fn);
+  write<T>(fn: () => T, options: WriteOptions = {}): Promise<T> {
+    return this.enqueue(this.queue, fn, options.savepoint ?? true);
   }
 
   /**
@@ -192,14 +218,14 @@ export class Store {
    * @throws whatever `fn` throws.
    */
   read<T>(fn: () => T): Promise<T> {
-    return this.enqueue(this.readQueue, fn);
+    return this.enqueue(this.readQueue, fn, false);
   }
 
   /** Queues `fn` for the next flush (one per turn of the event loop). */
-  private enqueue<T>(queue: Queued[], fn: () => T): Promise<T> {
+  private enqueue<T>(queue: Queued[], fn: () => T, savepoint: boolean): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
-      queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      queue.push({ fn, savepoint, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -309,7 +335,23 @@ export class Store {
     try {
       tx.begin.run();
       changesBefore = this.totalChanges.get() as number;
-      for (const item of batch) {
+      for (let i = 0; i < batch.length; i++) {
+        const item = batch[i]!;
+        if (!item.savepoint) {
+          const before = this.totalChanges.get() as number;
+          try {
+            results.push({ ok: true, value: item.fn() });
+          } catch (error) {
+            if (this.totalChanges.get() !== before) {
+              // Its changes cannot be undone alone: nothing of the batch is kept.
+              tx.rollback.run();
+              batch.forEach((other, j) => other.reject(j === i ? error : new BatchAbortedError()));
+              return;
+            }
+            results.push({ ok: false, error });
+          }
+          continue;
+        }
         tx.savepoint.run();
         try {
           const value = item.fn();

@@ -10,7 +10,7 @@ import { SessionRepo } from './repos/sessions.js';
 import { TenantRepo } from './repos/tenants.js';
 import { NumberRepo, TrunkRepo } from './repos/telephony.js';
 
-export { Store } from './database.js';
+export { BatchAbortedError, Store, type WriteOptions } from './database.js';
 export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
 export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readWavInfo } from '../../src/speech/wav.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
@@ -161,6 +161,29 @@ describe('a session across a restart', () => {
       fs.rmSync(settings.state_dir, { recursive: true, force: true });
       t = undefined;
     }
+  });
+});
+
+describe('a turn whose write fails part-way', () => {
+  it('keeps nothing of it (no log row, no stored response, the session unmoved), and the same request then succeeds', async () => {
+    t = await makeTestApp({}, { speech: testSpeech() });
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
+    const { repos } = t.runtime.services;
+    // The turn row is written, then storing the response fails: the turn commits without a
+    // savepoint of its own, so its whole batch must go.
+    const spy = vi.spyOn(repos.idempotency, 'put').mockImplementationOnce(() => { throw new Error('disk full at /var/secret'); });
+    const headers = { 'idempotency-key': 'turn-1' };
+    const failed = await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' }, { headers });
+    expectError(failed, 500, 'internal_error');
+    expect(failed.body).not.toContain('secret');
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(repos.idempotency.get('default', 'turn-1')).toBeUndefined();
+    expect((await t.call('GET', `/v1/sessions/${s.session_id}`)).json().turns).toEqual([]);
+
+    const ok = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' }, { headers })).json();
+    expect(ok.session_totals.turns).toBe(1); // the failed attempt left the session in memory as it was
+    expect((await t.call('GET', `/v1/sessions/${s.session_id}`)).json().turns).toHaveLength(1);
+    expect(repos.idempotency.get('default', 'turn-1')).toMatchObject({ state: 'done', status: 200 });
   });
 });
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
+import { BatchAbortedError, EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { openRepos } from '../../src/store/index.js';
 
@@ -159,6 +159,45 @@ describe('Store', () => {
     await expect(b).rejects.toThrow('boom');
     await expect(c).resolves.toBeUndefined();
     expect(repos.tenants.listTenants().map((t) => t.id)).toEqual(['a', 'c']);
+    store.close();
+  });
+
+  it('a callback without a savepoint that fails before changing anything fails alone', async () => {
+    const repos = openRepos(dbFile());
+    const { store } = repos;
+    const a = store.write(() => repos.tenants.insertTenant('a', 1), { savepoint: false });
+    const b = store.write(() => {
+      if (repos.tenants.getTenant('a')) throw new Error('refused before writing');
+    }, { savepoint: false });
+    const c = store.write(() => repos.tenants.insertTenant('c', 3), { savepoint: false });
+    await expect(a).resolves.toBeUndefined();
+    await expect(b).rejects.toThrow('refused before writing');
+    await expect(c).resolves.toBeUndefined();
+    expect(repos.tenants.listTenants().map((t) => t.id)).toEqual(['a', 'c']);
+    expect(store.stats()).toEqual({ commits: 1, writes: 3 });
+    store.close();
+  });
+
+  it('a callback without a savepoint that fails after a change rolls back its whole batch', async () => {
+    const repos = openRepos(dbFile());
+    const { store } = repos;
+    const before = store.generation();
+    const a = store.write(() => repos.tenants.insertTenant('a', 1));
+    const b = store.write(() => {
+      repos.tenants.insertTenant('b', 2);
+      throw new Error('boom after a write');
+    }, { savepoint: false });
+    const c = store.write(() => repos.tenants.insertTenant('c', 3));
+    await expect(a).rejects.toBeInstanceOf(BatchAbortedError);
+    await expect(b).rejects.toThrow('boom after a write');
+    await expect(c).rejects.toBeInstanceOf(BatchAbortedError);
+    expect(repos.tenants.listTenants()).toEqual([]);
+    expect(store.db.inTransaction).toBe(false);
+    expect(store.stats().commits).toBe(0);
+    expect(store.generation()).toBe(before);
+    // The store goes on: the next batch commits.
+    await store.write(() => repos.tenants.insertTenant('d', 4), { savepoint: false });
+    expect(repos.tenants.listTenants().map((t) => t.id)).toEqual(['d']);
     store.close();
   });
 

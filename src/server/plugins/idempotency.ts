@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { isErrorCode } from '../../domain/errors.js';
-import type { Store } from '../../store/index.js';
+import type { Store, WriteOptions } from '../../store/index.js';
 import { checkIdempotencyKey, isStorableStatus, type IdempotencyService } from '../../services/idempotency.js';
 import { sendSerialized } from '../reply.js';
 import { callerOf } from './auth.js';
@@ -112,6 +112,8 @@ function checkedResponse(request: FastifyRequest, schema: z.ZodType, view: unkno
  *
  * @param fn Synchronous writes returning the response object, in the exact shape of the route's
  *           response schema for `status` (checked when the app checks responses).
+ * @param options `savepoint: false` for a hot route whose `fn` cannot fail once it has written
+ *                (see `WriteOptions`)
  * @throws whatever `fn` throws (nothing it wrote is kept), or the idempotency errors.
  */
 export async function commitResponse(
@@ -121,6 +123,7 @@ export async function commitResponse(
   reply: FastifyReply,
   status: number,
   fn: () => unknown,
+  options: WriteOptions = {},
 ): Promise<FastifyReply> {
   const schemas = request.routeOptions.schema?.response as Record<number, z.ZodType> | undefined;
   const schema = schemas?.[status];
@@ -139,7 +142,7 @@ export async function commitResponse(
     if (pending) service.completeTx(tenantId, idem.key, idem.print, status, body);
     else if (idem) service.storeTx(tenantId, idem.key, idem.print, status, body);
     return { status, body, replayed: false };
-  });
+  }, options);
   if (idem) idem.settled = true;
   if (result.replayed) reply.header('idempotency-replayed', 'true');
   return sendSerialized(reply, result.status, result.body);

@@ -28,7 +28,9 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
         params: SessionParams, body: TurnBody, response: { 200: TurnResultSchema, ...errorResponses },
       },
     }, async (request, reply) => sessions.turn(callerOf(request), request.params.session_id, request.body,
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+      // A turn's writes (its log row, the session's end, the stored response) cannot fail once
+      // begun but for the database itself: no savepoint, the costliest part of its commit.
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn, { savepoint: false })));
 
     app.post('/sessions/:session_id/end', {
       config: { idempotency: 'atomic' },
