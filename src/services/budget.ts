@@ -30,6 +30,7 @@ export interface BudgetSettings {
 export interface BudgetStatus {
   /** Budget in force (null: no budget). */
   budget_inr: number | null;
+  /** Today's spend, counting at least `call_reservation_inr` for each open call (what it holds). */
   spent_inr: number;
   day: string;
   timezone: string;

@@ -181,7 +181,7 @@ describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
     expect(res.stdout).toContain('LiveKit is not configured on the daemon');
     for (const env of ['LIVEKIT_URL=', 'LIVEKIT_API_KEY=', 'LIVEKIT_API_SECRET=']) expect(res.stdout).toContain(env);
     expect(res.stdout).toMatch(/restart/);
-    expect(res.stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? spent, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
+    expect(res.stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
     expect(res.stdout).toMatch(/^inbound events:\s+since start: none · recorded: none$/m);
     expect(res.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
 
@@ -221,7 +221,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
-    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? of ₹1 spent \(\d+%\)/m);
+    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? of ₹1 spent or held by open calls \(\d+%\)/m);
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', 'default'])).code).toBe(0);
   });
 

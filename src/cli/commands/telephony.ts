@@ -61,9 +61,9 @@ const rupees = (n: number): string => `₹${Number(n.toFixed(6))}`;
 
 function budgetLine(b: TelephonyCheckResult['budget']): string {
   const day = dim(`(${b.day}, ${b.timezone})`);
-  if (b.budget_inr === null) return `${rupees(b.spent_inr)} spent, no daily budget ${day}`;
+  if (b.budget_inr === null) return `${rupees(b.spent_inr)} spent or held by open calls, no daily budget ${day}`;
   const pct = b.budget_inr > 0 ? Math.round((b.spent_inr / b.budget_inr) * 100) : 0;
-  return `${rupees(b.spent_inr)} of ${rupees(b.budget_inr)} spent (${pct}%) ${day}`;
+  return `${rupees(b.spent_inr)} of ${rupees(b.budget_inr)} spent or held by open calls (${pct}%) ${day}`;
 }
 
 /**
