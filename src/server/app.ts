@@ -85,8 +85,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('checkResponses', options.checkResponses ?? true);
   app.decorateRequest('caller', null);
   app.decorateRequest('idem', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   installErrorHandling(app);
 

@@ -1,7 +1,7 @@
 /**
  * Bearer-key authentication (spec: Authentication; DESIGN.md §4 "Auth").
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import type { TenantService } from '../../services/tenants.js';
 
@@ -12,24 +12,36 @@ const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
  * `unauthorized`. Register it inside the plugin holding the authenticated routes.
  */
 export function requireApiKey(scope: FastifyInstance, tenants: TenantService): void {
-  scope.addHook('onRequest', async (request: FastifyRequest) => {
-    const header = request.headers.authorization;
-    if (!header) {
-      throw new ApiError('unauthorized',
-        'missing "Authorization: Bearer <API key>" header; create a key with: vagent admin key create --tenant default');
+  // A callback-style hook: no promise per request.
+  scope.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    try {
+      authenticateRequest(request, tenants);
+    } catch (err) {
+      done(err as Error);
+      return;
     }
-    const match = BEARER.exec(header);
-    if (!match) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');
-    const found = tenants.authenticate(match[1]!);
-    if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
-    request.caller = {
-      tenantId: found.tenantId,
-      keyId: found.keyId,
-      requestId: request.id,
-      method: request.method,
-      route: request.routeOptions.url ?? 'unknown',
-    };
+    done();
   });
+}
+
+/** Sets `request.caller` from its bearer key. @throws ApiError unauthorized. */
+function authenticateRequest(request: FastifyRequest, tenants: TenantService): void {
+  const header = request.headers.authorization;
+  if (!header) {
+    throw new ApiError('unauthorized',
+      'missing "Authorization: Bearer <API key>" header; create a key with: vagent admin key create --tenant default');
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');
+  const found = tenants.authenticate(match[1]!);
+  if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
+  request.caller = {
+    tenantId: found.tenantId,
+    keyId: found.keyId,
+    requestId: request.id,
+    method: request.method,
+    route: request.routeOptions.url ?? 'unknown',
+  };
 }
 
 /** The caller of an authenticated request. @throws Error when auth did not run (a wiring bug). */

@@ -59,28 +59,47 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
     request.idem = { key, print, state: outcome.kind === 'claimed' ? 'claimed' : 'pending', settled: false };
   }
 
-  async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  // onSend and onResponse are callback-style hooks: most requests pass them with nothing to
+  // do (a response already stored with its writes), and then cost no promise.
+  function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) {
     const idem = request.idem;
-    if (!idem || idem.settled) return payload;
-    const { tenantId } = callerOf(request);
-    const status = reply.statusCode;
-    const body = typeof payload === 'string' ? payload : null;
-    idem.settled = true;
-    if (body !== null && isStorableStatus(status, errorCodeOf(body))) {
-      await store.write(() => service.storeTx(tenantId, idem.key, idem.print, status, body));
-    } else if (idem.state === 'claimed') {
-      await store.write(() => service.releaseTx(tenantId, idem.key));
+    if (!idem || idem.settled) {
+      done(null, payload);
+      return;
     }
-    return payload;
+    idem.settled = true;
+    let written: Promise<void> | null = null;
+    try {
+      const { tenantId } = callerOf(request);
+      const status = reply.statusCode;
+      const body = typeof payload === 'string' ? payload : null;
+      if (body !== null && isStorableStatus(status, errorCodeOf(body))) {
+        written = store.write(() => service.storeTx(tenantId, idem.key, idem.print, status, body));
+      } else if (idem.state === 'claimed') {
+        written = store.write(() => service.releaseTx(tenantId, idem.key));
+      }
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (written === null) done(null, payload);
+    else written.then(() => done(null, payload), (err: Error) => done(err));
   }
 
-  async function onResponse(request: FastifyRequest) {
+  function onResponse(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
     const idem = request.idem;
-    if (!idem || idem.settled) return;
+    if (!idem || idem.settled || idem.state !== 'claimed') {
+      if (idem) idem.settled = true;
+      done();
+      return;
+    }
     idem.settled = true;
-    if (idem.state !== 'claimed') return;
-    const { tenantId } = callerOf(request);
-    await store.write(() => service.releaseTx(tenantId, idem.key));
+    const tenantId = request.caller?.tenantId;
+    if (tenantId === undefined) {
+      done();
+      return;
+    }
+    store.write(() => service.releaseTx(tenantId, idem.key)).then(() => done(), (err: Error) => done(err));
   }
 
   scope.addHook('onRoute', (route) => {
