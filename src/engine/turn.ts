@@ -75,7 +75,9 @@ class Turn {
   get msg() { return this.agent.messages; }
 
   render(text: string): string {
-    return renderTemplate(text, { ...this.input.vars, slots: this.state.slots });
+    // Named fields rather than a spread: V8 copies a spread object that gains a new key slowly.
+    const { vars } = this.input;
+    return renderTemplate(text, { customer_name: vars.customer_name, context: vars.context, slots: this.state.slots });
   }
   say(text: string, flags: ClipSpec['flags'] = {}): void {
     const t = this.render(text);

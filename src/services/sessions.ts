@@ -104,7 +104,7 @@ export class SessionService {
     const opening = openingClips(agent, vars);
     const voice = this.agents.voiceOf(agent);
     const rendered = await renderClips(this.speech, opening, agent.def.language, voice, this.options.audioBaseUrl(), this.options.onSpeechError);
-    const clips: ClipView[] = rendered.clips.map((c, i) => ({ ...c, display_order: i, requires_user_input: opening[i]!.requires_user_input }));
+    const clips: ClipView[] = rendered.clips.map((c, i) => Object.assign(c, { display_order: i, requires_user_input: opening[i]!.requires_user_input }));
     const state = initialState(agent);
     state.last_clips = opening;
     const createdAt = this.deps.now();

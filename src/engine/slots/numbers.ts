@@ -228,7 +228,8 @@ export function numeralize(toks: Tok[], opts: NumeralizeOptions = {}): Tok[] {
 
 /** Tokenises and numeralises an utterance: the form every typed extractor matches against. */
 export function prepare(utterance: string, opts: NumeralizeOptions = {}): Prepared {
-  const toks = numeralize(tokenize(utterance), opts).map((t) => (t.fromWords ? { ...t, orig: utterance.slice(t.start, t.end) } : t));
+  // Object.assign rather than a spread: V8 copies a spread object that gains a new key slowly.
+  const toks = numeralize(tokenize(utterance), opts).map((t) => (t.fromWords ? Object.assign({}, t, { orig: utterance.slice(t.start, t.end) }) : t));
   return new Prepared(utterance, toks);
 }
 
