@@ -29,9 +29,9 @@ const CONTROL_PHRASES: Record<ControlIntent, string[]> = {
 
 const ORDER: ControlIntent[] = ['human', 'repeat', 'wait', 'goodbye'];
 
-function hasPhrase(norm: string, phrase: string): boolean {
-  return norm.includes(` ${phrase} `);
-}
+/** The control phrases in matching order, each with its padded form (` phrase `), built once. */
+const CONTROL_MATCHERS: ReadonlyArray<{ intent: ControlIntent; phrase: string; padded: string }> =
+  ORDER.flatMap((intent) => CONTROL_PHRASES[intent].map((phrase) => ({ intent, phrase, padded: ` ${phrase} ` })));
 
 /**
  * The control intent of an utterance (as {@link normalizeUtterance} gives it), or null. An
@@ -41,19 +41,20 @@ function hasPhrase(norm: string, phrase: string): boolean {
 export function detectControlIntent(norm: string): { intent: ControlIntent; phrase: string } | null {
   if (norm.trim().split(' ').length > 8) return null;
   if (/\d/.test(norm)) return null;
-  for (const intent of ORDER) {
-    for (const phrase of CONTROL_PHRASES[intent]) if (hasPhrase(norm, phrase)) return { intent, phrase };
-  }
+  for (const m of CONTROL_MATCHERS) if (norm.includes(m.padded)) return { intent: m.intent, phrase: m.phrase };
   return null;
 }
 
-/** Each FAQ entry's keywords, normalised once (entries belong to compiled agents and live as long). */
+/**
+ * Each FAQ entry's keywords normalised and padded (` keyword `, or '' for one with no word),
+ * once: entries belong to compiled agents and live as long.
+ */
 const faqKeywords = new WeakMap<Faq, string[]>();
 
 function keywordsOf(entry: Faq): string[] {
   let k = faqKeywords.get(entry);
   if (!k) {
-    k = entry.keywords.map((kw) => normalizeUtterance(kw).trim());
+    k = entry.keywords.map((kw) => normalizeUtterance(kw)).map((n) => (n.trim() === '' ? '' : n));
     faqKeywords.set(entry, k);
   }
   return k;
@@ -68,7 +69,7 @@ export function matchFaq(norm: string, faq: readonly Faq[]): { faq: Faq; keyword
     const keywords = keywordsOf(entry);
     for (let i = 0; i < keywords.length; i++) {
       const k = keywords[i]!;
-      if (k && hasPhrase(norm, k)) return { faq: entry, keyword: entry.keywords[i]! };
+      if (k && norm.includes(k)) return { faq: entry, keyword: entry.keywords[i]! };
     }
   }
   return null;
