@@ -54,7 +54,10 @@ const faqKeywords = new WeakMap<Faq, string[]>();
 function keywordsOf(entry: Faq): string[] {
   let k = faqKeywords.get(entry);
   if (!k) {
-    k = entry.keywords.map((kw) => normalizeUtterance(kw)).map((n) => (n.trim() === '' ? '' : n));
+    k = entry.keywords.map((kw) => {
+      const padded = normalizeUtterance(kw);
+      return padded.trim() === '' ? '' : padded;
+    });
     faqKeywords.set(entry, k);
   }
   return k;

@@ -85,8 +85,10 @@ export class IdempotencyService {
   }
 
   /**
-   * Checks a key without claiming it (a read; the plugin runs it in a read batch, where it
-   * shares one transaction's read lock with the other reads of the tick).
+   * Checks a key without claiming it: in a read batch (where it shares one transaction's read
+   * lock with the other reads of the tick), or inside the write that records its response with
+   * {@link IdempotencyService.completeTx} — no claim row is written there, since nothing outside
+   * the transaction could see it.
    * @throws ApiError idempotency_key_reuse or idempotency_key_in_progress, as {@link claimTx}.
    */
   peek(tenantId: string, key: string, print: string): PeekOutcome {
@@ -107,17 +109,7 @@ export class IdempotencyService {
   }
 
   /**
-   * Checks a key inside the transaction that will record its response with
-   * {@link IdempotencyService.completeTx}: no claim row is written, since nothing outside the
-   * transaction could see it. Must run inside `Store.write`.
-   * @throws ApiError as {@link IdempotencyService.claimTx}.
-   */
-  checkTx(tenantId: string, key: string, print: string): PeekOutcome {
-    return this.check(tenantId, key, print, this.now()) ?? { kind: 'absent' };
-  }
-
-  /**
-   * Records the response of a key that {@link IdempotencyService.checkTx} found free in the same
+   * Records the response of a key that {@link IdempotencyService.peek} found free in the same
    * transaction (an expired record under it is replaced). Must run inside `Store.write`.
    */
   completeTx(tenantId: string, key: string, print: string, status: number, body: string): void {

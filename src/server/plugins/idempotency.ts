@@ -153,7 +153,7 @@ export async function commitResponse(
     // one row written, never a claim.
     const pending = idem?.state === 'pending';
     if (pending) {
-      const outcome = service.checkTx(tenantId, idem.key, idem.print);
+      const outcome = service.peek(tenantId, idem.key, idem.print);
       if (outcome.kind === 'replay') return { ...outcome, replayed: true };
     }
     const view = fn();

@@ -45,7 +45,8 @@ export class TrunkRepo {
 
   /** Inserts a trunk with its AES-GCM sealed credentials (or null); `has_credentials` follows from them. */
   insert(row: Omit<TrunkRow, 'has_credentials'>, authSealed: Buffer | null): void {
-    this.q.insert.run(Object.assign({}, row, { auth_sealed: authSealed })); // not a spread: see engine/turn.ts render
+    // Object.assign, not a spread: V8 copies a spread object that gains a key slowly.
+    this.q.insert.run(Object.assign({}, row, { auth_sealed: authSealed }));
   }
   /** The sealed credentials of trunk `id`, or null when it has none. */
   sealedAuth(id: string): Buffer | null { return (this.q.sealed.get(id) as Buffer | null | undefined) ?? null; }
