@@ -26,9 +26,9 @@ import type { BudgetService } from './budget.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { SessionMetrics } from './session-model.js';
 import type { Commit, SessionService } from './sessions.js';
+import { keyReuseError } from './idempotency.js';
 import type { DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
-
 
 /** A validated `POST /v1/calls` body. Numbers are E.164. */
 export interface PlaceCallInput {
@@ -75,6 +75,11 @@ type OpenedView = { session_id: string; created_at: number };
 /** The room and SIP participant identity of call `cl_<n>` (DESIGN.md §7). */
 export function callRoom(n: number): { roomName: string; identity: string } {
   return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
+}
+
+/** The metadata of call `cl_<n>`'s room, dispatch and SIP participant: what the media agent reads. */
+export function callMetadata(n: number, tenantId: string): string {
+  return JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: tenantId });
 }
 
 /** Builds the status view of a call row. */
@@ -198,7 +203,7 @@ export class CallService {
       return opened;
     }));
     const { roomName, identity } = callRoom(n);
-    const metadata = JSON.stringify({ call_id: `cl_${n}`, session_id: sessionId, tenant: caller.tenantId });
+    const metadata = callMetadata(n, caller.tenantId);
     // The media agent is dispatched first, so it is in the room when the callee answers
     // (LiveKit creates the room for the dispatch). A failed dispatch does not stop the call.
     try {
@@ -233,7 +238,7 @@ export class CallService {
       await store.write(() => this.deps.repos.calls.setDialOutcome(n, {
         dial_status: 'unknown', provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
       }));
-      throw outcomeUnknown({ id: n, dial_error: result.message } as CallRow);
+      throw outcomeUnknown({ id: n, dial_error: result.message });
     }
 
     return ctx.commit(() => {
@@ -323,10 +328,7 @@ export class CallService {
 
 /** The error a request gets for a key an earlier dial was placed under. */
 function earlierAttemptError(call: CallRow, print: string | null): ApiError {
-  if (print !== null && call.idempotency_print !== null && call.idempotency_print !== print) {
-    return new ApiError('idempotency_key_reuse',
-      'this Idempotency-Key was already used with a different request; use a new key for a new request', { param: 'Idempotency-Key' });
-  }
+  if (print !== null && call.idempotency_print !== null && call.idempotency_print !== print) return keyReuseError();
   if (call.dial_status === 'failed') {
     return new ApiError('dial_failed',
       `dial of cl_${call.id} failed: ${call.dial_error ?? 'the carrier refused the call'} (an earlier attempt under this Idempotency-Key; ` +

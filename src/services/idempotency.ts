@@ -56,6 +56,13 @@ export function fingerprintKey(masterKey: Buffer): Buffer {
   return Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), 'vagent idempotency fingerprint v1', 32));
 }
 
+/** The error for a key already used with a different request (`idempotency_key_reuse`, 422). */
+export function keyReuseError(): ApiError {
+  return new ApiError('idempotency_key_reuse',
+    'this Idempotency-Key was already used with a different request; use a new key for a new request',
+    { param: 'Idempotency-Key' });
+}
+
 /** True when a response with this status is stored for replay. */
 export function isStorableStatus(status: number, code?: string): boolean {
   if (status >= 500 || status === 429 || status === 401) return false;
@@ -119,11 +126,7 @@ export class IdempotencyService {
   private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
     const row = this.repos.idempotency.get(tenantId, key);
     if (row && row.created_at >= now - this.retentionS) {
-      if (row.fingerprint !== print) {
-        throw new ApiError('idempotency_key_reuse',
-          'this Idempotency-Key was already used with a different request; use a new key for a new request',
-          { param: 'Idempotency-Key' });
-      }
+      if (row.fingerprint !== print) throw keyReuseError();
       if (row.state === 'in_progress') {
         throw new ApiError('idempotency_key_in_progress',
           'a request with this Idempotency-Key is still being processed; retry shortly',
