@@ -16,6 +16,7 @@
 import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId, parseSessionNumber } from '../domain/ids.js';
 import type { TelephonyEventRow } from '../store/index.js';
+import { callMetadata } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
 import type { SessionService } from './sessions.js';
@@ -40,6 +41,9 @@ export class WebhookSignatureError extends Error {
     this.name = 'WebhookSignatureError';
   }
 }
+
+/** What processing one recorded event came to: its final state and outcome (counted, stored). */
+type EventOutcome = { state: 'done' | 'ignored' | 'failed'; outcome: string };
 
 /** Counters since start (the database keeps the all-time ones). */
 export type InboundCounters = Record<string, number>;
@@ -129,7 +133,7 @@ export class InboundService {
 
   private async process(row: Pick<TelephonyEventRow, 'seq' | 'event_key' | 'kind' | 'payload'>): Promise<void> {
     const ev = JSON.parse(row.payload) as TelephonyEvent;
-    let outcome: { state: 'done' | 'ignored' | 'failed'; outcome: string };
+    let outcome: EventOutcome;
     try {
       outcome = row.kind === 'inbound_call' ? await this.inboundCall(ev, row.seq) : await this.participantLeft(ev, row.seq);
     } catch (err) {
@@ -143,7 +147,7 @@ export class InboundService {
     }
   }
 
-  private async inboundCall(ev: TelephonyEvent, eventSeq: number): Promise<{ state: 'done' | 'ignored' | 'failed'; outcome: string }> {
+  private async inboundCall(ev: TelephonyEvent, eventSeq: number): Promise<EventOutcome> {
     const attrs = ev.participant!.attributes;
     const to = attrs['sip.trunkPhoneNumber'] ?? '';
     const fromRaw = attrs['sip.phoneNumber'] ?? '';
@@ -213,7 +217,7 @@ export class InboundService {
     this.log.info({ call_id: `cl_${callN}`, tenant: tenantId, agent_id: agentId, routed_by: routedBy, to: maskNumber(to) }, 'inbound call answered');
     if (room && this.telephony.configured) {
       try {
-        await this.telephony.dispatchAgent(room, JSON.stringify({ call_id: `cl_${callN}`, session_id: `se_${callN}`, tenant: tenantId }));
+        await this.telephony.dispatchAgent(room, callMetadata(callN, tenantId));
       } catch (err) {
         this.log.warn({ call_id: `cl_${callN}`, err: errText(err) }, 'media agent dispatch failed');
       }
@@ -248,7 +252,7 @@ export class InboundService {
     return chosen;
   }
 
-  private async participantLeft(ev: TelephonyEvent, eventSeq: number): Promise<{ state: 'done' | 'ignored' | 'failed'; outcome: string }> {
+  private async participantLeft(ev: TelephonyEvent, eventSeq: number): Promise<EventOutcome> {
     const p = ev.participant!;
     const callId = p.attributes['sip.callID'] ?? '';
     let call = callId ? this.deps.repos.calls.byProviderCallId(callId) : undefined;
