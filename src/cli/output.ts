@@ -122,6 +122,9 @@ export const mark = (s: string): string => pc.yellow(s);
 /** An INR amount as the API rounds it: `₹0.001250` (6 decimals). */
 export const inr = (value: number | null | undefined): string => `₹${(value ?? 0).toFixed(6)}`;
 
+/** Rupees without trailing zeros, for budgets and totals: `₹12.5`, `₹0.000125`, `₹500`. */
+export const rupees = (n: number): string => `₹${Number(n.toFixed(6))}`;
+
 /** A duration in milliseconds for people: `12 ms`, `1.4 s`. */
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '-';

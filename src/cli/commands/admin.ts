@@ -11,7 +11,7 @@ import { openRuntime, type Runtime } from '../../server/runtime.js';
 import type { TenantView } from '../../services/tenants.js';
 import { checkWebhookUrl, DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER, WebhookTargetError } from '../../telephony/routing-webhook.js';
 import type { CommandContext } from '../context.js';
-import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
+import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { readStdin } from '../prompt.js';
 
@@ -98,7 +98,7 @@ function parseBudget(value: string): number | null {
 
 function budgetText(inr: number | null): string {
   if (inr === null) return dim('instance default');
-  return inr === 0 ? 'none (0: no budget for this tenant)' : `₹${inr} a day`;
+  return inr === 0 ? 'none (0: no budget for this tenant)' : `${rupees(inr)} a day`;
 }
 
 function printTenant(t: TenantView): void {

@@ -6,7 +6,7 @@
 import type { TelephonyCheckResult } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { bad, dim, ok, printFields, printJson, say } from '../output.js';
+import { bad, dim, ok, printFields, printJson, rupees, say } from '../output.js';
 
 /** What each problem means and what to do about it (on the daemon's side: it holds the settings). */
 const PROBLEMS: Record<string, { title: string; fix: string[] }> = {
@@ -55,9 +55,6 @@ function counts(c: Record<string, number>): string {
   const entries = Object.entries(c).filter(([, n]) => n > 0);
   return entries.length === 0 ? dim('none') : entries.map(([k, n]) => `${k} ${n}`).join(', ');
 }
-
-/** Rupees without trailing zeros (`₹12.5`, `₹0.000125`, `₹500`). */
-const rupees = (n: number): string => `₹${Number(n.toFixed(6))}`;
 
 function budgetLine(b: TelephonyCheckResult['budget']): string {
   const day = dim(`(${b.day}, ${b.timezone})`);
