@@ -45,6 +45,16 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** Runs `fn` against an app of its own whose LiveKit has these options, and closes it. */
+async function withDialApp(options: Parameters<typeof telephony>[0], fn: (app: TestApp) => Promise<void>): Promise<void> {
+  const app = await makeTestApp({}, { telephony: telephony(options) });
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
 beforeAll(async () => {
   fake = await startFakeLiveKit();
   t = await makeTestApp({}, { telephony: telephony() });
@@ -159,34 +169,27 @@ describe('dial through an inline trunk', () => {
   });
 
   it('reports a LiveKit credentials problem in plain words, without the secret', async () => {
-    const bad = await makeTestApp({}, { telephony: telephony({ apiSecret: 'wrong_secret_wrong_secret_wrong_secret' }) });
-    try {
+    await withDialApp({ apiSecret: 'wrong_secret_wrong_secret_wrong_secret' }, async (bad) => {
       await addTrunk(bad, { address: 'sip.example-carrier.in', numbers: [FROM] });
       const err = expectError(await bad.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
       expect(err.message).toMatch(/401 unauthenticated/);
       expect(err.message).not.toContain('wrong_secret');
-    } finally {
-      await bad.close();
-    }
+    });
   });
 
   it('an unreachable LiveKit is a dial_failed naming the connection error', async () => {
     const port = await closedPort();
-    const down = await makeTestApp({}, { telephony: telephony({ url: `http://127.0.0.1:${port}` }) });
-    try {
+    await withDialApp({ url: `http://127.0.0.1:${port}` }, async (down) => {
       await addTrunk(down, { address: 'sip.example-carrier.in', numbers: [FROM] });
       const err = expectError(await down.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
       expect(err.message).toContain(`cannot reach LiveKit at http://127.0.0.1:${port} (ECONNREFUSED)`);
-    } finally {
-      await down.close();
-    }
+    });
   });
 });
 
 describe('trunk resolution', () => {
   it('needs trunk_id with zero or several trunks, and uses provider_trunk_id when the trunk has one', async () => {
-    const app = await makeTestApp({}, { telephony: telephony() });
-    try {
+    await withDialApp({}, async (app) => {
       const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
       expectError(await app.call('POST', '/v1/calls', body), 'invalid_request', 'trunk_id');
       const lk = await addTrunk(app, { address: 'sip.example-carrier.in', provider_trunk_id: 'ST_abc123', numbers: [FROM] });
@@ -202,16 +205,13 @@ describe('trunk resolution', () => {
       const many = expectError(await app.call('POST', '/v1/calls', body), 'invalid_request', 'trunk_id');
       expect(many.message).toMatch(/2 trunks/);
       expect((await app.call('POST', '/v1/calls', { ...body, trunk_id: lk.id, from: FROM })).statusCode).toBe(201);
-    } finally {
-      await app.close();
-    }
+    });
   });
 });
 
 describe('exactly once', () => {
   it('50 concurrent identical dials with one key reach LiveKit once', async () => {
-    const app = await makeTestApp({}, { telephony: telephony() });
-    try {
+    await withDialApp({}, async (app) => {
       await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
       fake.behaviour = { delayMs: 150 };
       const before = fake.sipParticipants().length;
@@ -230,14 +230,11 @@ describe('exactly once', () => {
       for (const r of ok) expect(r.json()).toEqual(replay.json());
       expect(fake.sipParticipants().length - before).toBe(1);
       expect((await app.call('GET', '/v1/calls?limit=100')).json().data).toHaveLength(1);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   it('a dial LiveKit does not answer in time is recorded unknown and never dialled again under its key', async () => {
-    const app = await makeTestApp({}, { telephony: telephony({ requestTimeoutS: 1, waitUntilAnswered: false }) });
-    try {
+    await withDialApp({ requestTimeoutS: 1, waitUntilAnswered: false }, async (app) => {
       await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
       fake.behaviour = { delayMs: 2500 };
       const before = fake.sipParticipants().length;
@@ -256,9 +253,7 @@ describe('exactly once', () => {
       expect(fake.sipParticipants().length - before).toBe(1);
       // A new key is a new call.
       expect((await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-2' } })).statusCode).toBe(201);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   it('a dial in flight when the daemon stops becomes unknown at the next start; its retry does not ring again', async () => {
