@@ -19,7 +19,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { RESTART_FRAMES, startCheckpointer, type Checkpointer, type CheckpointerOptions } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** WAL pages (4 KiB) between automatic checkpoints. */
@@ -101,6 +101,8 @@ export class Store {
   private awaitingSync: Settle[] = [];
   private inFlightSync: Settle[] = [];
   private checkpointer: Checkpointer | null = null;
+  /** Commits wait while the checkpoint worker copies the WAL's last frames (see checkpointer.ts). */
+  private writesHeld = false;
 
   private constructor(db: Db, file: string) {
     this.db = db;
@@ -165,8 +167,10 @@ export class Store {
     // (idempotency keys, trunk ids) this raises sustained commit throughput by ~40% and cuts
     // the p99 commit from ~15 ms to ~5 ms (measured with 100k rows, 18-row batches).
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-    // After a checkpoint resets the WAL, truncate the file back to this size.
-    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    // After a checkpoint resets the WAL, truncate the file back to this size: above what the
+    // checkpoint worker lets the WAL reach (its restart size and what commits before the next
+    // pass), so that a WAL it rewinds is overwritten in place, not cut and grown again.
+    db.pragma(`journal_size_limit = ${Math.round(1.25 * RESTART_FRAMES) * 4096}`);
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     const store = new Store(db, file);
@@ -226,11 +230,16 @@ export class Store {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return new Promise<T>((resolve, reject) => {
       queue.push({ fn, savepoint, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  /** Flushes the queues in the check phase of this turn of the event loop (once). */
+  private schedule(): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   /** Resolves once every commit made so far is synced to disk (at once when none is waiting). */
@@ -262,17 +271,37 @@ export class Store {
 
   /**
    * Moves WAL checkpoints to a worker thread (the daemon): the committing connection no longer
-   * stalls to copy the WAL into the database. Falls back to auto-checkpoints if the worker
-   * cannot start.
+   * stalls to copy the WAL into the database. Each time the WAL reaches the worker's restart
+   * size, commits are held for the few milliseconds of its last pass, so that the WAL starts
+   * over (see checkpointer.ts). Falls back to auto-checkpoints if the worker cannot start.
+   * @param options shorter intervals and sizes for tests
    */
-  startBackgroundCheckpoints(): void {
+  startBackgroundCheckpoints(options: CheckpointerOptions = {}): void {
     if (this.checkpointer || this.walFile === null) return;
     try {
-      this.checkpointer = startCheckpointer(this.walFile.slice(0, -'-wal'.length));
+      this.checkpointer = startCheckpointer(this.walFile.slice(0, -'-wal'.length), {
+        pause: () => this.holdCommits(),
+        resume: () => this.releaseCommits(),
+      }, options);
       this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER}`);
     } catch {
       this.checkpointer = null;
     }
+  }
+
+  /**
+   * Commits nothing until {@link Store.releaseCommits}: writes queue up (their promises stay
+   * pending), reads still run. For the checkpoint worker's last pass before the WAL starts
+   * over; {@link Store.close} commits what is queued regardless.
+   */
+  holdCommits(): void {
+    this.writesHeld = true;
+  }
+
+  /** Ends {@link Store.holdCommits}: what queued meanwhile commits in the next batch. */
+  releaseCommits(): void {
+    this.writesHeld = false;
+    if (this.queue.length > 0) this.schedule();
   }
 
   /** Stops the checkpoint worker (before {@link Store.close}). */
@@ -323,9 +352,11 @@ export class Store {
     });
   }
 
-  private flush(): void {
+  /** Runs the queued reads, then the queued writes in one transaction (not while held, unless `force`). */
+  private flush(force = false): void {
     this.scheduled = false;
     if (this.readQueue.length > 0) this.flushReads();
+    if (this.writesHeld && !force) return;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
@@ -411,7 +442,7 @@ export class Store {
   /** Flushes queued writes, makes them durable, and closes the connection (checkpointing the WAL). */
   close(): void {
     if (this.closed) return;
-    this.flush();
+    this.flush(true);
     this.closed = true;
     const waiting = this.awaitingSync;
     this.awaitingSync = [];
