@@ -47,25 +47,34 @@ describe('Store', () => {
       // Committed (visible) but not acknowledged until the fsync completes.
       expect((store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n).toBe(1);
       expect(done).toBe(false);
-      // A batch committed while that fsync runs waits for the next one: never two at once.
-      let second = false;
-      const w2 = store.write(() => store.db.prepare('INSERT INTO t VALUES (2)').run()).then(() => { second = true; });
+      // A batch committed while that fsync runs gets a sync of its own at once (two may run)…
+      const flags = { second: false, third: false };
+      const w2 = store.write(() => store.db.prepare('INSERT INTO t VALUES (2)').run()).then(() => { flags.second = true; });
       await new Promise((r) => setTimeout(r, 20));
-      expect(pending).toHaveLength(1);
-      pending.shift()!();
-      await w;
-      expect(second).toBe(false);
+      expect(pending).toHaveLength(2);
+      // …and one committed while two run waits for the next.
+      const w3 = store.write(() => store.db.prepare('INSERT INTO t VALUES (3)').run()).then(() => { flags.third = true; });
       await new Promise((r) => setTimeout(r, 20));
-      expect(pending).toHaveLength(1);
-      // A read does not wait for the sync; whenDurable does.
+      expect(pending).toHaveLength(2);
+      // Each batch waits for the sync begun after its commit, not for an earlier one.
+      pending.splice(1, 1)[0]!();
+      await w2;
+      expect(done).toBe(false);
+      // A read does not wait for the sync; whenDurable waits for what covers every commit so far.
       let durable = false;
       const d = store.whenDurable().then(() => { durable = true; });
-      expect(await store.read(() => (store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n)).toBe(2);
-      expect(durable).toBe(false);
+      expect(await store.read(() => (store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n)).toBe(3);
       pending.shift()!();
-      await w2;
+      await w;
+      await new Promise((r) => setTimeout(r, 20));
+      expect(flags.third).toBe(false);
+      expect(durable).toBe(false);
+      // The first sync's end started the one the third batch waits for.
+      expect(pending).toHaveLength(1);
+      pending.shift()!();
+      await w3;
       await d;
-      expect(second).toBe(true);
+      expect(flags.third).toBe(true);
       expect(durable).toBe(true);
       await store.whenDurable(); // nothing waiting: resolves at once
     } finally {
