@@ -251,9 +251,8 @@ export class Store {
 
   /** Resolves once every commit made so far is synced to disk (at once when none is waiting). */
   whenDurable(): Promise<void> {
-    // Commits not yet covered by a sync wait for the next one; otherwise the running sync (if
-    // any) covers every commit made so far.
-    // (the sync started last covers every commit before it)
+    // Commits not yet covered by a sync wait for the next one; otherwise the sync started last
+    // (if one runs) covers every commit made so far.
     const list = this.awaitingSync.length > 0 ? this.awaitingSync : this.syncsInFlight > 0 ? this.inFlightSync : null;
     if (list === null) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
