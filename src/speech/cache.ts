@@ -38,6 +38,8 @@ export function isAudioSha(sha: unknown): sha is string {
 /** A directory of WAV clips named by their keys. Synchronous; one daemon process writes it. */
 export class AudioCache {
   private index: Set<string> | null = null;
+  /** Combined clips being built, by key (see {@link AudioCache.combine}). */
+  private readonly combining = new Map<string, Promise<string>>();
   readonly dir: string;
 
   /**
@@ -152,6 +154,18 @@ export class AudioCache {
     if (shas.length === 1) return shas[0]!;
     const key = AudioCache.combinedKeyFor(shas);
     if (this.has(key)) return key;
+    // Turns that need the same new combination at once (a campaign's first calls, a load's
+    // first requests) share one build: each would otherwise read, join and store it again.
+    let job = this.combining.get(key);
+    if (job === undefined) {
+      job = this.build(key, shas).finally(() => this.combining.delete(key));
+      this.combining.set(key, job);
+    }
+    return job;
+  }
+
+  /** Joins `shas` and stores the result as clip `key`; returns `key`. */
+  private async build(key: string, shas: readonly string[]): Promise<string> {
     const wavs = shas.map((sha) => {
       const wav = this.read(sha);
       if (wav === null) throw new Error(`audio clip ${sha} is not in the cache`);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AudioCache, isAudioSha } from '../../src/speech/cache.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
 
@@ -124,6 +124,25 @@ describe('AudioCache', () => {
     expect(await cache.combine([b, a])).not.toBe(ab);
     expect(await cache.combine([a])).toBe(a);
     await expect(cache.combine([])).rejects.toThrow(RangeError);
+  });
+
+  it('builds a new combination once for concurrent requests, and retries one that failed', async () => {
+    const cache = new AudioCache(root);
+    const a = AudioCache.keyFor('fake', 'en', 'a');
+    const b = AudioCache.keyFor('fake', 'en', 'b');
+    await cache.put(a, clip(200, 1000));
+    const put = vi.spyOn(cache, 'put');
+    // b is missing: every concurrent request fails, and the failure is not remembered.
+    const failed = await Promise.allSettled(Array.from({ length: 5 }, () => cache.combine([a, b])));
+    expect(failed.every((r) => r.status === 'rejected')).toBe(true);
+    await cache.put(b, clip(300, 2000));
+    put.mockClear();
+    const keys = await Promise.all(Array.from({ length: 20 }, () => cache.combine([a, b])));
+    expect(new Set(keys)).toEqual(new Set([AudioCache.combinedKeyFor([a, b])]));
+    expect(put).toHaveBeenCalledTimes(1);
+    expect(readWavInfo(cache.read(keys[0]!)!).durationMs).toBeCloseTo(650, 5);
+    // No temporary file is left behind.
+    expect(fs.readdirSync(root).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
   it('fails to combine a clip that is not cached', async () => {
