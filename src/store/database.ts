@@ -202,6 +202,7 @@ export class Store {
       if (m.version <= current) continue;
       this.db.transaction(() => {
         this.db.exec(m.sql);
+        m.apply?.(this.db);
         this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
           .run(m.version, m.name, Date.now() / 1000);
       }).immediate();

@@ -3,11 +3,59 @@
  * Append new versions; never edit a released one.
  */
 
+import type { Database } from 'better-sqlite3';
+
 /** One migration: a version number and the SQL that moves the schema to it. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Runs after `sql`, in the same transaction: for a change that depends on what the database holds. */
+  apply?: (db: Database) => void;
+}
+
+/** The columns of the calls table from version 4 on. */
+const CALL_COLUMNS = [
+  'seq', 'id', 'tenant_id', 'agent_id', 'direction', 'to_number', 'from_number', 'dial_status', 'trunk_id', 'room_name',
+  'provider_call_id', 'dial_error', 'idempotency_key', 'idempotency_print', 'reserved_micro', 'reserve_until',
+] as const;
+
+/**
+ * Version 4: a call is found with its session by their shared number, so the calls table no
+ * longer copies the session's seq and creation time. The table is rebuilt (SQLite cannot drop a
+ * UNIQUE column) from whichever columns a released version 3 gave it: the earliest had neither
+ * idempotency_print nor reserve_until, which then take their defaults.
+ */
+function rebuildCalls(db: Database): void {
+  const present = new Set(db.prepare("SELECT name FROM pragma_table_info('calls')").pluck().all() as string[]);
+  const kept = CALL_COLUMNS.filter((c) => present.has(c)).join(', ');
+  db.exec(`
+    CREATE TABLE calls_v4 (
+      seq INTEGER PRIMARY KEY,
+      id INTEGER NOT NULL UNIQUE REFERENCES sessions(id),
+      tenant_id TEXT NOT NULL REFERENCES tenants(id),
+      agent_id TEXT NOT NULL,
+      direction TEXT NOT NULL CHECK (direction IN ('outbound', 'inbound')),
+      to_number TEXT NOT NULL,
+      from_number TEXT,
+      dial_status TEXT NOT NULL CHECK (dial_status IN ('not_dialled', 'dialling', 'ringing', 'failed', 'unknown', 'answered')),
+      trunk_id TEXT,
+      room_name TEXT,
+      provider_call_id TEXT,
+      dial_error TEXT,
+      idempotency_key TEXT,
+      idempotency_print TEXT,
+      reserved_micro INTEGER NOT NULL DEFAULT 0,
+      reserve_until REAL NOT NULL DEFAULT 0,
+      UNIQUE (tenant_id, idempotency_key)
+    ) STRICT;
+    INSERT INTO calls_v4 (${kept}) SELECT ${kept} FROM calls;
+    DROP TABLE calls;
+    ALTER TABLE calls_v4 RENAME TO calls;
+    CREATE INDEX calls_tenant ON calls(tenant_id, seq);
+    CREATE INDEX calls_dialling ON calls(dial_status) WHERE dial_status = 'dialling';
+    CREATE UNIQUE INDEX calls_provider ON calls(provider_call_id) WHERE provider_call_id IS NOT NULL;
+  `);
 }
 
 /** All migrations, in version order. */
@@ -148,8 +196,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `
       ALTER TABLE tenants ADD COLUMN inbound_webhook_secret_sealed BLOB;
 
-      -- One call per session: id is the session's number (call cl_<N> of session se_<N>), so the
-      -- session row (its tenant, creation time, status, end and metrics) is found by id.
+      -- One call per session: id is the session's number (call cl_<N> of session se_<N>).
       -- dial_status: not_dialled (prepared), dialling (claim committed, LiveKit not yet answered),
       -- ringing (LiveKit accepted the dial), failed, unknown (no answer from LiveKit, or the
       -- daemon stopped mid-dial: never re-dialled blindly), answered (inbound).
@@ -158,7 +205,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- idempotency_print: the fingerprint of the request a dial was placed under.
       CREATE TABLE calls (
         seq INTEGER PRIMARY KEY,
-        id INTEGER NOT NULL UNIQUE REFERENCES sessions(id),
+        id INTEGER NOT NULL UNIQUE,
+        session_seq INTEGER NOT NULL UNIQUE REFERENCES sessions(seq),
         tenant_id TEXT NOT NULL REFERENCES tenants(id),
         agent_id TEXT NOT NULL,
         direction TEXT NOT NULL CHECK (direction IN ('outbound', 'inbound')),
@@ -173,6 +221,7 @@ export const MIGRATIONS: readonly Migration[] = [
         idempotency_print TEXT,
         reserved_micro INTEGER NOT NULL DEFAULT 0,
         reserve_until REAL NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
         UNIQUE (tenant_id, idempotency_key)
       ) STRICT;
       CREATE INDEX calls_tenant ON calls(tenant_id, seq);
@@ -193,5 +242,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX telephony_events_pending ON telephony_events(state) WHERE state = 'pending';
     `,
+  },
+  {
+    // One call per session: id is the session's number (call cl_<N> of session se_<N>), so the
+    // session row (its tenant, creation time, status, end and metrics) is found by id.
+    version: 4,
+    name: 'calls keyed by their session number only',
+    sql: '',
+    apply: rebuildCalls,
   },
 ];

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BatchAbortedError, EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { openRepos } from '../../src/store/index.js';
+import { CallRepo } from '../../src/store/repos/calls.js';
 
 const dirs: string[] = [];
 function dbFile(): string {
@@ -204,6 +205,45 @@ describe('Store', () => {
     expect(growing.holds).toBe(0);
     expect(growing.maxWalPages).toBeGreaterThan(3 * restarting.maxWalPages);
   }, 20_000);
+
+  it.each([
+    ['as released', []],
+    ['from before dial keys were fingerprinted', ['idempotency_print', 'reserve_until']],
+  ])('moves calls of a version 3 database (%s) to version 4, keeping them', (_name, dropped: string[]) => {
+    const file = dbFile();
+    const raw = new Database(file);
+    raw.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL) STRICT`);
+    for (const m of MIGRATIONS.filter((x) => x.version <= 3)) {
+      raw.exec(m.sql);
+      raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+    }
+    for (const column of dropped) raw.exec(`ALTER TABLE calls DROP COLUMN ${column}`);
+    raw.pragma('foreign_keys = OFF'); // no agent revision row: only the call's own references matter here
+    raw.exec(`INSERT INTO tenants (id, created_at) VALUES ('default', 0)`);
+    raw.exec(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+      VALUES (7, 4242, 'default', 'ag_x', 'd', '{}', 0, '{}', '{}', 'open', 1700000000)`);
+    raw.exec(`INSERT INTO calls (id, session_seq, tenant_id, agent_id, direction, to_number, dial_status, idempotency_key, created_at)
+      VALUES (4242, 7, 'default', 'ag_x', 'outbound', '+919876543210', 'not_dialled', 'k1', 1700000000)`);
+    raw.close();
+
+    const store = Store.open(file);
+    try {
+      expect(store.schemaVersion()).toBe(4);
+      const columns = store.db.prepare("SELECT name FROM pragma_table_info('calls')").pluck().all();
+      expect(columns).not.toContain('session_seq');
+      expect(columns).not.toContain('created_at');
+      expect(columns).toContain('reserve_until');
+      const calls = new CallRepo(store.db);
+      const call = calls.get(4242)!;
+      expect(call).toMatchObject({ id: 4242, to_number: '+919876543210', idempotency_key: 'k1', reserve_until: 0, created_at: 1700000000 });
+      expect(calls.byIdempotencyKey('default', 'k1')?.id).toBe(4242);
+      // A call of a session that does not exist is refused, as the new table says.
+      expect(() => store.db.exec(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status)
+        VALUES (1, 'default', 'ag_x', 'outbound', '+919876543210', 'not_dialled')`)).toThrow(/FOREIGN KEY/);
+    } finally {
+      store.close();
+    }
+  });
 
   it('refuses a database from a newer vagent', () => {
     const file = dbFile();
