@@ -25,9 +25,14 @@ function randomBase62(length: number): string {
   return out;
 }
 
+/** SHA-256 of a key, hex: the key cache's form of {@link hashApiKey}. */
+function apiKeyHashHex(key: string): string {
+  return crypto.hash('sha256', key);
+}
+
 /** SHA-256 of a key, the only form stored. */
 export function hashApiKey(key: string): Buffer {
-  return crypto.hash('sha256', key, 'buffer');
+  return Buffer.from(apiKeyHashHex(key), 'hex');
 }
 
 /** A tenant as shown by `vagent admin tenant list`. */
@@ -174,8 +179,7 @@ export class TenantService {
    */
   authenticate(presented: string): { tenantId: string; keyId: string } | undefined {
     if (!KEY_PATTERN.test(presented)) return undefined;
-    // hex of hashApiKey(presented), in one call (every request comes here)
-    const hex = crypto.hash('sha256', presented);
+    const hex = apiKeyHashHex(presented);
     // Keys are created and revoked by `vagent admin` in another process: any commit there
     // changes the database's data_version and empties this cache, so a revocation takes
     // effect within Store.externalVersion's 100 ms.
