@@ -7,8 +7,10 @@ import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { ID_PATTERNS } from '../domain/ids.js';
 import { isSipAddress } from '../domain/sip.js';
 
-const e164 = z.string({ error: `must be an E.164 number such as ${EXAMPLE_DID}` })
-  .regex(E164_PATTERN, { error: `must be an E.164 number such as ${EXAMPLE_DID}` });
+/** An E.164 number; `subject` starts its error message ("must be", "to must be"). */
+const e164Of = (subject: string) => z.string({ error: `${subject} an E.164 number such as ${EXAMPLE_DID}` })
+  .regex(E164_PATTERN, { error: `${subject} an E.164 number such as ${EXAMPLE_DID}` });
+const e164 = e164Of('must be');
 /** An unpaired UTF-16 surrogate (with the `u` flag, a valid pair is one code point and does not match). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
@@ -18,8 +20,7 @@ export const namedText = (max: number, what: string) => z.string({ error: `${wha
   .refine((s) => !LONE_SURROGATE.test(s), { error: `${what} must be valid Unicode text (it has an unpaired surrogate escape)` });
 
 /** An E.164 number whose errors name the field `what`. */
-export const namedE164 = (what: string) => z.string({ error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` })
-  .regex(E164_PATTERN, { error: `${what} must be an E.164 number such as ${EXAMPLE_DID}` });
+export const namedE164 = (what: string) => e164Of(`${what} must be`);
 
 /** The spec's `cost` object (INR). */
 export const CostSchema = z.object({ llm_inr: z.number(), tts_inr: z.number(), stt_inr: z.number(), total_inr: z.number() }).meta({ id: 'Cost' });
