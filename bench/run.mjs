@@ -10,10 +10,14 @@
  *   (c) POST /v1/trunks   the real daemon, a unique Idempotency-Key per request
  *   (d) GET  /v1/trunks   the real daemon, a tenant with 20 trunks
  *   (e) POST /v1/sessions/{id}/turn  (bench/sessions.mjs: FAQ layer, cached audio, 200 sessions)
+ *   (g) POST /durable    reference: bare fastify doing a turn's durable write and nothing else
+ *       (bench/durable-server.mjs: the rows a turn of (e) stored, written through vagent's
+ *       store, group commit and WAL sync, unique keys) — the ceiling of the turn ratio
  *   (f) POST /v1/calls   prepare-only (a session of ag_emi_reminder, its opening from the audio
  *       cache, a call record), a unique Idempotency-Key per request; run last, since every call
  *       leaves an open session behind that would inflate the 10,000-session RSS figure
- *   calls = (f)/(b) and its p99, reported without a target;
+ *   calls = (f)/(b) and its p99, reported without a target; turn ceiling = (g)/(b) and
+ *   turn of ceiling = (e)/(g), without targets;
  *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%;  turn = (e)/(b), target ≥ 25%,
  *   p99 < 20 ms. Then the daemon's RSS with 10,000 open sessions (< 300 MiB) and the cache-hit
  *   percentage of reply clips over a scripted booking (≥ 80%).
@@ -230,9 +234,21 @@ async function main() {
   http.trunk_create.trunks_in_tenant = created;
   if (created < counted) loud(`(c) counted ${counted} 2xx creates but the tenant has only ${created} trunks: keys were replayed`);
   process.stderr.write('bench: (e) POST /v1/sessions/{id}/turn, then 10,000 open sessions\n');
-  const sessions = await benchSessions(daemon, createKey, common);
+  const sessions = await benchSessions(daemon, createKey, common, path.join(stateDir, 'vagent.db'));
   http.turn = checkClean(sessions.turn);
   delete sessions.turn;
+
+  process.stderr.write('bench: (g) POST /durable (a turn\'s durable write alone)\n');
+  const rowsFile = path.join(makeTempDir('vagent-bench-rows-'), 'turn-rows.json');
+  fs.writeFileSync(rowsFile, JSON.stringify(sessions.turnRows));
+  sessions.turn_rows_bytes = Object.fromEntries(Object.entries(sessions.turnRows).map(([k, v]) => [k, Buffer.byteLength(v)]));
+  delete sessions.turnRows;
+  const durable = await startServer({ name: 'durable-server', args: ['bench/durable-server.mjs', '0', rowsFile], cwd: ROOT, stream: 'stdout' });
+  http.turn_durable_write = checkClean(await measure({
+    ...common, title: '(g) POST /durable (a turn\'s durable write alone)', url: durable.url, pid: durable.pid, path: '/durable',
+    method: 'POST', headers: json, body: JSON.stringify({ text: 'what are your fees?' }), requests: uniqueKeys('durable'),
+  }));
+  await durable.stop();
   memory.daemon_rss_10k_sessions_mib = sessions.rss_mib_10k_sessions;
   memory.daemon_rss_10k_sessions_right_after_opening_mib = sessions.rss_mib_10k_sessions_right_after_opening;
 
@@ -252,6 +268,8 @@ async function main() {
     cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
     turn: { value: http.turn.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.turn, of: '(e)/(b)' },
     turn_p99_ms: { value: http.turn.latency_p99_ms, target_max: TARGETS.turn_p99_ms, of: 'p99 of (e)' },
+    turn_ceiling: { value: http.turn_durable_write.requests_per_s / http.bare_post.requests_per_s, of: '(g)/(b)' },
+    turn_of_ceiling: { value: http.turn.requests_per_s / http.turn_durable_write.requests_per_s, of: '(e)/(g)' },
     call_prepare: { value: http.call_prepare.requests_per_s / http.bare_post.requests_per_s, of: '(f)/(b)' },
     call_prepare_p99_ms: { value: http.call_prepare.latency_p99_ms, bare_p99_ms: http.bare_post.latency_p99_ms, of: 'p99 of (f) vs p99 of (b)' },
     rss_10k_sessions_mib: { value: sessions.rss_mib_10k_sessions, target_max: TARGETS.rss_10k_mib, of: 'VmRSS with 10,000 open sessions' },
@@ -304,7 +322,7 @@ function report({ meta, http, ratios, cli, memory }) {
   const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
     fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2)];
   out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU'],
-    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.call_prepare].map(row)));
+    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.turn_durable_write, http.call_prepare].map(row)));
   out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
     '   µs/req = server CPU time per response, the figure least disturbed by other load on the host)', '');
 
@@ -314,6 +332,8 @@ function report({ meta, http, ratios, cli, memory }) {
     [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
     [`turn   = (e)/(b)`, pct(ratios.turn.value), `≥ ${pct(ratios.turn.target_min)}`, verdict(ratios.turn.pass)],
     [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
+    [`turn ceiling = (g)/(b)`, pct(ratios.turn_ceiling.value), '(none)', 'a turn\'s durable write alone'],
+    [`turn of ceiling = (e)/(g)`, pct(ratios.turn_of_ceiling.value), '(none)', ''],
     [`RSS, 10,000 open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
     [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
     [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '(none)', ''],

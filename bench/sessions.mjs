@@ -7,9 +7,12 @@
  *   RSS of the daemon with 10,000 open sessions (VmRSS, 15 s after the last one opened, and
  *   right after), target < 300 MiB.
  *   Cache-hit percentage of reply clips over a scripted clinic booking, target ≥ 80%.
+ *   The rows one bench turn wrote (its stored response, its turn-log row), for the reference
+ *   route (g) of bench/durable-server.mjs.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import { measure } from './lib/http.mjs';
 
 const BOOKING = [
@@ -63,11 +66,30 @@ export async function waitForAllAudio(url, key) {
 }
 
 /**
+ * What the last turn of the run under `keyPrefix` stored (read-only, beside the running daemon):
+ * its response as kept for replay, and its turn-log row.
+ * @returns {{body: string, data: string, engine: string, metrics: string}}
+ */
+function lastTurnRows(database, keyPrefix) {
+  const db = new Database(database, { readonly: true, fileMustExist: true });
+  try {
+    const idem = db.prepare('SELECT body FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
+      .get(`${keyPrefix}-`, `${keyPrefix}.`);
+    const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
+    if (!idem?.body || !turn) throw new Error('the turn benchmark left no stored turn in the daemon\'s database');
+    return { body: idem.body, ...turn };
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * @param {{url: string, pid: number}} daemon
  * @param {string} key API key of tenant default
  * @param {object} common autocannon options (connections, durationS, warmupS)
+ * @param {string} database the daemon's database file (read once, read-only)
  */
-export async function benchSessions(daemon, key, common) {
+export async function benchSessions(daemon, key, common, database) {
   const audio = await waitForAudio(daemon.url, key, 'ag_clinic_booking');
 
   // Cache-hit percentage over a scripted booking.
@@ -94,6 +116,8 @@ export async function benchSessions(daemon, key, common) {
     }],
   });
 
+  const turnRows = lastTurnRows(database, keyPrefix);
+
   // RSS with 10,000 open sessions.
   const rssBefore = rssMiB(daemon.pid);
   await openMany(daemon.url, key, 10_000 - ids.length - 1, 20);
@@ -106,6 +130,7 @@ export async function benchSessions(daemon, key, common) {
   return {
     audio,
     turn,
+    turnRows,
     booking_cache_hit_percent: detail.cache_hit_percent,
     booking_turns: detail.turns.length,
     rss_mib_before_10k_sessions: rssBefore,
