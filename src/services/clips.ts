@@ -32,20 +32,39 @@ export interface RenderedReply {
 }
 
 const MEMO_LIMIT = 20_000;
-const memo = new Map<string, [string, string]>();
+/** Spoken forms and cache keys by engine, voice and language, then by clip text. */
+const memo = new Map<string, Map<string, [string, string]>>();
+let memoSize = 0;
+
+/** The memo of one engine, voice and language (a turn looks it up once for all its clips). */
+function memoOf(speech: SpeechPort, language: string, voice: string): Map<string, [string, string]> {
+  const scope = `${speech.provider}\u0000${voice}\u0000${language}`;
+  let m = memo.get(scope);
+  if (!m) {
+    m = new Map();
+    memo.set(scope, m);
+  }
+  return m;
+}
 
 /**
  * The spoken form of a clip text and its cache key, remembered: most replies repeat an
- * agent's static lines, so normalising and hashing them again would be wasted work.
+ * agent's static lines, so normalising and hashing them again would be wasted work. Static
+ * lines are the agent's own strings, whose hashes V8 keeps, so a hit costs one lookup.
  */
-function spokenKey(speech: SpeechPort, text: string, language: string, voice: string): [string, string] {
-  const k = `${speech.provider}\u0000${voice}\u0000${language}\u0000${text}`;
-  let hit = memo.get(k);
+function spokenKey(speech: SpeechPort, m: Map<string, [string, string]>, text: string, language: string, voice: string): [string, string] {
+  let hit = m.get(text);
   if (!hit) {
     const spoken = toSpokenText(text, language);
     hit = [spoken, speech.keyFor(spoken, voice)];
-    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
-    memo.set(k, hit);
+    if (memoSize >= MEMO_LIMIT) {
+      memo.clear();
+      memoSize = 0;
+      memo.set(`${speech.provider}\u0000${voice}\u0000${language}`, m);
+      m.clear();
+    }
+    m.set(text, hit);
+    memoSize += 1;
   }
   return hit;
 }
@@ -55,12 +74,56 @@ function spokenKey(speech: SpeechPort, text: string, language: string, voice: st
  * sessions opened with the same context (a campaign's calls) render the same prompts.
  */
 export function spokenTextOf(speech: SpeechPort, text: string, language: string, voice: string): string {
-  return spokenKey(speech, text, language, voice)[0];
+  return spokenKey(speech, memoOf(speech, language, voice), text, language, voice)[0];
 }
 
 /** Builds audio URLs under a base (`public_url` or the daemon's address). */
 export function audioUrlOf(base: string, sha: string): string {
   return `${base}/v1/audio/${sha}.wav`;
+}
+
+/** Each clip's spoken text and cache key. */
+function spokenKeys(speech: SpeechPort, specs: readonly ClipSpec[], language: string, voice: string): { spoken: string[]; keys: string[] } {
+  const m = memoOf(speech, language, voice);
+  const spoken: string[] = [];
+  const keys: string[] = [];
+  for (const c of specs) {
+    const [text, sha] = spokenKey(speech, m, c.speak ?? c.text, language, voice);
+    spoken.push(text);
+    keys.push(sha);
+  }
+  return { spoken, keys };
+}
+
+function clipViews(specs: readonly ClipSpec[], shas: readonly (string | null)[], baseUrl: string): ClipView[] {
+  return specs.map((c, i): ClipView => {
+    const sha = shas[i];
+    const url = sha ? audioUrlOf(baseUrl, sha) : null;
+    return { text: c.text, audio_url: url, livekit_wav_url: url, ...c.flags };
+  });
+}
+
+/**
+ * The reply when every clip, and for several clips their combination, is in the cache already
+ * (the common case: an agent's static lines are synthesised ahead), without waiting for
+ * anything; null otherwise, when {@link renderClips} must run.
+ *
+ * @param baseUrl where clients fetch `/v1/audio/{sha}.wav`
+ */
+export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[], language: string, voice: string, baseUrl: string): RenderedReply | null {
+  if (specs.length === 0) return null;
+  const { spoken, keys } = spokenKeys(speech, specs, language, voice);
+  const whole = speech.combinedIfCached(keys);
+  if (whole === null) return null;
+  return {
+    clips: clipViews(specs, keys, baseUrl),
+    spokenText: spoken.join(' '),
+    audioUrl: audioUrlOf(baseUrl, whole),
+    hits: specs.length,
+    misses: 0,
+    liveChars: 0,
+    ttsMs: 0,
+  };
 }
 
 /**
@@ -82,13 +145,7 @@ export async function renderClips(
   let hits = 0;
   let misses = 0;
   let waited = false;
-  const spoken: string[] = [];
-  const keys: string[] = [];
-  for (const c of specs) {
-    const [text, sha] = spokenKey(speech, c.speak ?? c.text, language, voice);
-    spoken.push(text);
-    keys.push(sha);
-  }
+  const { spoken, keys } = spokenKeys(speech, specs, language, voice);
   const shas = await Promise.all(spoken.map(async (text, i) => {
     const sha = keys[i]!;
     if (speech.has(sha)) {
@@ -110,11 +167,7 @@ export async function renderClips(
       return null;
     }
   }));
-  const clips = specs.map((c, i): ClipView => {
-    const sha = shas[i];
-    const url = sha ? audioUrlOf(baseUrl, sha) : null;
-    return { text: c.text, audio_url: url, livekit_wav_url: url, ...c.flags };
-  });
+  const clips = clipViews(specs, shas, baseUrl);
   const have = shas.filter((s): s is string => s !== null);
   let audioUrl: string | null = null;
   if (have.length === 1) audioUrl = audioUrlOf(baseUrl, have[0]!);

@@ -35,6 +35,8 @@ export interface SpeechPort {
   prepare(spokenTexts: string[], voice: string, onProgress?: (done: number, total: number) => void): Promise<{ ready: number; failed: number }>;
   /** A cached clip made of `shas` played in order; returns its sha. */
   combine(shas: string[]): Promise<string>;
+  /** The sha of the clip {@link SpeechPort.combine} gives for `shas` when it is cached already, else null. */
+  combinedIfCached(shas: readonly string[]): string | null;
   /** The WAV file of cached clip `sha`, or null when `sha` is malformed or not cached. */
   fileOf(sha: string): string | null;
 }
@@ -48,5 +50,6 @@ export class NoSpeech implements SpeechPort {
   ensure(): Promise<EnsuredClip> { return Promise.reject(new Error('speech synthesis is off')); }
   prepare(spokenTexts: string[]): Promise<{ ready: number; failed: number }> { return Promise.resolve({ ready: 0, failed: spokenTexts.length }); }
   async combine(): Promise<string> { throw new Error('speech synthesis is off'); }
+  combinedIfCached(): string | null { return null; }
   fileOf(): string | null { return null; }
 }

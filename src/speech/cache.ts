@@ -164,6 +164,17 @@ export class AudioCache {
     return job;
   }
 
+  /**
+   * The key {@link AudioCache.combine} returns for `shas` when that clip is stored already (a
+   * single clip being its own combination), else null; never touches the disk.
+   */
+  combinedIfCached(shas: readonly string[]): string | null {
+    if (shas.length === 0 || !shas.every((s) => this.has(s))) return null;
+    if (shas.length === 1) return shas[0]!;
+    const key = AudioCache.combinedKeyFor(shas);
+    return this.has(key) ? key : null;
+  }
+
   /** Joins `shas` and stores the result as clip `key`; returns `key`. */
   private async build(key: string, shas: readonly string[]): Promise<string> {
     const wavs = shas.map((sha) => {

@@ -141,6 +141,11 @@ export class SpeechService implements SpeechPort {
     return this.cache.combine(shas);
   }
 
+  /** The sha {@link SpeechService.combine} gives for `shas` when that clip is cached already, else null. */
+  combinedIfCached(shas: readonly string[]): string | null {
+    return this.cache.combinedIfCached(shas);
+  }
+
   /** Closes the engine. */
   close(): Promise<void> {
     return this.synthesizer.close();

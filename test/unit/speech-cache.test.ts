@@ -145,6 +145,23 @@ describe('AudioCache', () => {
     expect(fs.readdirSync(root).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
+  it('names a combination without building it only when it is stored already', async () => {
+    const cache = new AudioCache(root);
+    const a = AudioCache.keyFor('fake', 'en', 'a');
+    const b = AudioCache.keyFor('fake', 'en', 'b');
+    await cache.put(a, clip(200, 1000));
+    expect(cache.combinedIfCached([a])).toBe(a);
+    expect(cache.combinedIfCached([a, b])).toBeNull(); // b missing
+    await cache.put(b, clip(300, 2000));
+    expect(cache.combinedIfCached([a, b])).toBeNull(); // not combined yet, and not built here
+    expect(cache.has(AudioCache.combinedKeyFor([a, b]))).toBe(false);
+    const ab = await cache.combine([a, b]);
+    expect(cache.combinedIfCached([a, b])).toBe(ab);
+    expect(cache.combinedIfCached([b, a])).toBeNull();
+    expect(cache.combinedIfCached([])).toBeNull();
+    expect(cache.combinedIfCached(['nope'])).toBeNull();
+  });
+
   it('fails to combine a clip that is not cached', async () => {
     const cache = new AudioCache(root);
     const a = AudioCache.keyFor('fake', 'en', 'a');

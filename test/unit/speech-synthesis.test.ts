@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AudioCache } from '../../src/speech/cache.js';
 import { FakeSynthesizer } from '../../src/speech/fake.js';
 import { SpeechService } from '../../src/speech/synthesis.js';
+import { renderCachedClips, renderClips } from '../../src/services/clips.js';
+import { NoSpeech } from '../../src/services/speech-port.js';
 import { SpeechError } from '../../src/speech/types.js';
 import { readWavInfo } from '../../src/speech/wav.js';
 
@@ -157,5 +159,36 @@ describe('SpeechService', () => {
     expect(readWavInfo(fs.readFileSync(speech.fileOf(ab)!)).durationMs).toBeCloseTo(180 + 150 + 180, -1);
     await speech.close();
     expect(fake.closed).toBe(true);
+  });
+});
+
+describe('reply clips (services/clips.ts)', () => {
+  const make = (fake = new FakeSynthesizer()) => new SpeechService(fake, new AudioCache(root), { timeoutMs: 50 });
+  const specs = [{ text: 'The fee is ₹500.', flags: { source: 'faq' } }, { text: 'May I have your name?', flags: {} }];
+  const base = 'http://127.0.0.1:7000';
+
+  it('serves a reply whose clips and combination are cached without waiting, as renderClips would', async () => {
+    const fake = new FakeSynthesizer();
+    const speech = make(fake);
+    expect(renderCachedClips(speech, specs, 'en-IN', 'fake-en', base)).toBeNull(); // nothing cached
+    const first = await renderClips(speech, specs, 'en-IN', 'fake-en', base);
+    expect(first.misses).toBe(2);
+    const fast = renderCachedClips(speech, specs, 'en-IN', 'fake-en', base);
+    const slow = await renderClips(speech, specs, 'en-IN', 'fake-en', base);
+    expect(fast).toEqual({ ...slow, ttsMs: 0 });
+    expect(fast).toMatchObject({ hits: 2, misses: 0, liveChars: 0, spokenText: 'The fee is five hundred rupees. May I have your name?' });
+    expect(fast!.audioUrl).toMatch(/^http:\/\/127\.0\.0\.1:7000\/v1\/audio\/[0-9a-f]{64}\.wav$/);
+    expect(fast!.clips.map((c) => c.audio_url)).toEqual(first.clips.map((c) => c.audio_url));
+    expect(fake.calls).toBe(2);
+  });
+
+  it('leaves a reply to renderClips when its combination is not stored yet', async () => {
+    const speech = make();
+    await renderClips(speech, [specs[0]!], 'en-IN', 'fake-en', base);
+    await renderClips(speech, [specs[1]!], 'en-IN', 'fake-en', base);
+    expect(renderCachedClips(speech, [specs[1]!], 'en-IN', 'fake-en', base)?.hits).toBe(1);
+    expect(renderCachedClips(speech, specs, 'en-IN', 'fake-en', base)).toBeNull();
+    expect(renderCachedClips(speech, [], 'en-IN', 'fake-en', base)).toBeNull();
+    expect(renderCachedClips(new NoSpeech(), specs, 'en-IN', 'none', base)).toBeNull();
   });
 });
