@@ -11,6 +11,7 @@ import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
+import { lazyChildLoggerFactory } from './request-logger.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { callRoutes } from './routes/v1/calls.js';
 import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
@@ -70,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(isInstance ? { loggerInstance: loggerOption as FastifyServerOptions['loggerInstance'] } : { logger: loggerOption as FastifyServerOptions['logger'] }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: () => `req_${randomToken(12)}`,
+    // Each request's child logger is built when it first writes a line (most never do).
+    childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
     // Above any URL Node's HTTP parser accepts (16 KiB of headers), so an over-long id or number
