@@ -138,6 +138,9 @@ export function startCheckpointer(file: string, host: CheckpointHost, options: C
     stop() {
       stopping = true;
       release();
+      // The worker is unref'd so that it never keeps a process alive; waiting for its last pass
+      // must, or a process with nothing else to do would exit before `stop` resolves.
+      worker.ref();
       worker.postMessage('stop');
       return exited;
     },

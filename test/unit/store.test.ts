@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -131,6 +132,22 @@ describe('Store', () => {
       await store.stopBackgroundCheckpoints();
       store.close();
     }
+  });
+
+  it('stopping the checkpoint worker keeps the process alive until its last pass is done', () => {
+    // A process whose only work left is the stop (its server closed): it must not exit before.
+    const file = dbFile();
+    const script = `
+      import { Store } from ${JSON.stringify(new URL('../../dist/store/database.js', import.meta.url).href)};
+      const store = Store.open(${JSON.stringify(file)});
+      store.startBackgroundCheckpoints();
+      await store.write(() => store.db.exec('CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)'));
+      store.stopBackgroundCheckpoints().then(() => { store.close(); process.stdout.write('stopped and closed'); });
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('stopped and closed');
+    expect(fs.existsSync(`${file}-wal`)).toBe(false); // closed cleanly: the WAL was checkpointed and removed
   });
 
   it('holds commits when asked: writes wait, reads run, and the writes commit on release', async () => {
