@@ -15,12 +15,13 @@
  * turn's. Throughput of this route over bare POST is the ceiling of the turn ratio on the same
  * host: what is left when everything but the durable write costs nothing.
  *
- * Its database is a fresh vagent state database (every migration) in a temp dir, with foreign
- * keys off: the turn-log rows name sessions that were never opened. WAL checkpoints run in the
- * background worker, as in the daemon. It prints `durable-server listening on
- * http://127.0.0.1:<port>` on stdout; SIGTERM/SIGINT close it and remove the temp dir.
+ * Its database is a fresh vagent state database (every migration) in DIR (argv[4], an empty
+ * directory its caller removes; without it, a temp dir of its own that it removes on exit), with
+ * foreign keys off: the turn-log rows name sessions that were never opened. WAL checkpoints run
+ * in the background worker, as in the daemon. It prints `durable-server listening on
+ * http://127.0.0.1:<port>` on stdout; SIGTERM/SIGINT close it.
  *
- * Usage: node bench/durable-server.mjs PORT ROWS.json   (after `npm run build`)
+ * Usage: node bench/durable-server.mjs PORT ROWS.json [DIR]   (after `npm run build`)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +38,8 @@ for (const name of ['body', 'data', 'engine', 'metrics']) {
   if (typeof rows[name] !== 'string') throw new Error(`${process.argv[3]}: "${name}" must be a string`);
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-bench-durable-'));
+const ownDir = process.argv[4] === undefined;
+const dir = ownDir ? fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-bench-durable-')) : process.argv[4];
 const repos = openRepos(path.join(dir, 'vagent.db'));
 repos.store.db.pragma('foreign_keys = OFF');
 repos.store.startBackgroundCheckpoints();
@@ -72,7 +74,7 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
       .then(() => repos.store.stopBackgroundCheckpoints())
       .then(() => {
         repos.store.close();
-        fs.rmSync(dir, { recursive: true, force: true });
+        if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
         process.exit(0);
       }, () => process.exit(1));
   });

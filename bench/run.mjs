@@ -239,11 +239,12 @@ async function main() {
   delete sessions.turn;
 
   process.stderr.write('bench: (g) POST /durable (a turn\'s durable write alone)\n');
-  const rowsFile = path.join(makeTempDir('vagent-bench-rows-'), 'turn-rows.json');
+  const durableDir = makeTempDir('vagent-bench-durable-');
+  const rowsFile = path.join(durableDir, 'turn-rows.json');
   fs.writeFileSync(rowsFile, JSON.stringify(sessions.turnRows));
   sessions.turn_rows_bytes = Object.fromEntries(Object.entries(sessions.turnRows).map(([k, v]) => [k, Buffer.byteLength(v)]));
   delete sessions.turnRows;
-  const durable = await startServer({ name: 'durable-server', args: ['bench/durable-server.mjs', '0', rowsFile], cwd: ROOT, stream: 'stdout' });
+  const durable = await startServer({ name: 'durable-server', args: ['bench/durable-server.mjs', '0', rowsFile, durableDir], cwd: ROOT, stream: 'stdout' });
   http.turn_durable_write = checkClean(await measure({
     ...common, title: '(g) POST /durable (a turn\'s durable write alone)', url: durable.url, pid: durable.pid, path: '/durable',
     method: 'POST', headers: json, body: JSON.stringify({ text: 'what are your fees?' }), requests: uniqueKeys('durable'),
