@@ -95,6 +95,7 @@ function spokenKeys(speech: SpeechPort, specs: readonly ClipSpec[], language: st
   return { spoken, keys };
 }
 
+/** Each clip as the API shows it, with the audio URL of its sha (null: no audio). */
 function clipViews(specs: readonly ClipSpec[], shas: readonly (string | null)[], baseUrl: string): ClipView[] {
   return specs.map((c, i): ClipView => {
     const sha = shas[i];
