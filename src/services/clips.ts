@@ -106,8 +106,8 @@ function clipViews(specs: readonly ClipSpec[], shas: readonly (string | null)[],
 
 /**
  * The reply when every clip, and for several clips their combination, is in the cache already
- * (the common case: an agent's static lines are synthesised ahead), without waiting for
- * anything; null otherwise, when {@link renderClips} must run.
+ * (the common case: an agent's static lines are synthesised ahead), built without waiting for
+ * anything; null otherwise. {@link renderClips} tries it first.
  *
  * @param baseUrl where clients fetch `/v1/audio/{sha}.wav`
  */
@@ -128,7 +128,8 @@ export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[]
 }
 
 /**
- * Gives every clip its audio.
+ * Gives every clip its audio: from the cache at once when all of it is there
+ * ({@link renderCachedClips}), else looking up, synthesising and combining clip by clip.
  *
  * @param baseUrl where clients fetch `/v1/audio/{sha}.wav`
  * @param onError told of each synthesis failure (for the log), with no text of the clip
@@ -141,6 +142,8 @@ export async function renderClips(
   baseUrl: string,
   onError: (err: unknown) => void = () => {},
 ): Promise<RenderedReply> {
+  const cached = renderCachedClips(speech, specs, language, voice, baseUrl);
+  if (cached !== null) return cached;
   const started = performance.now();
   let liveChars = 0;
   let hits = 0;

@@ -19,7 +19,7 @@ import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
-import { renderCachedClips, renderClips, spokenTextOf, type ClipView } from './clips.js';
+import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { emptyMetrics, sessionDetail, sessionTotals, type SessionMetrics, type StoredTurn } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
@@ -103,9 +103,7 @@ export class SessionService {
     const vars = { customer_name: input.customer_name ?? null, context };
     const opening = openingClips(agent, vars);
     const voice = this.agents.voiceOf(agent);
-    const baseUrl = this.options.audioBaseUrl();
-    const rendered = renderCachedClips(this.speech, opening, agent.def.language, voice, baseUrl)
-      ?? await renderClips(this.speech, opening, agent.def.language, voice, baseUrl, this.options.onSpeechError);
+    const rendered = await renderClips(this.speech, opening, agent.def.language, voice, this.options.audioBaseUrl(), this.options.onSpeechError);
     const clips: ClipView[] = rendered.clips.map((c, i) => Object.assign(c, { display_order: i, requires_user_input: opening[i]!.requires_user_input }));
     const state = initialState(agent);
     state.last_clips = opening;
@@ -161,10 +159,7 @@ export class SessionService {
       const engineStart = performance.now();
       const out = runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } });
       const classifierMs = performance.now() - engineStart;
-      const baseUrl = this.options.audioBaseUrl();
-      // Most replies are static lines synthesised ahead: no wait, and no promise, for those.
-      const reply = renderCachedClips(this.speech, out.clips, s.agent.def.language, s.voice, baseUrl)
-        ?? await renderClips(this.speech, out.clips, s.agent.def.language, s.voice, baseUrl, this.options.onSpeechError);
+      const reply = await renderClips(this.speech, out.clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
 
       const sttAudioMs = (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
       const cost = { llm: 0, tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars), stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs) };
