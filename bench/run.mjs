@@ -19,17 +19,22 @@
  *   calls = (f)/(b) and its p99, reported without a target; turn ceiling = (g)/(b) and
  *   turn of ceiling = (e)/(g), without targets;
  *   create = (c)/(b), target ≥ 20%;  list = (d)/(a), target ≥ 50%;  turn = (e)/(b), target ≥ 25%,
- *   p99 < 20 ms. Then the daemon's RSS with 10,000 open sessions (< 300 MiB) and the cache-hit
- *   percentage of reply clips over a scripted booking (≥ 80%).
- * Paired routes run back to back — a, d, b, c — so drift affects a pair alike.
+ *   p99 < 20 ms (of the single run of (e)). Then the daemon's RSS with 10,000 open sessions
+ *   (< 300 MiB) and the cache-hit percentage of reply clips over a scripted booking (≥ 80%).
+ * The three target ratios come from alternating slices: right after a route's single run, it and
+ * its baseline are measured in turn, 4 rounds of 3 s (base, route / route, base / …), so that
+ * load elsewhere on the host — on a virtual machine, the hypervisor taking CPU, which comes and
+ * goes over minutes — falls on both alike. The ratio of the single runs, minutes apart, is
+ * reported beside it. Paired routes also run back to back — a, d, b, c.
  * CLI: `node bin/vagent trunk list` (5 trunks) vs `node -e 0`, medians, target ≤ 4×.
  * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
  * Targets are reported (PASS / BELOW TARGET), never enforced: the exit code is 0 unless the
  * bench itself fails.
  *
  * Environment: BENCH_DURATION_S (10), BENCH_WARMUP_S (min(2, duration)), BENCH_CONNECTIONS (50),
- * BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0; wait up to that long for other processes to leave
- * the CPU idle before starting — a busy host is reported either way, per run as "other CPU").
+ * BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3), BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0; wait up to that long for other processes to leave
+ * the CPU idle before starting — a busy host is reported either way, per run as "other CPU" and,
+ * on a virtual machine, "steal").
  * For investigating: BENCH_VAGENT_LOG_LEVEL (warn), BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
  * --cpu-prof-dir=/tmp/vagent-prof"; the daemon is stopped with SIGTERM so the profile is written).
  */
@@ -42,7 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { measureCliStartup } from './lib/cli-startup.mjs';
 import { hostBusyCores } from './lib/cpu.mjs';
 import { benchSessions, waitForAllAudio } from './sessions.mjs';
-import { measure } from './lib/http.mjs';
+import { measure, measurePaired } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
 
@@ -69,6 +74,8 @@ const TARGETS = { create: 0.20, list: 0.50, cli: 4, turn: 0.25, turn_p99_ms: 20,
 const LIST_TRUNKS = 20;
 const CLI_TRUNKS = 5;
 const NOISY_CORES = 0.25;
+const PAIRED_ROUNDS = numEnv('BENCH_PAIRED_ROUNDS', 4);
+const PAIRED_SLICE_S = numEnv('BENCH_PAIRED_SLICE_S', 3);
 
 const TRUNK_BODY = JSON.stringify({
   address: 'sip.example-carrier.in',
@@ -152,12 +159,14 @@ const pct = (x) => `${fixed(x * 100, 1)}%`;
 
 async function main() {
   const cpus = os.cpus();
-  let busyBefore = await hostBusyCores(1000);
-  for (const until = Date.now() + WAIT_QUIET_S * 1000; busyBefore > NOISY_CORES && Date.now() < until;) {
-    busyBefore = await hostBusyCores(1000);
+  const noisy = (h) => h !== null && (h.busy > NOISY_CORES || h.steal > NOISY_CORES);
+  let before = await hostBusyCores(1000);
+  for (const until = Date.now() + WAIT_QUIET_S * 1000; noisy(before) && Date.now() < until;) {
+    before = await hostBusyCores(1000);
   }
-  if (busyBefore > NOISY_CORES) {
-    process.stderr.write(`bench: note: the host is already busy (${busyBefore} cores in use by other processes)\n`);
+  if (noisy(before)) {
+    process.stderr.write(`bench: note: the host is already busy (${before.busy} cores in use by other processes, `
+      + `${before.steal} cores taken by the hypervisor)\n`);
   }
   const stateDir = makeTempDir('vagent-bench-state-');
   const profileDir = makeTempDir('vagent-bench-profile-'); // XDG_CONFIG_HOME: no user profile or keychain lookups
@@ -200,22 +209,38 @@ async function main() {
   }];
   const http = {};
 
+  const routes = {
+    a: { title: '(a) GET /bare (fastify)', url: bare.url, pid: bare.pid, path: '/bare' },
+    b: { title: '(b) POST /bare (fastify echo)', url: bare.url, pid: bare.pid, path: '/bare', method: 'POST', headers: json, body: TRUNK_BODY },
+    c: {
+      title: '(c) POST /v1/trunks (unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/trunks', method: 'POST',
+      headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY, requests: uniqueKeys('trunk'),
+    },
+    d: {
+      title: `(d) GET /v1/trunks (${LIST_TRUNKS} trunks)`, url: daemon.url, pid: daemon.pid, path: '/v1/trunks',
+      headers: { authorization: `Bearer ${listKey}` },
+    },
+  };
+  /** The ratio of route `other` to `base` from alternating slices (see measurePaired). */
+  const pairedRatio = async (base, other) => {
+    process.stderr.write(`bench: ${other.title.slice(0, 3)}/${base.title.slice(0, 3)} paired, ${PAIRED_ROUNDS} rounds of ${PAIRED_SLICE_S} s each\n`);
+    const p = await measurePaired(base, other, { rounds: PAIRED_ROUNDS, sliceS: PAIRED_SLICE_S, connections: CONNECTIONS });
+    checkClean(p.base);
+    checkClean(p.other);
+    return p;
+  };
+  const paired = {};
+
   process.stderr.write('bench: (a) GET /bare\n');
-  http.bare_get = checkClean(await measure({ ...common, title: '(a) GET /bare (fastify)', url: bare.url, pid: bare.pid, path: '/bare' }));
+  http.bare_get = checkClean(await measure({ ...common, ...routes.a }));
   process.stderr.write('bench: (d) GET /v1/trunks\n');
-  http.trunk_list = checkClean(await measure({
-    ...common, title: `(d) GET /v1/trunks (${LIST_TRUNKS} trunks)`, url: daemon.url, pid: daemon.pid, path: '/v1/trunks',
-    headers: { authorization: `Bearer ${listKey}` },
-  }));
+  http.trunk_list = checkClean(await measure({ ...common, ...routes.d }));
+  paired.list = await pairedRatio(routes.a, routes.d);
   process.stderr.write('bench: (b) POST /bare\n');
-  http.bare_post = checkClean(await measure({
-    ...common, title: '(b) POST /bare (fastify echo)', url: bare.url, pid: bare.pid, path: '/bare', method: 'POST', headers: json, body: TRUNK_BODY,
-  }));
+  http.bare_post = checkClean(await measure({ ...common, ...routes.b }));
   process.stderr.write('bench: (c) POST /v1/trunks\n');
-  http.trunk_create = checkClean(await measure({
-    ...common, title: '(c) POST /v1/trunks (unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/trunks', method: 'POST',
-    headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY, requests: uniqueKeys('trunk'),
-  }));
+  http.trunk_create = checkClean(await measure({ ...common, ...routes.c }));
+  paired.create = await pairedRatio(routes.b, routes.c);
   process.stderr.write(`bench: CLI start-up (${CLI_RUNS} runs each, alternating)\n`);
   const cli = measureCliStartup({
     cwd: ROOT,
@@ -230,13 +255,16 @@ async function main() {
   // (requests still in flight when autocannon stops are committed but not counted, so ≥). Done
   // after reading VmHWM: listing tens of thousands of trunks would raise the daemon's peak.
   const created = (await api(daemon.url, createKey, 'GET', '/v1/trunks')).data.length;
-  const counted = http.trunk_create.total_2xx + http.trunk_create.warmup_2xx;
+  const counted = http.trunk_create.total_2xx + http.trunk_create.warmup_2xx + paired.create.other.total_2xx;
   http.trunk_create.trunks_in_tenant = created;
   if (created < counted) loud(`(c) counted ${counted} 2xx creates but the tenant has only ${created} trunks: keys were replayed`);
   process.stderr.write('bench: (e) POST /v1/sessions/{id}/turn, then 10,000 open sessions\n');
-  const sessions = await benchSessions(daemon, createKey, common, path.join(stateDir, 'vagent.db'));
+  const sessions = await benchSessions(daemon, createKey, common, path.join(stateDir, 'vagent.db'),
+    (turnRoute) => pairedRatio(routes.b, turnRoute));
   http.turn = checkClean(sessions.turn);
+  paired.turn = sessions.afterTurn;
   delete sessions.turn;
+  delete sessions.afterTurn;
 
   process.stderr.write('bench: (g) POST /durable (a turn\'s durable write alone)\n');
   const durableDir = makeTempDir('vagent-bench-durable-');
@@ -264,10 +292,19 @@ async function main() {
   }
 
   const ratios = {
-    create: { value: http.trunk_create.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.create, of: '(c)/(b)' },
-    list: { value: http.trunk_list.requests_per_s / http.bare_get.requests_per_s, target_min: TARGETS.list, of: '(d)/(a)' },
+    create: {
+      value: paired.create.ratio, single_runs: http.trunk_create.requests_per_s / http.bare_post.requests_per_s,
+      target_min: TARGETS.create, of: '(c)/(b), alternating slices',
+    },
+    list: {
+      value: paired.list.ratio, single_runs: http.trunk_list.requests_per_s / http.bare_get.requests_per_s,
+      target_min: TARGETS.list, of: '(d)/(a), alternating slices',
+    },
     cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
-    turn: { value: http.turn.requests_per_s / http.bare_post.requests_per_s, target_min: TARGETS.turn, of: '(e)/(b)' },
+    turn: {
+      value: paired.turn.ratio, single_runs: http.turn.requests_per_s / http.bare_post.requests_per_s,
+      target_min: TARGETS.turn, of: '(e)/(b), alternating slices',
+    },
     turn_p99_ms: { value: http.turn.latency_p99_ms, target_max: TARGETS.turn_p99_ms, of: 'p99 of (e)' },
     turn_ceiling: { value: http.turn_durable_write.requests_per_s / http.bare_post.requests_per_s, of: '(g)/(b)' },
     turn_of_ceiling: { value: http.turn.requests_per_s / http.turn_durable_write.requests_per_s, of: '(e)/(g)' },
@@ -293,52 +330,69 @@ async function main() {
     cpu_count: cpus.length,
     cpu_model: cpus[0]?.model?.trim() ?? null,
     total_memory_mib: Math.round(os.totalmem() / 2 ** 20),
-    host_busy_cores_before_start: busyBefore,
+    host_busy_cores_before_start: before?.busy ?? null,
+    host_steal_cores_before_start: before?.steal ?? null,
     load_average_at_start: LOAD_AT_START,
     load_average_at_end: os.loadavg().map((x) => Math.round(x * 100) / 100),
     state_dir_filesystem: fsTypeOf(stateDir),
     duration_s: DURATION_S,
     warmup_s: WARMUP_S,
     connections: CONNECTIONS,
+    paired_rounds: PAIRED_ROUNDS,
+    paired_slice_s: PAIRED_SLICE_S,
     cli_runs: CLI_RUNS,
     daemon_log_level: LOG_LEVEL,
     daemon_node_args: DAEMON_NODE_ARGS,
   };
 
-  report({ meta, http, ratios, cli, memory });
+  report({ meta, http, paired, ratios, cli, memory });
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  fs.writeFileSync(RESULTS, `${JSON.stringify({ meta, http, ratios, cli, memory, sessions, warnings }, null, 2)}\n`);
+  fs.writeFileSync(RESULTS, `${JSON.stringify({ meta, http, paired, ratios, cli, memory, sessions, warnings }, null, 2)}\n`);
   console.log(`\nWrote ${path.relative(ROOT, RESULTS)}`);
 }
 
-function report({ meta, http, ratios, cli, memory }) {
+function report({ meta, http, paired, ratios, cli, memory }) {
   const out = [];
   out.push('', `vagent ${meta.vagent_version} benchmark — ${meta.date}${meta.git ? `, git ${meta.git}` : ''}`);
   out.push(`node ${meta.node_version}, ${meta.platform}, ${meta.cpu_count} × ${meta.cpu_model}, ${meta.total_memory_mib} MiB RAM`);
   out.push(`state dir on ${meta.state_dir_filesystem ?? 'unknown fs'}; daemon log level ${meta.daemon_log_level}; `
-    + `host busy before start: ${fixed(meta.host_busy_cores_before_start, 2)} cores`
+    + `host busy before start: ${fixed(meta.host_busy_cores_before_start, 2)} cores, `
+    + `stolen ${fixed(meta.host_steal_cores_before_start, 2)}`
     + `${meta.daemon_node_args.length ? `; daemon node args ${meta.daemon_node_args.join(' ')}` : ''}`);
   out.push(`HTTP: ${meta.connections} connections, ${meta.warmup_s} s warm-up + ${meta.duration_s} s measured per route`, '');
 
   const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
-    fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2)];
-  out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU'],
+    fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2), fixed(r.cpu?.steal_cores, 2)];
+  out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU', 'steal'],
     [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.turn_durable_write, http.call_prepare].map(row)));
   out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
-    '   µs/req = server CPU time per response, the figure least disturbed by other load on the host)', '');
+    '   µs/req = server CPU time per response, the figure least disturbed by other load on the host;',
+    '   other CPU = the rest of this machine, kernel threads writing the server\'s files included;',
+    '   steal = CPU time the hypervisor took from this virtual machine)', '');
 
-  out.push(table(['Target', 'ratio', 'target', 'verdict'], [
-    [`create = (c)/(b)`, pct(ratios.create.value), `≥ ${pct(ratios.create.target_min)}`, verdict(ratios.create.pass)],
-    [`list   = (d)/(a)`, pct(ratios.list.value), `≥ ${pct(ratios.list.target_min)}`, verdict(ratios.list.pass)],
-    [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
-    [`turn   = (e)/(b)`, pct(ratios.turn.value), `≥ ${pct(ratios.turn.target_min)}`, verdict(ratios.turn.pass)],
-    [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
-    [`turn ceiling = (g)/(b)`, pct(ratios.turn_ceiling.value), '(none)', 'a turn\'s durable write alone'],
-    [`turn of ceiling = (e)/(g)`, pct(ratios.turn_of_ceiling.value), '(none)', ''],
-    [`RSS, 10,000 open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
-    [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
-    [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '(none)', ''],
-    [`calls p99 (f) vs (b)`, `${fixed(ratios.call_prepare_p99_ms.value, 0)} ms vs ${fixed(ratios.call_prepare_p99_ms.bare_p99_ms, 0)} ms`, '(none)', ''],
+  const pairRow = (name, p) => [name, fixed(p.base.requests_per_s, 0), fixed(p.other.requests_per_s, 0), pct(p.ratio),
+    fixed(p.base.steal_cores, 2), fixed(p.other.steal_cores, 2)];
+  out.push(table([`Alternating slices (${meta.paired_rounds} rounds of ${meta.paired_slice_s} s each)`, 'base req/s', 'route req/s', 'ratio', 'steal base', 'steal route'], [
+    pairRow('create (c) against (b)', paired.create),
+    pairRow('list   (d) against (a)', paired.list),
+    pairRow('turn   (e) against (b)', paired.turn),
+  ]));
+  out.push('  (each pair measured base, route / route, base / … so that load on the host, which comes and goes',
+    '   over minutes, falls on both alike: the target ratios below are these; the single runs above',
+    '   are minutes apart and are shown beside them)', '');
+
+  out.push(table(['Target', 'ratio', 'single runs', 'target', 'verdict'], [
+    [`create = (c)/(b)`, pct(ratios.create.value), pct(ratios.create.single_runs), `≥ ${pct(ratios.create.target_min)}`, verdict(ratios.create.pass)],
+    [`list   = (d)/(a)`, pct(ratios.list.value), pct(ratios.list.single_runs), `≥ ${pct(ratios.list.target_min)}`, verdict(ratios.list.pass)],
+    [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, '', `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
+    [`turn   = (e)/(b)`, pct(ratios.turn.value), pct(ratios.turn.single_runs), `≥ ${pct(ratios.turn.target_min)}`, verdict(ratios.turn.pass)],
+    [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, '', `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
+    [`turn ceiling = (g)/(b)`, pct(ratios.turn_ceiling.value), '', '(none)', 'a turn\'s durable write alone'],
+    [`turn of ceiling = (e)/(g)`, pct(ratios.turn_of_ceiling.value), '', '(none)', ''],
+    [`RSS, 10,000 open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, '', `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
+    [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, '', `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
+    [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '', '(none)', ''],
+    [`calls p99 (f) vs (b)`, `${fixed(ratios.call_prepare_p99_ms.value, 0)} ms vs ${fixed(ratios.call_prepare_p99_ms.bare_p99_ms, 0)} ms`, '', '(none)', ''],
   ]), '');
 
   out.push(table([`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],
@@ -350,10 +404,16 @@ function report({ meta, http, ratios, cli, memory }) {
     ['daemon RSS, 10,000 open sessions, right after opening', fixed(memory.daemon_rss_10k_sessions_right_after_opening_mib, 1)],
     ['daemon RSS, 10,000 open sessions, 15 s later', fixed(memory.daemon_rss_10k_sessions_mib, 1)],
   ]));
-  const busy = Object.values(http).filter((r) => (r.cpu?.other_cores ?? 0) > NOISY_CORES);
+  const runs = Object.values(http);
+  const busy = runs.filter((r) => (r.cpu?.other_cores ?? 0) > NOISY_CORES);
   if (busy.length) {
     out.push('', `NOTE: other processes used > ${NOISY_CORES} core during ${busy.map((r) => r.title.slice(0, 3)).join(', ')} `
       + '(see "other CPU"): a noisy host skews the ratios; rerun when it is quiet.');
+  }
+  const stolen = runs.filter((r) => (r.cpu?.steal_cores ?? 0) > NOISY_CORES);
+  if (stolen.length) {
+    out.push('', `NOTE: the hypervisor took > ${NOISY_CORES} core from this machine during ${stolen.map((r) => r.title.slice(0, 3)).join(', ')} `
+      + '(see "steal"): the host under it is busy and the ratios are skewed; rerun when it is quiet.');
   }
   if (warnings.length) out.push('', `!!! ${warnings.length} warning(s) above: some figures are not valid.`);
   console.log(out.join('\n'));

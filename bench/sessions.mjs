@@ -88,8 +88,11 @@ function lastTurnRows(database, keyPrefix) {
  * @param {string} key API key of tenant default
  * @param {object} common autocannon options (connections, durationS, warmupS)
  * @param {string} database the daemon's database file (read once, read-only)
+ * @param {(turnRoute: object) => Promise<unknown>} [afterTurn] runs right after (e), before the
+ *        10,000 sessions open, with (e)'s route options (for a paired measurement); its result
+ *        is returned as `afterTurn`
  */
-export async function benchSessions(daemon, key, common, database) {
+export async function benchSessions(daemon, key, common, database, afterTurn) {
   const audio = await waitForAudio(daemon.url, key, 'ag_clinic_booking');
 
   // Cache-hit percentage over a scripted booking.
@@ -101,8 +104,8 @@ export async function benchSessions(daemon, key, common, database) {
   const ids = await openMany(daemon.url, key, 200, 10);
   let seq = 0;
   const keyPrefix = `bench-turn-${crypto.randomBytes(6).toString('hex')}`;
-  const turn = await measure({
-    ...common, title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)', url: daemon.url, pid: daemon.pid,
+  const turnRoute = {
+    title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)', url: daemon.url, pid: daemon.pid,
     path: `/v1/sessions/${ids[0]}/turn`, method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ text: 'what are your fees?' }),
@@ -114,7 +117,9 @@ export async function benchSessions(daemon, key, common, database) {
         return req;
       },
     }],
-  });
+  };
+  const turn = await measure({ ...common, ...turnRoute });
+  const paired = afterTurn ? await afterTurn(turnRoute) : undefined;
 
   const turnRows = lastTurnRows(database, keyPrefix);
 
@@ -130,6 +135,7 @@ export async function benchSessions(daemon, key, common, database) {
   return {
     audio,
     turn,
+    afterTurn: paired,
     turnRows,
     booking_cache_hit_percent: detail.cache_hit_percent,
     booking_turns: detail.turns.length,

@@ -1,10 +1,13 @@
 /**
  * Where the CPU went during a measured run (Linux only; null elsewhere): the server process
  * (utime+stime from /proc/<pid>/stat, all its threads), the bench process itself (autocannon,
- * process.cpuUsage()), and everything else on the host (busy time from /proc/stat minus those
- * two, steal included). Figures are in cores (1.0 = one core busy for the whole run). A server
- * well under 1 core while the host is idle is waiting (fsync, locks); "other" well above 0
- * means a noisy neighbour (another build or test run) and the run's figures are suspect.
+ * process.cpuUsage()), everything else inside this machine (busy time from /proc/stat minus
+ * those two: other processes, and kernel threads such as the filesystem journal doing the
+ * server's writes), and steal: time this machine's virtual CPUs were ready to run but the
+ * hypervisor ran something else. Figures are in cores (1.0 = one core busy for the whole run).
+ * A server well under 1 core while the host is idle is waiting (fsync, locks); "other" well
+ * above 0 means a noisy neighbour (another build or test run), and steal well above 0 means a
+ * busy host under the virtual machine: either way the run's figures are suspect.
  */
 import fs from 'node:fs';
 
@@ -12,8 +15,8 @@ const TICKS_PER_S = 100; // USER_HZ; `getconf CLK_TCK` is 100 on every Linux we 
 
 function hostTicks() {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
-  return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait };
+  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = f;
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
 }
 
 function processTicks(pid) {
@@ -46,17 +49,23 @@ export function cpuSince(before) {
     server_cores: round(serverS),
     bench_cores: round(benchS),
     other_cores: round(Math.max(0, busyS - serverS - benchS)),
+    steal_cores: round((after.host.steal - before.host.steal) / TICKS_PER_S),
     idle_cores: round((after.host.idle - before.host.idle) / TICKS_PER_S),
   };
 }
 
-/** Cores the whole host kept busy over the next `ms` (a quiet host is ~0), or null. */
+/**
+ * Cores kept busy over the next `ms` by everything on this machine (`busy`), and cores the
+ * hypervisor took from it (`steal`); a quiet host is ~0 for both. Null without /proc.
+ * @returns {Promise<{busy: number, steal: number} | null>}
+ */
 export async function hostBusyCores(ms = 1000) {
   try {
     const a = hostTicks();
     await new Promise((resolve) => setTimeout(resolve, ms));
     const b = hostTicks();
-    return Math.round(((b.busy - a.busy) / TICKS_PER_S / (ms / 1000)) * 100) / 100;
+    const cores = (ticks) => Math.round((ticks / TICKS_PER_S / (ms / 1000)) * 100) / 100;
+    return { busy: cores(b.busy - a.busy), steal: cores(b.steal - a.steal) };
   } catch {
     return null;
   }

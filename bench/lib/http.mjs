@@ -26,9 +26,7 @@ function run(opts) {
  * @returns summary object (see summarise)
  */
 export async function measure({ title, url, pid, connections, durationS, warmupS, method = 'GET', path = '/', headers = {}, body, requests }) {
-  const base = { url: url + path, connections, method, headers, timeout: 30 };
-  if (body !== undefined) base.body = body;
-  if (requests !== undefined) base.requests = requests;
+  const base = cannonOptions({ url, connections, method, path, headers, body, requests });
   let warmup = null;
   if (warmupS > 0) warmup = await run({ ...base, title: `${title} (warm-up)`, duration: warmupS });
   const before = cpuSnapshot(pid);
@@ -38,6 +36,56 @@ export async function measure({ title, url, pid, connections, durationS, warmupS
   // Server CPU per response: far less sensitive to a busy host than requests/s.
   if (cpu) cpu.server_us_per_request = Math.round((cpu.server_cores * 1e6) / summary.requests_per_s);
   return { ...summary, warmup_2xx: warmup ? warmup['2xx'] : 0, cpu };
+}
+
+/** autocannon options for one route (see {@link measure}). */
+function cannonOptions({ url, connections, method = 'GET', path = '/', headers = {}, body, requests }) {
+  const o = { url: url + path, connections, method, headers, timeout: 30 };
+  if (body !== undefined) o.body = body;
+  if (requests !== undefined) o.requests = requests;
+  return o;
+}
+
+/**
+ * The throughput of `other` as a ratio to `base` (say a route and the bare route it is judged
+ * against), with the two measured in alternating slices — base, other / other, base / … over
+ * `rounds` rounds of `sliceS` seconds each — so that load elsewhere on the host, which comes
+ * and goes over minutes (a neighbour's build, a busy hypervisor), falls on both alike. Each
+ * side's rate is its 2xx responses over its measured seconds. Both routes should be warm.
+ *
+ * @param {object} base   route options as for {@link measure} (title, url, pid, method, path, …)
+ * @param {object} other  the same for the route judged
+ * @param {{rounds: number, sliceS: number, connections: number}} o
+ * @returns {{rounds: number, slice_s: number, base: object, other: object, ratio: number}} where
+ *          base and other are {title, total_2xx, seconds, requests_per_s, non_2xx, errors,
+ *          timeouts, steal_cores (mean over its slices, null without /proc)}
+ */
+export async function measurePaired(base, other, { rounds, sliceS, connections }) {
+  const sides = [base, other].map((r) => ({
+    route: r, options: cannonOptions({ ...r, connections }),
+    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, stealKnown: true },
+  }));
+  for (let i = 0; i < rounds; i++) {
+    for (const side of i % 2 === 0 ? sides : [sides[1], sides[0]]) {
+      const before = cpuSnapshot(side.route.pid);
+      const r = await run({ ...side.options, title: `${side.route.title} (paired slice)`, duration: sliceS });
+      const cpu = cpuSince(before);
+      const t = side.total;
+      t.total_2xx += r['2xx'];
+      t.seconds += r.duration;
+      t.non_2xx += r.non2xx;
+      t.errors += r.errors;
+      t.timeouts += r.timeouts;
+      if (cpu) t.steal += cpu.steal_cores * r.duration;
+      else t.stealKnown = false;
+    }
+  }
+  const [b, o] = sides.map(({ total: { steal, stealKnown, ...t } }) => ({
+    ...t,
+    requests_per_s: t.total_2xx / t.seconds,
+    steal_cores: stealKnown ? Math.round((steal / t.seconds) * 100) / 100 : null,
+  }));
+  return { rounds, slice_s: sliceS, base: b, other: o, ratio: o.requests_per_s / b.requests_per_s };
 }
 
 function summarise(title, r) {
