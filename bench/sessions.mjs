@@ -3,7 +3,8 @@
  *
  *   (e) POST /v1/sessions/{id}/turn — the rule layer (an FAQ question, so the state stays put)
  *       with every clip served from the audio cache, a unique Idempotency-Key per request,
- *       spread over 200 open sessions; ratio to (b) POST /bare, target ≥ 25%; p99 < 20 ms.
+ *       spread over 200 open sessions; ratio to (b) POST /bare, target ≥ 25% (measured in
+ *       alternating slices right after the single run, see run.mjs); p99 < 20 ms.
  *   RSS of the daemon with 10,000 open sessions (VmRSS, 15 s after the last one opened, and
  *   right after), target < 300 MiB.
  *   Cache-hit percentage of reply clips over a scripted clinic booking, target ≥ 80%.
