@@ -58,10 +58,8 @@ function spokenKey(speech: SpeechPort, m: Map<string, [string, string]>, text: s
     const spoken = toSpokenText(text, language);
     hit = [spoken, speech.keyFor(spoken, voice)];
     if (memoSize >= MEMO_LIMIT) {
-      memo.clear();
+      for (const scoped of memo.values()) scoped.clear();
       memoSize = 0;
-      memo.set(`${speech.provider}\u0000${voice}\u0000${language}`, m);
-      m.clear();
     }
     m.set(text, hit);
     memoSize += 1;
