@@ -32,9 +32,9 @@
  * bench itself fails.
  *
  * Environment: BENCH_DURATION_S (10), BENCH_WARMUP_S (min(2, duration)), BENCH_CONNECTIONS (50),
- * BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3), BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0; wait up to that long for other processes to leave
- * the CPU idle before starting — a busy host is reported either way, per run as "other CPU" and,
- * on a virtual machine, "steal").
+ * BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3), BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0;
+ * wait up to that long for other processes to leave the CPU idle before starting — a busy host
+ * is reported either way, per run as "other CPU" and, on a virtual machine, "steal").
  * For investigating: BENCH_VAGENT_LOG_LEVEL (warn), BENCH_DAEMON_NODE_ARGS (e.g. "--cpu-prof
  * --cpu-prof-dir=/tmp/vagent-prof"; the daemon is stopped with SIGTERM so the profile is written).
  */
@@ -44,8 +44,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { measureCliStartup } from './lib/cli-startup.mjs';
+import { readDatabase } from './lib/db.mjs';
 import { hostBusyCores } from './lib/cpu.mjs';
 import { benchSessions, waitForAllAudio } from './sessions.mjs';
 import { measure, measurePaired } from './lib/http.mjs';
@@ -130,14 +130,9 @@ async function seedTrunks(url, key, n) {
   if (listed.data.length !== n) throw new Error(`seeded ${n} trunks but the tenant lists ${listed.data.length}`);
 }
 
-/** Trunks of `tenantId` in the daemon's database, read beside the running daemon (read-only). */
+/** Trunks of `tenantId` in the daemon's database, read beside the running daemon. */
 function countTrunks(database, tenantId) {
-  const db = new Database(database, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT count(*) FROM trunks WHERE tenant_id = ?').pluck().get(tenantId);
-  } finally {
-    db.close();
-  }
+  return readDatabase(database, (db) => db.prepare('SELECT count(*) FROM trunks WHERE tenant_id = ?').pluck().get(tenantId));
 }
 
 function checkClean(r) {

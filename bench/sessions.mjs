@@ -13,7 +13,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { readDatabase } from './lib/db.mjs';
 import { measure } from './lib/http.mjs';
 
 const BOOKING = [
@@ -72,16 +72,13 @@ export async function waitForAllAudio(url, key) {
  * @returns {{body: string, data: string, engine: string, metrics: string}}
  */
 function lastTurnRows(database, keyPrefix) {
-  const db = new Database(database, { readonly: true, fileMustExist: true });
-  try {
+  return readDatabase(database, (db) => {
     const idem = db.prepare('SELECT body FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
       .get(`${keyPrefix}-`, `${keyPrefix}.`);
     const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
     if (!idem?.body || !turn) throw new Error('the turn benchmark left no stored turn in the daemon\'s database');
     return { body: idem.body, ...turn };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
