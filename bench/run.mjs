@@ -24,8 +24,8 @@
  * The three target ratios and the turn ceiling come from alternating slices: right after a
  * route's single run, it and its baseline are measured in turn, 4 rounds of 3 s (base, route /
  * route, base / …), so that load elsewhere on the host — on a virtual machine, the hypervisor
- * taking CPU, which comes and goes over minutes — falls on both alike. The ratio of the single runs, minutes apart, is
- * reported beside it. Paired routes also run back to back — a, d, b, c.
+ * taking CPU, which comes and goes over minutes — falls on both alike. The ratio of the single
+ * runs, minutes apart, is reported beside it. Paired routes also run back to back — a, d, b, c.
  * CLI: `node bin/vagent trunk list` (5 trunks) vs `node -e 0`, medians, target ≤ 4×.
  * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
  * Targets are reported (PASS / BELOW TARGET), never enforced: the exit code is 0 unless the
