@@ -301,25 +301,17 @@ async function main() {
     loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
   }
 
+  /** A ratio from alternating slices, with the ratio of the two single runs beside it. */
+  const pairedFigure = (pair, route, base, of) => ({
+    value: pair.ratio, single_runs: route.requests_per_s / base.requests_per_s, of: `${of}, alternating slices`,
+  });
   const ratios = {
-    create: {
-      value: paired.create.ratio, single_runs: http.trunk_create.requests_per_s / http.bare_post.requests_per_s,
-      target_min: TARGETS.create, of: '(c)/(b), alternating slices',
-    },
-    list: {
-      value: paired.list.ratio, single_runs: http.trunk_list.requests_per_s / http.bare_get.requests_per_s,
-      target_min: TARGETS.list, of: '(d)/(a), alternating slices',
-    },
+    create: { ...pairedFigure(paired.create, http.trunk_create, http.bare_post, '(c)/(b)'), target_min: TARGETS.create },
+    list: { ...pairedFigure(paired.list, http.trunk_list, http.bare_get, '(d)/(a)'), target_min: TARGETS.list },
     cli: { value: cli.ratio_of_medians, target_max: TARGETS.cli, of: 'median(vagent trunk list)/median(node -e 0)' },
-    turn: {
-      value: paired.turn.ratio, single_runs: http.turn.requests_per_s / http.bare_post.requests_per_s,
-      target_min: TARGETS.turn, of: '(e)/(b), alternating slices',
-    },
+    turn: { ...pairedFigure(paired.turn, http.turn, http.bare_post, '(e)/(b)'), target_min: TARGETS.turn },
     turn_p99_ms: { value: http.turn.latency_p99_ms, target_max: TARGETS.turn_p99_ms, of: 'p99 of (e)' },
-    turn_ceiling: {
-      value: paired.turn_ceiling.ratio, single_runs: http.turn_durable_write.requests_per_s / http.bare_post.requests_per_s,
-      of: '(g)/(b), alternating slices',
-    },
+    turn_ceiling: pairedFigure(paired.turn_ceiling, http.turn_durable_write, http.bare_post, '(g)/(b)'),
     // Both paired against (b): the quotient of the two paired ratios.
     turn_of_ceiling: {
       value: paired.turn.ratio / paired.turn_ceiling.ratio, single_runs: http.turn.requests_per_s / http.turn_durable_write.requests_per_s,
