@@ -63,6 +63,11 @@ describe('time: volunteer mode needs a clear time', () => {
     expect(time('book 2 tickets for 5:30 pm', 'volunteer')).toBe('17:30');
     expect(time('kal shaam 7 baje', 'volunteer')).toBe('19:00');
   });
+  it('takes a part of the day set apart by a comma', () => {
+    expect(time('Tomorrow evening, around five.', 'volunteer')).toBe('17:00');
+    expect(time('at five, in the evening', 'volunteer')).toBe('17:00');
+    expect(time('tomorrow morning, at 9', 'volunteer')).toBe('09:00');
+  });
   it('rejects bare hours', () => {
     expect(time('at 4', 'volunteer')).toBeNull();
     expect(time('4', 'volunteer')).toBeNull();

@@ -27,10 +27,12 @@ type Daypart = (typeof DAYPARTS)[string];
 const DP = alternation(Object.keys(DAYPARTS));
 const AT = '(?:at|around|about|by|@|till|until|from|before|after|approx|approximately|roughly|lagbhag|करीब)';
 const ANCHOR = `(?:am|pm|oclock|baje|bje|bajey|बजे|in|at|${DP})`;
-const PRE = `(?:(?<pre>${DP}) (?:(?:ko|mein|me|ke|at|around|about|by|of|को|में) )?)?`;
+// A part of the day before or after the time may stand apart from it by a comma ("tomorrow
+// evening, around five"; "at five, in the evening"): the prepared text keeps it as " , ".
+const PRE = `(?:(?<pre>${DP})(?: ,)? (?:(?:ko|mein|me|ke|at|around|about|by|of|को|में) )?)?`;
 const AMPM = '(?: (?<ap>am|pm))?';
 const OC = '(?: (?<oc>oclock|baje|bje|bajey|bajkar|बजे))?';
-const POST = `(?: (?:(?:in the|in|at|this|of the|ko|को) )?(?<post>${DP}))?`;
+const POST = `(?:(?: ,)? (?:(?:in the|in|at|this|of the|ko|को) )?(?<post>${DP}))?`;
 const CORE = `(?<h>\\d{1,2})(?:[:.](?<m>\\d{2})| (?<m2>[0-5]\\d)(?= ${ANCHOR}(?: |$)|$))?`;
 /** Fraction prefixes of an hour → minutes added to it (saadhe: +30, sava: +15, paune: −15). */
 const FRAC_MINUTES: Record<string, number> = Object.fromEntries([
