@@ -11,6 +11,7 @@ import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
+import { installJsonBodyParser } from './plugins/json-body.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { callRoutes } from './routes/v1/calls.js';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // JSON only: without this, fastify's default text/plain parser would hand strings to the routes.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('checkResponses', options.checkResponses ?? true);

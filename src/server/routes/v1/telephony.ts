@@ -23,7 +23,9 @@ import { TelephonyCheckSchema } from '../../call-schemas.js';
 export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLogger): (scope: FastifyInstance) => Promise<void> {
   return async (scope) => {
     // LiveKit posts `application/webhook+json`; the signature covers the bytes as sent, so the
-    // body is never parsed and re-serialised before verification.
+    // body is never parsed and re-serialised before verification (the app's JSON parser is
+    // replaced in this scope).
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser(['application/webhook+json', 'application/json'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
     scope.post('/telephony/livekit/webhook', {
       schema: {
