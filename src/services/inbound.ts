@@ -20,7 +20,7 @@ import { callMetadata } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
 import type { SessionService } from './sessions.js';
-import type { TelephonyEvent, TelephonyPort } from './telephony-port.js';
+import { MalformedWebhookError, type TelephonyEvent, type TelephonyPort } from './telephony-port.js';
 
 /** Calls a tenant's routing webhook; resolves with the response's JSON object. Throws on any failure. */
 export type RoutingWebhookCall = (url: string, payload: unknown, secret: string, eventId: string) => Promise<{ body: unknown }>;
@@ -34,7 +34,11 @@ export interface InboundLog {
 /** What became of one webhook delivery. */
 export type ReceiveOutcome = { recorded: true; duplicate: boolean; event: string } | { recorded: false; event: string; reason: string };
 
-/** A webhook whose signature does not verify (→ 401); any other failure of `receive` is the daemon's (→ 5xx, LiveKit retries). */
+/**
+ * A webhook whose signature does not verify (→ 401). A signed body that is not an event is a
+ * `MalformedWebhookError` (→ 400); any other failure of `receive` is the daemon's (→ 5xx,
+ * LiveKit retries).
+ */
 export class WebhookSignatureError extends Error {
   constructor(message: string) {
     super(message);
@@ -66,6 +70,7 @@ export class InboundService {
   /**
    * Verifies and records one webhook delivery, then schedules its processing.
    * @throws WebhookSignatureError when the signature does not verify (the message says why);
+   *         MalformedWebhookError when it verifies but the body is not an event;
    *         the store's error when the event cannot be recorded (so it is not acknowledged).
    */
   async receive(rawBody: string, authorization: string | undefined): Promise<ReceiveOutcome> {
@@ -73,6 +78,7 @@ export class InboundService {
     try {
       ev = await this.telephony.verifyWebhook(rawBody, authorization);
     } catch (err) {
+      if (err instanceof MalformedWebhookError) throw err;
       throw new WebhookSignatureError(err instanceof Error ? err.message.slice(0, 200) : 'invalid signature');
     }
     const p = ev.participant;

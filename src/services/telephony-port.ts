@@ -52,6 +52,18 @@ export interface TelephonyEvent {
   } | null;
 }
 
+/**
+ * A webhook delivery whose signature verified but whose body is not an event of the provider's
+ * (→ 400 `invalid_request`: the sender is authentic, its request is wrong; only a bad signature
+ * is 401). The message says what is wrong, without quoting the body.
+ */
+export class MalformedWebhookError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedWebhookError';
+  }
+}
+
 /** Result of {@link TelephonyPort.check}. */
 export type TelephonyCheck =
   | { ok: true; url: string; outboundTrunks: number; ms: number }
@@ -73,8 +85,10 @@ export interface TelephonyPort {
    */
   dispatchAgent(roomName: string, metadata: string): Promise<void>;
   /**
-   * Verifies a webhook delivery (signature over the exact raw body) and parses it.
-   * @throws Error when the signature, its body hash or the JSON is not valid.
+   * Verifies a webhook delivery (signature over the exact raw body), then parses it.
+   * @throws MalformedWebhookError when the signature verifies but the body is not an event
+   *         (not JSON, not an object, a field of the wrong type);
+   *         any other Error when the signature or its body hash is not valid.
    */
   verifyWebhook(rawBody: string, authorization: string | undefined): Promise<TelephonyEvent>;
   /** Checks the settings with one authenticated request (lists outbound trunks). */

@@ -8,11 +8,15 @@
  *   after a transport error or a 5xx, and a replayed dial can ring the callee twice.
  * - Errors are sorted into refused (nothing rings) and unknown (the phone may ring), so the
  *   call service never dials again on an unknown outcome.
- * - Webhooks are verified with the SDK's `WebhookReceiver` over the exact raw body.
+ * - Webhooks are verified over the exact raw body as the SDK's `WebhookReceiver.receive` does
+ *   (the token with `TokenVerifier`, then its `sha256` claim against the body), and only then
+ *   parsed, by the receiver with its own check skipped: a body that does not parse is told
+ *   apart from a signature that does not verify.
  */
+import crypto from 'node:crypto';
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
-import { AgentDispatchClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
-import type { DialRequest, DialResult, TelephonyCheck, TelephonyEvent, TelephonyPort } from '../services/telephony-port.js';
+import { AgentDispatchClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import { MalformedWebhookError, type DialRequest, type DialResult, type TelephonyCheck, type TelephonyEvent, type TelephonyPort } from '../services/telephony-port.js';
 
 /** LiveKit connection settings (the `livekit` settings with all three set). */
 export interface LiveKitSettings {
@@ -99,6 +103,7 @@ export class LiveKitTelephony implements TelephonyPort {
   private readonly sip: SipClient;
   private readonly dispatch: AgentDispatchClient;
   private readonly receiver: WebhookReceiver;
+  private readonly verifier: TokenVerifier;
 
   constructor(private readonly settings: LiveKitSettings) {
     this.url = settings.url;
@@ -107,6 +112,7 @@ export class LiveKitTelephony implements TelephonyPort {
     this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.receiver = new WebhookReceiver(settings.apiKey, settings.apiSecret);
+    this.verifier = new TokenVerifier(settings.apiKey, settings.apiSecret);
   }
 
   async dial(r: DialRequest): Promise<DialResult> {
@@ -172,7 +178,20 @@ export class LiveKitTelephony implements TelephonyPort {
   }
 
   async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<TelephonyEvent> {
-    const ev = await this.receiver.receive(rawBody, authorization, false, 10);
+    // The checks of WebhookReceiver.receive, in its order (10 s of clock tolerance).
+    if (!authorization) throw new Error('authorization header is empty');
+    const claims = await this.verifier.verify(authorization, 10);
+    if (claims.sha256 !== crypto.createHash('sha256').update(rawBody, 'utf8').digest('base64')) {
+      throw new Error('sha256 checksum of body does not match');
+    }
+    let ev: WebhookEvent;
+    try {
+      ev = await this.receiver.receive(rawBody, undefined, true);
+    } catch (err) {
+      throw new MalformedWebhookError(err instanceof SyntaxError
+        ? 'the webhook body is not JSON'
+        : 'the webhook body is not a LiveKit WebhookEvent in its JSON form (an object whose fields have their protocol types)');
+    }
     const p = ev.participant;
     return {
       event: ev.event,

@@ -4,7 +4,8 @@
  * - `POST /v1/telephony/livekit/webhook` — LiveKit's webhooks. No API key: the request is
  *   authenticated by LiveKit's signature (a JWT in `Authorization`, whose `sha256` claim
  *   covers the exact raw body), so the body is kept as the raw string it arrived as.
- *   401 when the signature does not verify; 503 when LiveKit is not configured.
+ *   401 when the signature does not verify; 400 when it does but the body is not an event
+ *   (not JSON, not an object, a field of the wrong type); 503 when LiveKit is not configured.
  * - `GET /v1/telephony/check` — the doctor behind `vagent telephony check`: one
  *   authenticated LiveKit request (list outbound trunks), webhook event counts and the
  *   caller's budget position.
@@ -15,6 +16,7 @@ import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.js';
 import type { Services } from '../../../services/index.js';
 import { WebhookSignatureError } from '../../../services/inbound.js';
+import { MalformedWebhookError } from '../../../services/telephony-port.js';
 import { callerOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas.js';
 import { TelephonyCheckSchema } from '../../call-schemas.js';
@@ -42,7 +44,12 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
       try {
         outcome = await services.inbound.receive(raw, Array.isArray(auth) ? auth[0] : auth);
       } catch (err) {
-        // Anything but a bad signature is the daemon's failure: a 5xx, which LiveKit retries.
+        // A signed body that is not an event is the sender's mistake (400: LiveKit does not
+        // retry it); anything but these two is the daemon's failure: a 5xx, which LiveKit retries.
+        if (err instanceof MalformedWebhookError) {
+          log().warn({ reason: err.message }, 'LiveKit webhook refused: signed, but not an event');
+          throw new ApiError('invalid_request', `webhook signature is valid, but ${err.message}`);
+        }
         if (!(err instanceof WebhookSignatureError)) throw err;
         log().warn({ reason: err.message }, 'LiveKit webhook refused: signature not valid');
         throw new ApiError('unauthorized', 'webhook signature not valid: LiveKit signs with the API key and secret vagent is configured with');
