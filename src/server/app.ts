@@ -12,6 +12,7 @@ import { requireApiKey } from './plugins/auth.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installJsonBodyParser } from './plugins/json-body.js';
+import { collectRouteMethods } from './plugins/methods.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { callRoutes } from './routes/v1/calls.js';
@@ -61,6 +62,14 @@ export const LOG_SERIALIZERS = {
 };
 
 /**
+ * Longest path parameter routed, in characters: above any URL Node's HTTP parser accepts (16 KiB
+ * of headers), so an over-long id or number still reaches its route and gets the route's own
+ * error (trunk_not_found, invalid_request). There are no regex parameters, so the limit's ReDoS
+ * guard is not needed.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
+
+/**
  * Builds the `/v1` application.
  * @returns a ready-to-`listen()` or `inject()` fastify instance (call `ready()` first for inject).
  */
@@ -76,10 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
-    // Above any URL Node's HTTP parser accepts (16 KiB of headers), so an over-long id or number
-    // still reaches its route and gets the route's own error (trunk_not_found, invalid_request).
-    // There are no regex parameters, so the limit's ReDoS guard is not needed.
-    routerOptions: { maxParamLength: 16 * 1024 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<ZodTypeProvider>();
 
   // JSON only: without this, fastify's default text/plain parser would hand strings to the routes.
@@ -94,7 +100,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
-  installErrorHandling(app);
+  // Before any route: the methods of every path, for 405 and its Allow header.
+  installErrorHandling(app, collectRouteMethods(app, MAX_PARAM_LENGTH));
 
   await app.register(fastifySwagger, {
     openapi: {

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ApiError } from '../../domain/errors.js';
 import { sendError } from '../reply.js';
+import type { MethodIndex } from './methods.js';
 
 function paramFromPath(instancePath: string): string | undefined {
   const parts = instancePath.split('/').filter((p) => p.length > 0);
@@ -58,8 +59,14 @@ export function sendFrameworkError(error: FastifyError, request: FastifyRequest,
   return sendError(reply.header('x-request-id', request.id), toApiError(error));
 }
 
-/** Installs the error handler and the not-found handler. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * Installs the error handler and the not-found handler: a path no route has is 404 `not_found`;
+ * a path some route has, asked with another method, is 405 `invalid_request` with an `Allow`
+ * header listing the path's methods (docs/api-decisions.md "Errors").
+ * @param methods the methods of every route's path (see `collectRouteMethods`); without it,
+ *                every unrouted request is 404.
+ */
+export function installErrorHandling(app: FastifyInstance, methods?: MethodIndex): void {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -67,6 +74,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, apiError);
   });
   app.setNotFoundHandler((request, reply) => {
-    return sendError(reply, new ApiError('not_found', `no such endpoint: ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}`));
+    const path = request.url.split('?')[0]!;
+    const allowed = methods?.allowedFor(path) ?? [];
+    if (allowed.length > 0) {
+      return sendError(reply.header('allow', allowed.join(', ')), new ApiError('invalid_request',
+        `method ${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; it allows ${allowed.join(', ')}`, { status: 405 }));
+    }
+    return sendError(reply, new ApiError('not_found', `no such endpoint: ${request.method} ${path.slice(0, 200)}`));
   });
 }
