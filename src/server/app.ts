@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { randomToken } from '../domain/ids.js';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
+import { handleClientError } from './plugins/client-errors.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installJsonBodyParser } from './plugins/json-body.js';
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
+    clientErrorHandler: handleClientError,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<ZodTypeProvider>();
 

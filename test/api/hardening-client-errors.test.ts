@@ -1,0 +1,119 @@
+/**
+ * Requests Node's HTTP parser refuses before routing (issue 14 item 3; DESIGN.md §4 "Errors":
+ * every response has the error body and `X-Request-Id`), sent over raw sockets to the app
+ * listening on a loopback port.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestApp, type TestApp } from '../support/app.js';
+import { REQUEST_ID } from '../support/expect.js';
+
+let t: TestApp;
+let port: number;
+beforeAll(async () => {
+  t = await makeTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.app.server.address() as net.AddressInfo).port;
+});
+afterAll(async () => { await t.close(); });
+
+interface RawResponse { status: number; headers: Record<string, string>; body: string }
+
+/** Writes `request` as is (`end` half-closes the socket after it), reads every response until the server closes. */
+function exchange(request: string, opts: { end?: boolean } = {}): Promise<RawResponse[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseResponses(Buffer.concat(chunks).toString('utf8'))));
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.write(request.replace('{AUTH}', `Authorization: Bearer ${t.key}\r\n`));
+    if (opts.end) socket.end();
+  });
+}
+
+function parseResponses(raw: string): RawResponse[] {
+  const out: RawResponse[] = [];
+  let rest = raw;
+  while (rest.length > 0) {
+    const head = rest.indexOf('\r\n\r\n');
+    if (head < 0) throw new Error(`not an HTTP response: ${rest.slice(0, 200)}`);
+    const [statusLine, ...lines] = rest.slice(0, head).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const i = line.indexOf(':');
+      headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+    }
+    const length = Number(headers['content-length']);
+    const body = Buffer.from(rest.slice(head + 4)).subarray(0, length).toString('utf8');
+    out.push({ status: Number(statusLine!.split(' ')[1]), headers, body });
+    rest = Buffer.from(rest.slice(head + 4)).subarray(length).toString('utf8');
+  }
+  return out;
+}
+
+/** Asserts the error shape of DESIGN.md §4 with `invalid_request` and a request id. */
+function expectShaped(res: RawResponse, status: number): string {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status });
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+  const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
+  expect(body.error.code).toBe('invalid_request');
+  return body.error.message;
+}
+
+/** A `POST /v1/trunks` with the API key (filled in when sent), `headers` and `body` as given. */
+const post = (headers: string, body: string) => `POST /v1/trunks HTTP/1.1\r\nHost: x\r\n{AUTH}Content-Type: application/json\r\n${headers}\r\n${body}`;
+
+describe('errors raised before routing', () => {
+  it('over-long headers → 431', async () => {
+    const [res, ...more] = await exchange(`GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(expectShaped(res!, 431)).toMatch(/headers are too large: at most 16 KiB/);
+    expect(more).toEqual([]);
+  });
+
+  it('an over-long URL → 431', async () => {
+    const [res] = await exchange(`GET /v1/trunks/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expectShaped(res!, 431);
+  });
+
+  it.each([
+    ['a Content-Length that is not a number', post('Content-Length: twelve\r\n', '{}'), /Content-Length is not a valid length/],
+    ['a negative Content-Length', post('Content-Length: -1\r\n', '{}'), /Content-Length is not a valid length/],
+    ['two different Content-Lengths', post('Content-Length: 2\r\nContent-Length: 3\r\n', '{}'), /Content-Length/],
+    ['Content-Length beside Transfer-Encoding', post('Content-Length: 2\r\nTransfer-Encoding: chunked\r\n', '2\r\n{}\r\n0\r\n\r\n'), /cannot come with a Content-Length/],
+    ['a chunk size that is not hexadecimal', post('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'), /chunk size/],
+    ['a Transfer-Encoding other than chunked last', post('Transfer-Encoding: chunked, gzip\r\n', '2\r\n{}\r\n0\r\n\r\n'), /Transfer-Encoding/],
+    ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', /not valid HTTP\/1.1/],
+    ['a header without a colon', 'GET /v1/health HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n', /not valid HTTP\/1.1/],
+  ])('%s → 400 invalid_request', async (_label, request, message) => {
+    const [res, ...more] = await exchange(request);
+    expect(expectShaped(res!, 400)).toMatch(message);
+    expect(more).toEqual([]);
+    expect((await t.call('GET', '/v1/trunks')).json().data).toEqual([]);
+  });
+
+  it('a Content-Length longer than the body sent (then the client stops) → 400 in the shape', async () => {
+    const responses = await exchange(post('Content-Length: 100\r\n', '{"address":"sip.a.in"}'), { end: true });
+    expect(responses).toHaveLength(1);
+    expect(expectShaped(responses[0]!, 400)).toMatch(/ended before the whole request arrived/);
+    expect((await t.call('GET', '/v1/trunks')).json().data).toEqual([]);
+  });
+
+  it('a Content-Length shorter than the body: the rest is a second, malformed request → 400 in the shape', async () => {
+    const responses = await exchange(post('Content-Length: 2\r\n', '{}{"address":"sip.a.in"}'));
+    expect(responses.length).toBeGreaterThan(0);
+    for (const res of responses) expectShaped(res, 400);
+    expect(expectShaped(responses.at(-1)!, 400)).toMatch(/the method is not valid/);
+    expect((await t.call('GET', '/v1/trunks')).json().data).toEqual([]);
+  });
+
+  it('a well-formed request on the same path still works', async () => {
+    const [res] = await exchange(`GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(res!.status).toBe(200);
+    expect(res!.headers['x-request-id']).toMatch(REQUEST_ID);
+  });
+});
