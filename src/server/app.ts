@@ -10,6 +10,7 @@ import { randomToken } from '../domain/ids.js';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
 import { handleClientError } from './plugins/client-errors.js';
+import { installEarlyResponses, SERVER_OPTIONS } from './plugins/early-responses.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
 import { installIdempotency } from './plugins/idempotency.js';
 import { installJsonBodyParser } from './plugins/json-body.js';
@@ -84,7 +85,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => `req_${randomToken(12)}`,
     // Each request's child logger is built when it first writes a line (most never do).
     childLoggerFactory: lazyChildLoggerFactory,
-    return503OnClosing: true,
+    // A request arriving while the daemon drains gets its 503 from installEarlyResponses.
+    return503OnClosing: false,
+    http: SERVER_OPTIONS,
     frameworkErrors: (error, request, reply) => sendFrameworkError(error, request, reply),
     clientErrorHandler: handleClientError,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -102,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  installEarlyResponses(app);
   // Before any route: the methods of every path, for 405 and its Allow header.
   installErrorHandling(app, collectRouteMethods(app, MAX_PARAM_LENGTH));
 

@@ -19,10 +19,19 @@ afterAll(async () => { await t.close(); });
 
 interface RawResponse { status: number; headers: Record<string, string>; body: string }
 
-/** Writes `request` as is (`end` half-closes the socket after it), reads every response until the server closes. */
-function exchange(request: string, opts: { end?: boolean } = {}): Promise<RawResponse[]> {
+/**
+ * Writes `request` as is (`end` half-closes the socket after it; `then` is written `thenAfterMs`
+ * later, after `between` ran), reads every response until the server closes.
+ */
+function exchange(request: string, opts: { end?: boolean; then?: string; between?: () => void; thenAfterMs?: number } = {}): Promise<RawResponse[]> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
+    if (opts.then !== undefined) {
+      setTimeout(() => {
+        opts.between?.();
+        setTimeout(() => socket.write(opts.then!), 100);
+      }, opts.thenAfterMs ?? 200);
+    }
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', reject);
@@ -60,7 +69,7 @@ function expectShaped(res: RawResponse, status: number): string {
   expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
   const body = JSON.parse(res.body) as { error: { code: string; message: string } };
   expect(Object.keys(body)).toEqual(['error']);
-  expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
+  expect(Object.keys(body.error).every((k) => ['code', 'message', 'param'].includes(k))).toBe(true);
   expect(body.error.code).toBe('invalid_request');
   return body.error.message;
 }
@@ -111,9 +120,48 @@ describe('errors raised before routing', () => {
     expect((await t.call('GET', '/v1/trunks')).json().data).toEqual([]);
   });
 
+  it('an HTTP/1.1 request without Host → 400 with param Host (Node would send an empty body)', async () => {
+    const [res] = await exchange('GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(expectShaped(res!, 400)).toMatch(/needs a Host header/);
+    expect(JSON.parse(res!.body).error.param).toBe('Host');
+    // HTTP/1.0 has no Host requirement.
+    const [old] = await exchange('GET /v1/health HTTP/1.0\r\n\r\n');
+    expect(old!.status).toBe(200);
+  });
+
+  it('an Expect other than 100-continue → 417 with param Expect (Node would send an empty body)', async () => {
+    const [res] = await exchange('GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n');
+    expect(expectShaped(res!, 417)).toMatch(/100-continue/);
+  });
+
   it('a well-formed request on the same path still works', async () => {
     const [res] = await exchange(`GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(res!.status).toBe(200);
     expect(res!.headers['x-request-id']).toMatch(REQUEST_ID);
   });
+
+  // Last: it closes the app. A request pipelined behind one still in flight when the daemon starts
+  // draining gets 503 in the error shape (fastify's own 503 has neither the shape nor the header).
+  it('a request arriving while the daemon drains → 503 in the shape, with Connection: close', async () => {
+    const body = '{"address":"sip.drain.in"}';
+    let closed: Promise<unknown> | undefined;
+    const responses = await exchange(post(`Content-Length: ${body.length}\r\n`, body.slice(0, 10)), {
+      between: () => { closed = t.app.close(); },
+      then: `${body.slice(10)}GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n`,
+    });
+    await closed;
+    expect(responses.map((r) => r.status)).toEqual([201, 503]);
+    expect(expectServerError(responses[1]!)).toMatch(/shutting down/);
+    expect(responses[1]!.headers.connection).toBe('close');
+  });
 });
+
+/** Asserts a 503 in the error shape of DESIGN.md §4 with a request id. */
+function expectServerError(res: RawResponse): string {
+  expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toBe('internal_error');
+  return body.error.message;
+}
