@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientApiError } from '../../src/server/plugins/client-errors.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { REQUEST_ID } from '../support/expect.js';
 
@@ -118,6 +119,17 @@ describe('errors raised before routing', () => {
     for (const res of responses) expectShaped(res, 400);
     expect(expectShaped(responses.at(-1)!, 400)).toMatch(/the method is not valid/);
     expect((await t.call('GET', '/v1/trunks')).json().data).toEqual([]);
+  });
+
+  it('chunk extensions over 16 KiB → 413', async () => {
+    const [res] = await exchange(post('Transfer-Encoding: chunked\r\n', `2;ext=${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`));
+    expect(expectShaped(res!, 413)).toMatch(/chunk extensions/);
+  });
+
+  it('a request that does not arrive in time maps to 408, any unknown parser code to 400 naming it', () => {
+    expect(clientApiError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })).status).toBe(408);
+    const other = clientApiError(Object.assign(new Error('x'), { code: 'HPE_SOMETHING_NEW' }));
+    expect([other.status, other.code, other.message]).toEqual([400, 'invalid_request', 'the request framing is not valid HTTP/1.1 (HPE_SOMETHING_NEW)']);
   });
 
   it('an HTTP/1.1 request without Host → 400 with param Host (Node would send an empty body)', async () => {
