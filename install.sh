@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Installs vagent from this checkout: dependencies (native modules built from source when no
 # prebuilt binary can be downloaded), the build, and a `vagent` command on the PATH.
-# Safe to run again: it skips what is already done.
+# Safe to run again: it skips what is already done (dependencies by package-lock.json, the
+# build by a stamp over src/, tsconfig*.json, package.json and package-lock.json).
+#
+#   ./install.sh           install, or bring this checkout's install up to date
+#   ./install.sh --force   also repoint a `vagent` command that belongs to another checkout
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$PWD
 
 say() { printf '%s\n' "$*"; }
 fail() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+force=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=1 ;;
+    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) fail "unknown option $arg (see ./install.sh --help)" ;;
+  esac
+done
 
 command -v node >/dev/null || fail "Node.js 20.19 or newer is required (node not found)"
 command -v npm >/dev/null || fail "npm is required (npm not found)"
@@ -18,11 +31,13 @@ node -e '
 
 # Native modules compile against Node's headers. node-gyp downloads them unless told where
 # they are; offline that fails, so point it at the headers installed beside this node.
-nodedir="${npm_config_nodedir:-$(npm config get nodedir 2>/dev/null || true)}"
+# npm 11 warns about any nodedir it is given (npm_config_nodedir, --nodedir): node-gyp reads
+# npm_package_config_node_gyp_nodedir too, which npm leaves alone.
+nodedir="$(npm config get nodedir 2>/dev/null || true)"
 if [ -z "$nodedir" ] || [ "$nodedir" = "undefined" ] || [ "$nodedir" = "null" ]; then
   prefix="$(cd "$(dirname "$(node -p 'process.execPath')")/.." && pwd)"
   if [ -f "$prefix/include/node/node_api.h" ] && [ -f "$prefix/include/node/common.gypi" ]; then
-    export npm_config_nodedir="$prefix"
+    export npm_package_config_node_gyp_nodedir="$prefix"
     say "native modules: using Node headers in $prefix/include/node"
   fi
 fi
@@ -44,19 +59,59 @@ if ! node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' 2>/d
   node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' || fail "better-sqlite3 still does not load; install python3, make and g++ and run ./install.sh again"
 fi
 
-# 2. Build TypeScript to dist/.
-say "build: tsc"
-npm run --silent build
+# 2. Build TypeScript to dist/, unless dist/ was built from exactly these sources.
+build_stamp="dist/.vagent-build-stamp"
+sources="$(node -e '
+  const c = require("crypto"), f = require("fs"), p = require("path");
+  const files = [];
+  const walk = (d) => { for (const e of f.readdirSync(d, { withFileTypes: true })) { const x = p.join(d, e.name); if (e.isDirectory()) walk(x); else if (e.isFile()) files.push(x); } };
+  walk("src");
+  for (const x of f.readdirSync(".")) if (/^tsconfig.*\.json$/.test(x)) files.push(x);
+  files.push("package.json", "package-lock.json");
+  const h = c.createHash("sha256").update(process.version);
+  for (const x of files.sort()) h.update(x + "\0").update(f.readFileSync(x)).update("\0");
+  process.stdout.write(h.digest("hex"));
+')"
+if [ -f dist/cli/main.js ] && [ -f "$build_stamp" ] && [ "$(cat "$build_stamp")" = "$sources" ]; then
+  say "build: up to date (src/, tsconfig*.json, package.json and package-lock.json unchanged)"
+else
+  say "build: tsc"
+  npm run --silent build
+  printf '%s' "$sources" > "$build_stamp"
+fi
 
-# 3. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin.
+# 3. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin. A `vagent`
+#    there that is not this checkout's (another checkout, another install) is left alone unless
+#    --force says to replace it; either way the old and new targets are printed.
 bindir="$(npm prefix -g 2>/dev/null)/bin"
 if ! { mkdir -p "$bindir" 2>/dev/null && [ -w "$bindir" ]; }; then
   bindir="$HOME/.local/bin"
   mkdir -p "$bindir"
 fi
-ln -sf "$ROOT/bin/vagent" "$bindir/vagent"
-say "installed: $bindir/vagent -> $ROOT/bin/vagent"
+link="$bindir/vagent"
+target="$ROOT/bin/vagent"
+if [ -L "$link" ] && [ "$(readlink "$link")" = "$target" ]; then
+  say "installed: $link -> $target (already)"
+elif [ -L "$link" ] || [ -e "$link" ]; then
+  if [ -L "$link" ]; then
+    old="$(readlink "$link")"
+    [ -e "$link" ] || old="$old (missing)"
+    what="a link to $old"
+  else
+    what="a file that is not a link (another vagent install?)"
+  fi
+  if [ "$force" != 1 ]; then
+    fail "$link is $what, not this checkout's $target.
+Leaving it alone. To point it at this checkout, run: ./install.sh --force
+(or run this checkout's vagent directly: $target)"
+  fi
+  ln -sfn "$target" "$link"
+  say "repointed: $link was $what; now -> $target"
+else
+  ln -s "$target" "$link"
+  say "installed: $link -> $target"
+fi
 case ":$PATH:" in
-  *":$bindir:"*) say "vagent $("$bindir/vagent" --version) is ready. Start it with: vagent serve" ;;
+  *":$bindir:"*) say "$("$link" --version) is ready. Start it with: vagent serve" ;;
   *) say "note: $bindir is not on your PATH; add it with:  export PATH=\"$bindir:\$PATH\"" ;;
 esac

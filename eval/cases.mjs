@@ -1,7 +1,8 @@
 // Evaluation cases for the slot extractors (DESIGN.md §6) and the report shared by the runners.
 //
 // Sources:
-// - SGD dev sample (/work/shared/data/sgd-dev/sample.jsonl or $VAGENT_SGD_SAMPLE): real user
+// - SGD dev sample (../shared/data/sgd-dev/sample.jsonl beside this repository, or
+//   $VAGENT_SGD_SAMPLE): real user
 //   turns of the Schema-Guided Dialogue dataset, CC BY-SA 4.0, Rastogi et al., AAAI 2020,
 //   Google LLC. "Today" in it is 2019-03-01. This file only reads it; no row is copied here.
 // - eval/fixtures/hinglish.jsonl: Hindi/Hinglish, digit and choice cases written for vagent.
@@ -19,8 +20,12 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-/** Where the SGD sample is looked for. */
-export const SGD_SAMPLE = process.env.VAGENT_SGD_SAMPLE ?? '/work/shared/data/sgd-dev/sample.jsonl';
+/**
+ * Where the SGD sample is looked for: `$VAGENT_SGD_SAMPLE`, else `../shared/data/sgd-dev/sample.jsonl`
+ * relative to the repository's root (the data sits beside the checkout, never inside it).
+ */
+export const SGD_SAMPLE = process.env.VAGENT_SGD_SAMPLE
+  || path.resolve(HERE, '..', '..', 'shared', 'data', 'sgd-dev', 'sample.jsonl');
 /** Our own Hindi/Hinglish/digits fixtures. */
 export const FIXTURES = path.join(HERE, 'fixtures', 'hinglish.jsonl');
 /** The reference time of every case: SGD's "today" is 2019-03-01 (a Friday). */

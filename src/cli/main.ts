@@ -4,11 +4,11 @@
  * This file only declares commands; each action imports its handler lazily so that
  * `vagent trunk list` never loads fastify, SQLite or the table renderer it does not use.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { contextOf, type CommandContext } from './context.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { printError } from './output.js';
-import { vagentVersion } from '../version.js';
+import { versionLine } from '../version.js';
 
 type Handler = (ctx: CommandContext, ...args: never[]) => unknown;
 
@@ -51,7 +51,7 @@ function adminOptions(cmd: Command): Command {
 export function buildProgram(): Command {
   const program = new Command('vagent')
     .description('Self-hosted voice agents: SIP trunks, phone numbers (DIDs), agent workflows and calls.')
-    .version(vagentVersion(), '-v, --version')
+    .addOption(new Option('-v, --version', 'print the version of vagent, Node.js and the commit, then exit'))
     .option('--url <url>', 'daemon address (default: $VAGENT_URL, the login profile, or http://127.0.0.1:8787)')
     .option('--api-key <key>', 'API key (default: $VAGENT_API_KEY or the key saved by `vagent login`)')
     .option('--json', 'print the API response object as JSON')
@@ -317,6 +317,25 @@ Examples:
     .option('--limit <n>', 'most recent N events (default 50)')
     .addHelpText('after', '\nExamples:\n  $ vagent admin audit\n  $ vagent admin audit --tenant acme-collections --limit 200 --json'))
     .action(action(adminCmd, (m) => m.audit));
+
+  examples(program.command('completion')
+    .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
+    .description('print a shell completion script (commands, subcommands and options)'),
+  'vagent completion bash > ~/.local/share/bash-completion/completions/vagent',
+  'vagent completion zsh > "${fpath[1]}/_vagent"',
+  'vagent completion fish > ~/.config/fish/completions/vagent.fish',
+  'source <(vagent completion bash)     # this shell only')
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('./completion.js');
+      process.stdout.write(completionScript(program, shell));
+    });
+
+  // `-v`/`--version`: the commit is looked up only when asked for (it may run git).
+  program.on('option:version', () => {
+    const line = versionLine();
+    process.stdout.write(`${line}\n`);
+    throw new CommanderError(EXIT.ok, 'commander.version', line);
+  });
 
   return program;
 }

@@ -38,6 +38,8 @@ export function statePaths(stateDir: string) {
     database: path.join(stateDir, 'vagent.db'),
     lock: path.join(stateDir, 'daemon.lock'),
     masterKey: path.join(stateDir, 'master.key'),
+    /** Where the daemon last listened, for local commands' hints (`daemon-address.ts`). */
+    daemonAddress: path.join(stateDir, 'daemon.json'),
     audio: path.join(stateDir, 'audio'),
   };
 }

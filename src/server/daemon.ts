@@ -6,6 +6,8 @@ import pino from 'pino';
 import { defaultStateDir, statePaths } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
+import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
+import { auditModeNotice, telephonyNotice } from '../config/notices.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
@@ -108,11 +110,24 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     logger.warn({ calls: runtime.recovered.interruptedDials }, 'dials in flight when vagent last stopped are marked unknown and will not be dialled again');
   }
 
+  // Local commands (`vagent admin key create`) name this address in their hints.
+  const recorded: DaemonAddress = {
+    url: clientUrl(settings.host, port), public_url: settings.public_url ?? null, auth_mode: settings.auth_mode,
+    pid: process.pid, started_at: new Date().toISOString(),
+  };
+  try {
+    writeDaemonAddress(settings.state_dir, recorded);
+  } catch (err) {
+    logger.warn({ err }, 'could not record the daemon address in the state dir; vagent admin hints may name the default port');
+  }
+
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
+  say(telephonyNotice(settings.livekit));
+  if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (runtime.fresh) {
     const dirFlag = settings.state_dir === defaultStateDir() ? '' : ` --state-dir ${settings.state_dir}`;
     say('A new state dir: tenant "default" was created. In another shell, create its first API key and log in:');
-    say(`  vagent admin key create --tenant default${dirFlag} | vagent login --url ${clientUrl(settings.host, port)} --api-key-stdin`);
+    say(`  vagent admin key create --tenant default${dirFlag} | vagent login --url ${loginUrl(settings, recorded)} --api-key-stdin`);
   }
 
   let stopping: Promise<void> | undefined;

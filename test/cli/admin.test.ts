@@ -62,10 +62,10 @@ describe('vagent admin on a missing state dir', { timeout: 30_000 }, () => {
     expect(fs.existsSync(missing)).toBe(false);
   });
 
-  it('points the login hint at the address the settings give', async () => {
-    const res = await runCli(['admin', 'key', 'create', '--tenant', 'default', '--state-dir', daemon.stateDir], { env: { VAGENT_PORT: '9123' } });
+  it('points the login hint at the address the daemon of the state dir listens on', async () => {
+    const res = await runCli(['admin', 'key', 'create', '--tenant', 'default', '--state-dir', daemon.stateDir]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toContain('vagent login --url http://127.0.0.1:9123');
+    expect(res.stderr).toContain(`vagent login --url ${daemon.url} `);
   });
 });
 

@@ -16,10 +16,10 @@ function file(name: string, text: string): string {
 
 describe('loadSettings', () => {
   it('has the documented defaults', () => {
-    const s = loadSettings({}, { HOME: '/home/op' });
+    const s = loadSettings({}, { HOME: '/srv/op' });
     expect(s).toMatchObject({
       host: '127.0.0.1', port: 8787, auth_mode: 'audit', tenant_daily_budget_inr: 0, timezone: 'Asia/Kolkata',
-      idempotency_retention_hours: 24, body_limit_bytes: 1048576, state_dir: defaultStateDir({ HOME: '/home/op' }),
+      idempotency_retention_hours: 24, body_limit_bytes: 1048576, state_dir: defaultStateDir({ HOME: '/srv/op' }),
     });
   });
 

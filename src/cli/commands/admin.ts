@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { loadSettings } from '../../config/load.js';
 import { statePaths } from '../../config/paths.js';
-import { clientUrl } from '../../config/schema.js';
+import { loginUrl, readDaemonAddress } from '../../config/daemon-address.js';
+import { auditModeNotice } from '../../config/notices.js';
 import { openRuntime, type Runtime } from '../../server/runtime.js';
 import type { TenantView } from '../../services/tenants.js';
 import { checkWebhookUrl, DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER, WebhookTargetError } from '../../telephony/routing-webhook.js';
@@ -39,9 +40,18 @@ function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
   }
 }
 
-/** `vagent admin tenant create NAME`. */
+/**
+ * `vagent admin tenant create NAME`. When the instance runs in `auth_mode` `audit` (as the
+ * daemon of this state dir recorded it, else these settings) and a second tenant now exists,
+ * warns once on stderr that tenants are not isolated and how to switch to `enforce`.
+ */
 export function tenantCreate(ctx: CommandContext, name: string, flags: AdminFlags): void {
-  const t = withRuntime(flags, (rt) => rt.services.tenants.createTenant(name));
+  const { t, unisolated } = withRuntime(flags, (rt) => {
+    const created = rt.services.tenants.createTenant(name);
+    const mode = readDaemonAddress(rt.settings.state_dir)?.auth_mode ?? rt.settings.auth_mode;
+    return { t: created, unisolated: mode === 'audit' && rt.services.tenants.listTenants().length >= 2 };
+  });
+  if (unisolated) hint(auditModeNotice());
   if (ctx.json) return printJson(t);
   ok(`tenant ${t.name} created`);
   hint(`next: vagent admin key create --tenant ${t.name}`);
@@ -175,9 +185,16 @@ export function tenantShow(ctx: CommandContext, name: string, flags: AdminFlags)
   printTenant(t);
 }
 
-/** `vagent admin key create --tenant NAME`: prints the key once on stdout. */
+/**
+ * `vagent admin key create --tenant NAME`: prints the key once on stdout, and on stderr how to
+ * log in at the daemon's real address ({@link loginUrl}: public URL, else where the daemon of
+ * this state dir last listened, else these settings' host and port).
+ */
 export function keyCreate(ctx: CommandContext, flags: AdminFlags & { tenant: string }): void {
-  const created = withRuntime(flags, (rt) => ({ ...rt.services.tenants.createKey(flags.tenant), url: clientUrl(rt.settings.host, rt.settings.port) }));
+  const created = withRuntime(flags, (rt) => ({
+    ...rt.services.tenants.createKey(flags.tenant),
+    url: loginUrl(rt.settings, readDaemonAddress(rt.settings.state_dir)),
+  }));
   if (ctx.json) return printJson({ key: created.key, tenant: created.tenant });
   say(created.key);
   hint(`API key ${created.id} for tenant ${created.tenant}. It is shown only this once; store it now.`);
