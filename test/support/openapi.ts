@@ -146,14 +146,20 @@ const codePoints = (s: string): number => [...s].length;
 /**
  * An arbitrary of the values `schema` says are valid: types, enums, patterns (generated with
  * fast-check's `stringMatching`), length and numeric bounds, required and optional properties.
- * Free-form values (`{}`, `additionalProperties`) are small JSON.
+ * Free-form values (`{}`, `additionalProperties`) are small JSON. With `full`, every described
+ * property is present and nothing is null (a base to change one field of).
  */
-export function valuesOf(schema: JsonSchema): fc.Arbitrary<unknown> {
+export function valuesOf(schema: JsonSchema, options: { full?: boolean } = {}): fc.Arbitrary<unknown> {
+  const full = options.full === true;
+  if (full) {
+    const n = nonNull(schema);
+    if (n !== null && n !== schema) return valuesOf(n, options);
+  }
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return fc.oneof(...alternatives.map(valuesOf));
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => valuesOf({ ...schema, type })));
+  if (alternatives) return fc.oneof(...alternatives.map((a) => valuesOf(a, options)));
+  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => valuesOf({ ...schema, type }, options)));
   switch (schema.type) {
     case 'null':
       return fc.constant(null);
@@ -173,11 +179,12 @@ export function valuesOf(schema: JsonSchema): fc.Arbitrary<unknown> {
     }
     case 'array': {
       const items = schema.items ?? {};
-      return fc.array(valuesOf(items), { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(valuesOf(items, options), { minLength: Math.max(schema.minItems ?? 0, full ? 1 : 0), maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
     }
     case 'object': {
       const props = schema.properties ?? {};
-      const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valuesOf(v)])), { requiredKeys: schema.required ?? [] });
+      const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valuesOf(v, options)])),
+        { requiredKeys: full ? Object.keys(props) : schema.required ?? [] });
       const extra = schema.additionalProperties;
       const freeForm = extra === true || (typeof extra === 'object' && Object.keys(extra).length === 0);
       if (!freeForm) return known;
@@ -188,4 +195,16 @@ export function valuesOf(schema: JsonSchema): fc.Arbitrary<unknown> {
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
+}
+
+/** One value of `arbitrary`, the same for the same seed. */
+export function sampleOne<T>(arbitrary: fc.Arbitrary<T>, seed: number): T {
+  return fc.sample(arbitrary, { seed, numRuns: 1 })[0]!;
+}
+
+/** `op.path` with its path parameters filled from `values` (URL-encoded). */
+export function urlOf(op: Operation, values: Record<string, unknown>, query: Record<string, unknown> = {}): string {
+  const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name])));
+  const q = Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  return q.length === 0 ? path : `${path}?${q.join('&')}`;
 }
