@@ -33,7 +33,8 @@ export const SettingsSchema = z.object({
   /** 32-byte key for trunk credentials, base64 or hex. Unset: `<state_dir>/master.key`. */
   master_key: z.string().min(1).optional(),
   /** Daily spend budget per tenant in INR; 0 turns the check off (spec: Limits). */
-  tenant_daily_budget_inr: z.coerce.number({ error: 'must be a number of rupees, 0 for no budget' }).min(0, { error: 'must be 0 (no budget) or more' }).max(1e9).default(0),
+  tenant_daily_budget_inr: z.coerce.number({ error: 'must be a number of rupees, 0 for no budget' }).min(0, { error: 'must be 0 (no budget) or more' })
+    .max(1e9, { error: 'must be at most 1000000000 rupees' }).default(0),
   /** Time zone of the budget day boundary. */
   timezone: timezone.default('Asia/Kolkata'),
   /** How long idempotency records are kept, in hours. */
@@ -68,7 +69,8 @@ export const SettingsSchema = z.object({
     /** Name of the media agent dispatched into each call's room. */
     agent_name: z.string().min(1).max(128).default('vagent-media'),
     /** Longest wait for one LiveKit API request, in seconds; a dial without an answer by then has an unknown outcome. */
-    request_timeout_s: z.coerce.number({ error: 'must be a number of seconds' }).min(1).max(120).default(10),
+    request_timeout_s: z.coerce.number({ error: 'must be a number of seconds' })
+      .min(1, { error: 'must be from 1 to 120 seconds' }).max(120, { error: 'must be from 1 to 120 seconds' }).default(10),
     /**
      * Dial with `waitUntilAnswered`: `POST /v1/calls` returns once the callee answers, and a
      * busy or declined callee is a `dial_failed` naming the SIP status. Off: it returns as soon
@@ -87,7 +89,8 @@ export const SettingsSchema = z.object({
    * Rupees each call in progress holds against the daily budget until its session ends (its
    * real cost is unknown when it is placed). A budget of N × this admits N concurrent calls.
    */
-  call_reservation_inr: z.coerce.number({ error: 'must be a number of rupees' }).min(0).max(1e6).default(2),
+  call_reservation_inr: z.coerce.number({ error: 'must be a number of rupees' })
+    .min(0, { error: 'must be from 0 to 1000000 rupees' }).max(1e6, { error: 'must be from 0 to 1000000 rupees' }).default(2),
   /** Let inbound routing webhooks use plain http:// (default: https only). */
   inbound_webhook_allow_http: flag.default(false),
   /** Let inbound routing webhooks reach private, loopback and link-local addresses (default: refused, SSRF). */

@@ -1,8 +1,18 @@
 /** ISO 8601 reference times (`context.now`, `vagent chat --now`) and local calendar days (the daily budget). */
 
-/** Epoch ms of an ISO 8601 date-time that starts `YYYY-MM-DD`, or null when `value` is not one. */
+/**
+ * The ISO 8601 date-times accepted as a reference time: `YYYY-MM-DD`, optionally followed by
+ * `THH:MM`, optional `:SS` and fraction (up to 9 digits), and an optional `Z` or `±HH:MM`
+ * (or `±HHMM`) offset; without an offset the time is the machine's local time. Every string it
+ * matches is one `Date.parse` reads (a day past the month's end rolls over, as there).
+ * Published as is in the API document (`context.now`).
+ */
+export const ISO_TIME_PATTERN =
+  /^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])(?:[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,9})?)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?)?$/;
+
+/** Epoch ms of an ISO 8601 date-time matching {@link ISO_TIME_PATTERN}, or null when `value` is not one. */
 export function isoTimeMs(value: unknown): number | null {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value)) return null;
+  if (typeof value !== 'string' || !ISO_TIME_PATTERN.test(value)) return null;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : null;
 }

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { DIAL_LIMITS } from '../domain/calls.js';
-import { CostSchema as Cost, namedE164 as e164, namedText as text } from './schemas.js';
+import { CALLS_CURSOR } from '../domain/cursor.js';
+import { CostSchema as Cost, idField, namedE164 as e164, namedText as text } from './schemas.js';
 import { RequestContext } from './session-schemas.js';
 const seconds = (name: keyof typeof DIAL_LIMITS) => {
   const { min, max } = DIAL_LIMITS[name];
@@ -13,9 +14,12 @@ const seconds = (name: keyof typeof DIAL_LIMITS) => {
   return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg }).nullish();
 };
 
-/** `POST /v1/calls` body; the agent id's pattern is the service's to check (workflow_not_found). */
+/**
+ * `POST /v1/calls` body; a malformed agent id is `workflow_not_found`, a malformed trunk id
+ * `trunk_not_found` (spec: Errors).
+ */
 export const PlaceCallBody = z.object({
-  agent_id: z.string({ error: 'agent_id is required: an outbound agent, for example ag_emi_reminder' }).max(16 * 1024),
+  agent_id: idField('agent', 'workflow_not_found', 'agent_id is required: an outbound agent, for example ag_emi_reminder'),
   to: z.string({ error: `to is required: the number to call, in E.164 such as ${EXAMPLE_DID}` })
     .regex(E164_PATTERN, { error: `to must be an E.164 number such as ${EXAMPLE_DID}` }),
   from: e164('from').nullish(),
@@ -23,7 +27,7 @@ export const PlaceCallBody = z.object({
   title: text(200, 'title').nullish(),
   customer_name: text(200, 'customer_name').nullish(),
   dial: z.boolean({ error: 'dial must be true or false' }).nullish(),
-  trunk_id: z.string({ error: 'trunk_id must be a string such as tk_…' }).max(16 * 1024).nullish(),
+  trunk_id: idField('trunk', 'trunk_not_found', 'trunk_id must be a string such as tk_…').nullish(),
   ringing_timeout_s: seconds('ringing_timeout_s'),
   max_call_duration_s: seconds('max_call_duration_s'),
 }, { error: 'request body must be a JSON object with agent_id and to' });
@@ -72,11 +76,11 @@ export const CallListQuery = z.object({
   status: z.enum(['in_progress', 'completed'], { error: 'status must be in_progress or completed' }).optional(),
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int({ error: 'limit must be a whole number from 1 to 100' })
     .min(1, { error: 'limit must be a whole number from 1 to 100' }).max(100, { error: 'limit must be a whole number from 1 to 100' }).default(20),
-  cursor: z.string().max(200, { error: 'cursor is not one this daemon issued' }).optional(),
+  cursor: z.string().regex(CALLS_CURSOR.pattern, { error: 'cursor is not one this daemon issued: pass next_cursor from the previous page' }).optional(),
 });
 
-/** `{call_id}` path parameters. */
-export const CallParams = z.object({ call_id: z.string() });
+/** `{call_id}` path parameters: a malformed id is `session_not_found` (spec: Errors: the lookup is keyed by session). */
+export const CallParams = z.object({ call_id: idField('call', 'session_not_found') });
 
 /** `GET /v1/telephony/check` response. */
 export const TelephonyCheckSchema = z.object({

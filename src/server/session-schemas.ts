@@ -5,29 +5,30 @@
  */
 import { z } from 'zod';
 import { jsonDepthAtMost, MAX_CONTEXT_DEPTH } from '../domain/json.js';
-import { isoTimeMs } from '../domain/time.js';
-import { CostSchema as Cost, namedE164, namedText as text } from './schemas.js';
+import { ISO_TIME_PATTERN } from '../domain/time.js';
+import { CostSchema as Cost, idField, namedE164, namedText as text, NON_BLANK_TEXT, UNICODE_TEXT } from './schemas.js';
 
 /** Longest caller utterance accepted on a turn, in characters. */
 export const MAX_TURN_TEXT = 4000;
+
+const NOW_MESSAGE = 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30';
 
 /**
  * A request's `context` (free JSON, used by sessions and calls): an object nested at most
  * {@link MAX_CONTEXT_DEPTH} levels (checked without recursion: deeper values would overflow
  * the stack of whatever walks them later), whose `now`, when given and not null, is an ISO 8601
- * date-time (the session's reference time). Issues on `now` have the path `context.now`.
+ * date-time matching {@link ISO_TIME_PATTERN} (the session's reference time). Issues on `now`
+ * have the path `context.now`.
  */
-export const RequestContext = z.record(z.string(), z.unknown(), { error: 'context must be a JSON object' })
+export const RequestContext = z.looseObject({
+  now: z.string({ error: NOW_MESSAGE }).regex(ISO_TIME_PATTERN, { error: NOW_MESSAGE }).nullish(),
+}, { error: 'context must be a JSON object' })
   .superRefine((value, ctx) => {
     if (!jsonDepthAtMost(value, MAX_CONTEXT_DEPTH)) {
       ctx.addIssue({ code: 'custom', message: `context is nested too deeply: at most ${MAX_CONTEXT_DEPTH} levels`, input: value });
-      return;
     }
-    const now = value.now;
-    if (now !== undefined && now !== null && isoTimeMs(now) === null) {
-      ctx.addIssue({ code: 'custom', message: 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', path: ['now'], input: now });
-    }
-  });
+  })
+  .meta({ description: `Free JSON for the agent's templates, nested at most ${MAX_CONTEXT_DEPTH} levels; \`now\` sets the session's reference time.` });
 
 const openFields = {
   context: RequestContext.nullish(),
@@ -36,30 +37,44 @@ const openFields = {
   title: text(200, 'title').nullish(),
 };
 
-/** `POST /v1/sessions` body; the agent id's pattern is the service's to check (workflow_not_found). */
+/** `POST /v1/sessions` body; a malformed agent id is `workflow_not_found` (spec: Errors). */
 export const OpenSessionBody = z.object({
-  agent_id: z.string({ error: 'agent_id is required: the agent to talk to, for example ag_clinic_booking' }).max(16 * 1024),
+  agent_id: idField('agent', 'workflow_not_found', 'agent_id is required: the agent to talk to, for example ag_clinic_booking'),
   ...openFields,
 }, { error: 'request body must be a JSON object with agent_id' });
 
 /** `POST /v1/agents/{agent_id}/load` body (the agent id is the path's). */
 export const LoadAgentBody = z.object({ ...openFields }, { error: 'request body must be a JSON object' });
 
-const ms = (name: string) => z.number({ error: `${name} must be a number of milliseconds` }).min(0, { error: `${name} must be 0 or more` }).max(86_400_000).nullish();
+const ms = (name: string) => z.number({ error: `${name} must be a number of milliseconds` })
+  .min(0, { error: `${name} must be 0 or more` }).max(86_400_000, { error: `${name} must be at most 86400000 (a day)` }).nullish();
+
+const TEXT_MESSAGE = 'text must not be empty: send what the caller said';
 
 /** `POST /v1/sessions/{session_id}/turn` body. */
 export const TurnBody = z.object({
-  text: text(MAX_TURN_TEXT, 'text').refine((s) => s.trim().length > 0, { error: 'text must not be empty: send what the caller said' }),
-  stt_confidence: z.number({ error: 'stt_confidence must be a number from 0 to 1' }).min(0).max(1).nullish(),
-  stt_provider: z.string({ error: 'stt_provider must be a string' }).min(1).max(100).nullish(),
+  text: z.string({ error: 'text is required: a string, what the caller said' })
+    .min(1, { error: TEXT_MESSAGE })
+    .max(MAX_TURN_TEXT, { error: `text must be at most ${MAX_TURN_TEXT} characters` })
+    .regex(NON_BLANK_TEXT, {
+      error: (issue) => (typeof issue.input === 'string' && !UNICODE_TEXT.test(issue.input)
+        ? 'text must be valid Unicode text (it has an unpaired surrogate escape such as \\ud800)'
+        : TEXT_MESSAGE),
+    }),
+  stt_confidence: z.number({ error: 'stt_confidence must be a number from 0 to 1' })
+    .min(0, { error: 'stt_confidence must be a number from 0 to 1' }).max(1, { error: 'stt_confidence must be a number from 0 to 1' }).nullish(),
+  stt_provider: z.string({ error: 'stt_provider must be a string' })
+    .min(1, { error: 'stt_provider must not be empty' }).max(100, { error: 'stt_provider must be at most 100 characters' }).nullish(),
   stt_ms: ms('stt_ms'),
   silence_ms: ms('silence_ms'),
 }, { error: 'request body must be a JSON object with text' });
 
-/** `{session_id}` path parameters. */
-export const SessionParams = z.object({ session_id: z.string() });
-/** `{agent_id}` path parameters. */
-export const AgentParams = z.object({ agent_id: z.string() });
+/** `{session_id}` path parameters: a malformed id is `session_not_found` (spec: Errors). */
+export const SessionParams = z.object({ session_id: idField('session', 'session_not_found') });
+/** `{agent_id}` path parameters: a malformed id is `workflow_not_found` (DESIGN.md §4 "Extensions"). */
+export const AgentParams = z.object({ agent_id: idField('agent', 'workflow_not_found') });
+/** `PUT /v1/agents/{agent_id}` path parameters: the agent is being created, so a malformed id is `invalid_request`. */
+export const PutAgentParams = z.object({ agent_id: idField('agent', 'invalid_request') });
 
 const Clip = z.looseObject({ text: z.string(), audio_url: z.string().nullable(), livekit_wav_url: z.string().nullable() }).meta({ id: 'Clip' });
 const State = z.object({

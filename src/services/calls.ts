@@ -15,6 +15,7 @@
  * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
  */
 import { DIAL_LIMITS } from '../domain/calls.js';
+import { CALLS_CURSOR } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
 import { costView } from '../domain/money.js';
@@ -317,7 +318,7 @@ export class CallService {
     const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: page.map(callStatusView), has_more: hasMore, next_cursor: hasMore ? encodeCursor(page[page.length - 1]!.seq) : null };
+    return { data: page.map(callStatusView), has_more: hasMore, next_cursor: hasMore ? CALLS_CURSOR.encode(page[page.length - 1]!.seq) : null };
   }
 
   /** Start-up: dials left in flight by a stopped daemon become `unknown` (never re-dialled). */
@@ -343,14 +344,8 @@ function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {
     `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`);
 }
 
-/** Opaque page cursor for the position after `seq`. */
-function encodeCursor(seq: number): string {
-  return Buffer.from(`calls:${seq}`, 'utf8').toString('base64url');
-}
-
 function decodeCursor(cursor: string): number {
-  const m = /^calls:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  const seq = m ? Number(m[1]) : NaN;
-  if (!Number.isSafeInteger(seq)) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
+  const seq = CALLS_CURSOR.decode(cursor);
+  if (seq === null) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
   return seq;
 }

@@ -86,7 +86,7 @@ describe('hostile input on POST /v1/calls', () => {
     ['a null body', null, 'invalid_request'],
     ['a string body', 'call me', 'invalid_request'],
     ['a 16 KiB agent id', { agent_id: `ag_${'x'.repeat(16 * 1024 - 3)}`, to: TO }, 'workflow_not_found'],
-    ['a 20 KiB agent id', { agent_id: 'a'.repeat(20 * 1024), to: TO }, 'invalid_request'],
+    ['a 20 KiB agent id', { agent_id: 'a'.repeat(20 * 1024), to: TO }, 'workflow_not_found'],
     ['a 4 KiB to', { agent_id: 'ag_emi_reminder', to: `+91${'9'.repeat(4096)}` }, 'invalid_request'],
     ['a customer name over 200 characters', { agent_id: 'ag_emi_reminder', to: TO, customer_name: 'x'.repeat(201) }, 'invalid_request'],
     ['a lone surrogate in the title', { agent_id: 'ag_emi_reminder', to: TO, title: 'bad \ud800' }, 'invalid_request'],

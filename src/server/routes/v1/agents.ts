@@ -8,20 +8,22 @@ import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses, listOf } from '../../schemas.js';
-import { AgentParams, AgentSchema, LoadAgentBody, OpenedSessionSchema, PutAgentBody } from '../../session-schemas.js';
+import { AgentParams, AgentSchema, LoadAgentBody, OpenedSessionSchema, PutAgentBody, PutAgentParams } from '../../session-schemas.js';
 
 /** Registers the agent routes. */
 export function agentRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
   const { agents, sessions, idempotency, repos } = services;
   const AgentList = listOf(AgentSchema);
   return async (app) => {
+    installSchemaErrors(app);
     app.put('/agents/:agent_id', {
       config: { idempotency: 'atomic' },
       schema: {
         summary: 'Create or replace an agent (workflow definition)',
         description: 'Body: the agent definition (docs/agents.md). Pre-synthesis of its static texts starts after the reply; poll GET for `audio`.',
-        tags: ['agents'], params: AgentParams, body: PutAgentBody, response: { 200: AgentSchema, ...errorResponses },
+        tags: ['agents'], params: PutAgentParams, body: PutAgentBody, response: { 200: AgentSchema, ...errorResponses },
       },
     }, async (request, reply) => {
       const caller = callerOf(request);

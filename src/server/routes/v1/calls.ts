@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
 import { CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallStatusSchema, PlaceCallBody } from '../../call-schemas.js';
 
@@ -17,6 +18,7 @@ import { CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallSta
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
   const { calls, idempotency, repos } = services;
   return async (app) => {
+    installSchemaErrors(app);
     app.post('/calls', {
       config: {
         idempotency: (request) => ((request.body as { dial?: unknown } | null)?.dial === true ? 'claim-first' : 'atomic'),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
 
@@ -15,6 +16,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
   const NumberList = listOf(NumberSchema);
   const lists = new ListCache(repos.store);
   return async (app) => {
+    installSchemaErrors(app);
     app.post('/numbers', {
       config: { idempotency: 'atomic' },
       schema: {

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
 import { EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSchema, SessionParams, TurnBody, TurnResultSchema } from '../../session-schemas.js';
 
@@ -12,6 +13,7 @@ import { EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSch
 export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
   const { sessions, idempotency, repos } = services;
   return async (app) => {
+    installSchemaErrors(app);
     app.post('/sessions', {
       config: { idempotency: 'atomic' },
       schema: {

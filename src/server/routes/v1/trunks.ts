@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
 import { z } from 'zod';
@@ -15,6 +16,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
   const TrunkList = listOf(TrunkSchema);
   const lists = new ListCache(repos.store);
   return async (app) => {
+    installSchemaErrors(app);
     app.post('/trunks', {
       config: { idempotency: 'atomic' },
       schema: {
