@@ -2,7 +2,8 @@
  * `vagent agent apply|list|show|rm` (DESIGN.md §5, §6; `PUT/GET/DELETE /v1/agents/{agent_id}`).
  *
  * `apply` checks every file locally first (positions from src/cli/agent-file.ts); a file with
- * a problem is not sent. Applied agents are then watched until the daemon has pre-synthesised
+ * a problem is not sent. Warnings (a `{{context.x}}` neither required nor defaulted) go to
+ * stderr and do not stop the file. Applied agents are then watched until the daemon has pre-synthesised
  * their static texts.
  */
 import type { Agent, AgentAudioProgress, VagentClient } from '../../client/index.js';
@@ -96,6 +97,8 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
       failures++;
     }
   }
+  // Valid but likely a mistake (a prompt that may speak a blank): said, never refused.
+  for (const f of valid) for (const w of f.warnings) problem(problemLocation(w), `warning: ${problemDetail(w)}`);
   const total = failures + valid.length;
   const verdict = () => {
     if (failures > 0) throw new CliError(`${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`, EXIT.error);
