@@ -154,6 +154,10 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     expect(show.stdout).toMatch(/^version:\s+2$/m);
     expect(show.stdout).toMatch(/^audio:\s+\d+\/\d+ clips ready/m);
     expect(show.stdout).toMatch(/^faq:\s+timings$/m);
+    expect(show.stdout).toMatch(/^needs:\s+-$/m);
+    const delivery = await vagent(['agent', 'show', 'ag_delivery_confirmation']);
+    expect(delivery.stdout).toMatch(/^needs:\s+context\.seller_name, context\.delivery_date, customer_name$/m);
+    expect(delivery.stdout).toMatch(/^defaults:\s+-$/m);
     expect(show.stdout).toMatch(/^STEP\s+SLOT\s+TYPE\s+CONFIRM\s+OPTIONAL\s+ASK$/m);
     expect(show.stdout).toMatch(/^refill\s+refill\s+yes_no\s+-\s+no\s+Shall we refill your last order\?$/m);
 
