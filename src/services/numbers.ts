@@ -8,6 +8,7 @@ import { ApiError } from '../domain/errors.js';
 import type { NumberRecord } from '../domain/resources.js';
 import { isE164 } from '../domain/e164.js';
 import { newNumberId } from '../domain/ids.js';
+import { missingSessionValues } from '../engine/context-needs.js';
 import type { NumberRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
@@ -95,17 +96,25 @@ export class NumberService {
    * number's tenant and be written for inbound calls. An `outbound` agent's script assumes the
    * call was placed with its context (`vagent call place`), so a caller would hear it with blanks.
    * @throws ApiError not_found (param `agent_id`) when the tenant has no such agent;
-   *         invalid_request (param `agent_id`) when its direction is `outbound`.
+   *         invalid_request (param `agent_id`) when its direction is `outbound`, or when it
+   *         needs a `customer_name` or `required_context` an inbound call does not bring.
    */
   private requireInboundAgent(tenantId: string, agentId: string): void {
     const row = this.deps.repos.agents.get(tenantId, agentId);
     if (!row) {
       throw new ApiError('not_found', `no agent ${agentId} in this tenant (see: GET /v1/agents; add one with vagent agent apply)`, { param: 'agent_id' });
     }
-    const direction = this.agents.compiledRevision(row.digest).def.direction;
-    if (direction !== 'inbound') {
+    const def = this.agents.compiledRevision(row.digest).def;
+    if (def.direction !== 'inbound') {
       throw new ApiError('invalid_request',
-        `agent ${agentId} has direction ${direction}: a number answers inbound calls, so bind an agent with direction inbound (outbound agents are placed with POST /v1/calls)`,
+        `agent ${agentId} has direction ${def.direction}: a number answers inbound calls, so bind an agent with direction inbound (outbound agents are placed with POST /v1/calls)`,
+        { param: 'agent_id' });
+    }
+    // An inbound call brings only its numbers (services/inbound.ts): an agent needing more could never answer it.
+    const needs = missingSessionValues(def, { customer_name: null, context: { call: { direction: 'inbound', to: '+0', from: '+0' } } });
+    if (needs.length > 0) {
+      throw new ApiError('invalid_request',
+        `agent ${agentId} needs ${needs.map((m) => m.param).join(', ')}, which an inbound call does not bring: a call on this number could not be answered`,
         { param: 'agent_id' });
     }
   }

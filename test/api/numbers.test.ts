@@ -222,6 +222,20 @@ describe('only an inbound agent answers a number', () => {
     expect(await listNumbers(t)).toEqual([]);
   });
 
+  it('refuses an inbound agent that needs a customer name or context an inbound call does not bring', async () => {
+    const rec = await createNumber(t, { number: DID });
+    const base = { name: 'Reception', direction: 'inbound', language: 'en-IN', opening: [{ text: 'Hello.' }], closing: 'Bye.' };
+    expectOk(await t.call('PUT', '/v1/agents/ag_greets', { ...base, opening: [{ text: 'Hello {{customer_name}}.' }] }), 200);
+    expectOk(await t.call('PUT', '/v1/agents/ag_member', { ...base, required_context: ['member_id'] }), 200);
+    expectOk(await t.call('PUT', '/v1/agents/ag_caller_id', { ...base, required_context: ['call.from'] }), 200);
+    const greets = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_greets' }), 400, 'invalid_request', 'agent_id');
+    expect(greets.message).toContain('needs customer_name, which an inbound call does not bring');
+    expectError(await t.call('POST', '/v1/numbers', { number: '+14155550100', agent_id: 'ag_member' }), 400, 'invalid_request', 'agent_id');
+    expect(await listNumbers(t)).toEqual([rec]);
+    // The caller's number is what an inbound call brings.
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_caller_id' }), 200)).toMatchObject({ agent_id: 'ag_caller_id' });
+  });
+
   it('an agent re-applied as outbound can no longer be bound; as inbound it can', async () => {
     await t.agent('ag_switch', { direction: 'outbound' });
     await createNumber(t, { number: DID });
