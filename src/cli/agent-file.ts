@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { AGENT_FILE_EXTENSIONS, formatIssuePath, isAgentFileName, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
+import { contextWarnings } from '../engine/context-needs.js';
 
 export { AGENT_FILE_EXTENSIONS };
 
@@ -41,6 +42,11 @@ export interface ValidAgentFile {
   agent: AgentDefinition;
   /** A problem placed at `field` (e.g. a `param` the daemon rejected), located in this file. */
   problemAt(field: string | FieldPath, message: string): AgentFileProblem;
+  /**
+   * What is valid but likely a mistake, located like problems: a `{{context.x}}` neither in
+   * `required_context` nor in `context_defaults` (engine/context-needs.ts). Not a reason to refuse.
+   */
+  warnings: AgentFileProblem[];
 }
 
 /** A file that failed: unreadable, not YAML/JSON, or not a valid agent. */
@@ -191,16 +197,18 @@ export function parseAgentSource(file: string, text: string): AgentFile {
     }
     return fail(problems);
   }
+  const problemAt = (field: string | FieldPath, message: string): AgentFileProblem => {
+    const p = typeof field === 'string' ? parseFieldPath(field) : field;
+    return { file, ...locate(p), field: formatIssuePath(p), message };
+  };
   return {
     ok: true,
     file,
     id: result.agent.id,
     source,
     agent: result.agent,
-    problemAt(field, message) {
-      const p = typeof field === 'string' ? parseFieldPath(field) : field;
-      return { file, ...locate(p), field: formatIssuePath(p), message };
-    },
+    problemAt,
+    warnings: contextWarnings(result.agent).map((w) => problemAt(w.path, w.message)),
   };
 }
 

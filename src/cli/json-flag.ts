@@ -1,7 +1,9 @@
 /**
- * `--context` flags: a JSON object typed on the command line (`vagent chat`, `vagent call place`).
+ * `--context` flags: a JSON object typed on the command line (`vagent chat`, `vagent call place`),
+ * and what to type when the daemon says an agent needs more of it.
  */
-import { UsageError } from './errors.js';
+import { ApiResponseError } from '../client/index.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 
 /**
  * The JSON object `text` holds.
@@ -17,4 +19,28 @@ export function parseContextFlag(text: string, example: string): Record<string, 
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--context must be a JSON object', example);
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * The daemon's refusal to open a session of an agent without the values its prompts speak
+ * (`invalid_request`, param `context.<key>` or `customer_name`; services/sessions.ts
+ * `requireSessionValues`) as a CliError (exit 1) whose hint is the flags to add, e.g.
+ * `--customer-name "NAME" --context '{"emi_amount": "…", "due_date": "…"}'`.
+ * Any other error is returned unchanged.
+ */
+export function explainMissingContext(err: unknown): unknown {
+  if (!(err instanceof ApiResponseError) || err.code !== 'invalid_request' || !err.param) return err;
+  if (!(err.param === 'customer_name' || err.param.startsWith('context.')) || !/^agent \S+ needs /.test(err.message)) return err;
+  const listed = err.message.slice(0, err.message.indexOf(':'));
+  const example: Record<string, unknown> = {};
+  for (const m of listed.matchAll(/\bcontext\.([A-Za-z0-9_.]+)/g)) {
+    const parts = m[1]!.split('.');
+    let cur = example;
+    for (const part of parts.slice(0, -1)) cur = (cur[part] ??= {}) as Record<string, unknown>;
+    cur[parts[parts.length - 1]!] = '…';
+  }
+  const flags: string[] = [];
+  if (/\bcustomer_name\b/.test(listed)) flags.push('--customer-name "NAME"');
+  if (Object.keys(example).length > 0) flags.push(`--context '${JSON.stringify(example)}'`);
+  return new CliError(`${err.code}: ${err.message}`, EXIT.error, `add ${flags.join(' ')} (see the agent's required_context: vagent agent show ${listed.split(' ')[1]} --yaml)`);
 }

@@ -68,7 +68,7 @@ Quick start:
   $ vagent agent apply -f config/agents/
   $ vagent chat ag_clinic_booking
   $ vagent telephony check                         # LiveKit settings of the daemon
-  $ vagent call place --agent ag_emi_reminder --to +919876543210 --dial
+  $ vagent call place --agent ag_emi_reminder --to +919876543210 --dial --customer-name "Ravi Kumar" --context @ravi.json
 
 Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
 3 the daemon cannot be reached.`);
@@ -228,7 +228,7 @@ Examples:
     .option('--from <e164>', 'caller ID to present; with --dial it must be one of the trunk\'s numbers')
     .option('--dial', 'ring the number now through LiveKit SIP (needs telephony: see `vagent telephony check`)')
     .option('--trunk <trunk-id>', 'the trunk to dial out on (tk_…); may be left out when there is only one')
-    .option('--context <json>', 'a JSON object for the agent\'s templates, or @file.json to read it from a file')
+    .option('--context <json>', 'a JSON object for the agent\'s templates (its required_context), or @file.json to read it from a file')
     .option('--customer-name <name>', 'the callee\'s name ({{customer_name}})')
     .option('--title <text>', 'a title for the call\'s session')
     .option('--ringing-timeout <s>', 'with --dial: seconds to let it ring (5–120, default 30)')
@@ -243,12 +243,11 @@ dials twice; dial_outcome_unknown means LiveKit did not say whether the phone ra
 key will not dial again: check \`vagent call show cl_…\` before placing a new call.
 
 Examples:
-  $ vagent call place --agent ag_emi_reminder --to +919876543210
   $ vagent call place --agent ag_emi_reminder --to +919876543210 --customer-name "Ravi Kumar" \\
-      --context '{"emi_amount": "12500", "due_date": "the 5th"}'
+      --context '{"emi_amount": "12500", "due_date": "the 5th", "loan_last4": "4321"}'
   $ vagent call place --agent ag_delivery_confirmation --to +918123456789 --from +912240001234 --dial \\
-      --trunk tk_3x7kq2m4n5p6r7s8t9va --ringing-timeout 25 --max-duration 600
-  $ vagent call place --agent ag_emi_reminder_hi --to +919876543210 --dial --context @ravi.json \\
+      --customer-name "Asha Rao" --context @order.json --trunk tk_3x7kq2m4n5p6r7s8t9va --ringing-timeout 25
+  $ vagent call place --agent ag_emi_reminder_hi --to +919876543210 --dial --customer-name "Ravi Kumar" --context @ravi.json \\
       --idempotency-key emi-2025-11-ravi --json | jq -r .call_id`)
     .action(action(callCmd, (m) => m.place));
   examples(call.command('show').argument('<call-id>', 'cl_… id').description('status, dial status, numbers, room, duration and cost of a call'),

@@ -126,6 +126,15 @@ export const MessagesSchema = z
 /** Agent-level overrides of the engine's default lines. */
 export type Messages = z.infer<typeof MessagesSchema>;
 
+/**
+ * A key of a session's `context` as templates name it after `context.`: `emi_amount`, or a
+ * dotted path into nested objects (`order.id`), the syntax of `{{context.order.id}}`.
+ */
+export const CONTEXT_KEY_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*(?:\.[a-zA-Z0-9_]+)*$/;
+const ContextKey = z.string().max(200).regex(CONTEXT_KEY_PATTERN, 'a context key is letters, digits and _ (dots for nested keys), as in {{context.emi_amount}}');
+/** A default spoken for a context key the session was opened without. */
+const ContextDefault = z.union([z.string().trim().min(1, 'must not be empty').max(1000), z.number().finite()]);
+
 /** The agent definition (DESIGN.md §6). Unknown keys are rejected so typos surface. */
 export const AgentDefinitionSchema = z
   .object({
@@ -143,6 +152,14 @@ export const AgentDefinitionSchema = z
     closing: Text,
     close_grace_ms: z.number().int().min(0).max(120_000).default(8000),
     messages: MessagesSchema.default({}),
+    /**
+     * Context keys a session of this agent cannot open without (`POST /v1/sessions`, agent
+     * load, `POST /v1/calls`): each must be a non-empty string, a number or a boolean.
+     * Optional (no default applied) so definitions stored before it keep their digest.
+     */
+    required_context: z.array(ContextKey).max(50).optional(),
+    /** What `{{context.KEY}}` says when the session's context lacks KEY (text or a number). */
+    context_defaults: z.record(ContextKey, ContextDefault).optional(),
   })
   .strict()
   .superRefine((a, ctx) => {
@@ -156,6 +173,18 @@ export const AgentDefinitionSchema = z
         slots.add(s.capture.slot);
       }
     });
+    const required = new Set<string>();
+    (a.required_context ?? []).forEach((key, i) => {
+      if (required.has(key)) ctx.addIssue({ code: 'custom', path: ['required_context', i], message: `"${key}" is listed twice` });
+      required.add(key);
+    });
+    const defaults = Object.keys(a.context_defaults ?? {});
+    if (defaults.length > 100) ctx.addIssue({ code: 'custom', path: ['context_defaults'], message: 'at most 100 defaults' });
+    for (const key of defaults) {
+      if (required.has(key)) {
+        ctx.addIssue({ code: 'custom', path: ['context_defaults', key], message: `"${key}" is in required_context, so its default would never be used` });
+      }
+    }
     const intents = new Set<string>();
     a.faq.forEach((f, i) => {
       if (intents.has(f.intent)) ctx.addIssue({ code: 'custom', path: ['faq', i, 'intent'], message: `duplicate intent "${f.intent}"` });

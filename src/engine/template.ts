@@ -2,6 +2,8 @@
  * Prompt templates (DESIGN.md §6): `{{customer_name}}`, `{{context.x}}` (nested with dots) and
  * `{{slot_name}}` for captured slots. A placeholder with no value renders as an empty string,
  * and the whitespace around it is tidied, so a missing name never reads as "Hello {{…}}".
+ * Sessions do not open without the values an agent needs (see context-needs.ts), so a blank
+ * here is a `{{context.x}}` the agent declared neither required nor defaulted.
  */
 
 const PLACEHOLDER = /\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*(?:\.[a-zA-Z0-9_]+)*)\s*\}\}/g;
@@ -13,6 +15,11 @@ export interface TemplateVars {
   slots?: Record<string, unknown>;
   /** Extra names (e.g. `value` in a readback line). */
   extra?: Record<string, string>;
+}
+
+/** The names of the placeholders of `text` in order, repeats kept (`customer_name`, `context.emi_amount`). */
+export function placeholderNames(text: string): string[] {
+  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
 }
 
 /** True when `text` has at least one placeholder. */

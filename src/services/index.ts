@@ -89,6 +89,6 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     tenants: new TenantService(repos, now),
     idempotency: new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, now),
     trunks,
-    numbers: new NumberService(deps, trunks),
+    numbers: new NumberService(deps, trunks, agents),
   };
 }

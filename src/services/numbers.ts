@@ -8,8 +8,10 @@ import { ApiError } from '../domain/errors.js';
 import type { NumberRecord } from '../domain/resources.js';
 import { isE164 } from '../domain/e164.js';
 import { newNumberId } from '../domain/ids.js';
+import { missingSessionValues } from '../engine/context-needs.js';
 import type { NumberRow } from '../store/index.js';
 import { scoped } from './access.js';
+import type { AgentService } from './agents.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkService } from './trunks.js';
 
@@ -29,16 +31,16 @@ export const numberView = (row: NumberRow): NumberView => ({ ...row });
 
 /** Number-record use cases. */
 export class NumberService {
-  constructor(private readonly deps: ServiceDeps, private readonly trunks: TrunkService) {}
+  constructor(private readonly deps: ServiceDeps, private readonly trunks: TrunkService, private readonly agents: AgentService) {}
 
   /**
    * Registers a DID for the caller's tenant.
    * @throws ApiError already_exists when the tenant already has it; trunk_not_found when
-   *         `trunk_id` does not resolve.
+   *         `trunk_id` does not resolve; for `agent_id`, see {@link requireInboundAgent}.
    */
   createTx(caller: Caller, input: CreateNumberInput): NumberView {
     if (input.trunk_id) this.trunks.resolve(caller, input.trunk_id);
-    if (input.agent_id) this.requireAgent(caller.tenantId, input.agent_id);
+    if (input.agent_id) this.requireInboundAgent(caller.tenantId, input.agent_id);
     if (this.deps.repos.numbers.get(caller.tenantId, input.number)) {
       throw new ApiError('already_exists', `${input.number} is already registered (see: GET /v1/numbers)`, { param: 'number' });
     }
@@ -79,20 +81,41 @@ export class NumberService {
 
   /**
    * Binds the agent that answers inbound calls on the DID.
-   * @throws see {@link resolve}; ApiError not_found (param `agent_id`) when the tenant has no such agent.
+   * @throws see {@link resolve} and {@link requireInboundAgent}.
    */
   bindTx(caller: Caller, number: string, agentId: string): NumberView {
     const row = this.resolve(caller, number);
     // The number's own tenant (in audit mode it may not be the caller's) answers its calls.
-    this.requireAgent(row.tenant_id, agentId);
+    this.requireInboundAgent(row.tenant_id, agentId);
     this.deps.repos.numbers.bind(row.id, agentId);
     return numberView({ ...row, agent_id: agentId });
   }
 
-  /** An inbound call must find its agent: binding one the tenant does not have is refused. */
-  private requireAgent(tenantId: string, agentId: string): void {
-    if (!this.deps.repos.agents.get(tenantId, agentId)) {
+  /**
+   * The agent a number is bound to answers the calls that come in on it: it must exist in the
+   * number's tenant and be written for inbound calls. An `outbound` agent's script assumes the
+   * call was placed with its context (`vagent call place`), so a caller would hear it with blanks.
+   * @throws ApiError not_found (param `agent_id`) when the tenant has no such agent;
+   *         invalid_request (param `agent_id`) when its direction is `outbound`, or when it
+   *         needs a `customer_name` or `required_context` an inbound call does not bring.
+   */
+  private requireInboundAgent(tenantId: string, agentId: string): void {
+    const row = this.deps.repos.agents.get(tenantId, agentId);
+    if (!row) {
       throw new ApiError('not_found', `no agent ${agentId} in this tenant (see: GET /v1/agents; add one with vagent agent apply)`, { param: 'agent_id' });
+    }
+    const def = this.agents.compiledRevision(row.digest).def;
+    if (def.direction !== 'inbound') {
+      throw new ApiError('invalid_request',
+        `agent ${agentId} has direction ${def.direction}: a number answers inbound calls, so bind an agent with direction inbound (outbound agents are placed with POST /v1/calls)`,
+        { param: 'agent_id' });
+    }
+    // An inbound call brings only its numbers (services/inbound.ts): an agent needing more could never answer it.
+    const needs = missingSessionValues(def, { customer_name: null, context: { call: { direction: 'inbound', to: '+0', from: '+0' } } });
+    if (needs.length > 0) {
+      throw new ApiError('invalid_request',
+        `agent ${agentId} needs ${needs.map((m) => m.param).join(', ')}, which an inbound call does not bring: a call on this number could not be answered`,
+        { param: 'agent_id' });
     }
   }
 

@@ -15,6 +15,8 @@ import { buildSummary, type SessionSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runTurn } from '../engine/turn.js';
 import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
+import { missingSessionValues, withContextDefaults, type MissingValue } from '../engine/context-needs.js';
+import type { AgentDefinition } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
@@ -92,14 +94,20 @@ export class SessionService {
 
   /**
    * Opens a session (spec: `POST /v1/sessions` ≡ `POST /v1/agents/{id}/load`).
+   * Every way a session opens comes through here (agent load, `POST /v1/calls` prepare or
+   * dial, an inbound call), so none opens without what its agent speaks: the context gets the
+   * agent's `context_defaults`, then {@link requireSessionValues} checks the rest.
    * @throws ApiError workflow_not_found (malformed agent id), not_found (missing agent),
-   *         invalid_request (`context.now` not an ISO 8601 time).
+   *         invalid_request (`context.now` not an ISO 8601 time; a `required_context` key or
+   *         `customer_name` the agent speaks is missing or empty, param `context.<key>` or
+   *         `customer_name`).
    */
   async open<R>(caller: Caller, input: OpenSessionInput, commit: Commit<R>): Promise<R> {
     const agentRow = this.agents.resolve(caller, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
-    const context = input.context ?? {};
+    const context = withContextDefaults(agent.def, input.context ?? {});
     const refMs = referenceTime(context, this.deps.now() * 1000);
+    requireSessionValues(agent.def, { customer_name: input.customer_name ?? null, context });
     const vars = { customer_name: input.customer_name ?? null, context };
     const opening = openingClips(agent, vars);
     const voice = this.agents.voiceOf(agent);
@@ -352,4 +360,23 @@ export function referenceTime(context: Record<string, unknown>, fallbackMs: numb
   const ms = isoTimeMs(now);
   if (ms === null) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
   return ms;
+}
+
+const REASONS: Record<MissingValue['reason'], string> = { missing: '', empty: ' (empty)', not_text: ' (not text or a number)' };
+
+/**
+ * Refuses to open a session of `def` without the values its prompts speak (DESIGN.md §6,
+ * docs/agents.md "Context"): every `required_context` key and, when a prompt says
+ * `{{customer_name}}`, `customer_name` — each a non-blank string, a number or a boolean.
+ * @throws ApiError invalid_request naming every missing value; `param` is the first
+ *         (`context.<key>` or `customer_name`).
+ */
+export function requireSessionValues(def: AgentDefinition, values: { customer_name: string | null; context: Record<string, unknown> }): void {
+  const missing = missingSessionValues(def, values);
+  if (missing.length === 0) return;
+  const names = missing.map((m) => `${m.param}${REASONS[m.reason]}`);
+  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
+  throw new ApiError('invalid_request',
+    `agent ${def.id} needs ${list}: its prompts speak ${missing.length === 1 ? 'it' : 'them'}, so the session was not opened; pass ${missing.length === 1 ? 'it' : 'them'} in the request (context is a JSON object)`,
+    { param: missing[0]!.param });
 }

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
+import { EMI, EMI_CONTEXT } from '../support/agents.js';
 import { expectError } from '../support/expect.js';
 
 let t: TestApp | undefined;
@@ -30,12 +31,12 @@ describe('POST /v1/calls context.now', () => {
   it('rejects a context.now that is not an ISO 8601 time before the telephony check', async () => {
     t = await makeTestApp();
     for (const now of ['x', '', 'tomorrow', '21-11-2026', 12, true, {}, ['2026-11-21']]) {
-      const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, context: { now } });
+      const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, context: { ...EMI_CONTEXT, now } });
       const error = expectError(res, 400, 'invalid_request', 'context.now');
       expect(error.message).toBe(NOW_MESSAGE);
     }
     // Prepare-only as well, and nothing was written.
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, context: { now: 'x' } }), 400, 'invalid_request', 'context.now');
+    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, context: { now: 'x' } }), 400, 'invalid_request', 'context.now');
     expect(count(t, 'calls')).toBe(0);
     expect(count(t, 'sessions')).toBe(0);
   });
@@ -43,11 +44,11 @@ describe('POST /v1/calls context.now', () => {
   it('accepts a valid or null context.now', async () => {
     t = await makeTestApp();
     for (const now of ['2026-11-21T10:30:00+05:30', '2026-11-21', null]) {
-      const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, context: { now } });
+      const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, context: { ...EMI_CONTEXT, now } });
       expect(res.statusCode, res.body).toBe(201);
     }
     // With dial: true and no telephony, the body passes and the telephony check answers.
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, context: { now: '2026-11-21T10:30:00+05:30' } }),
+    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, context: { ...EMI_CONTEXT, now: '2026-11-21T10:30:00+05:30' } }),
       503, 'telephony_not_configured');
   });
 });
@@ -66,7 +67,9 @@ describe('deeply nested context', () => {
     expect(count(t, 'calls')).toBe(0);
     expect(count(t, 'sessions')).toBe(0);
 
-    const ok = await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_emi_reminder', to: TO }, 32), { headers: JSON_HEADERS });
+    // The shipped agents require context keys a 32-level chain of "a" lacks: an agent without any.
+    await t.agent('ag_no_context', { direction: 'outbound' });
+    const ok = await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_no_context', to: TO }, 32), { headers: JSON_HEADERS });
     expect(ok.statusCode, ok.body).toBe(201);
     expect(count(t, 'calls')).toBe(1);
     expect((await t.call('GET', '/v1/health', undefined, { key: null })).statusCode).toBe(200);

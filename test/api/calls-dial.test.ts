@@ -12,6 +12,7 @@ import { buildApp } from '../../src/server/app.js';
 import { openRuntime } from '../../src/server/runtime.js';
 import { LiveKitTelephony } from '../../src/telephony/livekit.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
+import { EMI } from '../support/agents.js';
 import { expectError as expectErrorWithStatus } from '../support/expect.js';
 
 function expectError(res: Parameters<typeof expectErrorWithStatus>[0], code: ErrorCode, param?: string | null) {
@@ -75,7 +76,7 @@ describe('dial through an inline trunk', () => {
 
   it('dispatches the media agent to the room, then sends CreateSIPParticipant with the decrypted credentials, room, identity and timeouts', async () => {
     const before = fake.requests.length;
-    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
+    const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
       { headers: { 'idempotency-key': 'dial-1' } });
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
@@ -104,7 +105,7 @@ describe('dial through an inline trunk', () => {
   });
 
   it('passes ringing_timeout_s and max_call_duration_s as LiveKit durations', async () => {
-    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, ringing_timeout_s: 25, max_call_duration_s: 600 });
+    const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, ringing_timeout_s: 25, max_call_duration_s: 600 });
     expect(res.statusCode, res.body).toBe(201);
     const dial = fake.sipParticipants().at(-1)!;
     expect(dial.body).toMatchObject({ ringingTimeout: '25s', maxCallDuration: '600s' });
@@ -116,16 +117,16 @@ describe('dial through an inline trunk', () => {
 
   it('refuses a from that is not on the trunk before contacting LiveKit', async () => {
     const before = fake.requests.length;
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, from: '+918069000099', dial: true }), 'caller_id_not_on_trunk', 'from');
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' }), 'trunk_not_found', 'trunk_id');
-    expectError(await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, trunk_id: 'bogus' }), 'trunk_not_found', 'trunk_id');
+    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, from: '+918069000099', dial: true }), 'caller_id_not_on_trunk', 'from');
+    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' }), 'trunk_not_found', 'trunk_id');
+    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, trunk_id: 'bogus' }), 'trunk_not_found', 'trunk_id');
     expect(fake.requests.length).toBe(before);
   });
 
   it('a carrier refusal is dial_failed with the SIP status; a retry under the key reports it again without ringing again', async () => {
     const busy = '+919876500486';
     const before = fake.sipParticipants().length;
-    const body = { agent_id: 'ag_emi_reminder', to: busy, dial: true };
+    const body = { ...EMI, to: busy, dial: true };
     const res = await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'busy-1' } });
     const err = expectError(res, 'dial_failed');
     expect(err.message).toMatch(/SIP 486 Busy Here/);
@@ -146,7 +147,7 @@ describe('dial through an inline trunk', () => {
   it('a request LiveKit itself refuses rang nobody: its key is freed and a retry dials again', async () => {
     const before = fake.sipParticipants().length;
     fake.behaviour = { failNext: { status: 400, code: 'invalid_argument', msg: 'trunk not usable' } };
-    const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+    const body = { ...EMI, to: TO, dial: true };
     const err = expectError(await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'refused-1' } }), 'dial_failed');
     expect(err.message).toMatch(/400 invalid_argument: trunk not usable/);
     const retry = await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'refused-1' } });
@@ -156,7 +157,7 @@ describe('dial through an inline trunk', () => {
 
   it('never passes a trunk credential on from a LiveKit error that echoes it', async () => {
     fake.behaviour = { failNext: { status: 400, code: 'invalid_argument', msg: 'proxy echo: {"authUsername":"acme-sip","authPassword":"pa55-w0rd!"}\n\u0007' } };
-    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true });
+    const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true });
     const err = expectError(res, 'dial_failed');
     expect(err.message).toContain('[redacted]');
     expect(res.body).not.toContain('pa55-w0rd!');
@@ -171,7 +172,7 @@ describe('dial through an inline trunk', () => {
   it('reports a LiveKit credentials problem in plain words, without the secret', async () => {
     await withDialApp({ apiSecret: 'wrong_secret_wrong_secret_wrong_secret' }, async (bad) => {
       await addTrunk(bad, { address: 'sip.example-carrier.in', numbers: [FROM] });
-      const err = expectError(await bad.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
+      const err = expectError(await bad.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true }), 'dial_failed');
       expect(err.message).toMatch(/401 unauthenticated/);
       expect(err.message).not.toContain('wrong_secret');
     });
@@ -181,7 +182,7 @@ describe('dial through an inline trunk', () => {
     const port = await closedPort();
     await withDialApp({ url: `http://127.0.0.1:${port}` }, async (down) => {
       await addTrunk(down, { address: 'sip.example-carrier.in', numbers: [FROM] });
-      const err = expectError(await down.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'dial_failed');
+      const err = expectError(await down.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true }), 'dial_failed');
       expect(err.message).toContain(`cannot reach LiveKit at http://127.0.0.1:${port} (ECONNREFUSED)`);
     });
   });
@@ -190,7 +191,7 @@ describe('dial through an inline trunk', () => {
 describe('trunk resolution', () => {
   it('needs trunk_id with zero or several trunks, and uses provider_trunk_id when the trunk has one', async () => {
     await withDialApp({}, async (app) => {
-      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      const body = { ...EMI, to: TO, dial: true };
       expectError(await app.call('POST', '/v1/calls', body), 'invalid_request', 'trunk_id');
       const lk = await addTrunk(app, { address: 'sip.example-carrier.in', provider_trunk_id: 'ST_abc123', numbers: [FROM] });
       const res = await app.call('POST', '/v1/calls', body);
@@ -215,7 +216,7 @@ describe('exactly once', () => {
       await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
       fake.behaviour = { delayMs: 150 };
       const before = fake.sipParticipants().length;
-      const body = { agent_id: 'ag_emi_reminder', to: '+919812345678', from: FROM, dial: true };
+      const body = { ...EMI, to: '+919812345678', from: FROM, dial: true };
       const results = await Promise.all(Array.from({ length: 50 }, () => app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'same-key' } })));
       expect(fake.sipParticipants().length - before).toBe(1);
       const ok = results.filter((r) => r.statusCode === 201);
@@ -238,7 +239,7 @@ describe('exactly once', () => {
       await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
       fake.behaviour = { delayMs: 2500 };
       const before = fake.sipParticipants().length;
-      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      const body = { ...EMI, to: TO, dial: true };
       const err = expectError(await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }), 'dial_outcome_unknown');
       expect(err.message).toMatch(/within 1 s/);
       const n = /cl_([0-9]+)/.exec(err.message)![1];
@@ -264,7 +265,7 @@ describe('exactly once', () => {
       await addTrunk(app, { address: 'sip.example-carrier.in', numbers: [FROM] });
       fake.behaviour = { delayMs: 1500 };
       const before = fake.sipParticipants().length;
-      const body = { agent_id: 'ag_emi_reminder', to: TO, dial: true };
+      const body = { ...EMI, to: TO, dial: true };
       const inFlight = app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'crash-1' } });
       while (fake.sipParticipants().length === before) await new Promise((r) => setTimeout(r, 10));
       // A second process opens the same state dir as a restarted daemon would (releasing the claim).

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
+import { EMI, EMI_CONTEXT } from '../support/agents.js';
 import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors.js';
 import { expectError as expectErrorWithStatus } from '../support/expect.js';
 
@@ -27,7 +28,7 @@ async function place(body: Record<string, unknown>, headers: Record<string, stri
 
 describe('POST /v1/calls (prepare-only)', () => {
   it('prepares a call: session opened, nothing dialled, dial_required true', async () => {
-    const res = await place({ agent_id: 'ag_emi_reminder', to: TO, customer_name: 'Ravi Kumar', context: { amount_due: 12500 } });
+    const res = await place({ ...EMI, to: TO, context: { ...EMI_CONTEXT, amount_due: 12500 } });
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body).toEqual({
@@ -40,10 +41,10 @@ describe('POST /v1/calls (prepare-only)', () => {
   });
 
   it('records from as metadata and reports idempotent when a key was sent', async () => {
-    const res = await place({ agent_id: 'ag_emi_reminder', to: TO, from: '+918000000001' }, { 'idempotency-key': 'prep-1' });
+    const res = await place({ ...EMI, to: TO, from: '+918000000001' }, { 'idempotency-key': 'prep-1' });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ from: '+918000000001', idempotent: true, status: 'prepared' });
-    const again = await place({ agent_id: 'ag_emi_reminder', to: TO, from: '+918000000001' }, { 'idempotency-key': 'prep-1' });
+    const again = await place({ ...EMI, to: TO, from: '+918000000001' }, { 'idempotency-key': 'prep-1' });
     expect(again.headers['idempotency-replayed']).toBe('true');
     expect(again.json()).toEqual(res.json());
   });
@@ -51,14 +52,14 @@ describe('POST /v1/calls (prepare-only)', () => {
   it.each([
     [{ to: TO }, 'invalid_request', 'agent_id'],
     [{ agent_id: 'ag_emi_reminder' }, 'invalid_request', 'to'],
-    [{ agent_id: 'ag_emi_reminder', to: '98765' }, 'invalid_request', 'to'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, from: 'x' }, 'invalid_request', 'from'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, context: [1] }, 'invalid_request', 'context'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, context: 'x' }, 'invalid_request', 'context'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, dial: 'yes' }, 'invalid_request', 'dial'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, ringing_timeout_s: 2 }, 'invalid_request', 'ringing_timeout_s'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, ringing_timeout_s: 30.5 }, 'invalid_request', 'ringing_timeout_s'],
-    [{ agent_id: 'ag_emi_reminder', to: TO, max_call_duration_s: 999_999 }, 'invalid_request', 'max_call_duration_s'],
+    [{ ...EMI, to: '98765' }, 'invalid_request', 'to'],
+    [{ ...EMI, to: TO, from: 'x' }, 'invalid_request', 'from'],
+    [{ ...EMI, to: TO, context: [1] }, 'invalid_request', 'context'],
+    [{ ...EMI, to: TO, context: 'x' }, 'invalid_request', 'context'],
+    [{ ...EMI, to: TO, dial: 'yes' }, 'invalid_request', 'dial'],
+    [{ ...EMI, to: TO, ringing_timeout_s: 2 }, 'invalid_request', 'ringing_timeout_s'],
+    [{ ...EMI, to: TO, ringing_timeout_s: 30.5 }, 'invalid_request', 'ringing_timeout_s'],
+    [{ ...EMI, to: TO, max_call_duration_s: 999_999 }, 'invalid_request', 'max_call_duration_s'],
     [{ agent_id: 'AG-bad', to: TO }, 'workflow_not_found', 'agent_id'],
     [{ agent_id: 'ag_nope', to: TO }, 'not_found', 'agent_id'],
   ])('rejects %j with %s', async (body, code, param) => {
@@ -75,7 +76,7 @@ describe('POST /v1/calls (prepare-only)', () => {
 
   it('fails dial: true with telephony_not_configured, never a silent prepare', async () => {
     const before = (await t.call('GET', '/v1/calls?limit=100')).json().data.length;
-    expectError(await place({ agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'telephony_not_configured', 'dial');
+    expectError(await place({ ...EMI, to: TO, dial: true }), 'telephony_not_configured', 'dial');
     expect((await t.call('GET', '/v1/calls?limit=100')).json().data.length).toBe(before);
   });
 });
@@ -87,10 +88,10 @@ describe('hostile input on POST /v1/calls', () => {
     ['a string body', 'call me', 'invalid_request'],
     ['a 16 KiB agent id', { agent_id: `ag_${'x'.repeat(16 * 1024 - 3)}`, to: TO }, 'workflow_not_found'],
     ['a 20 KiB agent id', { agent_id: 'a'.repeat(20 * 1024), to: TO }, 'workflow_not_found'],
-    ['a 4 KiB to', { agent_id: 'ag_emi_reminder', to: `+91${'9'.repeat(4096)}` }, 'invalid_request'],
-    ['a customer name over 200 characters', { agent_id: 'ag_emi_reminder', to: TO, customer_name: 'x'.repeat(201) }, 'invalid_request'],
-    ['a lone surrogate in the title', { agent_id: 'ag_emi_reminder', to: TO, title: 'bad \ud800' }, 'invalid_request'],
-    ['a non-numeric ringing timeout', { agent_id: 'ag_emi_reminder', to: TO, ringing_timeout_s: '30' }, 'invalid_request'],
+    ['a 4 KiB to', { ...EMI, to: `+91${'9'.repeat(4096)}` }, 'invalid_request'],
+    ['a customer name over 200 characters', { ...EMI, to: TO, customer_name: 'x'.repeat(201) }, 'invalid_request'],
+    ['a lone surrogate in the title', { ...EMI, to: TO, title: 'bad \ud800' }, 'invalid_request'],
+    ['a non-numeric ringing timeout', { ...EMI, to: TO, ringing_timeout_s: '30' }, 'invalid_request'],
   ])('%s → %s, nothing created', async (_name, body, code) => {
     const before = (await t.call('GET', '/v1/calls?limit=100')).json().data.length;
     const res = await t.app.inject({ method: 'POST', url: '/v1/calls', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
@@ -111,7 +112,7 @@ describe('hostile input on POST /v1/calls', () => {
 
 describe('GET /v1/calls/{call_id}', () => {
   it('is in_progress until the session ends, then completed with ended_at, duration_s and cost', async () => {
-    const placed = (await place({ agent_id: 'ag_emi_reminder', to: TO, customer_name: 'Asha' })).json();
+    const placed = (await place({ ...EMI, to: TO, customer_name: 'Asha' })).json();
     const open = await t.call('GET', `/v1/calls/${placed.call_id}`);
     expect(open.statusCode).toBe(200);
     expect(open.json()).toMatchObject({
@@ -134,14 +135,14 @@ describe('GET /v1/calls/{call_id}', () => {
   });
 
   it('a plain session has no call', async () => {
-    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_emi_reminder' })).json();
+    const s = (await t.call('POST', '/v1/sessions', EMI)).json();
     expectError(await t.call('GET', `/v1/calls/cl_${s.session_id.slice(3)}`), 'not_found');
   });
 
   it('hides another tenant\'s call in enforce mode', async () => {
     const e = await makeTestApp({ auth_mode: 'enforce' });
     try {
-      const placed = (await e.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).json();
+      const placed = (await e.call('POST', '/v1/calls', { ...EMI, to: TO })).json();
       const other = e.tenantKey('acme');
       expectError(await e.call('GET', `/v1/calls/${placed.call_id}`, undefined, { key: other }), 'not_found');
       expect((await e.call('GET', '/v1/calls', undefined, { key: other })).json().data).toEqual([]);
@@ -154,7 +155,7 @@ describe('GET /v1/calls/{call_id}', () => {
 describe('GET /v1/calls', () => {
   it('lists newest first with cursor pagination and a status filter', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await place({ agent_id: 'ag_emi_reminder', to: TO })).json().call_id);
+    for (let i = 0; i < 5; i++) ids.push((await place({ ...EMI, to: TO })).json().call_id);
     await t.call('POST', `/v1/sessions/se_${ids[1]!.slice(3)}/end`);
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -185,24 +186,24 @@ describe('daily budget', () => {
   it('rejects calls over budget with rate_limit_exceeded before any work; the reservation ends with the session', async () => {
     const b = await makeTestApp({ tenant_daily_budget_inr: 4, call_reservation_inr: 2 }, { now: () => clock });
     try {
-      const first = (await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).json();
-      const second = await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO });
+      const first = (await b.call('POST', '/v1/calls', { ...EMI, to: TO })).json();
+      const second = await b.call('POST', '/v1/calls', { ...EMI, to: TO });
       expect(second.statusCode, second.body).toBe(201);
       const before = (await b.call('GET', '/v1/calls?limit=100')).json().data.length;
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
       expect((await b.call('GET', '/v1/calls?limit=100')).json().data.length).toBe(before);
       // Ending a call releases its hold (its real cost, here 0, counts instead).
       await b.call('POST', `/v1/sessions/${first.session_id}/end`);
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
       // The budget check comes before the telephony check.
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }), 'rate_limit_exceeded');
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true }), 'rate_limit_exceeded');
       // Body and agent problems come before the budget.
       expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_nope', to: TO }), 'not_found');
       // A rejected call is not stored under its key: it runs again once there is room.
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }, { headers: { 'idempotency-key': 'b1' } }), 'rate_limit_exceeded');
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }, { headers: { 'idempotency-key': 'b1' } }), 'rate_limit_exceeded');
       const open = (await b.call('GET', '/v1/calls?status=in_progress&limit=100')).json().data as Array<{ session_id: string }>;
       for (const c of open) await b.call('POST', `/v1/sessions/${c.session_id}/end`);
-      const retried = await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }, { headers: { 'idempotency-key': 'b1' } });
+      const retried = await b.call('POST', '/v1/calls', { ...EMI, to: TO }, { headers: { 'idempotency-key': 'b1' } });
       expect(retried.statusCode, retried.body).toBe(201);
       expect(retried.headers['idempotency-replayed']).toBeUndefined();
     } finally {
@@ -213,7 +214,7 @@ describe('daily budget', () => {
   it('admits exactly one of 20 concurrent calls when the budget holds one', async () => {
     const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { now: () => clock });
     try {
-      const results = await Promise.all(Array.from({ length: 20 }, () => b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })));
+      const results = await Promise.all(Array.from({ length: 20 }, () => b.call('POST', '/v1/calls', { ...EMI, to: TO })));
       const codes = results.map((r) => r.statusCode);
       expect(codes.filter((c) => c === 201)).toHaveLength(1);
       expect(codes.filter((c) => c === 429)).toHaveLength(19);
@@ -225,8 +226,8 @@ describe('daily budget', () => {
   it('admits a call while the tenant is below its budget, even one smaller than a reservation', async () => {
     const b = await makeTestApp({ tenant_daily_budget_inr: 1, call_reservation_inr: 2 }, { now: () => clock });
     try {
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
     } finally {
       await b.close();
     }
@@ -236,14 +237,14 @@ describe('daily budget', () => {
     let now = Date.parse('2026-11-21T09:00:00+05:30') / 1000;
     const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { now: () => now });
     try {
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, max_call_duration_s: 600 })).statusCode).toBe(201);
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO, max_call_duration_s: 600 })).statusCode).toBe(201);
       now += 599;
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
       now += 2;
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
       // That one holds the default 1800 s.
       now += 1799;
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
     } finally {
       await b.close();
     }
@@ -253,13 +254,13 @@ describe('daily budget', () => {
     let now = Date.parse('2026-11-21T23:59:00+05:30') / 1000;
     const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2, timezone: 'Asia/Kolkata' }, { now: () => now });
     try {
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
-      expectError(await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO }), 'rate_limit_exceeded');
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
+      expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
       now += 120; // 00:01 IST: a new day
-      expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
       // A tenant's own budget overrides the instance setting; 0 there means no budget.
       b.runtime.services.tenants.setBudget('default', 0);
-      for (let i = 0; i < 3; i++) expect((await b.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).statusCode).toBe(201);
+      for (let i = 0; i < 3; i++) expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
     } finally {
       await b.close();
     }

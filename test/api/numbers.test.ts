@@ -204,6 +204,47 @@ describe('the bound agent must exist in the caller\'s tenant', () => {
   });
 });
 
+describe('only an inbound agent answers a number', () => {
+  it('bind refuses an outbound agent with invalid_request (param agent_id, naming the direction) and keeps the binding', async () => {
+    const rec = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking' });
+    for (const agentId of ['ag_delivery_confirmation', 'ag_emi_reminder']) {
+      const err = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: agentId }), 400, 'invalid_request', 'agent_id');
+      expect(err.message).toContain(agentId);
+      expect(err.message).toMatch(/direction outbound/);
+    }
+    expect(await listNumbers(t)).toEqual([rec]);
+  });
+
+  it('POST /v1/numbers refuses an outbound agent_id and creates nothing', async () => {
+    await t.agent('ag_dialler', { direction: 'outbound' });
+    const err = expectError(await t.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_dialler' }), 400, 'invalid_request', 'agent_id');
+    expect(err.message).toMatch(/direction outbound/);
+    expect(await listNumbers(t)).toEqual([]);
+  });
+
+  it('refuses an inbound agent that needs a customer name or context an inbound call does not bring', async () => {
+    const rec = await createNumber(t, { number: DID });
+    const base = { name: 'Reception', direction: 'inbound', language: 'en-IN', opening: [{ text: 'Hello.' }], closing: 'Bye.' };
+    expectOk(await t.call('PUT', '/v1/agents/ag_greets', { ...base, opening: [{ text: 'Hello {{customer_name}}.' }] }), 200);
+    expectOk(await t.call('PUT', '/v1/agents/ag_member', { ...base, required_context: ['member_id'] }), 200);
+    expectOk(await t.call('PUT', '/v1/agents/ag_caller_id', { ...base, required_context: ['call.from'] }), 200);
+    const greets = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_greets' }), 400, 'invalid_request', 'agent_id');
+    expect(greets.message).toContain('needs customer_name, which an inbound call does not bring');
+    expectError(await t.call('POST', '/v1/numbers', { number: '+14155550100', agent_id: 'ag_member' }), 400, 'invalid_request', 'agent_id');
+    expect(await listNumbers(t)).toEqual([rec]);
+    // The caller's number is what an inbound call brings.
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_caller_id' }), 200)).toMatchObject({ agent_id: 'ag_caller_id' });
+  });
+
+  it('an agent re-applied as outbound can no longer be bound; as inbound it can', async () => {
+    await t.agent('ag_switch', { direction: 'outbound' });
+    await createNumber(t, { number: DID });
+    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_switch' }), 400, 'invalid_request', 'agent_id');
+    await t.agent('ag_switch', { direction: 'inbound' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_switch' }), 200)).toMatchObject({ agent_id: 'ag_switch' });
+  });
+});
+
 describe('DELETE /v1/numbers/{number}', () => {
   it('deletes the record (path with %2B) and answers {number, deleted: true}', async () => {
     const keep = await createNumber(t, { number: '+14155550100' });

@@ -12,6 +12,7 @@ import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-live
 import { LiveKitTelephony } from '../../src/telephony/livekit.js';
 import { postSignedJson, SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/telephony/routing-webhook.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
+import { EMI } from '../support/agents.js';
 
 const DID = '+918069001234';
 const CALLER = '+919812345678';
@@ -190,11 +191,12 @@ describe("the tenant's inbound routing webhook", () => {
   });
 
   it('may name another agent; the request is signed and carries the call', async () => {
-    routeReply = { status: 200, body: JSON.stringify({ agent_id: 'ag_delivery_confirmation' }) };
+    await t.agent('ag_front_desk');
+    routeReply = { status: 200, body: JSON.stringify({ agent_id: 'ag_front_desk' }) };
     routed.length = 0;
     const call = await fake.simulateInbound({ from: CALLER, to: DID });
     await settle();
-    expect((await calls()).find((c) => c.provider_call_id === call.callId)).toMatchObject({ agent_id: 'ag_delivery_confirmation' });
+    expect((await calls()).find((c) => c.provider_call_id === call.callId)).toMatchObject({ agent_id: 'ag_front_desk' });
     expect(routed).toHaveLength(1);
     const sent = routed[0]!;
     expect(verifyWebhookSignature(ROUTE_SECRET, sent.body, sent.signature, Math.floor(Date.now() / 1000))).toBe(true);
@@ -235,7 +237,7 @@ describe("the tenant's inbound routing webhook", () => {
 describe('outbound calls and webhooks', () => {
   it('a placed call whose callee is busy becomes failed when LiveKit reports the participant left (dialled without waiting)', async () => {
     expect((await t.call('POST', '/v1/trunks', { address: 'sip.example-carrier.in', numbers: ['+918069000001'] })).statusCode).toBe(201);
-    const res = await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: '+919876500486', dial: true });
+    const res = await t.call('POST', '/v1/calls', { ...EMI, to: '+919876500486', dial: true });
     expect(res.statusCode, res.body).toBe(201);
     const placed = res.json();
     expect(placed.status).toBe('ringing');
@@ -250,7 +252,7 @@ describe('outbound calls and webhooks', () => {
   });
 
   it('a connected outbound call completes when the phone participant leaves', async () => {
-    const placed = (await t.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: '+919876543210', dial: true })).json();
+    const placed = (await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210', dial: true })).json();
     await fake.hangup({ callId: placed.provider_call_id, room: placed.room_name, identity: `sip-cl_${placed.call_id.slice(3)}` });
     await settle();
     expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({ status: 'completed', dial_status: 'ringing' });

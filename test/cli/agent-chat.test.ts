@@ -115,6 +115,26 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     expect(missing.stderr).toMatch(/^error: not_found: /m);
   });
 
+  it('warns (stderr, exit 0) about a {{context.x}} neither required nor defaulted, at its line', async () => {
+    const text = PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_ctx')
+      .replace('"Shall we refill your last order?"', '"Shall we refill your order of {{context.medicine}} from {{context.branch}}?"')
+      .replace('closing:', 'context_defaults: { branch: "our Baner store" }\nclosing:');
+    const file = write('ctx.yaml', text);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes('{{context.medicine}}')) + 1;
+    const col = lines[line - 1]!.indexOf('"Shall') + 1;
+    for (const args of [['--dry-run'], ['--no-wait']]) {
+      const res = await vagent(['agent', 'apply', '-f', file, ...args]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toContain(`${file}:${line}:${col}: warning: steps[1].ask: {{context.medicine}} is neither in required_context nor in context_defaults`);
+      expect(res.stderr).not.toContain('context.branch');
+    }
+    const declared = write('ctx.yaml', text.replace('branch: "our Baner store"', 'branch: "our Baner store", medicine: "your usual medicines"'));
+    const clean = await vagent(['agent', 'apply', '-f', declared, '--no-wait']);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stderr).not.toContain('warning');
+  });
+
   it('--dry-run validates only', async () => {
     const file = write('dry.yaml', PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_dry'));
     const res = await vagent(['agent', 'apply', '-f', file, '--dry-run']);
@@ -134,6 +154,10 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     expect(show.stdout).toMatch(/^version:\s+2$/m);
     expect(show.stdout).toMatch(/^audio:\s+\d+\/\d+ clips ready/m);
     expect(show.stdout).toMatch(/^faq:\s+timings$/m);
+    expect(show.stdout).toMatch(/^needs:\s+-$/m);
+    const delivery = await vagent(['agent', 'show', 'ag_delivery_confirmation']);
+    expect(delivery.stdout).toMatch(/^needs:\s+context\.seller_name, context\.delivery_date, customer_name$/m);
+    expect(delivery.stdout).toMatch(/^defaults:\s+-$/m);
     expect(show.stdout).toMatch(/^STEP\s+SLOT\s+TYPE\s+CONFIRM\s+OPTIONAL\s+ASK$/m);
     expect(show.stdout).toMatch(/^refill\s+refill\s+yes_no\s+-\s+no\s+Shall we refill your last order\?$/m);
 
@@ -239,13 +263,23 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(detail.turns).toHaveLength(1);
   });
 
-  it('errors: unknown agent, malformed id, bad flags, unknown session, daemon down', async () => {
+  it('errors: unknown agent, malformed id, missing context, bad flags, unknown session, daemon down', async () => {
     const unknown = await vagent(['chat', 'ag_nope'], '');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^error: not_found: /m);
     const malformed = await vagent(['chat', 'clinic'], '');
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/^error: workflow_not_found: /m);
+
+    const needs = await vagent(['chat', 'ag_delivery_confirmation', '--context', '{"seller_name": "ShopKart"}'], 'yes\n');
+    expect(needs.code).toBe(1);
+    expect(needs.stderr).toMatch(/^error: invalid_request: agent ag_delivery_confirmation needs context\.delivery_date and customer_name: /m);
+    expect(needs.stderr).toContain(`add --customer-name "NAME" --context '{"delivery_date":"…"}'`);
+    expect(needs.stdout).toBe('');
+    const delivered = await vagent(['chat', 'ag_delivery_confirmation', '--customer-name', 'Asha Rao',
+      '--context', '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}'], 'no\n');
+    expect(delivered.code, delivered.stderr).toBe(0);
+    expect(delivered.stdout).toContain('Am I speaking with Asha Rao?');
 
     const context = await vagent(['chat', 'ag_clinic_booking', '--context', '[1]'], '');
     expect(context.code).toBe(2);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/load.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import { openRuntime } from '../../src/server/runtime.js';
+import { EMI_CONTEXT } from '../support/agents.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
@@ -18,6 +19,8 @@ const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at'
   'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id'];
 const TO = '+919876543210';
 const FROM = '+912240001234';
+/** What ag_emi_reminder needs to open (its required_context and a customer name). */
+const EMI_ARGS = ['--customer-name', 'Ravi Kumar', '--context', JSON.stringify(EMI_CONTEXT)];
 
 let daemon: Daemon;
 let key: string;
@@ -40,7 +43,7 @@ afterAll(cleanupAll, 30_000);
 
 describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
   it('prepares a call and says how to follow its session', async () => {
-    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO]);
+    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO]);
     expect(res.code, res.stderr).toBe(0);
     const id = /call (cl_\d+) prepared: nothing was dialled/.exec(res.stdout)?.[1];
     expect(id, res.stdout).toBeDefined();
@@ -54,9 +57,19 @@ describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
     placed.push(id!);
   });
 
+  it('without what the agent needs: exit 1 naming every missing value and the flags to add; nothing placed', async () => {
+    const before = (await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length;
+    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--context', '{"emi_amount": "12500"}']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: invalid_request: agent ag_emi_reminder needs context\.due_date, context\.loan_last4 and customer_name: /m);
+    expect(res.stderr).toContain(`add --customer-name "NAME" --context '{"due_date":"…","loan_last4":"…"}'`);
+    expect(res.stdout).toBe('');
+    expect((await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length).toBe(before);
+  });
+
   it('--json prints the placement; the same --idempotency-key replays it instead of preparing twice', async () => {
     const ctxFile = path.join(tempDir(), 'ravi.json');
-    fs.writeFileSync(ctxFile, JSON.stringify({ emi_amount: '12500', due_date: 'the 5th' }));
+    fs.writeFileSync(ctxFile, JSON.stringify({ emi_amount: '12500', due_date: 'the 5th', loan_last4: '4321' }));
     const args = ['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--from', FROM, '--customer-name', 'Ravi Kumar',
       '--title', 'EMI reminder', '--context', `@${ctxFile}`, '--idempotency-key', 'emi-2025-11-ravi', '--json'];
     const res = await vagent(args);
@@ -72,8 +85,8 @@ describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
     expect(JSON.parse(again.stdout)).toEqual(p);
     placed.push(p.call_id as string);
 
-    const inline = await vagent(['call', 'place', '--agent', 'ag_delivery_confirmation', '--to', '+918123456789',
-      '--context', '{"seller_name": "ShopKart"}', '--json']);
+    const inline = await vagent(['call', 'place', '--agent', 'ag_delivery_confirmation', '--to', '+918123456789', '--customer-name', 'Asha Rao',
+      '--context', '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}', '--json']);
     expect(inline.code, inline.stderr).toBe(0);
     placed.push(JSON.parse(inline.stdout).call_id);
   });
@@ -168,7 +181,7 @@ describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
   });
 
   it('--dial without LiveKit exits 1 naming telephony_not_configured, with a hint', async () => {
-    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial']);
+    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO, '--dial']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: telephony_not_configured: .*LIVEKIT_URL/m);
     expect(res.stderr).toContain('vagent telephony check');
@@ -217,7 +230,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
 
   it('a budget set for default is what the daemon enforces and reports', async () => {
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', '1'])).code).toBe(0);
-    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO]);
+    const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
@@ -331,7 +344,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
 
   it('--dial rings the number and prints the room and the provider call id', async () => {
     const before = fake.sipParticipants().length;
-    const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--from', FROM, '--dial', '--ringing-timeout', '20']);
+    const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO, '--from', FROM, '--dial', '--ringing-timeout', '20']);
     expect(res.code, res.stderr).toBe(0);
     const id = /^✔ \+919876543210 is ringing: call (cl_\d+)$/m.exec(res.stdout)?.[1];
     expect(id, res.stdout).toBeDefined();
@@ -347,7 +360,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
   });
 
   it('a busy callee is dial_failed with the SIP status (exit 1)', async () => {
-    const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', '+919876500486', '--dial']);
+    const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', '+919876500486', '--dial']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: dial_failed: .*SIP 486 Busy Here/m);
     expect(res.stderr).toContain('nothing is ringing');
@@ -355,7 +368,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
 
   it('dial_outcome_unknown prints the message and a hint, and the same key never dials again', async () => {
     fake.behaviour.failNext = { status: 503, code: 'unavailable', msg: 'no SIP servers available' };
-    const args = ['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial', '--idempotency-key', 'emi-unknown-1'];
+    const args = ['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO, '--dial', '--idempotency-key', 'emi-unknown-1'];
     const res = await dialer(args);
     expect(res.code).toBe(1);
     const id = /^error: dial_outcome_unknown: the outcome of dial (cl_\d+) under this Idempotency-Key is unknown/m.exec(res.stderr)?.[1];

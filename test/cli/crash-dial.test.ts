@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
+import { EMI } from '../support/agents.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
 
 let fake: FakeLiveKit;
@@ -28,7 +29,7 @@ describe('kill -9 during a dial', () => {
     let daemon = await startDaemon({ env });
     const key = await adminKey(daemon.stateDir);
     expect((await api(daemon, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', numbers: ['+912240001234'] } })).status).toBe(201);
-    const body = { agent_id: 'ag_emi_reminder', to: '+919876543210', dial: true };
+    const body = { ...EMI, to: '+919876543210', dial: true };
 
     const done = await api(daemon, 'POST', '/v1/calls', { key, body, headers: { 'idempotency-key': 'acked-1' } });
     expect(done.status).toBe(201);

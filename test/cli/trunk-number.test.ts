@@ -97,7 +97,7 @@ describe('vagent trunk', { timeout: 30_000 }, () => {
 });
 
 describe('vagent number', { timeout: 60_000 }, () => {
-  it('registers three Indian DIDs, binds them and lists them sorted by number', async () => {
+  it('registers three Indian DIDs, binds inbound agents (refusing an outbound one) and lists them sorted by number', async () => {
     const added = await vagent(['number', 'add', DIDS.mumbai, '--label', 'Mumbai sales', '--trunk', trunkId, '--json']);
     expect(added.code, added.stderr).toBe(0);
     const rec = JSON.parse(added.stdout) as Record<string, unknown>;
@@ -111,12 +111,21 @@ describe('vagent number', { timeout: 60_000 }, () => {
     expect(blr.stdout).toMatch(/^label:\s+Bengaluru support$/m);
     expect((await vagent(['number', 'add', DIDS.delhi, '--label', 'Delhi clinic'])).code).toBe(0);
 
-    const bind = await vagent(['number', 'bind', DIDS.mumbai, 'ag_emi_reminder']);
+    // An outbound agent cannot answer a number: refused, with what to do instead.
+    const outbound = await vagent(['number', 'bind', DIDS.mumbai, 'ag_emi_reminder']);
+    expect(outbound.code).toBe(1);
+    expect(outbound.stderr).toMatch(/invalid_request: agent ag_emi_reminder has direction outbound/);
+    expect(outbound.stderr).toContain('bind an agent with direction inbound');
+    expect(outbound.stderr).toContain('vagent call place');
+    const addOutbound = await vagent(['number', 'add', '+918069001111', '--agent', 'ag_delivery_confirmation']);
+    expect(addOutbound.code).toBe(1);
+    expect(addOutbound.stderr).toMatch(/agent ag_delivery_confirmation has direction outbound/);
+
+    const bind = await vagent(['number', 'bind', DIDS.delhi, 'ag_clinic_booking']);
     expect(bind.code, bind.stderr).toBe(0);
-    expect(bind.stdout).toContain(`${DIDS.mumbai} now answered by ag_emi_reminder`);
-    const bindJson = await vagent(['number', 'bind', DIDS.bengaluru, 'ag_delivery_confirmation', '--json']);
-    expect(JSON.parse(bindJson.stdout)).toMatchObject({ number: DIDS.bengaluru, agent_id: 'ag_delivery_confirmation', label: 'Bengaluru support' });
-    expect((await vagent(['number', 'bind', DIDS.delhi, 'ag_clinic_booking'])).code).toBe(0);
+    expect(bind.stdout).toContain(`${DIDS.delhi} now answered by ag_clinic_booking`);
+    const bindJson = await vagent(['number', 'bind', DIDS.bengaluru, 'ag_clinic_booking', '--json']);
+    expect(JSON.parse(bindJson.stdout)).toMatchObject({ number: DIDS.bengaluru, agent_id: 'ag_clinic_booking', label: 'Bengaluru support' });
 
     const list = await vagent(['number', 'list']);
     expect(list.code).toBe(0);
@@ -124,8 +133,8 @@ describe('vagent number', { timeout: 60_000 }, () => {
     expect(lines[0]).toMatch(/^NUMBER\s+LABEL\s+TRUNK\s+AGENT\s+CREATED$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 4))).toEqual([
       [DIDS.delhi, 'Delhi clinic', '-', 'ag_clinic_booking'],
-      [DIDS.mumbai, 'Mumbai sales', trunkId, 'ag_emi_reminder'],
-      [DIDS.bengaluru, 'Bengaluru support', '-', 'ag_delivery_confirmation'],
+      [DIDS.mumbai, 'Mumbai sales', trunkId, '-'],
+      [DIDS.bengaluru, 'Bengaluru support', '-', 'ag_clinic_booking'],
     ]);
     const listJson = JSON.parse((await vagent(['number', 'list', '--json'])).stdout);
     expect(listJson.data.map((n: { number: string }) => n.number)).toEqual([DIDS.delhi, DIDS.mumbai, DIDS.bengaluru]);

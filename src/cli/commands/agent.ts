@@ -2,11 +2,14 @@
  * `vagent agent apply|list|show|rm` (DESIGN.md §5, §6; `PUT/GET/DELETE /v1/agents/{agent_id}`).
  *
  * `apply` checks every file locally first (positions from src/cli/agent-file.ts); a file with
- * a problem is not sent. Applied agents are then watched until the daemon has pre-synthesised
+ * a problem is not sent. Warnings (a `{{context.x}}` neither required nor defaulted) go to
+ * stderr and do not stop the file. Applied agents are then watched until the daemon has pre-synthesised
  * their static texts.
  */
 import type { Agent, AgentAudioProgress, VagentClient } from '../../client/index.js';
 import { ApiResponseError } from '../../client/index.js';
+import type { AgentDefinition } from '../../domain/agent.js';
+import { usesCustomerName } from '../../engine/context-needs.js';
 import type { AgentFileProblem, ValidAgentFile } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -96,6 +99,8 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
       failures++;
     }
   }
+  // Valid but likely a mistake (a prompt that may speak a blank): said, never refused.
+  for (const f of valid) for (const w of f.warnings) problem(problemLocation(w), `warning: ${problemDetail(w)}`);
   const total = failures + valid.length;
   const verdict = () => {
     if (failures > 0) throw new CliError(`${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`, EXIT.error);
@@ -159,7 +164,21 @@ function audioLine(a: AgentAudioProgress | undefined): string {
   return `${a.ready}/${a.total} clips ready${failures}`;
 }
 
-/** `vagent agent show ID`: fields and steps; `--json` the Agent, `--yaml` its definition as YAML. */
+/**
+ * What a session of the agent must bring (`required_context`, and `customer_name` when a prompt
+ * says it) and the context keys it has defaults for (docs/agents.md "Context").
+ */
+function contextFields(def: Record<string, unknown>): Array<[string, string]> {
+  const needs = (Array.isArray(def.required_context) ? (def.required_context as string[]) : []).map((k) => `context.${k}`);
+  if (Array.isArray(def.opening) && usesCustomerName(def as unknown as AgentDefinition)) needs.push('customer_name');
+  const defaults = def.context_defaults && typeof def.context_defaults === 'object' ? Object.keys(def.context_defaults) : [];
+  return [
+    ['needs', needs.length ? needs.join(', ') : dim('-')],
+    ['defaults', defaults.length ? defaults.map((k) => `context.${k}`).join(', ') : dim('-')],
+  ];
+}
+
+/** `vagent agent show ID`: fields (with what a session must bring) and steps; `--json` the Agent, `--yaml` its definition as YAML. */
 export async function show(ctx: CommandContext, id: string, flags: AgentShowFlags = {}): Promise<void> {
   const agent = await (await ctx.client()).getAgent(id);
   if (flags.yaml) {
@@ -180,6 +199,7 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
     ['digest', agent.digest ? `sha256:${agent.digest.slice(0, 16)}…` : dim('-')],
     ['audio', audioLine(agent.audio)],
     ['faq', faq.length ? faq.join(', ') : dim('-')],
+    ...contextFields(def),
     ['created', formatTime(agent.created_at)],
     ['updated', formatTime(agent.updated_at)],
   ]);

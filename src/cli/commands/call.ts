@@ -17,7 +17,7 @@ import { DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import { parseContextFlag } from '../json-flag.js';
+import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
 import { costLine } from './chat-view.js';
 
@@ -131,6 +131,8 @@ function explainPlaceError(err: unknown, key: string): unknown {
       `to retry safely, run the same command with --idempotency-key ${key}: the daemon places a call at most once per key`);
   }
   if (err instanceof ApiResponseError) {
+    const missing = explainMissingContext(err);
+    if (missing !== err) return missing;
     const explain = PLACE_HINTS[err.code];
     if (!explain) return err;
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
@@ -268,6 +270,6 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     { header: 'COST (INR)', cell: (c) => c.cost.total_inr.toFixed(6) },
   ], query.status
     ? `No ${statusText(query.status)} calls.`
-    : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID}`);
+    : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID} --customer-name NAME --context @context.json`);
   if (res.has_more && res.next_cursor) hint(`more calls: add --all, or --cursor ${res.next_cursor} for the next page`);
 }

@@ -12,7 +12,7 @@ import { isE164 } from '../../domain/e164.js';
 import { isoTimeMs } from '../../domain/time.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parseContextFlag } from '../json-flag.js';
+import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
 import {
@@ -187,11 +187,14 @@ class Conversation {
   }
 }
 
-/** `vagent chat AGENT_ID`: opens a session and converses (see the module comment for the modes). */
+/**
+ * `vagent chat AGENT_ID`: opens a session and converses (see the module comment for the modes).
+ * @throws CliError (exit 1) with the flags to add when the agent needs context or a customer name.
+ */
 export async function chat(ctx: CommandContext, agentId: string, flags: ChatFlags): Promise<void> {
   const body = sessionBody(agentId, flags);
   const client = await ctx.client();
-  const opened = await client.openSession(body);
+  const opened = await client.openSession(body).catch((err: unknown) => { throw explainMissingContext(err); });
   const interactive = !ctx.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (ctx.json) printJsonLine(opened);
   else printOpening(opened, interactive);

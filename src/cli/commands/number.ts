@@ -1,8 +1,9 @@
 /**
  * `vagent number add|list|bind|rm` (spec: Endpoints › Numbers).
  */
-import type { NumberRecord } from '../../client/index.js';
+import { ApiResponseError, type NumberRecord } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
 import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
 
 /** Flags of `vagent number add`. */
@@ -23,13 +24,28 @@ function showNumber(n: NumberRecord): void {
   ]);
 }
 
+/**
+ * An agent the daemon refused to bind, with what to do about it; other errors pass through.
+ * An outbound agent is refused (`invalid_request`, param `agent_id`): a number answers calls
+ * that come in, and an outbound script expects the context its call was placed with.
+ */
+function explainAgentError(err: unknown): unknown {
+  if (!(err instanceof ApiResponseError) || err.param !== 'agent_id') return err;
+  const hint = err.code === 'invalid_request' && /direction outbound/.test(err.message)
+    ? 'bind an agent with direction inbound (see the DIRECTION column of `vagent agent list`); outbound agents are placed with `vagent call place`'
+    : err.code === 'not_found' ? 'see `vagent agent list` for the agents of this tenant; add one with `vagent agent apply -f FILE`' : undefined;
+  if (hint === undefined) return err;
+  return new CliError(`${err.code}: ${err.message}`, EXIT.error, hint);
+}
+
 /** `vagent number add NUMBER`. */
 export async function add(ctx: CommandContext, number: string, flags: NumberAddFlags): Promise<void> {
   const body: Record<string, unknown> = { number };
   if (flags.label !== undefined) body.label = flags.label;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   if (flags.agent !== undefined) body.agent_id = flags.agent;
-  const rec = await (await ctx.client()).createNumber(body);
+  const client = await ctx.client();
+  const rec = await client.createNumber(body).catch((err: unknown) => { throw explainAgentError(err); });
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} registered`);
   showNumber(rec);
@@ -48,9 +64,10 @@ export async function list(ctx: CommandContext): Promise<void> {
   ], 'No numbers yet. Register one: vagent number add +918047001234 --label "Bengaluru support"');
 }
 
-/** `vagent number bind NUMBER AGENT_ID`. */
+/** `vagent number bind NUMBER AGENT_ID`. @throws CliError (exit 1, with a hint) for an agent that cannot answer the number. */
 export async function bind(ctx: CommandContext, number: string, agentId: string): Promise<void> {
-  const rec = await (await ctx.client()).bindNumber(number, agentId);
+  const client = await ctx.client();
+  const rec = await client.bindNumber(number, agentId).catch((err: unknown) => { throw explainAgentError(err); });
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} now answered by ${rec.agent_id}`);
 }
