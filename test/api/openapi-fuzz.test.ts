@@ -29,6 +29,9 @@ const SEED = 1414;
 const STATE_RULES = new Map<string, Set<string>>([
   // Dialling with zero or several trunks and no trunk_id; or through a trunk with no caller ID.
   ['POST /v1/calls', new Set(['trunk_id', 'from'])],
+  // A number answers inbound calls: an outbound agent (a state of the agent, not the request's shape) is refused.
+  ['POST /v1/numbers', new Set(['agent_id'])],
+  ['POST /v1/numbers/{number}/bind', new Set(['agent_id'])],
 ]);
 
 /** 5xx codes that are documented refusals of this deployment, not failures. */
