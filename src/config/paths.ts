@@ -38,6 +38,8 @@ export function statePaths(stateDir: string) {
     database: path.join(stateDir, 'vagent.db'),
     lock: path.join(stateDir, 'daemon.lock'),
     masterKey: path.join(stateDir, 'master.key'),
+    /** The per-install secret that names audio clips (created 0600, see `loadAudioKey`). */
+    audioKey: path.join(stateDir, 'audio.key'),
     audio: path.join(stateDir, 'audio'),
   };
 }

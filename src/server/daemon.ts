@@ -3,7 +3,7 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
-import { defaultStateDir, statePaths } from '../config/paths.js';
+import { defaultStateDir } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
@@ -39,7 +39,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   let runtime;
   let speech;
   try {
-    const opened = await openSpeech(settings.speech, statePaths(settings.state_dir).audio, settings.speech_timeout_ms);
+    const opened = await openSpeech(settings.speech, settings.state_dir, settings.speech_timeout_ms);
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
