@@ -123,9 +123,13 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
         clearInterval(purge);
         await app.close();
         await runtime.services.inbound.settled();
+        // Pre-synthesis reads agent revisions from the store, so it stops before the store
+        // closes; closing the engine ends the syntheses under way at once (not at their limit).
+        const presynthesisStopped = runtime.services.agents.stopPresynthesis();
+        await speech?.close();
+        await presynthesisStopped;
         await runtime.services.repos.store.stopBackgroundCheckpoints();
         runtime.close();
-        await speech?.close();
         lock.release();
         logger.info('vagent stopped');
         logger.flush();

@@ -146,6 +146,20 @@ describe('SpeechService', () => {
     expect(await speech.prepare([], 'fake-en')).toEqual({ ready: 0, failed: 0 });
   });
 
+  it('prepare starts no text once its signal aborts, and settles the ones under way', async () => {
+    const fake = new FakeSynthesizer({ delayMs: 20 });
+    const speech = make(fake, 1);
+    const stop = new AbortController();
+    const run = speech.prepare(['a', 'b', 'c'], 'fake-en', { signal: stop.signal });
+    expect(fake.calls).toBe(1); // 'a' is under way
+    stop.abort();
+    expect(await run).toEqual({ ready: 1, failed: 0 });
+    expect(fake.calls).toBe(1);
+    expect(speech.has(speech.keyFor('a', 'fake-en'))).toBe(true);
+    expect(await speech.prepare(['d'], 'fake-en', { signal: stop.signal })).toEqual({ ready: 0, failed: 0 });
+    expect(fake.calls).toBe(1);
+  });
+
   it('gives live synthesis its time limit and background pre-synthesis its own', async () => {
     const fake = new FakeSynthesizer();
     const speech = make(fake);
