@@ -79,6 +79,16 @@ describe('audio URLs', () => {
     expect(fs.statSync(statePaths(a.stateDir).audioKey).mode & 0o777).toBe(0o600);
   });
 
+  it('name joined clips (a turn\'s whole reply) the same way', async () => {
+    const { t } = await install();
+    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_names' })).json();
+    const turn = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'what?' })).json();
+    expect(turn.clips.length).toBeGreaterThan(1);
+    const whole = new URL(turn.audio_url).pathname;
+    expect(turn.clips.map((c: { audio_url: string }) => new URL(c.audio_url).pathname)).not.toContain(whole);
+    expect((await get(t, whole)).statusCode).toBe(200);
+  });
+
   it('are not the plain SHA-256 of engine, voice and text: a guessed text gets 404', async () => {
     const { t, stateDir } = await install();
     const url = await openingClipPath(t);

@@ -18,7 +18,7 @@ const problems = (stdout: string) => stdout.trimEnd().split('\n')
   .map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } })
   .filter((e) => e.level >= 40);
 
-describe('SIGTERM during start-up pre-synthesis', { timeout: 60_000 }, () => {
+describe('SIGTERM during start-up pre-synthesis', { timeout: 120_000 }, () => {
   it('stops pre-synthesis before the store closes: no error in the log, exit 0', async () => {
     // A state dir with the example agents whose audio cache is empty (cleared, or the agents
     // applied while speech was off): the next start pre-synthesises every agent, one by one.
