@@ -47,7 +47,8 @@ describe('audio.key', { timeout: 120_000 }, () => {
     const wav = await fetch(d.url + before);
     expect(wav.status).toBe(200);
     const bytes = Buffer.from(await wav.arrayBuffer());
-    expect((await d.stop()).code).toBe(0);
+    const stopped = await d.stop();
+    expect(stopped.code, `stop: ${JSON.stringify(stopped)}\n${d.stderr()}\n${d.stdout().slice(-1500)}`).toBe(0);
 
     fs.chmodSync(file, 0o644);
     const refused = await runCli(['serve', '--port', '0', '--state-dir', d.stateDir], { timeoutMs: 20_000 });
