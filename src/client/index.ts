@@ -375,7 +375,7 @@ export class VagentClient {
   }
 
   /**
-   * Downloads a clip's audio (`GET /v1/audio/{sha256}.wav`, a capability URL: no API key is
+   * Downloads a clip's audio (`GET /v1/audio/{name}.wav`, a capability URL: no API key is
    * sent). A relative `url` is resolved against the daemon's address.
    * @returns the response body bytes (a WAV file).
    * @throws ApiResponseError on a non-2xx answer; DaemonUnreachableError when it cannot be fetched.

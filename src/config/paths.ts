@@ -40,6 +40,8 @@ export function statePaths(stateDir: string) {
     masterKey: path.join(stateDir, 'master.key'),
     /** Where the daemon last listened, for local commands' hints (`daemon-address.ts`). */
     daemonAddress: path.join(stateDir, 'daemon.json'),
+    /** The per-install secret that names audio clips (created 0600, see `loadAudioKey`). */
+    audioKey: path.join(stateDir, 'audio.key'),
     audio: path.join(stateDir, 'audio'),
   };
 }

@@ -3,7 +3,7 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
-import { defaultStateDir, statePaths } from '../config/paths.js';
+import { defaultStateDir } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
@@ -41,7 +41,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   let runtime;
   let speech;
   try {
-    const opened = await openSpeech(settings.speech, statePaths(settings.state_dir).audio, settings.speech_timeout_ms);
+    const opened = await openSpeech(settings.speech, settings.state_dir, settings.speech_timeout_ms);
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
@@ -138,9 +138,13 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
         clearInterval(purge);
         await app.close();
         await runtime.services.inbound.settled();
+        // Pre-synthesis reads agent revisions from the store, so it stops before the store
+        // closes; closing the engine ends the syntheses under way at once (not at their limit).
+        const presynthesisStopped = runtime.services.agents.stopPresynthesis();
+        await speech?.close();
+        await presynthesisStopped;
         await runtime.services.repos.store.stopBackgroundCheckpoints();
         runtime.close();
-        await speech?.close();
         lock.release();
         logger.info('vagent stopped');
         logger.flush();

@@ -28,6 +28,10 @@ export class AgentService {
   /** Per revision: its voice, and its static texts as spoken with their cache keys (immutable). */
   private readonly statics = new Map<string, { voice: string; texts: string[]; keys: string[] }>();
   private readonly failures = new Map<string, number>();
+  /** Aborted by {@link AgentService.stopPresynthesis}: no pre-synthesis starts after that. */
+  private readonly presynthesis = new AbortController();
+  /** Pre-syntheses under way (the start-up sweep, one per agent applied). */
+  private readonly presynthesizing = new Set<Promise<void>>();
 
   constructor(private readonly deps: ServiceDeps, private readonly speech: SpeechPort) {}
 
@@ -68,10 +72,16 @@ export class AgentService {
     return this.view(row, true);
   }
 
-  /** Synthesises the agent's static texts in the background (progress shows in `audio`). */
+  /**
+   * Synthesises the static texts of revision `digest` in the background (progress shows in
+   * `audio`). Does nothing once {@link AgentService.stopPresynthesis} was called.
+   *
+   * @throws Error (rejects) when the revision is missing from the store
+   */
   presynthesize(digest: string): Promise<void> {
-    const { voice, texts } = this.staticsOf(digest);
-    return this.speech.prepare(texts, voice).then(({ failed }) => {
+    return this.track(async () => {
+      const { voice, texts } = this.staticsOf(digest);
+      const { failed } = await this.speech.prepare(texts, voice, { signal: this.presynthesis.signal });
       if (failed > 0) this.failures.set(digest, failed);
       else this.failures.delete(digest);
     });
@@ -79,10 +89,35 @@ export class AgentService {
 
   /**
    * Pre-synthesises every current agent revision, one after another (daemon start-up: the
-   * cache may have been cleared, or agents applied while speech was off).
+   * cache may have been cleared, or agents applied while speech was off). Stops between
+   * texts and between agents once {@link AgentService.stopPresynthesis} was called.
    */
-  async presynthesizeAll(): Promise<void> {
-    for (const digest of this.deps.repos.agents.currentDigests()) await this.presynthesize(digest);
+  presynthesizeAll(): Promise<void> {
+    return this.track(async () => {
+      for (const digest of this.deps.repos.agents.currentDigests()) {
+        if (this.presynthesis.signal.aborted) return;
+        await this.presynthesize(digest);
+      }
+    });
+  }
+
+  /**
+   * Stops pre-synthesis for good (daemon shutdown, before the store closes: pre-synthesis
+   * reads agent revisions from it). No text or agent starts after this call; resolves when
+   * the syntheses under way have settled (closing the speech engine meanwhile makes that
+   * immediate). Never rejects.
+   */
+  async stopPresynthesis(): Promise<void> {
+    this.presynthesis.abort();
+    await Promise.allSettled([...this.presynthesizing]);
+  }
+
+  /** Runs `job` unless pre-synthesis is stopped, keeping it in the set of jobs under way. */
+  private track(job: () => Promise<void>): Promise<void> {
+    if (this.presynthesis.signal.aborted) return Promise.resolve();
+    const running = job().finally(() => this.presynthesizing.delete(running));
+    this.presynthesizing.add(running);
+    return running;
   }
 
   /** The caller's agents, by id. */

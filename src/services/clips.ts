@@ -1,7 +1,7 @@
 /**
  * Reply audio (DESIGN.md §6): each clip's text normalised for speech, looked up in the
  * content-addressed cache, synthesised live only on a miss; the turn's audio is the clips
- * joined. A synthesis failure (crash, hang, no engine) leaves that clip without audio and
+ * joined. URLs carry each clip's public name (a keyed MAC of its cache key), never the key. A synthesis failure (crash, hang, no engine) leaves that clip without audio and
  * never fails the turn.
  */
 import { toSpokenText } from '../engine/spoken.js';
@@ -75,9 +75,12 @@ export function spokenTextOf(speech: SpeechPort, text: string, language: string,
   return spokenKey(speech, memoOf(speech, language, voice), text, language, voice)[0];
 }
 
-/** Builds audio URLs under a base (`public_url` or the daemon's address). */
-export function audioUrlOf(base: string, sha: string): string {
-  return `${base}/v1/audio/${sha}.wav`;
+/**
+ * The URL of clip `key` under a base (`public_url` or the daemon's address):
+ * `<base>/v1/audio/<name>.wav`, with the clip's public name ({@link SpeechPort.nameOf}).
+ */
+export function audioUrlOf(speech: SpeechPort, base: string, key: string): string {
+  return `${base}/v1/audio/${speech.nameOf(key)}.wav`;
 }
 
 /** Each clip's spoken text and cache key. */
@@ -86,18 +89,18 @@ function spokenKeys(speech: SpeechPort, specs: readonly ClipSpec[], language: st
   const spoken: string[] = [];
   const keys: string[] = [];
   for (const c of specs) {
-    const [text, sha] = spokenKey(speech, m, c.speak ?? c.text, language, voice);
+    const [text, key] = spokenKey(speech, m, c.speak ?? c.text, language, voice);
     spoken.push(text);
-    keys.push(sha);
+    keys.push(key);
   }
   return { spoken, keys };
 }
 
-/** Each clip as the API shows it, with the audio URL of its sha (null: no audio). */
-function clipViews(specs: readonly ClipSpec[], shas: readonly (string | null)[], baseUrl: string): ClipView[] {
+/** Each clip as the API shows it, with the audio URL of its key (null: no audio). */
+function clipViews(speech: SpeechPort, specs: readonly ClipSpec[], keys: readonly (string | null)[], baseUrl: string): ClipView[] {
   return specs.map((c, i): ClipView => {
-    const sha = shas[i];
-    const url = sha ? audioUrlOf(baseUrl, sha) : null;
+    const key = keys[i];
+    const url = key ? audioUrlOf(speech, baseUrl, key) : null;
     return { text: c.text, audio_url: url, livekit_wav_url: url, ...c.flags };
   });
 }
@@ -107,7 +110,7 @@ function clipViews(specs: readonly ClipSpec[], shas: readonly (string | null)[],
  * (the common case: an agent's static lines are synthesised ahead), built without waiting for
  * anything; null otherwise. {@link renderClips} tries it first.
  *
- * @param baseUrl where clients fetch `/v1/audio/{sha}.wav`
+ * @param baseUrl where clients fetch `/v1/audio/{name}.wav`
  */
 export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[], language: string, voice: string, baseUrl: string): RenderedReply | null {
   if (specs.length === 0) return null;
@@ -115,9 +118,9 @@ export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[]
   const whole = speech.combinedIfCached(keys);
   if (whole === null) return null;
   return {
-    clips: clipViews(specs, keys, baseUrl),
+    clips: clipViews(speech, specs, keys, baseUrl),
     spokenText: spoken.join(' '),
-    audioUrl: audioUrlOf(baseUrl, whole),
+    audioUrl: audioUrlOf(speech, baseUrl, whole),
     hits: specs.length,
     misses: 0,
     liveChars: 0,
@@ -129,7 +132,7 @@ export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[]
  * Gives every clip its audio: from the cache at once when all of it is there
  * ({@link renderCachedClips}), else looking up, synthesising and combining clip by clip.
  *
- * @param baseUrl where clients fetch `/v1/audio/{sha}.wav`
+ * @param baseUrl where clients fetch `/v1/audio/{name}.wav`
  * @param onError told of each synthesis failure (for the log), with no text of the clip
  */
 export async function renderClips(
@@ -148,11 +151,11 @@ export async function renderClips(
   let misses = 0;
   let waited = false;
   const { spoken, keys } = spokenKeys(speech, specs, language, voice);
-  const shas = await Promise.all(spoken.map(async (text, i) => {
-    const sha = keys[i]!;
-    if (speech.has(sha)) {
+  const got = await Promise.all(spoken.map(async (text, i) => {
+    const key = keys[i]!;
+    if (speech.has(key)) {
       hits += 1;
-      return sha;
+      return key;
     }
     waited = true;
     try {
@@ -162,20 +165,20 @@ export async function renderClips(
         misses += 1;
         liveChars += clip.chars;
       }
-      return clip.sha;
+      return clip.key;
     } catch (err) {
       misses += 1;
       onError(err);
       return null;
     }
   }));
-  const clips = clipViews(specs, shas, baseUrl);
-  const have = shas.filter((s): s is string => s !== null);
+  const clips = clipViews(speech, specs, got, baseUrl);
+  const have = got.filter((k): k is string => k !== null);
   let audioUrl: string | null = null;
-  if (have.length === 1) audioUrl = audioUrlOf(baseUrl, have[0]!);
+  if (have.length === 1) audioUrl = audioUrlOf(speech, baseUrl, have[0]!);
   else if (have.length > 1) {
     try {
-      audioUrl = audioUrlOf(baseUrl, await speech.combine(have));
+      audioUrl = audioUrlOf(speech, baseUrl, await speech.combine(have));
     } catch (err) {
       onError(err);
     }

@@ -1,14 +1,21 @@
 /**
  * The content-addressed audio cache (DESIGN.md §6: "every static text … is synthesised when
  * the agent is applied or a session opens, so most replies are cache hits"; §4
- * `GET /v1/audio/{sha256}.wav`). One 48 kHz mono PCM16 WAV per key, stored as
- * `<dir>/<sha256>.wav`, where the key names what was spoken, by which engine and voice — so a
- * key is computed without touching the disk, and a file, once written, never changes.
+ * `GET /v1/audio/{name}.wav`). One 48 kHz mono PCM16 WAV per key, stored as
+ * `<dir>/<key>.wav`, where the key is a SHA-256 of what was spoken, by which engine and
+ * voice — so a key is computed without touching the disk, and a file, once written, never
+ * changes.
+ *
+ * Keys stay inside the daemon: anyone can compute one from a guessed text. Clients see a
+ * clip's *name*, HMAC-SHA256 of its key under the install's secret (`<state-dir>/audio.key`),
+ * which only this install can compute; the audio route serves names, never keys. The files
+ * keep their key names, so a cache from before names existed serves as is, and a new secret
+ * revokes every URL without a clip being synthesised again.
  *
  * Writes are atomic (temporary file, fsync, rename, fsync of the directory): a crash leaves
  * either the whole clip or nothing under its name.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { concatWavs, DEFAULT_GAP_MS } from './wav.js';
@@ -25,29 +32,41 @@ const KEY_VERSION = 'vagent-audio-v1 wav-48k-mono-pcm16';
 const COMBINED_MEMO_LIMIT = 20_000;
 const combinedKeys = new Map<string, string>();
 
+/** Domain separation of clip names from any other use of the audio secret. */
+const NAME_PREFIX = 'vagent-audio-name-v1\u0000';
+
 /** sha256 hex of `parts` encoded unambiguously (a JSON array). */
 function digest(parts: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
-/** True when `sha` is a cache key: 64 lowercase hex characters. */
+/** True when `sha` has the shape of a cache key or a clip name: 64 lowercase hex characters. */
 export function isAudioSha(sha: unknown): sha is string {
   return typeof sha === 'string' && SHA_RE.test(sha);
 }
 
 /** A directory of WAV clips named by their keys. Synchronous; one daemon process writes it. */
 export class AudioCache {
-  private index: Set<string> | null = null;
+  /** Cached clips: key → public name (loaded from the directory on first use). */
+  private index: Map<string, string> | null = null;
+  /** Cached clips: public name → key. */
+  private readonly byName = new Map<string, string>();
   /** Combined clips being built, by key (see {@link AudioCache.combine}). */
   private readonly combining = new Map<string, Promise<string>>();
+  readonly #secret: Buffer;
   readonly dir: string;
 
   /**
-   * @param dir the cache directory, normally `<state-dir>/audio`; created (mode 0700, parents
-   *            included) when missing
-   * @throws Error from the filesystem when `dir` cannot be created
+   * @param dir    the cache directory, normally `<state-dir>/audio`; created (mode 0700,
+   *               parents included) when missing
+   * @param secret the install's audio secret (`loadAudioKey`), at least 32 bytes: keys the
+   *               public names of clips ({@link AudioCache.nameOf})
+   * @throws RangeError for a secret shorter than 32 bytes; Error from the filesystem when
+   *         `dir` cannot be created
    */
-  constructor(dir: string) {
+  constructor(dir: string, secret: Uint8Array) {
+    if (secret.length < 32) throw new RangeError('the audio secret must be at least 32 bytes');
+    this.#secret = Buffer.from(secret);
     this.dir = path.resolve(dir);
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
@@ -79,6 +98,26 @@ export class AudioCache {
   /** True when clip `sha` is cached. The directory is listed once, on first use. */
   has(sha: string): boolean {
     return isAudioSha(sha) && this.loaded().has(sha);
+  }
+
+  /**
+   * The public name of clip `key`: HMAC-SHA256 (64 lowercase hex) of the key under the
+   * install's secret — what audio URLs carry, so that knowing a text (and so its key) does not
+   * give its URL. Looked up for cached clips, computed for others.
+   */
+  nameOf(key: string): string {
+    return this.loaded().get(key) ?? this.mac(key);
+  }
+
+  /**
+   * The file of the cached clip whose public name is `name`, or null when no cached clip has
+   * that name (a key, even of a cached clip, is not a name).
+   */
+  fileOfName(name: string): string | null {
+    if (!isAudioSha(name)) return null;
+    this.loaded();
+    const key = this.byName.get(name);
+    return key === undefined ? null : this.path(key);
   }
 
   /** The file of clip `sha` (whether or not it exists yet), or null when `sha` is not a key. */
@@ -120,7 +159,7 @@ export class AudioCache {
     } catch {
       // best effort: not every platform can open a directory (e.g. Windows)
     }
-    this.loaded().add(sha);
+    this.remember(sha);
   }
 
   /** The WAV bytes of clip `sha`, or null when `sha` is not a key or not cached. */
@@ -131,7 +170,7 @@ export class AudioCache {
       return fs.readFileSync(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        this.loaded().delete(sha);
+        this.forget(sha);
         return null;
       }
       throw err;
@@ -202,14 +241,43 @@ export class AudioCache {
     return { files, bytes };
   }
 
-  /** The in-memory index, loaded from the directory on first use (stale temp files removed). */
-  private loaded(): Set<string> {
+  /** HMAC-SHA256 hex of `key` under the secret. */
+  private mac(key: string): string {
+    return createHmac('sha256', this.#secret).update(NAME_PREFIX).update(key).digest('hex');
+  }
+
+  /** Adds cached clip `key` to the index, under its name. */
+  private remember(key: string): void {
+    const index = this.loaded();
+    if (index.has(key)) return;
+    const name = this.mac(key);
+    index.set(key, name);
+    this.byName.set(name, key);
+  }
+
+  /** Drops clip `key` (its file is gone) from the index. */
+  private forget(key: string): void {
+    const name = this.loaded().get(key);
+    if (name === undefined) return;
+    this.index!.delete(key);
+    this.byName.delete(name);
+  }
+
+  /**
+   * The in-memory index, loaded from the directory on first use (stale temp files removed):
+   * each clip file's key with its public name (one HMAC per file, once per process).
+   */
+  private loaded(): Map<string, string> {
     if (this.index) return this.index;
-    const index = new Set<string>();
+    const index = new Map<string, string>();
     const now = Date.now();
     for (const name of fs.readdirSync(this.dir)) {
       const m = FILE_RE.exec(name);
-      if (m) index.add(m[1]!);
+      if (m) {
+        const pub = this.mac(m[1]!);
+        index.set(m[1]!, pub);
+        this.byName.set(pub, m[1]!);
+      }
       else if (name.startsWith('.') && name.endsWith(TMP_SUFFIX)) {
         const tmp = path.join(this.dir, name);
         try {

@@ -2,6 +2,8 @@
  * The daemon's speech (DESIGN.md §2): the embedded eSpeak NG engine in a child process in
  * front of the audio cache of the state dir, or none when it is switched off or not installed.
  */
+import { statePaths } from '../config/paths.js';
+import { loadAudioKey } from '../store/state-dir.js';
 import { AudioCache } from './cache.js';
 import { EspeakSynthesizer } from './espeak.js';
 import { SpeechService } from './synthesis.js';
@@ -10,14 +12,19 @@ import { SpeechService } from './synthesis.js';
 export type OpenedSpeech = { speech: SpeechService; reason?: undefined } | { speech: null; reason: string };
 
 /**
- * Opens speech for a daemon.
- * @param mode     the `speech` setting
- * @param audioDir `<state-dir>/audio`
+ * Opens speech for a daemon: the cache `<state-dir>/audio`, its clips named under the
+ * install's audio secret `<state-dir>/audio.key` (created 0600 on first use).
+ *
+ * @param mode      the `speech` setting
+ * @param stateDir  the state dir (already created)
+ * @param timeoutMs time limit of one live synthesis, ms
+ * @throws StateDirError when `audio.key` is readable by group or others, or malformed
  */
-export async function openSpeech(mode: 'embedded' | 'off', audioDir: string, timeoutMs: number): Promise<OpenedSpeech> {
+export async function openSpeech(mode: 'embedded' | 'off', stateDir: string, timeoutMs: number): Promise<OpenedSpeech> {
   if (mode === 'off') return { speech: null, reason: 'speech is off (setting speech: off)' };
   if (!(await EspeakSynthesizer.available())) {
     return { speech: null, reason: 'the embedded speech engine (@echogarden/espeak-ng-emscripten, an optional dependency) is not installed' };
   }
-  return { speech: new SpeechService(new EspeakSynthesizer(), new AudioCache(audioDir), { timeoutMs }) };
+  const cache = new AudioCache(statePaths(stateDir).audio, loadAudioKey(stateDir));
+  return { speech: new SpeechService(new EspeakSynthesizer(), cache, { timeoutMs }) };
 }

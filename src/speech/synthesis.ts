@@ -6,7 +6,7 @@
 import { AudioCache } from './cache.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
 import { toWav48k } from './wav.js';
-import type { EnsuredClip, SpeechPort } from '../services/speech-port.js';
+import type { EnsuredClip, PrepareOptions, SpeechPort } from '../services/speech-port.js';
 
 /** One clip in the cache, as {@link SpeechService.ensure} reports it (the speech port's type). */
 export type { EnsuredClip };
@@ -58,19 +58,24 @@ export class SpeechService implements SpeechPort {
     return this.synthesizer.voiceFor(language);
   }
 
-  /** The cache key of `spokenText` in `voice`, whether or not it is cached. */
+  /** The cache key of `spokenText` in `voice`, whether or not it is cached (internal). */
   keyFor(spokenText: string, voice: string): string {
     return AudioCache.keyFor(this.synthesizer.provider, voice, spokenText);
   }
 
-  /** True when clip `sha` is cached. */
-  has(sha: string): boolean {
-    return this.cache.has(sha);
+  /** The public name of clip `key` (see {@link AudioCache.nameOf}). */
+  nameOf(key: string): string {
+    return this.cache.nameOf(key);
   }
 
-  /** The WAV file of cached clip `sha`, or null when `sha` is malformed or not cached. */
-  fileOf(sha: string): string | null {
-    return this.cache.has(sha) ? this.cache.path(sha) : null;
+  /** True when clip `key` is cached. */
+  has(key: string): boolean {
+    return this.cache.has(key);
+  }
+
+  /** The WAV file of the cached clip named `name` (a public name, not a key), or null. */
+  fileOf(name: string): string | null {
+    return this.cache.fileOfName(name);
   }
 
   /**
@@ -87,37 +92,40 @@ export class SpeechService implements SpeechPort {
 
   /** {@link SpeechService.ensure} with a given time limit, ms. */
   private async ensureWithin(spokenText: string, voice: string, timeoutMs: number): Promise<EnsuredClip> {
-    const sha = this.keyFor(spokenText, voice);
-    if (this.cache.has(sha)) return { sha, cacheHit: true, chars: 0 };
-    const running = this.inFlight.get(sha);
+    const key = this.keyFor(spokenText, voice);
+    if (this.cache.has(key)) return { key, cacheHit: true, chars: 0 };
+    const running = this.inFlight.get(key);
     if (running) {
       await running;
-      return { sha, cacheHit: false, chars: 0 };
+      return { key, cacheHit: false, chars: 0 };
     }
-    const job = this.synthesizeInto(sha, spokenText, voice, timeoutMs);
-    this.inFlight.set(sha, job);
+    const job = this.synthesizeInto(key, spokenText, voice, timeoutMs);
+    this.inFlight.set(key, job);
     try {
       await job;
     } finally {
-      this.inFlight.delete(sha);
+      this.inFlight.delete(key);
     }
-    return { sha, cacheHit: false, chars: [...spokenText].length };
+    return { key, cacheHit: false, chars: [...spokenText].length };
   }
 
   /**
    * Synthesises every text of `spokenTexts` not yet cached, `concurrency` at a time
    * (duplicates once), each within `prepareTimeoutMs`. Never rejects: failures are counted.
+   * Once `options.signal` aborts, no further text is started (texts not started count as
+   * neither ready nor failed); it resolves when the ones already started have settled.
    *
-   * @param onProgress called after each distinct text with (done, total)
+   * @param options `onProgress` called after each distinct text with (done, total); `signal`
    * @returns how many distinct texts are cached now (`ready`) and how many failed
    */
-  async prepare(spokenTexts: readonly string[], voice: string, onProgress?: (done: number, total: number) => void): Promise<{ ready: number; failed: number }> {
+  async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<{ ready: number; failed: number }> {
+    const { onProgress, signal } = options;
     const texts = [...new Set(spokenTexts)];
     let next = 0;
     let ready = 0;
     let failed = 0;
     const worker = async (): Promise<void> => {
-      while (next < texts.length) {
+      while (next < texts.length && !signal?.aborted) {
         const text = texts[next++]!;
         try {
           await this.ensureWithin(text, voice, this.prepareTimeoutMs);
@@ -133,17 +141,18 @@ export class SpeechService implements SpeechPort {
   }
 
   /**
-   * A cached clip that plays `shas` in order (150 ms apart); see {@link AudioCache.combine}.
+   * A cached clip that plays clips `keys` in order (150 ms apart); returns its key. See
+   * {@link AudioCache.combine}.
    *
    * @throws RangeError / Error as {@link AudioCache.combine}
    */
-  combine(shas: string[]): Promise<string> {
-    return this.cache.combine(shas);
+  combine(keys: string[]): Promise<string> {
+    return this.cache.combine(keys);
   }
 
-  /** The sha {@link SpeechService.combine} gives for `shas` when that clip is cached already, else null. */
-  combinedIfCached(shas: readonly string[]): string | null {
-    return this.cache.combinedIfCached(shas);
+  /** The key {@link SpeechService.combine} gives for `keys` when that clip is cached already, else null. */
+  combinedIfCached(keys: readonly string[]): string | null {
+    return this.cache.combinedIfCached(keys);
   }
 
   /** Closes the engine. */
@@ -151,11 +160,11 @@ export class SpeechService implements SpeechPort {
     return this.synthesizer.close();
   }
 
-  private async synthesizeInto(sha: string, text: string, voice: string, timeoutMs: number): Promise<string> {
+  private async synthesizeInto(key: string, text: string, voice: string, timeoutMs: number): Promise<string> {
     try {
       const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
-      await this.cache.put(sha, toWav48k(audio));
-      return sha;
+      await this.cache.put(key, toWav48k(audio));
+      return key;
     } catch (err) {
       throw asSpeechError(err);
     }

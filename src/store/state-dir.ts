@@ -1,5 +1,6 @@
 /**
- * The state directory: creation with mode 0700, the daemon lock file, and the master key.
+ * The state directory: creation with mode 0700, the daemon lock file, the master key and the
+ * audio key.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -83,15 +84,16 @@ function decodeKey(text: string, source: string): Buffer {
 }
 
 /**
- * The 32-byte master key that seals trunk credentials (DESIGN.md §8).
- * `configured` (from `VAGENT_MASTER_KEY` or the config file) wins; otherwise
- * `<state-dir>/master.key`, created on first use with mode 0600.
+ * A 32-byte secret kept in a file of the state dir: created on first use (32 random bytes,
+ * base64, mode 0600, written with `O_EXCL` so two starters never write two different keys),
+ * then read back. The master key and the audio key (DESIGN.md §8) both live this way.
  *
- * @throws StateDirError for a malformed key, or a key file readable by group or others.
+ * @param file the key file, e.g. `<state-dir>/master.key`
+ * @returns the 32 key bytes
+ * @throws StateDirError for a file readable or writable by group or others (with a chmod
+ *         hint), or one that does not hold 32 bytes as hex or base64
  */
-export function loadMasterKey(dir: string, configured: string | undefined): Buffer {
-  if (configured) return decodeKey(configured, 'VAGENT_MASTER_KEY');
-  const file = statePaths(dir).masterKey;
+export function loadKeyFile(file: string): Buffer {
   try {
     const fd = fs.openSync(file, 'wx', 0o600);
     fs.writeSync(fd, crypto.randomBytes(32).toString('base64') + '\n');
@@ -106,4 +108,30 @@ export function loadMasterKey(dir: string, configured: string | undefined): Buff
       `${file} has mode ${(st.mode & 0o777).toString(8)}; it must be readable by its owner only (chmod 600 ${file})`);
   }
   return decodeKey(fs.readFileSync(file, 'utf8'), file);
+}
+
+/**
+ * The 32-byte master key that seals trunk credentials (DESIGN.md §8).
+ * `configured` (from `VAGENT_MASTER_KEY` or the config file) wins; otherwise
+ * `<state-dir>/master.key`, created on first use with mode 0600 ({@link loadKeyFile}).
+ *
+ * @throws StateDirError for a malformed key, or a key file readable by group or others.
+ */
+export function loadMasterKey(dir: string, configured: string | undefined): Buffer {
+  if (configured) return decodeKey(configured, 'VAGENT_MASTER_KEY');
+  return loadKeyFile(statePaths(dir).masterKey);
+}
+
+/**
+ * The 32-byte per-install secret that names audio clips (`GET /v1/audio/{name}.wav`, where
+ * name = HMAC-SHA256 of the clip's content key under this secret; docs/api-decisions.md
+ * "Audio"): `<state-dir>/audio.key`, created on first use with mode 0600
+ * ({@link loadKeyFile}). Its own file rather than a derivation of the master key: the master
+ * key may be supplied from outside (`VAGENT_MASTER_KEY`, possibly the same on several
+ * installs), and deleting `audio.key` revokes every audio URL without touching credentials.
+ *
+ * @throws StateDirError for a malformed key file, or one readable by group or others.
+ */
+export function loadAudioKey(dir: string): Buffer {
+  return loadKeyFile(statePaths(dir).audioKey);
 }

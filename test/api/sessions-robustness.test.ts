@@ -115,7 +115,7 @@ describe('costs', () => {
   });
 });
 
-describe('GET /v1/audio/{sha256}.wav', () => {
+describe('GET /v1/audio/{name}.wav', () => {
   it('serves a 48 kHz mono WAV without auth, and 404 for anything else', async () => {
     t = await makeTestApp({}, { speech: testSpeech() });
     const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();

@@ -1,7 +1,8 @@
 /**
- * Speech for API tests: the real speech service and audio cache (in a temp dir) over the fake
- * synthesiser, whose mode can make calls crash, hang or fail.
+ * Speech for API tests: the real speech service and audio cache (in a temp dir, with its own
+ * audio secret) over the fake synthesiser, whose mode can make calls crash, hang or fail.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ export function testSpeech(mode: FakeMode = 'ok', timeoutMs = 2000): SpeechServi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
   dirs.push(dir);
   const fake = new FakeSynthesizer({ mode, msPerChar: 5 });
-  const service = new SpeechService(fake, new AudioCache(dir), { timeoutMs }) as SpeechService & { fake: FakeSynthesizer };
+  const service = new SpeechService(fake, new AudioCache(dir, crypto.randomBytes(32)), { timeoutMs }) as SpeechService & { fake: FakeSynthesizer };
   service.fake = fake;
   return service;
 }

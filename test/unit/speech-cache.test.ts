@@ -2,12 +2,16 @@
  * The content-addressed audio cache (src/speech/cache.ts): keys, atomic writes, the lazy
  * index, combined clips and malformed keys.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AudioCache, isAudioSha } from '../../src/speech/cache.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+
+/** The install's audio secret of these tests. */
+const SECRET = crypto.randomBytes(32);
 
 let root: string;
 beforeEach(() => {
@@ -37,12 +41,12 @@ describe('AudioCache.keyFor', () => {
 describe('AudioCache', () => {
   it('creates its directory with mode 0700', () => {
     const dir = path.join(root, 'state', 'audio');
-    new AudioCache(dir);
+    new AudioCache(dir, SECRET);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('stores a clip atomically under <sha>.wav, leaving no temporary file', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const sha = AudioCache.keyFor('fake', 'en', 'hi');
     expect(cache.has(sha)).toBe(false);
     expect(cache.read(sha)).toBeNull();
@@ -56,7 +60,7 @@ describe('AudioCache', () => {
   });
 
   it('put stores concurrently and idempotently', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const sha = AudioCache.keyFor('fake', 'en', 'async');
     const wav = clip(100);
     await Promise.all([cache.put(sha, wav), cache.put(sha, wav)]);
@@ -70,7 +74,7 @@ describe('AudioCache', () => {
   });
 
   it('is idempotent: a second put of the same key keeps the first file', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const sha = AudioCache.keyFor('fake', 'en', 'x');
     await cache.put(sha, clip(100));
     await cache.put(sha, clip(200));
@@ -79,7 +83,7 @@ describe('AudioCache', () => {
   });
 
   it('loads its index from disk lazily and ignores foreign and temporary files', async () => {
-    const a = new AudioCache(root);
+    const a = new AudioCache(root, SECRET);
     const sha = AudioCache.keyFor('fake', 'en', 'persisted');
     await a.put(sha, clip(50));
     fs.writeFileSync(path.join(root, 'notes.txt'), 'x');
@@ -87,14 +91,14 @@ describe('AudioCache', () => {
     fs.writeFileSync(stale, 'partial');
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
     fs.utimesSync(stale, old, old);
-    const b = new AudioCache(root);
+    const b = new AudioCache(root, SECRET);
     expect(b.has(sha)).toBe(true);
     expect(fs.existsSync(stale)).toBe(false); // a crash's left-over is cleaned up
     expect(b.stats().files).toBe(1);
   });
 
   it('refuses malformed keys everywhere', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     for (const bad of ['', '../etc/passwd', 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(64)}.wav`, `${'a'.repeat(63)}/`]) {
       expect(cache.path(bad)).toBeNull();
       expect(cache.has(bad)).toBe(false);
@@ -105,7 +109,7 @@ describe('AudioCache', () => {
   });
 
   it('combines clips once, under a key of the list, playing them in order', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const a = AudioCache.keyFor('fake', 'en', 'a');
     const b = AudioCache.keyFor('fake', 'en', 'b');
     await cache.put(a, clip(200, 1000));
@@ -127,7 +131,7 @@ describe('AudioCache', () => {
   });
 
   it('builds a new combination once for concurrent requests, and retries one that failed', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const a = AudioCache.keyFor('fake', 'en', 'a');
     const b = AudioCache.keyFor('fake', 'en', 'b');
     await cache.put(a, clip(200, 1000));
@@ -146,7 +150,7 @@ describe('AudioCache', () => {
   });
 
   it('names a combination without building it only when it is stored already', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const a = AudioCache.keyFor('fake', 'en', 'a');
     const b = AudioCache.keyFor('fake', 'en', 'b');
     await cache.put(a, clip(200, 1000));
@@ -163,9 +167,41 @@ describe('AudioCache', () => {
   });
 
   it('fails to combine a clip that is not cached', async () => {
-    const cache = new AudioCache(root);
+    const cache = new AudioCache(root, SECRET);
     const a = AudioCache.keyFor('fake', 'en', 'a');
     await cache.put(a, clip(10));
     await expect(cache.combine([a, AudioCache.keyFor('fake', 'en', 'missing')])).rejects.toThrow(/not in the cache/);
+  });
+});
+
+describe('AudioCache names (issue 14 item 2)', () => {
+  it('names a clip by a keyed MAC: another secret gives another name, the key is not a name', async () => {
+    const key = AudioCache.keyFor('fake', 'en', 'That is Sunita Rao, right?');
+    const cache = new AudioCache(root, SECRET);
+    const other = new AudioCache(fs.mkdtempSync(path.join(root, 'other-')), crypto.randomBytes(32));
+    const name = cache.nameOf(key);
+    expect(isAudioSha(name)).toBe(true);
+    expect(name).toBe(crypto.createHmac('sha256', SECRET).update('vagent-audio-name-v1\u0000').update(key).digest('hex'));
+    expect(other.nameOf(key)).not.toBe(name);
+    expect(name).not.toBe(key);
+    expect(cache.fileOfName(name)).toBeNull(); // not cached yet
+    await cache.put(key, clip(50));
+    expect(cache.nameOf(key)).toBe(name);
+    expect(cache.fileOfName(name)).toBe(cache.path(key));
+    expect(cache.fileOfName(key)).toBeNull();
+    expect(cache.fileOfName('../x')).toBeNull();
+    expect(() => new AudioCache(root, crypto.randomBytes(16))).toThrow(RangeError);
+  });
+
+  it('names the clips it finds on disk (a cache written before names existed) when its index loads', async () => {
+    const key = AudioCache.keyFor('fake', 'en', 'old clip');
+    fs.writeFileSync(path.join(root, `${key}.wav`), clip(30));
+    const cache = new AudioCache(root, SECRET);
+    const name = cache.nameOf(key);
+    expect(cache.fileOfName(name)).toBe(path.join(root, `${key}.wav`));
+    expect(cache.fileOfName(key)).toBeNull();
+    fs.rmSync(path.join(root, `${key}.wav`));
+    expect(cache.read(key)).toBeNull(); // a vanished file is forgotten, name and all
+    expect(cache.fileOfName(name)).toBeNull();
   });
 });

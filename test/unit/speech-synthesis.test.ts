@@ -3,6 +3,7 @@
  * cache hits without synthesis, deduplicated concurrent misses, bounded pre-synthesis, and
  * engine failures surfacing as SpeechError.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,9 @@ import { renderCachedClips, renderClips } from '../../src/services/clips.js';
 import { NoSpeech } from '../../src/services/speech-port.js';
 import { SpeechError } from '../../src/speech/types.js';
 import { readWavInfo } from '../../src/speech/wav.js';
+
+/** The install's audio secret of these tests. */
+const SECRET = crypto.randomBytes(32);
 
 let root: string;
 beforeEach(() => {
@@ -55,19 +59,19 @@ describe('FakeSynthesizer', () => {
 });
 
 describe('SpeechService', () => {
-  const make = (fake = new FakeSynthesizer(), concurrency?: number) => new SpeechService(fake, new AudioCache(root), { timeoutMs: 50, prepareTimeoutMs: 70, concurrency });
+  const make = (fake = new FakeSynthesizer(), concurrency?: number) => new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50, prepareTimeoutMs: 70, concurrency });
 
   it('synthesises a miss once, stores a 48 kHz WAV, then serves hits for free', async () => {
     const fake = new FakeSynthesizer();
     const speech = make(fake);
     const first = await speech.ensure('May I have your name?', 'fake-en');
-    expect(first).toEqual({ sha: speech.keyFor('May I have your name?', 'fake-en'), cacheHit: false, chars: 21 });
-    expect(speech.has(first.sha)).toBe(true);
-    const info = readWavInfo(fs.readFileSync(speech.fileOf(first.sha)!));
+    expect(first).toEqual({ key: speech.keyFor('May I have your name?', 'fake-en'), cacheHit: false, chars: 21 });
+    expect(speech.has(first.key)).toBe(true);
+    const info = readWavInfo(fs.readFileSync(speech.fileOf(speech.nameOf(first.key))!));
     expect(info).toMatchObject({ sampleRate: 48000, channels: 1, bitsPerSample: 16 });
     expect(info.durationMs).toBeCloseTo(21 * 60, -1);
     const again = await speech.ensure('May I have your name?', 'fake-en');
-    expect(again).toEqual({ sha: first.sha, cacheHit: true, chars: 0 });
+    expect(again).toEqual({ key: first.key, cacheHit: true, chars: 0 });
     expect(fake.calls).toBe(1);
     expect(speech.provider).toBe('fake');
     expect(speech.voiceFor('en-IN')).toBe('fake-en');
@@ -83,7 +87,7 @@ describe('SpeechService', () => {
     const speech = make(fake);
     const results = await Promise.all([1, 2, 3].map(() => speech.ensure('same text', 'fake-en')));
     expect(fake.calls).toBe(1);
-    expect(new Set(results.map((r) => r.sha)).size).toBe(1);
+    expect(new Set(results.map((r) => r.key)).size).toBe(1);
     expect(results.map((r) => r.chars).sort()).toEqual([0, 0, 9]);
   });
 
@@ -96,7 +100,7 @@ describe('SpeechService', () => {
     fake.mode = 'hang';
     await expect(speech.ensure('x', 'fake-en')).rejects.toMatchObject({ reason: 'timeout' });
     expect(speech.has(speech.keyFor('x', 'fake-en'))).toBe(false);
-    expect(speech.fileOf(speech.keyFor('x', 'fake-en'))).toBeNull();
+    expect(speech.fileOf(speech.nameOf(speech.keyFor('x', 'fake-en')))).toBeNull();
     fake.mode = 'ok';
     expect((await speech.ensure('x', 'fake-en')).cacheHit).toBe(false);
   });
@@ -123,7 +127,7 @@ describe('SpeechService', () => {
     const speech = make(fake, 2);
     const texts = ['a', 'b', 'c', 'd', 'e', 'a', 'b'];
     const progress: Array<[number, number]> = [];
-    const result = await speech.prepare(texts, 'fake-en', (done, total) => progress.push([done, total]));
+    const result = await speech.prepare(texts, 'fake-en', { onProgress: (done, total) => progress.push([done, total]) });
     expect(result).toEqual({ ready: 5, failed: 0 });
     expect(fake.calls).toBe(5);
     expect(peak).toBe(2);
@@ -142,6 +146,20 @@ describe('SpeechService', () => {
     expect(await speech.prepare([], 'fake-en')).toEqual({ ready: 0, failed: 0 });
   });
 
+  it('prepare starts no text once its signal aborts, and settles the ones under way', async () => {
+    const fake = new FakeSynthesizer({ delayMs: 20 });
+    const speech = make(fake, 1);
+    const stop = new AbortController();
+    const run = speech.prepare(['a', 'b', 'c'], 'fake-en', { signal: stop.signal });
+    expect(fake.calls).toBe(1); // 'a' is under way
+    stop.abort();
+    expect(await run).toEqual({ ready: 1, failed: 0 });
+    expect(fake.calls).toBe(1);
+    expect(speech.has(speech.keyFor('a', 'fake-en'))).toBe(true);
+    expect(await speech.prepare(['d'], 'fake-en', { signal: stop.signal })).toEqual({ ready: 0, failed: 0 });
+    expect(fake.calls).toBe(1);
+  });
+
   it('gives live synthesis its time limit and background pre-synthesis its own', async () => {
     const fake = new FakeSynthesizer();
     const speech = make(fake);
@@ -155,15 +173,15 @@ describe('SpeechService', () => {
     const speech = make(fake);
     const a = await speech.ensure('one', 'fake-en');
     const b = await speech.ensure('two', 'fake-en');
-    const ab = await speech.combine([a.sha, b.sha]);
-    expect(readWavInfo(fs.readFileSync(speech.fileOf(ab)!)).durationMs).toBeCloseTo(180 + 150 + 180, -1);
+    const ab = await speech.combine([a.key, b.key]);
+    expect(readWavInfo(fs.readFileSync(speech.fileOf(speech.nameOf(ab))!)).durationMs).toBeCloseTo(180 + 150 + 180, -1);
     await speech.close();
     expect(fake.closed).toBe(true);
   });
 });
 
 describe('reply clips (services/clips.ts)', () => {
-  const make = (fake = new FakeSynthesizer()) => new SpeechService(fake, new AudioCache(root), { timeoutMs: 50 });
+  const make = (fake = new FakeSynthesizer()) => new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50 });
   const specs = [{ text: 'The fee is ₹500.', flags: { source: 'faq' } }, { text: 'May I have your name?', flags: {} }];
   const base = 'http://127.0.0.1:7000';
 

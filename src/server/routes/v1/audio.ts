@@ -1,7 +1,9 @@
 /**
- * `GET /v1/audio/{sha256}.wav` (DESIGN.md §4 "Extensions"): a cached clip as a 48 kHz mono
- * PCM16 WAV. The URL is a capability (an unguessable content hash), so it needs no API key:
- * a media server or a browser can fetch it as is.
+ * `GET /v1/audio/{name}.wav` (DESIGN.md §4 "Extensions"): a cached clip as a 48 kHz mono
+ * PCM16 WAV. The URL is a capability, so it needs no API key (a media server or a browser can
+ * fetch it as is): `name` is HMAC-SHA256 of the clip's cache key under the install's secret
+ * (`<state-dir>/audio.key`), so knowing or guessing what was said does not give the URL, and
+ * the plain SHA-256 of engine, voice and text is not served.
  */
 import fs from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -15,13 +17,13 @@ export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/audio/:file', {
       schema: {
-        summary: 'A synthesised clip (48 kHz mono PCM16 WAV); no auth: the hash is the capability',
+        summary: 'A synthesised clip (48 kHz mono PCM16 WAV); no auth: the name, a keyed MAC only this install can compute, is the capability',
         tags: ['audio'], security: [], params: z.object({ file: z.string() }),
         response: { 200: z.any().meta({ description: 'audio/wav' }), ...errorResponses },
       },
     }, async (request, reply) => {
       const name = request.params.file;
-      // fileOf returns null for anything but a cached clip's 64-hex key (SpeechPort.fileOf)
+      // fileOf returns null for anything but the public name of a cached clip (SpeechPort.fileOf)
       const file = name.endsWith('.wav') ? speech.fileOf(name.slice(0, -'.wav'.length)) : null;
       if (!file) throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
       let stat: fs.Stats;
