@@ -78,6 +78,8 @@ export interface FakeBehaviour {
   delayMs?: number;
   /** Answer the next valid CreateSIPParticipant with this error, then clear it. */
   failNext?: InjectedFailure;
+  /** Answer the next valid RoomService RemoveParticipant or DeleteRoom with this error, then clear it. */
+  failNextRoom?: InjectedFailure;
 }
 
 /** The outcome of one webhook POST. */
@@ -132,6 +134,11 @@ export interface FakeLiveKit {
   requests: RecordedRequest[];
   /** Just the `livekit.SIP/CreateSIPParticipant` requests. */
   sipParticipants(): RecordedRequest[];
+  /**
+   * Just the hang-up requests: `livekit.RoomService/RemoveParticipant` (body `{room, identity}`)
+   * and `livekit.RoomService/DeleteRoom` (body `{room}`), answered or not, in arrival order.
+   */
+  hangups(): RecordedRequest[];
   /** Misbehaviour knobs; mutate freely. */
   behaviour: FakeBehaviour;
   /** Where webhooks go; mutate freely. */
@@ -348,6 +355,7 @@ class FakeServer implements FakeLiveKit {
         schema: RoomParticipantIdentity,
         permit: (c, r) => needRoomAdmin(r.room)(c),
         handle: async (r) => {
+          this.injectedRoomFailure();
           const p = this.existingRoom(r.room).participants.get(r.identity);
           if (!p) throw new TwirpFailure('not_found', 'participant not found');
           this.leave(r.room, p, DisconnectReason.PARTICIPANT_REMOVED);
@@ -358,6 +366,7 @@ class FakeServer implements FakeLiveKit {
         schema: DeleteRoomRequest,
         permit: (c) => (videoGrant(c).roomCreate === true ? undefined : DENIED),
         handle: async (r) => {
+          this.injectedRoomFailure();
           for (const p of this.existingRoom(r.room).participants.values()) this.leave(r.room, p, DisconnectReason.ROOM_DELETED);
           this.rooms.delete(r.room);
           return new DeleteRoomResponse();
@@ -380,6 +389,18 @@ class FakeServer implements FakeLiveKit {
 
   sipParticipants(): RecordedRequest[] {
     return this.requests.filter((r) => r.service === 'livekit.SIP' && r.method === 'CreateSIPParticipant');
+  }
+
+  hangups(): RecordedRequest[] {
+    return this.requests.filter((r) => r.service === 'livekit.RoomService' && (r.method === 'RemoveParticipant' || r.method === 'DeleteRoom'));
+  }
+
+  /** Throws {@link FakeBehaviour.failNextRoom} once, if set. */
+  private injectedRoomFailure(): void {
+    const injected = this.behaviour.failNextRoom;
+    if (!injected) return;
+    this.behaviour.failNextRoom = undefined;
+    throw new TwirpFailure(injected.code, injected.msg, injected.meta, injected.status);
   }
 
   signWebhook(body: string): string {

@@ -14,12 +14,12 @@
  * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
  * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
  */
-import { DIAL_LIMITS } from '../domain/calls.js';
+import { DIAL_LIMITS, type DialStatus } from '../domain/calls.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
 import { costView } from '../domain/money.js';
 import type { CallPlacement, CallStatus } from '../domain/resources.js';
-import type { CallRow, CallWithSession, DialStatus } from '../store/index.js';
+import type { CallRow, CallWithSession } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
@@ -104,6 +104,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
     trunk_id: row.trunk_id,
     room_name: row.room_name,
     provider_call_id: row.provider_call_id,
+    answered_at: row.answered_at,
   };
 }
 
@@ -227,26 +228,31 @@ export class CallService {
       const carrierReached = result.sipStatus !== null;
       await this.sessions.end(caller, sessionId, (fn) => store.write(() => {
         fn();
-        this.deps.repos.calls.setDialOutcome(n, {
-          dial_status: 'failed', provider_call_id: null, dial_error: result.message,
-          idempotency_key: carrierReached ? ctx.idempotencyKey : null,
+        this.deps.repos.calls.moveDial(n, 'failed', {
+          provider_call_id: null, dial_error: result.message, idempotency_key: carrierReached ? ctx.idempotencyKey : null,
         });
-      }));
+      }), { lineHandled: true });
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
     if (result.kind === 'unknown') {
-      await store.write(() => this.deps.repos.calls.setDialOutcome(n, {
-        dial_status: 'unknown', provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
+      await store.write(() => this.deps.repos.calls.moveDial(n, 'unknown', {
+        provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
       }));
       throw outcomeUnknown({ id: n, dial_error: result.message });
     }
 
+    // Answered when the dial waited for the callee (livekit.wait_until_answered), else ringing;
+    // a webhook or a hang-up that settled the call first keeps it where it is.
+    const answeredAt = result.answered ? this.deps.now() : undefined;
     return ctx.commit(() => {
-      this.deps.repos.calls.markRinging(n, result.sipCallId);
+      const calls = this.deps.repos.calls;
+      calls.moveDial(n, result.answered ? 'answered' : 'ringing', { provider_call_id: result.sipCallId, ...(answeredAt ? { answered_at: answeredAt } : {}) });
+      const row = calls.get(n)!;
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
         room_name: roomName, provider_call_id: result.sipCallId, trunk_id: trunk.id,
+        dial_status: row.dial_status, answered_at: row.answered_at,
       };
       return view;
     });
@@ -287,7 +293,7 @@ export class CallService {
       id: n, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
       to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
       provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
-      reserved_micro: reserved,
+      reserved_micro: reserved, answered_at: null,
       reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }
@@ -298,8 +304,7 @@ export class CallService {
    *         not_found for a missing or (in enforce) foreign call.
    */
   get(caller: Caller, callId: string): CallStatusView {
-    const n = parseSessionNumber(callId, 'call');
-    if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+    const n = parseCallId(callId);
     const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     return callStatusView(row);
@@ -324,6 +329,16 @@ export class CallService {
   recoverInterruptedDials(): number {
     return this.deps.repos.store.writeNow(() => this.deps.repos.calls.markInterruptedDials());
   }
+}
+
+/**
+ * The number N of call id `cl_<N>`.
+ * @throws ApiError session_not_found for a malformed id (spec: lookup is keyed by session).
+ */
+export function parseCallId(callId: string): number {
+  const n = parseSessionNumber(callId, 'call');
+  if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+  return n;
 }
 
 /** The error a request gets for a key an earlier dial was placed under. */

@@ -29,12 +29,30 @@ export interface DialRequest {
 
 /** What a dial came to. */
 export type DialResult =
-  /** The provider accepted the dial: the callee's phone is ringing. */
-  | { kind: 'placed'; sipCallId: string; participantId: string }
+  /**
+   * The provider accepted the dial. `answered`: the request waited for the callee and they
+   * answered (LiveKit's `waitUntilAnswered`); false: the phone is ringing.
+   */
+  | { kind: 'placed'; sipCallId: string; participantId: string; answered: boolean }
   /** The provider refused it; nothing rings. `sipStatus` when the carrier answered with a SIP failure. */
   | { kind: 'rejected'; message: string; sipStatus: number | null }
   /** No answer from the provider (timeout, connection lost mid-request): the phone may be ringing. */
   | { kind: 'unknown'; message: string };
+
+/**
+ * What hanging up a call's line came to: `hung_up` — the provider removed the phone
+ * participant (or, with no participant identity, deleted the call's room); `already_gone` —
+ * the provider had no such participant or room (the line had already ended).
+ */
+export type HangupResult = { line: 'hung_up' | 'already_gone' };
+
+/** A hang-up the provider refused or did not answer: the line may still be up. The message has no secrets. */
+export class HangupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HangupError';
+  }
+}
 
 /** A verified provider webhook, reduced to what vagent acts on. */
 export interface TelephonyEvent {
@@ -68,6 +86,13 @@ export interface TelephonyPort {
   /** Places an outbound SIP call. Never throws: every failure is a {@link DialResult}. */
   dial(request: DialRequest): Promise<DialResult>;
   /**
+   * Hangs up the phone line in `roomName`: removes the SIP participant `participantIdentity`
+   * when it is known (outbound calls), then deletes the room so the media agent leaves too.
+   * With no identity (inbound calls), deleting the room is what hangs up.
+   * @throws HangupError when the provider refuses or cannot be reached (the line may be up).
+   */
+  hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult>;
+  /**
    * Dispatches the media agent into `roomName` with `metadata` (JSON text).
    * @throws Error when the provider refuses or cannot be reached.
    */
@@ -88,6 +113,7 @@ export class NoTelephony implements TelephonyPort {
   readonly agentName = null;
   async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
   async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
+  async hangUp(): Promise<HangupResult> { throw new HangupError('no telephony provider is configured'); }
   async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
   async check(): Promise<TelephonyCheck> {
     return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };

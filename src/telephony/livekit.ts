@@ -8,11 +8,13 @@
  *   after a transport error or a 5xx, and a replayed dial can ring the callee twice.
  * - Errors are sorted into refused (nothing rings) and unknown (the phone may ring), so the
  *   call service never dials again on an unknown outcome.
+ * - Hang-up: `RoomServiceClient.removeParticipant` (the SIP service then ends the call) and
+ *   `deleteRoom` (the media agent leaves); LiveKit's `not_found` means the line is already gone.
  * - Webhooks are verified with the SDK's `WebhookReceiver` over the exact raw body.
  */
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
-import { AgentDispatchClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
-import type { DialRequest, DialResult, TelephonyCheck, TelephonyEvent, TelephonyPort } from '../services/telephony-port.js';
+import { AgentDispatchClient, RoomServiceClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
+import { HangupError, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent, type TelephonyPort } from '../services/telephony-port.js';
 
 /** LiveKit connection settings (the `livekit` settings with all three set). */
 export interface LiveKitSettings {
@@ -83,6 +85,11 @@ function blockedPort(err: unknown): boolean {
   return (err as { cause?: { message?: unknown } } | null)?.cause?.message === 'bad port';
 }
 
+/** LiveKit's answer that a room or participant does not exist (Twirp `not_found`, 404). */
+function isNotFound(err: unknown): boolean {
+  return err instanceof ServerError && (err.status === 404 || err.code === 'not_found');
+}
+
 function safeOrigin(url: string): string {
   try {
     return new URL(url).origin.replace(/^http/, url.startsWith('ws') ? 'ws' : 'http');
@@ -98,6 +105,7 @@ export class LiveKitTelephony implements TelephonyPort {
   readonly agentName: string;
   private readonly sip: SipClient;
   private readonly dispatch: AgentDispatchClient;
+  private readonly rooms: RoomServiceClient;
   private readonly receiver: WebhookReceiver;
 
   constructor(private readonly settings: LiveKitSettings) {
@@ -106,6 +114,7 @@ export class LiveKitTelephony implements TelephonyPort {
     const options = { requestTimeout: settings.requestTimeoutS, failover: false };
     this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);
+    this.rooms = new RoomServiceClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.receiver = new WebhookReceiver(settings.apiKey, settings.apiSecret);
   }
 
@@ -131,7 +140,7 @@ export class LiveKitTelephony implements TelephonyPort {
           ...(r.trunk.username !== null ? { authUsername: r.trunk.username } : {}),
           ...(r.trunk.password !== null ? { authPassword: r.trunk.password } : {}),
         }));
-      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId };
+      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId, answered: this.settings.waitUntilAnswered };
     } catch (err) {
       const result = this.classify(err, timeoutS);
       const secrets = r.trunk.kind === 'inline' ? [r.trunk.username, r.trunk.password] : [];
@@ -165,6 +174,29 @@ export class LiveKitTelephony implements TelephonyPort {
       return { kind: 'unknown', message: `LiveKit did not answer the dial within ${timeoutS} s` };
     }
     return { kind: 'unknown', message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})` };
+  }
+
+  async hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult> {
+    let line: HangupResult['line'] = 'already_gone';
+    if (participantIdentity !== null) {
+      try {
+        await this.rooms.removeParticipant(roomName, participantIdentity);
+        line = 'hung_up';
+      } catch (err) {
+        if (!isNotFound(err)) throw new HangupError(`could not hang up: ${explainLiveKitError(err, this.url).message}`);
+      }
+    }
+    try {
+      await this.rooms.deleteRoom(roomName);
+      if (participantIdentity === null) line = 'hung_up';
+    } catch (err) {
+      // With the phone participant removed, the room is only tidied: the media agent leaves
+      // on its own once the session has ended.
+      if (!isNotFound(err) && participantIdentity === null) {
+        throw new HangupError(`could not hang up: ${explainLiveKitError(err, this.url).message}`);
+      }
+    }
+    return { line };
   }
 
   async dispatchAgent(roomName: string, metadata: string): Promise<void> {

@@ -15,7 +15,7 @@ import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, 
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
 const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at', 'ended_at', 'duration_s', 'customer_name', 'cost',
-  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id'];
+  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at'];
 const TO = '+919876543210';
 const FROM = '+912240001234';
 
@@ -343,7 +343,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     expect(fake.sipParticipants().at(-1)!.body).toMatchObject({ sipCallTo: TO, roomName: `call-${id}`, ringingTimeout: '20s' });
 
     const show = await dialer(['call', 'show', id!]);
-    expect(show.stdout).toMatch(/^dial status:\s+ringing$/m);
+    expect(show.stdout).toMatch(/^dial status:\s+answered$/m);
   });
 
   it('a busy callee is dial_failed with the SIP status (exit 1)', async () => {
