@@ -336,6 +336,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     // The daemon waits for the answer (livekit.wait_until_answered), and the fake callee answers.
     const id = /^✔ \+919876543210 answered: call (cl_\d+)$/m.exec(res.stdout)?.[1];
     expect(id, res.stdout).toBeDefined();
+    expect(res.stdout).toMatch(/^status:\s+answered$/m);
     expect(res.stdout).toMatch(new RegExp(`^room:\\s+call-${id}$`, 'm'));
     expect(res.stdout).toMatch(/^provider call:\s+SCL_\w+$/m);
     expect(res.stdout).toMatch(/^trunk:\s+tk_[a-z0-9]{20}$/m);

@@ -172,7 +172,8 @@ function printPlacement(p: CallPlacement): void {
   else ok(`call ${p.call_id} prepared: nothing was dialled`);
   const fields: Array<[string, string]> = [
     ['call', p.call_id],
-    ['status', p.status],
+    // The API keeps the spec's two placement statuses; a dial that waited says it was answered.
+    ['status', p.dial_status === 'answered' ? 'answered' : p.status],
     ['session', p.session_id],
     ['agent', p.agent_id],
     ['to', p.to],
