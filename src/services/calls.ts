@@ -67,6 +67,8 @@ export interface PlaceContext<R> {
   commit: Commit<R>;
   /** Told of a media-agent dispatch failure (the call still rings). */
   onDispatchError?: (err: unknown, callId: string) => void;
+  /** Told of a failed hang-up of a call hung up while it was being dialled. */
+  onHangupError?: (err: unknown, callId: string) => void;
 }
 
 /** What the session service's open view gives a call: its id and creation time (epoch seconds). */
@@ -244,10 +246,12 @@ export class CallService {
     // Answered when the dial waited for the callee (livekit.wait_until_answered), else ringing;
     // a webhook or a hang-up that settled the call first keeps it where it is.
     const answeredAt = result.answered ? this.deps.now() : undefined;
-    return ctx.commit(() => {
+    let settled: DialStatus | undefined;
+    const reply = await ctx.commit(() => {
       const calls = this.deps.repos.calls;
       calls.moveDial(n, result.answered ? 'answered' : 'ringing', { provider_call_id: result.sipCallId, ...(answeredAt ? { answered_at: answeredAt } : {}) });
       const row = calls.get(n)!;
+      settled = row.dial_status;
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
@@ -256,6 +260,16 @@ export class CallService {
       };
       return view;
     });
+    // Hung up while LiveKit was still dialling: the phone participant may have joined after
+    // that hang-up looked for it, so it is removed once more (best effort; the call is over).
+    if (settled === 'completed') {
+      try {
+        await this.telephony.hangUp(roomName, identity);
+      } catch (err) {
+        ctx.onHangupError?.(err, `cl_${n}`);
+      }
+    }
+    return reply;
   }
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */

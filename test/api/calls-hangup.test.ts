@@ -194,6 +194,46 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
     expect(retry.json()).toMatchObject({ status: 'completed', line: 'hung_up' });
   });
 
+  it('hangs up an inbound call by deleting its room (vagent does not name that phone participant)', async () => {
+    const DID = '+918069001234';
+    expect((await waiting.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_clinic_booking' })).statusCode).toBe(201);
+    const inbound = await fake.simulateInbound({ from: '+919812345678', to: DID });
+    await settle(waiting);
+    const call = (await waiting.call('GET', '/v1/calls?limit=100')).json().data.find((c: { provider_call_id: string }) => c.provider_call_id === inbound.callId);
+    expect(call).toMatchObject({ direction: 'inbound', dial_status: 'answered', answered_at: expect.any(Number) });
+    const before = fake.hangups().length;
+    const res = await waiting.call('POST', `/v1/calls/${call.call_id}/hangup`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'completed', dial_status: 'completed', line: 'hung_up' });
+    const sent = fake.hangups().slice(before);
+    expect(sent.map((r) => [r.method, r.body])).toEqual([['DeleteRoom', { room: inbound.room }]]);
+  });
+
+  it('a call hung up while LiveKit is still dialling stays completed, and its phone participant is removed once the dial returns', async () => {
+    fake.behaviour = { delayMs: 400 };
+    const dials = fake.sipParticipants().length;
+    const placing = waiting.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true });
+    while (fake.sipParticipants().length === dials) await new Promise((r) => setTimeout(r, 10));
+    const n = /^call-cl_([0-9]+)$/.exec(String(fake.sipParticipants().at(-1)!.body.roomName))![1];
+    const before = fake.hangups().length;
+    const hung = await waiting.call('POST', `/v1/calls/cl_${n}/hangup`);
+    expect(hung.statusCode, hung.body).toBe(200);
+    expect(hung.json()).toMatchObject({ status: 'completed', dial_status: 'completed' });
+    const placed = await placing;
+    expect(placed.statusCode, placed.body).toBe(201);
+    // The dial's answer came after the hang-up: the call is not reopened as answered.
+    expect(placed.json()).toMatchObject({ call_id: `cl_${n}`, dial_status: 'completed', answered_at: null });
+    expect(await callOf(waiting, `cl_${n}`)).toMatchObject({ status: 'completed', dial_status: 'completed', answered_at: null });
+    // The reply is sent once the call is recorded; the removal follows it.
+    const removalsOf = () => fake.hangups().slice(before).filter((r) => r.method === 'RemoveParticipant');
+    for (let i = 0; i < 100 && removalsOf().length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 50));
+    const removals = removalsOf();
+    expect(removals).toHaveLength(2);
+    expect(removals[1]!.body).toEqual({ room: `call-cl_${n}`, identity: `sip-cl_${n}` });
+    await expect(new RoomServiceClient(fake.url, fake.apiKey, fake.apiSecret).listParticipants(`call-cl_${n}`)).rejects.toThrow(/does not exist/);
+  });
+
   it('refuses a malformed call id (session_not_found) and an unknown one (not_found)', async () => {
     expectError(await waiting.call('POST', '/v1/calls/cl_x/hangup'), 404, 'session_not_found', 'call_id');
     expectError(await waiting.call('POST', '/v1/calls/cl_123456789/hangup'), 404, 'not_found', 'call_id');
