@@ -9,6 +9,8 @@
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
+import { buildApp } from '../../src/server/app.js';
+import { openRuntime } from '../../src/server/runtime.js';
 import { LiveKitTelephony } from '../../src/telephony/livekit.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
@@ -251,6 +253,26 @@ describe('ending the session of a dialled call', () => {
     expect(sent.map((r) => r.method)).toEqual(['RemoveParticipant', 'DeleteRoom']);
     expect(sent[0]!.body).toEqual({ room: placed.room_name, identity: identityOf(placed.call_id) });
     expect(await callOf(waiting, placed.call_id)).toMatchObject({ status: 'completed', dial_status: 'completed' });
+  });
+
+  it('without LiveKit settings, a hang-up of a line that may be up is telephony_not_configured; ending the session ends only the session', async () => {
+    const placed = await dial(waiting);
+    // The same state dir served by a daemon started without LIVEKIT_*.
+    const runtime = openRuntime(waiting.settings);
+    const bare = await buildApp({ services: runtime.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
+    try {
+      const headers = { authorization: `Bearer ${waiting.key}` };
+      const hang = await bare.inject({ method: 'POST', url: `/v1/calls/${placed.call_id}/hangup`, headers });
+      const err = expectError(hang, 503, 'telephony_not_configured', 'call_id');
+      expect(err.message).toMatch(/may still be on the line/);
+      const end = await bare.inject({ method: 'POST', url: `/v1/sessions/${placed.session_id}/end`, headers });
+      expect(end.statusCode, end.body).toBe(200);
+      const call = (await bare.inject({ method: 'GET', url: `/v1/calls/${placed.call_id}`, headers })).json();
+      expect(call).toMatchObject({ status: 'completed', dial_status: 'answered' });
+    } finally {
+      await bare.close();
+      runtime.close();
+    }
   });
 
   it('keeps the session open when the line could not be hung up', async () => {
