@@ -3,7 +3,7 @@
  * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
  * name and cost are read from that session.
  */
-import { DIAL_STATUSES, dialSourcesOf, type DialStatus } from '../../domain/calls.js';
+import { canMoveDial, DIAL_STATUSES, dialSourcesOf, type DialStatus } from '../../domain/calls.js';
 import type { Db } from '../database.js';
 
 export type { DialStatus };
@@ -88,8 +88,10 @@ export class CallRepo {
           idempotency_print = CASE WHEN @set_key AND @idempotency_key IS NULL THEN NULL ELSE idempotency_print END,
           answered_at = COALESCE(answered_at, @answered_at)
         WHERE id = @id AND dial_status IN (${dialSourcesOf(to).map((f) => `'${f}'`).join(', ') || 'NULL'})`)])) as Record<DialStatus, ReturnType<Db['prepare']>>,
+      // Only dials in flight; the table allows dialling → unknown.
       unknownAfterCrash: db.prepare(`UPDATE calls SET dial_status = 'unknown',
-          dial_error = 'vagent stopped while LiveKit was dialling; not dialled again' WHERE dial_status = 'dialling'`),
+          dial_error = 'vagent stopped while LiveKit was dialling; not dialled again'
+        WHERE dial_status = 'dialling' AND ${canMoveDial('dialling', 'unknown') ? 1 : 0}`),
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
           AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
       spend: db.prepare(`WITH day AS (
