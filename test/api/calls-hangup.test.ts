@@ -17,6 +17,8 @@ import { expectError } from '../support/expect.js';
 
 const TO = '+919876543210';
 const FROM = '+918069000001';
+/** What ag_emi_reminder's templates use. */
+const EMI = { customer_name: 'Ravi Kumar', context: { emi_amount: '12,500', loan_last4: '4321', due_date: '25 November' } };
 let fake: FakeLiveKit;
 /** Dials wait for the answer (the default setting). */
 let waiting: TestApp;
@@ -35,7 +37,7 @@ async function dialApp(waitUntilAnswered: boolean): Promise<TestApp & { hookUrl:
 
 /** Places a dialled call on `app`; returns the placement. */
 async function dial(app: TestApp, key?: string): Promise<Record<string, unknown> & { call_id: string; session_id: string; room_name: string; provider_call_id: string }> {
-  const res = await app.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true }, key ? { headers: { 'idempotency-key': key } } : {});
+  const res = await app.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, ...EMI }, key ? { headers: { 'idempotency-key': key } } : {});
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -175,7 +177,7 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
   });
 
   it('ends a prepared call that was never dialled without asking LiveKit (line not_dialled)', async () => {
-    const prepared = (await waiting.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO })).json();
+    const prepared = (await waiting.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, ...EMI })).json();
     const before = fake.requests.length;
     const res = await waiting.call('POST', `/v1/calls/${prepared.call_id}/hangup`);
     expect(res.statusCode, res.body).toBe(200);
@@ -214,7 +216,7 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
   it('a call hung up while LiveKit is still dialling stays completed, and its phone participant is removed once the dial returns', async () => {
     fake.behaviour = { delayMs: 400 };
     const dials = fake.sipParticipants().length;
-    const placing = waiting.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true });
+    const placing = waiting.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, ...EMI });
     while (fake.sipParticipants().length === dials) await new Promise((r) => setTimeout(r, 10));
     const n = /^call-cl_([0-9]+)$/.exec(String(fake.sipParticipants().at(-1)!.body.roomName))![1];
     const before = fake.hangups().length;

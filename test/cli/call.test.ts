@@ -349,7 +349,9 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
   });
 
   it('as a new user: a dialled call shows answered, `call hangup` hangs it up, and LiveKit records the removal', async () => {
-    const placed = JSON.parse((await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial', '--json'])).stdout);
+    // Everything the agent's templates use is given, as the README's examples do.
+    const placed = JSON.parse((await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial', '--json',
+      '--customer-name', 'Ravi Kumar', '--context', '{"emi_amount": "12,500", "loan_last4": "4321", "due_date": "25 November"}'])).stdout);
     expect(placed).toMatchObject({ status: 'ringing', dial_status: 'answered', answered_at: expect.any(Number) });
     const id: string = placed.call_id;
 
