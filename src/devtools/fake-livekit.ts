@@ -80,6 +80,11 @@ export interface FakeBehaviour {
   failNext?: InjectedFailure;
   /** Answer the next valid RoomService RemoveParticipant or DeleteRoom with this error, then clear it. */
   failNextRoom?: InjectedFailure;
+  /**
+   * Without `waitUntilAnswered`, milliseconds the callee lets it ring before answering (its
+   * `sip.callStatus` turns `active`, with no webhook, as in LiveKit). Default 0: at once.
+   */
+  ringMs?: number;
 }
 
 /** The outcome of one webhook POST. */
@@ -351,6 +356,15 @@ class FakeServer implements FakeLiveKit {
         permit: (c, r) => needRoomAdmin(r.room)(c),
         handle: async (r) => new ListParticipantsResponse({ participants: [...this.existingRoom(r.room).participants.values()] }),
       }),
+      'livekit.RoomService/GetParticipant': route({
+        schema: RoomParticipantIdentity,
+        permit: (c, r) => needRoomAdmin(r.room)(c),
+        handle: async (r) => {
+          const p = this.existingRoom(r.room).participants.get(r.identity);
+          if (!p) throw new TwirpFailure('not_found', 'participant not found');
+          return p;
+        },
+      }),
       'livekit.RoomService/RemoveParticipant': route({
         schema: RoomParticipantIdentity,
         permit: (c, r) => needRoomAdmin(r.room)(c),
@@ -532,7 +546,14 @@ class FakeServer implements FakeLiveKit {
     } else {
       const answered = p.clone();
       answered.attributes['sip.callStatus'] = 'active';
-      room.participants.set(p.identity, answered);
+      const ringMs = req.waitUntilAnswered ? 0 : this.behaviour.ringMs ?? 0;
+      room.participants.set(p.identity, ringMs > 0 ? p : answered);
+      if (ringMs > 0) {
+        // The callee picks up later, unless the participant was removed meanwhile.
+        void this.sleep(ringMs).then(() => {
+          if (room.participants.get(p.identity) === p) room.participants.set(p.identity, answered);
+        });
+      }
     }
     return new SIPParticipantInfo({ participantId: p.sid, participantIdentity: p.identity, roomName: room.name, sipCallId: callId });
   }

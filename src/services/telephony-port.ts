@@ -54,6 +54,9 @@ export class HangupError extends Error {
   }
 }
 
+/** How a {@link TelephonyPort.watchAnswer} ended. */
+export type AnswerWatch = 'answered' | 'gone' | 'timeout' | 'stopped';
+
 /** A verified provider webhook, reduced to what vagent acts on. */
 export interface TelephonyEvent {
   /** `participant_joined`, `participant_left`, `room_finished`, … */
@@ -93,6 +96,15 @@ export interface TelephonyPort {
    */
   hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult>;
   /**
+   * Watches a ringing outbound call until its SIP participant's `sip.callStatus` is `active`
+   * (LiveKit sends no webhook for that change), polling the provider.
+   * @param timeoutS how long to watch at most (the ringing timeout and a margin), seconds.
+   * @param signal stops the watch (resolves `stopped`).
+   * @returns `answered`, `gone` (no such participant any more: it left or was never there),
+   *          `timeout` or `stopped`. Provider errors are retried until the timeout.
+   */
+  watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch>;
+  /**
    * Dispatches the media agent into `roomName` with `metadata` (JSON text).
    * @throws Error when the provider refuses or cannot be reached.
    */
@@ -114,6 +126,7 @@ export class NoTelephony implements TelephonyPort {
   async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
   async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
   async hangUp(): Promise<HangupResult> { throw new HangupError('no telephony provider is configured'); }
+  async watchAnswer(): Promise<AnswerWatch> { return 'gone'; }
   async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
   async check(): Promise<TelephonyCheck> {
     return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };

@@ -10,11 +10,16 @@
  *   call service never dials again on an unknown outcome.
  * - Hang-up: `RoomServiceClient.removeParticipant` (the SIP service then ends the call) and
  *   `deleteRoom` (the media agent leaves); LiveKit's `not_found` means the line is already gone.
+ * - A call dialled without waiting for the answer is watched through `getParticipant` until
+ *   its SIP participant's `sip.callStatus` is `active`: LiveKit sends no webhook for that.
  * - Webhooks are verified with the SDK's `WebhookReceiver` over the exact raw body.
  */
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
 import { AgentDispatchClient, RoomServiceClient, ServerError, SipCallError, SipClient, WebhookReceiver } from 'livekit-server-sdk';
-import { HangupError, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent, type TelephonyPort } from '../services/telephony-port.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  HangupError, type AnswerWatch, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent, type TelephonyPort,
+} from '../services/telephony-port.js';
 
 /** LiveKit connection settings (the `livekit` settings with all three set). */
 export interface LiveKitSettings {
@@ -27,6 +32,8 @@ export interface LiveKitSettings {
   requestTimeoutS: number;
   /** Dial with `waitUntilAnswered` (see the `livekit.wait_until_answered` setting). */
   waitUntilAnswered: boolean;
+  /** Milliseconds between two looks at a ringing call's SIP participant (default 1000). */
+  answerPollMs?: number;
 }
 
 /** `participant.kind` of a SIP participant (livekit_models.proto `ParticipantInfo.Kind.SIP`). */
@@ -197,6 +204,26 @@ export class LiveKitTelephony implements TelephonyPort {
       }
     }
     return { line };
+  }
+
+  async watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch> {
+    const deadline = Date.now() + timeoutS * 1000;
+    const everyMs = this.settings.answerPollMs ?? 1000;
+    while (!signal.aborted && Date.now() < deadline) {
+      try {
+        await sleep(everyMs, undefined, { signal, ref: false });
+      } catch {
+        return 'stopped';
+      }
+      try {
+        const p = await this.rooms.getParticipant(roomName, participantIdentity);
+        if (p.attributes['sip.callStatus'] === 'active') return 'answered';
+      } catch (err) {
+        if (isNotFound(err)) return 'gone';
+        // Anything else (LiveKit briefly unreachable) is tried again until the deadline.
+      }
+    }
+    return signal.aborted ? 'stopped' : 'timeout';
   }
 
   async dispatchAgent(roomName: string, metadata: string): Promise<void> {

@@ -28,7 +28,9 @@ let ringing: TestApp;
 /** An app whose LiveKit is the fake, listening so the fake's webhooks reach it, with one trunk. */
 async function dialApp(waitUntilAnswered: boolean): Promise<TestApp & { hookUrl: string }> {
   const app = await makeTestApp({}, {
-    telephony: new LiveKitTelephony({ url: fake.url, apiKey: fake.apiKey, apiSecret: fake.apiSecret, agentName: 'vagent-media', requestTimeoutS: 5, waitUntilAnswered }),
+    telephony: new LiveKitTelephony({
+      url: fake.url, apiKey: fake.apiKey, apiSecret: fake.apiSecret, agentName: 'vagent-media', requestTimeoutS: 5, waitUntilAnswered, answerPollMs: 50,
+    }),
   });
   const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
   expect((await app.call('POST', '/v1/trunks', { address: 'sip.example-carrier.in', numbers: [FROM] })).statusCode).toBe(201);
@@ -80,8 +82,34 @@ describe('outbound calls show as answered', () => {
     expect(listed).toMatchObject({ dial_status: 'answered', answered_at: placed.answered_at });
   });
 
+  it('a dial that did not wait is watched until the callee picks up, with no webhook (LiveKit sends none for it)', async () => {
+    fake.webhookUrl = undefined;
+    fake.behaviour = { ringMs: 400 };
+    try {
+      const gets = () => fake.requests.filter((r) => r.method === 'GetParticipant').length;
+      const before = gets();
+      const placed = await dial(ringing);
+      expect(placed).toMatchObject({ dial_status: 'ringing', answered_at: null });
+      let call = await callOf(ringing, placed.call_id);
+      for (let i = 0; i < 150 && call.dial_status === 'ringing'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        call = await callOf(ringing, placed.call_id);
+      }
+      expect(call).toMatchObject({ status: 'in_progress', dial_status: 'answered', answered_at: expect.any(Number) });
+      expect(call.answered_at).toBeGreaterThanOrEqual(call.started_at);
+      const asked = fake.requests.filter((r) => r.method === 'GetParticipant').at(-1)!;
+      expect(asked.body).toEqual({ room: placed.room_name, identity: identityOf(placed.call_id) });
+      expect(asked.grants).toMatchObject({ video: { roomAdmin: true, room: placed.room_name } });
+      expect(gets() - before).toBeGreaterThan(1);
+    } finally {
+      fake.webhookUrl = (waiting as TestApp & { hookUrl: string }).hookUrl;
+    }
+  });
+
   it('a dial that did not wait rings until a webhook shows its SIP participant active; a repeated or late answer changes nothing', async () => {
     fake.webhookUrl = (ringing as TestApp & { hookUrl: string }).hookUrl;
+    // The callee does not pick up within the test: only the webhook can say it answered.
+    fake.behaviour = { ringMs: 60_000 };
     try {
       const placed = await dial(ringing);
       expect(placed).toMatchObject({ dial_status: 'ringing', answered_at: null });
