@@ -83,7 +83,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
     return {
       settings, services, fresh, recovered, examples,
       // Watches of ringing calls stop before the store they write to closes.
-      close: () => { services.calls.stop(); repos.store.close(); },
+      close: () => { services.callLines.stop(); repos.store.close(); },
     };
   } catch (err) {
     repos.store.close();

@@ -8,6 +8,8 @@
  * does not answer leaves everything as it was (`hangup_failed`, retryable); a line the
  * provider no longer has is `already_gone`, which is success. Ending the session of a dialled
  * call (`POST /v1/sessions/{id}/end`) hangs up through {@link CallLineService.releaseLine}.
+ * A call dialled without waiting for the answer is watched until the callee picks up
+ * ({@link CallLineService.watchAnswer}).
  */
 import { lineMayBeUp, type LineOutcome } from '../domain/calls.js';
 import { ApiError } from '../domain/errors.js';
@@ -32,8 +34,13 @@ export interface ReleasedLine {
   record: () => void;
 }
 
-/** Hang-up use cases. */
+/** Seconds a ringing call is watched beyond its ringing timeout (LiveKit's own margin is 2 s). */
+const ANSWER_WATCH_MARGIN_S = 5;
+
+/** Hang-up use cases, and the watch of calls left ringing. */
 export class CallLineService {
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly deps: ServiceDeps,
     private readonly sessions: SessionService,
@@ -62,6 +69,30 @@ export class CallLineService {
       const view: CallHangup = { ...callStatusView(this.deps.repos.calls.get(n)!), line: released.line };
       return view;
     }), { lineHandled: true });
+  }
+
+  /**
+   * Watches ringing call `n` (dialled without waiting for the answer) and marks it answered,
+   * through the line's transition table, when its SIP participant turns `active`; LiveKit
+   * sends no webhook for that. Runs in the background for at most `ringingTimeoutS` + 5 s;
+   * never throws (a failed watch leaves the call ringing).
+   */
+  watchAnswer(n: number, roomName: string, identity: string, ringingTimeoutS: number): void {
+    void (async () => {
+      try {
+        const outcome = await this.telephony.watchAnswer(roomName, identity, ringingTimeoutS + ANSWER_WATCH_MARGIN_S, this.stopping.signal);
+        if (outcome !== 'answered' || this.stopping.signal.aborted) return;
+        const at = this.deps.now();
+        await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
+      } catch {
+        // The store closed (shutdown) or the write failed: the call stays ringing.
+      }
+    })();
+  }
+
+  /** Stops watching ringing calls (shutdown, before the store closes). */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /**

@@ -29,6 +29,7 @@ import type { Commit, SessionService } from './sessions.js';
 import { keyReuseError } from './idempotency.js';
 import type { DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
+import type { CallLineService } from './call-line.js';
 
 /** A validated `POST /v1/calls` body. Numbers are E.164. */
 export interface PlaceCallInput {
@@ -110,13 +111,8 @@ export function callStatusView(row: CallWithSession): CallStatusView {
   };
 }
 
-/** Seconds a ringing call is watched beyond its ringing timeout (LiveKit's own margin is 2 s). */
-const ANSWER_WATCH_MARGIN_S = 5;
-
 /** Call use cases. */
 export class CallService {
-  private readonly stopping = new AbortController();
-
   constructor(
     private readonly deps: ServiceDeps,
     private readonly agents: AgentService,
@@ -124,6 +120,7 @@ export class CallService {
     private readonly trunks: TrunkService,
     private readonly budget: BudgetService,
     private readonly telephony: TelephonyPort,
+    private readonly lines: Pick<CallLineService, 'watchAnswer'>,
   ) {}
 
   /**
@@ -276,26 +273,10 @@ export class CallService {
     }
     // Dialled without waiting for the answer: LiveKit sends no webhook when the callee picks
     // up, so the call is watched until it is answered, gone, or could no longer ring.
-    if (settled === 'ringing') void this.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
+    if (settled === 'ringing') this.lines.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
     return reply;
   }
 
-  /** Marks ringing call `n` answered when its SIP participant turns `active` (best effort, never throws). */
-  private async watchAnswer(n: number, roomName: string, identity: string, ringingTimeoutS: number): Promise<void> {
-    try {
-      const outcome = await this.telephony.watchAnswer(roomName, identity, ringingTimeoutS + ANSWER_WATCH_MARGIN_S, this.stopping.signal);
-      if (outcome !== 'answered' || this.stopping.signal.aborted) return;
-      const at = this.deps.now();
-      await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
-    } catch {
-      // The store closed (shutdown) or the write failed: the call stays ringing, as before.
-    }
-  }
-
-  /** Stops watching ringing calls (shutdown, before the store closes). */
-  stop(): void {
-    this.stopping.abort();
-  }
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
   private resolveTrunk(caller: Caller, trunkId: string | null) {

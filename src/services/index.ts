@@ -77,8 +77,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   });
   const telephony = options.telephony ?? new NoTelephony();
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
-  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony);
   const callLines = new CallLineService(deps, sessions, telephony);
+  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
   const silent: InboundLog = { info: () => {}, warn: () => {} };
   const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
   const inbound = new InboundService(deps, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
