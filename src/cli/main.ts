@@ -261,6 +261,11 @@ Examples:
   'vagent call list', 'vagent call list --status in_progress',
   'vagent call list --all --json | jq -r \'.data[] | select(.dial_status == "failed") | .call_id\'')
     .action(action(callCmd, (m) => m.list));
+  examples(call.command('hangup').argument('<call-id>', 'cl_… id')
+    .description('hang up a call: its line through LiveKit, then its session (a line already gone is fine)')
+    .option('--idempotency-key <key>', 'retry-safe key: a retry with it replays the first answer (default: a random one per run)'),
+  'vagent call hangup cl_4503599627370497', 'vagent call hangup cl_4503599627370497 --json | jq .line')
+    .action(action(callCmd, (m) => m.hangup));
 
   const telephony = program.command('telephony').description('the daemon\'s LiveKit connection (phone calls in and out)');
   telephony.command('check')

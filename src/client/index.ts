@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { DIAL_LIMITS } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
+  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -59,7 +59,7 @@ export interface ClientOptions {
 }
 
 export type {
-  Agent, AgentAudioProgress, AgentSummary, CallPlacement, CallStatus, Clip, CostInr, DialStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
+  Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
   SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
 } from '../domain/resources.js';
 
@@ -359,6 +359,17 @@ export class VagentClient {
   /** `GET /v1/calls/{call_id}`: status, dial status and cost of a call. */
   async getCall(id: string): Promise<CallStatus> {
     return (await this.request<CallStatus>('GET', `/v1/calls/${encodeURIComponent(id)}`)).body;
+  }
+  /**
+   * `POST /v1/calls/{call_id}/hangup` (extension): hangs up the call's line through LiveKit,
+   * ends its session and completes it. Sent with an `Idempotency-Key` (`options.idempotencyKey`,
+   * or a random one), so a retry in transit replays the first answer. `line` says what became
+   * of the line: `hung_up`, `already_gone` or `not_dialled`.
+   * @throws ApiResponseError session_not_found, not_found, hangup_failed (nothing changed),
+   *   telephony_not_configured; DaemonUnreachableError.
+   */
+  async hangUpCall(id: string, options?: RequestOptions): Promise<CallHangup> {
+    return (await this.request<CallHangup>('POST', `/v1/calls/${encodeURIComponent(id)}/hangup`, undefined, withKey(options))).body;
   }
   /** `GET /v1/calls` (extension): one page of calls, newest first. */
   async listCalls(query: CallListQuery = {}): Promise<ListResponse<CallStatus>> {

@@ -57,6 +57,7 @@ function requestLine(r: RecordedRequest, status: number): string {
   const parts = [`${status}`, `${r.service}/${r.method}`];
   const room = str(b.roomName) ?? str(b.room);
   if (room) parts.push(`room=${room}`);
+  if (str(b.identity)) parts.push(`identity=${str(b.identity)}`);
   if (str(b.sipCallTo)) parts.push(`to=${str(b.sipCallTo)}`);
   if (str(b.sipTrunkId)) parts.push(`trunk=${str(b.sipTrunkId)}`);
   const host = str(trunk.hostname) ?? str(trunk.address);

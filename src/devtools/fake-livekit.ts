@@ -78,6 +78,13 @@ export interface FakeBehaviour {
   delayMs?: number;
   /** Answer the next valid CreateSIPParticipant with this error, then clear it. */
   failNext?: InjectedFailure;
+  /** Answer the next valid RoomService RemoveParticipant or DeleteRoom with this error, then clear it. */
+  failNextRoom?: InjectedFailure;
+  /**
+   * Without `waitUntilAnswered`, milliseconds the callee lets it ring before answering (its
+   * `sip.callStatus` turns `active`, with no webhook, as in LiveKit). Default 0: at once.
+   */
+  ringMs?: number;
 }
 
 /** The outcome of one webhook POST. */
@@ -132,6 +139,11 @@ export interface FakeLiveKit {
   requests: RecordedRequest[];
   /** Just the `livekit.SIP/CreateSIPParticipant` requests. */
   sipParticipants(): RecordedRequest[];
+  /**
+   * Just the hang-up requests: `livekit.RoomService/RemoveParticipant` (body `{room, identity}`)
+   * and `livekit.RoomService/DeleteRoom` (body `{room}`), answered or not, in arrival order.
+   */
+  hangups(): RecordedRequest[];
   /** Misbehaviour knobs; mutate freely. */
   behaviour: FakeBehaviour;
   /** Where webhooks go; mutate freely. */
@@ -344,10 +356,20 @@ class FakeServer implements FakeLiveKit {
         permit: (c, r) => needRoomAdmin(r.room)(c),
         handle: async (r) => new ListParticipantsResponse({ participants: [...this.existingRoom(r.room).participants.values()] }),
       }),
+      'livekit.RoomService/GetParticipant': route({
+        schema: RoomParticipantIdentity,
+        permit: (c, r) => needRoomAdmin(r.room)(c),
+        handle: async (r) => {
+          const p = this.existingRoom(r.room).participants.get(r.identity);
+          if (!p) throw new TwirpFailure('not_found', 'participant not found');
+          return p;
+        },
+      }),
       'livekit.RoomService/RemoveParticipant': route({
         schema: RoomParticipantIdentity,
         permit: (c, r) => needRoomAdmin(r.room)(c),
         handle: async (r) => {
+          this.injectedRoomFailure();
           const p = this.existingRoom(r.room).participants.get(r.identity);
           if (!p) throw new TwirpFailure('not_found', 'participant not found');
           this.leave(r.room, p, DisconnectReason.PARTICIPANT_REMOVED);
@@ -358,6 +380,7 @@ class FakeServer implements FakeLiveKit {
         schema: DeleteRoomRequest,
         permit: (c) => (videoGrant(c).roomCreate === true ? undefined : DENIED),
         handle: async (r) => {
+          this.injectedRoomFailure();
           for (const p of this.existingRoom(r.room).participants.values()) this.leave(r.room, p, DisconnectReason.ROOM_DELETED);
           this.rooms.delete(r.room);
           return new DeleteRoomResponse();
@@ -380,6 +403,18 @@ class FakeServer implements FakeLiveKit {
 
   sipParticipants(): RecordedRequest[] {
     return this.requests.filter((r) => r.service === 'livekit.SIP' && r.method === 'CreateSIPParticipant');
+  }
+
+  hangups(): RecordedRequest[] {
+    return this.requests.filter((r) => r.service === 'livekit.RoomService' && (r.method === 'RemoveParticipant' || r.method === 'DeleteRoom'));
+  }
+
+  /** Throws {@link FakeBehaviour.failNextRoom} once, if set. */
+  private injectedRoomFailure(): void {
+    const injected = this.behaviour.failNextRoom;
+    if (!injected) return;
+    this.behaviour.failNextRoom = undefined;
+    throw new TwirpFailure(injected.code, injected.msg, injected.meta, injected.status);
   }
 
   signWebhook(body: string): string {
@@ -511,7 +546,14 @@ class FakeServer implements FakeLiveKit {
     } else {
       const answered = p.clone();
       answered.attributes['sip.callStatus'] = 'active';
-      room.participants.set(p.identity, answered);
+      const ringMs = req.waitUntilAnswered ? 0 : this.behaviour.ringMs ?? 0;
+      room.participants.set(p.identity, ringMs > 0 ? p : answered);
+      if (ringMs > 0) {
+        // The callee picks up later, unless the participant was removed meanwhile.
+        void this.sleep(ringMs).then(() => {
+          if (room.participants.get(p.identity) === p) room.participants.set(p.identity, answered);
+        });
+      }
     }
     return new SIPParticipantInfo({ participantId: p.sid, participantIdentity: p.identity, roomName: room.name, sipCallId: callId });
   }

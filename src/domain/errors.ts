@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   dial_failed: 502,
+  /** Extension: LiveKit refused or did not answer a hang-up; nothing changed, the line may be up. */
+  hangup_failed: 502,
   telephony_not_configured: 503,
   /** Extension: LiveKit did not say whether a dial was placed; it is not retried blindly. */
   dial_outcome_unknown: 504,

@@ -3,6 +3,7 @@
  * services that build them, the client that reads them, and the tests.
  */
 import type { CostInr } from './money.js';
+import type { DialStatus, LineOutcome } from './calls.js';
 
 /** A SIP trunk (spec: Trunk). The write-only `auth` never appears here; `has_credentials` reports it. */
 export interface Trunk {
@@ -227,10 +228,14 @@ export interface CallPlacement {
   room_name?: string;
   provider_call_id?: string;
   trunk_id?: string;
+  /** Extension, only when dialled: `answered` when the dial waited for the callee's answer, else `ringing`. */
+  dial_status?: DialStatus;
+  /** Extension, only when dialled: when the callee answered (epoch seconds), or null. */
+  answered_at?: number | null;
 }
 
-/** Where a call's dial stands. */
-export type DialStatus = 'not_dialled' | 'dialling' | 'ringing' | 'failed' | 'unknown' | 'answered';
+/** Where a call's phone line stands (the state machine is in ./calls.ts). */
+export type { DialStatus, LineOutcome } from './calls.js';
 
 /** `GET /v1/calls/{call_id}` response (spec: Call status, with vagent's fields after `cost`). */
 export interface CallStatus {
@@ -253,4 +258,11 @@ export interface CallStatus {
   trunk_id: string | null;
   room_name: string | null;
   provider_call_id: string | null;
+  /** When the callee answered (inbound: when vagent answered), epoch seconds; null if never. */
+  answered_at: number | null;
+}
+
+/** `POST /v1/calls/{call_id}/hangup` response (extension): the call's status after it, and what became of its line. */
+export interface CallHangup extends CallStatus {
+  line: LineOutcome;
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
-import { DIAL_LIMITS } from '../domain/calls.js';
+import { DIAL_LIMITS, DIAL_STATUSES } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { CostSchema as Cost, idField, namedE164 as e164, namedText as text } from './schemas.js';
 import { RequestContext } from './session-schemas.js';
@@ -45,6 +45,8 @@ export const CallPlacementSchema = z.object({
   room_name: z.string().optional(),
   provider_call_id: z.string().optional(),
   trunk_id: z.string().optional(),
+  dial_status: z.enum(DIAL_STATUSES).optional(),
+  answered_at: z.number().nullable().optional(),
 }).meta({ id: 'CallPlacement' });
 
 /** The status response, with vagent's extension fields after `cost`. */
@@ -61,12 +63,18 @@ export const CallStatusSchema = z.object({
   direction: z.enum(['outbound', 'inbound']),
   to: z.string(),
   from: z.string().nullable(),
-  dial_status: z.enum(['not_dialled', 'dialling', 'ringing', 'failed', 'unknown', 'answered']),
+  dial_status: z.enum(DIAL_STATUSES),
   dial_error: z.string().nullable(),
   trunk_id: z.string().nullable(),
   room_name: z.string().nullable(),
   provider_call_id: z.string().nullable(),
+  answered_at: z.number().nullable(),
 }).meta({ id: 'CallStatus' });
+
+/** `POST /v1/calls/{call_id}/hangup` response (extension): the call after it, and what became of its line. */
+export const CallHangupSchema = CallStatusSchema.extend({
+  line: z.enum(['hung_up', 'already_gone', 'not_dialled']),
+}).meta({ id: 'CallHangup' });
 
 /** `GET /v1/calls` page. */
 export const CallListSchema = z.object({ data: z.array(CallStatusSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });

@@ -80,7 +80,11 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
     const recovered = options.recover === false
       ? { released: 0, purged: 0, interruptedDials: 0 }
       : { ...services.idempotency.recover(), interruptedDials: services.calls.recoverInterruptedDials() };
-    return { settings, services, fresh, recovered, examples, close: () => repos.store.close() };
+    return {
+      settings, services, fresh, recovered, examples,
+      // Watches of ringing calls stop before the store they write to closes.
+      close: () => { services.callLines.stop(); repos.store.close(); },
+    };
   } catch (err) {
     repos.store.close();
     throw err;

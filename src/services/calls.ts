@@ -14,13 +14,13 @@
  * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
  * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
  */
-import { DIAL_LIMITS } from '../domain/calls.js';
+import { DIAL_LIMITS, type DialStatus } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
 import { costView } from '../domain/money.js';
 import type { CallPlacement, CallStatus } from '../domain/resources.js';
-import type { CallRow, CallWithSession, DialStatus } from '../store/index.js';
+import type { CallRow, CallWithSession } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
@@ -30,6 +30,7 @@ import type { Commit, SessionService } from './sessions.js';
 import { keyReuseError } from './idempotency.js';
 import type { DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
+import type { CallLineService } from './call-line.js';
 
 /** A validated `POST /v1/calls` body. Numbers are E.164. */
 export interface PlaceCallInput {
@@ -68,6 +69,8 @@ export interface PlaceContext<R> {
   commit: Commit<R>;
   /** Told of a media-agent dispatch failure (the call still rings). */
   onDispatchError?: (err: unknown, callId: string) => void;
+  /** Told of a failed hang-up of a call hung up while it was being dialled. */
+  onHangupError?: (err: unknown, callId: string) => void;
 }
 
 /** What the session service's open view gives a call: its id and creation time (epoch seconds). */
@@ -105,6 +108,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
     trunk_id: row.trunk_id,
     room_name: row.room_name,
     provider_call_id: row.provider_call_id,
+    answered_at: row.answered_at,
   };
 }
 
@@ -117,6 +121,7 @@ export class CallService {
     private readonly trunks: TrunkService,
     private readonly budget: BudgetService,
     private readonly telephony: TelephonyPort,
+    private readonly lines: Pick<CallLineService, 'watchAnswer'>,
   ) {}
 
   /**
@@ -228,30 +233,51 @@ export class CallService {
       const carrierReached = result.sipStatus !== null;
       await this.sessions.end(caller, sessionId, (fn) => store.write(() => {
         fn();
-        this.deps.repos.calls.setDialOutcome(n, {
-          dial_status: 'failed', provider_call_id: null, dial_error: result.message,
-          idempotency_key: carrierReached ? ctx.idempotencyKey : null,
+        this.deps.repos.calls.moveDial(n, 'failed', {
+          provider_call_id: null, dial_error: result.message, idempotency_key: carrierReached ? ctx.idempotencyKey : null,
         });
-      }));
+      }), { lineHandled: true });
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
     if (result.kind === 'unknown') {
-      await store.write(() => this.deps.repos.calls.setDialOutcome(n, {
-        dial_status: 'unknown', provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
+      await store.write(() => this.deps.repos.calls.moveDial(n, 'unknown', {
+        provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
       }));
       throw outcomeUnknown({ id: n, dial_error: result.message });
     }
 
-    return ctx.commit(() => {
-      this.deps.repos.calls.markRinging(n, result.sipCallId);
+    // Answered when the dial waited for the callee (livekit.wait_until_answered), else ringing;
+    // a webhook or a hang-up that settled the call first keeps it where it is.
+    const answeredAt = result.answered ? this.deps.now() : undefined;
+    let settled: DialStatus | undefined;
+    const reply = await ctx.commit(() => {
+      const calls = this.deps.repos.calls;
+      calls.moveDial(n, result.answered ? 'answered' : 'ringing', { provider_call_id: result.sipCallId, ...(answeredAt ? { answered_at: answeredAt } : {}) });
+      const row = calls.get(n)!;
+      settled = row.dial_status;
       const view: CallPlacement = {
         call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
         idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
         room_name: roomName, provider_call_id: result.sipCallId, trunk_id: trunk.id,
+        dial_status: row.dial_status, answered_at: row.answered_at,
       };
       return view;
     });
+    // Hung up while LiveKit was still dialling: the phone participant may have joined after
+    // that hang-up looked for it, so it is removed once more (best effort; the call is over).
+    if (settled === 'completed') {
+      try {
+        await this.telephony.hangUp(roomName, identity);
+      } catch (err) {
+        ctx.onHangupError?.(err, `cl_${n}`);
+      }
+    }
+    // Dialled without waiting for the answer: LiveKit sends no webhook when the callee picks
+    // up, so the call is watched until it is answered, gone, or could no longer ring.
+    if (settled === 'ringing') this.lines.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
+    return reply;
   }
+
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
   private resolveTrunk(caller: Caller, trunkId: string | null) {
@@ -288,7 +314,7 @@ export class CallService {
       id: n, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
       to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
       provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
-      reserved_micro: reserved,
+      reserved_micro: reserved, answered_at: null,
       reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }
@@ -299,8 +325,7 @@ export class CallService {
    *         not_found for a missing or (in enforce) foreign call.
    */
   get(caller: Caller, callId: string): CallStatusView {
-    const n = parseSessionNumber(callId, 'call');
-    if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+    const n = parseCallId(callId);
     const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     return callStatusView(row);
@@ -325,6 +350,16 @@ export class CallService {
   recoverInterruptedDials(): number {
     return this.deps.repos.store.writeNow(() => this.deps.repos.calls.markInterruptedDials());
   }
+}
+
+/**
+ * The number N of call id `cl_<N>`.
+ * @throws ApiError session_not_found for a malformed id (spec: lookup is keyed by session).
+ */
+export function parseCallId(callId: string): number {
+  const n = parseSessionNumber(callId, 'call');
+  if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+  return n;
 }
 
 /** The error a request gets for a key an earlier dial was placed under. */

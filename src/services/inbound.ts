@@ -10,12 +10,19 @@
  *   the dialled number (`sip.trunkPhoneNumber`) finds the number record and its bound agent,
  *   the tenant's routing webhook may name another agent, and a session opens with
  *   `customer_phone` = the caller (`sip.phoneNumber`) beside an inbound call record.
- * - A SIP participant leaving ends its call's session.
+ * - A SIP participant leaving ends its call's session; its line becomes `completed`, or
+ *   `failed` when an outbound call never connected.
+ * - Any webhook showing vagent's outbound SIP participant with `sip.callStatus: active` marks
+ *   the call answered. LiveKit sends no webhook when that attribute changes (its
+ *   `participant_joined` comes while the call is still `dialing`), so this is a second source
+ *   beside the dial's own answer (`waitUntilAnswered`); it acts on whatever event carries it.
+ * - Every change of a call's line goes through the transition table of domain/calls.ts: a
+ *   report that comes late (an answer after the hang-up) changes nothing.
  * - Unknown or unbound numbers are logged (masked) and counted; nothing throws out of here.
  */
 import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId, parseSessionNumber } from '../domain/ids.js';
-import type { TelephonyEventRow } from '../store/index.js';
+import type { CallRow, TelephonyEventRow } from '../store/index.js';
 import { callMetadata } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
@@ -82,16 +89,14 @@ export class InboundService {
       throw new WebhookSignatureError(err instanceof Error ? err.message.slice(0, 200) : 'invalid signature');
     }
     const p = ev.participant;
-    if (!p?.sip || (ev.event !== 'participant_joined' && ev.event !== 'participant_left')) {
-      return { recorded: false, event: ev.event, reason: 'not a SIP participant joining or leaving' };
-    }
-    const inbound = (p.attributes['sip.ruleID'] ?? '') !== '';
-    if (ev.event === 'participant_joined' && !inbound) {
-      return { recorded: false, event: ev.event, reason: 'outbound participant joined (the call was placed by vagent)' };
+    if (!p?.sip) return { recorded: false, event: ev.event, reason: 'not about a SIP participant' };
+    const kind = eventKind(ev.event, p.attributes);
+    if (kind === null) {
+      return { recorded: false, event: ev.event, reason: 'not a SIP participant joining, answering or leaving' };
     }
     const callKey = p.attributes['sip.callID'] || `${ev.room?.name ?? ''}/${p.identity}`;
-    const kind = ev.event === 'participant_joined' ? 'inbound_call' : 'sip_left';
-    const eventKey = `${ev.event}:${callKey}`;
+    // One answer per call, whichever event carried it first.
+    const eventKey = kind === 'sip_answered' ? `answered:${callKey}` : `${ev.event}:${callKey}`;
     const payload = JSON.stringify(ev);
     const seq = await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.now()));
     if (seq === null) {
@@ -141,7 +146,9 @@ export class InboundService {
     const ev = JSON.parse(row.payload) as TelephonyEvent;
     let outcome: EventOutcome;
     try {
-      outcome = row.kind === 'inbound_call' ? await this.inboundCall(ev, row.seq) : await this.participantLeft(ev, row.seq);
+      outcome = row.kind === 'inbound_call' ? await this.inboundCall(ev, row.seq)
+        : row.kind === 'sip_answered' ? await this.answered(ev, row.seq)
+          : await this.participantLeft(ev, row.seq);
     } catch (err) {
       outcome = { state: 'failed', outcome: 'error' };
       this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event failed');
@@ -211,7 +218,7 @@ export class InboundService {
         this.deps.repos.calls.insert({
           id: callN, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
           dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
-          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0,
+          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(),
         });
         this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
         return opened;
@@ -258,36 +265,61 @@ export class InboundService {
     return chosen;
   }
 
-  private async participantLeft(ev: TelephonyEvent, eventSeq: number): Promise<EventOutcome> {
+  /** The call a SIP participant event is about: by LiveKit's call id, else (a dial) by identity and room. */
+  private callOf(ev: TelephonyEvent): CallRow | undefined {
     const p = ev.participant!;
     const callId = p.attributes['sip.callID'] ?? '';
-    let call = callId ? this.deps.repos.calls.byProviderCallId(callId) : undefined;
+    const call = callId ? this.deps.repos.calls.byProviderCallId(callId) : undefined;
+    if (call) return call;
     // A dial's participant is known by its identity and room before LiveKit's call id is
     // recorded (a callee who refuses at once can be reported first).
     const m = /^sip-cl_([1-9][0-9]{0,15})$/.exec(p.identity);
-    if (!call && m && ev.room?.name) {
-      const row = this.deps.repos.calls.get(Number(m[1]));
-      if (row && row.direction === 'outbound' && row.room_name !== null && row.room_name === ev.room.name) call = row;
-    }
+    if (!m || !ev.room?.name) return undefined;
+    const row = this.deps.repos.calls.get(Number(m[1]));
+    return row && row.direction === 'outbound' && row.room_name !== null && row.room_name === ev.room.name ? row : undefined;
+  }
+
+  /** vagent's outbound SIP participant reported `active`: the callee answered. */
+  private async answered(ev: TelephonyEvent, eventSeq: number): Promise<EventOutcome> {
+    const call = this.callOf(ev);
+    if (!call) return { state: 'ignored', outcome: 'unknown_call' };
+    const sipCallId = ev.participant!.attributes['sip.callID'] || null;
+    let moved = false;
+    await this.deps.repos.store.write(() => {
+      moved = this.deps.repos.calls.moveDial(call.id, 'answered', {
+        answered_at: this.deps.now(), provider_call_id: call.provider_call_id ?? sipCallId,
+      });
+      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', moved ? 'call_answered' : 'answer_too_late', this.deps.now());
+    });
+    if (moved) this.log.info({ call_id: `cl_${call.id}` }, 'outbound call answered');
+    return { state: 'done', outcome: moved ? 'call_answered' : 'answer_too_late' };
+  }
+
+  private async participantLeft(ev: TelephonyEvent, eventSeq: number): Promise<EventOutcome> {
+    const p = ev.participant!;
+    const call = this.callOf(ev);
     if (!call) return { state: 'ignored', outcome: 'unknown_call' };
     const session = this.deps.repos.sessions.get(call.id);
-    if (!session || session.status === 'ended') return { state: 'ignored', outcome: 'already_ended' };
+    if (!session || session.status === 'ended') {
+      // The session ended first (its line is gone now, whoever ended it).
+      await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(call.id, 'completed'));
+      return { state: 'ignored', outcome: 'already_ended' };
+    }
     // An outbound call that never connected: LiveKit says why (dialled without waiting for the answer).
     const reason = p.disconnectReason ?? null;
-    const notConnected = call.direction === 'outbound' && (call.dial_status === 'ringing' || call.dial_status === 'dialling')
+    const notConnected = call.direction === 'outbound' && call.dial_status !== 'answered'
       && reason !== null && NOT_CONNECTED.has(reason)
       && (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
     await this.sessions.end(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, (fn) => this.deps.repos.store.write(() => {
       fn();
       if (notConnected) {
-        this.deps.repos.calls.setDialOutcome(call.id, {
-          dial_status: 'failed', provider_call_id: call.provider_call_id, idempotency_key: call.idempotency_key,
-          dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
-        });
+        this.deps.repos.calls.moveDial(call.id, 'failed', { dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})` });
+      } else {
+        this.deps.repos.calls.moveDial(call.id, 'completed');
       }
       this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
-    }));
+    }), { lineHandled: true });
     this.log.info({ call_id: `cl_${call.id}`, reason }, notConnected ? 'outbound call did not connect' : 'call ended: the phone participant left');
     return { state: 'done', outcome };
   }
@@ -303,6 +335,18 @@ const NOT_CONNECTED = new Map([
   ['USER_UNAVAILABLE', 'the callee did not answer or is unreachable'],
   ['SIP_TRUNK_FAILURE', 'the carrier trunk failed'],
 ]);
+
+/**
+ * What a SIP participant event is to vagent: an inbound call (joined through a dispatch rule),
+ * an outbound call answered (vagent's participant shown `active` by any event but its
+ * leaving), a participant leaving, or nothing (null).
+ */
+function eventKind(event: string, attributes: Record<string, string>): 'inbound_call' | 'sip_answered' | 'sip_left' | null {
+  if (event === 'participant_left') return 'sip_left';
+  const inbound = (attributes['sip.ruleID'] ?? '') !== '';
+  if (inbound) return event === 'participant_joined' ? 'inbound_call' : null;
+  return attributes['sip.callStatus'] === 'active' ? 'sip_answered' : null;
+}
 
 /** The caller the webhook acts as within a tenant. */
 function systemCaller(tenantId: string, eventId: string): Caller {

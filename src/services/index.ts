@@ -5,6 +5,7 @@ import { Pricing } from '../config/pricing.js';
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
+import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
 import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
 import { NoTelephony, type TelephonyPort } from './telephony-port.js';
@@ -29,6 +30,8 @@ export interface Services {
   speech: SpeechPort;
   budget: BudgetService;
   calls: CallService;
+  /** Hang-ups (`POST /v1/calls/{id}/hangup`; ending a dialled call's session). */
+  callLines: CallLineService;
   inbound: InboundService;
   telephony: TelephonyPort;
 }
@@ -66,19 +69,23 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
   const agents = new AgentService(deps, speech);
-  const sessions = new SessionService(deps, agents, speech, options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }), {
+  const sessions: SessionService = new SessionService(deps, agents, speech, options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }), {
     audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
     ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+    // Ending a dialled call's session hangs up its line (the call service is built below).
+    closeLine: async (n): Promise<(() => void) | null> => (await callLines.releaseLine(n, false))?.record ?? null,
   });
   const telephony = options.telephony ?? new NoTelephony();
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
-  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony);
+  const callLines = new CallLineService(deps, sessions, telephony);
+  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
   const silent: InboundLog = { info: () => {}, warn: () => {} };
   const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
   const inbound = new InboundService(deps, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
   return {
     budget,
     calls,
+    callLines,
     inbound,
     telephony,
     agents,

@@ -66,6 +66,20 @@ interface LiveSession {
 /** A session's summary, or `{}` when building it failed (spec: End-of-session result). */
 type Summary = SessionSummary | Record<string, never>;
 
+/**
+ * Hangs up the phone line of session `n`'s call ahead of the session's end, if it has one
+ * that may be up (the call service's `releaseLine`). Resolves with the write that records it,
+ * to run in the end's transaction, or null when there is nothing to record.
+ * @throws ApiError when the line could not be hung up (the session then stays open).
+ */
+export type LineCloser = (n: number) => Promise<(() => void) | null>;
+
+/** Options of {@link SessionService.end}. */
+export interface EndOptions {
+  /** The caller takes care of the call's line itself (a hang-up, a failed dial, the phone participant leaving). */
+  lineHandled?: boolean;
+}
+
 /** Options of the session service. */
 export interface SessionServiceOptions {
   /** Base URL of audio links (`public_url` or the daemon's own address, known once it listens). */
@@ -74,6 +88,8 @@ export interface SessionServiceOptions {
   onSpeechError?: (err: unknown) => void;
   /** Sessions kept in memory (least recently used beyond this are dropped; they reload). */
   maxCached?: number;
+  /** Hangs up a session's phone line when the session is ended (default: sessions have no lines). */
+  closeLine?: LineCloser;
 }
 
 /** Session use cases. */
@@ -223,15 +239,21 @@ export class SessionService {
 
   /**
    * Ends a session (spec: `POST /v1/sessions/{id}/end`): ledger finalised, summary built.
-   * Ending an ended session returns the same result again.
-   * @throws ApiError session_not_found (malformed id), not_found (missing/foreign).
+   * The phone line of a dialled call's session is hung up first (the options' `closeLine`),
+   * unless `options.lineHandled`. Ending an ended session returns the same result again.
+   * @throws ApiError session_not_found (malformed id), not_found (missing/foreign); whatever
+   *         `closeLine` throws (hangup_failed, …), with nothing changed.
    */
-  async end<R>(caller: Caller, sessionId: string, commit: Commit<R>): Promise<R> {
+  async end<R>(caller: Caller, sessionId: string, commit: Commit<R>, options: EndOptions = {}): Promise<R> {
     const n = this.parseId(sessionId);
     return this.withLock(n, async () => {
       const s = this.load(caller, n, sessionId);
       if (s.status === 'ended') return commit(() => this.endView(s, sessionId, s.summary));
-      return this.finish(s, (summary) => this.endView(s, sessionId, summary), commit);
+      const recordLine = options.lineHandled ? null : await this.options.closeLine?.(n) ?? null;
+      return this.finish(s, (summary) => {
+        recordLine?.();
+        return this.endView(s, sessionId, summary);
+      }, commit);
     });
   }
 

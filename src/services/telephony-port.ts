@@ -29,12 +29,33 @@ export interface DialRequest {
 
 /** What a dial came to. */
 export type DialResult =
-  /** The provider accepted the dial: the callee's phone is ringing. */
-  | { kind: 'placed'; sipCallId: string; participantId: string }
+  /**
+   * The provider accepted the dial. `answered`: the request waited for the callee and they
+   * answered (LiveKit's `waitUntilAnswered`); false: the phone is ringing.
+   */
+  | { kind: 'placed'; sipCallId: string; participantId: string; answered: boolean }
   /** The provider refused it; nothing rings. `sipStatus` when the carrier answered with a SIP failure. */
   | { kind: 'rejected'; message: string; sipStatus: number | null }
   /** No answer from the provider (timeout, connection lost mid-request): the phone may be ringing. */
   | { kind: 'unknown'; message: string };
+
+/**
+ * What hanging up a call's line came to: `hung_up` — the provider removed the phone
+ * participant (or, with no participant identity, deleted the call's room); `already_gone` —
+ * the provider had no such participant or room (the line had already ended).
+ */
+export type HangupResult = { line: 'hung_up' | 'already_gone' };
+
+/** A hang-up the provider refused or did not answer: the line may still be up. The message has no secrets. */
+export class HangupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HangupError';
+  }
+}
+
+/** How a {@link TelephonyPort.watchAnswer} ended. */
+export type AnswerWatch = 'answered' | 'gone' | 'timeout' | 'stopped';
 
 /** A verified provider webhook, reduced to what vagent acts on. */
 export interface TelephonyEvent {
@@ -80,6 +101,22 @@ export interface TelephonyPort {
   /** Places an outbound SIP call. Never throws: every failure is a {@link DialResult}. */
   dial(request: DialRequest): Promise<DialResult>;
   /**
+   * Hangs up the phone line in `roomName`: removes the SIP participant `participantIdentity`
+   * when it is known (outbound calls), then deletes the room so the media agent leaves too.
+   * With no identity (inbound calls), deleting the room is what hangs up.
+   * @throws HangupError when the provider refuses or cannot be reached (the line may be up).
+   */
+  hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult>;
+  /**
+   * Watches a ringing outbound call until its SIP participant's `sip.callStatus` is `active`
+   * (LiveKit sends no webhook for that change), polling the provider.
+   * @param timeoutS how long to watch at most (the ringing timeout and a margin), seconds.
+   * @param signal stops the watch (resolves `stopped`).
+   * @returns `answered`, `gone` (no such participant any more: it left or was never there),
+   *          `timeout` or `stopped`. Provider errors are retried until the timeout.
+   */
+  watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch>;
+  /**
    * Dispatches the media agent into `roomName` with `metadata` (JSON text).
    * @throws Error when the provider refuses or cannot be reached.
    */
@@ -102,6 +139,8 @@ export class NoTelephony implements TelephonyPort {
   readonly agentName = null;
   async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
   async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
+  async hangUp(): Promise<HangupResult> { throw new HangupError('no telephony provider is configured'); }
+  async watchAnswer(): Promise<AnswerWatch> { return 'gone'; }
   async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
   async check(): Promise<TelephonyCheck> {
     return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };

@@ -58,6 +58,49 @@ function rebuildCalls(db: Database): void {
   `);
 }
 
+/**
+ * Version 5: the call's line has a state machine (domain/calls.ts): `dial_status` may be
+ * `completed`, and `answered_at` records when the callee answered. SQLite cannot change a CHECK
+ * constraint, so the table is rebuilt. Inbound calls were answered when their session opened;
+ * an answered call whose session has ended is completed.
+ */
+function callLifecycle(db: Database): void {
+  const kept = CALL_COLUMNS.join(', ');
+  db.exec(`
+    CREATE TABLE calls_v5 (
+      seq INTEGER PRIMARY KEY,
+      id INTEGER NOT NULL UNIQUE REFERENCES sessions(id),
+      tenant_id TEXT NOT NULL REFERENCES tenants(id),
+      agent_id TEXT NOT NULL,
+      direction TEXT NOT NULL CHECK (direction IN ('outbound', 'inbound')),
+      to_number TEXT NOT NULL,
+      from_number TEXT,
+      dial_status TEXT NOT NULL
+        CHECK (dial_status IN ('not_dialled', 'dialling', 'ringing', 'answered', 'completed', 'failed', 'unknown')),
+      trunk_id TEXT,
+      room_name TEXT,
+      provider_call_id TEXT,
+      dial_error TEXT,
+      idempotency_key TEXT,
+      idempotency_print TEXT,
+      reserved_micro INTEGER NOT NULL DEFAULT 0,
+      reserve_until REAL NOT NULL DEFAULT 0,
+      answered_at REAL,
+      UNIQUE (tenant_id, idempotency_key)
+    ) STRICT;
+    INSERT INTO calls_v5 (${kept}) SELECT ${kept} FROM calls;
+    DROP TABLE calls;
+    ALTER TABLE calls_v5 RENAME TO calls;
+    CREATE INDEX calls_tenant ON calls(tenant_id, seq);
+    CREATE INDEX calls_dialling ON calls(dial_status) WHERE dial_status = 'dialling';
+    CREATE UNIQUE INDEX calls_provider ON calls(provider_call_id) WHERE provider_call_id IS NOT NULL;
+    UPDATE calls SET answered_at = (SELECT s.created_at FROM sessions s WHERE s.id = calls.id)
+      WHERE dial_status = 'answered' AND direction = 'inbound';
+    UPDATE calls SET dial_status = 'completed'
+      WHERE dial_status = 'answered' AND (SELECT s.status FROM sessions s WHERE s.id = calls.id) = 'ended';
+  `);
+}
+
 /** All migrations, in version order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -250,5 +293,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'calls keyed by their session number only',
     sql: '',
     apply: rebuildCalls,
+  },
+  {
+    version: 5,
+    name: 'call line state machine: completed, answered_at',
+    sql: '',
+    apply: callLifecycle,
   },
 ];

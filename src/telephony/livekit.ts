@@ -8,6 +8,10 @@
  *   after a transport error or a 5xx, and a replayed dial can ring the callee twice.
  * - Errors are sorted into refused (nothing rings) and unknown (the phone may ring), so the
  *   call service never dials again on an unknown outcome.
+ * - Hang-up: `RoomServiceClient.removeParticipant` (the SIP service then ends the call) and
+ *   `deleteRoom` (the media agent leaves); LiveKit's `not_found` means the line is already gone.
+ * - A call dialled without waiting for the answer is watched through `getParticipant` until
+ *   its SIP participant's `sip.callStatus` is `active`: LiveKit sends no webhook for that.
  * - Webhooks are verified over the exact raw body as the SDK's `WebhookReceiver.receive` does
  *   (the token with `TokenVerifier`, then its `sha256` claim against the body), and only then
  *   parsed, by the receiver with its own check skipped: a body that does not parse is told
@@ -15,8 +19,12 @@
  */
 import crypto from 'node:crypto';
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
-import { AgentDispatchClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
-import { MalformedWebhookError, type DialRequest, type DialResult, type TelephonyCheck, type TelephonyEvent, type TelephonyPort } from '../services/telephony-port.js';
+import { AgentDispatchClient, RoomServiceClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  HangupError, MalformedWebhookError, type AnswerWatch, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent,
+  type TelephonyPort,
+} from '../services/telephony-port.js';
 
 /** LiveKit connection settings (the `livekit` settings with all three set). */
 export interface LiveKitSettings {
@@ -29,6 +37,8 @@ export interface LiveKitSettings {
   requestTimeoutS: number;
   /** Dial with `waitUntilAnswered` (see the `livekit.wait_until_answered` setting). */
   waitUntilAnswered: boolean;
+  /** Milliseconds between two looks at a ringing call's SIP participant (default 1000). */
+  answerPollMs?: number;
 }
 
 /** `participant.kind` of a SIP participant (livekit_models.proto `ParticipantInfo.Kind.SIP`). */
@@ -87,6 +97,11 @@ function blockedPort(err: unknown): boolean {
   return (err as { cause?: { message?: unknown } } | null)?.cause?.message === 'bad port';
 }
 
+/** LiveKit's answer that a room or participant does not exist (Twirp `not_found`, 404). */
+function isNotFound(err: unknown): boolean {
+  return err instanceof ServerError && (err.status === 404 || err.code === 'not_found');
+}
+
 function safeOrigin(url: string): string {
   try {
     return new URL(url).origin.replace(/^http/, url.startsWith('ws') ? 'ws' : 'http');
@@ -102,6 +117,7 @@ export class LiveKitTelephony implements TelephonyPort {
   readonly agentName: string;
   private readonly sip: SipClient;
   private readonly dispatch: AgentDispatchClient;
+  private readonly rooms: RoomServiceClient;
   private readonly receiver: WebhookReceiver;
   private readonly verifier: TokenVerifier;
 
@@ -111,6 +127,7 @@ export class LiveKitTelephony implements TelephonyPort {
     const options = { requestTimeout: settings.requestTimeoutS, failover: false };
     this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);
+    this.rooms = new RoomServiceClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.receiver = new WebhookReceiver(settings.apiKey, settings.apiSecret);
     this.verifier = new TokenVerifier(settings.apiKey, settings.apiSecret);
   }
@@ -137,7 +154,7 @@ export class LiveKitTelephony implements TelephonyPort {
           ...(r.trunk.username !== null ? { authUsername: r.trunk.username } : {}),
           ...(r.trunk.password !== null ? { authPassword: r.trunk.password } : {}),
         }));
-      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId };
+      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId, answered: this.settings.waitUntilAnswered };
     } catch (err) {
       const result = this.classify(err, timeoutS);
       const secrets = r.trunk.kind === 'inline' ? [r.trunk.username, r.trunk.password] : [];
@@ -171,6 +188,49 @@ export class LiveKitTelephony implements TelephonyPort {
       return { kind: 'unknown', message: `LiveKit did not answer the dial within ${timeoutS} s` };
     }
     return { kind: 'unknown', message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})` };
+  }
+
+  async hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult> {
+    let line: HangupResult['line'] = 'already_gone';
+    if (participantIdentity !== null) {
+      try {
+        await this.rooms.removeParticipant(roomName, participantIdentity);
+        line = 'hung_up';
+      } catch (err) {
+        if (!isNotFound(err)) throw new HangupError(`could not hang up: ${explainLiveKitError(err, this.url).message}`);
+      }
+    }
+    try {
+      await this.rooms.deleteRoom(roomName);
+      if (participantIdentity === null) line = 'hung_up';
+    } catch (err) {
+      // With the phone participant removed, the room is only tidied: the media agent leaves
+      // on its own once the session has ended.
+      if (!isNotFound(err) && participantIdentity === null) {
+        throw new HangupError(`could not hang up: ${explainLiveKitError(err, this.url).message}`);
+      }
+    }
+    return { line };
+  }
+
+  async watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch> {
+    const deadline = Date.now() + timeoutS * 1000;
+    const everyMs = this.settings.answerPollMs ?? 1000;
+    while (!signal.aborted && Date.now() < deadline) {
+      try {
+        await sleep(everyMs, undefined, { signal, ref: false });
+      } catch {
+        return 'stopped';
+      }
+      try {
+        const p = await this.rooms.getParticipant(roomName, participantIdentity);
+        if (p.attributes['sip.callStatus'] === 'active') return 'answered';
+      } catch (err) {
+        if (isNotFound(err)) return 'gone';
+        // Anything else (LiveKit briefly unreachable) is tried again until the deadline.
+      }
+    }
+    return signal.aborted ? 'stopped' : 'timeout';
   }
 
   async dispatchAgent(roomName: string, metadata: string): Promise<void> {

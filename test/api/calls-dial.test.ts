@@ -84,6 +84,8 @@ describe('dial through an inline trunk', () => {
     expect(body).toEqual({
       call_id: `cl_${n}`, session_id: `se_${n}`, agent_id: 'ag_emi_reminder', to: TO, from: FROM, idempotent: true,
       status: 'ringing', dial_required: false, room_name: `call-cl_${n}`, provider_call_id: expect.stringMatching(/^SCL_/), trunk_id: trunkId,
+      // The dial waited for the callee (livekit.wait_until_answered), who answered.
+      dial_status: 'answered', answered_at: expect.any(Number),
     });
     const sent = fake.requests.slice(before);
     expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.AgentDispatchService/CreateDispatch', 'livekit.SIP/CreateSIPParticipant']);
@@ -98,7 +100,9 @@ describe('dial through an inline trunk', () => {
     });
     expect(dispatch.body).toMatchObject({ room: `call-cl_${n}`, agentName: 'vagent-media' });
     const status = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
-    expect(status).toMatchObject({ status: 'in_progress', dial_status: 'ringing', room_name: `call-cl_${n}`, provider_call_id: body.provider_call_id, trunk_id: trunkId });
+    expect(status).toMatchObject({
+      status: 'in_progress', dial_status: 'answered', answered_at: body.answered_at, room_name: `call-cl_${n}`, provider_call_id: body.provider_call_id, trunk_id: trunkId,
+    });
     // The password is never in a response.
     expect(JSON.stringify(status)).not.toContain('pa55-w0rd!');
     expect(res.body).not.toContain('pa55-w0rd!');

@@ -255,7 +255,7 @@ describe('outbound calls and webhooks', () => {
     const placed = (await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210', dial: true })).json();
     await fake.hangup({ callId: placed.provider_call_id, room: placed.room_name, identity: `sip-cl_${placed.call_id.slice(3)}` });
     await settle();
-    expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({ status: 'completed', dial_status: 'ringing' });
+    expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({ status: 'completed', dial_status: 'completed' });
   });
 });
 

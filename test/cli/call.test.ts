@@ -16,7 +16,7 @@ import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, 
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
 const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at', 'ended_at', 'duration_s', 'customer_name', 'cost',
-  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id'];
+  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at'];
 const TO = '+919876543210';
 const FROM = '+912240001234';
 /** What ag_emi_reminder needs to open (its required_context and a customer name). */
@@ -346,8 +346,10 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     const before = fake.sipParticipants().length;
     const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO, '--from', FROM, '--dial', '--ringing-timeout', '20']);
     expect(res.code, res.stderr).toBe(0);
-    const id = /^✔ \+919876543210 is ringing: call (cl_\d+)$/m.exec(res.stdout)?.[1];
+    // The daemon waits for the answer (livekit.wait_until_answered), and the fake callee answers.
+    const id = /^✔ \+919876543210 answered: call (cl_\d+)$/m.exec(res.stdout)?.[1];
     expect(id, res.stdout).toBeDefined();
+    expect(res.stdout).toMatch(/^status:\s+answered$/m);
     expect(res.stdout).toMatch(new RegExp(`^room:\\s+call-${id}$`, 'm'));
     expect(res.stdout).toMatch(/^provider call:\s+SCL_\w+$/m);
     expect(res.stdout).toMatch(/^trunk:\s+tk_[a-z0-9]{20}$/m);
@@ -356,7 +358,50 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     expect(fake.sipParticipants().at(-1)!.body).toMatchObject({ sipCallTo: TO, roomName: `call-${id}`, ringingTimeout: '20s' });
 
     const show = await dialer(['call', 'show', id!]);
-    expect(show.stdout).toMatch(/^dial status:\s+ringing$/m);
+    expect(show.stdout).toMatch(/^dial status:\s+answered$/m);
+  });
+
+  it('as a new user: a dialled call shows answered, `call hangup` hangs it up, and LiveKit records the removal', async () => {
+    // Everything the agent's templates use is given, as the README's examples do.
+    const placed = JSON.parse((await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial', '--json',
+      '--customer-name', 'Ravi Kumar', '--context', '{"emi_amount": "12,500", "loan_last4": "4321", "due_date": "25 November"}'])).stdout);
+    expect(placed).toMatchObject({ status: 'ringing', dial_status: 'answered', answered_at: expect.any(Number) });
+    const id: string = placed.call_id;
+
+    const show = await dialer(['call', 'show', id]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toMatch(/^status:\s+in progress$/m);
+    expect(show.stdout).toMatch(/^dial status:\s+answered$/m);
+    expect(show.stdout).toMatch(/^answered:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/m);
+    expect(show.stderr).toContain(`vagent call hangup ${id}`);
+    const list = await dialer(['call', 'list']);
+    expect(list.stdout.split('\n').find((l) => l.startsWith(id))).toMatch(/\bin progress\s+answered\b/);
+
+    const before = fake.hangups().length;
+    const hung = await dialer(['call', 'hangup', id]);
+    expect(hung.code, hung.stderr).toBe(0);
+    expect(hung.stdout).toMatch(new RegExp(`^✔ hung up call ${id}: its session has ended$`, 'm'));
+    expect(hung.stdout).toMatch(/^line:\s+hung up$/m);
+    expect(hung.stdout).toMatch(/^status:\s+completed$/m);
+    expect(hung.stdout).toMatch(/^dial status:\s+completed$/m);
+    const removal = fake.hangups().slice(before);
+    expect(removal.map((r) => r.method)).toEqual(['RemoveParticipant', 'DeleteRoom']);
+    expect(removal[0]!.body).toEqual({ room: `call-${id}`, identity: `sip-${id}` });
+
+    // Again: it succeeds and says the line is already gone, with LiveKit not asked again.
+    const again = await dialer(['call', 'hangup', id, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ call_id: id, line: 'already_gone', status: 'completed', dial_status: 'completed' });
+    expect(fake.hangups().length).toBe(before + 2);
+    expect((await dialer(['call', 'list', '--status', 'completed'])).stdout).toMatch(new RegExp(`^${id}\\s+completed\\s+completed\\b`, 'm'));
+  }, 90_000);
+
+  it('call hangup of an unknown call exits 1 naming not_found; a malformed id is session_not_found', async () => {
+    const missing = await dialer(['call', 'hangup', 'cl_123456789']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: not_found: no call cl_123456789/m);
+    expect(missing.stderr).toContain('vagent call list');
+    expect((await dialer(['call', 'hangup', 'nonsense'])).stderr).toMatch(/^error: session_not_found: /m);
   });
 
   it('a busy callee is dial_failed with the SIP status (exit 1)', async () => {

@@ -24,7 +24,7 @@ describe('vagent --help', () => {
       'serve', 'login', 'trunk add', 'trunk list', 'trunk show', 'trunk rm', 'number add', 'number list', 'number bind',
       'number rm', 'admin tenant create', 'admin tenant list', 'admin key create', 'admin key list', 'admin key revoke', 'admin audit',
       'agent apply', 'agent list', 'agent show', 'agent rm', 'chat', 'session show', 'session end',
-      'call place', 'call show', 'call list', 'telephony check', 'admin tenant set', 'admin tenant show',
+      'call place', 'call show', 'call list', 'call hangup', 'telephony check', 'admin tenant set', 'admin tenant show',
     ]));
   });
 

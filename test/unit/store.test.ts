@@ -226,7 +226,7 @@ describe('Store', () => {
   it.each([
     ['as released', []],
     ['from before dial keys were fingerprinted', ['idempotency_print', 'reserve_until']],
-  ])('moves calls of a version 3 database (%s) to version 4, keeping them', (_name, dropped: string[]) => {
+  ])('moves calls of a version 3 database (%s) to version 4 and on, keeping them', (_name, dropped: string[]) => {
     const file = dbFile();
     const raw = new Database(file);
     raw.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL) STRICT`);
@@ -245,18 +245,61 @@ describe('Store', () => {
 
     const store = Store.open(file);
     try {
-      expect(store.schemaVersion()).toBe(4);
+      expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
       const columns = store.db.prepare("SELECT name FROM pragma_table_info('calls')").pluck().all();
       expect(columns).not.toContain('session_seq');
       expect(columns).not.toContain('created_at');
       expect(columns).toContain('reserve_until');
       const calls = new CallRepo(store.db);
       const call = calls.get(4242)!;
-      expect(call).toMatchObject({ id: 4242, to_number: '+919876543210', idempotency_key: 'k1', reserve_until: 0, created_at: 1700000000 });
+      expect(call).toMatchObject({ id: 4242, to_number: '+919876543210', idempotency_key: 'k1', reserve_until: 0, created_at: 1700000000, answered_at: null });
       expect(calls.byIdempotencyKey('default', 'k1')?.id).toBe(4242);
       // A call of a session that does not exist is refused, as the new table says.
       expect(() => store.db.exec(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status)
         VALUES (1, 'default', 'ag_x', 'outbound', '+919876543210', 'not_dialled')`)).toThrow(/FOREIGN KEY/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('moves calls of a version 4 database to the line state machine (version 5): completed, answered_at', () => {
+    const file = dbFile();
+    const raw = new Database(file);
+    raw.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL) STRICT`);
+    raw.pragma('foreign_keys = OFF'); // no agent revision row: only the call's own references matter here
+    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) {
+      raw.exec(m.sql);
+      m.apply?.(raw);
+      raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
+    }
+    raw.exec(`INSERT INTO tenants (id, created_at) VALUES ('default', 0)`);
+    const session = raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+      VALUES (?, ?, 'default', 'ag_x', 'd', '{}', 0, '{}', '{}', ?, ?)`);
+    const call = raw.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status) VALUES (?, 'default', 'ag_x', ?, '+919876543210', ?)`);
+    session.run(1, 11, 'open', 1700000001);
+    call.run(11, 'inbound', 'answered');
+    session.run(2, 12, 'ended', 1700000002);
+    call.run(12, 'inbound', 'answered');
+    session.run(3, 13, 'open', 1700000003);
+    call.run(13, 'outbound', 'ringing');
+    // Version 4 refuses the new status.
+    expect(() => raw.prepare("UPDATE calls SET dial_status = 'completed' WHERE id = 13").run()).toThrow(/CHECK/);
+    raw.close();
+
+    const store = Store.open(file);
+    try {
+      expect(store.schemaVersion()).toBe(5);
+      const calls = new CallRepo(store.db);
+      expect(calls.get(11)).toMatchObject({ dial_status: 'answered', answered_at: 1700000001 });
+      expect(calls.get(12)).toMatchObject({ dial_status: 'completed', answered_at: 1700000002 });
+      expect(calls.get(13)).toMatchObject({ dial_status: 'ringing', answered_at: null });
+      // Every move goes through the transition table: ringing → answered → completed, never back.
+      expect(calls.moveDial(13, 'answered', { answered_at: 1700000100 })).toBe(true);
+      expect(calls.moveDial(13, 'ringing')).toBe(false);
+      expect(calls.moveDial(13, 'answered', { answered_at: 1700000200 })).toBe(false);
+      expect(calls.moveDial(13, 'completed')).toBe(true);
+      expect(calls.moveDial(13, 'failed', { dial_error: 'late' })).toBe(false);
+      expect(calls.get(13)).toMatchObject({ dial_status: 'completed', answered_at: 1700000100, dial_error: null });
     } finally {
       store.close();
     }

@@ -1,6 +1,6 @@
 /**
- * `vagent call place|show|list` (spec: Calls; Call placement response; Call status;
- * DESIGN.md §5, §7; `GET /v1/calls` is an extension).
+ * `vagent call place|show|list|hangup` (spec: Calls; Call placement response; Call status;
+ * DESIGN.md §5, §7; `GET /v1/calls` and `POST /v1/calls/{id}/hangup` are extensions).
  *
  * `place` always sends an `Idempotency-Key` (`--idempotency-key`, or a random one) and the
  * client retries a request lost in transit with that same key, so one command never dials
@@ -9,8 +9,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import {
-  ApiResponseError, DaemonUnreachableError, type CallListQuery, type CallPlacement, type CallStatus, type DialStatus,
-  type ListResponse, type PlaceCallBody,
+  ApiResponseError, DaemonUnreachableError, type CallHangup, type CallListQuery, type CallPlacement, type CallStatus, type DialStatus,
+  type LineOutcome, type ListResponse, type PlaceCallBody,
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { DIAL_LIMITS } from '../../domain/calls.js';
@@ -133,7 +133,14 @@ function explainPlaceError(err: unknown, key: string): unknown {
   if (err instanceof ApiResponseError) {
     const missing = explainMissingContext(err);
     if (missing !== err) return missing;
-    const explain = PLACE_HINTS[err.code];
+  }
+  return withHint(err, PLACE_HINTS);
+}
+
+/** An API error with the hint `hints` has for its code, as a CliError (exit 1); other errors unchanged. */
+function withHint(err: unknown, hints: Record<string, (message: string) => string>): unknown {
+  if (err instanceof ApiResponseError) {
+    const explain = hints[err.code];
     if (!explain) return err;
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
     return new CliError(`${err.code}: ${err.message}${param}`, EXIT.error, explain(err.message));
@@ -164,11 +171,13 @@ export async function place(ctx: CommandContext, flags: CallPlaceFlags): Promise
 }
 
 function printPlacement(p: CallPlacement): void {
-  if (p.status === 'ringing') ok(`${p.to} is ringing: call ${p.call_id}`);
+  if (p.dial_status === 'answered') ok(`${p.to} answered: call ${p.call_id}`);
+  else if (p.status === 'ringing') ok(`${p.to} is ringing: call ${p.call_id}`);
   else ok(`call ${p.call_id} prepared: nothing was dialled`);
   const fields: Array<[string, string]> = [
     ['call', p.call_id],
-    ['status', p.status],
+    // The API keeps the spec's two placement statuses; a dial that waited says it was answered.
+    ['status', p.dial_status === 'answered' ? 'answered' : p.status],
     ['session', p.session_id],
     ['agent', p.agent_id],
     ['to', p.to],
@@ -176,10 +185,12 @@ function printPlacement(p: CallPlacement): void {
   ];
   if (p.status === 'ringing') {
     fields.push(['trunk', orDash(p.trunk_id)], ['room', orDash(p.room_name)], ['provider call', orDash(p.provider_call_id)]);
+    if (p.answered_at) fields.push(['answered', formatTime(p.answered_at)]);
   }
   printFields(fields);
   if (p.status === 'ringing') {
     hint(`follow it: vagent call show ${p.call_id}   (the media agent joins room ${p.room_name ?? '-'})`);
+    hint(`hang up: vagent call hangup ${p.call_id}`);
     return;
   }
   hint(`the session is open: a media agent or your backend talks to it (POST /v1/sessions/${p.session_id}/turn);`);
@@ -196,9 +207,9 @@ function formatDuration(s: number | null): string {
   return `${Math.floor(total / 3600)} h ${String(Math.floor((total % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** Dial statuses coloured: green when answered or ringing, red when failed or unknown, dim when not dialled. */
+/** Dial statuses coloured: green when answered or ringing, red when failed or unknown, dim when not dialled or completed. */
 const DIAL_COLOUR: Partial<Record<DialStatus, (s: string) => string>> = {
-  answered: good, ringing: good, failed: bad, unknown: bad, not_dialled: dim,
+  answered: good, ringing: good, failed: bad, unknown: bad, not_dialled: dim, completed: dim,
 };
 const dialText = (s: DialStatus): string => (DIAL_COLOUR[s] ?? String)(s.replace('_', ' '));
 const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? 'in progress' : 'completed');
@@ -220,12 +231,70 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
     ['trunk', orDash(call.trunk_id)],
     ['room', orDash(call.room_name)],
     ['provider call', orDash(call.provider_call_id)],
-    ['started', formatTime(call.started_at)],
-    ['ended', call.ended_at === null ? dim('-') : formatTime(call.ended_at)],
-    ['duration', formatDuration(call.duration_s)],
+    ...callTimes(call),
     ['cost', costLine(call.cost)],
   ]);
-  if (call.status === 'in_progress') hint(`session: vagent session show ${call.session_id}`);
+  if (call.status === 'in_progress') {
+    hint(`session: vagent session show ${call.session_id}`);
+    hint(`hang up: vagent call hangup ${call.call_id}`);
+  }
+}
+
+/** The started, answered, ended and duration rows of a call. */
+function callTimes(call: CallStatus): Array<[string, string]> {
+  return [
+    ['started', formatTime(call.started_at)],
+    ['answered', call.answered_at === null ? dim('-') : formatTime(call.answered_at)],
+    ['ended', call.ended_at === null ? dim('-') : formatTime(call.ended_at)],
+    ['duration', formatDuration(call.duration_s)],
+  ];
+}
+
+/** Hints for hang-up errors, by API error code. */
+const HANGUP_HINTS: Record<string, (message: string) => string> = {
+  hangup_failed: () => 'nothing changed and the call may still be on the line: run the same command again; see `vagent telephony check`',
+  telephony_not_configured: () => 'the daemon needs LiveKit to hang up a dialled call: see `vagent telephony check`',
+  not_found: () => 'see `vagent call list` for call ids',
+  session_not_found: () => 'call ids look like cl_4503599627370497: see `vagent call list`',
+  idempotency_key_reuse: () => 'this --idempotency-key was used for another request; use a new key',
+  idempotency_key_in_progress: () => 'a hang-up with this --idempotency-key is still running; wait, then retry with the same key',
+};
+
+/** The first line `vagent call hangup` prints, by what became of the line. */
+const HANGUP_LINES: Record<LineOutcome, (id: string) => string> = {
+  hung_up: (id) => `hung up call ${id}: its session has ended`,
+  already_gone: (id) => `call ${id} ended: its line was already gone`,
+  not_dialled: (id) => `call ${id} ended: it was never dialled, so there was no line to hang up`,
+};
+
+/**
+ * `vagent call hangup CL_ID [--idempotency-key K]`: hangs up the call's line through LiveKit,
+ * ends its session and completes it; a call whose line is already gone succeeds and says so.
+ * @throws UsageError (exit 2) for a bad key; CliError (exit 1 with a hint) for API errors.
+ */
+export async function hangup(ctx: CommandContext, id: string, flags: { idempotencyKey?: string }): Promise<void> {
+  if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(flags.idempotencyKey)) {
+    throw new UsageError('--idempotency-key must be 1 to 255 printable ASCII characters');
+  }
+  const client = await ctx.client();
+  let call: CallHangup;
+  try {
+    call = await client.hangUpCall(id, { idempotencyKey: flags.idempotencyKey ?? crypto.randomUUID() });
+  } catch (err) {
+    throw withHint(err, HANGUP_HINTS);
+  }
+  if (ctx.json) return printJson(call);
+  ok(HANGUP_LINES[call.line](call.call_id));
+  printFields([
+    ['call', call.call_id],
+    ['line', call.line.replace('_', ' ')],
+    ['status', statusText(call.status)],
+    ['dial status', dialText(call.dial_status)],
+    ['to', call.to],
+    ...callTimes(call),
+    ['cost', costLine(call.cost)],
+  ]);
+  hint(`summary: vagent session show ${call.session_id}`);
 }
 
 /** Most pages `--all` follows: a guard against a cursor that never ends, not a real limit. */

@@ -3,7 +3,7 @@
  * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
  * name and cost are read from that session.
  */
-import type { DialStatus } from '../../domain/resources.js';
+import { canMoveDial, DIAL_STATUSES, dialSourcesOf, type DialStatus } from '../../domain/calls.js';
 import type { Db } from '../database.js';
 
 export type { DialStatus };
@@ -32,6 +32,20 @@ export interface CallRow {
   reserved_micro: number;
   /** Epoch seconds after which the reservation no longer counts (the call's longest possible end). */
   reserve_until: number;
+  /** When the callee answered (inbound: when vagent answered), epoch seconds; null if never. */
+  answered_at: number | null;
+}
+
+/**
+ * What a move of a call's line records beside its new status. An absent field keeps its value;
+ * `answered_at` is set once (a later answer never overwrites the first).
+ */
+export interface DialMove {
+  provider_call_id?: string | null;
+  dial_error?: string | null;
+  /** The key a retry must find (null frees it); absent keeps it. */
+  idempotency_key?: string | null;
+  answered_at?: number;
 }
 
 /** A call row with what its session adds: open/ended, end time, customer name, metrics JSON. */
@@ -59,18 +73,25 @@ export class CallRepo {
   constructor(db: Db) {
     this.q = {
       insert: db.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, from_number, dial_status,
-          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until)
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at)
         VALUES (@id, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
-          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until)`),
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at)`),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
-      outcome: db.prepare(`UPDATE calls SET dial_status = @dial_status, provider_call_id = @provider_call_id, dial_error = @dial_error,
-          idempotency_key = @idempotency_key, idempotency_print = CASE WHEN @idempotency_key IS NULL THEN NULL ELSE idempotency_print END
-        WHERE id = @id`),
-      ringing: db.prepare(`UPDATE calls SET dial_status = 'ringing', provider_call_id = ? WHERE id = ? AND dial_status = 'dialling'`),
+      // One statement per target status, guarded by the transition table: a move the table does
+      // not allow changes nothing.
+      move: Object.fromEntries(DIAL_STATUSES.map((to) => [to, db.prepare(`UPDATE calls SET dial_status = '${to}',
+          provider_call_id = CASE WHEN @set_provider THEN @provider_call_id ELSE provider_call_id END,
+          dial_error = CASE WHEN @set_error THEN @dial_error ELSE dial_error END,
+          idempotency_key = CASE WHEN @set_key THEN @idempotency_key ELSE idempotency_key END,
+          idempotency_print = CASE WHEN @set_key AND @idempotency_key IS NULL THEN NULL ELSE idempotency_print END,
+          answered_at = COALESCE(answered_at, @answered_at)
+        WHERE id = @id AND dial_status IN (${dialSourcesOf(to).map((f) => `'${f}'`).join(', ') || 'NULL'})`)])) as Record<DialStatus, ReturnType<Db['prepare']>>,
+      // Only dials in flight; the table allows dialling → unknown.
       unknownAfterCrash: db.prepare(`UPDATE calls SET dial_status = 'unknown',
-          dial_error = 'vagent stopped while LiveKit was dialling; not dialled again' WHERE dial_status = 'dialling'`),
+          dial_error = 'vagent stopped while LiveKit was dialling; not dialled again'
+        WHERE dial_status = 'dialling' AND ${canMoveDial('dialling', 'unknown') ? 1 : 0}`),
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
           AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
       spend: db.prepare(`WITH day AS (
@@ -91,16 +112,22 @@ export class CallRepo {
   byIdempotencyKey(tenantId: string, key: string): CallRow | undefined { return this.q.byKey.get(tenantId, key) as CallRow | undefined; }
   /** The call with LiveKit SIP call id `providerCallId` (`SCL_…`). */
   byProviderCallId(providerCallId: string): CallRow | undefined { return this.q.byProvider.get(providerCallId) as CallRow | undefined; }
-  /** Records what a dial came to. */
-  setDialOutcome(id: number, o: { dial_status: DialStatus; provider_call_id: string | null; dial_error: string | null; idempotency_key: string | null }): void {
-    this.q.outcome.run({ id, ...o });
-  }
   /**
-   * Records that LiveKit accepted the dial of call `id`, unless a webhook already settled it
-   * (a callee who refused at once can be reported before the dial's answer is committed).
+   * Moves the line of call `id` to `to` with what `m` records, if the transition table
+   * (domain/calls.ts `DIAL_TRANSITIONS`) allows it from the call's current status; otherwise
+   * changes nothing (a late report never moves a call backwards).
+   * @returns true when the call moved.
    */
-  markRinging(id: number, providerCallId: string): void { this.q.ringing.run(providerCallId, id); }
-  /** Start-up: dials the previous process left in flight become `unknown`. Returns how many. */
+  moveDial(id: number, to: DialStatus, m: DialMove = {}): boolean {
+    return this.q.move[to].run({
+      id,
+      set_provider: m.provider_call_id === undefined ? 0 : 1, provider_call_id: m.provider_call_id ?? null,
+      set_error: m.dial_error === undefined ? 0 : 1, dial_error: m.dial_error ?? null,
+      set_key: m.idempotency_key === undefined ? 0 : 1, idempotency_key: m.idempotency_key ?? null,
+      answered_at: m.answered_at ?? null,
+    }).changes === 1;
+  }
+  /** Start-up: dials the previous process left in flight become `unknown` (dialling → unknown). Returns how many. */
   markInterruptedDials(): number { return this.q.unknownAfterCrash.run().changes; }
   /**
    * The tenant's calls, newest first, with `seq` below `beforeSeq`.

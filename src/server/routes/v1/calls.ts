@@ -1,9 +1,11 @@
 /**
- * `/v1/calls` (spec: Calls; States › Call; DESIGN.md §7) and `GET /v1/calls` (extension).
+ * `/v1/calls` (spec: Calls; States › Call; DESIGN.md §7), `GET /v1/calls` and
+ * `POST /v1/calls/{call_id}/hangup` (extensions, DESIGN.md §4).
  *
  * Idempotency: a prepare-only call writes only the database, so its key is claimed atomically
  * with its writes; a dial (`dial: true` in the raw body) claims the key in a committed write
- * before the handler runs, so a concurrent or later retry can never reach the provider.
+ * before the handler runs, so a concurrent or later retry can never reach the provider. A
+ * hang-up, which asks LiveKit too, is claim-first as well.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -12,11 +14,11 @@ import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
-import { CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallStatusSchema, PlaceCallBody } from '../../call-schemas.js';
+import { CallHangupSchema, CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallStatusSchema, PlaceCallBody } from '../../call-schemas.js';
 
 /** Registers the call routes. */
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
-  const { calls, idempotency, repos } = services;
+  const { calls, callLines, idempotency, repos } = services;
   return async (app) => {
     installSchemaErrors(app);
     app.post('/calls', {
@@ -33,11 +35,22 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
       commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
       onDispatchError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
         'media agent dispatch failed; the call is ringing without an agent'),
+      onHangupError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
+        'a call hung up while it was dialled could not be hung up again; check the room in LiveKit'),
     }));
 
     app.get('/calls', {
       schema: { summary: 'List calls, newest first (extension)', tags: ['calls'], querystring: CallListQuery, response: { 200: CallListSchema, ...errorResponses } },
     }, async (request) => calls.list(callerOf(request), request.query.status ?? null, request.query.cursor ?? null, request.query.limit));
+
+    app.post('/calls/:call_id/hangup', {
+      config: { idempotency: 'claim-first' },
+      schema: {
+        summary: "Hang up a call (extension): its line through LiveKit, then its session; the call becomes completed", tags: ['calls'],
+        params: CallParams, response: { 200: CallHangupSchema, ...errorResponses },
+      },
+    }, async (request, reply) => callLines.hangUp(callerOf(request), request.params.call_id,
+      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
 
     app.get('/calls/:call_id', {
       schema: { summary: 'Call status', tags: ['calls'], params: CallParams, response: { 200: CallStatusSchema, ...errorResponses } },
