@@ -70,8 +70,11 @@ Quick start:
   $ vagent telephony check                         # LiveKit settings of the daemon
   $ vagent call place --agent ag_emi_reminder --to +919876543210 --dial
 
-Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
-3 the daemon cannot be reached.`);
+Exit codes: 0 ok; 1 API or usage error: the message names the error code, and a value the
+daemon would refuse (e.g. a number that is not E.164) is invalid_request, exit 1, whether vagent
+or the daemon catches it; 2 bad arguments (unknown command or flag, a missing argument, flags
+that need each other); 3 the daemon cannot be reached.
+With --json, errors are one JSON line on stderr: {"error": {"code", "message", "param"?}}.`);
 
   program.command('serve')
     .description('run the daemon: serves the /v1 API from a state directory')
@@ -322,26 +325,47 @@ Examples:
 }
 
 /**
+ * True when `argv` asks for `--json` (before any `--`). Read from argv itself so that a
+ * command line commander refuses still gets its error as JSON.
+ */
+function wantsJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/**
  * Runs the CLI with `argv` and returns the exit code; the only place errors become exit codes.
+ * With `--json`, an error is one JSON line on stderr (`{"error": {code, message, param?}}`).
  */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  const json = wantsJson(argv);
   const program = buildProgram();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  applyExitOverride(program);
+  forEachCommand(program, (cmd) => {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // With --json, commander's own error text is replaced by the JSON error printed below.
+      outputError: (s, write) => { if (!json) write(s); },
+    });
+    if (json) cmd.showHelpAfterError(false);
+  });
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-      return EXIT.usage;
+      if (json) printError(err, true);
+      return exitCodeOf(err);
     }
-    printError(err);
+    printError(err, json);
     return exitCodeOf(err);
   }
 }
 
-function applyExitOverride(cmd: Command): void {
-  cmd.exitOverride();
-  for (const sub of cmd.commands) applyExitOverride(sub);
+/** Calls `fn` on `cmd` and every subcommand below it (settings set after building are not inherited). */
+function forEachCommand(cmd: Command, fn: (cmd: Command) => void): void {
+  fn(cmd);
+  for (const sub of cmd.commands) forEachCommand(sub, fn);
 }

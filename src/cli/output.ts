@@ -5,7 +5,7 @@
 import pc from 'picocolors';
 import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
-import { CliError } from './errors.js';
+import { CliError, errorObject, InvalidValueError } from './errors.js';
 
 /** Writes a value as pretty JSON (the API's object as it is) on stdout. */
 export function printJson(value: unknown): void {
@@ -77,11 +77,17 @@ export function formatTime(epochS: number): string {
 export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : v);
 
 /**
- * Prints an error on stderr: `error: <code>: <message>` for API errors (DESIGN.md §5), with
- * a hint line where one helps. Local `vagent admin` commands throw the services' {@link ApiError}
- * directly; it is reported the same way.
+ * Prints an error on stderr: `error: <code>: <message>` for API errors and for values refused
+ * before sending (DESIGN.md §5), with a hint line where one helps. Local `vagent admin`
+ * commands throw the services' {@link ApiError} directly; it is reported the same way.
+ * @param json `--json`: one line `{"error": {code, message, param?}}` (DESIGN.md §4's error
+ *   object; the API's own for API errors, the same shape for local ones), no hint.
  */
-export function printError(err: unknown): void {
+export function printError(err: unknown, json = false): void {
+  if (json) {
+    process.stderr.write(`${JSON.stringify({ error: errorObject(err) })}\n`);
+    return;
+  }
   const red = (s: string) => pc.red(s);
   if (err instanceof ApiResponseError || err instanceof ApiError) {
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
@@ -90,7 +96,8 @@ export function printError(err: unknown): void {
   } else if (err instanceof DaemonUnreachableError) {
     process.stderr.write(`${red('error:')} ${err.message}\n`);
   } else if (err instanceof CliError) {
-    process.stderr.write(`${red('error:')} ${err.message}\n`);
+    const code = err instanceof InvalidValueError ? `${err.code}: ` : '';
+    process.stderr.write(`${red('error:')} ${code}${err.message}\n`);
     if (err.hint) hint(err.hint);
   } else {
     const e = err as Error;

@@ -247,13 +247,14 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/^error: workflow_not_found: /m);
 
+    // Values the daemon would refuse: invalid_request and exit 1 whoever catches them.
     const context = await vagent(['chat', 'ag_clinic_booking', '--context', '[1]'], '');
-    expect(context.code).toBe(2);
-    expect(context.stderr).toContain('--context must be a JSON object');
+    expect(context.code).toBe(1);
+    expect(context.stderr).toContain('error: invalid_request: --context must be a JSON object');
     const now = await vagent(['chat', 'ag_clinic_booking', '--now', 'tomorrow'], '');
-    expect(now.code).toBe(2);
+    expect(now.code).toBe(1);
     const phone = await vagent(['chat', 'ag_clinic_booking', '--customer-phone', '98765'], '');
-    expect(phone.code).toBe(2);
+    expect(phone.code).toBe(1);
 
     const session = await vagent(['session', 'show', 'se_12345']);
     expect(session.code).toBe(1);

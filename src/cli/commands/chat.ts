@@ -11,7 +11,7 @@ import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, 
 import { isE164 } from '../../domain/e164.js';
 import { isoTimeMs } from '../../domain/time.js';
 import type { CommandContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InvalidValueError } from '../errors.js';
 import { parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
@@ -33,8 +33,9 @@ export interface ChatFlags {
 
 /**
  * The `POST /v1/sessions` body for the flags.
- * @throws UsageError (exit 2) for a `--context` that is not a JSON object, a `--now` that is
- *   not a date-time, or a `--customer-phone` that is not E.164
+ * @throws InvalidValueError (exit 1, invalid_request as from the daemon) for a `--context`
+ *   that is not a JSON object, a `--now` that is not a date-time, or a `--customer-phone`
+ *   that is not E.164
  */
 export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
   const body: OpenSessionBody = { agent_id: agentId };
@@ -42,12 +43,12 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
   if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
   if (flags.now !== undefined) {
     if (isoTimeMs(flags.now) === null) {
-      throw new UsageError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'example: --now 2025-11-13T10:00:00+05:30');
+      throw new InvalidValueError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'context.now', 'example: --now 2025-11-13T10:00:00+05:30');
     }
     context = { ...context, now: flags.now };
   }
   if (flags.customerPhone !== undefined && !isE164(flags.customerPhone)) {
-    throw new UsageError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'example: --customer-phone +919876543210');
+    throw new InvalidValueError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'customer_phone', 'example: --customer-phone +919876543210');
   }
   if (context !== undefined) body.context = context;
   if (flags.customerName !== undefined) body.customer_name = flags.customerName;
