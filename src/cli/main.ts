@@ -41,6 +41,11 @@ function examples(cmd: Command, ...lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
 }
 
+/** `-y, --yes` of the delete commands, which otherwise ask on a terminal and refuse without one. */
+function yesOption(cmd: Command): Command {
+  return cmd.option('-y, --yes', 'delete without asking (required when stdin is not a terminal)');
+}
+
 function adminOptions(cmd: Command): Command {
   return cmd
     .option('--state-dir <dir>', 'state directory (default: $VAGENT_STATE_DIR or ~/.local/share/vagent)')
@@ -131,9 +136,9 @@ Examples:
   examples(trunk.command('show').argument('<trunk-id>', 'tk_… id').description('show one trunk'),
     'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va --json')
     .action(action(trunkCmd, (m) => m.show));
-  examples(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
-    .description('delete a trunk (numbers that used it keep their record, without a trunk)'),
-  'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va')
+  examples(yesOption(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
+    .description('delete a trunk (numbers that used it keep their record, without a trunk)')),
+  'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va --yes    # in a script: no question')
     .action(action(trunkCmd, (m) => m.rm));
 
   const number = program.command('number').description('phone numbers (DIDs) you hold with a carrier');
@@ -157,9 +162,9 @@ Examples:
     .description('choose the agent that answers inbound calls on a number')
     .addHelpText('after', '\nExamples:\n  $ vagent number bind +918047001234 ag_clinic_booking\n  $ vagent number bind +911140001234 ag_clinic_booking --json')
     .action(action(numberCmd, (m) => m.bind));
-  examples(number.command('rm').alias('remove').argument('<number>', 'E.164 number')
-    .description("delete a number's record and binding (the carrier's number is untouched)"),
-  'vagent number rm +918047001234')
+  examples(yesOption(number.command('rm').alias('remove').argument('<number>', 'E.164 number')
+    .description("delete a number's record and binding (the carrier's number is untouched)")),
+  'vagent number rm +918047001234', 'vagent number rm +918047001234 --yes --json')
     .action(action(numberCmd, (m) => m.rm));
 
   const agent = program.command('agent').description('agent workflows: what an agent says, asks and captures (YAML or JSON files)');
@@ -187,9 +192,9 @@ Examples:
   'vagent agent show ag_clinic_booking', 'vagent agent show ag_clinic_booking --yaml > ag_clinic_booking.yaml',
   'vagent agent show ag_clinic_booking --json')
     .action(action(agentCmd, (m) => m.show));
-  examples(agent.command('rm').alias('remove').argument('<agent-id>', 'ag_… id')
-    .description('delete an agent (numbers bound to it keep their binding)'),
-  'vagent agent rm ag_clinic_booking')
+  examples(yesOption(agent.command('rm').alias('remove').argument('<agent-id>', 'ag_… id')
+    .description('delete an agent (numbers bound to it keep their binding)')),
+  'vagent agent rm ag_clinic_booking', 'vagent agent rm ag_clinic_booking --yes')
     .action(action(agentCmd, (m) => m.rm));
 
   program.command('chat')

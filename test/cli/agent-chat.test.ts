@@ -150,10 +150,10 @@ describe('vagent agent', { timeout: 60_000 }, () => {
   });
 
   it('removes an agent', async () => {
-    const res = await vagent(['agent', 'rm', 'ag_cli_json']);
+    const res = await vagent(['agent', 'rm', 'ag_cli_json', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('agent ag_cli_json removed');
-    const again = await vagent(['agent', 'rm', 'ag_cli_json']);
+    const again = await vagent(['agent', 'rm', 'ag_cli_json', '--yes']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: not_found: /m);
     const malformed = await vagent(['agent', 'show', 'clinic']);

@@ -10,6 +10,7 @@ import { ApiResponseError } from '../../client/index.js';
 import type { AgentFileProblem, ValidAgentFile } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
+import { confirmDelete, type DeleteFlags } from '../prompt.js';
 import {
   bold, dim, failed, formatTime, hint, ok, orDash, printFields, printJson, printTable, problem, progressBar, say,
 } from '../output.js';
@@ -196,8 +197,12 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
   ], 'No steps: the agent only says its opening and closing.');
 }
 
-/** `vagent agent rm ID`. */
-export async function rm(ctx: CommandContext, id: string): Promise<void> {
+/**
+ * `vagent agent rm ID [--yes]`: asks first on a terminal (see {@link confirmDelete}).
+ * @throws UsageError (exit 2) without a terminal and without `--yes`.
+ */
+export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  await confirmDelete(`agent ${id}`, flags.yes);
   const res = await (await ctx.client()).deleteAgent(id);
   if (ctx.json) return printJson(res);
   ok(`agent ${res.id} removed`);
