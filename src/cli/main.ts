@@ -208,7 +208,9 @@ Examples:
     .addHelpText('after', `
 On a terminal: an interactive prompt. Commands: /end (or Ctrl-D) ends the session and prints
 the summary, /state shows step progress, /play plays the last reply (aplay, paplay, afplay,
-play or ffplay; otherwise its URL is printed), /help.
+play or ffplay; without one, or when it fails, its URL is printed), /help.
+When the agent ends the call (its closing line, then its close_grace_ms with no new line, or
+a line heard in that window), the chat prints "the agent ended the call" and the summary, exit 0.
 With stdin not a terminal: one turn per non-empty line; at EOF the session ends.
 With --json: JSON Lines: the open response, one turn result per line, then the end result.
 
