@@ -223,7 +223,13 @@ Examples:
     .action(action(chatCmd, (m) => m.chat));
 
   const session = program.command('session').description('conversation sessions (opened by `vagent chat`, calls or the API)');
-  examples(session.command('show').argument('<session-id>', 'se_… id').description('turns, costs, cache hits and latency of a session'),
+  examples(session.command('list').alias('ls').description('list sessions, newest first: agent, status and outcome, turns, cost')
+    .option('--limit <n>', 'sessions per page, 1–100 (default 20)')
+    .option('--cursor <cursor>', 'start after this next_cursor of an earlier page'),
+  'vagent session list', 'vagent session list --limit 100 --json | jq -r \'.data[] | select(.status == "open") | .session_id\'')
+    .action(action(sessionCmd, (m) => m.list));
+  examples(session.command('show').argument('<session-id>', 'se_… id')
+    .description('agent, status and outcome, each step with its captured value, the turns, costs, cache hits and latency'),
     'vagent session show se_4503599627370497', 'vagent session show se_4503599627370497 --json | jq .total_cost_inr')
     .action(action(sessionCmd, (m) => m.show));
   examples(session.command('end').argument('<session-id>', 'se_… id').description('end a session and print its summary'),

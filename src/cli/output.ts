@@ -126,11 +126,28 @@ export const accent = (s: string): string => pc.cyan(s);
 /** Yellow text (marks: readback, FAQ answer). */
 export const mark = (s: string): string => pc.yellow(s);
 
-/** An INR amount as the API rounds it: `₹0.001250` (6 decimals). */
-export const inr = (value: number | null | undefined): string => `₹${(value ?? 0).toFixed(6)}`;
+const PAISE = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** Rupees without trailing zeros, for budgets and totals: `₹12.5`, `₹0.000125`, `₹500`. */
-export const rupees = (n: number): string => `₹${Number(n.toFixed(6))}`;
+/**
+ * Money for people: rupees with paise and Indian digit grouping (`₹0.42`, `₹12,500.00`,
+ * `₹1,25,000.00`); an amount above zero but under half a paisa is `<₹0.01`, so a cost is never
+ * shown as free when it is not. `--json` keeps the API's exact numbers (DESIGN.md §4 "Costs").
+ * @param value INR (a number as the API shows it); null/undefined count as 0
+ */
+export function rupees(value: number | null | undefined): string {
+  const n = value ?? 0;
+  if (n > 0 && n < 0.005) return '<₹0.01';
+  if (n < 0 && n > -0.005) return '-<₹0.01';
+  return n < 0 ? `-₹${PAISE.format(-n)}` : `₹${PAISE.format(n)}`;
+}
+
+/**
+ * A count and its noun, singular for one: `1 turn`, `3 turns`, `0 calls`.
+ * @param plural the plural form when it is not `singular` + `s`
+ */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
 
 /** A duration in milliseconds for people: `12 ms`, `1.4 s`. */
 export function formatMs(ms: number | null | undefined): string {

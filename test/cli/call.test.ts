@@ -93,7 +93,7 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     expect(human.code, human.stderr).toBe(0);
     for (const re of [
       new RegExp(`^call:\\s+${id}$`), /^status:\s+in progress$/, /^dial status:\s+not dialled$/, new RegExp(`^to:\\s+\\${TO}$`),
-      new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.000000 \(llm ₹/,
+      new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
       /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
     ]) expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
 
@@ -109,9 +109,9 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const table = await vagent(['call', 'list']);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CALL\s+STATUS\s+DIAL\s+DIR\s+TO\s+AGENT\s+STARTED\s+DURATION\s+COST \(INR\)$/);
+    expect(lines[0]).toMatch(/^CALL\s+STATUS\s+DIAL\s+DIR\s+FROM\s+TO\s+AGENT\s+STARTED\s+DURATION\s+COST$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[0])).toEqual([...placed].reverse());
-    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(/completed\s+not dialled\s+out\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+0\.000000$/);
+    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(/completed\s+not dialled\s+out\s+(-|\+\d+)\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+₹0\.00$/);
 
     const completed = JSON.parse((await vagent(['call', 'list', '--status', 'completed', '--json'])).stdout);
     expect(completed.data.map((c: { call_id: string }) => c.call_id)).toEqual([placed[0]]);
@@ -187,7 +187,7 @@ describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
     expect(res.stdout).toContain('LiveKit is not configured on the daemon');
     for (const env of ['LIVEKIT_URL=', 'LIVEKIT_API_KEY=', 'LIVEKIT_API_SECRET=']) expect(res.stdout).toContain(env);
     expect(res.stdout).toMatch(/restart/);
-    expect(res.stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
+    expect(res.stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
     expect(res.stdout).toMatch(/^inbound events:\s+since start: none · recorded: none$/m);
     expect(res.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
 
@@ -205,7 +205,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     const set = await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '500']);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('tenant acme-collections updated');
-    expect(set.stdout).toMatch(/^daily budget:\s+₹500 a day$/m);
+    expect(set.stdout).toMatch(/^daily budget:\s+₹500\.00 a day$/m);
     expect(await showJson('acme-collections')).toMatchObject({ daily_budget_inr: 500, inbound_webhook_url: null, has_inbound_webhook_secret: false });
 
     expect(JSON.parse((await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '0', '--json'])).stdout)).toMatchObject({ daily_budget_inr: 0 });
@@ -227,7 +227,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
-    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? of ₹1 spent or held by open calls \(\d+%\)/m);
+    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d of ₹1\.00 spent or held by open calls \(\d+%\)/m);
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', 'default'])).code).toBe(0);
   });
 

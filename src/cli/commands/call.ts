@@ -18,7 +18,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { parseContextFlag } from '../json-flag.js';
-import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
 
 /** Flags of `vagent call place`. */
@@ -264,11 +264,13 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     { header: 'STATUS', cell: (c) => statusText(c.status) },
     { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
     { header: 'DIR', cell: (c) => (c.direction === 'outbound' ? 'out' : 'in') },
+    // Inbound: FROM is the caller's number; outbound: the caller ID presented.
+    { header: 'FROM', cell: (c) => orDash(c.from) },
     { header: 'TO', cell: (c) => c.to },
     { header: 'AGENT', cell: (c) => c.agent_id },
     { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
     { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
-    { header: 'COST (INR)', cell: (c) => c.cost.total_inr.toFixed(6) },
+    { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },
   ], query.status
     ? `No ${statusText(query.status)} calls.`
     : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID}`);
