@@ -29,7 +29,8 @@ export function contextOf(cmd: Command): CommandContext {
       const { url, apiKey } = await resolveConnection(flags);
       if (!apiKey) {
         throw new CliError(`no API key for ${url}`, EXIT.error,
-          'run `vagent login --url ' + url + '`, or set VAGENT_API_KEY (create a key with `vagent admin key create --tenant default`)');
+          'run `vagent login --url ' + url + '`, or set VAGENT_API_KEY (create a key with `vagent admin key create --tenant default`)',
+          'unauthorized');
       }
       return new VagentClient({ url, apiKey });
     },

@@ -1,22 +1,47 @@
 /**
  * CLI failures and exit codes (DESIGN.md §5 — Contract): 0 ok, 1 API or usage error (the
  * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached.
- * The mapping from errors to exit codes lives in {@link exitCodeOf}, nowhere else.
+ *
+ * One mistake has one exit code wherever it is caught: a value the daemon would refuse with
+ * `invalid_request` (an E.164 number, a timer out of range, a `--context` that is not a JSON
+ * object) exits 1 and names `invalid_request` whether vagent catches it before sending
+ * ({@link InvalidValueError}) or the daemon does. Exit 2 is for a command line vagent cannot
+ * act on at all: an unknown command or flag, a missing argument, flags that need each other,
+ * a file or stdin it cannot read.
+ *
+ * The mapping from errors to exit codes lives in {@link exitCodeOf}, nowhere else; the error
+ * object printed with `--json` in {@link errorObject}.
  */
+import { CommanderError } from 'commander';
 import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
+import { ApiError } from '../domain/errors.js';
 
 /** Exit codes of every `vagent` command. */
 export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3 } as const;
 
+/**
+ * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
+ * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a prompt was
+ * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1).
+ */
+export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error';
+
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string) {
+  /**
+   * @param code the `code` of the `--json` error object: an API code (e.g. `unauthorized`
+   *   when no key is known) or a {@link LocalErrorCode}; by default `bad_arguments` for exit 2
+   *   and `cli_error` otherwise
+   * @param param the flag or field at fault, as the API's `param`
+   */
+  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string,
+    readonly code: string = exitCode === EXIT.usage ? 'bad_arguments' : 'cli_error', readonly param?: string) {
     super(message);
     this.name = 'CliError';
   }
 }
 
-/** Bad command-line arguments (exit 2). */
+/** Bad command-line arguments (exit 2, code `bad_arguments`). */
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, EXIT.usage, hint);
@@ -24,10 +49,59 @@ export class UsageError extends CliError {
   }
 }
 
+/**
+ * A value the daemon would refuse with `invalid_request`, caught before anything is sent:
+ * exit 1 and code `invalid_request`, as when the daemon refuses it (module comment).
+ */
+export class InvalidValueError extends CliError {
+  /**
+   * @param param the API field the flag fills (`to`, `context`, `ringing_timeout_s`)
+   */
+  constructor(message: string, param: string, hint?: string) {
+    super(message, EXIT.error, hint, 'invalid_request', param);
+    this.name = 'InvalidValueError';
+  }
+}
+
+/**
+ * An error the daemon answered, with a hint for people: printed as the API error it is
+ * (`error: <code>: <message>`, exit 1; with `--json` the API's own error object).
+ */
+export class HintedApiError extends CliError {
+  constructor(readonly api: ApiResponseError, hint: string) {
+    const param = api.param && !api.message.startsWith(api.param) ? ` (${api.param})` : '';
+    super(`${api.code}: ${api.message}${param}`, EXIT.error, hint, api.code, api.param);
+    this.name = 'HintedApiError';
+  }
+}
+
 /** The exit code for any thrown value. */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
+  if (err instanceof CommanderError) return EXIT.usage;
   if (err instanceof DaemonUnreachableError) return EXIT.unreachable;
   if (err instanceof ApiResponseError) return EXIT.error;
   return EXIT.error;
+}
+
+/** The error object of DESIGN.md §4: `{code, message, param?}`. */
+export interface ErrorObject {
+  code: string;
+  message: string;
+  param?: string;
+}
+
+/**
+ * The §4 error object for any thrown value, as `--json` prints it inside `{"error": …}`:
+ * the API's own object for an API error, the same shape for a local one.
+ */
+export function errorObject(err: unknown): ErrorObject {
+  const withParam = (code: string, message: string, param: string | undefined): ErrorObject =>
+    (param === undefined ? { code, message } : { code, message, param });
+  if (err instanceof HintedApiError) return errorObject(err.api);
+  if (err instanceof ApiResponseError || err instanceof ApiError) return withParam(err.code, err.message, err.param);
+  if (err instanceof CliError) return withParam(err.code, err.message, err.param);
+  if (err instanceof DaemonUnreachableError) return { code: 'daemon_unreachable', message: err.message };
+  if (err instanceof CommanderError) return { code: 'bad_arguments', message: err.message.replace(/^error: /, '') };
+  return { code: 'internal_error', message: (err as Error | undefined)?.message ?? String(err) };
 }

@@ -3,28 +3,29 @@
  * and what to type when the daemon says an agent needs more of it.
  */
 import { ApiResponseError } from '../client/index.js';
-import { CliError, EXIT, UsageError } from './errors.js';
+import { HintedApiError, InvalidValueError } from './errors.js';
 
 /**
  * The JSON object `text` holds.
  * @param example a usage hint shown with the error, e.g. `example: --context '{"emi_amount": "12500"}'`
- * @throws UsageError (exit 2) for invalid JSON, or JSON that is not an object.
+ * @throws InvalidValueError (exit 1, invalid_request as from the daemon; param `context`) for
+ *   invalid JSON, or JSON that is not an object.
  */
 export function parseContextFlag(text: string, example: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`--context is not valid JSON: ${(err as Error).message}`, example);
+    throw new InvalidValueError(`--context is not valid JSON: ${(err as Error).message}`, 'context', example);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--context must be a JSON object', example);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidValueError('--context must be a JSON object', 'context', example);
   return parsed as Record<string, unknown>;
 }
 
 /**
  * The daemon's refusal to open a session of an agent without the values its prompts speak
  * (`invalid_request`, param `context.<key>` or `customer_name`; services/sessions.ts
- * `requireSessionValues`) as a CliError (exit 1) whose hint is the flags to add, e.g.
+ * `requireSessionValues`) as a {@link HintedApiError} (exit 1; `--json` prints the API's error) whose hint is the flags to add, e.g.
  * `--customer-name "NAME" --context '{"emi_amount": "…", "due_date": "…"}'`.
  * Any other error is returned unchanged.
  */
@@ -42,5 +43,5 @@ export function explainMissingContext(err: unknown): unknown {
   const flags: string[] = [];
   if (/\bcustomer_name\b/.test(listed)) flags.push('--customer-name "NAME"');
   if (Object.keys(example).length > 0) flags.push(`--context '${JSON.stringify(example)}'`);
-  return new CliError(`${err.code}: ${err.message}`, EXIT.error, `add ${flags.join(' ')} (see the agent's required_context: vagent agent show ${listed.split(' ')[1]} --yaml)`);
+  return new HintedApiError(err, `add ${flags.join(' ')} (see the agent's required_context: vagent agent show ${listed.split(' ')[1]} --yaml)`);
 }

@@ -41,6 +41,11 @@ function examples(cmd: Command, ...lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
 }
 
+/** `-y, --yes` of the delete commands, which otherwise ask on a terminal and refuse without one. */
+function yesOption(cmd: Command): Command {
+  return cmd.option('-y, --yes', 'delete without asking (required when stdin is not a terminal)');
+}
+
 function adminOptions(cmd: Command): Command {
   return cmd
     .option('--state-dir <dir>', 'state directory (default: $VAGENT_STATE_DIR or ~/.local/share/vagent)')
@@ -70,8 +75,11 @@ Quick start:
   $ vagent telephony check                         # LiveKit settings of the daemon
   $ vagent call place --agent ag_emi_reminder --to +919876543210 --dial --customer-name "Ravi Kumar" --context @ravi.json
 
-Exit codes: 0 ok, 1 API or usage error (message names the error code), 2 bad arguments,
-3 the daemon cannot be reached.`);
+Exit codes: 0 ok; 1 API or usage error: the message names the error code, and a value the
+daemon would refuse (e.g. a number that is not E.164) is invalid_request, exit 1, whether vagent
+or the daemon catches it; 2 bad arguments (unknown command or flag, a missing argument, flags
+that need each other); 3 the daemon cannot be reached.
+With --json, errors are one JSON line on stderr: {"error": {"code", "message", "param"?}}.`);
 
   program.command('serve')
     .description('run the daemon: serves the /v1 API from a state directory')
@@ -128,9 +136,9 @@ Examples:
   examples(trunk.command('show').argument('<trunk-id>', 'tk_… id').description('show one trunk'),
     'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va --json')
     .action(action(trunkCmd, (m) => m.show));
-  examples(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
-    .description('delete a trunk (numbers that used it keep their record, without a trunk)'),
-  'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va')
+  examples(yesOption(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
+    .description('delete a trunk (numbers that used it keep their record, without a trunk)')),
+  'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va --yes    # in a script: no question')
     .action(action(trunkCmd, (m) => m.rm));
 
   const number = program.command('number').description('phone numbers (DIDs) you hold with a carrier');
@@ -154,9 +162,9 @@ Examples:
     .description('choose the agent that answers inbound calls on a number')
     .addHelpText('after', '\nExamples:\n  $ vagent number bind +918047001234 ag_clinic_booking\n  $ vagent number bind +911140001234 ag_clinic_booking --json')
     .action(action(numberCmd, (m) => m.bind));
-  examples(number.command('rm').alias('remove').argument('<number>', 'E.164 number')
-    .description("delete a number's record and binding (the carrier's number is untouched)"),
-  'vagent number rm +918047001234')
+  examples(yesOption(number.command('rm').alias('remove').argument('<number>', 'E.164 number')
+    .description("delete a number's record and binding (the carrier's number is untouched)")),
+  'vagent number rm +918047001234', 'vagent number rm +918047001234 --yes --json')
     .action(action(numberCmd, (m) => m.rm));
 
   const agent = program.command('agent').description('agent workflows: what an agent says, asks and captures (YAML or JSON files)');
@@ -184,9 +192,9 @@ Examples:
   'vagent agent show ag_clinic_booking', 'vagent agent show ag_clinic_booking --yaml > ag_clinic_booking.yaml',
   'vagent agent show ag_clinic_booking --json')
     .action(action(agentCmd, (m) => m.show));
-  examples(agent.command('rm').alias('remove').argument('<agent-id>', 'ag_… id')
-    .description('delete an agent (numbers bound to it keep their binding)'),
-  'vagent agent rm ag_clinic_booking')
+  examples(yesOption(agent.command('rm').alias('remove').argument('<agent-id>', 'ag_… id')
+    .description('delete an agent (numbers bound to it keep their binding)')),
+  'vagent agent rm ag_clinic_booking', 'vagent agent rm ag_clinic_booking --yes')
     .action(action(agentCmd, (m) => m.rm));
 
   program.command('chat')
@@ -200,7 +208,9 @@ Examples:
     .addHelpText('after', `
 On a terminal: an interactive prompt. Commands: /end (or Ctrl-D) ends the session and prints
 the summary, /state shows step progress, /play plays the last reply (aplay, paplay, afplay,
-play or ffplay; otherwise its URL is printed), /help.
+play or ffplay; without one, or when it fails, its URL is printed), /help.
+When the agent ends the call (its closing line, then its close_grace_ms with no new line, or
+a line heard in that window), the chat prints "the agent ended the call" and the summary, exit 0.
 With stdin not a terminal: one turn per non-empty line; at EOF the session ends.
 With --json: JSON Lines: the open response, one turn result per line, then the end result.
 
@@ -213,7 +223,13 @@ Examples:
     .action(action(chatCmd, (m) => m.chat));
 
   const session = program.command('session').description('conversation sessions (opened by `vagent chat`, calls or the API)');
-  examples(session.command('show').argument('<session-id>', 'se_… id').description('turns, costs, cache hits and latency of a session'),
+  examples(session.command('list').alias('ls').description('list sessions, newest first: agent, status and outcome, turns, cost')
+    .option('--limit <n>', 'sessions per page, 1–100 (default 20)')
+    .option('--cursor <cursor>', 'start after this next_cursor of an earlier page'),
+  'vagent session list', 'vagent session list --limit 100 --json | jq -r \'.data[] | select(.status == "open") | .session_id\'')
+    .action(action(sessionCmd, (m) => m.list));
+  examples(session.command('show').argument('<session-id>', 'se_… id')
+    .description('agent, status and outcome, each step with its captured value, the turns, costs, cache hits and latency'),
     'vagent session show se_4503599627370497', 'vagent session show se_4503599627370497 --json | jq .total_cost_inr')
     .action(action(sessionCmd, (m) => m.show));
   examples(session.command('end').argument('<session-id>', 'se_… id').description('end a session and print its summary'),
@@ -345,26 +361,47 @@ Examples:
 }
 
 /**
+ * True when `argv` asks for `--json` (before any `--`). Read from argv itself so that a
+ * command line commander refuses still gets its error as JSON.
+ */
+function wantsJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+}
+
+/**
  * Runs the CLI with `argv` and returns the exit code; the only place errors become exit codes.
+ * With `--json`, an error is one JSON line on stderr (`{"error": {code, message, param?}}`).
  */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  const json = wantsJson(argv);
   const program = buildProgram();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  applyExitOverride(program);
+  forEachCommand(program, (cmd) => {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      // With --json, commander's own error text is replaced by the JSON error printed below.
+      outputError: (s, write) => { if (!json) write(s); },
+    });
+    if (json) cmd.showHelpAfterError(false);
+  });
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-      return EXIT.usage;
+      if (json) printError(err, true);
+      return exitCodeOf(err);
     }
-    printError(err);
+    printError(err, json);
     return exitCodeOf(err);
   }
 }
 
-function applyExitOverride(cmd: Command): void {
-  cmd.exitOverride();
-  for (const sub of cmd.commands) applyExitOverride(sub);
+/** Calls `fn` on `cmd` and every subcommand below it (settings set after building are not inherited). */
+function forEachCommand(cmd: Command, fn: (cmd: Command) => void): void {
+  fn(cmd);
+  for (const sub of cmd.commands) forEachCommand(sub, fn);
 }

@@ -5,7 +5,7 @@
 import pc from 'picocolors';
 import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
-import { CliError } from './errors.js';
+import { CliError, errorObject, InvalidValueError } from './errors.js';
 
 /** Writes a value as pretty JSON (the API's object as it is) on stdout. */
 export function printJson(value: unknown): void {
@@ -77,11 +77,17 @@ export function formatTime(epochS: number): string {
 export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : v);
 
 /**
- * Prints an error on stderr: `error: <code>: <message>` for API errors (DESIGN.md §5), with
- * a hint line where one helps. Local `vagent admin` commands throw the services' {@link ApiError}
- * directly; it is reported the same way.
+ * Prints an error on stderr: `error: <code>: <message>` for API errors and for values refused
+ * before sending (DESIGN.md §5), with a hint line where one helps. Local `vagent admin`
+ * commands throw the services' {@link ApiError} directly; it is reported the same way.
+ * @param json `--json`: one line `{"error": {code, message, param?}}` (DESIGN.md §4's error
+ *   object; the API's own for API errors, the same shape for local ones), no hint.
  */
-export function printError(err: unknown): void {
+export function printError(err: unknown, json = false): void {
+  if (json) {
+    process.stderr.write(`${JSON.stringify({ error: errorObject(err) })}\n`);
+    return;
+  }
   const red = (s: string) => pc.red(s);
   if (err instanceof ApiResponseError || err instanceof ApiError) {
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
@@ -90,7 +96,8 @@ export function printError(err: unknown): void {
   } else if (err instanceof DaemonUnreachableError) {
     process.stderr.write(`${red('error:')} ${err.message}\n`);
   } else if (err instanceof CliError) {
-    process.stderr.write(`${red('error:')} ${err.message}\n`);
+    const code = err instanceof InvalidValueError ? `${err.code}: ` : '';
+    process.stderr.write(`${red('error:')} ${code}${err.message}\n`);
     if (err.hint) hint(err.hint);
   } else {
     const e = err as Error;
@@ -119,11 +126,28 @@ export const accent = (s: string): string => pc.cyan(s);
 /** Yellow text (marks: readback, FAQ answer). */
 export const mark = (s: string): string => pc.yellow(s);
 
-/** An INR amount as the API rounds it: `₹0.001250` (6 decimals). */
-export const inr = (value: number | null | undefined): string => `₹${(value ?? 0).toFixed(6)}`;
+const PAISE = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** Rupees without trailing zeros, for budgets and totals: `₹12.5`, `₹0.000125`, `₹500`. */
-export const rupees = (n: number): string => `₹${Number(n.toFixed(6))}`;
+/**
+ * Money for people: rupees with paise and Indian digit grouping (`₹0.42`, `₹12,500.00`,
+ * `₹1,25,000.00`); an amount above zero but under half a paisa is `<₹0.01`, so a cost is never
+ * shown as free when it is not. `--json` keeps the API's exact numbers (DESIGN.md §4 "Costs").
+ * @param value INR (a number as the API shows it); null/undefined count as 0
+ */
+export function rupees(value: number | null | undefined): string {
+  const n = value ?? 0;
+  if (n > 0 && n < 0.005) return '<₹0.01';
+  if (n < 0 && n > -0.005) return '-<₹0.01';
+  return n < 0 ? `-₹${PAISE.format(-n)}` : `₹${PAISE.format(n)}`;
+}
+
+/**
+ * A count and its noun, singular for one: `1 turn`, `3 turns`, `0 calls`.
+ * @param plural the plural form when it is not `singular` + `s`
+ */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
 
 /** A duration in milliseconds for people: `12 ms`, `1.4 s`. */
 export function formatMs(ms: number | null | undefined): string {

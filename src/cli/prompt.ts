@@ -1,7 +1,8 @@
 /**
- * Reading secrets without putting them in argv: from piped stdin, or a hidden prompt on a TTY.
+ * Reading from the operator without putting anything in argv: secrets from piped stdin or a
+ * hidden prompt on a TTY, and the yes/no question before a delete.
  */
-import { UsageError } from './errors.js';
+import { CliError, EXIT, UsageError } from './errors.js';
 
 /** Reads all of stdin and strips one trailing newline. */
 export async function readStdin(): Promise<string> {
@@ -29,4 +30,47 @@ export async function promptHidden(question: string, flagHint: string): Promise<
     rl.close();
     process.stderr.write('\n');
   }
+}
+
+/** Flags of the `rm` commands. */
+export interface DeleteFlags {
+  /** `--yes`: delete without asking. */
+  yes?: boolean;
+}
+
+/** The streams {@link confirmDelete} asks on: the process's own by default. */
+export interface PromptStreams {
+  /** Where the answer is read; asked only when `isTTY` is true. */
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where the question is written (stderr, so stdout stays clean for pipes). */
+  output: NodeJS.WritableStream;
+}
+
+/**
+ * Asks before a delete (issue 14, `trunk rm`, `number rm`, `agent rm`): on a terminal the
+ * question `Delete trunk tk_…? [y/N] ` is put on stderr and only `y`/`yes` goes on; `--yes`
+ * skips the question. Without a terminal nobody can answer, so `--yes` is required.
+ * @param what the thing deleted, for people: `trunk tk_…`, `number +91…`, `agent ag_…`
+ * @param yes `--yes` was given
+ * @throws UsageError (exit 2) when stdin is not a terminal and `--yes` was not given;
+ *   CliError `cancelled` (exit 1) when the answer is not yes. Nothing is deleted then.
+ */
+export async function confirmDelete(what: string, yes: boolean | undefined,
+  streams: PromptStreams = { input: process.stdin, output: process.stderr }): Promise<void> {
+  if (yes) return;
+  if (streams.input.isTTY !== true) {
+    throw new UsageError(`not deleting ${what}: stdin is not a terminal, so nobody can confirm; add --yes to delete without asking`);
+  }
+  const readline = await import('node:readline');
+  const rl = readline.createInterface({ input: streams.input, output: streams.output, terminal: false });
+  let answer: string;
+  try {
+    answer = await new Promise<string>((resolve) => {
+      rl.once('close', () => resolve(''));
+      rl.question(`Delete ${what}? [y/N] `, resolve);
+    });
+  } finally {
+    rl.close();
+  }
+  if (!/^\s*y(es)?\s*$/i.test(answer)) throw new CliError(`${what} not deleted`, EXIT.error, undefined, 'cancelled');
 }

@@ -8,7 +8,8 @@ import crypto from 'node:crypto';
 import { DIAL_LIMITS } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionOpened, Trunk, TurnResult,
+  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem, SessionOpened, Trunk,
+  TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -59,8 +60,8 @@ export interface ClientOptions {
 }
 
 export type {
-  Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail, SessionEndResult,
-  SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
+  Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail,
+  SessionEndResult, SessionListItem, SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
 } from '../domain/resources.js';
 
 /** Body of `POST /v1/sessions` (spec: Endpoints › Sessions). */
@@ -104,6 +105,14 @@ export interface PlaceCallBody {
   trunk_id?: string;
   ringing_timeout_s?: number;
   max_call_duration_s?: number;
+}
+
+/** Query of `GET /v1/sessions` (extension): newest first. */
+export interface SessionListQuery {
+  /** 1–100 (daemon default 20). */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
 }
 
 /** Query of `GET /v1/calls` (extension): newest first. */
@@ -329,7 +338,15 @@ export class VagentClient {
   async endSession(sessionId: string, options?: RequestOptions): Promise<SessionEndResult> {
     return (await this.request<SessionEndResult>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/end`, undefined, withKey(options))).body;
   }
-  /** `GET /v1/sessions/{session_id}` (spec: Session detail). */
+  /** `GET /v1/sessions` (extension): one page of the tenant's sessions, newest first. */
+  async listSessions(query: SessionListQuery = {}): Promise<ListResponse<SessionListItem>> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.cursor !== undefined) params.set('cursor', query.cursor);
+    const qs = params.toString();
+    return (await this.request<ListResponse<SessionListItem>>('GET', `/v1/sessions${qs ? `?${qs}` : ''}`)).body;
+  }
+  /** `GET /v1/sessions/{session_id}` (spec: Session detail; extension fields after the spec's). */
   async getSession(sessionId: string): Promise<SessionDetail> {
     return (await this.request<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)).body;
   }

@@ -211,6 +211,40 @@ export interface SessionDetail {
   total_silence_ms: number;
   /** Raw internal turn list; an implementation detail. */
   turns: unknown[];
+  /**
+   * Extension (DESIGN.md §4 "Extensions"): the session's own record, nested because the spec
+   * says the detail has no top-level status or `ended_at`.
+   */
+  session: {
+    agent_id: string;
+    status: 'open' | 'ended';
+    title: string | null;
+    customer_name: string | null;
+    /** Epoch seconds. */
+    created_at: number;
+    ended_at: number | null;
+    /** The summary's outcome once ended; null while open. */
+    outcome: string | null;
+    /** Each step of the agent: status, attempts, the slot it captures and the captured value (null until captured). */
+    steps: Array<{ id: string; status: string; attempts: number; slot: string | null; value: string | number | boolean | null }>;
+  };
+}
+
+/** An item of `GET /v1/sessions` (extension): a session at a glance. */
+export interface SessionListItem {
+  /** `se_<n>`. */
+  session_id: string;
+  agent_id: string;
+  status: 'open' | 'ended';
+  /** The summary's outcome once ended; null while open. */
+  outcome: string | null;
+  title: string | null;
+  customer_name: string | null;
+  /** Epoch seconds. */
+  created_at: number;
+  ended_at: number | null;
+  turns: number;
+  cost: CostInr;
 }
 
 /** `POST /v1/calls` response (spec: Call placement response). */

@@ -136,7 +136,50 @@ export const SessionDetailSchema = z.object({
   cache_hit_percent: z.number(), live_tts_percent: z.number(),
   avg_latency_ms: z.number(), total_latency_ms: z.number(), total_silence_ms: z.number(),
   turns: z.array(z.looseObject({})),
+  // Extension (after the spec's fields, which say there is no top-level status or ended_at):
+  // the session's own record and its steps, in one object.
+  session: z.object({
+    agent_id: z.string(),
+    status: z.enum(['open', 'ended']),
+    title: z.string().nullable(),
+    customer_name: z.string().nullable(),
+    created_at: z.number(),
+    ended_at: z.number().nullable(),
+    outcome: z.string().nullable(),
+    steps: z.array(z.object({
+      id: z.string(),
+      status: z.string(),
+      attempts: z.number().int(),
+      slot: z.string().nullable(),
+      value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+    })),
+  }),
 }).meta({ id: 'SessionDetail' });
+
+/** An item of `GET /v1/sessions` (extension). */
+export const SessionListItemSchema = z.object({
+  session_id: z.string(),
+  agent_id: z.string(),
+  status: z.enum(['open', 'ended']),
+  outcome: z.string().nullable(),
+  title: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  created_at: z.number(),
+  ended_at: z.number().nullable(),
+  turns: z.number().int(),
+  cost: Cost,
+}).meta({ id: 'SessionListItem' });
+
+/** `GET /v1/sessions` page (extension): newest first. */
+export const SessionListSchema = z.object({ data: z.array(SessionListItemSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+const LIMIT_MESSAGE = 'limit must be a whole number from 1 to 100';
+
+/** `GET /v1/sessions` query: `limit` 1–100 (default 20) and the previous page's `next_cursor`. */
+export const SessionListQuery = z.object({
+  limit: z.coerce.number({ error: LIMIT_MESSAGE }).int({ error: LIMIT_MESSAGE }).min(1, { error: LIMIT_MESSAGE }).max(100, { error: LIMIT_MESSAGE }).default(20),
+  cursor: z.string().max(200, { error: 'cursor is not one this daemon issued' }).optional(),
+});
 
 const AudioStatus = z.object({ total: z.number().int(), ready: z.number().int(), failed: z.number().int() });
 

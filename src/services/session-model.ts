@@ -2,8 +2,12 @@
  * The stored shape of a session's metrics and turns, and the API views built from them
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
+import { ApiError } from '../domain/errors.js';
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
 import type { SessionTotals } from '../domain/resources.js';
+import type { SlotValue } from '../domain/agent.js';
+import type { SessionSummary } from '../engine/summary.js';
+import type { SessionListRow } from '../store/index.js';
 
 /** Running counters of a session; money in integer micro-rupees, durations in ms. */
 export interface SessionMetrics {
@@ -99,4 +103,83 @@ export function sessionDetail(id: number, m: SessionMetrics, turns: Array<Record
     total_silence_ms: m.total_silence_ms,
     turns,
   };
+}
+
+/** One step of a session as Session detail's extension `steps` shows it. */
+export interface StepView {
+  id: string;
+  /** `pending`, `done`, `failed` or `skipped`. */
+  status: string;
+  attempts: number;
+  /** The slot the step captures, or null for a step that only speaks. */
+  slot: string | null;
+  /** The captured canonical value, as in the summary's `extracted`; null until captured (and confirmed). */
+  value: SlotValue | null;
+}
+
+/** Session detail's extension object `session`: what the session's own record adds. */
+export interface SessionDetailExtension {
+  agent_id: string;
+  status: 'open' | 'ended';
+  title: string | null;
+  customer_name: string | null;
+  /** Epoch seconds. */
+  created_at: number;
+  ended_at: number | null;
+  /** The summary's outcome once ended; null while open (or when the summary is `{}`). */
+  outcome: string | null;
+  steps: StepView[];
+}
+
+/**
+ * Session detail's extension `steps`: each step's status and attempts (from the summary the
+ * state gives) with its slot and captured value.
+ * @param defSteps the agent's steps in order (`id` and the captured slot)
+ */
+export function stepViews(defSteps: Array<{ id: string; capture?: { slot: string } | undefined }>, summary: SessionSummary): StepView[] {
+  const byId = new Map(summary.steps.map((st) => [st.id, st]));
+  return defSteps.map((d) => {
+    const st = byId.get(d.id);
+    const slot = d.capture?.slot ?? null;
+    return { id: d.id, status: st?.status ?? 'pending', attempts: st?.attempts ?? 0, slot, value: slot === null ? null : (summary.extracted[slot] ?? null) };
+  });
+}
+
+/** An item of `GET /v1/sessions` (extension): the session at a glance. Money in INR. */
+export interface SessionListItem {
+  session_id: string;
+  agent_id: string;
+  status: 'open' | 'ended';
+  outcome: string | null;
+  title: string | null;
+  customer_name: string | null;
+  created_at: number;
+  ended_at: number | null;
+  turns: number;
+  cost: CostInr;
+}
+
+/** The list item of a stored session row. */
+export function sessionListItem(row: SessionListRow): SessionListItem {
+  const m = JSON.parse(row.metrics) as SessionMetrics;
+  return {
+    session_id: `se_${row.id}`, agent_id: row.agent_id, status: row.status, outcome: row.outcome, title: row.title,
+    customer_name: row.customer_name, created_at: row.created_at, ended_at: row.ended_at, turns: m.turns, cost: costView(m.cost),
+  };
+}
+
+/** Opaque `next_cursor` of `GET /v1/sessions` for the position after `seq`. */
+export function encodeSessionCursor(seq: number): string {
+  return Buffer.from(`sessions:${seq}`, 'utf8').toString('base64url');
+}
+
+/**
+ * The position a `GET /v1/sessions` cursor stands for.
+ * @throws ApiError invalid_request (`param: cursor`) for a cursor this daemon did not issue.
+ */
+export function decodeSessionCursor(cursor: string): number {
+  const m = /^sessions:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const seq = m ? Number(m[1]) : NaN;
+  if (!Number.isSafeInteger(seq)) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
+  return seq;
 }

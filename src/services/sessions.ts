@@ -23,7 +23,10 @@ import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { emptyMetrics, sessionDetail, sessionTotals, type SessionMetrics, type StoredTurn } from './session-model.js';
+import {
+  decodeSessionCursor, emptyMetrics, encodeSessionCursor, sessionDetail, sessionListItem, sessionTotals, stepViews,
+  type SessionDetailExtension, type SessionListItem, type SessionMetrics, type StoredTurn,
+} from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
 
 /** A validated `POST /v1/sessions` body. */
@@ -257,12 +260,46 @@ export class SessionService {
     });
   }
 
-  /** Session detail (spec: Session detail). @throws ApiError session_not_found, not_found. */
-  detail(caller: Caller, sessionId: string): ReturnType<typeof sessionDetail> {
+  /**
+   * Session detail (spec: Session detail), then vagent's extension object `session`: agent,
+   * status, outcome, times and each step with its captured value (DESIGN.md §4 "Extensions";
+   * nested because the spec says the detail has no top-level status or `ended_at`).
+   * @throws ApiError session_not_found, not_found.
+   */
+  detail(caller: Caller, sessionId: string): ReturnType<typeof sessionDetail> & { session: SessionDetailExtension } {
     const n = this.parseId(sessionId);
     const s = this.load(caller, n, sessionId);
     const turns = this.deps.repos.sessions.turns(s.seq).map((t) => JSON.parse(t) as Record<string, unknown>);
-    return sessionDetail(n, s.metrics, turns);
+    const row = this.deps.repos.sessions.get(n)!;
+    let steps: SessionDetailExtension['steps'] = [];
+    try {
+      steps = stepViews(s.agent.def.steps, buildSummary(s.agent, s.state));
+    } catch {
+      // As for the summary: a state the summary cannot be built from shows no steps.
+    }
+    const outcome = s.status === 'ended' && s.summary && 'outcome' in s.summary ? s.summary.outcome : null;
+    return {
+      ...sessionDetail(n, s.metrics, turns),
+      session: {
+        agent_id: row.agent_id, status: s.status, title: row.title, customer_name: row.customer_name,
+        created_at: row.created_at, ended_at: s.status === 'ended' ? row.ended_at : null, outcome, steps,
+      },
+    };
+  }
+
+  /**
+   * The caller's sessions, newest first (extension `GET /v1/sessions`; tenant-scoped like
+   * `GET /v1/calls`).
+   * @param cursor `next_cursor` of the previous page, or null
+   * @param limit 1–100
+   * @throws ApiError invalid_request for a cursor this daemon did not issue.
+   */
+  list(caller: Caller, cursor: string | null, limit: number): { data: SessionListItem[]; has_more: boolean; next_cursor: string | null } {
+    const before = cursor === null ? Number.MAX_SAFE_INTEGER : decodeSessionCursor(cursor);
+    const rows = this.deps.repos.sessions.list(caller.tenantId, before, limit + 1);
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return { data: page.map(sessionListItem), has_more: hasMore, next_cursor: hasMore ? encodeSessionCursor(page[page.length - 1]!.seq) : null };
   }
 
   /** Sessions held in memory. */

@@ -15,7 +15,7 @@ export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
 export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 export type { AgentRow } from './repos/agents.js';
-export type { SessionRow } from './repos/sessions.js';
+export type { SessionListRow, SessionRow } from './repos/sessions.js';
 export type { CallRow, CallWithSession, DialStatus, TelephonyEventRow } from './repos/calls.js';
 
 /** The repositories of one open store. */

@@ -1,7 +1,7 @@
 /**
  * `vagent call place|show|list`, `vagent telephony check` and `vagent admin tenant set|show`
  * through the built binary against a real daemon: without LiveKit, prepare-only calls, their
- * status and lists, bad arguments (exit 2), dialling without telephony (exit 1), the telephony
+ * status and lists, bad values (exit 1) and bad arguments (exit 2), dialling without telephony (exit 1), the telephony
  * doctor's explanation, and a tenant's budget and inbound webhook secret; with the fake LiveKit
  * (src/devtools), a ringing dial, a busy callee and a dial whose outcome is unknown.
  */
@@ -106,7 +106,7 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     expect(human.code, human.stderr).toBe(0);
     for (const re of [
       new RegExp(`^call:\\s+${id}$`), /^status:\s+in progress$/, /^dial status:\s+not dialled$/, new RegExp(`^to:\\s+\\${TO}$`),
-      new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.000000 \(llm ₹/,
+      new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
       /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
     ]) expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
 
@@ -122,9 +122,9 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const table = await vagent(['call', 'list']);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CALL\s+STATUS\s+DIAL\s+DIR\s+TO\s+AGENT\s+STARTED\s+DURATION\s+COST \(INR\)$/);
+    expect(lines[0]).toMatch(/^CALL\s+STATUS\s+DIAL\s+DIR\s+FROM\s+TO\s+AGENT\s+STARTED\s+DURATION\s+COST$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[0])).toEqual([...placed].reverse());
-    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(/completed\s+not dialled\s+out\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+0\.000000$/);
+    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(/completed\s+not dialled\s+out\s+(-|\+\d+)\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+₹0\.00$/);
 
     const completed = JSON.parse((await vagent(['call', 'list', '--status', 'completed', '--json'])).stdout);
     expect(completed.data.map((c: { call_id: string }) => c.call_id)).toEqual([placed[0]]);
@@ -153,28 +153,34 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
 });
 
 describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
-  it('refuses bad numbers, timers, context and flags locally with exit 2, sending nothing', async () => {
+  it('refuses bad values locally as invalid_request (exit 1) and bad flags with exit 2, sending nothing', async () => {
     const before = (await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length;
     const place = ['call', 'place', '--agent', 'ag_emi_reminder'];
-    const cases: Array<[string[], RegExp]> = [
-      [[...place, '--to', '9876543210'], /--to must be an E\.164 number .*"9876543210"/],
-      [[...place, '--to', TO, '--from', '+91 22 4000 1234'], /--from must be an E\.164 number/],
+    // Values the daemon would refuse with invalid_request: the same code and exit 1 (errors.ts).
+    const values: Array<[string[], RegExp]> = [
+      [[...place, '--to', '9876543210'], /^error: invalid_request: --to must be an E\.164 number .*"9876543210"/m],
+      [[...place, '--to', TO, '--from', '+91 22 4000 1234'], /^error: invalid_request: --from must be an E\.164 number/m],
       [[...place, '--to', TO, '--dial', '--ringing-timeout', '3'], /--ringing-timeout must be a whole number from 5 to 120, not "3"/],
       [[...place, '--to', TO, '--dial', '--max-duration', '1.5'], /--max-duration must be a whole number from 10 to 21600/],
-      [[...place, '--to', TO, '--trunk', 'tk_3x7kq2m4n5p6r7s8t9va'], /--trunk only apply when dialling: add --dial/],
       [[...place, '--to', TO, '--context', '[1, 2]'], /--context must be a JSON object/],
       [[...place, '--to', TO, '--context', '{emi: 1}'], /--context is not valid JSON/],
-      [[...place, '--to', TO, '--context', '@/nonexistent/ctx.json'], /cannot read --context file \/nonexistent\/ctx\.json: ENOENT/],
       [[...place, '--to', TO, '--idempotency-key', 'k'.repeat(256)], /--idempotency-key must be 1 to 255 printable ASCII/],
-      [[...place], /required option '--to <e164>' not specified/],
       [['call', 'list', '--limit', '0'], /--limit must be a whole number from 1 to 100, not "0"/],
       [['call', 'list', '--status', 'ringing'], /--status must be in_progress or completed, not "ringing"/],
     ];
+    // A command line vagent cannot act on: exit 2.
+    const usage: Array<[string[], RegExp]> = [
+      [[...place, '--to', TO, '--trunk', 'tk_3x7kq2m4n5p6r7s8t9va'], /--trunk only apply when dialling: add --dial/],
+      [[...place, '--to', TO, '--context', '@/nonexistent/ctx.json'], /cannot read --context file \/nonexistent\/ctx\.json: ENOENT/],
+      [[...place], /required option '--to <e164>' not specified/],
+    ];
+    const cases = [...values.map(([a, m]) => [a, m, 1] as const), ...usage.map(([a, m]) => [a, m, 2] as const)];
     const results = await Promise.all(cases.map(([args]) => vagent(args)));
-    cases.forEach(([args, message], i) => {
+    cases.forEach(([args, message, code], i) => {
       const res = results[i]!;
-      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.code, args.join(' ')).toBe(code);
       expect(res.stderr, args.join(' ')).toMatch(message);
+      if (code === 1) expect(res.stderr, args.join(' ')).toMatch(/^error: invalid_request: /m);
       expect(res.stdout).toBe('');
     });
     expect((await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length).toBe(before);
@@ -194,7 +200,7 @@ describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
     expect(res.stdout).toContain('LiveKit is not configured on the daemon');
     for (const env of ['LIVEKIT_URL=', 'LIVEKIT_API_KEY=', 'LIVEKIT_API_SECRET=']) expect(res.stdout).toContain(env);
     expect(res.stdout).toMatch(/restart/);
-    expect(res.stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
+    expect(res.stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
     expect(res.stdout).toMatch(/^inbound events:\s+since start: none · recorded: none$/m);
     expect(res.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
 
@@ -212,7 +218,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     const set = await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '500']);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('tenant acme-collections updated');
-    expect(set.stdout).toMatch(/^daily budget:\s+₹500 a day$/m);
+    expect(set.stdout).toMatch(/^daily budget:\s+₹500\.00 a day$/m);
     expect(await showJson('acme-collections')).toMatchObject({ daily_budget_inr: 500, inbound_webhook_url: null, has_inbound_webhook_secret: false });
 
     expect(JSON.parse((await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '0', '--json'])).stdout)).toMatchObject({ daily_budget_inr: 0 });
@@ -234,7 +240,7 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
-    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+₹\d+(\.\d+)? of ₹1 spent or held by open calls \(\d+%\)/m);
+    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d of ₹1\.00 spent or held by open calls \(\d+%\)/m);
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', 'default'])).code).toBe(0);
   });
 

@@ -142,14 +142,14 @@ describe('vagent number', { timeout: 60_000 }, () => {
   });
 
   it('removes a number, then the trunk; the number on it keeps its record without a trunk', async () => {
-    const rm = await vagent(['number', 'rm', DIDS.delhi]);
+    const rm = await vagent(['number', 'rm', DIDS.delhi, '--yes']);
     expect(rm.code, rm.stderr).toBe(0);
     expect(rm.stdout).toContain(`${DIDS.delhi} removed`);
-    const again = await vagent(['number', 'rm', DIDS.delhi]);
+    const again = await vagent(['number', 'rm', DIDS.delhi, '--yes']);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: not_found: /m);
 
-    const trm = await vagent(['trunk', 'rm', trunkId, '--json']);
+    const trm = await vagent(['trunk', 'rm', trunkId, '--json', '--yes']);
     expect(trm.code, trm.stderr).toBe(0);
     expect(JSON.parse(trm.stdout)).toEqual({ id: trunkId, deleted: true });
     expect(JSON.parse((await vagent(['trunk', 'list', '--json'])).stdout).data).toEqual([]);

@@ -13,8 +13,9 @@ import { usesCustomerName } from '../../engine/context-needs.js';
 import type { AgentFileProblem, ValidAgentFile } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
+import { confirmDelete, type DeleteFlags } from '../prompt.js';
 import {
-  bold, dim, failed, formatTime, hint, ok, orDash, printFields, printJson, printTable, problem, progressBar, say,
+  bold, dim, failed, formatTime, hint, ok, orDash, plural, printFields, printJson, printTable, problem, progressBar, say,
 } from '../output.js';
 
 /** Flags of `vagent agent apply`. */
@@ -61,11 +62,11 @@ async function waitForAudio(client: VagentClient, agent: Agent): Promise<Agent> 
 function appliedLine(agent: Agent, waited: boolean): string {
   const a = agent.audio;
   if (!a) return `${agent.id} applied (version ${agent.version})`;
-  if (!waited) return `${agent.id} applied (version ${agent.version}; pre-synthesis of ${a.total} clips continues in the background)`;
+  if (!waited) return `${agent.id} applied (version ${agent.version}; pre-synthesis of ${plural(a.total, 'clip')} continues in the background)`;
   const failures = a.failed > 0 ? `, ${a.failed} failed` : '';
   const pending = a.total - a.ready - a.failed;
   const rest = pending > 0 ? `, ${pending} still in progress` : '';
-  return `${agent.id} applied (version ${agent.version}, ${a.ready} clips pre-synthesised${failures}${rest})`;
+  return `${agent.id} applied (version ${agent.version}, ${plural(a.ready, 'clip')} pre-synthesised${failures}${rest})`;
 }
 
 /** Sends one valid file; a 400 from the daemon becomes a located problem instead of an exception. */
@@ -216,8 +217,12 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
   ], 'No steps: the agent only says its opening and closing.');
 }
 
-/** `vagent agent rm ID`. */
-export async function rm(ctx: CommandContext, id: string): Promise<void> {
+/**
+ * `vagent agent rm ID [--yes]`: asks first on a terminal (see {@link confirmDelete}).
+ * @throws UsageError (exit 2) without a terminal and without `--yes`.
+ */
+export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  await confirmDelete(`agent ${id}`, flags.yes);
   const res = await (await ctx.client()).deleteAgent(id);
   if (ctx.json) return printJson(res);
   ok(`agent ${res.id} removed`);

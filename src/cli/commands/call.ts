@@ -16,9 +16,9 @@ import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
-import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
 
 /** Flags of `vagent call place`. */
@@ -52,17 +52,19 @@ const CONTEXT_EXAMPLE = 'example: --context \'{"emi_amount": "12500"}\' or --con
 
 /**
  * A whole number flag within `[min, max]`.
- * @throws UsageError (exit 2) naming the flag and the range.
+ * @param param the API field the flag fills
+ * @throws InvalidValueError (exit 1, invalid_request) naming the flag and the range.
  */
-function wholeNumber(flag: string, value: string, min: number, max: number): number {
+function wholeNumber(flag: string, param: string, value: string, min: number, max: number): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`, param);
   return n;
 }
 
 /**
  * `--context`: a JSON object given inline, or read from a file named after `@`.
- * @throws UsageError (exit 2) for an unreadable file, invalid JSON, or JSON that is not an object.
+ * @throws UsageError (exit 2) for an unreadable file; InvalidValueError (exit 1) for invalid
+ *   JSON, or JSON that is not an object.
  */
 function parseContext(value: string): Record<string, unknown> {
   let text = value;
@@ -79,13 +81,14 @@ function parseContext(value: string): Record<string, unknown> {
 
 /**
  * The `POST /v1/calls` body for the flags, checked locally first.
- * @throws UsageError (exit 2) for a number that is not E.164, a timer out of range, a
- *   `--context` that is not a JSON object, or dial-only flags without `--dial`.
+ * @throws InvalidValueError (exit 1, invalid_request) for a number that is not E.164, a timer
+ *   out of range or a `--context` that is not a JSON object; UsageError (exit 2) for dial-only
+ *   flags without `--dial`.
  */
 export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
   for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
     if (value !== undefined && !isE164(value)) {
-      throw new UsageError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, `example: ${flag} ${EXAMPLE_DID}`);
+      throw new InvalidValueError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, flag.slice(2), `example: ${flag} ${EXAMPLE_DID}`);
     }
   }
   if (!flags.dial) {
@@ -101,8 +104,8 @@ export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
   if (flags.dial) body.dial = true;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   const { ringing_timeout_s: ring, max_call_duration_s: max } = DIAL_LIMITS;
-  if (flags.ringingTimeout !== undefined) body.ringing_timeout_s = wholeNumber('--ringing-timeout', flags.ringingTimeout, ring.min, ring.max);
-  if (flags.maxDuration !== undefined) body.max_call_duration_s = wholeNumber('--max-duration', flags.maxDuration, max.min, max.max);
+  if (flags.ringingTimeout !== undefined) body.ringing_timeout_s = wholeNumber('--ringing-timeout', 'ringing_timeout_s', flags.ringingTimeout, ring.min, ring.max);
+  if (flags.maxDuration !== undefined) body.max_call_duration_s = wholeNumber('--max-duration', 'max_call_duration_s', flags.maxDuration, max.min, max.max);
   return body;
 }
 
@@ -142,8 +145,7 @@ function withHint(err: unknown, hints: Record<string, (message: string) => strin
   if (err instanceof ApiResponseError) {
     const explain = hints[err.code];
     if (!explain) return err;
-    const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
-    return new CliError(`${err.code}: ${err.message}${param}`, EXIT.error, explain(err.message));
+    return new HintedApiError(err, explain(err.message));
   }
   return err;
 }
@@ -151,12 +153,13 @@ function withHint(err: unknown, hints: Record<string, (message: string) => strin
 /**
  * `vagent call place --agent ID --to E164 [--dial] …`: prepares a call (a session of an
  * outbound agent, nothing dialled) or, with `--dial`, rings the number through LiveKit SIP.
- * @throws UsageError (exit 2) for bad flags; CliError (exit 1 with a hint, exit 3 unreachable).
+ * @throws InvalidValueError (exit 1) for bad values, UsageError (exit 2) for flags that do not
+ *   go together; CliError (exit 1 with a hint, exit 3 unreachable).
  */
 export async function place(ctx: CommandContext, flags: CallPlaceFlags): Promise<void> {
   const body = placeBody(flags);
   if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(flags.idempotencyKey)) {
-    throw new UsageError('--idempotency-key must be 1 to 255 printable ASCII characters');
+    throw new InvalidValueError('--idempotency-key must be 1 to 255 printable ASCII characters', 'Idempotency-Key');
   }
   const key = flags.idempotencyKey ?? crypto.randomUUID();
   const client = await ctx.client();
@@ -303,16 +306,16 @@ const MAX_PAGES = 10_000;
 /**
  * `vagent call list [--status S] [--limit N] [--all]`: calls newest first; `--all` follows
  * `next_cursor` to the end (then `--json` prints one page holding every call).
- * @throws UsageError (exit 2) for a bad `--status` or `--limit`.
+ * @throws InvalidValueError (exit 1, invalid_request) for a bad `--status` or `--limit`.
  */
 export async function list(ctx: CommandContext, flags: CallListFlags): Promise<void> {
   const query: CallListQuery = {};
   if (flags.status !== undefined) {
     const status = CALL_STATUSES.find((s) => s === flags.status);
-    if (!status) throw new UsageError(`--status must be in_progress or completed, not "${flags.status}"`);
+    if (!status) throw new InvalidValueError(`--status must be in_progress or completed, not "${flags.status}"`, 'status');
     query.status = status;
   }
-  if (flags.limit !== undefined) query.limit = wholeNumber('--limit', flags.limit, 1, 100);
+  if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
   else if (flags.all) query.limit = 100;
   if (flags.cursor !== undefined) query.cursor = flags.cursor;
   const client = await ctx.client();
@@ -332,11 +335,13 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     { header: 'STATUS', cell: (c) => statusText(c.status) },
     { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
     { header: 'DIR', cell: (c) => (c.direction === 'outbound' ? 'out' : 'in') },
+    // Inbound: FROM is the caller's number; outbound: the caller ID presented.
+    { header: 'FROM', cell: (c) => orDash(c.from) },
     { header: 'TO', cell: (c) => c.to },
     { header: 'AGENT', cell: (c) => c.agent_id },
     { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
     { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
-    { header: 'COST (INR)', cell: (c) => c.cost.total_inr.toFixed(6) },
+    { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },
   ], query.status
     ? `No ${statusText(query.status)} calls.`
     : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID} --customer-name NAME --context @context.json`);

@@ -3,8 +3,8 @@
  * subtle marks for fillers, readbacks and FAQ answers, a dim cost footer per turn, step
  * progress and the end-of-session summary. Every line is written through src/cli/output.ts.
  */
-import type { Clip, CostInr, SessionDetail, SessionEndResult, SessionOpened, StepProgress, TurnResult } from '../../client/index.js';
-import { accent, bad, bold, dim, formatMs, good, inr, mark, ok, printFields, say } from '../output.js';
+import type { Clip, CostInr, SessionEndResult, SessionOpened, StepProgress, TurnResult } from '../../client/index.js';
+import { accent, bad, bold, dim, formatMs, good, mark, ok, plural, printFields, rupees, say } from '../output.js';
 
 /** The dim tag after a clip's text, or '' for a plain clip. */
 function tagOf(clip: Clip): string {
@@ -51,14 +51,15 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
   printAgentClips(clips);
 }
 
-/** One turn: the agent's lines and a dim footer `layer=capture · ₹0.000000 · 12 ms (session ₹…)`. */
+/** One turn: the agent's lines and a dim footer `layer=capture · ₹0.00 · 12 ms (session ₹…)`. */
 export function printTurn(turn: TurnResult): void {
   printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
-  say(dim(`layer=${turn.trace?.layer ?? '?'} · ${inr(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
-    ` (session ${inr(turn.session_totals?.total_inr)})`));
+  say(dim(`layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
+    ` (session ${rupees(turn.session_totals?.total_inr)})`));
 }
 
-const STATUS_MARK: Record<string, (s: string) => string> = {
+/** Step statuses coloured: done green, failed red, skipped dim. */
+export const STATUS_MARK: Record<string, (s: string) => string> = {
   done: good,
   failed: bad,
   skipped: (s) => dim(s),
@@ -89,10 +90,11 @@ export function printChatHelp(): void {
 /** `₹total (llm ₹…, tts ₹…, stt ₹…)`. */
 export function costLine(cost: CostInr | undefined): string {
   if (!cost) return dim('-');
-  return `${inr(cost.total_inr)} ${dim(`(llm ${inr(cost.llm_inr)}, tts ${inr(cost.tts_inr)}, stt ${inr(cost.stt_inr)})`)}`;
+  return `${rupees(cost.total_inr)} ${dim(`(llm ${rupees(cost.llm_inr)}, tts ${rupees(cost.tts_inr)}, stt ${rupees(cost.stt_inr)})`)}`;
 }
 
-function valueText(v: unknown): string {
+/** A captured value for people: strings as they are, booleans as yes/no, the rest as JSON. */
+export function valueText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   return JSON.stringify(v);
@@ -107,7 +109,7 @@ export function printSummary(end: SessionEndResult): void {
     printFields([['cost', costLine(end.cost)]]);
     return;
   }
-  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${s.turns === undefined ? '' : dim(` (${s.turns} turns)`)}`]];
+  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${s.turns === undefined ? '' : dim(` (${plural(s.turns, 'turn')})`)}`]];
   if (s.steps?.length) fields.push(['steps', s.steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
   fields.push(['cost', costLine(end.cost)]);
   printFields(fields);
@@ -116,20 +118,4 @@ export function printSummary(end: SessionEndResult): void {
   if (extracted.length === 0) say(dim('  nothing captured'));
   const width = Math.max(0, ...extracted.map(([k]) => k.length));
   for (const [slot, value] of extracted) say(`  ${slot.padEnd(width)}  ${valueText(value)}`);
-}
-
-/** `vagent session show`: the session detail (spec: Session detail). */
-export function printSessionDetail(d: SessionDetail): void {
-  const id = typeof d.session_id === 'number' ? `se_${d.session_id}` : String(d.session_id);
-  printFields([
-    ['session', id],
-    ['turns', String(Array.isArray(d.turns) ? d.turns.length : 0)],
-    ['cost', costLine({ total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr })],
-    ['cache hits', `${d.cache_hits} (${(d.cache_hit_percent ?? 0).toFixed(1)}%)`],
-    ['live tts', `${d.live_tts_calls} calls (${(d.live_tts_percent ?? 0).toFixed(1)}%), ${d.tts_chars} chars`],
-    ['llm', `${d.llm_calls} calls, ${d.llm_input_tokens} in / ${d.llm_output_tokens} out / ${d.llm_cached_tokens} cached tokens`],
-    ['stt', `${(d.stt_seconds ?? 0).toFixed(1)} s`],
-    ['latency', `avg ${formatMs(d.avg_latency_ms)}, total ${formatMs(d.total_latency_ms)}`],
-    ['silence', formatMs(d.total_silence_ms)],
-  ]);
 }

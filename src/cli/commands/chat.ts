@@ -5,13 +5,20 @@
  * - stdin and stdout are terminals: an interactive prompt with slash commands;
  * - otherwise: one turn per non-empty stdin line, the session ended at EOF;
  * - `--json`: JSON Lines — the open response, each turn result, then the end result.
+ *
+ * The agent can end the call (spec: States › Session, close-grace): after its closing line
+ * the session stays open for the agent's `close_grace_ms`. The chat ends with "the agent ended
+ * the call" and the summary, exit 0, when a turn comes back `ended: true`, when that window
+ * lapses with no new line, or when a turn finds the session already ended.
  */
 import readline from 'node:readline';
 import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
 import { isE164 } from '../../domain/e164.js';
 import { isoTimeMs } from '../../domain/time.js';
+import { AgentDefinitionSchema } from '../../domain/agent.js';
+import { CURSOR_CLOSING } from '../../engine/state.js';
 import type { CommandContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InvalidValueError } from '../errors.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
@@ -33,8 +40,9 @@ export interface ChatFlags {
 
 /**
  * The `POST /v1/sessions` body for the flags.
- * @throws UsageError (exit 2) for a `--context` that is not a JSON object, a `--now` that is
- *   not a date-time, or a `--customer-phone` that is not E.164
+ * @throws InvalidValueError (exit 1, invalid_request as from the daemon) for a `--context`
+ *   that is not a JSON object, a `--now` that is not a date-time, or a `--customer-phone`
+ *   that is not E.164
  */
 export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
   const body: OpenSessionBody = { agent_id: agentId };
@@ -42,12 +50,12 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
   if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
   if (flags.now !== undefined) {
     if (isoTimeMs(flags.now) === null) {
-      throw new UsageError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'example: --now 2025-11-13T10:00:00+05:30');
+      throw new InvalidValueError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'context.now', 'example: --now 2025-11-13T10:00:00+05:30');
     }
     context = { ...context, now: flags.now };
   }
   if (flags.customerPhone !== undefined && !isE164(flags.customerPhone)) {
-    throw new UsageError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'example: --customer-phone +919876543210');
+    throw new InvalidValueError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'customer_phone', 'example: --customer-phone +919876543210');
   }
   if (context !== undefined) body.context = context;
   if (flags.customerName !== undefined) body.customer_name = flags.customerName;
@@ -62,6 +70,18 @@ const audioUrlsOf = (clips: Clip[] | undefined): string[] => (clips ?? []).map((
 /** What the loop does after a line: go on, end the session, or stop (the session is already gone). */
 type Next = 'continue' | 'end' | 'stop';
 
+/** Waited beyond the agent's close-grace window before ending the chat, ms (clock skew, the turn's own time). */
+const GRACE_MARGIN_MS = 250;
+
+/**
+ * The agent's close-grace window in ms: its definition's `close_grace_ms`, or the default
+ * the daemon applies when it is left out (DESIGN.md §6).
+ */
+export function closeGraceMsOf(definition: Record<string, unknown> | undefined): number {
+  const parsed = AgentDefinitionSchema.shape.close_grace_ms.safeParse(definition?.close_grace_ms);
+  return parsed.success ? parsed.data : AgentDefinitionSchema.shape.close_grace_ms.parse(undefined);
+}
+
 /** One chat: the open session, the last reply's audio and progress, and the output mode. */
 class Conversation {
   private readonly id: string;
@@ -69,9 +89,14 @@ class Conversation {
   private progress: StepProgress | undefined;
   private cursor: string | undefined;
   private last: TurnResult | undefined;
+  /** The agent has said its closing line (the close-grace window is running or over). */
+  private agentClosed = false;
+  /** Ends the chat when the close-grace window lapses with no new line. */
+  private graceTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: VagentClient,
+    private readonly agentId: string,
     opened: SessionOpened,
     private readonly json: boolean,
     private readonly interactive: boolean,
@@ -99,24 +124,42 @@ class Conversation {
       : { input: process.stdin, terminal: false });
     if (this.interactive) rl.on('SIGINT', () => rl.close());
     let next: Next | undefined;
+    let lapsed = false;
     try {
       if (this.interactive) rl.prompt();
       for await (const raw of rl) {
+        this.stopGraceTimer();
         const line = raw.trim();
         const step = line === '' ? 'continue' : line.startsWith('/') ? await this.command(line) : await this.turn(line);
         if (step !== 'continue') {
           next = step;
           break;
         }
+        if (this.agentClosed) await this.startGraceTimer(() => { lapsed = true; rl.close(); });
         if (this.interactive) rl.prompt();
       }
     } finally {
+      this.stopGraceTimer();
       rl.close();
     }
-    // EOF or Ctrl-D/Ctrl-C at the prompt: leave the prompt's line before the summary.
+    // EOF or Ctrl-D/Ctrl-C at the prompt, or the grace window lapsed: leave the prompt's line.
     if (next === undefined && this.interactive) say();
+    if (lapsed && !this.json) say(dim('(no reply within the close-grace window)'));
     next ??= 'end';
     if (next === 'end') await this.end();
+  }
+
+  /** Starts the close-grace timer (once per closing line): `onLapse` runs when it lapses. */
+  private async startGraceTimer(onLapse: () => void): Promise<void> {
+    if (this.graceTimer) return;
+    // An agent that cannot be read now (deleted meanwhile) gets the default window.
+    const agent = await this.client.getAgent(this.agentId).catch(() => undefined);
+    this.graceTimer ??= setTimeout(onLapse, closeGraceMsOf(agent?.definition) + GRACE_MARGIN_MS);
+  }
+
+  private stopGraceTimer(): void {
+    clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
   }
 
   private async command(line: string): Promise<Next> {
@@ -140,7 +183,14 @@ class Conversation {
       turn = await this.client.turn(this.id, { text });
     } catch (err) {
       if (!(err instanceof ApiResponseError)) throw err;
-      const gone = err.code === 'session_already_ended' || err.code === 'session_not_found';
+      // Closed by the engine (the close-grace window lapsed) or by `/end` elsewhere: not an
+      // error of this chat; the summary follows.
+      if (err.code === 'session_already_ended') {
+        this.agentClosed ||= this.cursor === CURSOR_CLOSING;
+        if (!this.agentClosed && !this.json) say(dim(`session ${this.id} had already ended`));
+        return 'end';
+      }
+      const gone = err.code === 'session_not_found';
       if (this.interactive) {
         printError(err);
         return gone ? 'stop' : 'continue';
@@ -154,6 +204,7 @@ class Conversation {
     this.lastAudio = turn.audio_url ? [turn.audio_url] : audioUrlsOf(turn.clips);
     if (this.json) printJsonLine(turn);
     else printTurn(turn);
+    if (turn.ended || this.cursor === CURSOR_CLOSING) this.agentClosed = true;
     return turn.ended ? 'end' : 'continue';
   }
 
@@ -162,18 +213,21 @@ class Conversation {
       hint('the last reply has no audio (synthesis failed or was skipped)');
       return;
     }
+    let why: string;
     try {
       const res = await playUrls(this.lastAudio, (u) => this.client.downloadAudio(u));
       if (res.played) return;
-      say(dim('no audio player found (tried aplay, paplay, afplay, play, ffplay); the audio is at:'));
-      for (const u of this.lastAudio) say(new URL(u, `${this.client.url}/`).toString());
+      why = 'no audio player found (tried aplay, paplay, afplay, play, ffplay)';
     } catch (err) {
-      printError(err);
+      why = `could not play it (${(err as Error).message})`;
     }
+    say(dim(`${why}; the audio is at:`));
+    for (const u of this.lastAudio) say(new URL(u, `${this.client.url}/`).toString());
   }
 
   /** `POST /end` and the summary; a session the engine already closed is reported from the last totals. */
   private async end(): Promise<void> {
+    if (this.agentClosed && !this.json) say(dim('the agent ended the call'));
     try {
       const res = await this.client.endSession(this.id);
       if (this.json) printJsonLine(res);
@@ -198,5 +252,5 @@ export async function chat(ctx: CommandContext, agentId: string, flags: ChatFlag
   const interactive = !ctx.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (ctx.json) printJsonLine(opened);
   else printOpening(opened, interactive);
-  await new Conversation(client, opened, ctx.json, interactive).run();
+  await new Conversation(client, agentId, opened, ctx.json, interactive).run();
 }

@@ -5,6 +5,7 @@ import { ApiResponseError, type NumberRecord } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { confirmDelete, type DeleteFlags } from '../prompt.js';
 
 /** Flags of `vagent number add`. */
 export interface NumberAddFlags {
@@ -72,8 +73,12 @@ export async function bind(ctx: CommandContext, number: string, agentId: string)
   ok(`${rec.number} now answered by ${rec.agent_id}`);
 }
 
-/** `vagent number rm NUMBER`. */
-export async function rm(ctx: CommandContext, number: string): Promise<void> {
+/**
+ * `vagent number rm NUMBER [--yes]`: asks first on a terminal (see {@link confirmDelete}).
+ * @throws UsageError (exit 2) without a terminal and without `--yes`.
+ */
+export async function rm(ctx: CommandContext, number: string, flags: DeleteFlags = {}): Promise<void> {
+  await confirmDelete(`number ${number}`, flags.yes);
   const res = await (await ctx.client()).deleteNumber(number);
   if (ctx.json) return printJson(res);
   ok(`${res.number} removed (the number itself stays with your carrier)`);

@@ -6,7 +6,7 @@
 import type { TelephonyCheckResult } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { bad, dim, ok, printFields, printJson, rupees, say } from '../output.js';
+import { bad, dim, ok, plural, printFields, printJson, rupees, say } from '../output.js';
 
 /** What each problem means and what to do about it (on the daemon's side: it holds the settings). */
 const PROBLEMS: Record<string, { title: string; fix: string[] }> = {
@@ -79,7 +79,7 @@ export async function check(ctx: CommandContext): Promise<void> {
 function printCheck(r: TelephonyCheckResult): void {
   if (r.ok) {
     const trunks = r.outbound_trunks ?? 0;
-    ok(`LiveKit at ${r.url ?? '?'} answers: ${trunks} outbound SIP trunk${trunks === 1 ? '' : 's'}, ${r.ms ?? '?'} ms`);
+    ok(`LiveKit at ${r.url ?? '?'} answers: ${plural(trunks, 'outbound SIP trunk')}, ${r.ms ?? '?'} ms`);
   } else {
     const p = PROBLEMS[r.problem ?? 'error'] ?? PROBLEMS.error!;
     say(`${bad('✘')} ${p.title}${r.url ? ` (${r.url})` : ''}`);

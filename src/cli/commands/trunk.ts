@@ -5,7 +5,7 @@ import type { Trunk } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { dim, formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
-import { promptHidden, readStdin } from '../prompt.js';
+import { confirmDelete, promptHidden, readStdin, type DeleteFlags } from '../prompt.js';
 
 /** Flags of `vagent trunk add`. */
 export interface TrunkAddFlags {
@@ -68,8 +68,12 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
   showTrunk(trunk);
 }
 
-/** `vagent trunk rm ID`. */
-export async function rm(ctx: CommandContext, id: string): Promise<void> {
+/**
+ * `vagent trunk rm ID [--yes]`: asks first on a terminal (see {@link confirmDelete}).
+ * @throws UsageError (exit 2) without a terminal and without `--yes`.
+ */
+export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  await confirmDelete(`trunk ${id}`, flags.yes);
   const res = await (await ctx.client()).deleteTrunk(id);
   if (ctx.json) return printJson(res);
   ok(`trunk ${res.id} removed`);

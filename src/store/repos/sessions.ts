@@ -30,6 +30,23 @@ export interface SessionRow {
   summary: string | null;
 }
 
+/** A row of {@link SessionRepo.list}: what a session list shows, without context or engine state. */
+export interface SessionListRow {
+  seq: number;
+  id: number;
+  agent_id: string;
+  customer_name: string | null;
+  title: string | null;
+  status: 'open' | 'ended';
+  /** Epoch seconds. */
+  created_at: number;
+  ended_at: number | null;
+  /** The summary's `outcome` once ended (null while open, or when the summary is `{}`). */
+  outcome: string | null;
+  /** The session's newest metrics (JSON text): the final ones once ended, else those after its newest turn. */
+  metrics: string;
+}
+
 /** Session queries over one connection. */
 export class SessionRepo {
   private readonly q;
@@ -47,6 +64,11 @@ export class SessionRepo {
         WHERE seq = @seq`),
       addTurn: db.prepare('INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, ?, ?, ?)'),
       turns: db.prepare('SELECT data FROM session_turns WHERE session_seq = ? ORDER BY idx').pluck(),
+      list: db.prepare(`SELECT s.seq, s.id, s.agent_id, s.customer_name, s.title, s.status, s.created_at, s.ended_at,
+          CASE WHEN s.summary IS NULL THEN NULL ELSE json_extract(s.summary, '$.outcome') END AS outcome,
+          CASE WHEN s.status = 'ended' THEN s.metrics
+            ELSE COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) END AS metrics
+        FROM sessions s WHERE s.tenant_id = @tenant AND s.seq < @before ORDER BY s.seq DESC LIMIT @limit`),
     };
   }
 
@@ -67,6 +89,13 @@ export class SessionRepo {
   /** Marks the session ended with its final state, metrics and summary. */
   end(sessionSeq: number, engine: string, metrics: string, endedAt: number, summary: string): void {
     this.q.end.run({ seq: sessionSeq, engine, metrics, ended_at: endedAt, summary });
+  }
+  /**
+   * The tenant's sessions, newest first (creation order), with `seq` below `beforeSeq`.
+   * @param limit rows to return at most
+   */
+  list(tenantId: string, beforeSeq: number, limit: number): SessionListRow[] {
+    return this.q.list.all({ tenant: tenantId, before: beforeSeq, limit }) as SessionListRow[];
   }
   /** The session's turns (JSON text), in order. */
   turns(sessionSeq: number): string[] { return this.q.turns.all(sessionSeq) as string[]; }

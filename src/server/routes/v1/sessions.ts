@@ -1,5 +1,6 @@
 /**
- * `/v1/sessions` (spec: Endpoints › Sessions; States and transitions › Session).
+ * `/v1/sessions` (spec: Endpoints › Sessions; States and transitions › Session) and
+ * `GET /v1/sessions` (extension: a tenant's sessions, newest first, cursor pages).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
@@ -7,7 +8,9 @@ import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
-import { EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSchema, SessionParams, TurnBody, TurnResultSchema } from '../../session-schemas.js';
+import {
+  EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSchema, SessionListQuery, SessionListSchema, SessionParams, TurnBody, TurnResultSchema,
+} from '../../session-schemas.js';
 
 /** Registers the session routes. */
 export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
@@ -42,6 +45,13 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
       },
     }, async (request, reply) => sessions.end(callerOf(request), request.params.session_id,
       (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+
+    app.get('/sessions', {
+      schema: {
+        summary: 'List sessions, newest first (extension)', tags: ['sessions'],
+        querystring: SessionListQuery, response: { 200: SessionListSchema, ...errorResponses },
+      },
+    }, async (request) => sessions.list(callerOf(request), request.query.cursor ?? null, request.query.limit));
 
     app.get('/sessions/:session_id', {
       schema: { summary: 'Session detail: metrics, costs and the raw turn list', tags: ['sessions'], params: SessionParams, response: { 200: SessionDetailSchema, ...errorResponses } },

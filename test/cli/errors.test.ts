@@ -1,0 +1,88 @@
+/**
+ * Errors of the CLI through the built binary (issue 14, item 15): one mistake has one exit
+ * code whether vagent or the daemon catches it, and with `--json` every error is one JSON line
+ * on stderr in DESIGN.md §4's shape, the exit codes unchanged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminKey, cleanupAll, freePort, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+
+let daemon: Daemon;
+let env: Record<string, string>;
+
+const vagent = (args: string[], input?: string) => runCli(args, { env, ...(input === undefined ? {} : { input }) });
+
+/** The `{"error": …}` object of a `--json` run's stderr (its only line). */
+function jsonError(stderr: string): { code: string; message: string; param?: string } {
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  const parsed = JSON.parse(lines[0]!) as { error: { code: string; message: string; param?: string } };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  return parsed.error;
+}
+
+beforeAll(async () => {
+  requireBuild();
+  daemon = await startDaemon({ env: { VAGENT_SPEECH: 'off' } });
+  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) };
+}, 30_000);
+afterAll(cleanupAll, 30_000);
+
+describe('one mistake, one exit code', { timeout: 30_000 }, () => {
+  it('a number that is not E.164 is invalid_request, exit 1, caught locally or by the daemon', async () => {
+    // Caught by vagent before sending (call place checks --to), and by the daemon (number add sends it).
+    const local = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', '98765']);
+    const remote = await vagent(['number', 'add', '98765']);
+    for (const res of [local, remote]) {
+      expect(res.code, res.stderr).toBe(1);
+      expect(res.stderr).toMatch(/^error: invalid_request: /m);
+      expect(res.stdout).toBe('');
+    }
+    const localJson = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', '98765', '--json']);
+    const remoteJson = await vagent(['number', 'add', '98765', '--json']);
+    expect(localJson.code).toBe(1);
+    expect(remoteJson.code).toBe(1);
+    expect(jsonError(localJson.stderr)).toMatchObject({ code: 'invalid_request', param: 'to', message: expect.stringContaining('E.164') });
+    expect(jsonError(remoteJson.stderr)).toMatchObject({ code: 'invalid_request', message: expect.any(String) });
+    expect(localJson.stdout).toBe('');
+    expect(remoteJson.stdout).toBe('');
+  });
+});
+
+describe('--json errors', { timeout: 30_000 }, () => {
+  it('an API error is the API error object on stderr, exit 1', async () => {
+    const res = await vagent(['trunk', 'show', 'tk_nope', '--json']);
+    expect(res.code).toBe(1);
+    expect(jsonError(res.stderr)).toMatchObject({ code: 'trunk_not_found', message: expect.any(String) });
+    const chat = await vagent(['chat', 'ag_nope', '--json'], 'hello\n');
+    expect(chat.code).toBe(1);
+    expect(jsonError(chat.stderr).code).toBe('not_found');
+  });
+
+  it('a command line commander refuses is bad_arguments, exit 2, without the human text', async () => {
+    for (const args of [['trunks', '--json'], ['trunk', 'add', '--json'], ['--json', 'trunk', 'list', '--colour']]) {
+      const res = await vagent(args);
+      expect(res.code, args.join(' ')).toBe(2);
+      const err = jsonError(res.stderr);
+      expect(err.code).toBe('bad_arguments');
+      expect(err.message).not.toMatch(/^error:/);
+    }
+    const noUser = await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--password-stdin', '--json'], 'x');
+    expect(noUser.code).toBe(2);
+    expect(jsonError(noUser.stderr)).toEqual({ code: 'bad_arguments', message: '--password-stdin needs --username' });
+  });
+
+  it('no key is unauthorized (exit 1) and a daemon that is down is daemon_unreachable (exit 3)', async () => {
+    const noKey = await runCli(['trunk', 'list', '--json'], { env: { VAGENT_URL: daemon.url } });
+    expect(noKey.code).toBe(1);
+    expect(jsonError(noKey.stderr).code).toBe('unauthorized');
+    const down = await runCli(['trunk', 'list', '--json'], { env: { ...env, VAGENT_URL: `http://127.0.0.1:${await freePort()}` } });
+    expect(down.code).toBe(3);
+    expect(jsonError(down.stderr)).toMatchObject({ code: 'daemon_unreachable', message: expect.stringContaining('127.0.0.1') });
+  });
+
+  it('without --json the same errors stay human', async () => {
+    const res = await vagent(['trunk', 'show', 'tk_nope']);
+    expect(res.stderr).toMatch(/^error: trunk_not_found: /m);
+    expect(res.stderr).not.toContain('{"error"');
+  });
+});
