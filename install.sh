@@ -81,8 +81,9 @@ else
 fi
 
 # 3. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin. A `vagent`
-#    there that is not this checkout's (another checkout, another install) is left alone unless
-#    --force says to replace it; either way the old and new targets are printed.
+#    there that is not this checkout's (another checkout, another install) is left alone, with a
+#    note naming it (exit 0: this checkout is installed), unless --force says to replace it;
+#    either way the old and new targets are printed.
 bindir="$(npm prefix -g 2>/dev/null)/bin"
 if ! { mkdir -p "$bindir" 2>/dev/null && [ -w "$bindir" ]; }; then
   bindir="$HOME/.local/bin"
@@ -95,15 +96,19 @@ if [ -L "$link" ] && [ "$(readlink "$link")" = "$target" ]; then
 elif [ -L "$link" ] || [ -e "$link" ]; then
   if [ -L "$link" ]; then
     old="$(readlink "$link")"
-    [ -e "$link" ] || old="$old (missing)"
+    # A link to a checkout that is gone helps nobody: it is repointed (saying so) without --force.
+    [ -e "$link" ] || { old="$old (missing)"; force=1; }
     what="a link to $old"
   else
     what="a file that is not a link (another vagent install?)"
   fi
   if [ "$force" != 1 ]; then
-    fail "$link is $what, not this checkout's $target.
-Leaving it alone. To point it at this checkout, run: ./install.sh --force
-(or run this checkout's vagent directly: $target)"
+    # This checkout is installed all the same; only the command on the PATH stays as it was.
+    printf '%s\n' "install.sh: note: $link is $what, not this checkout's $target." \
+      "  Left alone. To point it at this checkout, run: ./install.sh --force" \
+      "  (or run this checkout's vagent directly: $target)" >&2
+    say "built: $target ($("$target" --version 2>/dev/null || printf vagent))"
+    exit 0
   fi
   ln -sfn "$target" "$link"
   say "repointed: $link was $what; now -> $target"

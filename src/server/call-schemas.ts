@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { DIAL_LIMITS, DIAL_STATUSES } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
-import { CostSchema as Cost, idField, namedE164 as e164, namedText as text } from './schemas.js';
+import { CostSchema as Cost, idField, namedE164 as e164, namedText as text, pageQuery } from './schemas.js';
 import { RequestContext } from './session-schemas.js';
 const seconds = (name: keyof typeof DIAL_LIMITS) => {
   const { min, max } = DIAL_LIMITS[name];
@@ -82,9 +82,7 @@ export const CallListSchema = z.object({ data: z.array(CallStatusSchema), has_mo
 /** `GET /v1/calls` query. */
 export const CallListQuery = z.object({
   status: z.enum(['in_progress', 'completed'], { error: 'status must be in_progress or completed' }).optional(),
-  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int({ error: 'limit must be a whole number from 1 to 100' })
-    .min(1, { error: 'limit must be a whole number from 1 to 100' }).max(100, { error: 'limit must be a whole number from 1 to 100' }).default(20),
-  cursor: z.string().regex(CALLS_CURSOR.pattern, { error: 'cursor is not one this daemon issued: pass next_cursor from the previous page' }).optional(),
+  ...pageQuery(CALLS_CURSOR),
 });
 
 /** `{call_id}` path parameters: a malformed id is `session_not_found` (spec: Errors: the lookup is keyed by session). */

@@ -3,6 +3,7 @@
  * The response schemas are also what keep write-only fields (trunk `auth`) out of replies.
  */
 import { z } from 'zod';
+import { CURSOR_MESSAGE, type ListCursor } from '../domain/cursor.js';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import type { ErrorCode } from '../domain/errors.js';
 import { ID_PATTERNS, shortId } from '../domain/ids.js';
@@ -30,6 +31,18 @@ const SURROGATE_MESSAGE = 'must be valid Unicode text (it has an unpaired surrog
 export const namedText = (max: number, what: string) => z.string({ error: `${what} must be a string` })
   .max(max, { error: `${what} must be at most ${max} characters` })
   .regex(UNICODE_TEXT, { error: `${what} ${SURROGATE_MESSAGE}` });
+
+const LIMIT_MESSAGE = 'limit must be a whole number from 1 to 100';
+
+/**
+ * The paging part of a list's query (DESIGN.md §4 "Lists"; `GET /v1/calls`, `GET /v1/sessions`):
+ * `limit` 1–100 (default 20) and `cursor`, the previous page's `next_cursor`, whose exact form
+ * (`codec.pattern`) the API document publishes.
+ */
+export const pageQuery = (codec: ListCursor) => ({
+  limit: z.coerce.number({ error: LIMIT_MESSAGE }).int({ error: LIMIT_MESSAGE }).min(1, { error: LIMIT_MESSAGE }).max(100, { error: LIMIT_MESSAGE }).default(20),
+  cursor: z.string().regex(codec.pattern, { error: CURSOR_MESSAGE }).optional(),
+});
 
 /** An E.164 number whose errors name the field `what`. */
 export const namedE164 = (what: string) => e164Of(`${what} must be`);

@@ -4,9 +4,10 @@
  * Clips, trace steps and summaries are open-ended (spec: Versioning 2): loose objects.
  */
 import { z } from 'zod';
+import { SESSIONS_CURSOR } from '../domain/cursor.js';
 import { jsonDepthAtMost, MAX_CONTEXT_DEPTH } from '../domain/json.js';
 import { ISO_TIME_PATTERN } from '../domain/time.js';
-import { CostSchema as Cost, idField, namedE164, namedText as text, NON_BLANK_TEXT, UNICODE_TEXT } from './schemas.js';
+import { CostSchema as Cost, idField, namedE164, namedText as text, NON_BLANK_TEXT, pageQuery, UNICODE_TEXT } from './schemas.js';
 
 /** Longest caller utterance accepted on a turn, in characters. */
 export const MAX_TURN_TEXT = 4000;
@@ -173,13 +174,8 @@ export const SessionListItemSchema = z.object({
 /** `GET /v1/sessions` page (extension): newest first. */
 export const SessionListSchema = z.object({ data: z.array(SessionListItemSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });
 
-const LIMIT_MESSAGE = 'limit must be a whole number from 1 to 100';
-
 /** `GET /v1/sessions` query: `limit` 1–100 (default 20) and the previous page's `next_cursor`. */
-export const SessionListQuery = z.object({
-  limit: z.coerce.number({ error: LIMIT_MESSAGE }).int({ error: LIMIT_MESSAGE }).min(1, { error: LIMIT_MESSAGE }).max(100, { error: LIMIT_MESSAGE }).default(20),
-  cursor: z.string().max(200, { error: 'cursor is not one this daemon issued' }).optional(),
-});
+export const SessionListQuery = z.object(pageQuery(SESSIONS_CURSOR));
 
 const AudioStatus = z.object({ total: z.number().int(), ready: z.number().int(), failed: z.number().int() });
 

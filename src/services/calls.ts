@@ -339,7 +339,7 @@ export class CallService {
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
   list(caller: Caller, status: 'in_progress' | 'completed' | null, cursor: string | null, limit: number): CallPage {
-    const before = cursor === null ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+    const before = cursor === null ? Number.MAX_SAFE_INTEGER : CALLS_CURSOR.parse(cursor);
     const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
@@ -379,8 +379,3 @@ function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {
     `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`);
 }
 
-function decodeCursor(cursor: string): number {
-  const seq = CALLS_CURSOR.decode(cursor);
-  if (seq === null) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
-  return seq;
-}

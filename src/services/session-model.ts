@@ -2,7 +2,6 @@
  * The stored shape of a session's metrics and turns, and the API views built from them
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
-import { ApiError } from '../domain/errors.js';
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
 import type { SessionTotals } from '../domain/resources.js';
 import type { SlotValue } from '../domain/agent.js';
@@ -166,20 +165,4 @@ export function sessionListItem(row: SessionListRow): SessionListItem {
     session_id: `se_${row.id}`, agent_id: row.agent_id, status: row.status, outcome: row.outcome, title: row.title,
     customer_name: row.customer_name, created_at: row.created_at, ended_at: row.ended_at, turns: m.turns, cost: costView(m.cost),
   };
-}
-
-/** Opaque `next_cursor` of `GET /v1/sessions` for the position after `seq`. */
-export function encodeSessionCursor(seq: number): string {
-  return Buffer.from(`sessions:${seq}`, 'utf8').toString('base64url');
-}
-
-/**
- * The position a `GET /v1/sessions` cursor stands for.
- * @throws ApiError invalid_request (`param: cursor`) for a cursor this daemon did not issue.
- */
-export function decodeSessionCursor(cursor: string): number {
-  const m = /^sessions:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  const seq = m ? Number(m[1]) : NaN;
-  if (!Number.isSafeInteger(seq)) throw new ApiError('invalid_request', 'cursor is not one this daemon issued: pass next_cursor from the previous page', { param: 'cursor' });
-  return seq;
 }

@@ -8,6 +8,7 @@
  * Sessions in use stay in memory; the database is the truth after a restart.
  */
 import { ApiError } from '../domain/errors.js';
+import { SESSIONS_CURSOR } from '../domain/cursor.js';
 import { isoTimeMs } from '../domain/time.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
 import { addCost, costView, type CostInr } from '../domain/money.js';
@@ -24,7 +25,7 @@ import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import {
-  decodeSessionCursor, emptyMetrics, encodeSessionCursor, sessionDetail, sessionListItem, sessionTotals, stepViews,
+  emptyMetrics, sessionDetail, sessionListItem, sessionTotals, stepViews,
   type SessionDetailExtension, type SessionListItem, type SessionMetrics, type StoredTurn,
 } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
@@ -295,11 +296,11 @@ export class SessionService {
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
   list(caller: Caller, cursor: string | null, limit: number): { data: SessionListItem[]; has_more: boolean; next_cursor: string | null } {
-    const before = cursor === null ? Number.MAX_SAFE_INTEGER : decodeSessionCursor(cursor);
+    const before = cursor === null ? Number.MAX_SAFE_INTEGER : SESSIONS_CURSOR.parse(cursor);
     const rows = this.deps.repos.sessions.list(caller.tenantId, before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: page.map(sessionListItem), has_more: hasMore, next_cursor: hasMore ? encodeSessionCursor(page[page.length - 1]!.seq) : null };
+    return { data: page.map(sessionListItem), has_more: hasMore, next_cursor: hasMore ? SESSIONS_CURSOR.encode(page[page.length - 1]!.seq) : null };
   }
 
   /** Sessions held in memory. */

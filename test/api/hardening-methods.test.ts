@@ -15,7 +15,7 @@ describe('405 Method Not Allowed', () => {
   it.each([
     ['PATCH', '/v1/trunks', 'GET, HEAD, POST'],
     ['PUT', '/v1/trunks', 'GET, HEAD, POST'],
-    ['DELETE', '/v1/sessions', 'POST'],
+    ['DELETE', '/v1/sessions', 'GET, HEAD, POST'],
     ['PATCH', '/v1/numbers', 'GET, HEAD, POST'],
     ['POST', '/v1/trunks/tk_aaaaaaaaaaaaaaaaaaaa', 'DELETE, GET, HEAD'],
     ['GET', `/v1/numbers/${enc(DID)}/bind`, 'POST'],

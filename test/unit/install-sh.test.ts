@@ -1,7 +1,8 @@
 /**
  * install.sh (issue 14, item 21) in a temp copy of the checkout with a fake `npm` first on the
  * PATH: a second run skips the build when src/, tsconfig*.json and the lock are unchanged, a
- * `vagent` link of another checkout is not repointed without --force (and is named either way),
+ * `vagent` link of another checkout is not repointed without --force (and is named either way; the
+ * install itself succeeds),
  * and npm is never handed a nodedir config it warns about ("Unknown env config").
  */
 import { spawnSync } from 'node:child_process';
@@ -110,7 +111,7 @@ describe('install.sh', { timeout: 120_000 }, () => {
     expect(run().calls).not.toContain('npm run --silent build');
   });
 
-  it("leaves another checkout's vagent link alone without --force, naming it; repoints it with --force", () => {
+  it("leaves another checkout's vagent link alone without --force, naming it (exit 0); repoints it with --force", () => {
     const other = path.join(base, 'other-checkout', 'bin', 'vagent');
     fs.mkdirSync(path.dirname(other), { recursive: true });
     fs.writeFileSync(other, '#!/bin/sh\n', { mode: 0o755 });
@@ -118,7 +119,8 @@ describe('install.sh', { timeout: 120_000 }, () => {
     fs.symlinkSync(other, link);
 
     const refused = run();
-    expect(refused.code).toBe(1);
+    // This checkout is installed (exit 0); only the link stays, with a note naming it.
+    expect(refused.code, refused.stderr).toBe(0);
     expect(refused.stderr).toContain(`${link} is a link to ${other}, not this checkout's ${path.join(copy, 'bin', 'vagent')}`);
     expect(refused.stderr).toContain('./install.sh --force');
     expect(fs.readlinkSync(link)).toBe(other);
@@ -126,6 +128,16 @@ describe('install.sh', { timeout: 120_000 }, () => {
     const forced = run('--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain(`repointed: ${link} was a link to ${other}; now -> ${path.join(copy, 'bin', 'vagent')}`);
+    expect(fs.readlinkSync(link)).toBe(path.join(copy, 'bin', 'vagent'));
+  });
+
+  it('repoints a link whose checkout is gone without --force, saying what it was', () => {
+    const gone = path.join(base, 'removed-checkout', 'bin', 'vagent');
+    fs.rmSync(link, { force: true });
+    fs.symlinkSync(gone, link);
+    const res = run();
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain(`repointed: ${link} was a link to ${gone} (missing); now -> ${path.join(copy, 'bin', 'vagent')}`);
     expect(fs.readlinkSync(link)).toBe(path.join(copy, 'bin', 'vagent'));
   });
 
