@@ -3,7 +3,7 @@
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
-import type { SessionTotals } from '../domain/resources.js';
+import type { SessionListItem, SessionTotals } from '../domain/resources.js';
 import type { SlotValue } from '../domain/agent.js';
 import type { SessionSummary } from '../engine/summary.js';
 import type { SessionListRow } from '../store/index.js';
@@ -142,20 +142,6 @@ export function stepViews(defSteps: Array<{ id: string; capture?: { slot: string
     const slot = d.capture?.slot ?? null;
     return { id: d.id, status: st?.status ?? 'pending', attempts: st?.attempts ?? 0, slot, value: slot === null ? null : (summary.extracted[slot] ?? null) };
   });
-}
-
-/** An item of `GET /v1/sessions` (extension): the session at a glance. Money in INR. */
-export interface SessionListItem {
-  session_id: string;
-  agent_id: string;
-  status: 'open' | 'ended';
-  outcome: string | null;
-  title: string | null;
-  customer_name: string | null;
-  created_at: number;
-  ended_at: number | null;
-  turns: number;
-  cost: CostInr;
 }
 
 /** The list item of a stored session row. */

@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
+import type { SessionListItem } from '../domain/resources.js';
 import { isoTimeMs } from '../domain/time.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
 import { addCost, costView, type CostInr } from '../domain/money.js';
@@ -26,7 +27,7 @@ import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import {
   emptyMetrics, sessionDetail, sessionListItem, sessionTotals, stepViews,
-  type SessionDetailExtension, type SessionListItem, type SessionMetrics, type StoredTurn,
+  type SessionDetailExtension, type SessionMetrics, type StoredTurn,
 } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
 

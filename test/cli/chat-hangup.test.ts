@@ -9,9 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminKey, BIN, childEnv, cleanupAll, cliHome, requireBuild, ROOT, runCli, startDaemon, tempDir, type Daemon,
-} from '../support/daemon.js';
+import { BIN, childEnv, cleanupAll, cliHome, type Daemon, ROOT, runCli, startDaemonWithKey, tempDir } from '../support/daemon.js';
 
 let daemon: Daemon;
 let env: Record<string, string>;
@@ -62,9 +60,7 @@ function openChat(args: string[], extra: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  requireBuild();
-  daemon = await startDaemon();
-  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) };
+  ({ daemon, env } = await startDaemonWithKey());
   const dir = tempDir('vagent-agents-');
   for (const [id, grace] of [['ag_cli_short_grace', 600], ['ag_cli_long_grace', 60_000]] as const) {
     const file = path.join(dir, `${id}.yaml`);

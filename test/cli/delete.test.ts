@@ -7,9 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKey, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
+import { cleanupAll, runCli, startDaemonWithKey, tempDir } from '../support/daemon.js';
 
-let daemon: Daemon;
 let env: Record<string, string>;
 const vagent = (args: string[]) => runCli(args, { env });
 
@@ -24,9 +23,7 @@ closing: "Goodbye."
 const DID = '+911140009999';
 
 beforeAll(async () => {
-  requireBuild();
-  daemon = await startDaemon({ env: { VAGENT_SPEECH: 'off' } });
-  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) };
+  ({ env } = await startDaemonWithKey({ env: { VAGENT_SPEECH: 'off' } }));
 }, 30_000);
 afterAll(cleanupAll, 30_000);
 

@@ -4,7 +4,7 @@
  * on stderr in DESIGN.md §4's shape, the exit codes unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKey, cleanupAll, freePort, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+import { cleanupAll, type Daemon, freePort, runCli, startDaemonWithKey } from '../support/daemon.js';
 
 let daemon: Daemon;
 let env: Record<string, string>;
@@ -21,9 +21,7 @@ function jsonError(stderr: string): { code: string; message: string; param?: str
 }
 
 beforeAll(async () => {
-  requireBuild();
-  daemon = await startDaemon({ env: { VAGENT_SPEECH: 'off' } });
-  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) };
+  ({ daemon, env } = await startDaemonWithKey({ env: { VAGENT_SPEECH: 'off' } }));
 }, 30_000);
 afterAll(cleanupAll, 30_000);
 

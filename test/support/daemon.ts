@@ -123,6 +123,16 @@ export async function adminKey(stateDir: string, tenant = 'default'): Promise<st
   return (JSON.parse(res.stdout) as { key: string }).key;
 }
 
+/**
+ * A daemon ({@link startDaemon}, after {@link requireBuild}) with an API key of tenant `default`,
+ * and the environment that points CLI commands at it (`VAGENT_URL`, `VAGENT_API_KEY`).
+ */
+export async function startDaemonWithKey(opts: DaemonOptions = {}): Promise<{ daemon: Daemon; env: Record<string, string> }> {
+  requireBuild();
+  const daemon = await startDaemon(opts);
+  return { daemon, env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) } };
+}
+
 /** A free TCP port on 127.0.0.1 (free when this returns). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
