@@ -2,6 +2,7 @@
  * The public shapes of `/v1` resources (spec: Resources and their fields), shared by the
  * services that build them, the client that reads them, and the tests.
  */
+import type { SlotValue } from './agent.js';
 import type { CostInr } from './money.js';
 import type { DialStatus, LineOutcome } from './calls.js';
 
@@ -188,6 +189,35 @@ export interface SessionEndResult {
   cost: CostInr;
 }
 
+/** One step of a session as Session detail's extension `session.steps` shows it. */
+export interface SessionStepView {
+  id: string;
+  /** `pending`, `done`, `failed` or `skipped`. */
+  status: string;
+  attempts: number;
+  /** The slot the step captures, or null for a step that only speaks. */
+  slot: string | null;
+  /** The captured canonical value, as in the summary's `extracted`; null until captured (and confirmed). */
+  value: SlotValue | null;
+}
+
+/**
+ * Session detail's extension object `session` (DESIGN.md §4 "Extensions"): the session's own
+ * record, nested because the spec says the detail has no top-level status or `ended_at`.
+ */
+export interface SessionRecord {
+  agent_id: string;
+  status: 'open' | 'ended';
+  title: string | null;
+  customer_name: string | null;
+  /** Epoch seconds. */
+  created_at: number;
+  ended_at: number | null;
+  /** The summary's outcome once ended; null while open (or when the summary is `{}`). */
+  outcome: string | null;
+  steps: SessionStepView[];
+}
+
 /** The response of `GET /v1/sessions/{session_id}` (spec: Session detail). */
 export interface SessionDetail {
   /** The bare internal integer (not `se_…`). */
@@ -215,19 +245,7 @@ export interface SessionDetail {
    * Extension (DESIGN.md §4 "Extensions"): the session's own record, nested because the spec
    * says the detail has no top-level status or `ended_at`.
    */
-  session: {
-    agent_id: string;
-    status: 'open' | 'ended';
-    title: string | null;
-    customer_name: string | null;
-    /** Epoch seconds. */
-    created_at: number;
-    ended_at: number | null;
-    /** The summary's outcome once ended; null while open. */
-    outcome: string | null;
-    /** Each step of the agent: status, attempts, the slot it captures and the captured value (null until captured). */
-    steps: Array<{ id: string; status: string; attempts: number; slot: string | null; value: string | number | boolean | null }>;
-  };
+  session: SessionRecord;
 }
 
 /** An item of `GET /v1/sessions` (extension): a session at a glance. */

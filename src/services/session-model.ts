@@ -3,8 +3,7 @@
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
-import type { SessionListItem, SessionTotals } from '../domain/resources.js';
-import type { SlotValue } from '../domain/agent.js';
+import type { SessionListItem, SessionRecord, SessionStepView, SessionTotals } from '../domain/resources.js';
 import type { SessionSummary } from '../engine/summary.js';
 import type { SessionListRow } from '../store/index.js';
 
@@ -104,31 +103,10 @@ export function sessionDetail(id: number, m: SessionMetrics, turns: Array<Record
   };
 }
 
-/** One step of a session as Session detail's extension `steps` shows it. */
-export interface StepView {
-  id: string;
-  /** `pending`, `done`, `failed` or `skipped`. */
-  status: string;
-  attempts: number;
-  /** The slot the step captures, or null for a step that only speaks. */
-  slot: string | null;
-  /** The captured canonical value, as in the summary's `extracted`; null until captured (and confirmed). */
-  value: SlotValue | null;
-}
-
-/** Session detail's extension object `session`: what the session's own record adds. */
-export interface SessionDetailExtension {
-  agent_id: string;
-  status: 'open' | 'ended';
-  title: string | null;
-  customer_name: string | null;
-  /** Epoch seconds. */
-  created_at: number;
-  ended_at: number | null;
-  /** The summary's outcome once ended; null while open (or when the summary is `{}`). */
-  outcome: string | null;
-  steps: StepView[];
-}
+/** One step of a session as Session detail's extension shows it. */
+export type StepView = SessionStepView;
+/** Session detail's extension object `session`. */
+export type SessionDetailExtension = SessionRecord;
 
 /**
  * Session detail's extension `steps`: each step's status and attempts (from the summary the
