@@ -126,7 +126,10 @@ export const accent = (s: string): string => pc.cyan(s);
 /** Yellow text (marks: readback, FAQ answer). */
 export const mark = (s: string): string => pc.yellow(s);
 
-const PAISE = new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Built on first use: loading the en-IN locale data costs ~25 ms, which every command would
+// pay at start-up (`vagent trunk list` prints no money).
+let paise: Intl.NumberFormat | undefined;
+const paiseFormat = (): Intl.NumberFormat => (paise ??= new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 
 /**
  * Money for people: rupees with paise and Indian digit grouping (`₹0.42`, `₹12,500.00`,
@@ -138,7 +141,7 @@ export function rupees(value: number | null | undefined): string {
   const n = value ?? 0;
   if (n > 0 && n < 0.005) return '<₹0.01';
   if (n < 0 && n > -0.005) return '-<₹0.01';
-  return n < 0 ? `-₹${PAISE.format(-n)}` : `₹${PAISE.format(n)}`;
+  return n < 0 ? `-₹${paiseFormat().format(-n)}` : `₹${paiseFormat().format(n)}`;
 }
 
 /**
