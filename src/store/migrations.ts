@@ -300,4 +300,16 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: '',
     apply: callLifecycle,
   },
+  {
+    // Issue 15 items 5 and 6. Start-up's release of in-progress idempotency claims
+    // (IdempotencyRepo.releaseAll) reads only the claims, not the whole table; the calls list
+    // filtered to open sessions (GET /v1/calls?status=in_progress) starts from the tenant's
+    // open sessions, not from all its calls.
+    version: 6,
+    name: 'indexes: in-progress idempotency claims, open sessions per tenant',
+    sql: `
+      CREATE INDEX idempotency_in_progress ON idempotency(state) WHERE state = 'in_progress';
+      CREATE INDEX sessions_open ON sessions(tenant_id, seq) WHERE status = 'open';
+    `,
+  },
 ];

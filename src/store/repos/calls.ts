@@ -93,7 +93,15 @@ export class CallRepo {
           dial_error = 'vagent stopped while LiveKit was dialling; not dialled again'
         WHERE dial_status = 'dialling' AND ${canMoveDial('dialling', 'unknown') ? 1 : 0}`),
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
-          AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
+          ORDER BY c.seq DESC LIMIT @limit`),
+      // Ended calls are nearly all calls: walking the tenant's calls newest first finds a page at once.
+      listEnded: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
+          AND s.status = 'ended' ORDER BY c.seq DESC LIMIT @limit`),
+      // Open calls are few among many: start from the tenant's open sessions (partial index
+      // sessions_open, migration 6) and sort those, never walking ended calls.
+      listOpen: db.prepare(`SELECT c.*, s.created_at, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
+          FROM sessions s JOIN calls c ON c.id = s.id
+          WHERE s.tenant_id = @tenant AND s.status = 'open' AND c.seq < @before ORDER BY c.seq DESC LIMIT @limit`),
       spend: db.prepare(`WITH day AS (
           SELECT s.id, s.status, ${METRICS} AS m FROM sessions s
           WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
@@ -131,10 +139,13 @@ export class CallRepo {
   markInterruptedDials(): number { return this.q.unknownAfterCrash.run().changes; }
   /**
    * The tenant's calls, newest first, with `seq` below `beforeSeq`.
-   * @param status `open`/`ended` sessions only, or null for all.
+   * @param status `open`/`ended` sessions only, or null for all. `open` reads the tenant's open
+   *   sessions through the partial index `sessions_open` (issue 15 item 6), so its cost follows
+   *   the open sessions, not all calls.
    */
   list(tenantId: string, status: 'open' | 'ended' | null, beforeSeq: number, limit: number): CallWithSession[] {
-    return this.q.list.all({ tenant: tenantId, status, before: beforeSeq, limit }) as CallWithSession[];
+    const q = status === 'open' ? this.q.listOpen : status === 'ended' ? this.q.listEnded : this.q.list;
+    return q.all({ tenant: tenantId, before: beforeSeq, limit }) as CallWithSession[];
   }
   /**
    * The tenant's spend over sessions created in `[start, end)` (epoch seconds), in

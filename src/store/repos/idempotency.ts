@@ -62,7 +62,7 @@ export class IdempotencyRepo {
   }
   /** Drops a claim so the key can be used again (5xx, 429, crashed handler). */
   release(tenantId: string, key: string): void { this.q.release.run(tenantId, key); }
-  /** Drops every claim (start-up: claims of a crashed process). Returns how many. */
+  /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6; issue 15 item 5). */
   releaseAll(): number { return this.q.releaseAll.run().changes; }
   /** Deletes records created before `before` (epoch s). Returns how many. */
   purgeBefore(before: number): number { return this.q.purge.run(before).changes; }
