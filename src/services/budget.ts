@@ -10,6 +10,10 @@
  * The check before work ({@link BudgetService.check}) gives `rate_limit_exceeded` early; the
  * check inside the call's own write ({@link BudgetService.reserveTx}) makes check and
  * reservation atomic, so concurrent calls cannot overspend.
+ *
+ * Both read the spend through `CallRepo.spendMicro`: the running spend ledger the store keeps in
+ * the same transaction as every cost (migration 7, issue 15 item 1), not a walk of the day's
+ * sessions, so a check costs the same however many sessions the day holds.
  */
 import { ApiError } from '../domain/errors.js';
 import { inrToMicro, microToInr } from '../domain/money.js';

@@ -101,6 +101,55 @@ function callLifecycle(db: Database): void {
   `);
 }
 
+/** A metrics JSON text's cost (`$.cost.llm + tts + stt`), micro-rupees, as SQL over expression `m`. */
+const costOf = (m: string): string =>
+  `(COALESCE(json_extract(${m}, '$.cost.llm'), 0) + COALESCE(json_extract(${m}, '$.cost.tts'), 0) + COALESCE(json_extract(${m}, '$.cost.stt'), 0))`;
+
+/**
+ * Version 7 (issue 15 item 1): the running spend ledger. `spend_ledger` holds, per tenant and
+ * quarter-hour of session creation (`bucket` = floor(created_at / 900)), the summed cost of
+ * those sessions in micro-rupees: each session counts its newest metrics (the final ones once
+ * ended). Triggers keep it in the same transaction as every cost write: a session's insert, each
+ * turn (the change from the previous turn's metrics) and the session's end (the change to its
+ * final metrics). Quarter-hours, not dates, so the ledger needs no timezone: every day boundary
+ * of a real zone falls on one, and a day's spend is the sum of at most 100 rows of one index
+ * range. Backfilled from the sessions the database already holds.
+ */
+const SPEND_LEDGER = `
+  CREATE TABLE spend_ledger (
+    tenant_id TEXT NOT NULL,
+    bucket INTEGER NOT NULL,
+    cost_micro INTEGER NOT NULL,
+    PRIMARY KEY (tenant_id, bucket)
+  ) STRICT, WITHOUT ROWID;
+
+  INSERT INTO spend_ledger (tenant_id, bucket, cost_micro)
+    SELECT s.tenant_id, CAST(s.created_at / 900 AS INTEGER), SUM(${costOf(`CASE WHEN s.status = 'ended' THEN s.metrics
+      ELSE COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) END`)})
+    FROM sessions s GROUP BY 1, 2;
+
+  CREATE TRIGGER spend_session_insert AFTER INSERT ON sessions BEGIN
+    INSERT INTO spend_ledger (tenant_id, bucket, cost_micro)
+      VALUES (new.tenant_id, CAST(new.created_at / 900 AS INTEGER), ${costOf('new.metrics')})
+      ON CONFLICT (tenant_id, bucket) DO UPDATE SET cost_micro = cost_micro + excluded.cost_micro;
+  END;
+
+  CREATE TRIGGER spend_turn AFTER INSERT ON session_turns BEGIN
+    UPDATE spend_ledger SET cost_micro = cost_micro + ${costOf('new.metrics')} - (
+        SELECT ${costOf(`COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq AND t.idx < new.idx
+          ORDER BY t.idx DESC LIMIT 1), s.metrics)`)} FROM sessions s WHERE s.seq = new.session_seq)
+      WHERE (tenant_id, bucket) = (SELECT s.tenant_id, CAST(s.created_at / 900 AS INTEGER) FROM sessions s
+        WHERE s.seq = new.session_seq AND s.status = 'open');
+  END;
+
+  CREATE TRIGGER spend_session_end AFTER UPDATE OF status ON sessions
+    WHEN old.status = 'open' AND new.status = 'ended' BEGIN
+    UPDATE spend_ledger SET cost_micro = cost_micro + ${costOf('new.metrics')} - ${costOf(`COALESCE((SELECT t.metrics FROM session_turns t
+        WHERE t.session_seq = new.seq ORDER BY t.idx DESC LIMIT 1), old.metrics)`)}
+      WHERE tenant_id = new.tenant_id AND bucket = CAST(new.created_at / 900 AS INTEGER);
+  END;
+`;
+
 /** All migrations, in version order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -311,5 +360,10 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_in_progress ON idempotency(state) WHERE state = 'in_progress';
       CREATE INDEX sessions_open ON sessions(tenant_id, seq) WHERE status = 'open';
     `,
+  },
+  {
+    version: 7,
+    name: 'spend ledger per tenant and quarter-hour, kept by triggers',
+    sql: SPEND_LEDGER,
   },
 ];

@@ -66,6 +66,9 @@ const METRICS = `CASE WHEN s.status = 'ended' THEN s.metrics
 const WITH_SESSION = `SELECT c.*, s.created_at, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
   FROM calls c JOIN sessions s ON s.id = c.id`;
 
+/** The spend ledger's bucket, seconds (migration 7): every real zone's midnight falls on one. */
+export const SPEND_BUCKET_S = 900;
+
 /** Call queries over one connection. */
 export class CallRepo {
   private readonly q;
@@ -102,7 +105,19 @@ export class CallRepo {
       listOpen: db.prepare(`SELECT c.*, s.created_at, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
           FROM sessions s JOIN calls c ON c.id = s.id
           WHERE s.tenant_id = @tenant AND s.status = 'open' AND c.seq < @before ORDER BY c.seq DESC LIMIT @limit`),
-      spend: db.prepare(`WITH day AS (
+      // The day's costs: one index range of the ledger (migration 7), at most 100 quarter-hours.
+      ledger: db.prepare(`SELECT COALESCE(SUM(cost_micro), 0) FROM spend_ledger
+        WHERE tenant_id = @tenant AND bucket >= @from AND bucket < @to`).pluck(),
+      // What open calls of the day hold beyond their session's cost so far: walks only the
+      // tenant's open sessions (partial index sessions_open).
+      held: db.prepare(`WITH o AS (
+          SELECT c.reserved_micro AS r, COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) AS m
+          FROM sessions s INDEXED BY sessions_open JOIN calls c ON c.id = s.id
+          WHERE s.tenant_id = @tenant AND s.status = 'open' AND s.created_at >= @start AND s.created_at < @end AND c.reserve_until > @now)
+        SELECT COALESCE(SUM(MAX(0, o.r - (COALESCE(json_extract(o.m, '$.cost.llm'), 0) + COALESCE(json_extract(o.m, '$.cost.tts'), 0)
+          + COALESCE(json_extract(o.m, '$.cost.stt'), 0)))), 0) FROM o`).pluck(),
+      // The walk the ledger replaced, for a day that does not start and end on quarter-hours.
+      spendWalk: db.prepare(`WITH day AS (
           SELECT s.id, s.status, ${METRICS} AS m FROM sessions s
           WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
         SELECT COALESCE(SUM(MAX(
@@ -151,9 +166,18 @@ export class CallRepo {
    * The tenant's spend over sessions created in `[start, end)` (epoch seconds), in
    * micro-rupees: each session's cost, or the reservation of its call while it is open (and
    * `now` is before its `reserve_until`) when that is more.
+   *
+   * Issue 15 item 1: the costs are read from the spend ledger (migration 7: an index range of
+   * at most 100 quarter-hour rows, whatever the day's sessions), plus what the tenant's open
+   * calls hold beyond their cost so far (its open sessions only). A day that does not start and
+   * end on quarter-hours (no real zone today) falls back to walking the day's sessions.
    */
   spendMicro(tenantId: string, start: number, end: number, now: number): number {
-    return Number(this.q.spend.get({ tenant: tenantId, start, end, now }));
+    if (start % SPEND_BUCKET_S !== 0 || end % SPEND_BUCKET_S !== 0) {
+      return Number(this.q.spendWalk.get({ tenant: tenantId, start, end, now }));
+    }
+    const costs = Number(this.q.ledger.get({ tenant: tenantId, from: start / SPEND_BUCKET_S, to: end / SPEND_BUCKET_S }));
+    return costs + Number(this.q.held.get({ tenant: tenantId, start, end, now }));
   }
 }
 
