@@ -358,7 +358,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'indexes: in-progress idempotency claims, open sessions per tenant',
     sql: `
       CREATE INDEX idempotency_in_progress ON idempotency(state) WHERE state = 'in_progress';
-      CREATE INDEX sessions_open ON sessions(tenant_id, seq) WHERE status = 'open';
+      CREATE INDEX sessions_open ON sessions(tenant_id, created_at) WHERE status = 'open';
     `,
   },
   {

@@ -104,7 +104,7 @@ describe('spend ledger (migration 7)', () => {
       expect(ledger).toMatch(/SEARCH spend_ledger USING PRIMARY KEY \(tenant_id=\? AND bucket>\? AND bucket<\?\)/);
       expect(ledger).not.toMatch(/SCAN/);
       const held = plan(r.store.db, sqlOf(r.calls, 'held'));
-      expect(held).toMatch(/SEARCH s USING INDEX sessions_open/);
+      expect(held).toMatch(/SEARCH s USING INDEX sessions_open \(tenant_id=\? AND created_at>\? AND created_at<\?\)/);
       expect(held).not.toMatch(/SCAN/);
     } finally {
       r.store.close();

@@ -108,8 +108,8 @@ export class CallRepo {
       // The day's costs: one index range of the ledger (migration 7), at most 100 quarter-hours.
       ledger: db.prepare(`SELECT COALESCE(SUM(cost_micro), 0) FROM spend_ledger
         WHERE tenant_id = @tenant AND bucket >= @from AND bucket < @to`).pluck(),
-      // What open calls of the day hold beyond their session's cost so far: walks only the
-      // tenant's open sessions (partial index sessions_open).
+      // What open calls of the day hold beyond their session's cost so far: reads only the
+      // tenant's sessions still open from that day (partial index sessions_open).
       held: db.prepare(`WITH o AS (
           SELECT c.reserved_micro AS r, COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) AS m
           FROM sessions s INDEXED BY sessions_open JOIN calls c ON c.id = s.id
@@ -169,7 +169,7 @@ export class CallRepo {
    *
    * Issue 15 item 1: the costs are read from the spend ledger (migration 7: an index range of
    * at most 100 quarter-hour rows, whatever the day's sessions), plus what the tenant's open
-   * calls hold beyond their cost so far (its open sessions only). A day that does not start and
+   * calls hold beyond their cost so far (its sessions of the day still open only). A day that does not start and
    * end on quarter-hours (no real zone today) falls back to walking the day's sessions.
    */
   spendMicro(tenantId: string, start: number, end: number, now: number): number {
