@@ -7,7 +7,7 @@ import type { Settings } from '../config/schema.js';
 import { shippedPaths, statePaths } from '../config/paths.js';
 import { loadPricing } from '../config/pricing.js';
 import { loadAgentDir, type LoadedAgentFile } from '../services/agent-files.js';
-import { createServices, type Services } from '../services/index.js';
+import { createServices, type SessionCacheBounds, type Services } from '../services/index.js';
 import type { SpeechPort } from '../services/speech-port.js';
 import type { InboundLog, RoutingWebhookCall } from '../services/inbound.js';
 import type { TelephonyPort } from '../services/telephony-port.js';
@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   routingWebhook?: RoutingWebhookCall;
   /** Log of inbound routing. */
   inboundLog?: InboundLog;
+  /** Bounds of the sessions held in memory (tests); default the service's. */
+  sessionCache?: SessionCacheBounds;
 }
 
 /**
@@ -69,6 +71,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.telephony ? { telephony: options.telephony } : {}),
       ...(options.routingWebhook ? { routingWebhook: options.routingWebhook } : {}),
       ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),
+      ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
       budget: { dailyBudgetInr: settings.tenant_daily_budget_inr, timezone: settings.timezone, callReservationInr: settings.call_reservation_inr },
     });
     const fresh = services.tenants.ensureDefaultTenant();

@@ -59,6 +59,16 @@ export interface ServiceOptions {
   routingWebhook?: RoutingWebhookCall;
   /** Log of inbound routing (default: silent). */
   inboundLog?: InboundLog;
+  /** Bounds of the sessions held in memory (default: 50,000 open, 1,000 ended; issue 15 item 7). */
+  sessionCache?: SessionCacheBounds;
+}
+
+/** How many sessions the session service holds in memory (see `SessionServiceOptions`). */
+export interface SessionCacheBounds {
+  /** Open sessions (least recently used beyond this reload from the database). */
+  open?: number;
+  /** Recently ended sessions (older ones reload from the database). */
+  ended?: number;
 }
 
 /** Builds the services over `repos`. */
@@ -72,6 +82,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const sessions: SessionService = new SessionService(deps, agents, speech, options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }), {
     audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
     ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+    ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
+    ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
     // Ending a dialled call's session hangs up its line (the call service is built below).
     closeLine: async (n): Promise<(() => void) | null> => (await callLines.releaseLine(n, false))?.record ?? null,
   });

@@ -5,7 +5,9 @@
  * A turn runs under a per-session lock: the engine (pure) decides the reply, the clips get
  * their audio (cache, or live synthesis), and the new state, the turn row and the stored
  * idempotent response commit in one durable transaction through the route's `commit`.
- * Sessions in use stay in memory; the database is the truth after a restart.
+ * Open sessions stay in memory, with a small window of recently ended ones (issue 15 item 7);
+ * an ended session beyond that window is read back from the database when asked for (its
+ * detail, `/end` again, a refused turn), and the database is the truth after a restart.
  */
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
@@ -91,17 +93,44 @@ export interface SessionServiceOptions {
   audioBaseUrl: () => string;
   /** Told of synthesis failures (for the log); never given text. */
   onSpeechError?: (err: unknown) => void;
-  /** Sessions kept in memory (least recently used beyond this are dropped; they reload). */
+  /**
+   * Open sessions kept in memory (least recently used beyond this are dropped; they reload).
+   * Default {@link DEFAULT_MAX_OPEN_CACHED}.
+   */
   maxCached?: number;
+  /**
+   * Ended sessions kept in memory, most recently used first (issue 15 item 7); older ones are
+   * dropped and reload from the database, answering exactly as before. Default
+   * {@link DEFAULT_MAX_ENDED_CACHED}; 0 keeps none.
+   */
+  maxEndedCached?: number;
   /** Hangs up a session's phone line when the session is ended (default: sessions have no lines). */
   closeLine?: LineCloser;
 }
 
+/** Default bound of the open sessions held in memory ({@link SessionServiceOptions.maxCached}). */
+export const DEFAULT_MAX_OPEN_CACHED = 50_000;
+
+/** Default bound of the ended sessions held in memory ({@link SessionServiceOptions.maxEndedCached}). */
+export const DEFAULT_MAX_ENDED_CACHED = 1_000;
+
+/** Sessions held in memory by a {@link SessionService} (see {@link SessionService.cacheSizes}). */
+export interface SessionCacheSizes {
+  /** Open sessions in memory (at most `maxCached`, plus any held by a request in flight). */
+  open: number;
+  /** Ended sessions in memory (at most `maxEndedCached`, plus any held by a request in flight). */
+  ended: number;
+}
+
 /** Session use cases. */
 export class SessionService {
+  /** Open sessions in memory, least recently used first. */
   private readonly live = new Map<number, LiveSession>();
+  /** The window of recently used ended sessions, least recently used first. */
+  private readonly ended = new Map<number, LiveSession>();
   private readonly locks = new Map<number, Promise<unknown>>();
   private readonly maxCached: number;
+  private readonly maxEndedCached: number;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -110,7 +139,8 @@ export class SessionService {
     private readonly pricing: Pricing,
     private readonly options: SessionServiceOptions,
   ) {
-    this.maxCached = options.maxCached ?? 50_000;
+    this.maxCached = options.maxCached ?? DEFAULT_MAX_OPEN_CACHED;
+    this.maxEndedCached = options.maxEndedCached ?? DEFAULT_MAX_ENDED_CACHED;
   }
 
   /**
@@ -304,8 +334,11 @@ export class SessionService {
     return { data: page.map(sessionListItem), has_more: hasMore, next_cursor: hasMore ? SESSIONS_CURSOR.encode(page[page.length - 1]!.seq) : null };
   }
 
-  /** Sessions held in memory. */
-  cachedCount(): number { return this.live.size; }
+  /** Sessions held in memory (open and ended). */
+  cachedCount(): number { return this.live.size + this.ended.size; }
+
+  /** Sessions held in memory, open and ended apart (issue 15 item 7: tests assert the bound). */
+  cacheSizes(): SessionCacheSizes { return { open: this.live.size, ended: this.ended.size }; }
 
   /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
   private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>): Promise<R> {
@@ -331,9 +364,12 @@ export class SessionService {
     return summary;
   }
 
+  /** Marks `s` ended in memory (after its end committed) and moves it to the ended window. */
   private markEnded(s: LiveSession, summary: Summary): void {
     s.status = 'ended';
     s.summary = summary;
+    this.live.delete(s.id);
+    this.remember(s);
   }
 
   private endView(s: LiveSession, sessionId: string, summary: Summary | null): { session_id: string; ended: true; summary: object; cost: CostInr } {
@@ -352,11 +388,10 @@ export class SessionService {
 
   /** The caller's session `n` from memory or the database. @throws ApiError not_found. */
   private load(caller: Caller, n: number, sessionId: string): LiveSession {
-    const cached = this.live.get(n);
+    const cached = this.live.get(n) ?? this.ended.get(n);
     if (cached) {
       if (cached.tenantId === caller.tenantId || scoped(this.deps, caller, { tenant_id: cached.tenantId }, sessionId)) {
-        this.live.delete(n);
-        this.live.set(n, cached);
+        this.remember(cached);
         return cached;
       }
       throw notFound(sessionId);
@@ -375,11 +410,28 @@ export class SessionService {
     return s;
   }
 
+  /**
+   * Puts `s` last (most recently used) in its map: open sessions in `live`, ended ones in the
+   * ended window; then trims that map to its bound.
+   */
   private remember(s: LiveSession): void {
-    this.live.set(s.id, s);
-    if (this.live.size > this.maxCached) {
-      const oldest = this.live.keys().next().value;
-      if (oldest !== undefined && !this.locks.has(oldest)) this.live.delete(oldest);
+    const map = s.status === 'open' ? this.live : this.ended;
+    map.delete(s.id);
+    map.set(s.id, s);
+    this.trim();
+  }
+
+  /**
+   * Drops the least recently used sessions beyond each map's bound, sparing the ones a request
+   * holds (the request's end trims again, see {@link withLock}).
+   */
+  private trim(): void {
+    for (const [map, max] of [[this.live, this.maxCached], [this.ended, this.maxEndedCached]] as const) {
+      if (map.size <= max) continue;
+      for (const n of map.keys()) {
+        if (map.size <= max) break;
+        if (!this.locks.has(n)) map.delete(n);
+      }
     }
   }
 
@@ -391,7 +443,10 @@ export class SessionService {
     try {
       return await run;
     } finally {
-      if (this.locks.get(n) === tail) this.locks.delete(n);
+      if (this.locks.get(n) === tail) {
+        this.locks.delete(n);
+        this.trim();
+      }
     }
   }
 
