@@ -9,11 +9,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/daemon.js';
 
+/** Top-level directories whose absolute paths belong to one machine: home and work directories. */
+const MACHINE_DIRS = ['work', 'root', 'home', 'Users'];
+
 /**
- * An absolute path into a home or work directory: `/work/…`, `/root/…`, `/home/…`, `/Users/…`
- * at the start of a path (not inside a URL such as `https://example.in/home/…`).
+ * An absolute path into one of {@link MACHINE_DIRS} at the start of a path (not inside a URL,
+ * and not a relative path). Built from the names, so that this file holds no such path itself.
  */
-const MACHINE_PATH = /(?<![\w.:/~-])\/(?:work|root|home|Users)\/[\w.-]/;
+const MACHINE_PATH = new RegExp(`(?<![\\w.:/~-])/(?:${MACHINE_DIRS.join('|')})/[\\w.-]`);
 
 /** The machine paths in `text`, one `LINE: text` per line holding one. */
 export function machinePaths(text: string): string[] {
@@ -27,7 +30,7 @@ describe('machine paths', () => {
     expect(machinePaths(`const f = '${abs('work/shared/data/x.jsonl')}';`)).toHaveLength(1);
     expect(machinePaths(`see ${abs('home/op/notes')}`)).toHaveLength(1);
     expect(machinePaths(`(\`${abs('root/.cache')}\`)`)).toHaveLength(1);
-    expect(machinePaths('https://example.in/home/x and ../shared/data/x and ./work/y')).toEqual([]);
+    expect(machinePaths(`https://example.in${abs('home/x')} and ../shared/data/x and ./work/y`)).toEqual([]);
   });
 
   it('no file tracked by git names one', () => {
