@@ -52,6 +52,23 @@ export const SettingsSchema = z.object({
   speech: z.enum(['embedded', 'off'], { error: 'must be embedded or off' }).default('embedded'),
   /** Longest wait for one synthesis before the turn is answered without audio, in ms. */
   speech_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /**
+   * Cap on the audio cache's *dynamic* clips (synthesised live: names and numbers read back, a
+   * session's rendered prompts), in MiB; 0 = no cap. Least recently used clips are evicted
+   * beyond it, never within `audio_url_keep_hours` of their last use nor while a session using
+   * them is open. Static clips (pre-synthesised agent texts) are never evicted and not counted.
+   * Unset: 5% of the size of the filesystem holding the state dir, clamped to 256 MiB–16 GiB
+   * (issue 15 item 3; `vagent admin cache stats` shows the cap in force).
+   */
+  audio_cache_max_mb: z.coerce.number({ error: 'must be a whole number of MiB, 0 for no cap' })
+    .int({ error: 'must be a whole number of MiB, 0 for no cap' }).min(0, { error: 'must be 0 (no cap) or more MiB' })
+    .max(16 * 1024 * 1024, { error: 'must be at most 16777216 MiB (16 TiB)' }).optional(),
+  /**
+   * Hours a dynamic clip is kept after its last use whatever the cap: its `audio_url` answers
+   * for at least this long; after it, once the cap is reached, the URL may answer 404.
+   */
+  audio_url_keep_hours: z.coerce.number({ error: 'must be a number of hours' })
+    .min(0, { error: 'must be from 0 to 8760 hours' }).max(24 * 365, { error: 'must be from 0 to 8760 hours' }).default(24),
   /** Prices in INR (YAML). Unset: the shipped `config/pricing.yaml`. */
   pricing_file: z.string().min(1).optional(),
   /** Agents loaded into tenant `default` on first start. Unset: the shipped `config/agents/`. */

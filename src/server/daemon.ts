@@ -5,6 +5,7 @@
 import pino from 'pino';
 import { defaultStateDir } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
+import { resolveAudioCacheCap } from '../speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
 import { auditModeNotice, telephonyNotice } from '../config/notices.js';
@@ -38,10 +39,16 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   });
   // Audio links use the public URL, or the address the daemon really bound (known after listen).
   let audioBase = settings.public_url?.replace(/\/+$/, '') ?? clientUrl(settings.host, settings.port);
+  // The cap on the audio cache's dynamic clips: the setting, or a share of the state dir's disk.
+  const audioCap = resolveAudioCacheCap(settings.audio_cache_max_mb, settings.state_dir);
   let runtime;
   let speech;
   try {
-    const opened = await openSpeech(settings.speech, settings.state_dir, settings.speech_timeout_ms);
+    const opened = await openSpeech(settings.speech, settings.state_dir, settings.speech_timeout_ms, {
+      maxBytes: audioCap.bytes,
+      keepMs: settings.audio_url_keep_hours * 3_600_000,
+      onWarning: (message, details) => logger.warn(details, message),
+    });
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
@@ -67,6 +74,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     throw err;
   }
   runtime.services.repos.store.startBackgroundCheckpoints();
+  speech?.cache.startMaintenance();
   for (const f of runtime.examples) {
     if (f.error) logger.warn({ file: f.file, error: f.error }, 'example agent not loaded');
   }
@@ -88,6 +96,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
     clearInterval(purge);
+    await speech?.cache.stopMaintenance();
     await runtime.services.repos.store.stopBackgroundCheckpoints();
     runtime.close();
     await speech?.close();
@@ -105,7 +114,8 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   const resumed = runtime.services.inbound.resumePending();
   logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
     claims_released: runtime.recovered.released, interrupted_dials: runtime.recovered.interruptedDials, telephony_events_resumed: resumed,
-    telephony: runtime.services.telephony.configured ? 'livekit' : 'none' }, 'vagent listening');
+    telephony: runtime.services.telephony.configured ? 'livekit' : 'none',
+    audio_cache_max_bytes: audioCap.bytes, audio_cache_cap_source: audioCap.source, audio_url_keep_hours: settings.audio_url_keep_hours }, 'vagent listening');
   if (runtime.recovered.interruptedDials > 0) {
     logger.warn({ calls: runtime.recovered.interruptedDials }, 'dials in flight when vagent last stopped are marked unknown and will not be dialled again');
   }
@@ -143,6 +153,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
         const presynthesisStopped = runtime.services.agents.stopPresynthesis();
         await speech?.close();
         await presynthesisStopped;
+        await speech?.cache.stopMaintenance();
         await runtime.services.repos.store.stopBackgroundCheckpoints();
         runtime.close();
         lock.release();

@@ -29,6 +29,11 @@ export interface RenderedReply {
   liveChars: number;
   /** Wall time spent waiting for live synthesis, ms. */
   ttsMs: number;
+  /**
+   * Cache keys of the audio this reply's URLs point to (each clip's, and the combination's):
+   * what a session pins so the cache keeps them while it is open (issue 15 item 3).
+   */
+  keys: string[];
 }
 
 const MEMO_LIMIT = 20_000;
@@ -125,6 +130,7 @@ export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[]
     misses: 0,
     liveChars: 0,
     ttsMs: 0,
+    keys: keys.length === 1 ? keys : [...keys, whole],
   };
 }
 
@@ -175,10 +181,13 @@ export async function renderClips(
   const clips = clipViews(speech, specs, got, baseUrl);
   const have = got.filter((k): k is string => k !== null);
   let audioUrl: string | null = null;
+  const used = [...have];
   if (have.length === 1) audioUrl = audioUrlOf(speech, baseUrl, have[0]!);
   else if (have.length > 1) {
     try {
-      audioUrl = audioUrlOf(speech, baseUrl, await speech.combine(have));
+      const whole = await speech.combine(have);
+      used.push(whole);
+      audioUrl = audioUrlOf(speech, baseUrl, whole);
     } catch (err) {
       onError(err);
     }
@@ -191,5 +200,6 @@ export async function renderClips(
     misses,
     liveChars,
     ttsMs: waited ? performance.now() - started : 0,
+    keys: used,
   };
 }

@@ -195,6 +195,7 @@ export class SessionService {
     });
     if (view.session_id) {
       this.remember(session);
+      this.speech.pin(pinOwner(session.id), rendered.keys);
       void this.prepareSessionTexts(session);
     }
     return result;
@@ -267,6 +268,7 @@ export class SessionService {
         s.state = out.state;
         s.metrics = metrics;
         if (summary !== null) this.markEnded(s, summary);
+        else this.speech.pin(pinOwner(s.id), reply.keys);
       }
       return result;
     });
@@ -369,6 +371,7 @@ export class SessionService {
     s.status = 'ended';
     s.summary = summary;
     this.live.delete(s.id);
+    this.speech.unpin(pinOwner(s.id));
     this.remember(s);
   }
 
@@ -430,7 +433,10 @@ export class SessionService {
       if (map.size <= max) continue;
       for (const n of map.keys()) {
         if (map.size <= max) break;
-        if (!this.locks.has(n)) map.delete(n);
+        if (this.locks.has(n)) continue;
+        map.delete(n);
+        // An open session leaving memory keeps only the cache's keep window for its clips.
+        if (map === this.live) this.speech.unpin(pinOwner(n));
       }
     }
   }
@@ -450,14 +456,25 @@ export class SessionService {
     }
   }
 
-  /** Synthesises this session's rendered prompt templates ahead of need (best effort). */
+  /**
+   * Synthesises this session's rendered prompt templates ahead of need (best effort), as
+   * dynamic clips pinned to the session: they hold its values (a customer's name), so they
+   * are bounded by the cache's cap once it ends (issue 15 item 3).
+   */
   private async prepareSessionTexts(s: LiveSession): Promise<void> {
     const vars = { customer_name: s.customerName, context: s.context };
     const texts = s.agent.def.steps.flatMap((st) => [st.ask, st.reprompt ?? '']).concat(s.agent.def.closing)
       .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
       .map((t) => spokenTextOf(this.speech, renderTemplate(t, vars), s.agent.def.language, s.voice));
-    if (texts.length > 0) await this.speech.prepare(texts, s.voice);
+    if (texts.length === 0) return;
+    if (s.status === 'open') this.speech.pin(pinOwner(s.id), texts.map((t) => this.speech.keyFor(t, s.voice)));
+    await this.speech.prepare(texts, s.voice, { dynamic: true });
   }
+}
+
+/** The owner of an open session's pins in the audio cache. */
+function pinOwner(n: number): string {
+  return `se_${n}`;
 }
 
 function notFound(sessionId: string): ApiError {

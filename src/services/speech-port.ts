@@ -33,7 +33,10 @@ export interface SpeechPort {
   nameOf(key: string): string;
   /** True when clip `key` is in the cache. */
   has(key: string): boolean;
-  /** The clip for `spokenText`, synthesising it on a miss. @throws SpeechError-like errors on failure. */
+  /**
+   * The clip for `spokenText`, synthesising it on a miss (stored as a dynamic clip, bounded by
+   * the cache's cap). @throws SpeechError-like errors on failure.
+   */
   ensure(spokenText: string, voice: string): Promise<EnsuredClip>;
   /**
    * Synthesises every text not yet cached; resolves with counts (never rejects). Once
@@ -47,6 +50,13 @@ export interface SpeechPort {
   combinedIfCached(keys: readonly string[]): string | null;
   /** The WAV file of the cached clip whose public name is `name`, or null when there is none. */
   fileOf(name: string): string | null;
+  /**
+   * Pins clips `keys` for `owner` (an open session, issue 15 item 3): the cache never evicts
+   * them until {@link SpeechPort.unpin}`(owner)`.
+   */
+  pin(owner: string, keys: readonly string[]): void;
+  /** Drops every pin of `owner` (its session ended, or left memory). */
+  unpin(owner: string): void;
 }
 
 /** Options of {@link SpeechPort.prepare}. */
@@ -55,6 +65,11 @@ export interface PrepareOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops starting new texts once aborted (daemon shutdown). */
   signal?: AbortSignal;
+  /**
+   * Store new clips as dynamic (bounded by the cache's cap) rather than static: texts rendered
+   * for one session (issue 15 item 3), such as a prompt that says the customer's name.
+   */
+  dynamic?: boolean;
 }
 
 /** Speech switched off (`speech: off`): every clip is text only, at no cost. */
@@ -69,4 +84,6 @@ export class NoSpeech implements SpeechPort {
   async combine(): Promise<string> { throw new Error('speech synthesis is off'); }
   combinedIfCached(): string | null { return null; }
   fileOf(): string | null { return null; }
+  pin(): void {}
+  unpin(): void {}
 }

@@ -4,7 +4,7 @@
  */
 import { statePaths } from '../config/paths.js';
 import { loadAudioKey } from '../store/state-dir.js';
-import { AudioCache } from './cache.js';
+import { AudioCache, type AudioCacheOptions } from './cache.js';
 import { EspeakSynthesizer } from './espeak.js';
 import { SpeechService } from './synthesis.js';
 
@@ -18,13 +18,14 @@ export type OpenedSpeech = { speech: SpeechService; reason?: undefined } | { spe
  * @param mode      the `speech` setting
  * @param stateDir  the state dir (already created)
  * @param timeoutMs time limit of one live synthesis, ms
+ * @param cache     the cap on dynamic clips and their keep window (issue 15 item 3); default no cap
  * @throws StateDirError when `audio.key` is readable by group or others, or malformed
  */
-export async function openSpeech(mode: 'embedded' | 'off', stateDir: string, timeoutMs: number): Promise<OpenedSpeech> {
+export async function openSpeech(mode: 'embedded' | 'off', stateDir: string, timeoutMs: number, cache: AudioCacheOptions = {}): Promise<OpenedSpeech> {
   if (mode === 'off') return { speech: null, reason: 'speech is off (setting speech: off)' };
   if (!(await EspeakSynthesizer.available())) {
     return { speech: null, reason: 'the embedded speech engine (@echogarden/espeak-ng-emscripten, an optional dependency) is not installed' };
   }
-  const cache = new AudioCache(statePaths(stateDir).audio, loadAudioKey(stateDir));
-  return { speech: new SpeechService(new EspeakSynthesizer(), cache, { timeoutMs }) };
+  const audio = new AudioCache(statePaths(stateDir).audio, loadAudioKey(stateDir), cache);
+  return { speech: new SpeechService(new EspeakSynthesizer(), audio, { timeoutMs }) };
 }

@@ -3,7 +3,7 @@
  * instant, live synthesis only on a miss): a {@link SpeechSynthesizer} in front of an
  * {@link AudioCache}. It is what the session and agent services use as their speech port.
  */
-import { AudioCache } from './cache.js';
+import { AudioCache, type ClipClass } from './cache.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
 import { toWav48k } from './wav.js';
 import type { EnsuredClip, PrepareOptions, SpeechPort } from '../services/speech-port.js';
@@ -80,26 +80,32 @@ export class SpeechService implements SpeechPort {
 
   /**
    * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
-   * cache, or synthesised (within the time limit), converted to 48 kHz and stored. Identical
-   * concurrent calls share one synthesis.
+   * cache, or synthesised (within the time limit), converted to 48 kHz and stored as a
+   * *dynamic* clip (issue 15 item 3: bounded by the cache's cap). Identical concurrent calls
+   * share one synthesis.
    *
    * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
    *         'failed'); the caller answers without audio
    */
   ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
-    return this.ensureWithin(spokenText, voice, this.timeoutMs);
+    return this.ensureWithin(spokenText, voice, this.timeoutMs, 'dynamic');
   }
 
-  /** {@link SpeechService.ensure} with a given time limit, ms. */
-  private async ensureWithin(spokenText: string, voice: string, timeoutMs: number): Promise<EnsuredClip> {
+  /**
+   * {@link SpeechService.ensure} with a given time limit, ms, storing a new clip as `cls`. A
+   * static request for a clip cached as dynamic promotes it (pre-synthesis of a text first
+   * heard live, or of a legacy cache's clip).
+   */
+  private async ensureWithin(spokenText: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<EnsuredClip> {
     const key = this.keyFor(spokenText, voice);
-    if (this.cache.has(key)) return { key, cacheHit: true, chars: 0 };
+    if (this.cache.has(key) && (cls === 'dynamic' || this.cache.promote(key))) return { key, cacheHit: true, chars: 0 };
     const running = this.inFlight.get(key);
     if (running) {
       await running;
+      if (cls === 'static') this.cache.promote(key);
       return { key, cacheHit: false, chars: 0 };
     }
-    const job = this.synthesizeInto(key, spokenText, voice, timeoutMs);
+    const job = this.synthesizeInto(key, spokenText, voice, timeoutMs, cls);
     this.inFlight.set(key, job);
     try {
       await job;
@@ -112,6 +118,8 @@ export class SpeechService implements SpeechPort {
   /**
    * Synthesises every text of `spokenTexts` not yet cached, `concurrency` at a time
    * (duplicates once), each within `prepareTimeoutMs`. Never rejects: failures are counted.
+   * The clips are static (kept for good; dynamic ones already cached are promoted) unless
+   * `options.dynamic` (a session's rendered prompts: bounded by the cache's cap).
    * Once `options.signal` aborts, no further text is started (texts not started count as
    * neither ready nor failed); it resolves when the ones already started have settled.
    *
@@ -120,6 +128,7 @@ export class SpeechService implements SpeechPort {
    */
   async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<{ ready: number; failed: number }> {
     const { onProgress, signal } = options;
+    const cls: ClipClass = options.dynamic ? 'dynamic' : 'static';
     const texts = [...new Set(spokenTexts)];
     let next = 0;
     let ready = 0;
@@ -128,7 +137,7 @@ export class SpeechService implements SpeechPort {
       while (next < texts.length && !signal?.aborted) {
         const text = texts[next++]!;
         try {
-          await this.ensureWithin(text, voice, this.prepareTimeoutMs);
+          await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls);
           ready += 1;
         } catch {
           failed += 1;
@@ -160,10 +169,20 @@ export class SpeechService implements SpeechPort {
     return this.synthesizer.close();
   }
 
-  private async synthesizeInto(key: string, text: string, voice: string, timeoutMs: number): Promise<string> {
+  /** Pins clips `keys` for `owner` (an open session; see {@link AudioCache.pin}). */
+  pin(owner: string, keys: readonly string[]): void {
+    this.cache.pin(owner, keys);
+  }
+
+  /** Drops the pins of `owner` (see {@link AudioCache.unpin}). */
+  unpin(owner: string): void {
+    this.cache.unpin(owner);
+  }
+
+  private async synthesizeInto(key: string, text: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<string> {
     try {
       const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
-      await this.cache.put(key, toWav48k(audio));
+      await this.cache.put(key, toWav48k(audio), cls);
       return key;
     } catch (err) {
       throw asSpeechError(err);
