@@ -26,6 +26,7 @@ function action<M>(load: () => Promise<M>, pick: (m: M) => Handler) {
 const trunkCmd = () => import('./commands/trunk.js');
 const numberCmd = () => import('./commands/number.js');
 const adminCmd = () => import('./commands/admin.js');
+const adminCacheCmd = () => import('./commands/admin-cache.js');
 const authCmd = () => import('./commands/session-auth.js');
 const serveCmd = () => import('./commands/serve.js');
 const agentCmd = () => import('./commands/agent.js');
@@ -337,6 +338,33 @@ Examples:
     .option('--limit <n>', 'most recent N events (default 50)')
     .addHelpText('after', '\nExamples:\n  $ vagent admin audit\n  $ vagent admin audit --tenant acme-collections --limit 200 --json'))
     .action(action(adminCmd, (m) => m.audit));
+  const cache = admin.command('cache').description('the audio cache: static clips kept, dynamic clips bounded by a cap');
+  adminOptions(cache.command('stats').description('clips and bytes by class, the cap and where it comes from, bytes over it')
+    .addHelpText('after', `
+Static clips are the agents' pre-synthesised texts (openings, questions, FAQ answers, digits):
+kept for good. Dynamic clips are synthesised live (a name or a number read back, a prompt with
+the customer's name): the daemon evicts the least recently used beyond audio_cache_max_mb
+(default 5% of the state dir's disk, 256 MiB–16 GiB), never within audio_url_keep_hours
+(default 24) of their last use nor while their session is open. Reads only.
+
+Examples:
+  $ vagent admin cache stats
+  $ vagent admin cache stats --state-dir /var/lib/vagent --json | jq .dynamic`))
+    .action(action(adminCacheCmd, (m) => m.cacheStats));
+  adminOptions(cache.command('prune').description('evict dynamic clips down to the cap now, least recently used first')
+    .option('--dry-run', 'report what would be removed; remove nothing')
+    .addHelpText('after', `
+The daemon does this by itself in the background; prune is for a daemon that is stopped or a
+cap just lowered. From outside the daemon, prune cannot see open sessions, so it removes only
+dynamic clips unused for audio_url_keep_hours + 2 hours (a running daemon notices, and never
+hands out the URL of a removed clip: the next turn that needs one synthesises it again).
+Static clips are never removed. The cap and keep window are read from the same settings as
+vagent serve (--config, VAGENT_AUDIO_CACHE_MAX_MB, VAGENT_AUDIO_URL_KEEP_HOURS).
+
+Examples:
+  $ vagent admin cache prune --dry-run
+  $ VAGENT_AUDIO_CACHE_MAX_MB=1024 vagent admin cache prune --json`))
+    .action(action(adminCacheCmd, (m) => m.cachePrune));
 
   examples(program.command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))
