@@ -792,7 +792,7 @@ export function audioCacheStats(dir: string): AudioCacheStats {
     dynamic: {
       clips: dynamic.length,
       bytes: sum(dynamic),
-      oldestUseMs: dynamic.length === 0 ? null : Math.min(...dynamic.map((c) => c.mtimeMs)),
+      oldestUseMs: dynamic.reduce<number | null>((m, c) => (m === null || c.mtimeMs < m ? c.mtimeMs : m), null),
     },
     legacyLayout: legacy,
   };
