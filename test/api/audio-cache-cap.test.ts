@@ -110,4 +110,32 @@ describe('audio cache cap under distinct readbacks (issue 15 item 3)', () => {
     expect((await fetchAudio(open[0]!.readbackUrl)).statusCode).toBe(404);
     expect((await fetchAudio(again.readbackUrl)).statusCode).toBe(200); // still open
   }, 60_000);
+
+  it('stores a session\'s rendered prompts (its customer\'s name) as dynamic clips, pinned while it is open', async () => {
+    audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
+    const cache = new AudioCache(audioDir, crypto.randomBytes(32), { maxBytes: CAP, keepMs: 0 });
+    const fake = new FakeSynthesizer({ msPerChar: 5 });
+    t = await makeTestApp({}, { speech: new SpeechService(fake, cache, { timeoutMs: 2000 }) });
+    const agent = { ...AGENT, id: 'ag_named_ask', steps: [{ ...AGENT.steps[0]!, ask: 'Is {{customer_name}} the patient?', capture: { slot: 'ok', type: 'yes_no' }, confirm: 'none' }] };
+    expect((await t.call('PUT', `/v1/agents/${agent.id}`, agent)).statusCode).toBeLessThan(300);
+    // Pre-synthesis of the agent's static texts is done.
+    for (let i = 0; i < 200; i++) {
+      const a = (await t.call('GET', `/v1/agents/${agent.id}`)).json() as { audio: { total: number; ready: number; failed: number } };
+      if (a.audio.ready + a.audio.failed === a.audio.total) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const statics = audioCacheStats(audioDir).static.clips;
+    const opened = await t.call('POST', '/v1/sessions', { agent_id: agent.id, customer_name: 'Meena Iyer' });
+    expect(opened.statusCode).toBe(201);
+    const spoken = 'Is Meena Iyer the patient?';
+    const key = AudioCache.keyFor('fake', 'fake-en', spoken);
+    for (let i = 0; i < 200 && !fake.requests.some((r) => r.text === spoken); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 200 && cache.classOf(key) === null; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cache.classOf(key)).toBe('dynamic');
+    expect(audioCacheStats(audioDir).static.clips).toBe(statics);
+    expect(cache.pinOwners()).toBe(1);
+    const id = (opened.json() as { session_id: string }).session_id;
+    expect((await t.call('POST', `/v1/sessions/${id}/end`)).statusCode).toBe(200);
+    expect(cache.pinOwners()).toBe(0);
+  });
 });
