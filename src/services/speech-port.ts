@@ -31,7 +31,10 @@ export interface SpeechPort {
   keyFor(spokenText: string, voice: string): string;
   /** The public name of clip `key`, as audio URLs carry it (`/v1/audio/{name}.wav`). */
   nameOf(key: string): string;
-  /** True when clip `key` is in the cache. */
+  /**
+   * True when clip `key` is in the cache and may be used; a use of a dynamic clip (it becomes
+   * the most recently used, so the cap evicts it last).
+   */
   has(key: string): boolean;
   /**
    * The clip for `spokenText`, synthesising it on a miss (stored as a dynamic clip, bounded by

@@ -68,7 +68,7 @@ export class SpeechService implements SpeechPort {
     return this.cache.nameOf(key);
   }
 
-  /** True when clip `key` is cached. */
+  /** True when clip `key` is cached (a use of a dynamic clip, see {@link AudioCache.has}). */
   has(key: string): boolean {
     return this.cache.has(key);
   }
