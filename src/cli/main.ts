@@ -26,6 +26,7 @@ function action<M>(load: () => Promise<M>, pick: (m: M) => Handler) {
 const trunkCmd = () => import('./commands/trunk.js');
 const numberCmd = () => import('./commands/number.js');
 const adminCmd = () => import('./commands/admin.js');
+const adminDbCmd = () => import('./commands/admin-db.js');
 const authCmd = () => import('./commands/session-auth.js');
 const serveCmd = () => import('./commands/serve.js');
 const agentCmd = () => import('./commands/agent.js');
@@ -337,6 +338,33 @@ Examples:
     .option('--limit <n>', 'most recent N events (default 50)')
     .addHelpText('after', '\nExamples:\n  $ vagent admin audit\n  $ vagent admin audit --tenant acme-collections --limit 200 --json'))
     .action(action(adminCmd, (m) => m.audit));
+  const db = admin.command('db').description("the state database's size and disk space");
+  adminOptions(db.command('stats')
+    .description('file and WAL size, free pages, auto-vacuum mode and rows per table (works while the daemon runs)')
+    .addHelpText('after', `
+Free pages are space SQLite holds for reuse. With auto-vacuum "incremental" (every database
+created by this version), the daemon gives them back to the disk in the background, a little at
+a time; with "none" (a database created by an older vagent and too big to convert at start-up)
+they are never given back until \`vagent admin db vacuum\` converts the file once.
+Counting rows reads every table: about a second per million rows.
+
+Examples:
+  $ vagent admin db stats
+  $ vagent admin db stats --state-dir /var/lib/vagent --json | jq '{file_bytes, free_pages, auto_vacuum}'`))
+    .action(action(adminDbCmd, (m) => m.stats));
+  adminOptions(db.command('vacuum')
+    .description('convert the database to incremental auto-vacuum and compact it (the daemon must be stopped)')
+    .addHelpText('after', `
+Rewrites the whole file (SQLite VACUUM), so it refuses while a daemon serves the state dir, and
+needs free disk of about twice the live data (checked first; SQLite's temporary copy goes in the
+state dir unless SQLITE_TMPDIR names another directory). About 2 s per 256 MiB on a small VPS.
+A database created by this version never needs it: its free pages are given back in the
+background. \`vagent serve\` says at start-up when it is worth running.
+
+Examples:
+  $ sudo systemctl stop vagent && vagent admin db vacuum --state-dir /var/lib/vagent && sudo systemctl start vagent
+  $ vagent admin db vacuum --json | jq '{before_bytes, after_bytes}'`))
+    .action(action(adminDbCmd, (m) => m.vacuum));
 
   examples(program.command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))

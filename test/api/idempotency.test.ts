@@ -37,6 +37,23 @@ describe('replay', () => {
     expect(await listTrunks(t)).toHaveLength(1);
   });
 
+  it('replays a session opened under a key byte for byte from its deflated record; a plain record of an older version replays too', async () => {
+    await t.agent('ag_replay');
+    const first = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay', context: { note: 'x'.repeat(300) } }, withKey('open-1'));
+    expectOk(first, 201);
+    const { db } = t.runtime.services.repos.store;
+    const stored = db.prepare("SELECT body, body_z FROM idempotency WHERE key = 'open-1'").get() as { body: string | null; body_z: Buffer | null };
+    expect(stored.body).toBeNull();
+    expect(stored.body_z!.length).toBeLessThan(Buffer.byteLength(first.body));
+    const again = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay', context: { note: 'x'.repeat(300) } }, withKey('open-1'));
+    expect([again.statusCode, again.headers['idempotency-replayed'], again.body]).toEqual([201, 'true', first.body]);
+
+    // A record written before bodies were deflated: its text in body, body_z NULL.
+    db.prepare("UPDATE idempotency SET body = ?, body_z = NULL WHERE key = 'open-1'").run(first.body);
+    const old = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay', context: { note: 'x'.repeat(300) } }, withKey('open-1'));
+    expect([old.statusCode, old.headers['idempotency-replayed'], old.body]).toEqual([201, 'true', first.body]);
+  });
+
   it('treats a body with its keys reordered as the same request', async () => {
     const first = await t.call('POST', '/v1/trunks', { address: 'sip.a.in', name: 'x' }, withKey('order'));
     const again = await t.call('POST', '/v1/trunks', { name: 'x', address: 'sip.a.in' }, withKey('order'));

@@ -25,6 +25,7 @@ describe('vagent --help', () => {
       'number rm', 'admin tenant create', 'admin tenant list', 'admin key create', 'admin key list', 'admin key revoke', 'admin audit',
       'agent apply', 'agent list', 'agent show', 'agent rm', 'chat', 'session show', 'session end',
       'call place', 'call show', 'call list', 'call hangup', 'telephony check', 'admin tenant set', 'admin tenant show',
+      'admin db stats', 'admin db vacuum',
     ]));
   });
 

@@ -18,9 +18,9 @@ export const COMPRESS_ABOVE_BYTES = 512;
 /** `[body, body_z]` as stored: the text as it is, or NULL and its raw deflate (level 6). */
 function encodeBody(body: string): [string | null, Buffer | null] {
   if (body.length <= COMPRESS_ABOVE_BYTES / 3) return [body, null]; // ≤ 512 bytes in any encoding: no need to count
+  // As UTF-8, like TEXT: what comes back is what a TEXT column would have given.
   const bytes = Buffer.from(body, 'utf8');
-  // A string with a lone surrogate would not come back from UTF-8 as it was: kept as text.
-  if (bytes.length <= COMPRESS_ABOVE_BYTES || bytes.toString('utf8') !== body) return [body, null];
+  if (bytes.length <= COMPRESS_ABOVE_BYTES) return [body, null];
   return [null, zlib.deflateRawSync(bytes, { level: 6 })];
 }
 
