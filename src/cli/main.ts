@@ -362,8 +362,9 @@ A database created by this version never needs it: its free pages are given back
 background. \`vagent serve\` says at start-up when it is worth running.
 
 Examples:
-  $ sudo systemctl stop vagent && vagent admin db vacuum --state-dir /var/lib/vagent && sudo systemctl start vagent
-  $ vagent admin db vacuum --json | jq '{before_bytes, after_bytes}'`))
+  $ vagent admin db vacuum --state-dir /var/lib/vagent      # after stopping vagent serve
+  $ vagent admin db vacuum --json | jq '{before_bytes, after_bytes}'
+  $ sudo systemctl stop vagent && sudo -u vagent vagent admin db vacuum --state-dir /var/lib/vagent && sudo systemctl start vagent`))
     .action(action(adminDbCmd, (m) => m.vacuum));
 
   examples(program.command('completion')
