@@ -357,7 +357,7 @@ Examples:
     .addHelpText('after', `
 Rewrites the whole file (SQLite VACUUM), so it refuses while a daemon serves the state dir, and
 needs free disk of about twice the live data (checked first; SQLite's temporary copy goes in the
-state dir unless SQLITE_TMPDIR names another directory). About 2 s per 256 MiB on a small VPS.
+state dir unless SQLITE_TMPDIR names another directory). About 4 s per 256 MiB on a small VPS.
 A database created by this version never needs it: its free pages are given back in the
 background. \`vagent serve\` says at start-up when it is worth running.
 

@@ -22,7 +22,8 @@ const MODES: readonly AutoVacuumMode[] = ['none', 'full', 'incremental'];
 /**
  * Largest database (bytes in use: page count × page size) that opening it converts to
  * incremental auto-vacuum by itself (migration 9): the `VACUUM` rewrites the whole file,
- * about 2 s per 256 MiB on a small VPS, and start-up must not wait much longer. A bigger file
+ * ~15 ms per MiB measured on a 2-core VPS (bench/idempotency-space.mjs), so about 4 s at this
+ * size, once, and start-up must not wait much longer. A bigger file
  * is left as it is, with `vacuumNotice` (config/notices.ts) at every start.
  */
 export const AUTO_CONVERT_MAX_BYTES = 256 * 1024 * 1024;
