@@ -120,8 +120,7 @@ export class Store {
   private checkpointer: Checkpointer | null = null;
   /** Commits wait while the checkpoint worker copies the WAL's last frames (see checkpointer.ts). */
   private writesHeld = false;
-  /** True when this open converted the database to incremental auto-vacuum (migration 9). */
-  convertedAtOpen = false;
+  private converted = false;
 
   private constructor(db: Db, file: string) {
     this.db = db;
@@ -207,6 +206,11 @@ export class Store {
     return store;
   }
 
+  /** True when this open converted the database to incremental auto-vacuum (migration 9). */
+  get convertedAtOpen(): boolean {
+    return this.converted;
+  }
+
   /** The newest schema version applied to this database. */
   schemaVersion(): number {
     return (this.db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
@@ -228,7 +232,7 @@ export class Store {
         this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
           .run(m.version, m.name, Date.now() / 1000);
       }).immediate();
-      if (m.afterCommit?.(this.db, context)) this.convertedAtOpen = true;
+      if (m.afterCommit?.(this.db, context)) this.converted = true;
     }
   }
 
