@@ -346,7 +346,7 @@ Free pages are space SQLite holds for reuse. With auto-vacuum "incremental" (eve
 created by this version), the daemon gives them back to the disk in the background, a little at
 a time; with "none" (a database created by an older vagent and too big to convert at start-up)
 they are never given back until \`vagent admin db vacuum\` converts the file once.
-Counting rows reads every table: about a second per million rows.
+Counting rows reads every table: up to a second per million rows when they are not in memory.
 
 Examples:
   $ vagent admin db stats
