@@ -139,8 +139,8 @@ export interface DatabaseStats {
 
 /**
  * The database's size, free pages, mode and rows per main table. Counting rows reads each
- * table's smallest index: up to ~0.7 s per million rows read from disk (measured), in a read transaction that does not
- * block the daemon's writes.
+ * table's smallest index: up to ~0.7 s per million rows read from disk (measured), in a read
+ * transaction that does not block the daemon's writes.
  */
 export function databaseStats(store: Store, file: string): DatabaseStats {
   const { db } = store;
