@@ -27,6 +27,7 @@ const trunkCmd = () => import('./commands/trunk.js');
 const numberCmd = () => import('./commands/number.js');
 const adminCmd = () => import('./commands/admin.js');
 const adminCacheCmd = () => import('./commands/admin-cache.js');
+const adminDbCmd = () => import('./commands/admin-db.js');
 const authCmd = () => import('./commands/session-auth.js');
 const serveCmd = () => import('./commands/serve.js');
 const agentCmd = () => import('./commands/agent.js');
@@ -365,6 +366,34 @@ Examples:
   $ vagent admin cache prune --dry-run
   $ VAGENT_AUDIO_CACHE_MAX_MB=1024 vagent admin cache prune --json`))
     .action(action(adminCacheCmd, (m) => m.cachePrune));
+  const db = admin.command('db').description("the state database's size and disk space");
+  adminOptions(db.command('stats')
+    .description('file and WAL size, free pages, auto-vacuum mode and rows per table (works while the daemon runs)')
+    .addHelpText('after', `
+Free pages are space SQLite holds for reuse. With auto-vacuum "incremental" (every database
+created by this version), the daemon gives them back to the disk in the background, a little at
+a time; with "none" (a database created by an older vagent and too big to convert at start-up)
+they are never given back until \`vagent admin db vacuum\` converts the file once.
+Counting rows reads every table: up to a second per million rows when they are not in memory.
+
+Examples:
+  $ vagent admin db stats
+  $ vagent admin db stats --state-dir /var/lib/vagent --json | jq '{file_bytes, free_pages, auto_vacuum}'`))
+    .action(action(adminDbCmd, (m) => m.stats));
+  adminOptions(db.command('vacuum')
+    .description('convert the database to incremental auto-vacuum and compact it (the daemon must be stopped)')
+    .addHelpText('after', `
+Rewrites the whole file (SQLite VACUUM), so it refuses while a daemon serves the state dir, and
+needs free disk of about twice the live data (checked first; SQLite's temporary copy goes in the
+state dir unless SQLITE_TMPDIR names another directory). About 4 s per 256 MiB on a small VPS.
+A database created by this version never needs it: its free pages are given back in the
+background. \`vagent serve\` says at start-up when it is worth running.
+
+Examples:
+  $ vagent admin db vacuum --state-dir /var/lib/vagent      # after stopping vagent serve
+  $ vagent admin db vacuum --json | jq '{before_bytes, after_bytes}'
+  $ sudo systemctl stop vagent && sudo -u vagent vagent admin db vacuum --state-dir /var/lib/vagent && sudo systemctl start vagent`))
+    .action(action(adminDbCmd, (m) => m.vacuum));
 
   examples(program.command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))

@@ -1,6 +1,7 @@
 /**
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
- * set up: telephony (issue 14 item 16) and tenant isolation (spec: Authentication 3; item 20).
+ * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20) and
+ * the database's space (issue 15 item 4).
  * They never hold a credential: LiveKit is named by host and media agent only.
  */
 import type { Settings } from './schema.js';
@@ -33,4 +34,30 @@ export function auditModeNotice(): string {
   return 'warning: auth_mode is audit: tenants are not isolated. A key of one tenant can read and change ' +
     "another tenant's resources by id (each such access is recorded: vagent admin audit). " +
     'To isolate tenants, start vagent serve with VAGENT_AUTH_MODE=enforce (or auth_mode: enforce in the config file)';
+}
+
+/** `1.5 GiB`, `320 MiB`, `12 KiB`, `512 B` (binary units). */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return u === 0 ? `${n} B` : `${v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[u]}`;
+}
+
+/**
+ * The one line telling the operator that the database never gives space back, and how to
+ * change that (issue 15 item 4): logged and printed by `vagent serve` at every start while the
+ * database is at `auto_vacuum = NONE` (one too big to convert at open), and shown by
+ * `vagent admin db stats`.
+ * @param stateDir the state dir, named in the command to run
+ * @param bytes the database's size
+ */
+export function vacuumNotice(stateDir: string, bytes: number): string {
+  return `notice: the database (${formatBytes(bytes)}) was created without incremental auto-vacuum, so space freed by ` +
+    'expired records is reused but never returned to the disk. To convert and compact it once, stop vagent serve and run: ' +
+    `vagent admin db vacuum --state-dir ${stateDir}   (it rewrites the whole file and needs free disk of about twice its size)`;
 }

@@ -3,15 +3,17 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
-import { defaultStateDir } from '../config/paths.js';
+import { defaultStateDir, statePaths } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
 import { resolveAudioCacheCap } from '../speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
-import { auditModeNotice, telephonyNotice } from '../config/notices.js';
+import { auditModeNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
+import { autoVacuumMode, databaseBytes } from '../store/space.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
+import { startBackgroundTasks, type BackgroundTaskOptions, type BackgroundTasks } from './background.js';
 import { openRuntime } from './runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
 
@@ -28,7 +30,8 @@ export interface RunningDaemon {
  * @param say Where human hints go (stderr by default); logs go to stdout as JSON.
  * @throws StateDirError when another daemon holds the state dir; ConfigError/Error otherwise.
  */
-export async function startDaemon(settings: Settings, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<RunningDaemon> {
+export async function startDaemon(settings: Settings, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  background: BackgroundTaskOptions = {}): Promise<RunningDaemon> {
   ensureStateDir(settings.state_dir);
   const lock = acquireDaemonLock(settings.state_dir);
   const logger = pino({
@@ -85,17 +88,10 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     version: vagentVersion(),
     checkResponses: false,
   });
-  const purge = setInterval(() => {
-    runtime.services.idempotency.purgeExpired()
-      .then((n) => { if (n > 0) logger.info({ purged: n }, 'expired idempotency records purged'); })
-      .catch((err: unknown) => logger.error({ err }, 'idempotency purge failed'));
-  }, 3600_000);
-  purge.unref();
 
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
-    clearInterval(purge);
     await speech?.cache.stopMaintenance();
     await runtime.services.repos.store.stopBackgroundCheckpoints();
     runtime.close();
@@ -112,6 +108,12 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     runtime.services.agents.presynthesizeAll().catch((err: unknown) => logger.warn({ err }, 'pre-synthesis failed'));
   }
   const resumed = runtime.services.inbound.resumePending();
+  // Expired idempotency records are purged from now on, in small batches, and freed pages given back.
+  const tasks: BackgroundTasks = startBackgroundTasks(runtime, logger, background);
+  const { store } = runtime.services.repos;
+  if (store.convertedAtOpen) logger.info({ bytes: databaseBytes(store.db) }, 'database converted to incremental auto-vacuum (compacted once)');
+  const spaceNotice = autoVacuumMode(store.db) === 'none' ? vacuumNotice(settings.state_dir, databaseBytes(store.db)) : null;
+  if (spaceNotice) logger.warn({ database: statePaths(settings.state_dir).database, auto_vacuum: 'none' }, spaceNotice);
   logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
     claims_released: runtime.recovered.released, interrupted_dials: runtime.recovered.interruptedDials, telephony_events_resumed: resumed,
     telephony: runtime.services.telephony.configured ? 'livekit' : 'none',
@@ -134,6 +136,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
   if (settings.auth_mode === 'audit') say(auditModeNotice());
+  if (spaceNotice) say(spaceNotice);
   if (runtime.fresh) {
     const dirFlag = settings.state_dir === defaultStateDir() ? '' : ` --state-dir ${settings.state_dir}`;
     say('A new state dir: tenant "default" was created. In another shell, create its first API key and log in:');
@@ -145,8 +148,8 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     url,
     stop() {
       stopping ??= (async () => {
-        clearInterval(purge);
         await app.close();
+        await tasks.stop();
         await runtime.services.inbound.settled();
         // Pre-synthesis reads agent revisions from the store, so it stops before the store
         // closes; closing the engine ends the syntheses under way at once (not at their limit).

@@ -20,8 +20,12 @@ export interface Runtime {
   services: Services;
   /** True when this open created tenant `default` (a fresh state dir). */
   fresh: boolean;
-  /** At open: idempotency claims released, records purged, dials left in flight marked unknown. */
-  recovered: { released: number; purged: number; interruptedDials: number };
+  /**
+   * At open: idempotency claims released and dials left in flight marked unknown. Expired
+   * idempotency records are not purged here (start-up stays flat in the table's size): the
+   * daemon's background purge does it once listening.
+   */
+  recovered: { released: number; interruptedDials: number };
   /** Example agents loaded into tenant `default` (fresh state dir only). */
   examples: LoadedAgentFile[];
   close(): void;
@@ -81,7 +85,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
     // Only the lock-holding daemon may release claims: an admin command running beside a live
     // daemon must not free claims of requests that are still in flight.
     const recovered = options.recover === false
-      ? { released: 0, purged: 0, interruptedDials: 0 }
+      ? { released: 0, interruptedDials: 0 }
       : { ...services.idempotency.recover(), interruptedDials: services.calls.recoverInterruptedDials() };
     return {
       settings, services, fresh, recovered, examples,

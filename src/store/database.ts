@@ -20,7 +20,8 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { RESTART_FRAMES, startCheckpointer, type Checkpointer, type CheckpointerOptions } from './checkpointer.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, type MigrationContext } from './migrations.js';
+import { AUTO_CONVERT_MAX_BYTES } from './space.js';
 
 /** WAL pages (4 KiB) between automatic checkpoints. */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000;
@@ -87,6 +88,15 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/** Options of {@link Store.open}. */
+export interface StoreOptions {
+  /**
+   * Largest database (bytes) that migration 9 converts to incremental auto-vacuum at open
+   * (default `AUTO_CONVERT_MAX_BYTES`, 256 MiB; tests use other sizes).
+   */
+  autoConvertMaxBytes?: number;
+}
+
 /** An open state database. */
 export class Store {
   readonly db: Db;
@@ -110,6 +120,7 @@ export class Store {
   private checkpointer: Checkpointer | null = null;
   /** Commits wait while the checkpoint worker copies the WAL's last frames (see checkpointer.ts). */
   private writesHeld = false;
+  private converted = false;
 
   private constructor(db: Db, file: string) {
     this.db = db;
@@ -158,14 +169,19 @@ export class Store {
   /**
    * Opens (creating if needed) the database file, sets pragmas and applies migrations.
    *
+   * A new database is created with `auto_vacuum = INCREMENTAL` (issue 15 item 4: pages freed by
+   * deletes can be given back to the disk, see space.ts); SQLite accepts that only before the
+   * first table, and before the WAL header is written.
+   *
    * @param file Path of the SQLite file, or `:memory:` for tests.
    * @throws Error when the file is not a vagent database or a migration fails.
    */
-  static open(file: string): Store {
+  static open(file: string, options: StoreOptions = {}): Store {
     const db = new Database(file);
     if (file !== ':memory:') {
       try { fs.chmodSync(file, 0o600); } catch { /* best effort */ }
     }
+    if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     // NORMAL + the store's own WAL sync after every commit = FULL's durability (see above).
     db.pragma('synchronous = NORMAL');
@@ -181,8 +197,18 @@ export class Store {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     const store = new Store(db, file);
-    store.migrate();
+    try {
+      store.migrate({ autoConvertMaxBytes: options.autoConvertMaxBytes ?? AUTO_CONVERT_MAX_BYTES });
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     return store;
+  }
+
+  /** True when this open converted the database to incremental auto-vacuum (migration 9). */
+  get convertedAtOpen(): boolean {
+    return this.converted;
   }
 
   /** The newest schema version applied to this database. */
@@ -190,7 +216,7 @@ export class Store {
     return (this.db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
   }
 
-  private migrate(): void {
+  private migrate(context: MigrationContext): void {
     this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL) STRICT`);
     const current = this.schemaVersion();
@@ -206,6 +232,7 @@ export class Store {
         this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
           .run(m.version, m.name, Date.now() / 1000);
       }).immediate();
+      if (m.afterCommit?.(this.db, context)) this.converted = true;
     }
   }
 

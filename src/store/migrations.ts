@@ -4,6 +4,13 @@
  */
 
 import type { Database } from 'better-sqlite3';
+import { convertIfSmall } from './space.js';
+
+/** What a migration's {@link Migration.afterCommit} step is told by `Store.open`. */
+export interface MigrationContext {
+  /** Largest database (bytes) converted to incremental auto-vacuum at open (migration 9). */
+  autoConvertMaxBytes: number;
+}
 
 /** One migration: a version number and the SQL that moves the schema to it. */
 export interface Migration {
@@ -12,6 +19,12 @@ export interface Migration {
   sql: string;
   /** Runs after `sql`, in the same transaction: for a change that depends on what the database holds. */
   apply?: (db: Database) => void;
+  /**
+   * Runs once the migration has committed, outside any transaction (for `VACUUM`, which cannot
+   * run in one). It runs once: a failure leaves the migration recorded, so it must leave the
+   * database usable and say what to do instead. Returns true when it rewrote the database.
+   */
+  afterCommit?: (db: Database, context: MigrationContext) => boolean;
 }
 
 /** The columns of the calls table from version 4 on. */
@@ -365,5 +378,23 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: 'spend ledger per tenant and quarter-hour, kept by triggers',
     sql: SPEND_LEDGER,
+  },
+  {
+    // Issue 15 item 4. body_z: a stored response over 512 bytes, deflated (repos/idempotency.ts),
+    // with body NULL; an older row keeps its plain body. Then the conversion of a database made
+    // before auto-vacuum was set at creation (space.ts): at once when it is small, otherwise
+    // `vagent admin db vacuum` (daemon stopped), which `vagent serve` names at every start.
+    // A failed conversion (e.g. disk full) leaves the database as it was, still NONE, with the
+    // same notice.
+    version: 9,
+    name: 'idempotency: compressed bodies; incremental auto-vacuum',
+    sql: 'ALTER TABLE idempotency ADD COLUMN body_z BLOB;',
+    afterCommit: (db, context) => {
+      try {
+        return convertIfSmall(db, context.autoConvertMaxBytes);
+      } catch {
+        return false;
+      }
+    },
   },
 ];

@@ -42,6 +42,8 @@ describe('vagent completion bash', { timeout: 30_000 }, () => {
     expect(complete('vagent', 'admin', 'key', 'create', '--t')).toEqual(['--tenant']);
     expect(complete('vagent', 'admin', 'cache', '')).toEqual(expect.arrayContaining(['stats', 'prune']));
     expect(complete('vagent', 'admin', 'cache', 'prune', '--d')).toEqual(['--dry-run']);
+    expect(complete('vagent', 'admin', 'db', '')).toEqual(expect.arrayContaining(['stats', 'vacuum']));
+    expect(complete('vagent', 'admin', 'db', 'vacuum', '--st')).toEqual(['--state-dir']);
     expect(complete('vagent', 'trunk', 'ls', '--j')).toEqual(['--json']);
     expect(complete('vagent', '--json', 'call', 'list', '--st')).toEqual(['--status']);
     expect(complete('vagent', 'completion', '')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));

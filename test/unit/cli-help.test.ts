@@ -26,6 +26,7 @@ describe('vagent --help', () => {
       'agent apply', 'agent list', 'agent show', 'agent rm', 'chat', 'session show', 'session end',
       'call place', 'call show', 'call list', 'call hangup', 'telephony check', 'admin tenant set', 'admin tenant show',
       'admin cache stats', 'admin cache prune',
+      'admin db stats', 'admin db vacuum',
     ]));
   });
 
