@@ -1,6 +1,7 @@
 /**
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
- * set up: telephony (issue 14 item 16) and tenant isolation (spec: Authentication 3; item 20).
+ * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20) and
+ * retention (issue 15 item 2).
  * They never hold a credential: LiveKit is named by host and media agent only.
  */
 import type { Settings } from './schema.js';
@@ -33,4 +34,17 @@ export function auditModeNotice(): string {
   return 'warning: auth_mode is audit: tenants are not isolated. A key of one tenant can read and change ' +
     "another tenant's resources by id (each such access is recorded: vagent admin audit). " +
     'To isolate tenants, start vagent serve with VAGENT_AUTH_MODE=enforce (or auth_mode: enforce in the config file)';
+}
+
+/**
+ * One line on how long records are kept: the instance's `retention_days` (0: for ever, the
+ * default), that tenants may differ, and how to change it or purge by hand.
+ */
+export function retentionNotice(days: number): string {
+  if (days > 0) {
+    return `retention: sessions, calls and events older than ${days} day${days === 1 ? '' : 's'} are purged in the background ` +
+      '(a tenant may differ: vagent admin tenant set NAME --retention-days N|0|default)';
+  }
+  return 'retention: off, records are kept for ever (the database grows). To purge old ones, set VAGENT_RETENTION_DAYS ' +
+    '(or retention_days in the config file), or run vagent admin export then vagent admin purge --before DATE';
 }

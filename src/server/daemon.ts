@@ -7,12 +7,17 @@ import { defaultStateDir } from '../config/paths.js';
 import { openSpeech } from '../speech/index.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
-import { auditModeNotice, telephonyNotice } from '../config/notices.js';
+import { auditModeNotice, retentionNotice, telephonyNotice } from '../config/notices.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
 import { openRuntime } from './runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
+
+/** Wait after start before the first retention pass, ms. */
+const RETENTION_FIRST_DELAY_MS = 10_000;
+/** Wait between retention passes, ms. */
+const RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /** A running daemon. */
 export interface RunningDaemon {
@@ -83,11 +88,20 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       .catch((err: unknown) => logger.error({ err }, 'idempotency purge failed'));
   }, 3600_000);
   purge.unref();
+  // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
+  const retention = runtime.services.retention.startBackground({
+    firstDelayMs: RETENTION_FIRST_DELAY_MS,
+    intervalMs: RETENTION_INTERVAL_MS,
+    onPurged: (c) => logger.info({ sessions: c.sessions, turns: c.turns, calls: c.calls, telephony_events: c.telephony_events,
+      audit_events: c.audit_events, agent_revisions: c.agent_revisions }, 'retention: old records purged'),
+    onError: (err) => logger.error({ err }, 'retention purge failed'),
+  });
 
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
     clearInterval(purge);
+    await retention.stop();
     await runtime.services.repos.store.stopBackgroundCheckpoints();
     runtime.close();
     await speech?.close();
@@ -123,6 +137,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
 
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
+  say(retentionNotice(settings.retention_days));
   if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (runtime.fresh) {
     const dirFlag = settings.state_dir === defaultStateDir() ? '' : ` --state-dir ${settings.state_dir}`;
@@ -137,6 +152,8 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       stopping ??= (async () => {
         clearInterval(purge);
         await app.close();
+        // A purge under way stops between two batches, before the store closes.
+        await retention.stop();
         await runtime.services.inbound.settled();
         // Pre-synthesis reads agent revisions from the store, so it stops before the store
         // closes; closing the engine ends the syntheses under way at once (not at their limit).
