@@ -25,8 +25,12 @@
 import { ApiError } from '../domain/errors.js';
 import type { Repos } from '../store/index.js';
 
-/** Sessions (with their turns and calls) deleted per write, and events or revisions per write. */
-export const DEFAULT_BATCH_SIZE = 200;
+/**
+ * Sessions (with their turns and calls) deleted per write, and events or revisions per write.
+ * Measured on the 2-core machine (4-turn sessions, 50k in the store, background checkpoints):
+ * a batch of 100 holds the event loop ~4 ms (p50), 200 ~7–17 ms; 50k sessions purge in ~4–8 s.
+ */
+export const DEFAULT_BATCH_SIZE = 100;
 
 /** Seconds in a retention day. */
 const DAY_S = 86_400;

@@ -258,6 +258,38 @@ describe('batches', () => {
   });
 });
 
+describe('the background purge', () => {
+  it('runs after its first delay, reports what it purged, and stops between two batches when stopped mid-purge', async () => {
+    const a = await app();
+    const template = await session(a, START);
+    copies(a, template, 299, START + 60);
+    clock = START + 10 * DAY;
+    const s = a.runtime.services;
+    let stopping: Promise<void> | undefined;
+    let batches = 0;
+    const reports: Array<{ sessions: number; complete: boolean }> = [];
+    const errors: unknown[] = [];
+    let bg: ReturnType<RetentionService['startBackground']> | undefined;
+    const svc = new RetentionService(s.repos, {
+      retentionDays: 1, batchSize: 10,
+      onSessionsPurged: (ids) => { s.sessions.forget(ids); batches += 1; if (batches === 2) stopping = bg!.stop(); },
+    }, () => clock);
+    bg = svc.startBackground({ firstDelayMs: 0, intervalMs: 3_600_000, onPurged: (c) => reports.push(c), onError: (e) => errors.push(e) });
+    await new Promise<void>((resolve) => { const wait = () => (stopping ? resolve() : setTimeout(wait, 5)); wait(); });
+    await stopping;
+    expect(reports).toEqual([expect.objectContaining({ sessions: 20, complete: false })]);
+    expect(rows(a, 'sessions')).toBe(280);
+    expect(errors).toEqual([]);
+
+    const finished = new Promise<{ sessions: number; complete: boolean }>((resolve) => {
+      bg = svc.startBackground({ firstDelayMs: 0, intervalMs: 3_600_000, onPurged: resolve, onError: (e) => errors.push(e) });
+    });
+    expect(await finished).toMatchObject({ sessions: 280, complete: true });
+    await bg.stop();
+    expect(rows(a, 'sessions')).toBe(0);
+  });
+});
+
 describe('retention settings', () => {
   it('applies each tenant\'s retention, else the instance\'s; 0 keeps for ever', async () => {
     const a = await app({ retention_days: 30 });
