@@ -50,6 +50,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanupAll, 30_000);
 
+describe('vagent serve start-up', () => {
+  it('says once that retention is off and how to turn it on', () => {
+    expect(daemon.stderr().split('\n').filter((l) => l.startsWith('retention: '))).toEqual([
+      expect.stringMatching(/^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS/),
+    ]);
+  });
+});
+
 describe('vagent admin export, then purge with the same cut-off', { timeout: 60_000 }, () => {
   it('exports the sessions before the cut-off as JSON lines with turns and calls, no secrets, to a new 0600 file', async () => {
     const out = path.join(tempDir(), 'archive.jsonl');

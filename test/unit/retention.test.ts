@@ -9,6 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
 import { newSessionNumber } from '../../src/domain/ids.js';
+import { startOfLocalDay } from '../../src/domain/time.js';
+import { retentionNotice } from '../../src/config/notices.js';
 import { RetentionService, type PurgeCounts } from '../../src/services/retention.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
@@ -333,6 +335,23 @@ describe('retention settings', () => {
     expect(tenants.getTenant('default').retention_days).toBe(0);
     expect(tenants.setRetention('default', null).retention_days).toBeNull();
     expect(() => tenants.setRetention('nobody', 3)).toThrow(expect.objectContaining({ code: 'not_found' }));
+  });
+});
+
+describe('cut-off dates and the start-up line', () => {
+  it('reads YYYY-MM-DD as the start of that day in the time zone, and refuses dates that do not exist', () => {
+    expect(startOfLocalDay('2026-01-01', 'Asia/Kolkata')).toBe(Date.parse('2026-01-01T00:00:00+05:30') / 1000);
+    expect(startOfLocalDay('2026-01-01', 'UTC')).toBe(Date.parse('2026-01-01T00:00:00Z') / 1000);
+    expect(startOfLocalDay('2026-01-01', 'Pacific/Kiritimati')).toBe(Date.parse('2026-01-01T00:00:00+14:00') / 1000);
+    expect(startOfLocalDay('2026-01-01', 'Pacific/Pago_Pago')).toBe(Date.parse('2026-01-01T00:00:00-11:00') / 1000);
+    for (const bad of ['2026-02-30', '2026-13-01', '26-01-01', '2026-1-1', '']) expect(startOfLocalDay(bad, 'UTC'), bad).toBeNull();
+  });
+
+  it('says on one line whether records are purged, and how to change it', () => {
+    expect(retentionNotice(0)).toMatch(/^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS.*vagent admin purge --before DATE$/);
+    expect(retentionNotice(30)).toMatch(/^retention: sessions, calls and events older than 30 days are purged in the background/);
+    expect(retentionNotice(1)).toContain('older than 1 day are');
+    for (const d of [0, 1, 30]) expect(retentionNotice(d)).not.toContain('\n');
   });
 });
 
