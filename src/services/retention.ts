@@ -62,6 +62,12 @@ export interface PurgeOptions {
   signal?: AbortSignal;
   /** Told after each committed batch what it deleted (tests, progress). */
   onBatch?: (deleted: PurgeCounts) => void;
+  /**
+   * Wait between batches, ms (default 0: one turn of the event loop). A purge from another
+   * process than the daemon (`vagent admin purge`) waits a little, so that the daemon's
+   * writes, which wait for the write lock, find it free between batches.
+   */
+  pauseMs?: number;
 }
 
 /** What a purge did. */
@@ -107,8 +113,8 @@ function add(into: PurgeCounts, from: Partial<PurgeCounts>): void {
   for (const k of Object.keys(from) as Array<keyof PurgeCounts>) into[k] += from[k] ?? 0;
 }
 
-/** Lets the event loop serve what waits (requests, their writes) between two batches. */
-const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Lets the event loop serve what waits (requests, their writes) between two batches; `ms` > 0 waits that long. */
+const pause = (ms: number) => new Promise<void>((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 
 /** Retention purges over one store. */
 export class RetentionService {
@@ -260,7 +266,7 @@ export class RetentionService {
       add(totals, done.counts);
       if (done.n > 0) options.onBatch?.({ ...emptyCounts(), ...done.counts });
       if (done.n < this.batchSize) return true;
-      await pause();
+      await pause(options.pauseMs ?? 0);
     }
   }
 

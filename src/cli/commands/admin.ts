@@ -309,6 +309,14 @@ const PURGE_TABLES: Array<[keyof PurgeCounts, string]> = [
   ['audit_events', 'audit events'], ['telephony_events', 'telephony events'], ['agent_revisions', 'agent revisions'],
 ];
 
+/**
+ * Wait between two batches of `vagent admin purge`, ms. A running daemon's writes wait for the
+ * write lock in SQLite's busy handler, which holds its event loop: purging back to back
+ * (measured, 30k sessions beside a daemon writing every 2 ms) held its writes up to 425 ms
+ * (p99 334 ms); with this pause, p99 14–24 ms, and the purge takes ~3× as long (30k in ~9 s).
+ */
+const ADMIN_PURGE_PAUSE_MS = 20;
+
 /** Flags of `vagent admin purge`. */
 export interface PurgeFlags extends AdminFlags {
   before?: string;
@@ -330,7 +338,7 @@ export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<voi
     const before = parseCutoff('--before', flags.before!, rt.settings.timezone);
     const scope = { before, tenant: flags.tenant ?? null };
     if (flags.dryRun) return { counts: await rt.services.retention.count(scope), complete: true, before };
-    const { complete, ...counts } = await rt.services.retention.purge(scope);
+    const { complete, ...counts } = await rt.services.retention.purge(scope, { pauseMs: ADMIN_PURGE_PAUSE_MS });
     return { counts, complete, before };
   });
   const view = {
