@@ -303,8 +303,9 @@ Examples:
     'vagent admin tenant create acme-collections', 'vagent admin tenant create sunrise-clinic --state-dir /var/lib/vagent'))
     .action(action(adminCmd, (m) => m.tenantCreate));
   adminOptions(tenant.command('set').argument('<name>', 'tenant name, e.g. acme-collections')
-    .description('set a tenant\'s daily budget and inbound routing webhook')
+    .description('set a tenant\'s daily budget, retention and inbound routing webhook')
     .option('--budget-inr <inr>', 'daily budget in rupees; 0 = no budget for this tenant; "default" = the instance setting applies')
+    .option('--retention-days <days>', 'days its sessions, calls and audit events are kept; 0 = for ever; "default" = the instance\'s retention_days')
     .option('--inbound-webhook <url>', 'https URL asked which agent answers an inbound call; "none" removes it and its secret')
     .option('--webhook-secret-stdin', 'read the webhook signing secret from stdin (default: generate one and print it once)')
     .addHelpText('after', `
@@ -315,6 +316,7 @@ VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE allow them.
 
 Examples:
   $ vagent admin tenant set acme-collections --budget-inr 500
+  $ vagent admin tenant set acme-collections --retention-days 90
   $ vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route
   $ printf %s "$ROUTING_SECRET" | vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route --webhook-secret-stdin
   $ vagent admin tenant set acme-collections --budget-inr default --inbound-webhook none --json`))
@@ -394,6 +396,45 @@ Examples:
   $ vagent admin db vacuum --json | jq '{before_bytes, after_bytes}'
   $ sudo systemctl stop vagent && sudo -u vagent vagent admin db vacuum --state-dir /var/lib/vagent && sudo systemctl start vagent`))
     .action(action(adminDbCmd, (m) => m.vacuum));
+
+  adminOptions(admin.command('purge').description('delete sessions, calls and events older than a date (works while the daemon runs)')
+    .option('--before <date>', 'cut-off: YYYY-MM-DD (start of that day in the timezone setting) or an ISO 8601 time with offset')
+    .option('--tenant <name>', 'only this tenant\'s sessions, calls and audit events (default: every tenant, and telephony events and unused agent revisions)')
+    .option('--dry-run', 'count what would be deleted, per table, and change nothing')
+    .addHelpText('after', `
+Deletes ended sessions created before the cut-off with their turns and calls, audit events and
+processed telephony events recorded before it, and agent revisions applied before it that no
+agent and no remaining session uses. Never an open session, nor a call whose line may still be
+up. Daily spend already counted stays counted. The retention_days settings do not apply here:
+the cut-off is the one given. Deletes in small batches, so the daemon keeps serving meanwhile;
+the API then answers not_found for a purged session or call.
+
+Archive first, then purge with the same cut-off:
+  $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl
+  $ vagent admin purge --before 2026-01-01
+
+Examples:
+  $ vagent admin purge --before 2026-01-01 --dry-run
+  $ vagent admin purge --before 2026-01-01T00:00:00+05:30 --tenant acme-collections
+  $ vagent admin purge --before 2025-10-01 --json`))
+    .action(action(adminCmd, (m) => m.purge));
+  adminOptions(admin.command('export').description('write sessions with their turns and calls as JSON lines (an archive before purging)')
+    .option('--tenant <name>', 'only this tenant\'s sessions (default: every tenant)')
+    .option('--since <date>', 'sessions created at or after: YYYY-MM-DD (start of that day in the timezone setting) or an ISO 8601 time with offset')
+    .option('--before <date>', 'sessions created before: the same forms')
+    .option('-o, --output <file>', 'write to this new file, mode 0600 (default: stdout)')
+    .option('--force', 'overwrite --output when it exists')
+    .addHelpText('after', `
+One line per session, oldest first: the session as GET /v1/sessions/{id} shows it (its turns
+and the session object), its tenant, and calls: its call as GET /v1/calls/{id} shows it. No
+keys or credentials. With --output, --json prints {"sessions", "output"} when done.
+To archive what a purge deletes, export then purge with the same --before.
+
+Examples:
+  $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl
+  $ vagent admin export --tenant acme-collections --since 2025-12-01 --before 2026-01-01 | gzip > acme-2025-12.jsonl.gz
+  $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json`))
+    .action(action(adminCmd, (m) => m.exportSessionsCommand));
 
   examples(program.command('completion')
     .addArgument(new Argument('<shell>', 'the shell to complete in').choices(['bash', 'zsh', 'fish']))

@@ -31,6 +31,7 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_TENANT_DAILY_BUDGET_INR: 'tenant_daily_budget_inr',
   VAGENT_TIMEZONE: 'timezone',
   VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
+  VAGENT_RETENTION_DAYS: 'retention_days',
   VAGENT_BODY_LIMIT_BYTES: 'body_limit_bytes',
   VAGENT_LOG_LEVEL: 'log_level',
   VAGENT_PUBLIC_URL: 'public_url',

@@ -1,7 +1,7 @@
 /**
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
- * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20) and
- * the database's space (issue 15 item 4).
+ * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20),
+ * retention (issue 15 item 2) and the database's space (issue 15 item 4).
  * They never hold a credential: LiveKit is named by host and media agent only.
  */
 import type { Settings } from './schema.js';
@@ -60,4 +60,17 @@ export function vacuumNotice(stateDir: string, bytes: number): string {
   return `notice: the database (${formatBytes(bytes)}) was created without incremental auto-vacuum, so space freed by ` +
     'expired records is reused but never returned to the disk. To convert and compact it once, stop vagent serve and run: ' +
     `vagent admin db vacuum --state-dir ${stateDir}   (it rewrites the whole file and needs free disk of about twice its size)`;
+}
+
+/**
+ * One line on how long records are kept: the instance's `retention_days` (0: for ever, the
+ * default), that tenants may differ, and how to change it or purge by hand.
+ */
+export function retentionNotice(days: number): string {
+  if (days > 0) {
+    return `retention: sessions, calls and events older than ${days} day${days === 1 ? '' : 's'} are purged in the background ` +
+      '(a tenant may differ: vagent admin tenant set NAME --retention-days N|0|default)';
+  }
+  return 'retention: off, records are kept for ever (the database grows). To purge old ones, set VAGENT_RETENTION_DAYS ' +
+    '(or retention_days in the config file), or run vagent admin export then vagent admin purge --before DATE';
 }

@@ -39,6 +39,16 @@ export const SettingsSchema = z.object({
   timezone: timezone.default('Asia/Kolkata'),
   /** How long idempotency records are kept, in hours. */
   idempotency_retention_hours: z.coerce.number().positive().max(24 * 365).default(24),
+  /**
+   * How long sessions (with their turns and calls), audit events, telephony events and unused
+   * agent revisions are kept, in whole days; 0 (the default) keeps them for ever. A background
+   * purge deletes what is older (issue 15 item 2): never an open session nor a call whose line
+   * may still be up. A tenant may have its own (`vagent admin tenant set NAME --retention-days`).
+   */
+  retention_days: z.coerce.number({ error: 'must be a whole number of days, 0 to keep everything' })
+    .int({ error: 'must be a whole number of days, 0 to keep everything' })
+    .min(0, { error: 'must be 0 (keep everything) or more days' })
+    .max(36_500, { error: 'must be at most 36500 days (100 years); 0 keeps everything' }).default(0),
   /** Largest request body accepted, in bytes. */
   body_limit_bytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** pino log level. */

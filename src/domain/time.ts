@@ -128,3 +128,27 @@ export function dayBounds(epochS: number, timeZone: string): { start: number; en
   const pad = (n: number, width: number) => String(n).padStart(width, '0');
   return { start, end, date: `${pad(here.year, 4)}-${pad(here.month, 2)}-${pad(here.day, 2)}` };
 }
+
+/** A calendar date `YYYY-MM-DD`. */
+const DATE_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+
+/**
+ * The first second of calendar date `date` (`YYYY-MM-DD`) in `timeZone`, epoch seconds (where
+ * local midnight does not exist, the day's first second, as in {@link dayBounds}). Used for
+ * `vagent admin purge --before DATE` and `vagent admin export --since/--before` (issue 15 item 2).
+ * @returns null when `date` is not a real calendar date in that form.
+ * @throws RangeError for an unknown time zone.
+ */
+export function startOfLocalDay(date: string, timeZone: string): number | null {
+  const m = DATE_PATTERN.exec(date);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const noon = Date.UTC(y, mo - 1, d, 12) / 1000;
+  const check = new Date(noon * 1000);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
+  // UTC noon of the date falls on that local date, or on a neighbour in zones far from UTC.
+  let b = dayBounds(noon, timeZone);
+  if (b.date > date) b = dayBounds(b.start - 1, timeZone);
+  else if (b.date < date) b = dayBounds(b.end, timeZone);
+  return b.date === date ? b.start : null;
+}

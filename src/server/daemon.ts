@@ -8,7 +8,7 @@ import { openSpeech } from '../speech/index.js';
 import { resolveAudioCacheCap } from '../speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
-import { auditModeNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
+import { auditModeNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
 import { autoVacuumMode, databaseBytes } from '../store/space.js';
 import { acquireDaemonLock, ensureStateDir } from '../store/state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -16,6 +16,11 @@ import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
 import { startBackgroundTasks, type BackgroundTaskOptions, type BackgroundTasks } from './background.js';
 import { openRuntime } from './runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
+
+/** Wait after start before the first retention pass, ms. */
+const RETENTION_FIRST_DELAY_MS = 10_000;
+/** Wait between retention passes, ms. */
+const RETENTION_INTERVAL_MS = 10 * 60_000;
 
 /** A running daemon. */
 export interface RunningDaemon {
@@ -88,11 +93,20 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     version: vagentVersion(),
     checkResponses: false,
   });
+  // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
+  const retention = runtime.services.retention.startBackground({
+    firstDelayMs: RETENTION_FIRST_DELAY_MS,
+    intervalMs: RETENTION_INTERVAL_MS,
+    onPurged: (c) => logger.info({ sessions: c.sessions, turns: c.turns, calls: c.calls, telephony_events: c.telephony_events,
+      audit_events: c.audit_events, agent_revisions: c.agent_revisions }, 'retention: old records purged'),
+    onError: (err) => logger.error({ err }, 'retention purge failed'),
+  });
 
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
     await speech?.cache.stopMaintenance();
+    await retention.stop();
     await runtime.services.repos.store.stopBackgroundCheckpoints();
     runtime.close();
     await speech?.close();
@@ -135,6 +149,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
 
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
+  say(retentionNotice(settings.retention_days));
   if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (spaceNotice) say(spaceNotice);
   if (runtime.fresh) {
@@ -150,6 +165,8 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       stopping ??= (async () => {
         await app.close();
         await tasks.stop();
+        // A purge under way stops between two batches, before the store closes.
+        await retention.stop();
         await runtime.services.inbound.settled();
         // Pre-synthesis reads agent revisions from the store, so it stops before the store
         // closes; closing the engine ends the syntheses under way at once (not at their limit).

@@ -62,7 +62,7 @@ export class AgentService {
     const repo = this.deps.repos.agents;
     const now = this.deps.now();
     const prev = repo.get(tenantId, agent.id);
-    repo.putRevision(digest, JSON.stringify(agent));
+    repo.putRevision(digest, JSON.stringify(agent), now);
     let row: AgentRow;
     if (prev && prev.digest === digest) row = prev;
     else {

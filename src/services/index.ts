@@ -9,6 +9,7 @@ import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
 import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
 import { NoTelephony, type TelephonyPort } from './telephony-port.js';
+import { RetentionService } from './retention.js';
 import { SessionService } from './sessions.js';
 import { NoSpeech, type SpeechPort } from './speech-port.js';
 import { IdempotencyService } from './idempotency.js';
@@ -34,6 +35,8 @@ export interface Services {
   callLines: CallLineService;
   inbound: InboundService;
   telephony: TelephonyPort;
+  /** Retention purges (issue 15 item 2). */
+  retention: RetentionService;
 }
 
 /** Options of {@link createServices}. */
@@ -61,6 +64,10 @@ export interface ServiceOptions {
   inboundLog?: InboundLog;
   /** Bounds of the sessions held in memory (default: 50,000 open, 1,000 ended; issue 15 item 7). */
   sessionCache?: SessionCacheBounds;
+  /** The instance's `retention_days` (default 0: keep for ever; issue 15 item 2). */
+  retentionDays?: number;
+  /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
+  purgeBatchSize?: number;
 }
 
 /** How many sessions the session service holds in memory (see `SessionServiceOptions`). */
@@ -94,7 +101,14 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const silent: InboundLog = { info: () => {}, warn: () => {} };
   const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
   const inbound = new InboundService(deps, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
+  const retention = new RetentionService(repos, {
+    retentionDays: options.retentionDays ?? 0,
+    ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
+    // Purged sessions read as missing from then on, not from the ended window in memory.
+    onSessionsPurged: (ids) => sessions.forget(ids),
+  }, now);
   return {
+    retention,
     budget,
     calls,
     callLines,

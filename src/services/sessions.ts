@@ -122,6 +122,9 @@ export interface SessionCacheSizes {
   ended: number;
 }
 
+/** `GET /v1/sessions/{id}`: Session detail with the extension object `session`. */
+export type SessionDetailView = ReturnType<typeof sessionDetail> & { session: SessionDetailExtension };
+
 /** Session use cases. */
 export class SessionService {
   /** Open sessions in memory, least recently used first. */
@@ -131,6 +134,8 @@ export class SessionService {
   private readonly locks = new Map<number, Promise<unknown>>();
   private readonly maxCached: number;
   private readonly maxEndedCached: number;
+  /** The store's `externalVersion()` the ended window was filled under. */
+  private endedVersion = -1;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -300,11 +305,31 @@ export class SessionService {
    * nested because the spec says the detail has no top-level status or `ended_at`).
    * @throws ApiError session_not_found, not_found.
    */
-  detail(caller: Caller, sessionId: string): ReturnType<typeof sessionDetail> & { session: SessionDetailExtension } {
+  detail(caller: Caller, sessionId: string): SessionDetailView {
     const n = this.parseId(sessionId);
     const s = this.load(caller, n, sessionId);
+    const row = this.deps.repos.sessions.get(n);
+    if (!row) {
+      // Purged (issue 15 item 2) after it was read into memory.
+      this.forget([n]);
+      throw notFound(sessionId);
+    }
+    return this.detailView(s, row);
+  }
+
+  /**
+   * A stored session as `GET /v1/sessions/{id}` shows it (Session detail with its turns and the
+   * extension `session`), read from the database without a caller or the memory cache: for
+   * `vagent admin export` (issue 15 item 2).
+   * @throws Error when the session's agent revision is missing from the store.
+   */
+  detailOfRow(row: SessionRow): SessionDetailView {
+    return this.detailView(this.fromRow(row), row);
+  }
+
+  /** Session detail of `s` (its row `row`): the spec's fields and turns, then the extension. */
+  private detailView(s: LiveSession, row: SessionRow): SessionDetailView {
     const turns = this.deps.repos.sessions.turns(s.seq).map((t) => JSON.parse(t) as Record<string, unknown>);
-    const row = this.deps.repos.sessions.get(n)!;
     let steps: SessionDetailExtension['steps'] = [];
     try {
       steps = stepViews(s.agent.def.steps, buildSummary(s.agent, s.state));
@@ -313,12 +338,20 @@ export class SessionService {
     }
     const outcome = s.status === 'ended' && s.summary && 'outcome' in s.summary ? s.summary.outcome : null;
     return {
-      ...sessionDetail(n, s.metrics, turns),
+      ...sessionDetail(s.id, s.metrics, turns),
       session: {
         agent_id: row.agent_id, status: s.status, title: row.title, customer_name: row.customer_name,
         created_at: row.created_at, ended_at: s.status === 'ended' ? row.ended_at : null, outcome, steps,
       },
     };
+  }
+
+  /**
+   * Drops sessions `ids` from memory: retention purged them (issue 15 item 2), so they read
+   * as missing from now on. Only ended sessions are ever purged; an open one is left alone.
+   */
+  forget(ids: Iterable<number>): void {
+    for (const n of ids) this.ended.delete(n);
   }
 
   /**
@@ -391,6 +424,13 @@ export class SessionService {
 
   /** The caller's session `n` from memory or the database. @throws ApiError not_found. */
   private load(caller: Caller, n: number, sessionId: string): LiveSession {
+    // Another process (`vagent admin purge`) may have deleted ended sessions held here: the
+    // window starts afresh once it has committed anything (seen within EXTERNAL_CHECK_MS).
+    const version = this.deps.repos.store.externalVersion();
+    if (version !== this.endedVersion) {
+      this.ended.clear();
+      this.endedVersion = version;
+    }
     const cached = this.live.get(n) ?? this.ended.get(n);
     if (cached) {
       if (cached.tenantId === caller.tenantId || scoped(this.deps, caller, { tenant_id: cached.tenantId }, sessionId)) {
@@ -401,16 +441,21 @@ export class SessionService {
     }
     const row = scoped(this.deps, caller, this.deps.repos.sessions.get(n), sessionId);
     if (!row) throw notFound(sessionId);
+    const s = this.fromRow(row);
+    this.remember(s);
+    return s;
+  }
+
+  /** The in-memory form of a stored session (its newest state and metrics). */
+  private fromRow(row: SessionRow): LiveSession {
     const agent = this.agents.compiledRevision(row.agent_digest);
     const latest = row.status === 'open' ? this.deps.repos.sessions.latestState(row.seq) : undefined;
-    const s: LiveSession = {
+    return {
       id: row.id, seq: row.seq, tenantId: row.tenant_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
       context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status,
       state: JSON.parse(latest?.engine ?? row.engine) as EngineState, metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
       summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
     };
-    this.remember(s);
-    return s;
   }
 
   /**

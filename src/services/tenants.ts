@@ -9,6 +9,9 @@ import { ApiError } from '../domain/errors.js';
 import { newApiKeyId, TENANT_NAME_PATTERN } from '../domain/ids.js';
 import type { ApiKeyRow, AuditEventRow, Repos, TenantRow } from '../store/index.js';
 
+/** Longest retention a tenant may set, in days (as the instance's `retention_days`). */
+export const MAX_RETENTION_DAYS = 36_500;
+
 /** The tenant every fresh state dir starts with. */
 export const DEFAULT_TENANT = 'default';
 
@@ -40,6 +43,11 @@ export interface TenantView {
   name: string;
   created_at: number;
   daily_budget_inr: number | null;
+  /**
+   * Days this tenant's sessions, calls and audit events are kept: 0 = for ever, null = the
+   * instance's `retention_days` applies (issue 15 item 2).
+   */
+  retention_days: number | null;
   inbound_webhook_url: string | null;
   /** Whether a signing secret for the inbound webhook is stored (the secret itself never leaves the store). */
   has_inbound_webhook_secret: boolean;
@@ -58,6 +66,7 @@ const tenantView = (t: TenantRow): TenantView => ({
   name: t.id,
   created_at: t.created_at,
   daily_budget_inr: t.daily_budget_inr,
+  retention_days: t.retention_days,
   inbound_webhook_url: t.inbound_webhook_url,
   has_inbound_webhook_secret: Boolean(t.has_webhook_secret),
 });
@@ -120,6 +129,22 @@ export class TenantService {
     return this.repos.store.writeNow(() => {
       this.getTenant(name);
       this.repos.tenants.setBudget(name, inr);
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
+  /**
+   * Sets a tenant's retention in whole days: 0 = keep its records for ever, null = the
+   * instance's `retention_days` applies (issue 15 item 2).
+   * @throws ApiError not_found (tenant), invalid_request (not a whole number from 0 to {@link MAX_RETENTION_DAYS}).
+   */
+  setRetention(name: string, days: number | null): TenantView {
+    if (days !== null && (!Number.isInteger(days) || days < 0 || days > MAX_RETENTION_DAYS)) {
+      throw new ApiError('invalid_request', `retention must be a whole number of days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}`, { param: 'retention_days' });
+    }
+    return this.repos.store.writeNow(() => {
+      this.getTenant(name);
+      this.repos.tenants.setRetention(name, days);
       return tenantView(this.repos.tenants.getTenant(name)!);
     });
   }

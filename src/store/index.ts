@@ -6,6 +6,7 @@ import { Store } from './database.js';
 import { AgentRepo } from './repos/agents.js';
 import { CallRepo, TelephonyEventRepo } from './repos/calls.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
+import { RetentionRepo } from './repos/retention.js';
 import { SessionRepo } from './repos/sessions.js';
 import { TenantRepo } from './repos/tenants.js';
 import { NumberRepo, TrunkRepo } from './repos/telephony.js';
@@ -16,6 +17,7 @@ export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 export type { AgentRow } from './repos/agents.js';
 export type { SessionListRow, SessionRow } from './repos/sessions.js';
+export type { SessionBatch, SessionCounts } from './repos/retention.js';
 export type { CallRow, CallWithSession, DialStatus, TelephonyEventRow } from './repos/calls.js';
 
 /** The repositories of one open store. */
@@ -29,6 +31,8 @@ export interface Repos {
   sessions: SessionRepo;
   calls: CallRepo;
   telephonyEvents: TelephonyEventRepo;
+  /** What retention deletes (issue 15 item 2). */
+  retention: RetentionRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -44,5 +48,6 @@ export function openRepos(file: string): Repos {
     sessions: new SessionRepo(store.db),
     calls: new CallRepo(store.db),
     telephonyEvents: new TelephonyEventRepo(store.db),
+    retention: new RetentionRepo(store.db),
   };
 }

@@ -163,6 +163,25 @@ const SPEND_LEDGER = `
   END;
 `;
 
+/**
+ * Version 8 (issue 15 item 2): retention. `tenants.retention_days` is a tenant's own retention
+ * (NULL: the instance's `retention_days` applies; 0: keep this tenant's records for ever).
+ * `agent_revisions.applied_at` says when a revision was last applied (existing revisions: now,
+ * so none becomes purgeable before a whole retention period has passed). Indexes let the
+ * purge find what is old without walking whole tables: telephony events and audit events by
+ * time, and the sessions that still pin an agent revision.
+ */
+function retention(db: Database): void {
+  db.exec(`
+    ALTER TABLE tenants ADD COLUMN retention_days INTEGER CHECK (retention_days IS NULL OR retention_days >= 0);
+    ALTER TABLE agent_revisions ADD COLUMN applied_at REAL;
+    CREATE INDEX telephony_events_received ON telephony_events(received_at);
+    CREATE INDEX audit_events_owner_at ON audit_events(owner_tenant_id, at);
+    CREATE INDEX sessions_digest ON sessions(agent_digest);
+  `);
+  db.prepare('UPDATE agent_revisions SET applied_at = ?').run(Date.now() / 1000);
+}
+
 /** All migrations, in version order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -378,6 +397,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: 'spend ledger per tenant and quarter-hour, kept by triggers',
     sql: SPEND_LEDGER,
+  },
+  {
+    version: 8,
+    name: 'retention: tenant retention_days, revision applied_at, purge indexes',
+    sql: '',
+    apply: retention,
   },
   {
     // Issue 15 item 4. body_z: a stored response over 512 bytes, deflated (repos/idempotency.ts),

@@ -51,6 +51,14 @@ describe('loadSettings', () => {
       /livekit: set all of url, api_key and api_secret or none; missing api_key, api_secret .*\(from environment LIVEKIT_URL\)/);
   });
 
+  it('keeps records for ever by default (retention_days 0) and takes whole days from VAGENT_RETENTION_DAYS', () => {
+    expect(loadSettings({}, { HOME: '/srv/op' }).retention_days).toBe(0);
+    expect(loadSettings({}, { HOME: '/srv/op', VAGENT_RETENTION_DAYS: '90' }).retention_days).toBe(90);
+    expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: '1.5' })).toThrow(/retention_days: must be a whole number of days, 0 to keep everything/);
+    expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: 'forever' })).toThrow(/retention_days: must be a whole number of days/);
+    expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: '-1' })).toThrow(/retention_days: must be 0 \(keep everything\) or more days/);
+  });
+
   it('reads yes/no settings from words, not truthiness', () => {
     expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'false' }).inbound_webhook_allow_http).toBe(false);
     expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'yes' }).inbound_webhook_allow_http).toBe(true);

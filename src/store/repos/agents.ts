@@ -20,7 +20,8 @@ export class AgentRepo {
 
   constructor(db: Db) {
     this.q = {
-      putRevision: db.prepare('INSERT OR IGNORE INTO agent_revisions (digest, definition) VALUES (?, ?)'),
+      putRevision: db.prepare(`INSERT INTO agent_revisions (digest, definition, applied_at) VALUES (?, ?, ?)
+        ON CONFLICT (digest) DO UPDATE SET applied_at = excluded.applied_at`),
       revision: db.prepare('SELECT definition FROM agent_revisions WHERE digest = ?').pluck(),
       upsert: db.prepare(`INSERT INTO agents (tenant_id, id, version, digest, created_at, updated_at)
         VALUES (@tenant_id, @id, @version, @digest, @created_at, @updated_at)
@@ -34,8 +35,12 @@ export class AgentRepo {
     };
   }
 
-  /** Stores a definition (JSON text) under its digest; a known digest is left as is. */
-  putRevision(digest: string, definition: string): void { this.q.putRevision.run(digest, definition); }
+  /**
+   * Stores a definition (JSON text) under its digest, applied at `appliedAt` (epoch seconds); a
+   * known digest keeps its definition and gets the new time (retention keeps a revision applied
+   * within its period).
+   */
+  putRevision(digest: string, definition: string, appliedAt: number): void { this.q.putRevision.run(digest, definition, appliedAt); }
   /** The definition JSON of revision `digest`. */
   revision(digest: string): string | undefined { return this.q.revision.get(digest) as string | undefined; }
   /** Creates or replaces the tenant's agent row. */

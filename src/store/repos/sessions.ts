@@ -64,6 +64,8 @@ export class SessionRepo {
         WHERE seq = @seq`),
       addTurn: db.prepare('INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, ?, ?, ?)'),
       turns: db.prepare('SELECT data FROM session_turns WHERE session_seq = ? ORDER BY idx').pluck(),
+      page: db.prepare(`SELECT * FROM sessions WHERE seq > @after AND created_at >= @since AND created_at < @before
+          AND (@tenant IS NULL OR tenant_id = @tenant) ORDER BY seq LIMIT @limit`),
       list: db.prepare(`SELECT s.seq, s.id, s.agent_id, s.customer_name, s.title, s.status, s.created_at, s.ended_at,
           CASE WHEN s.summary IS NULL THEN NULL ELSE json_extract(s.summary, '$.outcome') END AS outcome,
           CASE WHEN s.status = 'ended' THEN s.metrics
@@ -96,6 +98,13 @@ export class SessionRepo {
    */
   list(tenantId: string, beforeSeq: number, limit: number): SessionListRow[] {
     return this.q.list.all({ tenant: tenantId, before: beforeSeq, limit }) as SessionListRow[];
+  }
+  /**
+   * Sessions created in `[since, before)` (epoch seconds), of one tenant or (null) all, in
+   * storage order after `afterSeq`: one page of an export that reads the table a page at a time.
+   */
+  page(tenantId: string | null, since: number, before: number, afterSeq: number, limit: number): SessionRow[] {
+    return this.q.page.all({ tenant: tenantId, since, before, after: afterSeq, limit }) as SessionRow[];
   }
   /** The session's turns (JSON text), in order. */
   turns(sessionSeq: number): string[] { return this.q.turns.all(sessionSeq) as string[]; }

@@ -8,12 +8,14 @@ export interface TenantRow {
   id: string;
   created_at: number;
   daily_budget_inr: number | null;
+  /** Days this tenant's records are kept (0: for ever); null: the instance's `retention_days` (migration 8). */
+  retention_days: number | null;
   inbound_webhook_url: string | null;
   /** The inbound webhook's signing secret, sealed (read only by {@link TenantRepo.webhookSecretSealed}). */
   has_webhook_secret: 0 | 1;
 }
 
-const TENANT_COLUMNS = 'id, created_at, daily_budget_inr, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
+const TENANT_COLUMNS = 'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
 
 /** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
 export interface ApiKeyRow {
@@ -48,6 +50,7 @@ export class TenantRepo {
       getTenant: db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = ?`),
       listTenants: db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, id`),
       setBudget: db.prepare('UPDATE tenants SET daily_budget_inr = ? WHERE id = ?'),
+      setRetention: db.prepare('UPDATE tenants SET retention_days = ? WHERE id = ?'),
       setWebhook: db.prepare('UPDATE tenants SET inbound_webhook_url = ?, inbound_webhook_secret_sealed = ? WHERE id = ?'),
       webhookSecret: db.prepare('SELECT inbound_webhook_secret_sealed FROM tenants WHERE id = ?').pluck(),
       insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, key_hash, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -73,6 +76,8 @@ export class TenantRepo {
 
   /** Sets a tenant's daily budget in INR (null: the instance setting applies). */
   setBudget(id: string, inr: number | null): void { this.q.setBudget.run(inr, id); }
+  /** Sets a tenant's retention in whole days (0: keep for ever; null: the instance setting applies). */
+  setRetention(id: string, days: number | null): void { this.q.setRetention.run(days, id); }
   /** Sets (or with nulls clears) a tenant's inbound routing webhook URL and its sealed signing secret. */
   setInboundWebhook(id: string, url: string | null, secretSealed: Buffer | null): void { this.q.setWebhook.run(url, secretSealed, id); }
   /** The sealed signing secret of a tenant's inbound webhook, or null. */

@@ -1,0 +1,54 @@
+/**
+ * `vagent admin export` (issue 15 item 2): sessions as an operator's own archive, before a
+ * purge deletes them. One record per session: Session detail as `GET /v1/sessions/{id}` shows
+ * it (its `turns` and the extension `session`), its tenant, and `calls`: the session's call as
+ * `GET /v1/calls/{id}` shows it (none for a session opened without one). Nothing secret is in
+ * either view (no keys, no trunk credentials, no webhook secrets, no idempotency keys).
+ *
+ * Sessions are read a page at a time in storage order, so memory stays bounded however many
+ * the store holds, and no read transaction stays open between pages.
+ */
+import type { CallStatusView } from './calls.js';
+import { callStatusView } from './calls.js';
+import type { Services } from './index.js';
+import type { SessionDetailView } from './sessions.js';
+
+/** Sessions read per page. */
+const PAGE = 200;
+
+/** What to export. */
+export interface ExportScope {
+  /** One tenant's sessions, or null for every tenant's. */
+  tenant: string | null;
+  /** Sessions created at or after this time, epoch seconds (default: the first). */
+  since: number;
+  /** Sessions created before this time, epoch seconds (default: all). */
+  before: number;
+}
+
+/** One exported session (one JSON line). */
+export type ExportedSession = SessionDetailView & {
+  /** The tenant the session belongs to. */
+  tenant: string;
+  /** The session's call in the spec's Call status shape (at most one). */
+  calls: CallStatusView[];
+};
+
+/**
+ * The sessions in `scope`, oldest first, each as an {@link ExportedSession}.
+ * @throws Error when a session's agent revision is missing from the store (never purged while
+ *   a session pins it).
+ */
+export function* exportSessions(services: Services, scope: ExportScope): Generator<ExportedSession> {
+  const { repos } = services;
+  let after = 0;
+  for (;;) {
+    const rows = repos.sessions.page(scope.tenant, scope.since, scope.before, after, PAGE);
+    for (const row of rows) {
+      const call = repos.calls.get(row.id);
+      yield { ...services.sessions.detailOfRow(row), tenant: row.tenant_id, calls: call ? [callStatusView(call)] : [] };
+    }
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1]!.seq;
+  }
+}
