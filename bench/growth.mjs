@@ -1,11 +1,13 @@
 /**
  * Growth bench (issue 15): does vagent stay as fast after months of use? `npm run bench` runs
- * it after bench/run.mjs; alone: `node bench/growth.mjs` after `npm run build`. About 3 minutes
- * on 2 cores with the defaults (2.5 without the generation, which takes ~25 s per 200k
- * sessions); it needs ~2.5 GB of temp space per 200k sessions, removed at the end.
+ * it after bench/run.mjs; alone: `node bench/growth.mjs` after `npm run build`. About 4.5
+ * minutes on 2 cores with the defaults (the generation takes ~45 s of it per 200k sessions); it
+ * needs ~1.6 GB of temp space per 200k sessions, removed at the end.
  *
  * Two state dirs, each served by a real daemon (`vagent serve` from dist, a child process):
- *   small  a fresh store: the example agents and a dozen template sessions (below);
+ *   small  a fresh store: the example agents, a dozen template sessions (below), and as many
+ *          open calls (4 turns each) as the big store has, so that both in-progress lists
+ *          answer the same rows;
  *   big    the same, grown to BENCH_GROWTH_SESSIONS sessions (≥ 200,000 by default) by a
  *          generator that copies the template sessions' rows through vagent's own store
  *          (bench/lib/growth-store.mjs): spread over the last 60 days (today's share since
@@ -25,8 +27,13 @@
  *   calls       POST /v1/calls prepare-only, a unique Idempotency-Key per request, four routes:
  *               small and big × tenant `default` with a daily budget set (₹1,000,000: never
  *               reached; the check and reservation run in full) and tenant `nobudget` (no budget,
- *               the same agent); every prepared call leaves an open session that holds budget,
- *               alike on all four routes;
+ *               the same agent), twice:
+ *               calls + /end  each call followed by POST /v1/sessions/{id}/end on the same
+ *                             connection, so the day's open calls stay near the connection
+ *                             count, as when calls end (the rate counts both responses);
+ *               left open     prepare-only calls that are never ended, as in run.mjs (f): the
+ *                             day's open calls grow by thousands, and the budget check reads
+ *                             each one (what they hold), so this shows that cost;
  *   RSS         VmRSS and peak (VmHWM) of each daemon after that load;
  *   disk        DB bytes (vagent.db + WAL) per session, audio-cache bytes (du of
  *               <state-dir>/audio) per session, and the dynamic audio one template session added.
@@ -39,7 +46,7 @@
  * Results go to bench/results/latest.json under "growth" (other keys, run.mjs's, are kept).
  *
  * Environment: BENCH_GROWTH_SESSIONS (200000: sessions of the big store), BENCH_GROWTH_DAYS (60),
- * BENCH_GROWTH_OPEN_EVERY (2000: one session in this many left open), BENCH_GROWTH_STARTS (3),
+ * BENCH_GROWTH_OPEN_EVERY (2000: one session in this many left open), BENCH_GROWTH_STARTS (5),
  * BENCH_GROWTH_TEMPLATE_CALLS (8), BENCH_GROWTH_TEMPLATE_BOOKINGS (4), and as in run.mjs
  * BENCH_CONNECTIONS (50), BENCH_WARMUP_S (2), BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3),
  * BENCH_VAGENT_LOG_LEVEL (warn). A quick smoke: BENCH_GROWTH_SESSIONS=20000 BENCH_PAIRED_ROUNDS=2
@@ -53,7 +60,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import crypto from 'node:crypto';
 import { readDatabase } from './lib/db.mjs';
-import { driveTemplates, generateSessions } from './lib/growth-store.mjs';
+import { driveTemplates, generateSessions, openCalls } from './lib/growth-store.mjs';
 import { measureAlternating, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
@@ -74,7 +81,7 @@ function numEnv(name, fallback) {
 const SESSIONS = numEnv('BENCH_GROWTH_SESSIONS', 200_000);
 const DAYS = Math.max(1, numEnv('BENCH_GROWTH_DAYS', 60));
 const OPEN_EVERY = Math.max(1, numEnv('BENCH_GROWTH_OPEN_EVERY', 2000));
-const STARTS = Math.max(1, numEnv('BENCH_GROWTH_STARTS', 3));
+const STARTS = Math.max(1, numEnv('BENCH_GROWTH_STARTS', 5));
 const TEMPLATE_CALLS = numEnv('BENCH_GROWTH_TEMPLATE_CALLS', 8);
 const TEMPLATE_BOOKINGS = numEnv('BENCH_GROWTH_TEMPLATE_BOOKINGS', 4);
 const TEMPLATE_OPEN = 2;
@@ -243,8 +250,6 @@ async function main() {
     open_sessions: db.prepare("SELECT count(*) FROM sessions WHERE status = 'open'").pluck().get(),
     idempotency_rows: db.prepare('SELECT count(*) FROM idempotency').pluck().get(),
   }));
-  small.rows = counts(small);
-  big.rows = counts(big);
   const bigDbAtRest = dbBytes(big.dir);
 
   say(`start-up: ${STARTS} starts of each store, alternating`);
@@ -313,15 +318,12 @@ async function main() {
   const openInBudgetTenant = (store) => readDatabase(path.join(store.dir, 'vagent.db'),
     (db) => db.prepare("SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open'").pluck().get());
 
-  // The small store gets as many open calls as the big store's page shows, so both lists answer the same number of rows.
+  // The small store gets as many open calls as the big one (at most 1,000), so that the lists
+  // differ in the store's size only: the in-progress list builds a row for each open call.
   const bigOpen = openInBudgetTenant(big);
-  for (let i = openInBudgetTenant(small); i < Math.min(20, bigOpen); i++) {
-    const res = await fetch(`${small.daemon.url}/v1/calls`, {
-      method: 'POST', body: CALL_BODY,
-      headers: { ...json, authorization: `Bearer ${small.keys.default}`, 'idempotency-key': `${keyPrefix}-open-${i}` },
-    });
-    if (res.status !== 201) throw new Error(`POST /v1/calls on the small store: ${res.status} ${await res.text()}`);
-  }
+  await openCalls(small.daemon.url, small.keys.default, CALL_BODY, Math.max(0, Math.min(1000, bigOpen) - openInBudgetTenant(small)));
+  small.rows = counts(small);
+  big.rows = counts(big);
 
   say(`GET /v1/calls?status=in_progress, small and big: ${ROUNDS} rounds of ${SLICE_S} s each`);
   const lists = [listRoute(small), listRoute(big)];
@@ -423,13 +425,14 @@ function report(r) {
   out.push('', `vagent growth bench — ${r.meta.date}${r.meta.git ? `, git ${r.meta.git}` : ''}; ${r.meta.seconds} s`);
   out.push(`big store: ${big.rows_before_load.sessions} sessions (${r.generated.today} today, ${big.rows_before_load.open_sessions} open), `
     + `${big.rows_before_load.turns} turns, ${big.rows_before_load.calls} calls, ${big.rows_before_load.idempotency_rows} idempotency rows; `
-    + `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions.`);
+    + `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions (${small.rows_before_load.open_sessions} open).`);
   out.push(`HTTP: ${r.meta.connections} connections, ${r.meta.warmup_s} s warm-up per route, then ${r.meta.rounds} rounds of ${r.meta.slice_s} s per route, alternating`, '');
   const row = (x) => [x.title, fixed(x.requests_per_s, 0), fixed(x.latency_p50_ms, 0), fixed(x.latency_p99_ms, 0), String(x.non_2xx + x.errors + x.timeouts),
-    fixed(x.server_us_per_request, 0), fixed(x.steal_cores, 2)];
-  out.push(table(['Route', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'µs/req', 'steal'], [...r.http.list.routes, ...r.http.calls_then_end.routes, ...r.http.calls_left_open.routes].map(row)));
+    fixed(x.server_us_per_request, 0), fixed(x.other_cores, 2), fixed(x.steal_cores, 2)];
+  out.push(table(['Route', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'µs/req', 'other CPU', 'steal'], [...r.http.list.routes, ...r.http.calls_then_end.routes, ...r.http.calls_left_open.routes].map(row)));
   const o = r.open_sessions_in_budget_tenant;
-  out.push('  (p50: median of the slices\' p50; p99: the worst slice\'s; µs/req: daemon CPU per response; a call + /end',
+  out.push('  (p50: median of the slices\' p50; p99: the worst slice\'s; µs/req: daemon CPU per response; other CPU: the',
+    '   rest of the host in cores, the bench and the daemon left out — above 0.25 the figures are skewed; a call + /end',
     '   route counts both responses. Open sessions of the budget tenant, small / big: before the calls',
     `   ${o.before_calls.small} / ${o.before_calls.big}, after calls + /end ${o.after_calls_then_end.small} / ${o.after_calls_then_end.big}, `
     + `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: each open call of the day is read by the budget check)`, '');
@@ -445,7 +448,6 @@ function report(r) {
   const d = r.disk;
   out.push(table(['Disk', 'value'], [
     ['big: DB bytes per session (db + WAL, as generated)', fixed(d.big_db_bytes_per_session_at_rest, 0)],
-    ['big: DB bytes per session (after the bench\'s load)', fixed(d.big_db_bytes_per_session_at_end, 0)],
     ['big: audio-cache bytes per session (du of audio / sessions)', fixed(d.big_audio_bytes_per_session, 0)],
     ['audio cache: static clips of the example agents, MiB', fixed(mib(d.static_audio_bytes), 1)],
     ['audio cache: big / small at the end, MiB', `${fixed(mib(d.big_audio_bytes), 1)} / ${fixed(mib(d.small_audio_bytes), 1)}`],

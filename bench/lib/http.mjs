@@ -121,12 +121,12 @@ function summarise(title, r) {
  *          order given: {title, total_2xx, seconds, requests_per_s, non_2xx, errors, timeouts,
  *          latency_p50_ms (median of its slices' p50), latency_p99_ms (worst of its slices'
  *          p99), server_us_per_request (server CPU per 2xx response, null without /proc),
- *          steal_cores (mean over its slices, null without /proc)}
+ *          steal_cores and other_cores (means over its slices, null without /proc; see cpu.mjs)}
  */
 export async function measureAlternating(routes, { rounds, sliceS, connections }) {
   const sides = routes.map((r) => ({
     route: r, options: cannonOptions({ ...r, connections }),
-    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, serverS: 0, cpuKnown: true, p50: [], p99: [] },
+    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, other: 0, serverS: 0, cpuKnown: true, p50: [], p99: [] },
   }));
   for (let i = 0; i < rounds; i++) {
     for (let j = 0; j < sides.length; j++) {
@@ -144,19 +144,21 @@ export async function measureAlternating(routes, { rounds, sliceS, connections }
       t.p99.push(r.latency.p99);
       if (cpu) {
         t.steal += cpu.steal_cores * r.duration;
+        t.other += cpu.other_cores * r.duration;
         t.serverS += cpu.server_cores * r.duration;
       } else {
         t.cpuKnown = false;
       }
     }
   }
-  const summaries = sides.map(({ total: { steal, serverS, cpuKnown, p50, p99, ...t } }) => ({
+  const summaries = sides.map(({ total: { steal, other, serverS, cpuKnown, p50, p99, ...t } }) => ({
     ...t,
     requests_per_s: t.total_2xx / t.seconds,
     latency_p50_ms: [...p50].sort((a, b) => a - b)[p50.length >> 1],
     latency_p99_ms: Math.max(...p99),
     server_us_per_request: cpuKnown && t.total_2xx > 0 ? Math.round((serverS * 1e6) / t.total_2xx) : null,
     steal_cores: cpuKnown ? Math.round((steal / t.seconds) * 100) / 100 : null,
+    other_cores: cpuKnown ? Math.round((other / t.seconds) * 100) / 100 : null,
   }));
   return { rounds, slice_s: sliceS, routes: summaries };
 }
