@@ -127,14 +127,17 @@ export function creationTimes(n, days, nowS, offsetS) {
  * comment), in transactions of `batch` sessions.
  * @param {object} o
  * @param {string} o.database   the state dir's vagent.db (no daemon running on it)
- * @param {number[]} o.templateIds  session numbers of the templates (from {@link driveTemplates}),
- *        with their `open` rows
+ * @param {Array<{id: number, open: {engine: string, metrics: string}}>} o.templates what
+ *        {@link driveTemplates} returned (ended ones are copied; those left open are not)
  * @param {number} o.n          sessions to add
  * @param {number} o.days       spread over this many days ending now
  * @param {number} o.openEvery  one session in this many is left open (never ended)
  * @param {number} o.retentionH idempotency rows are written for requests newer than this
  * @param {(done: number) => void} [o.progress]
- * @returns {Promise<{sessions: number, turns: number, calls: number, idempotency_rows: number, open: number, today: number, seconds: number}>}
+ * @returns {Promise<{sessions: number, turns: number, calls: number, idempotency_rows: number, open: number, today: number,
+ *          templates: number, seconds: number, spend_micro: number}>} `spend_micro`: the tenant's
+ *          spend over all days, read from the ledger and checked against a walk of its sessions
+ * @throws Error when the ledger and the walk differ (the copies are not what the daemon writes)
  */
 export async function generateSessions({ database, templates, n, days, openEvery, retentionH, tenant = 'default', batch = 2000, progress }) {
   const { openRepos } = await import('../../dist/store/index.js');
@@ -203,7 +206,14 @@ export async function generateSessions({ database, templates, n, days, openEvery
       });
       progress?.(Math.min(n, from + batch));
     }
-    return { ...counts, templates: tpl.length, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // Self-check: the ledger the triggers kept equals the walk of every session (the repo walks
+    // when the bounds are not on quarter-hours), so the rows are as the daemon would have left them.
+    const end = Math.ceil(nowS / 86_400 + 2) * 86_400;
+    const ledger = repos.calls.spendMicro(tenant, 0, end, nowS);
+    const walk = repos.calls.spendMicro(tenant, 0.5, end + 0.5, nowS);
+    if (ledger !== walk) throw new Error(`the generated store's spend ledger (${ledger} µ₹) differs from its sessions' costs (${walk} µ₹)`);
+    return { ...counts, templates: tpl.length, seconds, spend_micro: ledger };
   } finally {
     repos.store.close();
   }
