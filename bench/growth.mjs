@@ -5,9 +5,10 @@
  * needs ~1.6 GB of temp space per 200k sessions, removed at the end.
  *
  * Two state dirs, each served by a real daemon (`vagent serve` from dist, a child process):
- *   small  a fresh store: the example agents, a dozen template sessions (below), and as many
- *          open calls (4 turns each) as the big store has, so that both in-progress lists
- *          answer the same rows;
+ *   small  a fresh store: the example agents, a dozen template sessions (below), and, while
+ *          the lists are measured, as many open calls (4 turns each) as the big store has, so
+ *          that both in-progress lists answer the same rows (ended before the calls: opened
+ *          today, unlike most of the big store's, each would weigh on the budget check);
  *   big    the same, grown to BENCH_GROWTH_SESSIONS sessions (≥ 200,000 by default) by a
  *          generator that copies the template sessions' rows through vagent's own store
  *          (bench/lib/growth-store.mjs): spread over the last 60 days (today's share since
@@ -60,7 +61,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import crypto from 'node:crypto';
 import { readDatabase } from './lib/db.mjs';
-import { driveTemplates, generateSessions, openCalls } from './lib/growth-store.mjs';
+import { driveTemplates, endSessions, generateSessions, openCalls } from './lib/growth-store.mjs';
 import { measureAlternating, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
@@ -142,6 +143,12 @@ function dbBytes(stateDir) {
   const size = (f) => { try { return fs.statSync(f).size; } catch { return 0; } };
   const db = path.join(stateDir, 'vagent.db');
   return { db: size(db), wal: size(`${db}-wal`) };
+}
+
+/** Local midnight of today in Asia/Kolkata (the default timezone, which has no daylight saving), epoch s. */
+function dayStart() {
+  const now = Date.now() / 1000;
+  return Math.floor((now + 19_800) / 86_400) * 86_400 - 19_800;
 }
 
 function rssMiB(pid) {
@@ -318,10 +325,13 @@ async function main() {
   const openInBudgetTenant = (store) => readDatabase(path.join(store.dir, 'vagent.db'),
     (db) => db.prepare("SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open'").pluck().get());
 
-  // The small store gets as many open calls as the big one (at most 1,000), so that the lists
-  // differ in the store's size only: the in-progress list builds a row for each open call.
+  // For the list, the small store gets as many open calls as the big one (at most 1,000), so that
+  // the lists differ in the store's size only: the in-progress list builds a row for each open
+  // call. They are ended after it: opened today, unlike most of the big store's, each would be
+  // read by the small store's budget checks.
   const bigOpen = openInBudgetTenant(big);
-  await openCalls(small.daemon.url, small.keys.default, CALL_BODY, Math.max(0, Math.min(1000, bigOpen) - openInBudgetTenant(small)));
+  const extraOpen = await openCalls(small.daemon.url, small.keys.default, CALL_BODY,
+    Math.max(0, Math.min(1000, bigOpen) - openInBudgetTenant(small)));
   small.rows = counts(small);
   big.rows = counts(big);
 
@@ -335,21 +345,24 @@ async function main() {
     const res = await fetch(`${store.daemon.url}/v1/calls?status=in_progress`, { headers: { authorization: `Bearer ${store.keys.default}` } });
     store.in_progress_page = (await res.json()).data.length;
   }
+  await endSessions(small.daemon.url, small.keys.default, extraOpen);
+  const openToday = (store) => readDatabase(path.join(store.dir, 'vagent.db'), (db) => db.prepare(
+    "SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open' AND created_at >= ?").pluck().get(dayStart()));
 
-  const openBefore = { small: openInBudgetTenant(small), big: openInBudgetTenant(big) };
+  const openBefore = { small: openToday(small), big: openToday(big) };
   say(`POST /v1/calls then /end, small and big × budget and none: ${ROUNDS} rounds of ${SLICE_S} s per route`);
   const endedRoutes = [callEndRoute(small, false), callEndRoute(small, true), callEndRoute(big, false), callEndRoute(big, true)];
   for (const r of endedRoutes) await warmUp(r, { seconds: WARMUP_S, connections: CONNECTIONS });
   const ended = await measureAlternating(endedRoutes, opts);
   ended.routes.forEach(checkClean);
-  const openBetween = { small: openInBudgetTenant(small), big: openInBudgetTenant(big) };
+  const openBetween = { small: openToday(small), big: openToday(big) };
 
   say(`POST /v1/calls (prepare-only, left open), small and big × budget and none: ${ROUNDS} rounds of ${SLICE_S} s per route`);
   const callRoutes = [callRoute(small, false), callRoute(small, true), callRoute(big, false), callRoute(big, true)];
   for (const r of callRoutes) await warmUp(r, { seconds: WARMUP_S, connections: CONNECTIONS });
   const called = await measureAlternating(callRoutes, opts);
   called.routes.forEach(checkClean);
-  const openAfter = { small: openInBudgetTenant(small), big: openInBudgetTenant(big) };
+  const openAfter = { small: openToday(small), big: openToday(big) };
 
   for (const store of [small, big]) {
     store.rss_after_load_mib = rssMiB(store.daemon.pid);
@@ -405,7 +418,7 @@ async function main() {
     }])),
     startup: { small: starts.small, big: starts.big, small_median_ms: startMedian('small'), big_median_ms: startMedian('big') },
     http: { list: listed, calls_then_end: ended, calls_left_open: called },
-    open_sessions_in_budget_tenant: { before_calls: openBefore, after_calls_then_end: openBetween, after_calls_left_open: openAfter },
+    open_today_in_budget_tenant: { before_calls: openBefore, after_calls_then_end: openBetween, after_calls_left_open: openAfter },
     disk,
     ratios,
     warnings,
@@ -425,15 +438,16 @@ function report(r) {
   out.push('', `vagent growth bench — ${r.meta.date}${r.meta.git ? `, git ${r.meta.git}` : ''}; ${r.meta.seconds} s`);
   out.push(`big store: ${big.rows_before_load.sessions} sessions (${r.generated.today} today, ${big.rows_before_load.open_sessions} open), `
     + `${big.rows_before_load.turns} turns, ${big.rows_before_load.calls} calls, ${big.rows_before_load.idempotency_rows} idempotency rows; `
-    + `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions (${small.rows_before_load.open_sessions} open).`);
+    + `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions (${small.rows_before_load.open_sessions} open `
+    + `while the lists are measured). In-progress page: ${small.in_progress_page} / ${big.in_progress_page} rows.`);
   out.push(`HTTP: ${r.meta.connections} connections, ${r.meta.warmup_s} s warm-up per route, then ${r.meta.rounds} rounds of ${r.meta.slice_s} s per route, alternating`, '');
   const row = (x) => [x.title, fixed(x.requests_per_s, 0), fixed(x.latency_p50_ms, 0), fixed(x.latency_p99_ms, 0), String(x.non_2xx + x.errors + x.timeouts),
     fixed(x.server_us_per_request, 0), fixed(x.other_cores, 2), fixed(x.steal_cores, 2)];
   out.push(table(['Route', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'µs/req', 'other CPU', 'steal'], [...r.http.list.routes, ...r.http.calls_then_end.routes, ...r.http.calls_left_open.routes].map(row)));
-  const o = r.open_sessions_in_budget_tenant;
+  const o = r.open_today_in_budget_tenant;
   out.push('  (p50: median of the slices\' p50; p99: the worst slice\'s; µs/req: daemon CPU per response; other CPU: the',
     '   rest of the host in cores, the bench and the daemon left out — above 0.25 the figures are skewed; a call + /end',
-    '   route counts both responses. Open sessions of the budget tenant, small / big: before the calls',
+    '   route counts both responses. Open sessions of the budget tenant opened today, small / big: before the calls',
     `   ${o.before_calls.small} / ${o.before_calls.big}, after calls + /end ${o.after_calls_then_end.small} / ${o.after_calls_then_end.big}, `
     + `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: each open call of the day is read by the budget check)`, '');
   const target = (x) => (x.target_min !== undefined ? `≥ ${pct(x.target_min)}` : x.target_max !== undefined ? `≤ ${pct(x.target_max)}` : '(none)');

@@ -88,16 +88,25 @@ export async function driveTemplates(url, key, database, { calls, bookings, open
 /**
  * Opens `n` prepared calls of `ag_emi_reminder` with `body`'s customer (its clips cached after the
  * first) and gives each the 4 turns of a template call, leaving them open: a store's open calls,
- * made as the daemon makes them.
+ * made as the daemon makes them. Resolves with their session ids.
  */
 export async function openCalls(url, key, body, n) {
   const prefix = `open-${crypto.randomBytes(4).toString('hex')}`;
+  const ids = [];
   for (let i = 0; i < n; i++) {
     const placed = await api(url, key, 'POST', '/v1/calls', JSON.parse(body), `${prefix}-${i}-open`);
     for (let t = 0; t < EMI_TURNS.length; t++) {
       await api(url, key, 'POST', `/v1/sessions/${placed.session_id}/turn`, { text: EMI_TURNS[t], ...STT }, `${prefix}-${i}-turn-${t}`);
     }
+    ids.push(placed.session_id);
   }
+  return ids;
+}
+
+/** Ends sessions `ids` (`se_…`) through the daemon's API. */
+export async function endSessions(url, key, ids) {
+  const prefix = `end-${crypto.randomBytes(4).toString('hex')}`;
+  for (const [i, id] of ids.entries()) await api(url, key, 'POST', `/v1/sessions/${id}/end`, {}, `${prefix}-${i}`);
 }
 
 /** Local midnight (epoch s) of the day holding `nowS` in a zone `offsetS` ahead of UTC. */
