@@ -30,7 +30,7 @@
  * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
  * Targets are reported (PASS / BELOW TARGET), never enforced: the exit code is 0 unless the
  * bench itself fails. `npm run bench` then runs bench/growth.mjs (a store grown to 200,000
- * sessions against a fresh one, ~4.5 minutes more; see its header), which adds its figures to
+ * sessions against a fresh one, ~4 minutes more; see its header), which adds its figures to
  * latest.json under "growth".
  *
  * Environment: BENCH_DURATION_S (10), BENCH_WARMUP_S (min(2, duration)), BENCH_CONNECTIONS (50),
