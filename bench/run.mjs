@@ -29,7 +29,9 @@
  * CLI: `node bin/vagent trunk list` (5 trunks) vs `node -e 0`, medians, target ≤ 4×.
  * Also the daemon's peak RSS (VmHWM), versions and CPU. Writes bench/results/latest.json.
  * Targets are reported (PASS / BELOW TARGET), never enforced: the exit code is 0 unless the
- * bench itself fails.
+ * bench itself fails. `npm run bench` then runs bench/growth.mjs (a store grown to 200,000
+ * sessions against a fresh one, ~4 minutes more; see its header), which adds its figures to
+ * latest.json under "growth".
  *
  * Environment: BENCH_DURATION_S (10), BENCH_WARMUP_S (min(2, duration)), BENCH_CONNECTIONS (50),
  * BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3), BENCH_CLI_RUNS (20), BENCH_WAIT_QUIET_S (0;

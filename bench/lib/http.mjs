@@ -107,3 +107,65 @@ function summarise(title, r) {
     connections: r.connections,
   };
 }
+
+/**
+ * Throughput of several routes measured in alternating slices (the many-route form of
+ * {@link measurePaired}): `rounds` rounds of `sliceS` seconds per route, each round starting
+ * one route later than the one before (round r runs routes r, r+1, … modulo their count), so
+ * that with as many rounds as routes each route runs once in each position, and load elsewhere
+ * on the host falls on all alike. Routes should be warm.
+ *
+ * @param {object[]} routes route options as for {@link measure} (title, url, pid, method, path, …)
+ * @param {{rounds: number, sliceS: number, connections: number}} o
+ * @returns {{rounds: number, slice_s: number, routes: object[]}} one summary per route, in the
+ *          order given: {title, total_2xx, seconds, requests_per_s, non_2xx, errors, timeouts,
+ *          latency_p50_ms (median of its slices' p50), latency_p99_ms (worst of its slices'
+ *          p99), server_us_per_request (server CPU per 2xx response, null without /proc),
+ *          steal_cores and other_cores (means over its slices, null without /proc; see cpu.mjs)}
+ */
+export async function measureAlternating(routes, { rounds, sliceS, connections }) {
+  const sides = routes.map((r) => ({
+    route: r, options: cannonOptions({ ...r, connections }),
+    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, other: 0, serverS: 0, cpuKnown: true, p50: [], p99: [] },
+  }));
+  for (let i = 0; i < rounds; i++) {
+    for (let j = 0; j < sides.length; j++) {
+      const side = sides[(i + j) % sides.length];
+      const before = cpuSnapshot(side.route.pid);
+      const r = await run({ ...side.options, title: `${side.route.title} (alternating slice)`, duration: sliceS });
+      const cpu = cpuSince(before);
+      const t = side.total;
+      t.total_2xx += r['2xx'];
+      t.seconds += r.duration;
+      t.non_2xx += r.non2xx;
+      t.errors += r.errors;
+      t.timeouts += r.timeouts;
+      t.p50.push(r.latency.p50);
+      t.p99.push(r.latency.p99);
+      if (cpu) {
+        t.steal += cpu.steal_cores * r.duration;
+        t.other += cpu.other_cores * r.duration;
+        t.serverS += cpu.server_cores * r.duration;
+      } else {
+        t.cpuKnown = false;
+      }
+    }
+  }
+  const summaries = sides.map(({ total: { steal, other, serverS, cpuKnown, p50, p99, ...t } }) => ({
+    ...t,
+    requests_per_s: t.total_2xx / t.seconds,
+    latency_p50_ms: [...p50].sort((a, b) => a - b)[p50.length >> 1],
+    latency_p99_ms: Math.max(...p99),
+    server_us_per_request: cpuKnown && t.total_2xx > 0 ? Math.round((serverS * 1e6) / t.total_2xx) : null,
+    steal_cores: cpuKnown ? Math.round((steal / t.seconds) * 100) / 100 : null,
+    other_cores: cpuKnown ? Math.round((other / t.seconds) * 100) / 100 : null,
+  }));
+  return { rounds, slice_s: sliceS, routes: summaries };
+}
+
+/** A warm-up run of `seconds` against a route (figures thrown away); resolves with its 2xx count. */
+export async function warmUp(route, { seconds, connections }) {
+  if (seconds <= 0) return 0;
+  const r = await run({ ...cannonOptions({ ...route, connections }), title: `${route.title} (warm-up)`, duration: seconds });
+  return r['2xx'];
+}
