@@ -73,6 +73,18 @@ export function formatTime(epochS: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
+/**
+ * `2026-11-01 00:00 Asia/Kolkata`: epoch seconds as a wall-clock time in IANA zone `timeZone`,
+ * named, for a time the settings' zone defines (a purge cut-off given as a date).
+ * @throws RangeError for an unknown zone
+ */
+export function formatTimeIn(epochS: number, timeZone: string): string {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-CA', {
+    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  }).formatToParts(new Date(epochS * 1000)).map((x) => [x.type, x.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
+}
+
 /** `null`/empty shown as a dim dash. */
 export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : v);
 

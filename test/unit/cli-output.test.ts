@@ -3,7 +3,7 @@
  * with paise, one pluralisation helper.
  */
 import { describe, expect, it } from 'vitest';
-import { plural, rupees } from '../../src/cli/output.js';
+import { formatTimeIn, plural, rupees } from '../../src/cli/output.js';
 
 describe('rupees', () => {
   it('shows rupees with paise and Indian digit grouping', () => {
@@ -36,5 +36,13 @@ describe('plural', () => {
     expect(plural(2, 'turn')).toBe('2 turns');
     expect(plural(1, 'outbound SIP trunk')).toBe('1 outbound SIP trunk');
     expect(plural(3, 'entry', 'entries')).toBe('3 entries');
+  });
+});
+
+describe('formatTimeIn', () => {
+  it('shows a time as the wall clock of the named zone, not of the machine', () => {
+    // 2026-10-31T18:30:00Z is midnight in Kolkata (UTC+05:30).
+    expect(formatTimeIn(Date.UTC(2026, 9, 31, 18, 30) / 1000, 'Asia/Kolkata')).toBe('2026-11-01 00:00 Asia/Kolkata');
+    expect(formatTimeIn(Date.UTC(2026, 9, 31, 18, 30) / 1000, 'UTC')).toBe('2026-10-31 18:30 UTC');
   });
 });

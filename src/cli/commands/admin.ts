@@ -15,7 +15,7 @@ import { openRuntime, type Runtime } from '../../server/runtime.js';
 import { MAX_RETENTION_DAYS, type TenantView } from '../../services/tenants.js';
 import { checkWebhookUrl, DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER, WebhookTargetError } from '../../telephony/routing-webhook.js';
 import type { CommandContext } from '../context.js';
-import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
+import { dim, formatTime, formatTimeIn, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { readStdin } from '../prompt.js';
 
@@ -337,9 +337,10 @@ export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<voi
   const out = await withRuntimeAsync(flags, async (rt) => {
     const before = parseCutoff('--before', flags.before!, rt.settings.timezone);
     const scope = { before, tenant: flags.tenant ?? null };
-    if (flags.dryRun) return { counts: await rt.services.retention.count(scope), complete: true, before };
+    const zone = rt.settings.timezone;
+    if (flags.dryRun) return { counts: await rt.services.retention.count(scope), complete: true, before, zone };
     const { complete, ...counts } = await rt.services.retention.purge(scope, { pauseMs: ADMIN_PURGE_PAUSE_MS });
-    return { counts, complete, before };
+    return { counts, complete, before, zone };
   });
   const view = {
     dry_run: Boolean(flags.dryRun), before: new Date(out.before * 1000).toISOString(), tenant: flags.tenant ?? null,
@@ -347,8 +348,8 @@ export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<voi
   };
   if (ctx.json) return printJson(view);
   const who = flags.tenant ? `tenant ${flags.tenant}` : 'all tenants';
-  if (flags.dryRun) say(`Dry run (nothing deleted): a purge of ${who} before ${formatTime(out.before)} would delete:`);
-  else ok(`purged ${who}: records created before ${formatTime(out.before)}`);
+  if (flags.dryRun) say(`Dry run (nothing deleted): a purge of ${who} before ${formatTimeIn(out.before, out.zone)} would delete:`);
+  else ok(`purged ${who}: records created before ${formatTimeIn(out.before, out.zone)}`);
   await printTable(PURGE_TABLES, [
     { header: 'RECORDS', cell: ([, label]) => label },
     { header: flags.dryRun ? 'WOULD DELETE' : 'DELETED', cell: ([k]) => String(out.counts[k]) },
