@@ -66,18 +66,11 @@ import { measureAlternating, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
 import { waitForAllAudio } from './sessions.mjs';
+import { CALL_BODY, loud, numEnv, warnings } from './lib/report.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
 const run = promisify(execFile);
-
-function numEnv(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const SESSIONS = numEnv('BENCH_GROWTH_SESSIONS', 200_000);
 const DAYS = Math.max(1, numEnv('BENCH_GROWTH_DAYS', 60));
@@ -96,19 +89,6 @@ const BUDGET_INR = 1_000_000;
 const IDEMPOTENCY_RETENTION_H = 24;
 const WITHIN = 0.2;
 
-const CALL_BODY = JSON.stringify({
-  agent_id: 'ag_emi_reminder',
-  to: '+919876543210',
-  customer_name: 'Ravi Kumar',
-  context: { emi_amount: '12,500', loan_last4: '4321', due_date: '25 November' },
-});
-
-const warnings = [];
-function loud(message) {
-  warnings.push(message);
-  const bar = '!'.repeat(78);
-  process.stderr.write(`\n${bar}\n!!! WARNING: ${message}\n${bar}\n\n`);
-}
 const say = (m) => process.stderr.write(`growth: ${m}\n`);
 
 /** `node bin/vagent …` (async, so two stores can be prepared at once); parsed `--json` output. */

@@ -53,18 +53,11 @@ import { benchSessions, waitForAllAudio } from './sessions.mjs';
 import { measure, measurePaired } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
+import { CALL_BODY, loud, numEnv, warnings } from './lib/report.mjs';
 
 const LOAD_AT_START = os.loadavg().map((x) => Math.round(x * 100) / 100);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
-
-function numEnv(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const DURATION_S = numEnv('BENCH_DURATION_S', 10);
 const WARMUP_S = numEnv('BENCH_WARMUP_S', Math.min(2, DURATION_S));
@@ -86,20 +79,6 @@ const TRUNK_BODY = JSON.stringify({
   numbers: ['+912240001234'],
   auth: { username: 'acme', password: 'Zq7-bench-s3cret-pa55word' },
 });
-
-const CALL_BODY = JSON.stringify({
-  agent_id: 'ag_emi_reminder',
-  to: '+919876543210',
-  customer_name: 'Ravi Kumar',
-  context: { emi_amount: '12,500', loan_last4: '4321', due_date: '25 November' },
-});
-
-const warnings = [];
-function loud(message) {
-  warnings.push(message);
-  const bar = '!'.repeat(78);
-  process.stderr.write(`\n${bar}\n!!! WARNING: ${message}\n${bar}\n\n`);
-}
 
 /** `node bin/vagent admin … --json` on the daemon's state dir (allowed while it runs). */
 function admin(stateDir, ...args) {

@@ -57,34 +57,12 @@ function cannonOptions({ url, connections, method = 'GET', path = '/', headers =
  * @param {object} other  the same for the route judged
  * @param {{rounds: number, sliceS: number, connections: number}} o
  * @returns {{rounds: number, slice_s: number, base: object, other: object, ratio: number}} where
- *          base and other are {title, total_2xx, seconds, requests_per_s, non_2xx, errors,
- *          timeouts, steal_cores (mean over its slices, null without /proc)}
+ *          base and other are the summaries {@link measureAlternating} gives (total_2xx,
+ *          seconds, requests_per_s, errors, latencies, steal_cores, …)
  */
 export async function measurePaired(base, other, { rounds, sliceS, connections }) {
-  const sides = [base, other].map((r) => ({
-    route: r, options: cannonOptions({ ...r, connections }),
-    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, stealKnown: true },
-  }));
-  for (let i = 0; i < rounds; i++) {
-    for (const side of i % 2 === 0 ? sides : [sides[1], sides[0]]) {
-      const before = cpuSnapshot(side.route.pid);
-      const r = await run({ ...side.options, title: `${side.route.title} (paired slice)`, duration: sliceS });
-      const cpu = cpuSince(before);
-      const t = side.total;
-      t.total_2xx += r['2xx'];
-      t.seconds += r.duration;
-      t.non_2xx += r.non2xx;
-      t.errors += r.errors;
-      t.timeouts += r.timeouts;
-      if (cpu) t.steal += cpu.steal_cores * r.duration;
-      else t.stealKnown = false;
-    }
-  }
-  const [b, o] = sides.map(({ total: { steal, stealKnown, ...t } }) => ({
-    ...t,
-    requests_per_s: t.total_2xx / t.seconds,
-    steal_cores: stealKnown ? Math.round((steal / t.seconds) * 100) / 100 : null,
-  }));
+  // Two routes alternating, each round starting one later, is base, other / other, base / …
+  const { routes: [b, o] } = await measureAlternating([base, other], { rounds, sliceS, connections });
   return { rounds, slice_s: sliceS, base: b, other: o, ratio: o.requests_per_s / b.requests_per_s };
 }
 

@@ -3,15 +3,13 @@
  * pruned from the disk directly, so they work with or without a running daemon. They never
  * open the database.
  */
-import fs from 'node:fs';
-import { loadSettings } from '../../config/load.js';
+import { formatBytes } from '../../config/notices.js';
 import { statePaths } from '../../config/paths.js';
 import { audioCacheStats, pruneAudioCache, type AudioCacheStats, type PruneResult } from '../../speech/cache.js';
 import { resolveAudioCacheCap, type AudioCacheCap } from '../../speech/cache-limits.js';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
 import { dim, formatTime, hint, ok, plural, printFields, printJson, say } from '../output.js';
-import type { AdminFlags } from './admin.js';
+import { existingStateSettings, type AdminFlags } from './admin.js';
 
 /** Flags of `vagent admin cache prune`. */
 export interface CachePruneFlags extends AdminFlags {
@@ -20,28 +18,12 @@ export interface CachePruneFlags extends AdminFlags {
 
 /** The settings of `flags` and the state dir's audio cache; refuses a state dir that does not exist. */
 function cacheOf(flags: AdminFlags): { dir: string; cap: AudioCacheCap; keepHours: number } {
-  const settings = loadSettings(flags);
-  if (!fs.existsSync(statePaths(settings.state_dir).database)) {
-    throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
-      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
-  }
+  const settings = existingStateSettings(flags);
   return {
     dir: statePaths(settings.state_dir).audio,
     cap: resolveAudioCacheCap(settings.audio_cache_max_mb, settings.state_dir),
     keepHours: settings.audio_url_keep_hours,
   };
-}
-
-/** Bytes for people: `0 B`, `9.4 KiB`, `1.2 GiB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = bytes;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u += 1;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
 function capText(cap: AudioCacheCap): string {

@@ -3,24 +3,16 @@
  * `stats` works beside a running daemon; `vacuum` rewrites the file, so it takes the state
  * dir's daemon lock and refuses while a daemon runs.
  */
-import fs from 'node:fs';
-import { loadSettings } from '../../config/load.js';
 import { formatBytes } from '../../config/notices.js';
-import { statePaths } from '../../config/paths.js';
 import { databaseReport, vacuumDatabase, VacuumRefusedError } from '../../server/db-admin.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { dim, hint, ok, printFields, printJson, say } from '../output.js';
-import type { AdminFlags } from './admin.js';
+import { existingStateSettings, type AdminFlags } from './admin.js';
 
 /** The state dir of `flags`, refused when it holds no database (a mistyped --state-dir). */
 function existingStateDir(flags: AdminFlags): string {
-  const settings = loadSettings(flags);
-  if (!fs.existsSync(statePaths(settings.state_dir).database)) {
-    throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
-      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
-  }
-  return settings.state_dir;
+  return existingStateSettings(flags).state_dir;
 }
 
 const MODE_TEXT = {

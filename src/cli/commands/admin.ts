@@ -8,6 +8,7 @@ import { loadSettings } from '../../config/load.js';
 import { statePaths } from '../../config/paths.js';
 import { loginUrl, readDaemonAddress } from '../../config/daemon-address.js';
 import { auditModeNotice } from '../../config/notices.js';
+import type { Settings } from '../../config/schema.js';
 import { isoTimeMs, startOfLocalDay } from '../../domain/time.js';
 import { exportSessions } from '../../services/archive.js';
 import type { PurgeCounts } from '../../services/retention.js';
@@ -30,12 +31,7 @@ export interface AdminFlags {
  * --state-dir would otherwise get a fresh database, and keys no daemon knows about.
  */
 function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
-  const settings = loadSettings(flags);
-  if (!fs.existsSync(statePaths(settings.state_dir).database)) {
-    throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
-      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
-  }
-  const rt = openRuntime(settings, { recover: false });
+  const rt = openAdminRuntime(flags);
   try {
     return fn(rt);
   } finally {
@@ -43,14 +39,27 @@ function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
   }
 }
 
-/** {@link withRuntime} for a command that awaits (a purge's batches, an export's writes). */
-async function withRuntimeAsync<T>(flags: AdminFlags, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+/**
+ * The settings of `flags` (config file, environment, flags), for a state dir that exists.
+ * @throws CliError (exit 1) when the state dir holds no database: a mistyped --state-dir.
+ */
+export function existingStateSettings(flags: AdminFlags): Settings {
   const settings = loadSettings(flags);
   if (!fs.existsSync(statePaths(settings.state_dir).database)) {
     throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
       `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
   }
-  const rt = openRuntime(settings, { recover: false });
+  return settings;
+}
+
+/** The runtime of an existing state dir, opened without start-up recovery (a daemon may serve it). @throws CliError when there is none. */
+function openAdminRuntime(flags: AdminFlags): Runtime {
+  return openRuntime(existingStateSettings(flags), { recover: false });
+}
+
+/** {@link withRuntime} for a command that awaits (a purge's batches, an export's writes). */
+async function withRuntimeAsync<T>(flags: AdminFlags, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = openAdminRuntime(flags);
   try {
     return await fn(rt);
   } finally {
