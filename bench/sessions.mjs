@@ -11,6 +11,7 @@
  *   The rows one bench turn wrote (its stored response, its turn-log row), for the reference
  *   route (g) of bench/durable-server.mjs.
  */
+import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { readDatabase } from './lib/db.mjs';
@@ -73,8 +74,10 @@ export async function waitForAllAudio(url, key) {
  */
 function lastTurnRows(database, keyPrefix) {
   return readDatabase(database, (db) => {
-    const idem = db.prepare('SELECT body FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
+    const row = db.prepare('SELECT body, body_z FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
       .get(`${keyPrefix}-`, `${keyPrefix}.`);
+    // A body over 512 bytes is stored deflated (body_z), as src/store/repos/idempotency.ts does.
+    const idem = row && { body: row.body ?? (row.body_z ? zlib.inflateRawSync(row.body_z).toString('utf8') : null) };
     const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
     if (!idem?.body || !turn) throw new Error('the turn benchmark left no stored turn in the daemon\'s database');
     return { body: idem.body, ...turn };

@@ -161,8 +161,10 @@ export async function generateSessions({ database, templates, n, days, openEvery
       const turns = db.prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx').all(s.seq)
         .map((r) => ({ ...r, data: JSON.parse(r.data) }));
       const call = db.prepare('SELECT * FROM calls WHERE id = ?').get(t.id) ?? null;
-      const idem = db.prepare("SELECT key, fingerprint, status, body, created_at FROM idempotency WHERE state = 'done' AND body LIKE ?")
-        .all(`%se_${t.id}"%`);
+      // Through the repo, which inflates a body stored deflated (body_z, over 512 bytes).
+      const idem = db.prepare("SELECT tenant_id, key FROM idempotency WHERE state = 'done'").all()
+        .map((k) => repos.idempotency.get(k.tenant_id, k.key))
+        .filter((r) => r.body?.includes(`se_${t.id}"`));
       if (s.status !== 'ended') return null;
       return { s, turns, call, idem, open: t.open };
     }).filter(Boolean);
