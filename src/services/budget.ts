@@ -12,8 +12,9 @@
  * reservation atomic, so concurrent calls cannot overspend.
  *
  * Both read the spend through `CallRepo.spendMicro`: the running spend ledger the store keeps in
- * the same transaction as every cost (migration 7, issue 15 item 1), not a walk of the day's
- * sessions, so a check costs the same however many sessions the day holds.
+ * the same transaction as every cost and every open call's hold (migrations 7 and 10, issue 15
+ * item 1), not a walk of the day's sessions or open calls, so a check costs the same however
+ * many sessions the day holds and however many of its calls are open.
  */
 import { ApiError } from '../domain/errors.js';
 import { inrToMicro, microToInr } from '../domain/money.js';
@@ -85,8 +86,15 @@ export class BudgetService {
     }
   }
 
-  /** {@link check} inside the write that records the call; returns the reservation to store with it. */
+  /**
+   * {@link check} inside the write that records the call; returns the reservation to store with
+   * it. First releases the tenant's call holds past their `reserve_until` (a bounded batch,
+   * `CallRepo.releaseExpiredHolds`), with or without a budget: they count for nothing, and
+   * releasing them keeps the spend read's range of expired holds small.
+   * @throws ApiError rate_limit_exceeded.
+   */
   reserveTx(tenantId: string): number {
+    this.deps.repos.calls.releaseExpiredHolds(tenantId, this.deps.now());
     this.check(tenantId);
     return this.reservationMicro;
   }
