@@ -224,7 +224,7 @@ describe('call holds (migration 10)', () => {
       const pick = (n: number): number => Math.floor(next() * n);
       const r = seedRepos();
       try {
-        const open: Array<{ seq: number; cost: [number, number, number]; idx: number }> = [];
+        const open: Array<{ seq: number; id: number; tenant: string; cost: [number, number, number]; idx: number; call: boolean }> = [];
         let id = 100;
         let now = DAY0 - 86400 + 3 * 3600;
         let released = 0;
@@ -237,8 +237,16 @@ describe('call holds (migration 10)', () => {
             const cost: [number, number, number] = [pick(3000), pick(3000), 0];
             const seq = openSession(r, ++id, tenant, now, metrics(...cost));
             // Most with a call (some with no reservation), reserved up to ₹3 for up to 2 hours.
-            if (pick(5) > 0) placeCall(r, id, tenant, pick(4) * 1_000_000, now + pick(7200));
-            open.push({ seq, cost, idx: 0 });
+            const call = pick(5) > 0;
+            if (call) placeCall(r, id, tenant, pick(4) * 1_000_000, now + pick(7200));
+            open.push({ seq, id, tenant, cost, idx: 0, call });
+          } else if (op === 6) {
+            // A call placed on a session already open, after its turns: its hold starts at their cost.
+            const s = open.find((o) => !o.call);
+            if (s) {
+              s.call = true;
+              placeCall(r, s.id, s.tenant, (1 + pick(3)) * 1_000_000, now + pick(7200));
+            }
           } else if (op < 13) {
             const s = open[pick(open.length)]!;
             s.cost = [s.cost[0] + pick(400_000), s.cost[1] + pick(400_000), s.cost[2] + pick(50_000)];
