@@ -339,6 +339,29 @@ describe('call holds (migration 10)', () => {
     }
   });
 
+  it('the budget reads the day of its clock across midnight, forwards and back', async () => {
+    const r = seedRepos();
+    try {
+      const { BudgetService } = await import('../../src/services/budget.js');
+      let now = DAY0 - 1;
+      const budget = new BudgetService({ repos: r, now: () => now } as never, { dailyBudgetInr: 3, timezone: ZONE, callReservationInr: 2 });
+      openSession(r, 3000, 'a', now, metrics(0, 0, 0));
+      await r.store.write(() => placeCall(r, 3000, 'a', budget.reserveTx('a'), now + 600));
+      const seen = (): [string, number] => { const s = budget.status('a'); return [s.day, s.spent_inr]; };
+      expect(seen()).toEqual(['2026-11-20', 2]);
+      now = DAY0;
+      expect(seen()).toEqual(['2026-11-21', 0]);
+      now = DAY0 + 86399;
+      expect(seen()).toEqual(['2026-11-21', 0]);
+      now = DAY0 + 86400;
+      expect(seen()).toEqual(['2026-11-22', 0]);
+      now = DAY0 - 10;
+      expect(seen()).toEqual(['2026-11-20', 2]);
+    } finally {
+      r.store.close();
+    }
+  });
+
   it('backfills the holds of an upgraded version 9 database with open calls', () => {
     const file = dbFile();
     const raw = new Database(file);
