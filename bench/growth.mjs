@@ -33,8 +33,9 @@
  *                             connection, so the day's open calls stay near the connection
  *                             count, as when calls end (the rate counts both responses);
  *               left open     prepare-only calls that are never ended, as in run.mjs (f): the
- *                             day's open calls grow by thousands, and the budget check reads
- *                             each one (what they hold), so this shows that cost;
+ *                             day's open calls grow by thousands; each holds its reservation in
+ *                             the spend ledger (migration 10), so the budget check should not
+ *                             notice them, and this shows whether it does;
  *   RSS         VmRSS and peak (VmHWM) of each daemon after that load;
  *   disk        DB bytes (vagent.db + WAL) per session, audio-cache bytes (du of
  *               <state-dir>/audio) per session, and the dynamic audio one template session added.
@@ -429,7 +430,7 @@ function report(r) {
     '   rest of the host in cores, the bench and the daemon left out — above 0.25 the figures are skewed; a call + /end',
     '   route counts both responses. Open sessions of the budget tenant opened today, small / big: before the calls',
     `   ${o.before_calls.small} / ${o.before_calls.big}, after calls + /end ${o.after_calls_then_end.small} / ${o.after_calls_then_end.big}, `
-    + `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: each open call of the day is read by the budget check)`, '');
+    + `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: what each open call holds is in the spend ledger)`, '');
   const target = (x) => (x.target_min !== undefined ? `≥ ${pct(x.target_min)}` : x.target_max !== undefined ? `≤ ${pct(x.target_max)}` : '(none)');
   out.push(table(['Ratio', 'value', 'target', 'verdict'], Object.values(r.ratios).map((x) => [x.of, pct(x.value), target(x), x.pass === undefined ? '' : verdict(x.pass)])), '');
   out.push(table(['Start-up (spawn → listening)', 'median ms', 'samples ms', 'then /v1/health ms'], ['small', 'big'].map((n) => [

@@ -13,8 +13,8 @@
  * before the cut-off go with their turns and calls, never an open session nor a call whose line
  * is not final; its audit events (as the owner of the resource) recorded before it; and, for
  * the instance, processed telephony events received before it and agent revisions applied
- * before it that no agent has as current and no remaining session pins. The spend ledger is
- * never touched.
+ * before it that no agent has as current and no remaining session pins. The spend ledger, and
+ * what open calls hold in it, are never touched.
  *
  * Each batch (at most {@link DEFAULT_BATCH_SIZE} sessions with their turns and calls, or as
  * many events or revisions) is one write through the store's group commit, and the purge yields

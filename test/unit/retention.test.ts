@@ -173,21 +173,33 @@ describe('purge before a cut-off', () => {
     }
   });
 
-  it('leaves the spend ledger alone: a past day and today read the same after a purge', async () => {
+  it('leaves the spend ledger alone: a past day and today read the same after a purge, open calls still hold', async () => {
     const a = await app();
-    const ledger = () => db(a).prepare('SELECT tenant_id, bucket, cost_micro FROM spend_ledger ORDER BY 1, 2').all();
+    const ledger = () => db(a).prepare('SELECT tenant_id, bucket, cost_micro, held_micro FROM spend_ledger ORDER BY 1, 2').all();
+    const holds = () => db(a).prepare('SELECT * FROM call_holds ORDER BY call_id').all();
+    /** A prepared call at `at`, its session left open: it holds its reservation (migration 10). */
+    const openCall = async (at: number) => {
+      clock = at;
+      const res = await a.call('POST', '/v1/calls', { ...EMI, to: '+919876543210' });
+      expect(res.statusCode, res.body).toBe(201);
+    };
     await session(a, START);
     await call(a, START + 2 * DAY);
     const today = START + 5 * DAY;
     await session(a, today);
     await call(a, today + 60);
+    await openCall(today + 90);
     clock = today + 120;
     const rowsBefore = ledger();
+    const holdsBefore = holds();
     const spentBefore = a.runtime.services.budget.status('default').spent_inr;
     expect(rowsBefore.length).toBeGreaterThan(1);
+    expect(holdsBefore).toHaveLength(1);
+    expect(spentBefore).toBeGreaterThanOrEqual(a.runtime.services.budget.reservationMicro / 1e6);
     const done = await a.runtime.services.retention.purge({ before: clock, tenant: null });
     expect(done.sessions).toBe(4);
     expect(ledger()).toEqual(rowsBefore);
+    expect(holds()).toEqual(holdsBefore);
     expect(a.runtime.services.budget.status('default').spent_inr).toBe(spentBefore);
   });
 

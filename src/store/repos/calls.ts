@@ -69,6 +69,13 @@ const WITH_SESSION = `SELECT c.*, s.created_at, s.status AS session_status, s.en
 /** The spend ledger's bucket, seconds (migration 7): every real zone's midnight falls on one. */
 export const SPEND_BUCKET_S = 900;
 
+/**
+ * Expired call holds released per write at most ({@link CallRepo.releaseExpiredHolds}): each
+ * costs one ledger update, so a burst of calls that expired together is released over a few
+ * calls rather than in one long write; the rest are still subtracted by the spend read.
+ */
+export const RELEASE_BATCH = 500;
+
 /** Call queries over one connection. */
 export class CallRepo {
   private readonly q;
@@ -105,17 +112,19 @@ export class CallRepo {
       listOpen: db.prepare(`SELECT c.*, s.created_at, s.status AS session_status, s.ended_at, s.customer_name, ${METRICS} AS metrics
           FROM sessions s JOIN calls c ON c.id = s.id
           WHERE s.tenant_id = @tenant AND s.status = 'open' AND c.seq < @before ORDER BY c.seq DESC LIMIT @limit`),
-      // The day's costs: one index range of the ledger (migration 7), at most 100 quarter-hours.
-      ledger: db.prepare(`SELECT COALESCE(SUM(cost_micro), 0) FROM spend_ledger
-        WHERE tenant_id = @tenant AND bucket >= @from AND bucket < @to`).pluck(),
-      // What open calls of the day hold beyond their session's cost so far: reads only the
-      // tenant's sessions still open from that day (partial index sessions_open).
-      held: db.prepare(`WITH o AS (
-          SELECT c.reserved_micro AS r, COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) AS m
-          FROM sessions s INDEXED BY sessions_open JOIN calls c ON c.id = s.id
-          WHERE s.tenant_id = @tenant AND s.status = 'open' AND s.created_at >= @start AND s.created_at < @end AND c.reserve_until > @now)
-        SELECT COALESCE(SUM(MAX(0, o.r - (COALESCE(json_extract(o.m, '$.cost.llm'), 0) + COALESCE(json_extract(o.m, '$.cost.tts'), 0)
-          + COALESCE(json_extract(o.m, '$.cost.stt'), 0)))), 0) FROM o`).pluck(),
+      // The day's spend: the day's ledger rows (costs and what holds add to them), one index range
+      // of at most 100 quarter-hours (migrations 7 and 10), less what the day's holds that have
+      // passed their reserve_until but are not yet released add (index call_holds_expiry).
+      ledger: db.prepare(`SELECT (SELECT COALESCE(SUM(cost_micro + held_micro), 0) FROM spend_ledger
+          WHERE tenant_id = @tenant AND bucket >= @from AND bucket < @to)
+        - (SELECT COALESCE(SUM(MAX(0, reserved_micro - cost_micro)), 0) FROM call_holds INDEXED BY call_holds_expiry
+          WHERE tenant_id = @tenant AND reserve_until <= @now AND bucket >= @from AND bucket < @to)`).pluck(),
+      // Whether the tenant has an expired hold: a read, cheaper than the delete when there is none (the usual case).
+      anyExpired: db.prepare(`SELECT 1 FROM call_holds INDEXED BY call_holds_expiry
+          WHERE tenant_id = @tenant AND reserve_until <= @now LIMIT 1`).pluck(),
+      // Deletes (through their trigger, from the ledger too) up to @limit of the tenant's expired holds.
+      release: db.prepare(`DELETE FROM call_holds WHERE call_id IN (SELECT call_id FROM call_holds INDEXED BY call_holds_expiry
+          WHERE tenant_id = @tenant AND reserve_until <= @now LIMIT @limit)`),
       // The walk the ledger replaced, for a day that does not start and end on quarter-hours.
       spendWalk: db.prepare(`WITH day AS (
           SELECT s.id, s.status, ${METRICS} AS m FROM sessions s
@@ -167,17 +176,33 @@ export class CallRepo {
    * micro-rupees: each session's cost, or the reservation of its call while it is open (and
    * `now` is before its `reserve_until`) when that is more.
    *
-   * Issue 15 item 1: the costs are read from the spend ledger (migration 7: an index range of
-   * at most 100 quarter-hour rows, whatever the day's sessions), plus what the tenant's open
-   * calls hold beyond their cost so far (its sessions of the day still open only). A day that does not start and
-   * end on quarter-hours (no real zone today) falls back to walking the day's sessions.
+   * Issue 15 item 1: one statement over two index ranges, whatever the day's sessions and open
+   * calls: the day's spend ledger rows (at most 100 quarter-hours; migration 7's costs plus
+   * migration 10's `held_micro`, what open calls hold beyond their cost so far), less what the
+   * day's holds past their `reserve_until` and not yet released still add there (few: see
+   * {@link releaseExpiredHolds}). A day that does not start and end on quarter-hours (no real
+   * zone today) falls back to walking the day's sessions, the reference the ledger must equal.
+   * `now` is expected not to go back before a release: a released hold no longer counts for an
+   * earlier `now` either.
    */
   spendMicro(tenantId: string, start: number, end: number, now: number): number {
     if (start % SPEND_BUCKET_S !== 0 || end % SPEND_BUCKET_S !== 0) {
       return Number(this.q.spendWalk.get({ tenant: tenantId, start, end, now }));
     }
-    const costs = Number(this.q.ledger.get({ tenant: tenantId, from: start / SPEND_BUCKET_S, to: end / SPEND_BUCKET_S }));
-    return costs + Number(this.q.held.get({ tenant: tenantId, start, end, now }));
+    return Number(this.q.ledger.get({ tenant: tenantId, from: start / SPEND_BUCKET_S, to: end / SPEND_BUCKET_S, now }));
+  }
+
+  /**
+   * Releases (deletes) up to `limit` of the tenant's call holds (migration 10) whose
+   * `reserve_until` is at or before `now` (epoch seconds): they no longer count, and the
+   * ledger's `held_micro` loses what they added, in the same write. The spend read is the same
+   * before and after; what changes is that it no longer reads them. Run inside a write
+   * (`Store.write`), e.g. the one that places the tenant's next call.
+   * @returns how many holds were released.
+   */
+  releaseExpiredHolds(tenantId: string, now: number, limit: number = RELEASE_BATCH): number {
+    if (this.q.anyExpired.get({ tenant: tenantId, now }) === undefined) return 0;
+    return this.q.release.run({ tenant: tenantId, now, limit }).changes;
   }
 }
 

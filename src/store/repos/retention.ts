@@ -8,7 +8,8 @@
  * a line that may still be up, or whose outcome may still arrive), a telephony event still
  * pending, an agent revision that is an agent's current one or that a remaining session pins.
  * Deleting sessions leaves the spend ledger as it is (migration 7 has no delete triggers): a
- * past day's spend, and today's, read the same after a purge.
+ * past day's spend, and today's, read the same after a purge. Nor does it touch a call hold
+ * (migration 10): only open sessions' calls have one, and an open session is never deleted.
  */
 import { DIAL_STATUSES, DIAL_TRANSITIONS } from '../../domain/calls.js';
 import type { Db } from '../database.js';
