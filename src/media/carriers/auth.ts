@@ -30,10 +30,11 @@ export type SignedParams = Record<string, string | readonly string[]>;
  * WebSocket upgrade, a GET): base64 of HMAC-SHA1 keyed with the account's auth token over the
  * full URL (query included) followed by each parameter name and value, names sorted, repeated
  * values sorted and de-duplicated. Source: https://www.twilio.com/docs/usage/webhooks/webhooks-security
- * and twilio-node `getExpectedTwilioSignature` (src/webhooks/webhooks.ts). Throws on an invalid URL.
+ * and twilio-node `getExpectedTwilioSignature` (src/webhooks/webhooks.ts). `url` is signed as
+ * given (no normalisation, so a written-out default port stays).
  */
 export function twilioSignature(authToken: string, url: string, params: SignedParams = {}): string {
-  let data = new URL(url).toString();
+  let data = url;
   for (const name of Object.keys(params).sort()) {
     const v = params[name]!;
     const values = typeof v === 'string' ? [v] : [...new Set(v)].sort();
@@ -53,20 +54,19 @@ function withDefaultPort(u: URL): string {
 /**
  * Whether `signature` (the `X-Twilio-Signature` header) is Twilio's signature of `url` and
  * `params` with `authToken`. Like twilio-node's `validateRequest`, the URL is tried both with
- * and without its port, because Twilio signs either form. `url` must be the URL as Twilio
+ * and without its port (and as given), because Twilio signs either form. `url` must be the URL as Twilio
  * dialled it (the `<Stream url>` in the TwiML, scheme and query included). Never throws.
  */
 export function validateTwilioSignature(input: { authToken: string; signature: string | undefined; url: string; params?: SignedParams }): boolean {
   try {
     const { authToken, signature, url } = input;
     if (!usable(authToken, signature, url)) return false;
-    const parsed = new URL(url);
-    const withPort = withDefaultPort(parsed);
     const noPort = new URL(url);
     noPort.port = '';
-    const a = constantTimeEqual(signature!, twilioSignature(authToken, withPort, input.params));
-    const b = constantTimeEqual(signature!, twilioSignature(authToken, noPort.toString(), input.params));
-    return a || b;
+    const candidates = new Set([url, noPort.toString(), withDefaultPort(new URL(url))]);
+    let ok = false;
+    for (const candidate of candidates) ok = constantTimeEqual(signature!, twilioSignature(authToken, candidate, input.params)) || ok;
+    return ok;
   } catch {
     return false;
   }

@@ -155,18 +155,24 @@ export const EXOTEL_CHUNK_MULTIPLE_BYTES = 320;
 export const EXOTEL_MAX_CHUNK_BYTES = 100_000;
 /** Shortest outbound chunk, ms ("minimum 3.2 KB (100 ms of data)"). */
 export const EXOTEL_MIN_CHUNK_MS = 100;
+/** Shortest outbound PCM chunk, bytes ("minimum chunk size: 3.2k"). */
+export const EXOTEL_MIN_PCM_CHUNK_BYTES = 3200;
 
 /**
- * The outbound chunk size rules for `format`, in bytes: a multiple of 320, at least 100 ms of
- * audio (3200 B at 8 kHz PCM16, 6400 B at 16 kHz, 9600 B at 24 kHz; 960 B for μ-law, the
- * first multiple of 320 past 800 B) and at most 100 000 B (rounded down to a multiple of 320).
+ * The outbound chunk size rules for `format`, in bytes: a multiple of 320, at most 100 000 B
+ * (rounded down to a multiple of 320), and at least both 3200 B and 100 ms of audio for PCM16.
+ * Exotel's docs call 3.2 KB "100 ms", which holds at 16 kHz; at 8 kHz 3200 B is 200 ms, so
+ * both floors are applied: 3200 B at 8 and 16 kHz, 4800 B at 24 kHz. For μ-law (ExoML
+ * streams; the byte floor is stated for raw/slin) the floor is 100 ms rounded up to a
+ * multiple of 320: 960 B.
  */
 export function exotelChunkRules(format: CarrierAudioFormat): { multipleBytes: number; minBytes: number; maxBytes: number } {
   const bytesPerMs = (format.sampleRate / 1000) * sampleBytesOf(format.encoding);
   const m = EXOTEL_CHUNK_MULTIPLE_BYTES;
+  const floor = Math.max(EXOTEL_MIN_CHUNK_MS * bytesPerMs, format.encoding === 'pcm16' ? EXOTEL_MIN_PCM_CHUNK_BYTES : 0);
   return {
     multipleBytes: m,
-    minBytes: Math.ceil((EXOTEL_MIN_CHUNK_MS * bytesPerMs) / m) * m,
+    minBytes: Math.ceil(floor / m) * m,
     maxBytes: Math.floor(EXOTEL_MAX_CHUNK_BYTES / m) * m,
   };
 }
