@@ -415,6 +415,12 @@ describe('Twilio request signature', () => {
 
   it("accepts the docs' worked example and a vector computed from the documented algorithm", () => {
     expect(validateTwilioSignature({ authToken: token, signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', url, params })).toBe(true);
+    // Names are sorted whatever order they arrive in.
+    const shuffled = { To: params.To, Digits: params.Digits, From: params.From, CallSid: params.CallSid, Caller: params.Caller };
+    expect(validateTwilioSignature({ authToken: token, signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', url, params: shuffled })).toBe(true);
+    // A repeated name: values sorted and de-duplicated (twilio-php / twilio-python SDK test vector).
+    const repeated = { Sid: 'CA123', SidAccount: 'AC123', Digits: ['5678', '1234', '1234'] };
+    expect(validateTwilioSignature({ authToken: token, signature: 'IK+Dwps556ElfBT0I3Rgjkr1wJU=', url, params: repeated })).toBe(true);
     // The upgrade is a GET: the signed data is the wss URL alone.
     const wss = 'wss://vagent.example.com/v1/media/twilio?tenant=acme';
     const sig = createHmac('sha1', 'tok-abc').update(wss).digest('base64');
