@@ -5,6 +5,7 @@
  * computed here with node:crypto from the documented algorithms.
  */
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CarrierProtocolError,
@@ -464,6 +465,15 @@ describe('Plivo signature V3', () => {
     expect(validatePlivoSignatureV3({ authToken: token, signature: sign(`${plain}.${nonce}`), nonce, url: plain })).toBe(true);
   });
 
+  it('accepts any of several candidate URLs (wss:// as dialled, or written as http://)', () => {
+    const wss = 'wss://vagent.example.com/v1/media/plivo';
+    const http = 'http://vagent.example.com/v1/media/plivo';
+    const sig = sign(`${http}.${nonce}`);
+    expect(validatePlivoSignatureV3({ authToken: token, signature: sig, nonce, url: wss })).toBe(false);
+    expect(validatePlivoSignatureV3({ authToken: token, signature: sig, nonce, url: [wss, http] })).toBe(true);
+    expect(validatePlivoSignatureV3({ authToken: token, signature: sig, nonce, url: [] })).toBe(false);
+  });
+
   it('accepts a POST callback signature (URL, "?", then sorted name=value pairs)', () => {
     const url = 'https://vagent.example.com/answer';
     const params = { To: '+918000000000', From: '+919000000000', CallUUID: 'abc' };
@@ -505,5 +515,44 @@ describe('Exotel basic auth', () => {
       expect(validateExotelBasicAuth(h, expected)).toBe(false);
     }
     expect(validateExotelBasicAuth(header(':'), { username: '', password: '' })).toBe(false);
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// Hostile input: parsers throw only typed errors, validators never throw.
+
+describe('hostile input', () => {
+  const frames = fc.oneof(
+    fc.string({ maxLength: 300 }),
+    fc.json({ maxDepth: 4 }),
+    fc.record({ event: fc.constantFrom('start', 'media', 'dtmf', 'mark', 'stop', 'clear', 'playedStream', 'clearedAudio', 'connected'), start: fc.anything(), media: fc.anything(), dtmf: fc.anything(), mark: fc.anything(), name: fc.anything() }).map((o) => JSON.stringify(o)),
+  );
+
+  it('every parser and the stream either return an event or throw a CarrierProtocolError', () => {
+    const parsers = [parseTwilio, parseExotel, parsePlivo];
+    fc.assert(
+      fc.property(frames, (text) => {
+        for (const parse of parsers) {
+          try {
+            expect(typeof parse(text).type).toBe('string');
+          } catch (err) {
+            expect(err).toBeInstanceOf(CarrierProtocolError);
+          }
+        }
+      }),
+      { numRuns: 400, seed: 16 },
+    );
+  });
+
+  it('the validators return false, never throw, on arbitrary input', () => {
+    const str = fc.oneof(fc.string({ maxLength: 200 }), fc.constant(undefined as unknown as string));
+    fc.assert(
+      fc.property(str, str, str, str, (a, b, c, d) => {
+        expect(validateTwilioSignature({ authToken: a, signature: b, url: c })).toBe(false);
+        expect(validatePlivoSignatureV3({ authToken: a, signature: b, nonce: c, url: d })).toBe(false);
+        expect(validateExotelBasicAuth(a, { username: b, password: c })).toBe(false);
+      }),
+      { numRuns: 300, seed: 16 },
+    );
   });
 });

@@ -126,24 +126,30 @@ export function plivoSignatureV3(authToken: string, method: 'GET' | 'POST', url:
  * Whether `signature` (the `X-Plivo-Signature-V3` header; with several active auth tokens
  * Plivo sends a comma-separated list, any of which may match) is Plivo's V3 signature of the
  * request with `nonce` (`X-Plivo-Signature-V3-Nonce`) and `authToken`. The WebSocket upgrade
- * is a GET without parameters; `url` must be the URL Plivo dialled. Never throws.
+ * is a GET without parameters; `url` must be the URL Plivo dialled. Several candidate URLs may
+ * be given (any match passes): integrations report the upgrade validating only with the
+ * `wss://` of the stream URL written as `http://`, so the caller may offer both. Never throws.
  */
 export function validatePlivoSignatureV3(input: {
   authToken: string;
   signature: string | undefined;
   nonce: string | undefined;
-  url: string;
+  url: string | readonly string[];
   method?: 'GET' | 'POST';
   params?: SignedParams;
 }): boolean {
   try {
-    const { authToken, signature, nonce, url } = input;
-    if (!usable(authToken, signature, nonce, url)) return false;
+    const { authToken, signature, nonce } = input;
+    const urls = typeof input.url === 'string' ? [input.url] : [...input.url];
+    if (!usable(authToken, signature, nonce) || urls.length === 0 || urls.length > 8 || !usable(...urls)) return false;
     const method = input.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST') return false;
-    const expected = plivoSignatureV3(authToken, method, url, nonce!, input.params);
+    const given = signature!.split(',').slice(0, 16).map((c) => c.trim());
     let ok = false;
-    for (const candidate of signature!.split(',')) ok = constantTimeEqual(candidate.trim(), expected) || ok;
+    for (const url of urls) {
+      const expected = plivoSignatureV3(authToken, method, url, nonce!, input.params);
+      for (const candidate of given) ok = constantTimeEqual(candidate, expected) || ok;
+    }
     return ok;
   } catch {
     return false;
