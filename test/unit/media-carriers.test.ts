@@ -311,6 +311,16 @@ describe('malformed, mistyped and oversized frames', () => {
     expectCode(() => parse('{"event":42}'), 'invalid_message', 'event');
   });
 
+  it('takes frames as UTF-8 bytes too, refusing invalid UTF-8 and oversized byte frames', () => {
+    expect(parseTwilio(Buffer.from(j({ event: 'connected', protocol: 'Call', version: '1.0.0' })))).toEqual({ type: 'connected' });
+    const s = new CarrierStream('exotel');
+    s.receive(new TextEncoder().encode(j(exStart())));
+    expect(s.receive(Buffer.from(j(exMedia()))).type).toBe('media');
+    expectCode(() => parseExotel(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 'malformed_json');
+    expectCode(() => parsePlivo(Buffer.alloc(MAX_FRAME_CHARS + 1, 0x20)), 'oversized');
+    expectCode(() => parsePlivo(42 as unknown as string), 'malformed_json');
+  });
+
   it('missing and mistyped media fields name the field', () => {
     expectCode(() => parseTwilio(j({ event: 'media', streamSid: TW_SID, media: { track: 'inbound' } })), 'invalid_message', 'media.payload');
     expectCode(() => parseExotel(j({ event: 'media', stream_sid: EX_SID, media: { payload: 12 } })), 'invalid_message', 'media.payload');

@@ -13,13 +13,31 @@ import {
   type CarrierDialect,
 } from './types.js';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Parses `text` as one JSON object frame with a string `event`. Throws `oversized` above
- * {@link MAX_FRAME_CHARS}, `malformed_json` when it is not a JSON object, `invalid_message`
- * (field `event`) when `event` is missing or not a string.
+ * Parses `frame` (a text frame as a string, or its UTF-8 bytes as a WebSocket library may hand
+ * them over) as one JSON object with a string `event`. Throws `oversized` above
+ * {@link MAX_FRAME_CHARS} (characters, or bytes before decoding), `malformed_json` when it is
+ * not UTF-8 or not a JSON object, `invalid_message` (field `event`) when `event` is missing or
+ * not a string.
  */
-export function parseFrame(dialect: CarrierDialect, text: string): { event: string; body: Record<string, unknown> } {
-  if (typeof text !== 'string') throw new CarrierProtocolError(dialect, 'malformed_json', 'frame is not text');
+export function parseFrame(dialect: CarrierDialect, frame: string | Uint8Array): { event: string; body: Record<string, unknown> } {
+  let text: string;
+  if (typeof frame === 'string') {
+    text = frame;
+  } else if (frame instanceof Uint8Array) {
+    if (frame.length > MAX_FRAME_CHARS) {
+      throw new CarrierProtocolError(dialect, 'oversized', `frame of ${frame.length} bytes exceeds the ${MAX_FRAME_CHARS}-character limit`);
+    }
+    try {
+      text = UTF8.decode(frame);
+    } catch {
+      throw new CarrierProtocolError(dialect, 'malformed_json', 'frame is not UTF-8 text');
+    }
+  } else {
+    throw new CarrierProtocolError(dialect, 'malformed_json', 'frame is not text');
+  }
   if (text.length > MAX_FRAME_CHARS) {
     throw new CarrierProtocolError(dialect, 'oversized', `frame of ${text.length} characters exceeds the ${MAX_FRAME_CHARS}-character limit`);
   }

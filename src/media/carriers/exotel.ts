@@ -96,8 +96,8 @@ function formatOf(mf: { encoding?: string | undefined; sample_rate?: number | un
  * `cleared`. The media payload is returned as sent (its sample width is checked against the
  * `start` format by ./stream-state.ts).
  */
-export function parseExotel(text: string): CarrierEvent {
-  const { event, body } = parseFrame(D, text);
+export function parseExotel(frame: string | Uint8Array): CarrierEvent {
+  const { event, body } = parseFrame(D, frame);
   switch (event) {
     case 'connected':
       return { type: 'connected' };

@@ -95,8 +95,8 @@ function formatOf(encoding: string, sampleRate: number): CarrierAudioFormat {
  * Parses one Plivo Audio Streams text frame. Throws {@link CarrierProtocolError}; unknown
  * event types give `{type: 'ignored'}`; media of a track other than `inbound` is ignored.
  */
-export function parsePlivo(text: string): CarrierEvent {
-  const { event, body } = parseFrame(D, text);
+export function parsePlivo(frame: string | Uint8Array): CarrierEvent {
+  const { event, body } = parseFrame(D, frame);
   switch (event) {
     case 'start': {
       const f = validate(D, event, startFrame, body);

@@ -75,21 +75,21 @@ export class CarrierStream {
   }
 
   /**
-   * Parses and admits one inbound text frame. Throws {@link CarrierProtocolError}: the parser's
+   * Parses and admits one inbound text frame (string or UTF-8 bytes). Throws {@link CarrierProtocolError}: the parser's
    * codes, `out_of_order`, `stream_mismatch`, or `bad_payload` (media not whole samples).
    */
-  receive(text: string): CarrierEvent {
+  receive(frame: string | Uint8Array): CarrierEvent {
     if (this.phaseValue === 'stopped') {
       // Refuse without parsing: a stopped stream spends nothing on what follows.
       let what = 'a frame';
       try {
-        what = `"${parseFrame(this.dialect, text).event}"`;
+        what = `"${parseFrame(this.dialect, frame).event}"`;
       } catch {
         /* the kind of frame is only for the message */
       }
       throw new CarrierProtocolError(this.dialect, 'out_of_order', `${what} after stop`);
     }
-    const event = this.module.parse(text);
+    const event = this.module.parse(frame);
     this.accept(event);
     return event;
   }

@@ -50,8 +50,8 @@ const stopFrame = z.object({ streamSid: idString.optional(), stop: z.object({ ca
  * other than the six documented inbound ones give `{type: 'ignored'}`. Media of the `outbound`
  * track (a `<Start><Stream track="both_tracks">` fork) is ignored: only the caller is heard.
  */
-export function parseTwilio(text: string): CarrierEvent {
-  const { event, body } = parseFrame(D, text);
+export function parseTwilio(frame: string | Uint8Array): CarrierEvent {
+  const { event, body } = parseFrame(D, frame);
   switch (event) {
     case 'connected':
       return { type: 'connected' };

@@ -155,10 +155,10 @@ export interface CarrierWriter {
 export interface CarrierDialectModule {
   readonly dialect: CarrierDialect;
   /**
-   * Parses one inbound text frame. Throws {@link CarrierProtocolError} (`malformed_json`,
+   * Parses one inbound text frame (a string, or its UTF-8 bytes). Throws {@link CarrierProtocolError} (`malformed_json`,
    * `invalid_message`, `oversized`, `bad_payload`); unknown event types give `{type:'ignored'}`.
    */
-  parse(text: string): CarrierEvent;
+  parse(frame: string | Uint8Array): CarrierEvent;
   /** The writer for the stream a `start` event announced. */
   writer(start: Extract<CarrierEvent, { type: 'start' }>): CarrierWriter;
 }
