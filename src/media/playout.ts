@@ -12,8 +12,9 @@
  * ahead of the listener.
  *
  * Schedule: a run starts when a clip is queued while idle, at t0 = now(). Frame i of the run
- * (counted across clips) is due at t0 + max(0, i − lead) × frameMs: the first `lead` frames
- * leave at once, the rest one per frame period. Due times come from t0, never from accumulated
+ * (counted across clips) is due at t0 + max(0, i + 1 − lead) × frameMs: the first `lead` frames
+ * leave at once, the rest one per frame period, so the audio sent never runs more than
+ * lead × frameMs ahead of real time. Due times come from t0, never from accumulated
  * timer delays, so a late timer costs no drift: the next tick sends every frame already due.
  * That catch-up never puts more than `lead` frames ahead of real time, because a frame is sent
  * only once due. The carrier is assumed to play frame i during [t0 + i·frameMs, t0 + (i+1)·frameMs).
@@ -61,7 +62,8 @@ export interface PlayoutOptions {
   /** Duration of one frame, ms. Default {@link FRAME_MS} (20). */
   frameMs?: number;
   /**
-   * Frames sent ahead of real time, ≥ 0. Default 2 (40 ms): absorbs timer and network jitter
+   * Frames sent ahead of real time, 1–50 (the first `leadFrames` frames of a run leave at once).
+   * Default 2 (40 ms): absorbs timer and network jitter
    * without making barge-in lose more than that much unaccounted audio. An adapter that
    * coalesces frames (Exotel's ≥ 100 ms chunks) needs a lead of at least its chunk (5).
    */
@@ -108,7 +110,7 @@ export interface PlayoutStats {
   framesSent: number;
   /** Frames sent more than `lateAfterMs` after their due time. */
   framesLate: number;
-  /** 99th percentile of per-frame lateness (send time − due time, ≥ 0), ms; 0.25 ms resolution, rounded up. 0 before any frame. */
+  /** 99th percentile of per-frame lateness (send time − the later of due time and queueing time, ≥ 0), ms; 0.25 ms resolution, rounded up. 0 before any frame. */
   latenessP99Ms: number;
   /** Largest per-frame lateness seen, ms. */
   latenessMaxMs: number;
@@ -151,6 +153,8 @@ interface QueuedClip {
   /** Frames of this clip already sent. */
   sent: number;
   acknowledged: boolean;
+  /** When the clip was queued, ms: lateness of a frame queued after its slot counts from here. */
+  queuedAt: number;
 }
 
 /**
@@ -195,7 +199,7 @@ export class Playout extends EventEmitter<PlayoutEvents> {
     const lateAfterMs = opts.lateAfterMs ?? 5;
     if (!Number.isInteger(opts.frameBytes) || opts.frameBytes <= 0) throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${opts.frameBytes}`);
     if (!(frameMs > 0 && frameMs <= 1000)) throw new PlayoutError(`frameMs must be in (0, 1000] ms; got ${frameMs}`);
-    if (!Number.isInteger(lead) || lead < 0 || lead > 50) throw new PlayoutError(`leadFrames must be a whole number 0–50; got ${lead}`);
+    if (!Number.isInteger(lead) || lead < 1 || lead > 50) throw new PlayoutError(`leadFrames must be a whole number 1–50; got ${lead}`);
     if (!(lateAfterMs >= 0)) throw new PlayoutError(`lateAfterMs must be ≥ 0 ms; got ${lateAfterMs}`);
     this.sink = sink;
     this.frameBytes = opts.frameBytes;
@@ -231,7 +235,7 @@ export class Playout extends EventEmitter<PlayoutEvents> {
     if (!MARK_RE.test(mark)) throw new PlayoutError(`mark name must be 1–64 printable ASCII characters; got ${JSON.stringify(mark)}`);
     if (this.pending.has(mark) || this.run.some((c) => c.mark === mark && !c.acknowledged)) throw new PlayoutError(`mark name ${JSON.stringify(mark)} is already in use`);
     this.clipSeq++;
-    const queued: QueuedClip = { mark, frames: clip.frames.slice(), start: 0, sent: 0, acknowledged: false };
+    const queued: QueuedClip = { mark, frames: clip.frames.slice(), start: 0, sent: 0, acknowledged: false, queuedAt: this.clock.now() };
     if (!this.active) {
       this.run = [];
       this.cursor = 0;
@@ -344,7 +348,7 @@ export class Playout extends EventEmitter<PlayoutEvents> {
   }
 
   private due(index: number): number {
-    return this.t0 + Math.max(0, index - this.lead) * this.frameMs;
+    return this.t0 + Math.max(0, index + 1 - this.lead) * this.frameMs;
   }
 
   /** Sends every frame due by now, then sets the timer for the next frame or the run's end. */
@@ -360,7 +364,7 @@ export class Playout extends EventEmitter<PlayoutEvents> {
       const frame = clip.frames[clip.sent]!;
       clip.sent++;
       this.runSent++;
-      this.recordLateness(now - due);
+      this.recordLateness(now - Math.max(due, clip.queuedAt));
       try {
         this.sink.play(frame);
         this.counters.framesSent++;
