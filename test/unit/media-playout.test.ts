@@ -198,12 +198,15 @@ describe('Playout clear (barge-in)', () => {
   });
 
   it('counts acknowledged clips in full and the partly played one by estimate', () => {
-    const { clock, transport, playout, events } = setup({ start: 0, lead: 2, ackDelayMs: 0, echoMarksOnClear: true });
+    const { clock, transport, playout, events } = setup({ start: 0, lead: 5, ackDelayMs: 0, echoMarksOnClear: true });
     playout.enqueue(clip(10, 1, 'one'));
     playout.enqueue(clip(10, 2, 'two'));
     playout.enqueue(clip(10, 3, 'three'));
-    clock.advance(300); // 'one' acked at 200; 'two' at 15 of its… 5 of 10 frames
+    // t = 300: 'one' played out and acked at 200; 'two' fully sent (its mark pending), 5 of its
+    // 10 frames played by the schedule (position 15 = 20 sent − lead 5).
+    clock.advance(300);
     expect(events).toContain('played:one');
+    expect(transport.sent.filter((a) => a.kind === 'mark').map((a) => (a as { name: string }).name)).toEqual(['one', 'two']);
     const report = playout.clear();
     expect(report.lastAcknowledgedMark).toBe('one');
     expect(report.heard).toEqual([
