@@ -141,6 +141,25 @@ export class PlayoutError extends RangeError {
   override readonly name = 'PlayoutError';
 }
 
+/**
+ * Cuts encoded audio into the fixed frames a {@link PlayoutClip} needs, padding the last frame
+ * with `silence` (the encoding's zero level: 0xFF for G.711 μ-law per ITU-T G.711 Table 2a,
+ * 0x00 for linear PCM). The frames are views into one copy of `audio`.
+ * @param audio      the clip's bytes in the transport's outbound encoding (PCM16 little-endian: whole samples)
+ * @param frameBytes bytes per frame (the transport's `outbound.frameBytes`)
+ * @param silence    the byte value of silence, 0–255
+ * @throws PlayoutError on empty audio, a bad frame size or silence byte
+ */
+export function splitFrames(audio: Uint8Array, frameBytes: number, silence: number): Buffer[] {
+  if (!(audio instanceof Uint8Array) || audio.byteLength === 0) throw new PlayoutError('audio to split into frames is empty');
+  if (!Number.isInteger(frameBytes) || frameBytes <= 0) throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${frameBytes}`);
+  if (!Number.isInteger(silence) || silence < 0 || silence > 255) throw new PlayoutError(`silence must be a byte value 0–255; got ${silence}`);
+  const count = Math.ceil(audio.byteLength / frameBytes);
+  const all = Buffer.alloc(count * frameBytes, silence);
+  all.set(audio);
+  return Array.from({ length: count }, (_, i) => all.subarray(i * frameBytes, (i + 1) * frameBytes));
+}
+
 const MARK_RE = /^[\x20-\x7e]{1,64}$/;
 const BUCKETS_PER_MS = 4;
 const MAX_TRACKED_MS = 2000;

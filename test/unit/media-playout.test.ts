@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeTransport, type SentAction } from '../../src/media/fake-transport.js';
-import { Playout, PlayoutError, type PlayoutClip } from '../../src/media/playout.js';
+import { Playout, PlayoutError, splitFrames, type PlayoutClip } from '../../src/media/playout.js';
 
 const FRAME_BYTES = 160; // μ-law 8 kHz, 20 ms
 
@@ -337,5 +337,23 @@ describe('Playout input checks', () => {
     expect(() => p.enqueue({ frames: [Buffer.alloc(FRAME_BYTES), Buffer.alloc(1)] })).toThrow(PlayoutError);
     expect(transport.sent).toEqual([]);
     expect(p.playing).toBe(false);
+  });
+});
+
+describe('splitFrames', () => {
+  it('cuts audio into whole frames and pads the last with the silence byte', () => {
+    const audio = Uint8Array.from({ length: 350 }, (_, i) => i % 200);
+    const frames = splitFrames(audio, 160, 0xff);
+    expect(frames.map((f) => f.length)).toEqual([160, 160, 160]);
+    expect([...frames[0]!]).toEqual([...audio.subarray(0, 160)]);
+    expect([...frames[2]!.subarray(0, 30)]).toEqual([...audio.subarray(320)]);
+    expect([...frames[2]!.subarray(30)]).toEqual(Array(130).fill(0xff));
+    expect(splitFrames(new Uint8Array(320), 320, 0)).toHaveLength(1);
+  });
+
+  it('refuses empty audio and bad sizes', () => {
+    expect(() => splitFrames(new Uint8Array(0), 160, 0xff)).toThrow('audio to split into frames is empty');
+    expect(() => splitFrames(new Uint8Array(10), 0, 0xff)).toThrow(/frameBytes/);
+    expect(() => splitFrames(new Uint8Array(10), 160, 256)).toThrow(/silence/);
   });
 });
