@@ -311,12 +311,14 @@ export class Playout extends EventEmitter<PlayoutEvents> {
    * progress or a mark is unacknowledged), forgets the pending marks and reports what the caller
    * heard: clips whose marks were acknowledged in full, and the rest by the schedule's estimate
    * of the play position, min(frames sent, ⌊(now − t0) / frameMs⌋) — on schedule that is the
-   * frames sent minus the lead. Never throws; a second call with nothing playing reports nothing.
+   * frames sent minus the lead. The estimate is an upper bound when the carrier ran dry (a
+   * stalled sender): it then plays behind the schedule. Never throws; a second call with
+   * nothing playing reports nothing.
    */
   clear(): ClearReport {
     const busy = this.active || this.pending.size > 0;
     const now = this.clock.now();
-    const position = this.active || this.run.length > 0 ? Math.min(this.runSent, Math.max(0, Math.floor((now - this.t0) / this.frameMs + 1e-9))) : 0;
+    const position = Math.min(this.runSent, Math.max(0, Math.floor((now - this.t0) / this.frameMs + 1e-9)));
     const heard: HeardClip[] = [];
     const unheard: string[] = [];
     let lastAcknowledgedMark: string | null = null;

@@ -221,6 +221,17 @@ describe('Playout clear (barge-in)', () => {
     expect(playout.stats().clipsPlayed).toBe(1);
   });
 
+  it('a clip acknowledged ahead of the schedule counts in full', () => {
+    const { clock, playout } = setup({ start: 0, lead: 2 });
+    playout.enqueue(clip(4, 1, 'one'));
+    playout.enqueue(clip(4, 2, 'two'));
+    clock.advance(60); // 5 frames sent, 3 played by the schedule
+    expect(playout.markAcknowledged('one')).toBe(true);
+    const report = playout.clear();
+    expect(report.heard).toEqual([{ mark: 'one', frames: 4, heardFrames: 4, heardMs: 80, acknowledged: true }]);
+    expect(report.unheard).toEqual(['two']);
+  });
+
   it('during the play-out tail (everything sent, marks pending) still clears and counts what was sent', () => {
     const { clock, transport, playout } = setup({ start: 0, lead: 2 });
     playout.enqueue(clip(5, 1, 'one'));
