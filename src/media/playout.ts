@@ -4,7 +4,7 @@
  *
  * Carriers play what they are sent as it arrives and buffer only a little: Twilio Media Streams
  * and Exotel play `media` messages in order and echo a `mark` once the audio sent before it has
- * been played (https://www.twilio.com/docs/voice/media-streams/websocket-messages#send-a-mark-message,
+ * been played (https://www.twilio.com/docs/voice/media-streams/websocket-messages,
  * https://developer.exotel.com/docs/agentstream/stream-voicebot-applet); Plivo answers a
  * `checkpoint` with `playedStream` (https://www.plivo.com/docs/voice/xml/the-stream-element/checkpoint-event/).
  * Sending a whole reply at once would make `clear` (barge-in) throw away seconds of buffered
