@@ -12,11 +12,13 @@
  * The detector is WebRTC's VAD (GMM over six sub-band log energies, per-frame, adaptive noise
  * model) as packaged by libfvad (https://github.com/dpirch/libfvad, include/fvad.h), compiled to
  * WebAssembly by `@echogarden/fvad-wasm` (BSD-3-Clause, 15 kB, no install script, no native
- * code). Chosen over Silero VAD v5 on onnxruntime-node after measuring both on this machine
- * with synthesised speech in white noise (20, 10, 5 dB SNR): frame agreement with the speech
- * intervals 93–96 % (Silero 96–97 %), at ~0.12–0.17 ms CPU per second of 16 kHz audio
- * (Silero: ~4 ms, 25–35× more); and onnxruntime-node is a 113 MB package whose install
- * script fetches the CUDA provider from NuGet on linux-x64 unless told to skip.
+ * code), behind a noise gate of ours (see {@link WebRtcVadOptions.noiseGateDb}). Chosen over
+ * Silero VAD v5 on onnxruntime-node after measuring both on this machine (bench/vad.mjs) with
+ * synthesised speech in white noise: per-frame agreement with the speech intervals 94–96 %
+ * clean and at 20 dB SNR, 85–91 % at 10–5 dB (Silero 96–97 %, 96 % at 5 dB), at ~0.2–0.3 ms
+ * of CPU per second of audio per stream (Silero: ~4 ms, 15–20× more); and onnxruntime-node is
+ * a 113 MB package whose install script fetches the CUDA provider from NuGet on linux-x64
+ * unless told to skip.
  *
  * Times are stream times in ms, counted from the first sample pushed (sample counts, never
  * a wall clock), so results are deterministic and a test needs no clock.
@@ -84,6 +86,14 @@ export interface WebRtcVadOptions {
   frameMs?: number;
   /** Aggressiveness 0..3 (default 2, which held up best in white noise down to 5 dB SNR). */
   mode?: number;
+  /**
+   * Noise gate, dB (default 6; 0 turns it off): a frame is speech only if its level is at
+   * least this far above the noise floor (the quietest frame of the last 1.5 s, never below
+   * -60 dBFS), except during the detector's hangover after a frame that was. Without it the
+   * WebRTC VAD, once speech has come through strong white noise (≤ 10 dB SNR at 8 kHz), can
+   * report speech on every later frame: its noise model stops adapting.
+   */
+  noiseGateDb?: number;
 }
 
 /** The part of the Emscripten module of `@echogarden/fvad-wasm` this adapter uses. */
@@ -106,6 +116,11 @@ interface FvadModule {
  * applies once a run has more than 6 speech frames, as every spoken word has.
  */
 const WEBRTC_HANGOVER_FRAMES: Record<number, readonly [number, number, number]> = { 0: [14, 7, 5], 1: [14, 7, 5], 2: [9, 5, 3], 3: [9, 5, 3] };
+
+/** How far back the noise floor looks, ms: longer than a run of speech without a pause. */
+const NOISE_FLOOR_WINDOW_MS = 1500;
+/** The lowest noise floor, mean square of PCM16 samples (-60 dBFS: RMS ≈ 33). */
+const MIN_NOISE_FLOOR = (32768 * 1e-3) ** 2;
 
 /** The npm package of the WebAssembly build of libfvad. */
 export const FVAD_PACKAGE = '@echogarden/fvad-wasm';
@@ -140,7 +155,7 @@ export class WebRtcVad {
    * @throws Error when the WebAssembly heap cannot hold another instance
    */
   createDetector(options: WebRtcVadOptions): VoiceActivityDetector {
-    const { sampleRate, frameMs = 10, mode = 2 } = options;
+    const { sampleRate, frameMs = 10, mode = 2, noiseGateDb = 6 } = options;
     if (!(VAD_SAMPLE_RATES as readonly number[]).includes(sampleRate)) {
       throw new RangeError(`VAD sample rate must be one of ${VAD_SAMPLE_RATES.join(', ')} Hz, got ${sampleRate}`);
     }
@@ -148,7 +163,8 @@ export class WebRtcVad {
       throw new RangeError(`VAD frame length must be one of ${VAD_FRAME_MS.join(', ')} ms, got ${frameMs}`);
     }
     if (!Number.isInteger(mode) || mode < 0 || mode > 3) throw new RangeError(`VAD mode must be 0, 1, 2 or 3, got ${mode}`);
-    return new WebRtcDetector(this.wasm, sampleRate, frameMs, mode);
+    if (typeof noiseGateDb !== 'number' || !Number.isFinite(noiseGateDb) || noiseGateDb < 0) throw new RangeError(`VAD noise gate must be a level in dB ≥ 0, got ${noiseGateDb}`);
+    return new WebRtcDetector(this.wasm, sampleRate, frameMs, mode, noiseGateDb);
   }
 }
 
@@ -163,10 +179,20 @@ class WebRtcDetector implements VoiceActivityDetector {
   private filled = 0;
   /** Frames classified since the start (or the last reset). */
   private frames = 0;
+  /** Mean square level of the recent frames (a ring over {@link NOISE_FLOOR_WINDOW_MS}), for the noise floor. */
+  private readonly levels: Float64Array;
+  /** Mean square level a frame must reach to pass the noise gate, relative to the floor. */
+  private readonly gateRatio: number;
+  /** Frames since the last frame that passed the gate as speech (the hangover lets a few more through). */
+  private sinceLoudSpeech = Infinity;
+  private readonly hangoverFrames: number;
 
-  constructor(private readonly wasm: FvadModule, readonly sampleRate: number, readonly frameMs: number, private readonly mode: number) {
+  constructor(private readonly wasm: FvadModule, readonly sampleRate: number, readonly frameMs: number, private readonly mode: number, noiseGateDb: number) {
     this.frameSamples = (sampleRate * frameMs) / 1000;
-    this.hangoverMs = WEBRTC_HANGOVER_FRAMES[mode]![VAD_FRAME_MS.indexOf(frameMs as VadFrameMs)]! * frameMs;
+    this.hangoverFrames = WEBRTC_HANGOVER_FRAMES[mode]![VAD_FRAME_MS.indexOf(frameMs as VadFrameMs)]!;
+    this.hangoverMs = this.hangoverFrames * frameMs;
+    this.levels = new Float64Array(Math.ceil(NOISE_FLOOR_WINDOW_MS / frameMs)).fill(Infinity);
+    this.gateRatio = noiseGateDb > 0 ? 10 ** (noiseGateDb / 10) : 0;
     this.pending = new Int16Array(this.frameSamples);
     this.handle = wasm._fvad_new();
     if (this.handle === 0) throw new Error('the voice activity detector is out of memory (fvad_new)');
@@ -207,9 +233,29 @@ class WebRtcDetector implements VoiceActivityDetector {
     this.wasm.HEAP16.set(this.pending, this.pointer >> 1);
     const result = this.wasm._fvad_process(this.handle, this.pointer, this.frameSamples);
     if (result < 0) throw new Error(`libfvad rejected a frame of ${this.frameSamples} samples at ${this.sampleRate} Hz`);
-    const frame: VadFrame = { startMs: this.frames * this.frameMs, durationMs: this.frameMs, probability: result, speech: result === 1 };
+    const speech = result === 1 && this.gate();
+    const frame: VadFrame = { startMs: this.frames * this.frameMs, durationMs: this.frameMs, probability: speech ? 1 : 0, speech };
     this.frames++;
     return frame;
+  }
+
+  /**
+   * Whether the frame the VAD took for speech passes the noise gate: loud enough above the
+   * floor, or within the VAD's hangover after one that was. Also records the frame's level.
+   */
+  private gate(): boolean {
+    let sum = 0;
+    for (const v of this.pending) sum += v * v;
+    const level = sum / this.frameSamples;
+    this.levels[this.frames % this.levels.length] = level;
+    if (this.gateRatio === 0) return true;
+    let floor = Infinity;
+    for (const l of this.levels) if (l < floor) floor = l;
+    if (level >= Math.max(floor, MIN_NOISE_FLOOR) * this.gateRatio) {
+      this.sinceLoudSpeech = 0;
+      return true;
+    }
+    return ++this.sinceLoudSpeech <= this.hangoverFrames;
   }
 
   reset(): void {
@@ -218,6 +264,8 @@ class WebRtcDetector implements VoiceActivityDetector {
     this.configure();
     this.filled = 0;
     this.frames = 0;
+    this.levels.fill(Infinity);
+    this.sinceLoudSpeech = Infinity;
   }
 
   close(): void {
@@ -249,7 +297,11 @@ export interface SpeechEvent {
 
 /** Options of a {@link SpeechSegmenter}. */
 export interface SpeechSegmenterOptions {
-  /** Speech needed before `speechStart`, ms (default 250: a barge-in, not a click or cough). */
+  /**
+   * Speech needed before `speechStart`, ms (default 250: a barge-in, not a click or cough).
+   * Counted on the detector's frames, so a burst shorter than this may still start speech
+   * when the detector's hangover makes up the rest (a WebRTC VAD run of under 70 ms gets 60 ms).
+   */
   minSpeechMs?: number;
   /** Silence needed before `speechEnd`, ms (default 500; change it per step with {@link SpeechSegmenter.setMinSilenceMs}). */
   minSilenceMs?: number;

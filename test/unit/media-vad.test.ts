@@ -176,7 +176,7 @@ describe('WebRTC VAD on synthesised speech', () => {
     return intervals(events);
   }
 
-  for (const [rate, snrDb] of [[16000, null], [16000, 20], [8000, null]] as const) {
+  for (const [rate, snrDb] of [[16000, null], [16000, 20], [8000, null], [8000, 20]] as const) {
     it(`finds each line within ±${TOLERANCE_MS} ms at ${rate} Hz, ${snrDb === null ? 'clean' : `${snrDb} dB SNR white noise`}`, () => {
       const c = call(rate);
       const found = find(rate, snrDb === null ? c.pcm : withNoise(c.pcm, c.speechRms / 10 ** (snrDb / 20)));
@@ -188,19 +188,17 @@ describe('WebRTC VAD on synthesised speech', () => {
     });
   }
 
-  // In stronger noise the WebRTC VAD takes noise bursts next to speech for speech: each line is
-  // still found, whole and apart from the others, but an edge may stretch by up to ~0.5 s.
-  for (const [rate, snrDb] of [[16000, 10], [8000, 20], [8000, 10]] as const) {
+  // In stronger noise the quiet edges of a line sink under the noise gate: each line is still
+  // found, whole and apart from the others, but an edge may move by up to ~0.2 s.
+  for (const [rate, snrDb] of [[16000, 10], [8000, 10], [8000, 5]] as const) {
     it(`finds each line, whole, at ${rate} Hz, ${snrDb} dB SNR white noise`, () => {
       const c = call(rate);
       const found = find(rate, withNoise(c.pcm, c.speechRms / 10 ** (snrDb / 20)));
       expect(found).toHaveLength(c.speech.length);
       found.forEach((f, i) => {
         const line = c.speech[i]!;
-        expect(f.startMs, `line ${i} start`).toBeLessThanOrEqual(line.startMs + TOLERANCE_MS);
-        expect(f.startMs, `line ${i} start`).toBeGreaterThanOrEqual(line.startMs - 500);
-        expect(f.endMs, `line ${i} end`).toBeGreaterThanOrEqual(line.endMs - TOLERANCE_MS);
-        expect(f.endMs, `line ${i} end`).toBeLessThanOrEqual(line.endMs + 500);
+        expect(Math.abs(f.startMs - line.startMs), `line ${i} start`).toBeLessThanOrEqual(200);
+        expect(Math.abs(f.endMs - line.endMs), `line ${i} end`).toBeLessThanOrEqual(200);
       });
     });
   }
@@ -212,6 +210,20 @@ describe('WebRTC VAD on synthesised speech', () => {
     const truth = (f: VadFrame) => c.speech.some((s) => f.startMs + 5 >= s.startMs && f.startMs + 5 < s.endMs);
     const agree = frames.filter((f) => f.speech === truth(f)).length / frames.length;
     expect(agree).toBeGreaterThan(0.85);
+  });
+
+  it('the noise gate keeps strong noise from locking the detector into speech', () => {
+    const c = call(8000);
+    const pcm = withNoise(c.pcm, c.speechRms / 10 ** (5 / 20));
+    const falseSpeech = (noiseGateDb: number) => {
+      const d = vad.createDetector({ sampleRate: 8000, noiseGateDb });
+      const frames = d.push(pcm);
+      d.close();
+      const silent = frames.filter((f) => !c.speech.some((s) => f.startMs + 5 >= s.startMs - 100 && f.startMs + 5 < s.endMs + 200));
+      return silent.filter((f) => f.speech).length / silent.length;
+    };
+    expect(falseSpeech(0)).toBeGreaterThan(0.5);
+    expect(falseSpeech(6)).toBeLessThan(0.05);
   });
 
   it('reports no speech in digital silence or low white noise, at either rate', () => {
@@ -283,6 +295,7 @@ describe('VoiceActivityDetector (WebRTC adapter)', () => {
     expect(() => vad.createDetector({ sampleRate: 44100 })).toThrow(/sample rate must be one of 8000, 16000, 32000, 48000 Hz, got 44100/);
     expect(() => vad.createDetector({ sampleRate: 8000, frameMs: 25 })).toThrow(/frame length must be one of 10, 20, 30 ms, got 25/);
     expect(() => vad.createDetector({ sampleRate: 8000, mode: 4 })).toThrow(/mode must be 0, 1, 2 or 3, got 4/);
+    expect(() => vad.createDetector({ sampleRate: 8000, noiseGateDb: -3 })).toThrow(/noise gate must be a level in dB ≥ 0, got -3/);
     const d = vad.createDetector({ sampleRate: 8000 });
     expect(() => d.push(new Uint8Array(160) as unknown as Int16Array)).toThrow(/Int16Array/);
     d.close();
