@@ -31,10 +31,11 @@ export type SampleRate = (typeof SAMPLE_RATES)[number];
  * - `mulaw`: ITU-T G.711 μ-law, one byte per sample;
  * - `alaw`: ITU-T G.711 A-law, one byte per sample;
  * - `pcm16le`: signed 16-bit linear PCM, little-endian (Exotel slin, Plivo x-l16 in practice);
- * - `pcm16be`: signed 16-bit linear PCM, big-endian (RFC 3551 L16).
+ * - `pcm16be`: signed 16-bit linear PCM, big-endian (RFC 3551 L16);
+ * - `pcm16`: the same as `pcm16le` (the name the carrier dialects use).
  */
-export type AudioEncoding = 'mulaw' | 'alaw' | 'pcm16le' | 'pcm16be';
-const ENCODINGS: readonly AudioEncoding[] = ['mulaw', 'alaw', 'pcm16le', 'pcm16be'];
+export type AudioEncoding = 'mulaw' | 'alaw' | 'pcm16le' | 'pcm16be' | 'pcm16';
+const ENCODINGS: readonly AudioEncoding[] = ['mulaw', 'alaw', 'pcm16le', 'pcm16be', 'pcm16'];
 
 /** A mono audio format: encoding and sample rate (Hz). */
 export interface AudioFormat {
@@ -227,6 +228,7 @@ export function decodeAudio(bytes: Uint8Array, encoding: AudioEncoding): Int16Ar
   switch (encoding) {
     case 'mulaw': return decodeMulaw(bytes);
     case 'alaw': return decodeAlaw(bytes);
+    case 'pcm16':
     case 'pcm16le': return pcm16FromBytes(bytes, false);
     case 'pcm16be': return pcm16FromBytes(bytes, true);
   }
@@ -242,6 +244,7 @@ export function encodeAudio(pcm: Int16Array, encoding: AudioEncoding): Uint8Arra
   switch (encoding) {
     case 'mulaw': return encodeMulaw(pcm);
     case 'alaw': return encodeAlaw(pcm);
+    case 'pcm16':
     case 'pcm16le': return pcm16ToBytes(pcm, false);
     case 'pcm16be': return pcm16ToBytes(pcm, true);
   }
@@ -544,10 +547,22 @@ export interface ClipToTelephonyOptions {
  */
 export function clipToTelephony(wavBytes: Uint8Array, format: AudioFormat, options: ClipToTelephonyOptions = {}): TelephonyFrame[] {
   assertEncoding(format.encoding);
+  samplesIn(options.frameMs ?? 20, format.sampleRate); // check the format before reading the clip
+  return pcmToTelephony(clipSamples(wavBytes), 48000, format, options);
+}
+
+/**
+ * Mono PCM16 at `sampleRate` (e.g. a synthesiser's output) as carrier frames: what
+ * {@link clipToTelephony} does after reading the WAV.
+ *
+ * @throws RangeError for an unsupported rate or encoding, or a `frameMs` that does not hold a
+ *         whole number of samples
+ */
+export function pcmToTelephony(pcm: Int16Array, sampleRate: number, format: AudioFormat, options: ClipToTelephonyOptions = {}): TelephonyFrame[] {
+  assertEncoding(format.encoding);
   const frameSamples = samplesIn(options.frameMs ?? 20, format.sampleRate);
-  const pcm = resample(clipSamples(wavBytes), 48000, format.sampleRate);
   const framer = new Framer(frameSamples);
-  const frames: TelephonyFrame[] = framer.push(pcm).map((f) => ({ payload: encodeAudio(f, format.encoding), padded: false }));
+  const frames: TelephonyFrame[] = framer.push(resample(pcm, sampleRate, format.sampleRate)).map((f) => ({ payload: encodeAudio(f, format.encoding), padded: false }));
   const tail = framer.flush();
   if (tail) frames.push({ payload: encodeAudio(tail.samples, format.encoding), padded: true });
   return frames;

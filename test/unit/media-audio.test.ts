@@ -21,6 +21,7 @@ import {
   encodeMulaw,
   pcm16FromBytes,
   pcm16ToBytes,
+  pcmToTelephony,
   resample,
   samplesIn,
   type AudioEncoding,
@@ -163,7 +164,8 @@ describe('PCM16 payloads and formats', () => {
     shifted.set(le, 1);
     expect(pcm16FromBytes(shifted.subarray(1))).toEqual(pcm);
     expect(pcm16FromBytes(be, true)).toEqual(pcm);
-    for (const enc of ['pcm16le', 'pcm16be', 'mulaw', 'alaw'] as const) {
+    expect(encodeAudio(pcm, 'pcm16')).toEqual(le);
+    for (const enc of ['pcm16le', 'pcm16be', 'pcm16', 'mulaw', 'alaw'] as const) {
       const bytes = encodeAudio(pcm, enc);
       expect(bytes.length).toBe(pcm.length * bytesPerSample(enc));
       if (enc.startsWith('pcm')) expect(decodeAudio(bytes, enc)).toEqual(pcm);
@@ -323,5 +325,12 @@ describe('clipToTelephony', () => {
     expect(plivo[0]!.payload.length).toBe(640);
     expect(() => clipToTelephony(bytes, { encoding: 'mulaw', sampleRate: 11025 })).toThrow(RangeError);
     expect(() => clipToTelephony(Uint8Array.of(1, 2, 3), { encoding: 'mulaw', sampleRate: 8000 })).toThrow(/not a WAV/);
+    const wav16k = new WaveFile();
+    wav16k.fromScratch(1, 16000, '16', tone(440, 100, 16000));
+    expect(() => clipToTelephony(wav16k.toBuffer(), { encoding: 'mulaw', sampleRate: 8000 })).toThrow(/expected 48 kHz mono PCM16/);
+    // PCM from an engine at 22050 Hz: 250 ms → 12.5 frames of 20 ms at 8 kHz
+    const frames = pcmToTelephony(tone(440, 250, 22050), 22050, { encoding: 'alaw', sampleRate: 8000 });
+    expect(frames.length).toBe(13);
+    expect(frames.filter((f) => f.padded).length).toBe(1);
   });
 });
