@@ -5,8 +5,11 @@
  * converted to Twilio's 8 kHz μ-law frames.
  */
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import * as wavefileModule from 'wavefile';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Framer,
   SAMPLE_RATES,
@@ -26,8 +29,11 @@ import {
   samplesIn,
   type AudioEncoding,
 } from '../../src/media/audio.js';
-import { readWavInfo } from '../../src/speech/wav.js';
+import { EspeakSynthesizer } from '../../src/speech/espeak.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
 import { testSpeech } from '../support/speech.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
@@ -332,5 +338,40 @@ describe('clipToTelephony', () => {
     const frames = pcmToTelephony(tone(440, 250, 22050), 22050, { encoding: 'alaw', sampleRate: 8000 });
     expect(frames.length).toBe(13);
     expect(frames.filter((f) => f.padded).length).toBe(1);
+  });
+});
+
+describe('clipToTelephony on real speech (eSpeak NG)', { timeout: 60_000 }, () => {
+  let synth: EspeakSynthesizer;
+  let dir: string;
+
+  beforeAll(() => {
+    // The worker runs compiled: transpile the current sources (as test/unit/speech-espeak.test.ts does).
+    dir = path.join(ROOT, 'node_modules', '.cache', `vagent-media-test-${process.pid}`);
+    fs.mkdirSync(dir, { recursive: true });
+    for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
+      const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
+      fs.writeFileSync(path.join(dir, `${name}.js`), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
+    }
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+    synth = new EspeakSynthesizer({ workerPath: path.join(dir, 'espeak-worker.js') });
+  });
+  afterAll(async () => {
+    await synth?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a spoken sentence becomes 8 kHz μ-law frames of its duration that keep the speech', async () => {
+    const wav = toWav48k(await synth.synthesize('Namaste, this is Sunrise Clinic. What is your name?', synth.voiceFor('en-IN')));
+    const { durationMs } = readWavInfo(wav);
+    expect(durationMs).toBeGreaterThan(1500);
+    const frames = clipToTelephony(wav, { encoding: 'mulaw', sampleRate: 8000 });
+    expect(frames.length).toBe(Math.ceil(durationMs / 20));
+    const pcm8k = decodeMulaw(Uint8Array.from(frames.flatMap((f) => [...f.payload])));
+    expect(Math.abs(pcm8k.length / 8 - durationMs)).toBeLessThan(20);
+    // Speech energy lies below 3.4 kHz: the 8 kHz version keeps most of it (RMS within 3 dB).
+    const rms = (x: Int16Array) => Math.sqrt(x.reduce((a, v) => a + v * v, 0) / x.length);
+    const original = rms(clipSamples(wav));
+    expect(20 * Math.log10(rms(pcm8k.subarray(0, Math.round((durationMs * 8000) / 1000))) / original)).toBeGreaterThan(-3);
   });
 });
