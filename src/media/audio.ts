@@ -291,10 +291,26 @@ function besselI0(x: number): number {
 
 /** The taps of one conversion: `phases` rows of `width` taps (row p for output phase p/L). */
 interface Kernel {
-  up: number; // L
-  down: number; // M
-  half: number; // taps each side: inputs i-half+1 … i+half contribute to an output between i and i+1
-  taps: Float64Array; // phases × (2·half)
+  readonly up: number; // L
+  readonly down: number; // M
+  readonly half: number; // taps each side: inputs i-half+1 … i+half contribute to an output between i and i+1
+  readonly taps: Float64Array; // phases × (2·half); never written after buildKernel
+}
+
+/**
+ * Kernels built so far, by `from→to`: at most 20 (the rate pairs), each built once (≈ 0.3–6 ms)
+ * and never written after, so every stream of a process (or worker) shares them.
+ */
+const KERNELS = new Map<string, Kernel>();
+
+function kernelFor(fromRate: number, toRate: number): Kernel {
+  const key = `${fromRate}>${toRate}`;
+  let kernel = KERNELS.get(key);
+  if (!kernel) {
+    kernel = buildKernel(fromRate, toRate);
+    KERNELS.set(key, kernel);
+  }
+  return kernel;
 }
 
 function buildKernel(fromRate: number, toRate: number): Kernel {
@@ -355,7 +371,7 @@ export class StreamingResampler {
     assertSampleRate(toRate);
     this.fromRate = fromRate;
     this.toRate = toRate;
-    this.kernel = fromRate === toRate ? null : buildKernel(fromRate, toRate);
+    this.kernel = fromRate === toRate ? null : kernelFor(fromRate, toRate);
     const half = this.kernel?.half ?? 0;
     this.buf = new Float64Array(half);
     this.base = -half;
