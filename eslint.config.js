@@ -31,6 +31,13 @@ export default tseslint.config(
   pureCore('domain'),
   pureCore('engine'),
   {
+    files: ['src/media/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [
+      { group: ['**/store/*', '**/services/*', '**/server/*', '**/cli/*', '**/client/*', '**/tui/*'], message: 'src/media is the call media core (DESIGN.md §3 "Media"): it may use src/domain and src/speech, never the layers above; it runs off the API\'s event loop and takes plain data in and out.' },
+      { group: ['better-sqlite3', 'lowdb', 'lowdb/*', 'fastify', 'fastify-*', '@fastify/*', 'commander'], message: 'src/media holds no storage and no HTTP framework (DESIGN.md §3 "Media"); the daemon wires it in.' },
+    ] }] },
+  },
+  {
     files: ['src/store/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/services/*', '**/server/*', '**/cli/*', '**/client/*', 'fastify', 'commander'], message: 'src/store holds SQL and nothing else (DESIGN.md §3): it must not import the layers that use it.' }] }] },
   },

@@ -66,6 +66,15 @@ describe('import boundaries (eslint.config.js)', { timeout: 30_000 }, () => {
     expect(errors[0]).toContain('The CLI reaches state only');
   });
 
+  it('src/media may use domain and speech utilities, never services, store or the server', async () => {
+    expect(await lint('src/media/x.ts', "import { clipSamples } from '../speech/wav.js';\nimport { ApiError } from '../domain/errors.js';\nexport const x = [clipSamples, ApiError];\n")).toEqual([]);
+    for (const code of ["import { createServices } from '../services/index.js';\nexport const c = createServices;\n", "import { openRepos } from '../store/index.js';\nexport const o = openRepos;\n", "import Database from 'better-sqlite3';\nexport const D = Database;\n"]) {
+      const errors = await boundaryErrors('src/media/x.ts', code);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain('src/media');
+    }
+  });
+
   it('allowed imports pass: domain errors in services, the client in the CLI, fs in the store', async () => {
     const services = await lint('src/services/x.ts', "import { ApiError } from '../domain/errors.js';\nexport const e = new ApiError('not_found', 'x');\n");
     expect(services).toEqual([]);
