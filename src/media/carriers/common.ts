@@ -11,6 +11,7 @@ import {
   MAX_MARK_NAME_CHARS,
   MAX_MEDIA_PAYLOAD_BYTES,
   type CarrierDialect,
+  type CarrierEvent,
 } from './types.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -141,4 +142,22 @@ export function toBase64(bytes: Uint8Array): string {
 /** Bytes per sample of an encoding. */
 export function sampleBytesOf(encoding: 'mulaw' | 'pcm16'): 1 | 2 {
   return encoding === 'pcm16' ? 2 : 1;
+}
+
+/**
+ * The `media` event of an inbound frame, the same for every dialect: the stream id when the
+ * frame names one, the payload decoded from base64 (still encoded audio), and the carrier's
+ * timestamp (ms) and chunk number when sent.
+ * @param streamId the frame's stream id (`streamSid`, `stream_sid`, `streamId`), if any
+ * @throws CarrierProtocolError for a payload that is not base64 or too big
+ */
+export function mediaEvent(dialect: CarrierDialect, streamId: string | undefined,
+  media: { payload: string; timestamp?: number | undefined; chunk?: number | undefined }): CarrierEvent {
+  return {
+    type: 'media',
+    ...(streamId !== undefined ? { streamId } : {}),
+    payload: decodePayload(dialect, media.payload, 'media.payload', 1),
+    ...(media.timestamp !== undefined ? { timestampMs: media.timestamp } : {}),
+    ...(media.chunk !== undefined ? { seq: media.chunk } : {}),
+  };
 }

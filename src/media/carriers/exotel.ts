@@ -14,7 +14,7 @@
  *   `audio/x-mulaw;rate=8000` instead, hence `start.media_format` decides the encoding.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, decodePayload, dtmfDigit, idString, intLike, markName, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEncoding, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'exotel' as const;
@@ -120,13 +120,7 @@ export function parseExotel(frame: string | Uint8Array): CarrierEvent {
     }
     case 'media': {
       const f = validate(D, event, mediaFrame, body);
-      return {
-        type: 'media',
-        ...sid(f),
-        payload: decodePayload(D, f.media.payload, 'media.payload', 1),
-        ...(f.media.timestamp !== undefined ? { timestampMs: f.media.timestamp } : {}),
-        ...(f.media.chunk !== undefined ? { seq: f.media.chunk } : {}),
-      };
+      return mediaEvent(D, f.stream_sid, f.media);
     }
     case 'dtmf': {
       const f = validate(D, event, dtmfFrame, body);

@@ -20,7 +20,7 @@
  * Plivo documents no `stop` frame (the socket closes); one is accepted if sent.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, decodePayload, dtmfDigit, idString, intLike, markName, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, MAX_CUSTOM_PARAMETERS, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'plivo' as const;
@@ -115,13 +115,7 @@ export function parsePlivo(frame: string | Uint8Array): CarrierEvent {
     case 'media': {
       const f = validate(D, event, mediaFrame, body);
       if (f.media.track !== undefined && f.media.track !== 'inbound') return { type: 'ignored', event: `media:${f.media.track}` };
-      return {
-        type: 'media',
-        ...sid(f),
-        payload: decodePayload(D, f.media.payload, 'media.payload', 1),
-        ...(f.media.timestamp !== undefined ? { timestampMs: f.media.timestamp } : {}),
-        ...(f.media.chunk !== undefined ? { seq: f.media.chunk } : {}),
-      };
+      return mediaEvent(D, f.streamId, f.media);
     }
     case 'dtmf': {
       const f = validate(D, event, dtmfFrame, body);

@@ -10,7 +10,7 @@
  * `clear`. TwiML: https://www.twilio.com/docs/voice/twiml/stream.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, decodePayload, dtmfDigit, idString, intLike, markName, parseFrame, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'twilio' as const;
@@ -72,13 +72,7 @@ export function parseTwilio(frame: string | Uint8Array): CarrierEvent {
     case 'media': {
       const f = validate(D, event, mediaFrame, body);
       if (f.media.track !== undefined && f.media.track !== 'inbound') return { type: 'ignored', event: `media:${f.media.track}` };
-      return {
-        type: 'media',
-        ...(f.streamSid !== undefined ? { streamId: f.streamSid } : {}),
-        payload: decodePayload(D, f.media.payload, 'media.payload', 1),
-        ...(f.media.timestamp !== undefined ? { timestampMs: f.media.timestamp } : {}),
-        ...(f.media.chunk !== undefined ? { seq: f.media.chunk } : {}),
-      };
+      return mediaEvent(D, f.streamSid, f.media);
     }
     case 'dtmf': {
       const f = validate(D, event, dtmfFrame, body);
