@@ -6,7 +6,9 @@
  * the next utterance when it releases a final: on `finish()`, or as soon as `releaseAfterMs`
  * of audio has been pushed into the segment. It never looks at the audio itself: only at how
  * many samples were pushed, from which it computes the timings (stream ms = samples ÷ rate ×
- * 1000), so results do not depend on the wall clock.
+ * 1000), so results do not depend on the wall clock. A segment released with no audio since
+ * the previous final, or after the script has run out, gets an empty final (confidence 0),
+ * as a real engine answers silence or noise.
  *
  * Events are delivered through the injected clock (`setTimer`, 0 ms in `ok` mode), never from
  * inside `push`/`finish`, like a real engine answering from another process. With a `FakeClock`

@@ -20,6 +20,15 @@
  *
  * Times are stream times in ms counted from the stream's first pushed sample (sample counts,
  * never a wall clock), as in vad.ts, so they line up with the VAD's speech events.
+ *
+ * The shape follows what the engines to be adapted give: pocketsphinx(1) "live" mode writes one
+ * JSON line per speech segment with start `b` and duration `d` in seconds, probability `p` and
+ * text `t` (https://man.freebsd.org/cgi/man.cgi?query=pocketsphinx&sektion=1; Debian's
+ * 0.8+5prealpha `pocketsphinx_continuous` prints hypotheses only, so its adapter derives the
+ * timings from the samples it fed); Deepgram streaming sends interim (`is_final: false`) and
+ * final transcripts with `start`/`duration`, and flushes on a `Finalize` message
+ * (https://developers.deepgram.com/docs/interim-results, https://developers.deepgram.com/docs/finalize),
+ * which is {@link RecognitionStream.finish} here.
  */
 
 /** How a provider is priced: per second of audio pushed to it (silence included). */
@@ -141,7 +150,7 @@ export interface RecognitionStream {
    * Feeds mono signed 16-bit PCM (host order samples) at `options.sampleRateHz`, chunks of any
    * length. Ignored once the stream has `failed` (audio in flight when the engine died).
    * @throws TypeError unless `pcm` is an Int16Array
-   * @throws RecognizerError-free `Error` after {@link finish} or {@link cancel} (a consumer bug)
+   * @throws Error after {@link finish} or {@link cancel} (a bug in the consumer, not an engine fault)
    */
   push(pcm: Int16Array): void;
   /**
