@@ -99,6 +99,17 @@ describe('FakeRecognizer', () => {
     expect(rec.remaining).toBe(1);
   });
 
+  it('answers with an empty final once the script has run out', () => {
+    const clock = new FakeClock();
+    const rec = new FakeRecognizer({ clock });
+    const s = rec.start({ language: 'en', sampleRateHz: 8000 });
+    const ev = record(s);
+    s.push(pcm(300));
+    s.finish();
+    clock.advance(0);
+    expect(ev).toEqual([['final', '', 0, 0, 300, 300]]);
+  });
+
   it('takes the next utterance per stream, and records the options each stream was started with', () => {
     const clock = new FakeClock();
     const rec = new FakeRecognizer({ clock, script: [{ text: 'priya' }] });
