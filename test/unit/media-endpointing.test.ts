@@ -117,7 +117,7 @@ describe('barge-in decision', () => {
   });
 
   it('ignores English, Hinglish and Devanagari backchannels', () => {
-    for (const text of ['okay', 'Ok.', 'uh-huh', 'Hmmm', 'mm', 'right', 'haan', 'Haan ji', 'ha', 'achha', 'accha', 'ji', 'theek hai', 'हाँ जी', 'अच्छा', 'ठीक है', 'okay okay', 'haan haan achha']) {
+    for (const text of ['okay', 'Ok.', 'uh-huh', 'Hmmm', 'mm', 'right', 'haan', 'Haan ji', 'ha', 'achha', 'accha', 'ji', 'theek hai', 'हाँ जी', 'अच्छा', 'ठीक है', 'okay okay', 'haan haan achha', 'Okkk', 'जी']) {
       expect(isBackchannel(text), text).toBe(true);
       expect(decideBargeIn(during({ speechMs: 400, partialText: text })), text).toEqual({ action: 'ignore', reason: 'backchannel' });
     }
@@ -228,6 +228,21 @@ describe('silence policy', () => {
     timer.promptFinished();
     clock.advance(2500);
     expect(timer.tick()).toEqual({ type: 'fallback_hangup', reprompts: 1, silentMs: 2500 });
+  });
+
+  it('stops counting while the agent speaks again (an FAQ answer, a filler)', () => {
+    const clock = new FakeClock(0);
+    const timer = new SilenceTimer(clock, { noSpeechMs: 3000 });
+    timer.promptFinished();
+    clock.advance(2000);
+    timer.promptStarted();
+    expect(timer.deadlineMs).toBeNull();
+    clock.advance(5000);
+    expect(timer.tick()).toBeNull();
+    timer.promptFinished();
+    expect(timer.deadlineMs).toBe(10_000);
+    clock.advance(3000);
+    expect(timer.tick()).toEqual({ type: 'reprompt', attempt: 1, silentMs: 3000 });
   });
 
   it('with no re-prompts allowed, the first silence ends the call; the reducer is pure', () => {
