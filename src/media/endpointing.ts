@@ -6,17 +6,20 @@
  *
  * - {@link endOfUtteranceSilenceMs}: how long the caller must be silent before their utterance
  *   is taken as finished, per step ({@link expectationForStep} maps an engine step to what the
- *   agent is waiting for). Fed to {@link SpeechSegmenter.setMinSilenceMs} (src/media/vad.ts).
+ *   agent is waiting for). Fed to `SpeechSegmenter.setMinSilenceMs` (src/media/vad.ts).
  * - {@link decideBargeIn}: whether caller speech during playout interrupts the agent.
  * - {@link SilenceTimer} / {@link silenceReduce}: re-prompt after N ms of no caller speech,
  *   fallback and a polite hang-up after M re-prompts.
  *
- * The figures follow common voice-bot practice: a yes/no answer is short and can be endpointed
- * after ~500 ms, while people read digit strings and phone numbers in groups ("98450 … 12345")
- * with pauses of a second or more between them (Google Cloud Speech-to-Text and Dialogflow
- * CX expose the same knob as an end-of-speech / "no-speech" timeout per page:
- * https://cloud.google.com/dialogflow/cx/docs/concept/voice-agent-design and Twilio's
- * `<Gather speechTimeout>` / `timeout` pair: https://www.twilio.com/docs/voice/twiml/gather).
+ * The shape follows what telephony voice platforms expose: Dialogflow CX's advanced speech
+ * settings set an end-of-speech sensitivity/timeout and a no-speech timeout per agent, flow and
+ * page, the lower level overriding the higher
+ * (https://cloud.google.com/dialogflow/cx/docs/concept/advanced-speech); Twilio's `<Gather>` has
+ * `timeout` (seconds of silence before it gives up, default 5) and `speechTimeout`
+ * (https://www.twilio.com/docs/voice/twiml/gather); SignalWire's collect defaults its
+ * end-silence timeout to 1 s. The figures here: a yes/no answer is one word and can be
+ * endpointed after ~500 ms, while people read digit strings and phone numbers in groups
+ * ("98450 … 12345") with pauses of a second or more between them.
  */
 import { z } from 'zod';
 import type { Step } from '../domain/agent.js';
@@ -280,8 +283,8 @@ export function resolveBargeInConfig(overrides: unknown = {}): Readonly<BargeInC
 }
 
 /**
- * Flags of the clip being played that matter to barge-in: the engine's
- * {@link import('../engine/state.js').ClipFlags} (`is_confirm_prompt`, `is_readback`) plus
+ * Flags of the clip being played that matter to barge-in: the engine's `ClipFlags`
+ * (src/engine/state.ts: `is_confirm_prompt`, `is_readback`) plus
  * `barge_in: false`, which the engine's ClipSpec does not carry yet (a later step adds it for
  * clips that must be heard whole).
  */

@@ -25,6 +25,7 @@ import {
   type SilenceAction,
 } from '../../src/media/endpointing.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
+import { SpeechSegmenter, type SpeechEvent } from '../../src/media/vad.js';
 
 describe('end-of-utterance silence', () => {
   it('has the documented defaults: short after yes/no, long for digits and phone numbers', () => {
@@ -54,6 +55,29 @@ describe('end-of-utterance silence', () => {
     expect(() => resolveEouSilence({ free: '700' })).toThrow(RangeError);
     expect(() => resolveEouSilence({ yesno: 500 })).toThrow(/yesno/);
     expect(() => endOfUtteranceSilenceMs('sentence' as never)).toThrow(/unknown expectation kind "sentence"/);
+  });
+});
+
+describe('end-of-utterance silence on the speech segmenter', () => {
+  /** A phone number read in two groups: 20 ms frames of 900 ms speech, a 1000 ms pause, 900 ms speech, 2 s silence. */
+  function segment(minSilenceMs: number): SpeechEvent[] {
+    const seg = new SpeechSegmenter({ minSpeechMs: 100 });
+    seg.setMinSilenceMs(minSilenceMs);
+    const runs: [boolean, number][] = [[true, 900], [false, 1000], [true, 900], [false, 2000]];
+    const events: SpeechEvent[] = [];
+    let t = 0;
+    for (const [speech, ms] of runs) {
+      for (let end = t + ms; t < end; t += 20) {
+        const e = seg.push({ startMs: t, durationMs: 20, speech });
+        if (e) events.push(e);
+      }
+    }
+    return events;
+  }
+
+  it('keeps a phone number read in groups as one utterance, and cuts after a yes/no pause', () => {
+    expect(segment(endOfUtteranceSilenceMs('phone')).map((e) => e.type)).toEqual(['speechStart', 'speechEnd']);
+    expect(segment(endOfUtteranceSilenceMs('yes_no')).map((e) => e.type)).toEqual(['speechStart', 'speechEnd', 'speechStart', 'speechEnd']);
   });
 });
 
