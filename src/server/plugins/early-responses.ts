@@ -7,13 +7,18 @@
  *   body — the app's server is built with Node's own check off (`SERVER_OPTIONS`) and does it here;
  * - an `Expect` other than `100-continue` (417), which Node answers with an empty body;
  * - a request arriving while the daemon drains for shutdown (503, `Connection: close`), which
- *   fastify answers in its own body shape (`return503OnClosing`, turned off in the app).
+ *   fastify answers in its own body shape (`return503OnClosing`, turned off in the app);
+ * - and while draining, a response in flight closes its keep-alive connection after it
+ *   (`Connection: close`), so a stop waits for in-flight requests, never for idle clients.
  */
 import type http from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { randomToken } from '../../domain/ids.js';
 import { JSON_TYPE, sendError } from '../reply.js';
+
+/** While draining, how often connections that have become idle are closed, ms. */
+const DRAIN_SWEEP_MS = 100;
 
 /** Options of the app's Node HTTP server (fastify's `http` option): Node's Host check is done here instead. */
 export const SERVER_OPTIONS: http.ServerOptions = { requireHostHeader: false };
@@ -27,7 +32,18 @@ export function installEarlyResponses(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
+    // A keep-alive connection whose response was under way when the drain began becomes idle
+    // only after Node's one pass over idle connections at close: without this sweep it would
+    // hold the close for the keep-alive timeout (72 s), and a stopping daemon with it.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), DRAIN_SWEEP_MS);
+    sweep.unref();
+    app.server.once('close', () => clearInterval(sweep));
     done();
+  });
+  // Responses finished while draining close their connection, so the drain ends with them.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (closing) {
