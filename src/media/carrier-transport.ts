@@ -22,16 +22,17 @@
  * - 1000 (normal closure): {@link CarrierTransport.hangup}.
  *
  * What ends the carrier call when vagent closes the stream (for docs/media.md):
- * - Twilio: closing a bidirectional `<Connect><Stream>` socket ends only the stream; Twilio then
- *   runs the TwiML after `<Connect>` and hangs up when the TwiML ends — so the TwiML must have
- *   nothing after `<Connect>` (or a `<Hangup/>`) for hang-up to end the call
- *   (https://www.twilio.com/docs/voice/twiml/stream, "Bi-directional Media Streams").
- * - Exotel: closing the Voicebot applet's socket ends the applet; the call flow continues with
- *   the applet's next step, and ends if there is none
+ * - Twilio: `<Connect><Stream>` (bidirectional) holds the TwiML while the socket is open; once
+ *   it closes, Twilio runs the TwiML after `<Connect>` and the call ends when the TwiML runs out.
+ *   So closing the stream hangs up only if nothing follows `<Connect>` (or a `<Hangup/>` does)
+ *   (https://www.twilio.com/docs/voice/twiml/stream, "Bidirectional Media Streams").
+ * - Exotel: closing the Voicebot applet's socket ends the applet; the call flow goes on to the
+ *   applet's next step and ends when the flow has none
  *   (https://developer.exotel.com/docs/agentstream/stream-voicebot-applet).
- * - Plivo: closing a bidirectional `<Stream>` ends the stream; with `keepCallAlive="true"` the
- *   call continues with the next XML element, and the call ends when the XML ends
- *   (https://docs.plivo.com/docs/voice/xml/audiostream).
+ * - Plivo: `<Stream bidirectional="true" keepCallAlive="true">` holds the XML while the stream
+ *   lives; once it closes Plivo goes on with the XML after `<Stream>` and the call ends when the
+ *   XML does (https://docs.plivo.com/docs/voice/xml/audiostream).
+ * The Exotel and Plivo behaviour is read from their docs and not yet checked on a live account.
  */
 import { decodeMulaw, pcm16FromBytes, StreamingResampler } from './audio.js';
 import { CarrierStream, type CarrierStart } from './carriers/stream-state.js';
