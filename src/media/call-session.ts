@@ -176,7 +176,8 @@ export interface EndedEvent {
 export interface CallSessionEvents {
   heard: [event: HeardEvent];
   reply: [event: ReplyEvent];
-  bargeIn: [event: { report: ClearReport; reason: BargeInReason; atMs: number }];
+  /** Caller speech interrupted playout at `atMs` (session clock, ms); the speech began at `speechOnsetAtMs`; `report` is what the caller heard. */
+  bargeIn: [event: { report: ClearReport; reason: BargeInReason; atMs: number; speechOnsetAtMs: number }];
   dtmf: [event: { digit: DtmfDigit }];
   sttError: [event: RecognizerErrorData];
   ended: [event: EndedEvent];
@@ -497,18 +498,18 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     );
     if (decision.action !== 'interrupt') return;
     u.interrupted = true;
-    this.interrupt(decision.reason);
+    this.interrupt(decision.reason, this.clockAt(u.onsetMs));
   }
 
   /** Clears playout (transport `clear` included) and records what was heard. */
-  private interrupt(reason: BargeInReason): void {
+  private interrupt(reason: BargeInReason, speechOnsetAtMs: number): void {
     const report = this.playout.clear();
     this.queuedMarks = [];
     this.awaitingFirstFrame = null;
     if (!report.cleared) return;
     this.counters.bargeIns++;
     this.pendingHeard = report;
-    this.emit('bargeIn', { report, reason, atMs: this.clock.now() });
+    this.emit('bargeIn', { report, reason, atMs: this.clock.now(), speechOnsetAtMs });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -521,7 +522,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.closing) return;
     this.silence.speechStart();
     this.cancelSilenceTimer();
-    if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false) this.interrupt('speech');
+    if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false) this.interrupt('speech', this.clock.now());
     this.cancelDtmfTimer();
     if (digit === '#') {
       this.deliverDtmf();
