@@ -71,7 +71,7 @@ export interface TurnReply {
 export interface TurnTelemetry {
   /** The recogniser's pricing key (e.g. `pocketsphinx`, `fake`). */
   stt_provider: string;
-  /** End of speech decided (`speechEnd`) → final transcript, ms on the session clock. */
+  /** End of speech decided (`speechEnd`, the recogniser's `finish()`) → final transcript, ms on the session clock. */
   stt_ms: number;
   /** The final's confidence, 0..1 (0 when it failed). */
   stt_confidence: number;
@@ -136,6 +136,8 @@ export interface CallSessionOptions {
   markAckTimeoutMs?: number;
   /** Longest call, ms, > 0; default none. */
   maxCallDurationMs?: number;
+  /** After `maxCallDurationMs`, the longest the closing may take (turn port, playout, mark, grace) before the session hangs up regardless, ms; default 15000. */
+  maxClosingMs?: number;
   /** Frames sent ahead of real time by the playout (see {@link PlayoutOptions}); default 2. */
   leadFrames?: number;
 }
@@ -197,6 +199,8 @@ export interface CallSessionStats {
   sttFailures: number;
   /** Recogniser audio sent, ms (pre-roll and silence included): `stt_seconds` × 1000. */
   sttAudioMs: number;
+  /** Reply clips skipped because their WAV could not be read. */
+  clipsSkipped: number;
   /** Response latencies of speech turns, ms, in order. */
   latenciesMs: number[];
   /** The playout's counters. */
@@ -215,7 +219,7 @@ interface Utterance {
   onsetMs: number;
   /** Clock time of the real end of speech. */
   endAtClock: number | null;
-  /** Clock time `speechEnd` was decided. */
+  /** Clock time `speechEnd` was handled (the recogniser's `finish()`). */
   decidedAtClock: number | null;
   silenceMs: number;
   partial: string;
@@ -232,7 +236,8 @@ const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence',
 
 /**
  * One live call's media. Create, then {@link start} with the opening clips. Not re-entrant;
- * all input arrives through the transport listener on one thread.
+ * all input arrives through the transport listener on one thread. Event listeners must not
+ * throw (they run inside the media path).
  */
 export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private readonly transport: MediaTransport;
@@ -249,6 +254,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private readonly closeGraceMs: number;
   private readonly markAckTimeoutMs: number;
   private readonly maxCallDurationMs: number | null;
+  private readonly maxClosingMs: number;
   private readonly segmenter: SpeechSegmenter;
   private readonly silence: SilenceTimer;
   private readonly playout: Playout;
@@ -277,7 +283,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private ended = false;
   private startedAt = 0;
   private turnSeq = 0;
-  private readonly counters = { audioInMs: 0, utterances: 0, bargeIns: 0, sttFailures: 0, sttAudioMs: 0 };
+  private readonly counters = { audioInMs: 0, utterances: 0, bargeIns: 0, sttFailures: 0, sttAudioMs: 0, clipsSkipped: 0 };
   private readonly turnCounts: Record<TurnRequest['kind'], number> = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<TurnRequest['kind'], number>;
   private readonly latencies: number[] = [];
 
@@ -292,6 +298,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.closeGraceMs = num('closeGraceMs', opts.closeGraceMs ?? 500, 0, 60_000);
     this.markAckTimeoutMs = num('markAckTimeoutMs', opts.markAckTimeoutMs ?? 3000, 1, 60_000);
     this.maxCallDurationMs = opts.maxCallDurationMs === undefined ? null : num('maxCallDurationMs', opts.maxCallDurationMs, 1, 24 * 3600_000);
+    this.maxClosingMs = num('maxClosingMs', opts.maxClosingMs ?? 15_000, 1, 600_000);
     try {
       this.bargeIn = resolveBargeInConfig(opts.bargeIn ?? {});
       this.eouTable = resolveEouSilence(opts.eouSilence ?? {});
@@ -421,7 +428,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.utterance = null;
     if (!u) return;
     u.endAtClock = this.clockAt(event.atMs);
-    u.decidedAtClock = this.clockAt(event.decidedAtMs);
+    u.decidedAtClock = this.clock.now(); // when the recogniser is told to finish
     u.silenceMs = event.decidedAtMs - event.atMs;
     if (!u.stream || u.stream.state !== 'open') return;
     this.feedStream(u);
@@ -569,6 +576,9 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       if (this.ended) return;
       if (this.closing && request.kind !== 'max_duration') return;
       this.playReply(forceEnd ? { ...reply, ended: true } : reply, request.kind, endOfSpeechAtMs);
+    }).catch(() => {
+      // A malformed reply (e.g. a bad endOfUtteranceSilenceMs): the call cannot go on sensibly.
+      this.hangup('turn_error');
     });
   }
 
@@ -583,8 +593,14 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     const wasPlaying = this.playout.playing;
     this.awaitingFirstFrame = { text, cause, endOfSpeechAtMs };
     clips.forEach((clip, i) => {
-      if (!clip.wav || this.ended) return;
-      const frames = clipToTelephony(clip.wav, format).map((f) => f.payload);
+      if (!clip?.wav || this.ended) return;
+      let frames: Uint8Array[];
+      try {
+        frames = clipToTelephony(clip.wav, format).map((f) => f.payload);
+      } catch {
+        this.counters.clipsSkipped++; // not a 48 kHz mono PCM16 WAV: the caller hears the rest
+        return;
+      }
       if (frames.length === 0) return;
       const mark = `t${seq}c${i + 1}`;
       this.queuedMarks.push({ mark, clip });
@@ -670,6 +686,11 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.awaitingFirstFrame = null;
     this.closing = true; // no more turns from the caller
     this.requestTurn({ kind: 'max_duration', elapsedMs: this.clock.now() - this.startedAt }, null);
+    // Whatever the port and the carrier do, the call ends: a closing longer than this is cut.
+    this.cancelMax = this.clock.setTimer(() => {
+      this.cancelMax = null;
+      this.hangup('max_duration');
+    }, this.maxClosingMs);
   }
 
   private scheduleHangup(delayMs: number, cause: EndCause): void {

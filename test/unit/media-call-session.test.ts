@@ -264,6 +264,28 @@ describe('CallMediaSession', () => {
     expect(h.session.isEnded).toBe(false);
   }, 30_000);
 
+  it('measures stt_ms on a slow recogniser and includes it in the response latency', async () => {
+    const h = harness([{ text: 'yes please', mode: 'slow', delayMs: 400 }], [{ clips: [clip('Great.', 300)], ended: false }]);
+    h.session.start([clip('Shall I book it?', 400)]);
+    await h.silence(600);
+    const line = await h.feed(lines[2]!);
+    await h.silence(1500);
+    expect(h.requests[0]).toMatchObject({ kind: 'speech', text: 'yes please', telemetry: { stt_ms: 400 } });
+    const reply = h.events.replies[1]!;
+    expect(Math.abs(reply.endOfSpeechAtMs! - line.endAt)).toBeLessThanOrEqual(60);
+    expect(reply.latencyMs!).toBeGreaterThanOrEqual(700 + 400);
+    expect(reply.latencyMs!).toBeLessThanOrEqual(700 + 400 + 60);
+  }, 30_000);
+
+  it('skips a reply clip that is not a WAV and plays the rest', async () => {
+    const h = harness([], []);
+    h.session.start([{ wav: new Uint8Array([1, 2, 3]), text: 'broken' }, clip('Hello.', 200)]);
+    await h.silence(400);
+    expect(h.transport.count('play')).toBe(10);
+    expect(h.session.stats().clipsSkipped).toBe(1);
+    expect(h.session.isEnded).toBe(false);
+  });
+
   it('asks for a failed re-prompt when the recogniser hangs past its deadline', async () => {
     const h = harness([{ text: 'never', mode: 'hang' }], [], { recognizerTimeoutMs: 1500 });
     h.session.start([clip('Which day?', 400)]);
@@ -338,6 +360,16 @@ describe('CallMediaSession', () => {
     expect(h.events.replies[1]).toMatchObject({ cause: 'max_duration', text: 'We have to end here.' });
     await h.silence(800);
     expect(h.transport.count('hangup')).toBe(1);
+    expect(h.events.ended).toEqual([{ reason: 'hangup', cause: 'max_duration' }]);
+  }, 30_000);
+
+  it('hangs up after the maximum duration even when the turn port never answers', async () => {
+    const h = harness([], [() => new Promise<TurnReply>(() => undefined)], { maxCallDurationMs: 2000, maxClosingMs: 1000 });
+    h.session.start([clip('Hello.', 400)]);
+    await h.silence(2900);
+    expect(h.requests[0]).toMatchObject({ kind: 'max_duration' });
+    expect(h.transport.count('hangup')).toBe(0);
+    await h.silence(200);
     expect(h.events.ended).toEqual([{ reason: 'hangup', cause: 'max_duration' }]);
   }, 30_000);
 
