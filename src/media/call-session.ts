@@ -39,7 +39,7 @@ import {
   type SilenceAction,
 } from './endpointing.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock, type PlayoutStats } from './playout.js';
-import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError, type RecognizerErrorData, type SpeechRecognizer } from './recognizer.js';
+import { withTimeout, type FinalTranscript, type RecognitionGrammar, type RecognitionStream, type RecognizerError, type RecognizerErrorData, type SpeechRecognizer } from './recognizer.js';
 import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
 
@@ -126,7 +126,7 @@ export interface CallSessionOptions {
   silence?: unknown;
   /** End-of-utterance silence table overrides per expectation (see `resolveEouSilence`). */
   eouSilence?: unknown;
-  /** Expectation of the opening's step; default `free`. */
+  /** Expectation of the opening's step (end-of-utterance silence and the recogniser's grammar hint); default `free`. */
   expectation?: ExpectationKind;
   /** Pause after the last DTMF key that ends the entry, ms, > 0; default 3000. */
   dtmfTimeoutMs?: number;
@@ -232,6 +232,11 @@ interface QueuedMark {
   clip: ReplyClip;
 }
 
+/** The recogniser grammar hint of each step expectation (see {@link RecognitionHints}). */
+const GRAMMAR_OF: Readonly<Record<ExpectationKind, RecognitionGrammar>> = {
+  yes_no: 'yes_no', digits: 'digits', phone: 'digits', number: 'number', name: 'name', date: 'date', time: 'time', choice: 'free', free: 'free',
+};
+
 const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
 
 /**
@@ -283,6 +288,8 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private ended = false;
   private startedAt = 0;
   private turnSeq = 0;
+  /** What the current step expects (from the last reply): the recogniser's grammar hint. */
+  private expectation: ExpectationKind;
   private readonly counters = { audioInMs: 0, utterances: 0, bargeIns: 0, sttFailures: 0, sttAudioMs: 0, clipsSkipped: 0 };
   private readonly turnCounts: Record<TurnRequest['kind'], number> = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<TurnRequest['kind'], number>;
   private readonly latencies: number[] = [];
@@ -312,6 +319,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.recognizer = opts.recognizer;
     this.language = opts.language;
     this.port = opts.turn;
+    this.expectation = opts.expectation ?? 'free';
     this.preRollSamples = Math.round((preRollMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
     this.segmenter = new SpeechSegmenter({
       minSpeechMs: this.bargeIn.minSpeechMs ?? DEFAULT_BARGE_IN.minSpeechMs,
@@ -355,7 +363,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       onStop: (reason) => this.finish(reason),
     });
     if (this.maxCallDurationMs !== null) this.cancelMax = this.clock.setTimer(() => this.onMaxDuration(), this.maxCallDurationMs);
-    this.playReply({ clips: opening, ended }, 'opening', null);
+    this.playReply({ clips: opening, ended, expectation: this.expectation }, 'opening', null);
   }
 
   /** A snapshot of the counters. */
@@ -401,7 +409,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       const onsetSample = Math.round((event.atMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
       u.fedTo = Math.max(0, onsetSample - this.preRollSamples, this.history[0]?.start ?? 0);
         try {
-        u.stream = withTimeout(this.recognizer.start({ language: this.language, sampleRateHz: MEDIA_CORE_SAMPLE_RATE }), this.recognizerTimeoutMs, this.clock, this.recognizer.provider);
+        u.stream = withTimeout(this.recognizer.start({ language: this.language, sampleRateHz: MEDIA_CORE_SAMPLE_RATE, hints: { grammar: GRAMMAR_OF[this.expectation] } }), this.recognizerTimeoutMs, this.clock, this.recognizer.provider);
       } catch (err) {
         this.sttFailed(u, { kind: 'unavailable', provider: this.recognizer.provider, message: (err as Error).message });
         return;
@@ -583,6 +591,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   }
 
   private playReply(reply: TurnReply, cause: ReplyEvent['cause'], endOfSpeechAtMs: number | null): void {
+    this.expectation = reply.expectation ?? 'free';
     if (reply.endOfUtteranceSilenceMs !== undefined) this.segmenter.setMinSilenceMs(num('endOfUtteranceSilenceMs', reply.endOfUtteranceSilenceMs, 0, 60_000));
     else this.segmenter.setMinSilenceMs(endOfUtteranceSilenceMs(reply.expectation ?? 'free', this.eouTable));
     const seq = ++this.turnSeq;

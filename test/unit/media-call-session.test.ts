@@ -180,6 +180,8 @@ describe('CallMediaSession', () => {
     await h.silence(1000);
     expect(h.session.stats().latenciesMs).toHaveLength(2);
     expect(h.session.stats().turns.speech).toBe(2);
+    // The recogniser was told what each step expects.
+    expect(h.recognizer.started.map((o) => o.hints?.grammar)).toEqual(['free', 'date']);
     const marks = h.transport.sent.filter((a) => a.kind === 'mark').map((a) => (a as { name: string }).name);
     expect(marks).toEqual(['t1c1', 't1c2', 't2c1', 't3c1', 't3c2']);
   }, 30_000);
@@ -213,6 +215,18 @@ describe('CallMediaSession', () => {
     expect(h.requests).toHaveLength(1);
     expect(h.requests[0]).toMatchObject({ kind: 'speech', text: 'my name is priya sharma', heard });
     expect(h.session.stats().bargeIns).toBe(1);
+  }, 30_000);
+
+  it('does not interrupt for a backchannel heard in a partial, and does not take it as a turn', async () => {
+    const h = harness([{ text: 'uh huh', partials: [{ text: 'uh huh', afterMs: 100 }] }], []);
+    h.session.start([clip('Your appointment is on Monday at five in the evening.', 4000)]);
+    await h.silence(500);
+    await h.feed(lines[2]!);
+    await h.silence(1000);
+    expect(h.events.heard[0]).toEqual({ kind: 'partial', text: 'uh huh' });
+    expect(h.transport.count('clear')).toBe(0);
+    expect(h.requests).toHaveLength(0);
+    expect(h.events.heard.find((e) => e.kind === 'final')).toMatchObject({ text: 'uh huh', ignored: true });
   }, 30_000);
 
   it('does not let the caller interrupt a clip marked bargeIn: false, and drops that overlapping speech', async () => {
