@@ -27,7 +27,6 @@
 import { EventEmitter } from 'node:events';
 import { clipToTelephony } from './audio.js';
 import {
-  DEFAULT_BARGE_IN,
   SilenceTimer,
   decideBargeIn,
   endOfUtteranceSilenceMs,
@@ -120,7 +119,12 @@ export interface CallSessionOptions {
   preRollMs?: number;
   /** Deadline of the recogniser's final after the end of speech, ms, > 0; default 3000. */
   recognizerTimeoutMs?: number;
-  /** Barge-in overrides (see `resolveBargeInConfig`); also sets the segmenter's minimum speech. */
+  /**
+   * Barge-in overrides (see `resolveBargeInConfig`); `minSpeechMs` is also the segmenter's
+   * minimum speech. Speech over playout that does not interrupt it (a backchannel, a clip with
+   * `bargeIn: false`, or barge-in switched off) is not taken as a turn: its final is reported
+   * with `ignored: true`.
+   */
   bargeIn?: Partial<BargeInConfig>;
   /** Silence overrides `{ noSpeechMs, maxReprompts }` (see `resolveSilenceConfig`). */
   silence?: unknown;
@@ -322,7 +326,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.expectation = opts.expectation ?? 'free';
     this.preRollSamples = Math.round((preRollMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
     this.segmenter = new SpeechSegmenter({
-      minSpeechMs: this.bargeIn.minSpeechMs ?? DEFAULT_BARGE_IN.minSpeechMs,
+      minSpeechMs: this.bargeIn.minSpeechMs,
       minSilenceMs: endOfUtteranceSilenceMs(opts.expectation ?? 'free', this.eouTable),
       hangoverMs: this.vad.hangoverMs,
     });
