@@ -260,6 +260,20 @@ describe('CallMediaSession', () => {
     expect(h.requests[1]).toEqual({ kind: 'dtmf', text: '12', heard: null });
   }, 30_000);
 
+  it('a key pressed during playout stops it and the entry carries what was heard', async () => {
+    const h = harness([], []);
+    h.session.start([clip('Press one for appointments, two for billing.', 3000)]);
+    await h.silence(1000);
+    h.transport.pushDtmf('2');
+    expect(h.transport.count('clear')).toBe(1);
+    h.transport.pushDtmf('#');
+    await h.silence(100);
+    expect(h.requests).toHaveLength(1);
+    const r = h.requests[0]!;
+    expect(r.kind === 'dtmf' && r.text).toBe('2');
+    expect(r.kind === 'dtmf' && r.heard?.heard[0]?.heardMs).toBe(1000);
+  }, 30_000);
+
   it('asks for a failed re-prompt when the recogniser crashes, and the call goes on', async () => {
     const h = harness([{ text: 'lost', mode: 'crash' }, { text: 'tomorrow at five pm' }], [
       { clips: [clip('Sorry, could you say that again?', 500)], ended: false },
