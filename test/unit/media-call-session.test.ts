@@ -9,8 +9,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallMediaSession, CallSessionError, type CallSessionOptions, type EndedEvent, type HeardEvent, type ReplyClip, type ReplyEvent, type TurnReply, type TurnRequest } from '../../src/media/call-session.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
@@ -20,24 +18,13 @@ import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
+import { buildEspeakWorker } from '../support/espeak-worker.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RATE = 16_000;
 const CHUNK = RATE / 50; // 20 ms
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
 
-/** Transpiles the speech worker and the modules it imports into node_modules/.cache; returns the worker. */
-function buildWorker(): string {
-  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-callsession-test-${process.pid}`, 'speech');
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
-    fs.writeFileSync(path.join(out, `${name}.js`), js);
-  }
-  fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
-  return path.join(out, 'espeak-worker.js');
-}
+const buildWorker = (): string => buildEspeakWorker('callsession-test');
 
 /** A clip cut to its audible part (10 ms windows above about -50 dBFS), so its edges are the truth. */
 function trim(clip: Int16Array, rate: number): Int16Array {

@@ -9,32 +9,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpeechSegmenter, WebRtcVad, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { resampleMono16 } from '../../src/speech/wav.js';
+import { buildEspeakWorker } from '../support/espeak-worker.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];
 /** Silence before the first line and after each line, ms. */
 const GAPS_MS = [700, 900, 1100, 1300, 1000];
 /** Accepted error of a detected speech boundary, ms (issue 16 piece brief). */
 const TOLERANCE_MS = 60;
 
-/** Transpiles the speech worker and the modules it imports into node_modules/.cache; returns the worker. */
-function buildWorker(): string {
-  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-vad-test-${process.pid}`, 'speech');
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
-    fs.writeFileSync(path.join(out, `${name}.js`), js);
-  }
-  fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
-  return path.join(out, 'espeak-worker.js');
-}
+const buildWorker = (): string => buildEspeakWorker('vad-test');
 
 /** Deterministic white noise: Box–Muller over a linear congruential generator. */
 function noise(length: number, rms: number, seed = 7): Float64Array {

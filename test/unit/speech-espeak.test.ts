@@ -11,27 +11,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EspeakSynthesizer, espeakVoiceFor, espeakWorkerPath } from '../../src/speech/espeak.js';
 import { SpeechError, type SynthesizedAudio } from '../../src/speech/types.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { buildEspeakWorker } from '../support/espeak-worker.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LONG_TEXT = 'This sentence keeps the speech engine busy for a good while, on purpose. '.repeat(40);
 
-/** Transpiles the worker and the modules it imports into node_modules/.cache; returns the worker. */
-function buildWorker(): string {
-  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-test-${process.pid}`, 'speech');
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
-    fs.writeFileSync(path.join(out, `${name}.js`), js);
-  }
-  fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
-  return path.join(out, 'espeak-worker.js');
-}
+const buildWorker = (): string => buildEspeakWorker('test');
 
 /** Root-mean-square level of the samples. */
 function rms(samples: Int16Array): number {

@@ -1,0 +1,29 @@
+/**
+ * The embedded speech engine's worker for tests that run from the TypeScript sources: the worker
+ * and the modules it imports, transpiled into `node_modules/.cache` (the engine forks it as a
+ * plain Node.js module).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * Transpiles `src/speech/espeak-worker.ts` and the modules it imports into
+ * `node_modules/.cache/vagent-<tag>-<pid>/speech/` and returns the worker's path; the caller
+ * removes `path.dirname(path.dirname(worker))` when done.
+ * @param tag names the cache directory, so test files running at once do not share one
+ */
+export function buildEspeakWorker(tag: string): string {
+  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-${tag}-${process.pid}`, 'speech');
+  fs.mkdirSync(out, { recursive: true });
+  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
+    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
+    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+    fs.writeFileSync(path.join(out, `${name}.js`), js);
+  }
+  fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
+  return path.join(out, 'espeak-worker.js');
+}
