@@ -3,7 +3,7 @@
  * protojson bodies, HS256 API tokens, and signed webhooks. It backs the telephony tests and
  * lets operators try vagent without a LiveKit server (`npm run fake-livekit`).
  *
- * Sources it mirrors (see ../shared/reference/livekit.md, beside the repository):
+ * Sources it mirrors (public LiveKit repositories):
  * - Twirp server: livekit/protocol `livekit/*.twirp.go` (routes, `bad_route` for an unknown
  *   route, method or Content-Type, `malformed` for an undecodable body, responses with
  *   `UseProtoNames` + `EmitUnpopulated`).

@@ -1,6 +1,6 @@
 /**
  * Nothing committed names a path of one machine (issue 14, item 22): data beside the checkout
- * is found relative to the repository (`../shared/…`) or through an environment variable, never
+ * is found relative to the repository or through an environment variable, never
  * by an absolute path that only exists on the machine where the file was written.
  */
 import { execFileSync } from 'node:child_process';
@@ -30,7 +30,7 @@ describe('machine paths', () => {
     expect(machinePaths(`const f = '${abs('work/shared/data/x.jsonl')}';`)).toHaveLength(1);
     expect(machinePaths(`see ${abs('home/op/notes')}`)).toHaveLength(1);
     expect(machinePaths(`(\`${abs('root/.cache')}\`)`)).toHaveLength(1);
-    expect(machinePaths(`https://example.in${abs('home/x')} and ../shared/data/x and ./work/y`)).toEqual([]);
+    expect(machinePaths(`https://example.in${abs('home/x')} and ../data/x and ./cache/y`)).toEqual([]);
   });
 
   it('no file tracked by git names one', () => {
