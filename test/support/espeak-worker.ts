@@ -27,3 +27,26 @@ export function buildEspeakWorker(tag: string): string {
   fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
   return path.join(out, 'espeak-worker.js');
 }
+
+/**
+ * Speaks each of `lines` in `language` with the embedded engine (a worker built by
+ * {@link buildEspeakWorker}, removed afterwards) and returns their audio in order: 48 kHz mono
+ * PCM16 samples with their rate.
+ * @throws whatever the engine throws (the worker is removed either way)
+ */
+export async function synthesizeLines(tag: string, lines: readonly string[], language = 'en'): Promise<Array<{ samples: Int16Array; sampleRate: number }>> {
+  const { EspeakSynthesizer } = await import('../../src/speech/espeak.js');
+  const workerPath = buildEspeakWorker(tag);
+  const synth = new EspeakSynthesizer({ workerPath });
+  try {
+    const out: Array<{ samples: Int16Array; sampleRate: number }> = [];
+    for (const line of lines) {
+      const audio = await synth.synthesize(line, language);
+      out.push({ samples: audio.samples, sampleRate: audio.sampleRate });
+    }
+    return out;
+  } finally {
+    await synth.close();
+    fs.rmSync(path.dirname(path.dirname(workerPath)), { recursive: true, force: true });
+  }
+}

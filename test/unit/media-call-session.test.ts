@@ -7,24 +7,20 @@
  * The speech worker runs compiled: its sources are transpiled into node_modules/.cache (as in
  * media-vad.test.ts) so this file never runs a stale build.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CallMediaSession, CallSessionError, type CallSessionOptions, type EndedEvent, type HeardEvent, type ReplyClip, type ReplyEvent, type TurnReply, type TurnRequest } from '../../src/media/call-session.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad.js';
-import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
-import { buildEspeakWorker } from '../support/espeak-worker.js';
+import { synthesizeLines } from '../support/espeak-worker.js';
 
 const RATE = 16_000;
 const CHUNK = RATE / 50; // 20 ms
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
 
-const buildWorker = (): string => buildEspeakWorker('callsession-test');
 
 /** A clip cut to its audible part (10 ms windows above about -50 dBFS), so its edges are the truth. */
 function trim(clip: Int16Array, rate: number): Int16Array {
@@ -46,26 +42,11 @@ function trim(clip: Int16Array, rate: number): Int16Array {
 let vad: WebRtcVad;
 /** The caller lines at 16 kHz, trimmed. */
 let lines: Int16Array[];
-let workerDir: string;
 
 beforeAll(async () => {
   vad = await WebRtcVad.load();
-  const workerPath = buildWorker();
-  workerDir = path.dirname(path.dirname(workerPath));
-  const synth = new EspeakSynthesizer({ workerPath });
-  try {
-    lines = [];
-    for (const line of LINES) {
-      const audio = await synth.synthesize(line, 'en');
-      lines.push(trim(resampleMono16(audio.samples, audio.sampleRate, RATE), RATE));
-    }
-  } finally {
-    await synth.close();
-  }
+  lines = (await synthesizeLines('callsession-test', LINES)).map((a) => trim(resampleMono16(a.samples, a.sampleRate, RATE), RATE));
 }, 60_000);
-afterAll(() => {
-  if (workerDir) fs.rmSync(workerDir, { recursive: true, force: true });
-});
 
 /** A reply clip: `ms` of a 440 Hz tone as a 48 kHz WAV (the clip cache's format). */
 function clip(text: string, ms: number, extra: Partial<ReplyClip> = {}): ReplyClip {

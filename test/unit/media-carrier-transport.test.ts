@@ -10,18 +10,13 @@
  * The speech worker runs compiled: the current sources are transpiled first (as
  * test/unit/speech-espeak.test.ts does) so this file never runs a stale build.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeMulaw, encodeMulaw, pcm16FromBytes, pcm16ToBytes, resample } from '../../src/media/audio.js';
 import { CarrierTransport, CLOSE_CODES, type CarrierSocket, type CarrierStartInfo } from '../../src/media/carrier-transport.js';
 import { exotelChunkRules, MAX_FRAME_CHARS, MAX_MEDIA_PAYLOAD_BYTES, type CarrierDialect } from '../../src/media/carriers/index.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
-import { EspeakSynthesizer } from '../../src/speech/espeak.js';
+import { synthesizeLines } from '../support/espeak-worker.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const j = (v: unknown) => JSON.stringify(v);
 
 /** A socket that records what the transport sends and how it closes. */
@@ -155,28 +150,12 @@ const pl = {
 // Real speech
 
 let speech48k: Int16Array;
-let workerDir: string;
 
 beforeAll(async () => {
-  workerDir = path.join(ROOT, 'node_modules', '.cache', `vagent-carrier-transport-test-${process.pid}`);
-  fs.mkdirSync(workerDir, { recursive: true });
-  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-    fs.writeFileSync(path.join(workerDir, `${name}.js`), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
-  }
-  fs.writeFileSync(path.join(workerDir, 'package.json'), '{"type":"module"}');
-  const synth = new EspeakSynthesizer({ workerPath: path.join(workerDir, 'espeak-worker.js') });
-  try {
-    const audio = await synth.synthesize('My name is Priya Sharma. Tomorrow at five pm.', 'en');
-    expect(audio.sampleRate).toBe(48000);
-    speech48k = audio.samples;
-  } finally {
-    await synth.close();
-  }
+  const [audio] = await synthesizeLines('carrier-transport-test', ['My name is Priya Sharma. Tomorrow at five pm.']);
+  expect(audio!.sampleRate).toBe(48000);
+  speech48k = audio!.samples;
 }, 60_000);
-afterAll(() => {
-  if (workerDir) fs.rmSync(workerDir, { recursive: true, force: true });
-});
 
 /** The speech at `rate` Hz, trimmed to whole 20 ms frames. */
 function speechAt(rate: number): Int16Array {

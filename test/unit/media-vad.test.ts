@@ -7,13 +7,10 @@
  * The speech worker runs compiled: its sources are transpiled into node_modules/.cache (as in
  * speech-espeak.test.ts) so this file never runs a stale build.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SpeechSegmenter, WebRtcVad, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
-import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { resampleMono16 } from '../../src/speech/wav.js';
-import { buildEspeakWorker } from '../support/espeak-worker.js';
+import { synthesizeLines } from '../support/espeak-worker.js';
 
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];
 /** Silence before the first line and after each line, ms. */
@@ -21,7 +18,6 @@ const GAPS_MS = [700, 900, 1100, 1300, 1000];
 /** Accepted error of a detected speech boundary, ms (issue 16 piece brief). */
 const TOLERANCE_MS = 60;
 
-const buildWorker = (): string => buildEspeakWorker('vad-test');
 
 /** Deterministic white noise: Box–Muller over a linear congruential generator. */
 function noise(length: number, rms: number, seed = 7): Float64Array {
@@ -127,27 +123,13 @@ function intervals(events: SpeechEvent[]): { startMs: number; endMs: number }[] 
 
 let vad: WebRtcVad;
 let clips48k: Int16Array[];
-let workerDir: string;
 
 beforeAll(async () => {
   vad = await WebRtcVad.load();
-  const workerPath = buildWorker();
-  workerDir = path.dirname(path.dirname(workerPath));
-  const synth = new EspeakSynthesizer({ workerPath });
-  try {
-    clips48k = [];
-    for (const line of LINES) {
-      const audio = await synth.synthesize(line, 'en');
-      expect(audio.sampleRate).toBe(48000);
-      clips48k.push(audio.samples);
-    }
-  } finally {
-    await synth.close();
-  }
+  const audio = await synthesizeLines('vad-test', LINES);
+  for (const a of audio) expect(a.sampleRate).toBe(48000);
+  clips48k = audio.map((a) => a.samples);
 }, 60_000);
-afterAll(() => {
-  if (workerDir) fs.rmSync(workerDir, { recursive: true, force: true });
-});
 
 /** The conversation at `rate` Hz. */
 function call(rate: number): Conversation {
