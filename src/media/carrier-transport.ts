@@ -61,24 +61,11 @@ export const CLOSE_CODES = {
 } as const;
 
 /** What the route needs from a stream's `start` to decide auth and which agent answers. Plain data. */
-export interface CarrierStartInfo {
+export type CarrierStartInfo = Omit<CarrierStart, 'type'> & {
   dialect: CarrierDialect;
-  /** Twilio `streamSid`, Exotel `stream_sid`, Plivo `streamId`. */
-  streamId: string;
-  /** The carrier's call id (Twilio `callSid`, Exotel `call_sid`, Plivo `callId`). */
-  callId: string;
-  accountId?: string;
-  /** Caller number, when the dialect sends one (Exotel). */
-  from?: string;
-  /** Called number, when the dialect sends one (Exotel). */
-  to?: string;
-  /** Twilio `customParameters`, Exotel `custom_parameters`, Plivo `extra_headers`. */
-  customParameters: Record<string, string>;
-  /** The inbound audio format announced by `start`. */
-  format: CarrierAudioFormat;
   /** The outbound format {@link CarrierTransport.play} now expects. */
   outbound: CarrierOutboundFormat;
-}
+};
 
 /**
  * The outbound descriptor of a carrier stream: the {@link OutboundFormat} plus the shortest

@@ -47,12 +47,18 @@ export type CarrierEvent =
   | { type: 'connected' }
   | {
       type: 'start';
+      /** Twilio `streamSid`, Exotel `stream_sid`, Plivo `streamId`. */
       streamId: string;
+      /** The carrier's call id (Twilio `callSid`, Exotel `call_sid`, Plivo `callId`). */
       callId: string;
       accountId?: string;
+      /** Caller number, when the dialect sends one (Exotel). */
       from?: string;
+      /** Called number, when the dialect sends one (Exotel). */
       to?: string;
+      /** Twilio `customParameters`, Exotel `custom_parameters`, Plivo `extra_headers`. */
       customParameters: Record<string, string>;
+      /** The inbound audio format announced by `start`. */
       format: CarrierAudioFormat;
     }
   | { type: 'media'; streamId?: string; payload: Buffer; timestampMs?: number; seq?: number }
