@@ -60,10 +60,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import crypto from 'node:crypto';
 import { readDatabase } from './lib/db.mjs';
 import { driveTemplates, endSessions, generateSessions, openCalls } from './lib/growth-store.mjs';
-import { measureAlternating, warmUp } from './lib/http.mjs';
+import { measureAlternating, warmUp, idempotencyKeys } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
 import { waitForAllAudio } from './sessions.mjs';
@@ -256,15 +255,8 @@ async function main() {
   }
 
   const json = { 'content-type': 'application/json' };
-  const keyPrefix = `growth-${crypto.randomBytes(6).toString('hex')}`;
-  let keySeq = 0;
-  const uniqueKeys = (tag) => [{
-    setupRequest(req) {
-      keySeq += 1;
-      req.headers['Idempotency-Key'] = `${keyPrefix}-${tag}-${keySeq}`;
-      return req;
-    },
-  }];
+  const keys = idempotencyKeys('growth');
+  const uniqueKeys = keys.requests;
   const listRoute = (store) => ({
     title: `GET /v1/calls?status=in_progress (${store.name})`, url: store.daemon.url, pid: store.daemon.pid,
     path: '/v1/calls?status=in_progress', headers: { authorization: `Bearer ${store.keys.default}` },
@@ -283,8 +275,7 @@ async function main() {
       ...r, title: `POST /v1/calls + /end (${store.name}, ${budget ? 'budget' : 'no budget'})`,
       requests: [{
         setupRequest(req) {
-          keySeq += 1;
-          req.headers['Idempotency-Key'] = `${keyPrefix}-${tag}-${keySeq}`;
+          req.headers['Idempotency-Key'] = keys.next(tag);
           return req;
         },
         onResponse(status, body, context) {
@@ -293,10 +284,9 @@ async function main() {
       }, {
         setupRequest(req, context) {
           if (!context.session) return null; // the call failed (counted): start over with a new call
-          keySeq += 1;
           req.path = `/v1/sessions/${context.session}/end`;
           req.body = '{}';
-          req.headers['Idempotency-Key'] = `${keyPrefix}-${tag}-${keySeq}`;
+          req.headers['Idempotency-Key'] = keys.next(tag);
           return req;
         },
       }],

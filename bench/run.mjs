@@ -50,7 +50,7 @@ import { measureCliStartup } from './lib/cli-startup.mjs';
 import { readDatabase } from './lib/db.mjs';
 import { hostBusyCores } from './lib/cpu.mjs';
 import { benchSessions, waitForAllAudio } from './sessions.mjs';
-import { measure, measurePaired } from './lib/http.mjs';
+import { measure, measurePaired, idempotencyKeys } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
 import { CALL_BODY, loud, numEnv, warnings } from './lib/report.mjs';
@@ -184,16 +184,8 @@ async function main() {
 
   const common = { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S };
   const json = { 'content-type': 'application/json' };
-  const keyPrefix = `bench-${crypto.randomBytes(6).toString('hex')}`;
-  let keySeq = 0;
-  /** autocannon `requests` giving every request its own Idempotency-Key. */
-  const uniqueKeys = (tag) => [{
-    setupRequest(req) {
-      keySeq += 1;
-      req.headers['Idempotency-Key'] = `${keyPrefix}-${tag}-${keySeq}`;
-      return req;
-    },
-  }];
+  const keys = idempotencyKeys('bench');
+  const uniqueKeys = keys.requests;
   const http = {};
 
   const routes = {

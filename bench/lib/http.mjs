@@ -5,6 +5,7 @@
  * (autocannon records latency of 2xx responses only, in whole ms), non-2xx, errors and
  * timeouts, and where the CPU went during the measured run (see cpu.mjs).
  */
+import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { cpuSince, cpuSnapshot } from './cpu.mjs';
 
@@ -146,4 +147,28 @@ export async function warmUp(route, { seconds, connections }) {
   if (seconds <= 0) return 0;
   const r = await run({ ...cannonOptions({ ...route, connections }), title: `${route.title} (warm-up)`, duration: seconds });
   return r['2xx'];
+}
+
+/**
+ * Unique `Idempotency-Key`s for a bench run: `<prefix>-<random>-<tag>-<n>`, `n` counting up.
+ * `next(tag)` gives one; `requests(tag)` is autocannon `requests` setting a new one on every
+ * request.
+ * @returns {{next: (tag: string) => string, requests: (tag: string) => object[]}}
+ */
+export function idempotencyKeys(prefix) {
+  const keyPrefix = `${prefix}-${crypto.randomBytes(6).toString('hex')}`;
+  let keySeq = 0;
+  const next = (tag) => {
+    keySeq += 1;
+    return `${keyPrefix}-${tag}-${keySeq}`;
+  };
+  return {
+    next,
+    requests: (tag) => [{
+      setupRequest(req) {
+        req.headers['Idempotency-Key'] = next(tag);
+        return req;
+      },
+    }],
+  };
 }
