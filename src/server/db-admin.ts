@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { statePaths } from '../config/paths.js';
 import { vacuumNotice } from '../config/notices.js';
 import { Store } from '../store/database.js';
-import { autoVacuumMode, convertToIncremental, databaseBytes, databaseStats, type AutoVacuumMode, type DatabaseStats } from '../store/space.js';
+import { autoVacuumMode, convertToIncremental, databaseBytes, databaseStats, liveBytes, type AutoVacuumMode, type DatabaseStats } from '../store/space.js';
 import { acquireDaemonLock, StateDirError } from '../store/state-dir.js';
 
 /** {@link DatabaseStats} and, while the database gives no space back, the notice saying what to do. */
@@ -77,7 +77,7 @@ export function vacuumDatabase(stateDir: string): VacuumResult {
       const { db } = store;
       const before = fs.statSync(file).size;
       const modeBefore = autoVacuumMode(db);
-      const live = databaseBytes(db) - (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+      const live = liveBytes(db);
       const need = Math.ceil(2.1 * live);
       const st = fs.statfsSync(stateDir);
       const free = st.bavail * st.bsize;

@@ -38,6 +38,11 @@ export function databaseBytes(db: Db): number {
   return (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
 }
 
+/** Bytes of the database's pages that hold data: its size less its free pages (what a VACUUM keeps). */
+export function liveBytes(db: Db): number {
+  return databaseBytes(db) - (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+}
+
 /**
  * Converts the database to incremental auto-vacuum and compacts it: `PRAGMA auto_vacuum =
  * INCREMENTAL` then `VACUUM`, which rewrites the whole file through the WAL (free disk of about
