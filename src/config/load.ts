@@ -32,6 +32,8 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_TIMEZONE: 'timezone',
   VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
   VAGENT_RETENTION_DAYS: 'retention_days',
+  VAGENT_RECOGNIZER: 'recognizer',
+  VAGENT_MEDIA_WORKERS: 'media_workers',
   VAGENT_BODY_LIMIT_BYTES: 'body_limit_bytes',
   VAGENT_LOG_LEVEL: 'log_level',
   VAGENT_PUBLIC_URL: 'public_url',

@@ -49,6 +49,20 @@ export const SettingsSchema = z.object({
     .int({ error: 'must be a whole number of days, 0 to keep everything' })
     .min(0, { error: 'must be 0 (keep everything) or more days' })
     .max(36_500, { error: 'must be at most 36500 days (100 years); 0 keeps everything' }).default(0),
+  /**
+   * Speech recognition on calls (issue 16): `auto` uses the embedded recogniser (Debian's
+   * pocketsphinx, English) when it is installed and is off otherwise; `pocketsphinx` requires
+   * it; `fake` hears the transcripts each stream brings in its `vagent_fake_transcripts`
+   * parameter (tests, benchmarks, `vagent call simulate` without a recogniser); `off` hears
+   * nothing (DTMF still works). `/v1/health` and the start-up lines say which is in force.
+   */
+  recognizer: z.enum(['auto', 'pocketsphinx', 'fake', 'off'], { error: 'must be one of auto, pocketsphinx, fake, off' }).default('auto'),
+  /**
+   * Worker threads that carry call audio (issue 16; off the API's event loop). Unset: one per
+   * CPU beyond the first, at least 1 and at most 4.
+   */
+  media_workers: z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int({ error: 'must be a whole number from 1 to 64' })
+    .min(1, { error: 'must be a whole number from 1 to 64' }).max(64, { error: 'must be a whole number from 1 to 64' }).optional(),
   /** Largest request body accepted, in bytes. */
   body_limit_bytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** pino log level. */

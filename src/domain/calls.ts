@@ -33,7 +33,8 @@ export type DialStatus = (typeof DIAL_STATUSES)[number];
  * `not_dialled` are final.
  */
 export const DIAL_TRANSITIONS: Readonly<Record<DialStatus, readonly DialStatus[]>> = {
-  not_dialled: [],
+  // A prepared call a carrier stream attached to (issue 16: the operator's carrier dialled).
+  not_dialled: ['answered'],
   dialling: ['ringing', 'answered', 'completed', 'failed', 'unknown'],
   ringing: ['answered', 'completed', 'failed'],
   answered: ['completed'],

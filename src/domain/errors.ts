@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   /** Extension: LiveKit refused or did not answer a hang-up; nothing changed, the line may be up. */
   hangup_failed: 502,
   telephony_not_configured: 503,
+  /** Extension: the daemon's media workers are not running (`GET /v1/media/*`). */
+  media_unavailable: 503,
   /** Extension: LiveKit did not say whether a dial was placed; it is not retried blindly. */
   dial_outcome_unknown: 504,
 } as const;

@@ -312,6 +312,8 @@ export interface CallStatus {
   provider_call_id: string | null;
   /** When the callee answered (inbound: when vagent answered), epoch seconds; null if never. */
   answered_at: number | null;
+  /** What carries the call's audio (issue 16): `twilio`, `exotel`, `plivo` or `livekit`; null while none has. */
+  transport: 'twilio' | 'exotel' | 'plivo' | 'livekit' | null;
 }
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call's status after it, and what became of its line. */

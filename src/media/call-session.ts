@@ -46,6 +46,11 @@ import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from '.
 export interface ReplyClip {
   /** The clip as a 48 kHz mono PCM16 WAV (src/speech/wav.ts, what the clip cache holds), or null when it has no audio (synthesis failed): it is then skipped. */
   wav: Uint8Array | null;
+  /**
+   * The clip already in the transport's outbound format, one payload per 20 ms frame (what
+   * `clipToTelephony` gives): used instead of converting `wav` again (a worker caches them).
+   */
+  frames?: readonly Uint8Array[];
   /** What the clip says (for events and logs). */
   text: string;
   /** `false`: caller speech never interrupts this clip (legal disclaimers). Default true. */
@@ -606,10 +611,10 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     const wasPlaying = this.playout.playing;
     this.awaitingFirstFrame = { text, cause, endOfSpeechAtMs };
     clips.forEach((clip, i) => {
-      if (!clip?.wav || this.ended) return;
+      if (!clip || (!clip.wav && !clip.frames) || this.ended) return;
       let frames: Uint8Array[];
       try {
-        frames = clipToTelephony(clip.wav, format).map((f) => f.payload);
+        frames = clip.frames ? [...clip.frames] : clipToTelephony(clip.wav!, format).map((f) => f.payload);
       } catch {
         this.counters.clipsSkipped++; // not a 48 kHz mono PCM16 WAV: the caller hears the rest
         return;

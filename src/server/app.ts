@@ -3,6 +3,7 @@
  * `inject()` (STYLE.md 5).
  */
 import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -21,6 +22,9 @@ import { callRoutes } from './routes/v1/calls.js';
 import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
 import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
+import { mediaRoutes } from './routes/v1/media.js';
+import type { MediaStreams } from './media-streams.js';
+import { MAX_FRAME_CHARS } from '../media/carriers/index.js';
 import { sessionRoutes } from './routes/v1/sessions.js';
 import { trunkRoutes } from './routes/v1/trunks.js';
 import './types.js';
@@ -40,7 +44,24 @@ export interface AppOptions {
    * their responses in the schema's exact shape, and the tests prove they do.
    */
   checkResponses?: boolean;
+  /** The carrier media streams (issue 16), once running; null or absent: `/v1/media/*` answers 503. */
+  media?: () => MediaStreams | null;
+  /** `public_url`: the URLs carriers sign are built from it (besides the Host header). */
+  publicUrl?: string | null;
+  /** What `/v1/health` adds about call audio: whether speech recognition is on, and why not. */
+  health?: () => HealthExtras;
 }
+
+/** Call-audio status in `/v1/health` (issue 16). */
+export interface HealthExtras {
+  recognition: { status: 'on' | 'off'; provider: string | null; reason?: string };
+  media?: { workers: number; streams: number };
+}
+
+const HealthExtrasSchema = {
+  recognition: z.object({ status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional() }).optional(),
+  media: z.object({ workers: z.number().int(), streams: z.number().int() }).optional(),
+};
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
 export const LOG_REDACT_PATHS = [
@@ -122,18 +143,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
+  // WebSocket upgrades go through the router and its hooks (auth before the upgrade). A frame
+  // over the carriers' largest is refused with close code 1009 by ws itself.
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS * 4 } });
+
   await app.register(async (open) => {
     open.get('/health', {
       schema: {
         summary: 'Liveness and version (no auth)',
         tags: ['meta'],
         security: [],
-        response: { 200: z.object({ status: z.literal('ok'), version: z.string() }) },
+        response: { 200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }) },
       },
-    }, async () => ({ status: 'ok' as const, version: options.version }));
+    }, async () => ({ status: 'ok' as const, version: options.version, ...(options.health?.() ?? {}) }));
     open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await open.register(audioRoutes(services.speech));
     await open.register(livekitWebhookRoute(services, () => app.log));
+    await open.register(mediaRoutes(services, options.media ?? (() => null), options.publicUrl ?? null));
   }, { prefix: '/v1' });
 
   await app.register(async (authed) => {

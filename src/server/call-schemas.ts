@@ -69,6 +69,8 @@ export const CallStatusSchema = z.object({
   room_name: z.string().nullable(),
   provider_call_id: z.string().nullable(),
   answered_at: z.number().nullable(),
+  transport: z.enum(['twilio', 'exotel', 'plivo', 'livekit']).nullable()
+    .meta({ description: 'What carries the call\'s audio: a carrier WebSocket stream or a LiveKit room; null while none has (a prepared call).' }),
 }).meta({ id: 'CallStatus' });
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call after it, and what became of its line. */

@@ -15,6 +15,7 @@ import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from './app.js';
 import { startBackgroundTasks, type BackgroundTaskOptions, type BackgroundTasks } from './background.js';
 import { openRuntime } from './runtime.js';
+import { startMedia, type RunningMedia } from './media-runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../telephony/routing-webhook.js';
 
 /** Wait after start before the first retention pass, ms. */
@@ -86,12 +87,23 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   for (const f of runtime.examples) {
     if (f.error) logger.warn({ file: f.file, error: f.error }, 'example agent not loaded');
   }
+  // Carrier media streams (issue 16): worker threads carry call audio off this event loop.
+  let media: RunningMedia | null = null;
+  try {
+    media = await startMedia(settings, runtime.services, logger.child({ component: 'media' }));
+  } catch (err) {
+    logger.error({ err }, 'media workers did not start; /v1/media/* answers 503 and calls carry no audio');
+    say(`No call audio: the media workers did not start (${(err as Error).message}).`);
+  }
   const app = await buildApp({
     services: runtime.services,
     bodyLimitBytes: settings.body_limit_bytes,
     logger,
     version: vagentVersion(),
     checkResponses: false,
+    media: () => media?.streams ?? null,
+    publicUrl: settings.public_url ?? null,
+    health: () => media?.health() ?? { recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' } },
   });
   // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
   const retention = runtime.services.retention.startBackground({
@@ -105,6 +117,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
+    await media?.stop();
     await speech?.cache.stopMaintenance();
     await retention.stop();
     await runtime.services.repos.store.stopBackgroundCheckpoints();
@@ -150,6 +163,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
   say(retentionNotice(settings.retention_days));
+  if (media) say(media.notice());
   if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (spaceNotice) say(spaceNotice);
   if (runtime.fresh) {
@@ -163,7 +177,10 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     url,
     stop() {
       stopping ??= (async () => {
+        // Calls on carrier streams are hung up and their sessions ended before the API drains.
+        await media?.streams.closeAll();
         await app.close();
+        await media?.stop();
         await tasks.stop();
         // A purge under way stops between two batches, before the store closes.
         await retention.stop();

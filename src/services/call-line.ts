@@ -37,9 +37,21 @@ export interface ReleasedLine {
 /** Seconds a ringing call is watched beyond its ringing timeout (LiveKit's own margin is 2 s). */
 const ANSWER_WATCH_MARGIN_S = 5;
 
+/** Hangs up calls carried by this daemon's carrier media streams (issue 16). */
+export interface MediaLines {
+  /** Hangs up stream call `n` (the stream closes); false when no stream of this daemon carries it. */
+  hangUp(n: number): boolean;
+}
+
 /** Hang-up use cases, and the watch of calls left ringing. */
 export class CallLineService {
   private readonly stopping = new AbortController();
+  private mediaLines: MediaLines | null = null;
+
+  /** Connects the carrier media streams, so hanging up a call they carry closes its stream. */
+  setMediaLines(lines: MediaLines): void {
+    this.mediaLines = lines;
+  }
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -109,6 +121,10 @@ export class CallLineService {
     if (!row) return null;
     const record = () => { this.deps.repos.calls.moveDial(n, 'completed'); };
     if (row.dial_status === 'not_dialled') return { line: 'not_dialled', record };
+    if (row.transport !== null && row.transport !== 'livekit') {
+      // A carrier stream: vagent hangs up by closing it (the carrier then ends the call leg).
+      return { line: this.mediaLines?.hangUp(n) ? 'hung_up' : 'already_gone', record };
+    }
     if (!lineMayBeUp(row.dial_status) || row.room_name === null) return { line: 'already_gone', record };
     if (!this.telephony.configured) {
       if (!required) return null;

@@ -109,6 +109,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
     room_name: row.room_name,
     provider_call_id: row.provider_call_id,
     answered_at: row.answered_at,
+    transport: row.transport,
   };
 }
 
@@ -314,7 +315,7 @@ export class CallService {
       id: n, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
       to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
       provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
-      reserved_micro: reserved, answered_at: null,
+      reserved_micro: reserved, answered_at: null, transport: d.room_name !== null ? 'livekit' : null,
       reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }

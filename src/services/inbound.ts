@@ -190,7 +190,7 @@ export class InboundService {
     let routedBy = 'number';
     const tenant = this.deps.repos.tenants.getTenant(tenantId);
     if (tenant?.inbound_webhook_url) {
-      const chosen = await this.askRoutingWebhook(tenantId, tenant.inbound_webhook_url, {
+      const chosen = await this.agentFromWebhook(tenantId, tenant.inbound_webhook_url, {
         type: 'inbound_call',
         event_id: ev.id,
         call: { to, from, sip_call_id: callId || null, room_name: room || null },
@@ -218,7 +218,7 @@ export class InboundService {
         this.deps.repos.calls.insert({
           id: callN, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
           dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
-          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(),
+          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(), transport: 'livekit',
         });
         this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
         return opened;
@@ -238,8 +238,12 @@ export class InboundService {
     return { state: 'done', outcome: 'session_opened' };
   }
 
-  /** The agent the tenant's routing webhook names, or null to keep the bound one. */
-  private async askRoutingWebhook(tenantId: string, url: string, payload: Record<string, unknown>, eventId: string): Promise<string | null> {
+  /**
+   * The agent the tenant's routing webhook names for an inbound call (LiveKit or a carrier
+   * stream), or null to keep the number's bound one. Never throws: a failed or odd answer is
+   * logged and counted.
+   */
+  async agentFromWebhook(tenantId: string, url: string, payload: Record<string, unknown>, eventId: string): Promise<string | null> {
     const sealed = this.deps.repos.tenants.webhookSecretSealed(tenantId);
     if (!sealed) {
       this.log.warn({ tenant: tenantId }, 'inbound webhook has no signing secret; set it again with vagent admin tenant set');

@@ -13,6 +13,7 @@ import { RetentionService } from './retention.js';
 import { SessionService } from './sessions.js';
 import { NoSpeech, type SpeechPort } from './speech-port.js';
 import { IdempotencyService } from './idempotency.js';
+import { MediaCallService } from './media-calls.js';
 import { NumberService } from './numbers.js';
 import { CredentialBox } from './secrets.js';
 import { TenantService } from './tenants.js';
@@ -37,6 +38,8 @@ export interface Services {
   telephony: TelephonyPort;
   /** Retention purges (issue 15 item 2). */
   retention: RetentionService;
+  /** Calls carried by carrier WebSocket media streams (issue 16). */
+  media: MediaCallService;
 }
 
 /** Options of {@link createServices}. */
@@ -107,7 +110,9 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     // Purged sessions read as missing from then on, not from the ended window in memory.
     onSessionsPurged: (ids) => sessions.forget(ids),
   }, now);
+  const media = new MediaCallService(deps, agents, sessions, budget, inbound, speech);
   return {
+    media,
     retention,
     budget,
     calls,

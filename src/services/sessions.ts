@@ -300,6 +300,19 @@ export class SessionService {
   }
 
   /**
+   * The clips the session said last (its opening until the first turn), rendered with their
+   * audio: what a carrier stream attaching to a prepared call plays first (issue 16). Cached
+   * clips cost nothing; a missing one is synthesised (a clip that fails has no audio).
+   * @throws ApiError session_not_found, not_found.
+   */
+  async lastClips(caller: Caller, sessionId: string): Promise<ClipView[]> {
+    const n = this.parseId(sessionId);
+    const s = this.load(caller, n, sessionId);
+    const rendered = await renderClips(this.speech, s.state.last_clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
+    return rendered.clips;
+  }
+
+  /**
    * Session detail (spec: Session detail), then vagent's extension object `session`: agent,
    * status, outcome, times and each step with its captured value (DESIGN.md §4 "Extensions";
    * nested because the spec says the detail has no top-level status or `ended_at`).

@@ -513,4 +513,14 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'call holds: what open calls hold, in the spend ledger, kept by triggers',
     sql: CALL_HOLDS,
   },
+  {
+    // Issue 16: which transport carries a call's audio. NULL: none yet (a prepared call no
+    // carrier stream has attached to). Calls with a LiveKit room are LiveKit's.
+    version: 11,
+    name: 'calls: transport (twilio, exotel, plivo, livekit)',
+    sql: `
+      ALTER TABLE calls ADD COLUMN transport TEXT CHECK (transport IS NULL OR transport IN ('twilio', 'exotel', 'plivo', 'livekit'));
+      UPDATE calls SET transport = 'livekit' WHERE room_name IS NOT NULL;
+    `,
+  },
 ];

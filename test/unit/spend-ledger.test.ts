@@ -62,7 +62,7 @@ function placeCall(r: Repos, id: number, tenant: string, reserved: number, until
   r.calls.insert({
     id, tenant_id: tenant, agent_id: 'ag_x', direction: 'outbound', to_number: '+919876543210', from_number: null,
     dial_status: 'not_dialled', trunk_id: null, room_name: null, provider_call_id: null, dial_error: null,
-    idempotency_key: null, idempotency_print: null, reserved_micro: reserved, reserve_until: until, answered_at: null,
+    idempotency_key: null, idempotency_print: null, reserved_micro: reserved, reserve_until: until, answered_at: null, transport: null,
   });
 }
 

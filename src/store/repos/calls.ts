@@ -34,7 +34,17 @@ export interface CallRow {
   reserve_until: number;
   /** When the callee answered (inbound: when vagent answered), epoch seconds; null if never. */
   answered_at: number | null;
+  /**
+   * What carries the call's audio (migration 11, issue 16): a carrier WebSocket stream
+   * (`twilio`, `exotel`, `plivo`) or a LiveKit room; null while none has (a prepared call).
+   */
+  transport: CallTransport | null;
 }
+
+/** The transports a call's audio can travel on (issue 16). */
+export const CALL_TRANSPORTS = ['twilio', 'exotel', 'plivo', 'livekit'] as const;
+/** One of {@link CALL_TRANSPORTS}. */
+export type CallTransport = (typeof CALL_TRANSPORTS)[number];
 
 /**
  * What a move of a call's line records beside its new status. An absent field keeps its value;
@@ -83,9 +93,13 @@ export class CallRepo {
   constructor(db: Db) {
     this.q = {
       insert: db.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, from_number, dial_status,
-          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at)
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at, transport)
         VALUES (@id, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
-          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at)`),
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at, @transport)`),
+      // A carrier stream attaching to a prepared call: only once, only while never dialled.
+      attach: db.prepare(`UPDATE calls SET transport = @transport, dial_status = 'answered',
+          provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
+        WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled' AND ${canMoveDial('not_dialled', 'answered') ? 1 : 0}`),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
@@ -138,6 +152,14 @@ export class CallRepo {
 
   /** Inserts the call of session `row.id`; returns its `seq`. @throws on a duplicate id or (tenant, key), or no such session. */
   insert(row: Omit<CallRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
+  /**
+   * A carrier stream attaches to prepared call `id` (issue 16: prepare-only + the operator's
+   * carrier dials): its line becomes `answered` on `transport`, with the carrier's call id.
+   * Only a call never dialled and never attached moves. @returns true when it moved.
+   */
+  attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number): boolean {
+    return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt }).changes === 1;
+  }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
   get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }
   /** The call a dial under (tenant, `Idempotency-Key`) created, if any. */

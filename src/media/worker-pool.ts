@@ -1,0 +1,252 @@
+/**
+ * The media workers of a daemon (issue 16: "run media off the daemon's main event loop … so a
+ * media fault or CPU spike cannot take `/v1` down"): a fixed pool of worker threads, each
+ * running ./worker.ts. Streams are spread over the workers by load (fewest streams first). A
+ * worker that dies ends its streams (their sockets close with 1011, their sessions end) and is
+ * replaced; the daemon and the other workers' calls go on.
+ *
+ * Messages (./worker-protocol.ts) are batched both ways: at most one `postMessage` per worker
+ * per turn of the event loop, whatever the number of frames.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CarrierDialect } from './carriers/types.js';
+import type { EndCause, TurnRequest } from './call-session.js';
+import type { StopReason } from './transport.js';
+import type { MediaWorkerData } from './worker.js';
+import type { FromWorker, RecognizerSpec, ReplyData, StreamEvent, StreamSettings, StreamStats, ToWorker } from './worker-protocol.js';
+
+/**
+ * Where the compiled worker is: beside this file when running from `dist/`; when running from
+ * sources (tests), the build output `dist/media/worker.js` of the same checkout.
+ */
+export function mediaWorkerPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  const dir = path.dirname(here);
+  if (here.endsWith('.js')) return path.join(dir, 'worker.js');
+  return path.resolve(dir, '..', '..', 'dist', 'media', 'worker.js');
+}
+
+/** What the pool tells the owner of a stream. */
+export interface StreamHandlers {
+  /** Text frames to write to the WebSocket, in order. */
+  send(frames: string[]): void;
+  /** Close the WebSocket with `code` and `reason`. */
+  close(code: number, reason: string): void;
+  /** The media session asks for a turn; resolve with the reply (a rejection ends the call). */
+  turn(request: TurnRequest): Promise<ReplyData>;
+  /** A media event (heard, reply, barge-in, DTMF, recogniser error). */
+  event(event: StreamEvent): void;
+  /** The stream's media session ended (once). */
+  ended(reason: StopReason, cause: EndCause | null, stats: StreamStats): void;
+}
+
+/** A stream attached to a worker. */
+export interface StreamHandle {
+  readonly id: number;
+  /** Hands an inbound text frame to the worker. */
+  push(frame: string): void;
+  /** The WebSocket closed. */
+  closed(code: number): void;
+  /** Hang the call up from our side (the API, shutdown). */
+  hangup(): void;
+}
+
+/** Options of {@link MediaWorkerPool.start}. */
+export interface MediaWorkerPoolOptions {
+  /** Worker threads, 1–64. */
+  size: number;
+  /** The compiled worker script; default {@link mediaWorkerPath}(). */
+  workerPath?: string;
+  /** Passed to each worker. */
+  workerData?: MediaWorkerData;
+  /** Told when a worker dies (for the log); the pool replaces it. */
+  onWorkerExit?: (index: number, error: Error | null) => void;
+}
+
+/** Worker totals (the bench, `/v1/health`). */
+export interface MediaPoolStats {
+  workers: number;
+  streams: number;
+  /** Resident memory of the process, bytes (workers share it). */
+  rssBytes: number;
+  /** CPU time of each worker thread's process view, µs (the process total, as Node reports it). */
+  cpuUs: number;
+}
+
+interface Slot {
+  index: number;
+  worker: Worker;
+  ready: Promise<void>;
+  outbox: ToWorker[];
+  scheduled: boolean;
+  streams: Map<number, StreamHandlers>;
+  stats: Map<number, (m: Extract<FromWorker, { k: 'stats' }>) => void>;
+  /** Ends the streams' open `in` lists when the batch leaves. */
+  resets: Array<() => void>;
+}
+
+/** The pool. */
+export class MediaWorkerPool {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private nextReq = 1;
+  private closing = false;
+
+  private constructor(private readonly options: MediaWorkerPoolOptions & { workerPath: string }) {}
+
+  /**
+   * Starts `size` workers and waits until each is ready (its VAD loaded).
+   * @throws Error when the worker script is missing (run `npm run build`) or a worker fails to start
+   */
+  static async start(options: MediaWorkerPoolOptions): Promise<MediaWorkerPool> {
+    if (!Number.isInteger(options.size) || options.size < 1 || options.size > 64) throw new RangeError(`media workers must be 1–64, got ${options.size}`);
+    const workerPath = options.workerPath ?? mediaWorkerPath();
+    if (!existsSync(workerPath)) throw new Error(`the media worker is not built (${workerPath}); run npm run build`);
+    const pool = new MediaWorkerPool({ ...options, workerPath });
+    for (let i = 0; i < options.size; i++) pool.slots.push(pool.spawn(i));
+    await Promise.all(pool.slots.map((s) => s.ready));
+    return pool;
+  }
+
+  /** Streams attached now. */
+  get streams(): number {
+    return this.slots.reduce((n, s) => n + s.streams.size, 0);
+  }
+
+  /**
+   * Attaches a stream to the least loaded worker and starts its media session: the worker
+   * replays `frames` (the carrier's `connected`/`start` and anything after) and plays `opening`.
+   */
+  attach(dialect: CarrierDialect, frames: string[], settings: StreamSettings, recognizer: RecognizerSpec, opening: ReplyData, handlers: StreamHandlers): StreamHandle {
+    const slot = this.slots.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
+    const id = this.nextId++;
+    slot.streams.set(id, handlers);
+    this.post(slot, { k: 'attach', id, dialect, frames, settings, recognizer, opening });
+    let pendingIn: string[] | null = null;
+    const reset = () => { pendingIn = null; };
+    return {
+      id,
+      push: (frame) => {
+        if (pendingIn === null) {
+          // One `in` message per stream per batch: frames join it until the batch leaves.
+          pendingIn = [];
+          this.post(slot, { k: 'in', id, frames: pendingIn });
+          slot.resets.push(reset);
+        }
+        pendingIn.push(frame);
+      },
+      closed: (code) => this.post(slot, { k: 'closed', id, code }),
+      hangup: () => this.post(slot, { k: 'hangup', id }),
+    };
+  }
+
+  /** Totals over the workers. */
+  async stats(): Promise<MediaPoolStats> {
+    const replies = await Promise.all(this.slots.map((slot) => new Promise<Extract<FromWorker, { k: 'stats' }>>((resolve) => {
+      const req = this.nextReq++;
+      slot.stats.set(req, resolve);
+      this.post(slot, { k: 'stats', req });
+    })));
+    return {
+      workers: this.slots.length,
+      streams: replies.reduce((n, r) => n + r.streams, 0),
+      rssBytes: Math.max(...replies.map((r) => r.rssBytes)),
+      cpuUs: Math.max(...replies.map((r) => r.cpuUs)),
+    };
+  }
+
+  /** Hangs up every stream and stops the workers. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    for (const slot of this.slots) this.failStreams(slot, 'the daemon is stopping');
+  }
+
+  private spawn(index: number): Slot {
+    const worker = new Worker(this.options.workerPath, { workerData: this.options.workerData ?? {} });
+    let ready!: () => void;
+    let failed!: (err: Error) => void;
+    const slot: Slot = {
+      index, worker, outbox: [], scheduled: false, streams: new Map(), stats: new Map(), resets: [],
+      ready: new Promise<void>((resolve, reject) => { ready = resolve; failed = reject; }),
+    };
+    worker.on('message', (batch: FromWorker[]) => {
+      for (const msg of batch) this.onMessage(slot, msg, ready);
+    });
+    worker.on('error', (err) => {
+      failed(err);
+      this.options.onWorkerExit?.(index, err);
+    });
+    worker.on('exit', () => {
+      failed(new Error('the media worker exited before it was ready'));
+      this.failStreams(slot, 'media worker stopped');
+      if (!this.closing && this.slots[index] === slot) {
+        const next = this.spawn(index);
+        this.slots[index] = next;
+        next.ready.catch(() => undefined);
+      }
+    });
+    return slot;
+  }
+
+  private failStreams(slot: Slot, reason: string): void {
+    for (const [id, h] of slot.streams) {
+      slot.streams.delete(id);
+      h.close(1011, reason);
+      h.ended('error', null, { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 });
+    }
+  }
+
+  private onMessage(slot: Slot, msg: FromWorker, ready: () => void): void {
+    switch (msg.k) {
+      case 'ready':
+        ready();
+        return;
+      case 'stats':
+        slot.stats.get(msg.req)?.(msg);
+        slot.stats.delete(msg.req);
+        return;
+      case 'out':
+        slot.streams.get(msg.id)?.send(msg.frames);
+        return;
+      case 'close':
+        slot.streams.get(msg.id)?.close(msg.code, msg.reason);
+        return;
+      case 'event':
+        slot.streams.get(msg.id)?.event(msg.event);
+        return;
+      case 'ended': {
+        const h = slot.streams.get(msg.id);
+        slot.streams.delete(msg.id);
+        h?.ended(msg.reason, msg.cause, msg.stats);
+        return;
+      }
+      case 'turn': {
+        const h = slot.streams.get(msg.id);
+        if (!h) return;
+        h.turn(msg.request).then(
+          (reply) => this.post(slot, { k: 'reply', id: msg.id, req: msg.req, reply }),
+          (err: unknown) => this.post(slot, { k: 'reply', id: msg.id, req: msg.req, reply: null, error: err instanceof Error ? err.message : String(err) }),
+        );
+        return;
+      }
+    }
+  }
+
+  private post(slot: Slot, msg: ToWorker): void {
+    slot.outbox.push(msg);
+    if (slot.scheduled) return;
+    slot.scheduled = true;
+    setImmediate(() => {
+      slot.scheduled = false;
+      const batch = slot.outbox;
+      slot.outbox = [];
+      for (const reset of slot.resets) reset();
+      slot.resets = [];
+      if (batch.length > 0) slot.worker.postMessage(batch);
+    });
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The messages between the daemon's main thread and its media workers (issue 16: "audio work
+ * must never stall the API: run media off the daemon's main event loop"). The main thread owns
+ * the WebSocket (the upgrade, its auth, the carrier's `start` that says which call it is) and
+ * the sessions service; a worker owns everything per frame: parsing, decoding, resampling, VAD,
+ * recognition, endpointing, paced playout. Messages are plain data (structured clone) and are
+ * batched: each side posts at most one array of messages per turn of its event loop.
+ */
+import type { CarrierDialect } from './carriers/types.js';
+import type { BargeInReason, ExpectationKind } from './endpointing.js';
+import type { ClearReport } from './playout.js';
+import type { FakeUtterance } from './fake-recognizer.js';
+import type { RecognizerErrorData } from './recognizer.js';
+import type { EndCause, TurnRequest } from './call-session.js';
+import type { StopReason } from './transport.js';
+
+/** One reply clip as the main thread hands it to a worker: the cached WAV file, not its bytes. */
+export interface ClipRef {
+  /** Absolute path of the clip's 48 kHz mono PCM16 WAV in the audio cache, or null when it has no audio. */
+  file: string | null;
+  /** What the clip says (events, logs). */
+  text: string;
+  /** `false`: caller speech never interrupts it (a legal disclaimer). */
+  bargeIn: boolean;
+  /** It asks a yes/no question or reads a value back (a bare "yes" then interrupts it). */
+  asksConfirmation: boolean;
+}
+
+/** A reply as the main thread sends it for a turn request. */
+export interface ReplyData {
+  clips: ClipRef[];
+  /** The conversation is over: play the clips, then hang up. */
+  ended: boolean;
+  /** What the next step expects (end-of-utterance silence, recogniser grammar). */
+  expectation: ExpectationKind;
+}
+
+/** Which recogniser a stream uses. */
+export type RecognizerSpec =
+  /** Scripted transcripts, in order (tests, benchmarks, `vagent call simulate` against a fake). */
+  | { kind: 'fake'; script: FakeUtterance[]; delayMs?: number }
+  /** Debian's pocketsphinx, in child processes of the worker. */
+  | { kind: 'pocketsphinx' }
+  /** Recognition is off: speech gets the "not heard" path; DTMF still works. */
+  | { kind: 'off'; reason: string };
+
+/** Per-call media settings (the agent's `media:` block after defaults). */
+export interface StreamSettings {
+  language: string;
+  /** Barge-in on (default) or off for the whole call. */
+  bargeIn: boolean;
+  /** No caller speech for this long after a prompt → re-prompt, ms. */
+  noSpeechMs: number;
+  /** Silence re-prompts before the polite hang-up. */
+  maxReprompts: number;
+  /** Longest call, ms; null for none. */
+  maxCallDurationMs: number | null;
+  /** End-of-utterance silence overrides per expectation, ms. */
+  eouSilence: Partial<Record<ExpectationKind, number>>;
+  /** Wait after the closing line before hanging up, ms. */
+  closeGraceMs: number;
+  /** Deadline of the recogniser's final after the end of speech, ms. */
+  recognizerTimeoutMs: number;
+}
+
+/** Main → worker. */
+export type ToWorker =
+  | {
+      k: 'attach';
+      /** The stream's id in this daemon. */
+      id: number;
+      dialect: CarrierDialect;
+      /** The frames received so far (`connected`, `start`, any media after), in order. */
+      frames: string[];
+      settings: StreamSettings;
+      recognizer: RecognizerSpec;
+      opening: ReplyData;
+    }
+  /** Frames from the carrier, in order. */
+  | { k: 'in'; id: number; frames: string[] }
+  /** The WebSocket closed (code from the peer, or 1006). */
+  | { k: 'closed'; id: number; code: number }
+  /** The answer to a turn request. */
+  | { k: 'reply'; id: number; req: number; reply: ReplyData | null; error?: string }
+  /** Hang the call up (the API's hang-up, daemon shutdown). */
+  | { k: 'hangup'; id: number }
+  /** Report stats (the reply comes as a `stats` message). */
+  | { k: 'stats'; req: number };
+
+/** A media event of one stream, for logs, the CLI and the bench. */
+export type StreamEvent =
+  | { type: 'heard'; kind: 'partial' | 'final'; text: string; confidence?: number; ignored?: boolean }
+  | { type: 'reply'; text: string; cause: string; latencyMs: number | null }
+  | { type: 'bargeIn'; reason: BargeInReason; heard: ClearReport; atMs: number; speechOnsetAtMs: number }
+  | { type: 'dtmf'; digit: string }
+  | { type: 'sttError'; error: RecognizerErrorData }
+  | { type: 'protocolError'; code: string; message: string };
+
+/** Worker → main. */
+export type FromWorker =
+  /** Text frames to send on stream `id`, in order. */
+  | { k: 'out'; id: number; frames: string[] }
+  /** Close stream `id`'s socket. */
+  | { k: 'close'; id: number; code: number; reason: string }
+  /** The media session asks for a turn. */
+  | { k: 'turn'; id: number; req: number; request: TurnRequest }
+  | { k: 'event'; id: number; event: StreamEvent }
+  /** The stream's media session ended; nothing more comes for `id`. */
+  | { k: 'ended'; id: number; reason: StopReason; cause: EndCause | null; stats: StreamStats }
+  | { k: 'stats'; req: number; streams: number; rssBytes: number; cpuUs: number }
+  /** The worker is ready (its VAD loaded). */
+  | { k: 'ready' };
+
+/** What a finished stream reports. */
+export interface StreamStats {
+  audioInMs: number;
+  utterances: number;
+  bargeIns: number;
+  latenciesMs: number[];
+  /** Outbound frames sent, and those the playout sent late or dropped. */
+  framesSent: number;
+  framesLate: number;
+  framesDropped: number;
+  /** Outbound frame lateness p99 and max, ms. */
+  latenessP99Ms: number;
+  latenessMaxMs: number;
+  /** Recogniser audio sent, ms. */
+  sttAudioMs: number;
+}

@@ -1,0 +1,273 @@
+/**
+ * A media worker thread (issue 16: media runs off the API's event loop). It holds the call
+ * media sessions of the streams the main thread attached to it: each stream's
+ * {@link CarrierTransport} (parse, decode, resample), a VAD detector, a recogniser stream, the
+ * {@link CallMediaSession} (endpointing, barge-in, DTMF, silence, hang-up) and its paced
+ * playout. Turns go to the main thread as `turn` messages (the sessions service lives there);
+ * replies come back as references to cached clip files, which this worker reads and converts
+ * to the stream's outbound format once per format (an LRU of converted clips).
+ *
+ * Protocol: ./worker-protocol.ts. Started by ./worker-pool.ts with `workerData` of
+ * {@link MediaWorkerData}.
+ */
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { clipToTelephony } from './audio.js';
+import { CallMediaSession, type ReplyClip, type TurnReply, type TurnRequest } from './call-session.js';
+import { CarrierTransport } from './carrier-transport.js';
+import { FakeRecognizer } from './fake-recognizer.js';
+import type { SpeechRecognizer } from './recognizer.js';
+import { WebRtcVad } from './vad.js';
+import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamStats, ToWorker } from './worker-protocol.js';
+
+/** What the pool passes a worker. */
+export interface MediaWorkerData {
+  /** Bytes of converted clips kept per worker (LRU); default 64 MiB. */
+  clipCacheBytes?: number;
+  /** Builds the embedded recogniser (module path exporting `createRecognizer()`), when installed. */
+  embeddedRecognizerModule?: string | null;
+}
+
+const data = (workerData ?? {}) as MediaWorkerData;
+const port = parentPort;
+if (!port) throw new Error('media worker: not started as a worker thread');
+
+// --- batched messages to the main thread -----------------------------------------------------
+
+let outbox: FromWorker[] = [];
+let flushing = false;
+function post(msg: FromWorker): void {
+  outbox.push(msg);
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
+}
+function flush(): void {
+  flushing = false;
+  if (outbox.length === 0) return;
+  const batch = outbox;
+  outbox = [];
+  pendingOut.clear();
+  port!.postMessage(batch);
+}
+
+/** Outbound frames per stream are joined into one `out` message per flush. */
+const pendingOut = new Map<number, string[]>();
+function sendFrame(id: number, text: string): void {
+  let list = pendingOut.get(id);
+  if (!list) {
+    list = [];
+    pendingOut.set(id, list);
+    post({ k: 'out', id, frames: list });
+  }
+  list.push(text);
+}
+
+// --- converted clips -----------------------------------------------------------------------
+
+const clipCacheMax = data.clipCacheBytes ?? 64 * 1024 * 1024;
+const clipCache = new Map<string, { frames: Uint8Array[]; bytes: number }>();
+let clipCacheBytes = 0;
+
+/** The frames of clip file `file` in `encoding` at `sampleRate` Hz (read and converted once). */
+function clipFrames(file: string, encoding: 'mulaw' | 'pcm16le', sampleRate: number): Uint8Array[] | null {
+  const key = `${encoding}:${sampleRate}:${file}`;
+  const hit = clipCache.get(key);
+  if (hit) {
+    clipCache.delete(key);
+    clipCache.set(key, hit);
+    return hit.frames;
+  }
+  let frames: Uint8Array[];
+  try {
+    frames = clipToTelephony(readFileSync(file), { encoding, sampleRate }).map((f) => f.payload);
+  } catch {
+    return null; // evicted or unreadable: the caller hears the other clips
+  }
+  const bytes = frames.reduce((n, f) => n + f.byteLength, 0);
+  clipCache.set(key, { frames, bytes });
+  clipCacheBytes += bytes;
+  for (const [k, v] of clipCache) {
+    if (clipCacheBytes <= clipCacheMax) break;
+    clipCache.delete(k);
+    clipCacheBytes -= v.bytes;
+  }
+  return frames;
+}
+
+// --- recognisers ---------------------------------------------------------------------------
+
+let embedded: SpeechRecognizer | null = null;
+let embeddedError: string | null = null;
+async function loadEmbedded(): Promise<void> {
+  if (!data.embeddedRecognizerModule) return;
+  try {
+    const mod = (await import(data.embeddedRecognizerModule)) as { createRecognizer: () => SpeechRecognizer };
+    embedded = mod.createRecognizer();
+  } catch (err) {
+    embeddedError = (err as Error).message;
+  }
+}
+
+/** A recogniser whose every stream fails at once with `unavailable` (recognition is off). */
+function unavailableRecognizer(provider: string, reason: string): SpeechRecognizer {
+  return new FakeRecognizer({ provider, unavailable: reason });
+}
+
+function recognizerOf(spec: RecognizerSpec): SpeechRecognizer {
+  switch (spec.kind) {
+    case 'fake':
+      return new FakeRecognizer({ script: spec.script, ...(spec.delayMs !== undefined ? { mode: 'slow' as const, delayMs: spec.delayMs } : {}) });
+    case 'pocketsphinx':
+      return embedded ?? unavailableRecognizer('pocketsphinx', embeddedError ?? 'the embedded recogniser is not installed');
+    case 'off':
+      return unavailableRecognizer('none', spec.reason);
+  }
+}
+
+// --- streams -------------------------------------------------------------------------------
+
+interface Stream {
+  id: number;
+  transport: CarrierTransport;
+  session: CallMediaSession | null;
+  pending: Map<number, (reply: TurnReply) => void>;
+  rejects: Map<number, (err: Error) => void>;
+  nextReq: number;
+}
+
+const streams = new Map<number, Stream>();
+let vadEngine: WebRtcVad | null = null;
+
+function toReply(stream: Stream, reply: ReplyData): TurnReply {
+  const { encoding, sampleRate } = stream.transport.outbound;
+  const clips: ReplyClip[] = reply.clips.map((c: ClipRef) => {
+    const frames = c.file ? clipFrames(c.file, encoding, sampleRate) : null;
+    return { wav: null, ...(frames ? { frames } : {}), text: c.text, bargeIn: c.bargeIn, asksConfirmation: c.asksConfirmation };
+  });
+  return { clips, ended: reply.ended, expectation: reply.expectation };
+}
+
+function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
+  const { id } = msg;
+  const transport = new CarrierTransport(msg.dialect, {
+    send: (text) => sendFrame(id, text),
+    close: (code, reason) => post({ k: 'close', id, code, reason }),
+  }, {
+    onProtocolError: (error) => post({ k: 'event', id, event: { type: 'protocolError', code: error.code, message: error.message } }),
+  });
+  const stream: Stream = { id, transport, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
+  streams.set(id, stream);
+  for (const f of msg.frames) transport.receive(f);
+  if (transport.stopped || !transport.start) {
+    // The stream ended (or broke the protocol) within its first frames.
+    post({ k: 'ended', id, reason: transport.stopped ?? 'error', cause: null, stats: emptyStats() });
+    streams.delete(id);
+    return;
+  }
+  const s = msg.settings;
+  const session = new CallMediaSession({
+    transport,
+    vad: vadEngine!.createDetector({ sampleRate: 16000, frameMs: 20 }),
+    recognizer: recognizerOf(msg.recognizer),
+    language: s.language,
+    turn: (request: TurnRequest) => new Promise<TurnReply>((resolve, reject) => {
+      const req = stream.nextReq++;
+      stream.pending.set(req, resolve);
+      stream.rejects.set(req, reject);
+      post({ k: 'turn', id, req, request });
+    }),
+    bargeIn: s.bargeIn ? {} : { enabled: false },
+    silence: { noSpeechMs: s.noSpeechMs, maxReprompts: s.maxReprompts },
+    eouSilence: s.eouSilence,
+    expectation: msg.opening.expectation,
+    closeGraceMs: s.closeGraceMs,
+    recognizerTimeoutMs: s.recognizerTimeoutMs,
+    ...(s.maxCallDurationMs !== null ? { maxCallDurationMs: s.maxCallDurationMs } : {}),
+    leadFrames: Math.max(2, transport.outbound.minLeadFrames + 1),
+  });
+  stream.session = session;
+  session.on('heard', (e) => post({ k: 'event', id, event: { type: 'heard', ...e } }));
+  session.on('reply', (e) => post({ k: 'event', id, event: { type: 'reply', text: e.text, cause: e.cause, latencyMs: e.latencyMs } }));
+  session.on('bargeIn', (e) => post({ k: 'event', id, event: { type: 'bargeIn', reason: e.reason, heard: e.report, atMs: e.atMs, speechOnsetAtMs: e.speechOnsetAtMs } }));
+  session.on('dtmf', (e) => post({ k: 'event', id, event: { type: 'dtmf', digit: e.digit } }));
+  session.on('sttError', (e) => post({ k: 'event', id, event: { type: 'sttError', error: e } }));
+  session.on('ended', (e) => {
+    const st = session.stats();
+    for (const reject of stream.rejects.values()) reject(new Error('the call ended'));
+    streams.delete(id);
+    post({
+      k: 'ended', id, reason: e.reason, cause: e.cause, stats: {
+        audioInMs: st.audioInMs, utterances: st.utterances, bargeIns: st.bargeIns, latenciesMs: st.latenciesMs,
+        framesSent: st.playout.framesSent, framesLate: st.playout.framesLate, framesDropped: st.playout.framesDropped,
+        latenessP99Ms: st.playout.latenessP99Ms, latenessMaxMs: st.playout.latenessMaxMs, sttAudioMs: st.sttAudioMs,
+      },
+    });
+  });
+  session.start(toReply(stream, msg.opening).clips, msg.opening.ended);
+}
+
+function emptyStats(): StreamStats {
+  return { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 };
+}
+
+function handle(msg: ToWorker): void {
+  switch (msg.k) {
+    case 'attach':
+      attach(msg);
+      return;
+    case 'in': {
+      const stream = streams.get(msg.id);
+      if (stream) for (const f of msg.frames) stream.transport.receive(f);
+      return;
+    }
+    case 'closed':
+      streams.get(msg.id)?.transport.closed(msg.code);
+      return;
+    case 'reply': {
+      const stream = streams.get(msg.id);
+      if (!stream) return;
+      const resolve = stream.pending.get(msg.req);
+      const reject = stream.rejects.get(msg.req);
+      stream.pending.delete(msg.req);
+      stream.rejects.delete(msg.req);
+      if (msg.reply) resolve?.(toReply(stream, msg.reply));
+      else reject?.(new Error(msg.error ?? 'the turn failed'));
+      return;
+    }
+    case 'hangup':
+      streams.get(msg.id)?.transport.hangup();
+      return;
+    case 'stats': {
+      const usage = process.resourceUsage();
+      post({ k: 'stats', req: msg.req, streams: streams.size, rssBytes: process.memoryUsage.rss(), cpuUs: usage.userCPUTime + usage.systemCPUTime });
+      return;
+    }
+  }
+}
+
+port.on('message', (batch: ToWorker[]) => {
+  for (const msg of batch) {
+    try {
+      handle(msg);
+    } catch (err) {
+      // One stream's fault never takes the others down: that stream ends.
+      const id = 'id' in msg ? msg.id : null;
+      if (id !== null) {
+        const stream = streams.get(id);
+        streams.delete(id);
+        post({ k: 'close', id, code: 1011, reason: 'media error' });
+        post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStats() });
+        stream?.transport.closed(1011);
+      }
+      post({ k: 'event', id: id ?? 0, event: { type: 'protocolError', code: 'internal', message: (err as Error).message } });
+    }
+  }
+});
+
+void (async () => {
+  vadEngine = await WebRtcVad.load();
+  await loadEmbedded();
+  post({ k: 'ready' });
+})();

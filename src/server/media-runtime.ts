@@ -1,0 +1,77 @@
+/**
+ * Starting and stopping the daemon's call audio (issue 16): the recogniser in force (setting
+ * `recognizer`), the media worker pool (setting `media_workers`), the carrier streams, and
+ * what `/v1/health` and the start-up lines say about them.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Settings } from '../config/schema.js';
+import { pocketsphinxStatus } from '../media/pocketsphinx.js';
+import { MediaWorkerPool } from '../media/worker-pool.js';
+import type { Services } from '../services/index.js';
+import type { HealthExtras } from './app.js';
+import { MediaStreams, type MediaStreamsOptions, type RecognizerSetting } from './media-streams.js';
+
+/** The running call audio of a daemon. */
+export interface RunningMedia {
+  streams: MediaStreams;
+  pool: MediaWorkerPool;
+  /** `/v1/health`'s call-audio fields. */
+  health(): HealthExtras;
+  /** One start-up line: which recogniser hears callers, or why none does. */
+  notice(): string;
+  /** Stops the workers (after the streams were closed). */
+  stop(): Promise<void>;
+}
+
+/** The recogniser in force for setting `recognizer` (`auto` looks for the embedded one). */
+export function resolveRecognizer(setting: Settings['recognizer']): { kind: RecognizerSetting; reason?: string } {
+  if (setting === 'off') return { kind: 'off', reason: 'recognizer is set to off' };
+  if (setting === 'fake') return { kind: 'fake' };
+  const status = pocketsphinxStatus();
+  if (status.available) return { kind: 'pocketsphinx' };
+  return { kind: 'off', reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
+}
+
+/** Default worker threads: one per CPU beyond the first, 1–4. */
+export function defaultMediaWorkers(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
+}
+
+/**
+ * Starts the media workers and the carrier streams over `services`.
+ * @throws Error when the worker is not built or a worker cannot start; the daemon then runs without call audio
+ */
+export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void }): Promise<RunningMedia> {
+  const recognizer = resolveRecognizer(settings.recognizer);
+  if (settings.recognizer === 'pocketsphinx' && recognizer.kind === 'off') {
+    throw new Error(`recognizer is set to pocketsphinx but ${recognizer.reason}`);
+  }
+  const here = fileURLToPath(import.meta.url);
+  const embedded = here.endsWith('.js')
+    ? path.join(path.dirname(here), '..', 'media', 'pocketsphinx.js')
+    : path.resolve(path.dirname(here), '..', '..', 'dist', 'media', 'pocketsphinx.js');
+  const pool = await MediaWorkerPool.start({
+    size: settings.media_workers ?? defaultMediaWorkers(),
+    workerData: { embeddedRecognizerModule: recognizer.kind === 'pocketsphinx' ? pathToFileURL(embedded).href : null },
+    onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
+  });
+  const streams = new MediaStreams(services, { pool, recognizer, log });
+  services.callLines.setMediaLines(streams);
+  const provider = recognizer.kind === 'off' ? null : recognizer.kind;
+  return {
+    streams,
+    pool,
+    health: () => ({
+      recognition: recognizer.kind === 'off'
+        ? { status: 'off', provider: null, reason: recognizer.reason ?? 'off' }
+        : { status: 'on', provider },
+      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size },
+    }),
+    notice: () => recognizer.kind === 'off'
+      ? `Speech recognition is off (${recognizer.reason}); callers on carrier streams can still key DTMF. Install: apt-get install pocketsphinx pocketsphinx-en-us`
+      : `Call audio: carrier streams at /v1/media/{twilio,exotel,plivo}; speech recognition by ${provider}.`,
+    stop: () => pool.close(),
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * The daemon's carrier media streams (issue 16; DESIGN.md §7 "Media"): one
+ * {@link StreamConnection} per WebSocket of `GET /v1/media/{twilio,exotel,plivo}`. The main
+ * thread reads the carrier's first frames up to `start`, settles auth (a stream token in the
+ * custom parameters, when the upgrade carried no credentials), asks the media-calls service
+ * which call it is, and hands the stream to a media worker; from then on it only relays
+ * frames (batched) and answers turn requests through the sessions service.
+ */
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import { CARRIER_MODULES, CarrierProtocolError, type CarrierDialect, type CarrierEvent } from '../media/carriers/index.js';
+import type { FakeUtterance } from '../media/fake-recognizer.js';
+import type { StopReason } from '../media/transport.js';
+import type { MediaWorkerPool, StreamHandle } from '../media/worker-pool.js';
+import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
+import { StreamRefused, type StreamStart } from '../services/media-calls.js';
+import type { Services } from '../services/index.js';
+
+/** Which recogniser the daemon uses (setting `recognizer`). */
+export type RecognizerSetting = 'pocketsphinx' | 'fake' | 'off';
+
+/** A finished stream, as the `streamEnded` event reports it. */
+export interface StreamEndedInfo {
+  callId: string | null;
+  dialect: CarrierDialect;
+  reason: StopReason | 'refused';
+  stats: StreamStats | null;
+}
+
+/** Options of {@link MediaStreams}. */
+export interface MediaStreamsOptions {
+  pool: MediaWorkerPool;
+  /** The recogniser in use, and why recognition is off when it is. */
+  recognizer: { kind: RecognizerSetting; reason?: string };
+  /** Logger (pino-like). */
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+}
+
+/** Frames a stream may send before its `start`. */
+const MAX_FRAMES_BEFORE_START = 20;
+/** How long a stream may take to send `start`, ms. */
+const START_DEADLINE_MS = 10_000;
+/** Longest `vagent_fake_transcripts` list, and line. */
+const MAX_FAKE_LINES = 200;
+const MAX_FAKE_LINE_CHARS = 1000;
+
+/** Events: `streamEvent` (call id, event) and `streamEnded` (info), for logs, tests and the bench. */
+export interface MediaStreamsEvents {
+  streamEvent: [callId: string, event: StreamEvent];
+  streamEnded: [info: StreamEndedInfo];
+}
+
+/** The live carrier streams of a daemon. */
+export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
+  /** Attached streams by call number. */
+  private readonly live = new Map<number, StreamHandle>();
+  /** Sessions still being ended (shutdown waits for them). */
+  private readonly ending = new Set<Promise<void>>();
+  private draining = false;
+
+  constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
+    super();
+  }
+
+  /** Streams attached now. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** The recogniser setting in force. */
+  get recognizer(): MediaStreamsOptions['recognizer'] {
+    return this.options.recognizer;
+  }
+
+  /**
+   * Serves one upgraded WebSocket. `tenantId` is the tenant its upgrade authenticated, or null
+   * when it carried no credentials (the `start` must then carry a valid `stream_token`).
+   */
+  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}): void {
+    new StreamConnection(this, socket, dialect, tenantId, queryParams);
+  }
+
+  /**
+   * Hangs up stream call `n` from vagent's side (`POST /v1/calls/{id}/hangup`, a session's
+   * `/end`). @returns false when no stream of this daemon carries it.
+   */
+  hangUp(n: number): boolean {
+    const handle = this.live.get(n);
+    if (!handle) return false;
+    handle.hangup();
+    return true;
+  }
+
+  /** Shutdown: hangs up every stream and waits (at most `timeoutMs`) for their sessions to end. */
+  async closeAll(timeoutMs = 3000): Promise<void> {
+    this.draining = true;
+    for (const handle of this.live.values()) handle.hangup();
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    const settled = async () => {
+      while (this.live.size > 0 || this.ending.size > 0) {
+        await Promise.race([Promise.all([...this.ending]), new Promise((r) => setTimeout(r, 20))]);
+      }
+    };
+    await Promise.race([settled(), deadline]);
+  }
+
+  /** @internal */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** @internal */
+  get pool(): MediaWorkerPool {
+    return this.options.pool;
+  }
+
+  /** @internal */
+  get log(): MediaStreamsOptions['log'] {
+    return this.options.log;
+  }
+
+  /** @internal */
+  get svc(): Services {
+    return this.services;
+  }
+
+  /** @internal */
+  register(n: number, handle: StreamHandle): void {
+    this.live.set(n, handle);
+  }
+
+  /** @internal */
+  unregister(n: number): void {
+    this.live.delete(n);
+  }
+
+  /** @internal: ends call `n`'s session (tracked, so shutdown waits for it). */
+  endCall(tenantId: string, n: number): Promise<void> {
+    const p = this.services.media.ended(tenantId, n).finally(() => this.ending.delete(p));
+    this.ending.add(p);
+    return p;
+  }
+
+  /** @internal: the recogniser spec of a stream with custom parameters `params`. */
+  recognizerSpec(params: Record<string, string>): RecognizerSpec {
+    const r = this.options.recognizer;
+    if (r.kind === 'off') return { kind: 'off', reason: r.reason ?? 'speech recognition is off' };
+    if (r.kind === 'pocketsphinx') return { kind: 'pocketsphinx' };
+    return { kind: 'fake', script: fakeScript(params['vagent_fake_transcripts']) };
+  }
+}
+
+/** The fake recogniser's script from the custom parameter (a JSON array of strings); junk gives an empty script. */
+function fakeScript(raw: string | undefined): FakeUtterance[] {
+  if (raw === undefined) return [];
+  try {
+    const list = JSON.parse(raw) as unknown;
+    if (!Array.isArray(list)) return [];
+    return list.slice(0, MAX_FAKE_LINES).filter((t): t is string => typeof t === 'string' && t.trim() !== '')
+      .map((text) => ({ text: text.slice(0, MAX_FAKE_LINE_CHARS) }));
+  } catch {
+    return [];
+  }
+}
+
+/** One carrier WebSocket. */
+class StreamConnection {
+  private early: string[] = [];
+  private handle: StreamHandle | null = null;
+  private socketClosed: number | null = null;
+  private n: number | null = null;
+  private tenant: string | null;
+  private phase: 'awaiting_start' | 'opening' | 'attached' | 'done' = 'awaiting_start';
+  private readonly deadline: NodeJS.Timeout;
+
+  constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
+    private readonly queryParams: Record<string, string>) {
+    this.tenant = tenantId;
+    this.deadline = setTimeout(() => this.refuse(1008, 'no start event within 10 s'), START_DEADLINE_MS);
+    socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
+    socket.on('close', (code: number) => this.onClose(code));
+    socket.on('error', () => undefined);
+  }
+
+  private onFrame(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    if (this.phase === 'done') return;
+    if (isBinary) {
+      this.refuse(1003, 'binary frames are not part of this protocol; send JSON text frames');
+      return;
+    }
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    if (this.phase === 'attached') {
+      this.handle!.push(text);
+      return;
+    }
+    this.early.push(text);
+    if (this.phase === 'opening') return;
+    let event: CarrierEvent;
+    try {
+      event = CARRIER_MODULES[this.dialect].parse(text);
+    } catch (err) {
+      const e = err instanceof CarrierProtocolError ? err : null;
+      this.refuse(e?.code === 'oversized' ? 1009 : 1008, e ? e.message : 'malformed frame');
+      return;
+    }
+    if (event.type === 'start') {
+      void this.onStart(event);
+      return;
+    }
+    if (event.type !== 'connected' && event.type !== 'ignored') {
+      this.refuse(1008, `${this.dialect}: a ${event.type} event before start`);
+      return;
+    }
+    if (this.early.length > MAX_FRAMES_BEFORE_START) this.refuse(1008, `${this.dialect}: no start event in the first ${MAX_FRAMES_BEFORE_START} frames`);
+  }
+
+  private async onStart(event: Extract<CarrierEvent, { type: 'start' }>): Promise<void> {
+    this.phase = 'opening';
+    clearTimeout(this.deadline);
+    const { svc, log } = this.owner;
+    // The URL's query parameters (Exotel, Plivo) under the start event's own custom parameters.
+    const params = { ...this.queryParams, ...event.customParameters };
+    if (this.tenant === null) {
+      this.tenant = svc.carriers.tenantOfStreamToken(params['stream_token']);
+      if (this.tenant === null) {
+        this.refuse(1008, 'unauthenticated: send Authorization: Bearer <API key>, the carrier\'s signature, or a valid stream_token parameter');
+        return;
+      }
+    }
+    if (this.owner.isDraining) {
+      this.refuse(1001, 'vagent is stopping');
+      return;
+    }
+    const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params };
+    let opened;
+    try {
+      opened = await svc.media.open(this.tenant, start);
+    } catch (err) {
+      const reason = err instanceof StreamRefused ? err.message : 'the call could not be opened';
+      if (!(err instanceof StreamRefused)) log.warn({ err, dialect: this.dialect }, 'media stream: could not open the call');
+      this.refuse(1008, reason);
+      return;
+    }
+    const n = opened.n;
+    this.n = n;
+    const tenant = this.tenant;
+    const callId = `cl_${n}`;
+    log.info({ call_id: callId, dialect: this.dialect, routed_by: opened.routedBy, agent_id: opened.agentId }, 'media stream attached');
+    if (this.socketClosed !== null) {
+      // The caller hung up while the call was being opened.
+      this.phase = 'done';
+      void this.owner.endCall(tenant, n);
+      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: 'caller-hangup', stats: null });
+      return;
+    }
+    const frames = this.early;
+    this.early = [];
+    this.phase = 'attached';
+    this.handle = this.owner.pool.attach(this.dialect, frames, opened.settings, this.owner.recognizerSpec(params), opened.opening, {
+      send: (out) => {
+        if (this.socket.readyState !== this.socket.OPEN) return;
+        for (const f of out) this.socket.send(f);
+      },
+      close: (code, reason) => this.closeSocket(code, reason),
+      turn: (request) => svc.media.turn(tenant, n, request),
+      event: (e) => {
+        if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
+        this.owner.emit('streamEvent', callId, e);
+      },
+      ended: (reason, cause, stats) => {
+        this.phase = 'done';
+        this.owner.unregister(n);
+        void this.owner.endCall(tenant, n);
+        log.info({ call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns }, 'media stream ended');
+        this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason, stats });
+        this.closeSocket(1000, 'call ended');
+      },
+    });
+    this.owner.register(n, this.handle);
+  }
+
+  private onClose(code: number): void {
+    this.socketClosed = code;
+    clearTimeout(this.deadline);
+    if (this.handle && this.phase === 'attached') this.handle.closed(code);
+    else if (this.phase === 'awaiting_start') this.phase = 'done';
+  }
+
+  private refuse(code: number, reason: string): void {
+    clearTimeout(this.deadline);
+    if (this.phase === 'done') return;
+    const wasAttached = this.phase === 'attached';
+    this.phase = 'done';
+    if (!wasAttached) this.owner.emit('streamEnded', { callId: this.n === null ? null : `cl_${this.n}`, dialect: this.dialect, reason: 'refused', stats: null });
+    this.closeSocket(code, reason);
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    if (this.socket.readyState === this.socket.CLOSED || this.socket.readyState === this.socket.CLOSING) return;
+    try {
+      this.socket.close(code, Buffer.byteLength(reason) > 123 ? reason.slice(0, 100) : reason);
+    } catch {
+      this.socket.terminate();
+    }
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * `GET /v1/media/{twilio,exotel,plivo}` (DESIGN.md §4 "Extensions"; issue 16 "Transports",
+ * "Auth (Contract)"): carrier WebSocket media streams. docs/media.md shows how to point each
+ * carrier here.
+ *
+ * Auth, on the upgrade request:
+ * - `Authorization: Bearer <API key>` is always accepted (an unknown key → 401);
+ * - else the carrier's own mechanism, checked with the tenant's stored carrier credentials
+ *   (`?tenant=NAME`, default `default`): Twilio's `X-Twilio-Signature`, Plivo's
+ *   `X-Plivo-Signature-V3`, Exotel's basic auth; present but wrong → 401;
+ * - else the upgrade is accepted and the stream's `start` must carry the tenant's stream token
+ *   as the custom parameter `stream_token`, or the socket closes (1008) before `start` is
+ *   processed and no session opens.
+ * A plain GET (no upgrade) gets 400 saying this is a WebSocket endpoint.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
+import { CARRIER_DIALECTS, type CarrierDialect } from '../../../media/carriers/index.js';
+import type { Services } from '../../../services/index.js';
+import type { MediaStreams } from '../../media-streams.js';
+
+const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
+/** Tenant names as `vagent admin tenant create` allows them. */
+const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** The media routes (register in a scope without the API-key hook: they authenticate themselves). */
+export function mediaRoutes(services: Services, streams: () => MediaStreams | null, publicUrl: string | null): (scope: FastifyInstance) => Promise<void> {
+  return async (scope) => {
+    for (const dialect of CARRIER_DIALECTS) {
+      scope.route({
+        method: 'GET',
+        url: `/media/${dialect}`,
+        schema: { hide: true },
+        preValidation: async (request: FastifyRequest) => {
+          if (!request.ws) return;
+          if (!streams()) throw new ApiError('media_unavailable', 'media streams are not running on this daemon');
+          (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant = authenticate(services, dialect, request, publicUrl);
+        },
+        handler: async (_request: FastifyRequest, _reply: FastifyReply) => {
+          throw new ApiError('invalid_request', `GET /v1/media/${dialect} is a WebSocket endpoint: connect with an Upgrade: websocket request (see docs/media.md)`);
+        },
+        wsHandler: (socket, request) => {
+          const media = streams();
+          if (!media) {
+            socket.close(1011, 'media streams are not running');
+            return;
+          }
+          media.accept(socket, dialect, (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant ?? null, queryParams(request));
+        },
+      });
+    }
+  };
+}
+
+/**
+ * The tenant an upgrade request authenticates as, or null when it carries no credentials (a
+ * stream token must then come in `start`).
+ * @throws ApiError unauthorized (401) when it carries credentials that do not verify
+ */
+function authenticate(services: Services, dialect: CarrierDialect, request: FastifyRequest, publicUrl: string | null): string | null {
+  const header = request.headers.authorization;
+  const bearer = header ? BEARER.exec(header) : null;
+  if (bearer) {
+    const found = services.tenants.authenticate(bearer[1]!);
+    if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
+    return found.tenantId;
+  }
+  const query = request.query as Record<string, unknown>;
+  const named = typeof query['tenant'] === 'string';
+  const tenant = named ? query['tenant'] as string : 'default';
+  if (!TENANT.test(tenant)) throw new ApiError('unauthorized', 'the tenant query parameter is not a tenant name');
+  const verdict = services.carriers.verifyNative(dialect, tenant, { headers: request.headers, urls: signedUrls(request, publicUrl) });
+  if (verdict === 'ok') return tenant;
+  // A signature that does not verify for a tenant the URL named is refused. Without `?tenant=`
+  // (Twilio allows no query string in <Stream url>, yet signs every upgrade) another tenant's
+  // stream is signed with its own account: the stream token in `start` must then say whose it is.
+  if (verdict === 'bad' && named) throw new ApiError('unauthorized', `the ${dialect} signature or credentials do not verify for tenant ${tenant} (see: vagent carrier list)`);
+  return null;
+}
+
+/** Longest query parameter value taken as a custom parameter, characters. */
+const MAX_QUERY_PARAM_CHARS = 1024;
+
+/**
+ * The stream URL's query parameters (except `tenant`): custom parameters for carriers that
+ * set them on the URL (Exotel's applet, Plivo), merged under the `start` event's own.
+ */
+function queryParams(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  const query = request.query as Record<string, unknown>;
+  let n = 0;
+  for (const [k, v] of Object.entries(query)) {
+    if (k === 'tenant' || typeof v !== 'string' || v.length > MAX_QUERY_PARAM_CHARS || k.length > 64) continue;
+    if (++n > 32) break;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** The absolute URLs the carrier may have signed: from `public_url`, and from the Host header. */
+function signedUrls(request: FastifyRequest, publicUrl: string | null): string[] {
+  const path = request.url;
+  const urls: string[] = [];
+  if (publicUrl) {
+    const base = new URL(publicUrl);
+    const scheme = base.protocol === 'https:' ? 'wss:' : 'ws:';
+    urls.push(`${scheme}//${base.host}${path}`, `${base.protocol}//${base.host}${path}`);
+  }
+  const host = request.headers.host;
+  if (host) {
+    const proto = request.headers['x-forwarded-proto'] === 'https' ? 'wss:' : 'ws:';
+    urls.push(`${proto}//${host}${path}`, `${proto === 'wss:' ? 'https:' : 'http:'}//${host}${path}`);
+  }
+  return urls;
+}

@@ -1,0 +1,271 @@
+/**
+ * Calls carried by a carrier's WebSocket media stream (issue 16 "Which agent (Contract)";
+ * DESIGN.md §7 "Media"): which call and agent a stream's `start` names, the call record it
+ * gets, its turns through the sessions service, and its end.
+ *
+ * A stream names its call by the custom parameter `call_id` (a call prepared with
+ * `POST /v1/calls` without `dial`: the stream attaches to that call's session, whose opening is
+ * already synthesised), else `agent_id`, else the called number: the tenant's number record →
+ * its bound agent → the tenant's inbound routing webhook, exactly as a LiveKit inbound call.
+ * Either way a call record exists with `direction`, `transport` and the caller and called
+ * numbers, and `GET /v1/calls` shows it while it runs.
+ */
+import { ApiError } from '../domain/errors.js';
+import { isE164 } from '../domain/e164.js';
+import { parseSessionNumber } from '../domain/ids.js';
+import type { CarrierDialect } from '../media/carriers/types.js';
+import type { ExpectationKind } from '../media/endpointing.js';
+import type { TurnRequest } from '../media/call-session.js';
+import type { ClipRef, ReplyData, StreamSettings } from '../media/worker-protocol.js';
+import type { AgentService } from './agents.js';
+import type { BudgetService } from './budget.js';
+import type { ClipView } from './clips.js';
+import type { Caller, ServiceDeps } from './context.js';
+import type { InboundService } from './inbound.js';
+import type { SessionService } from './sessions.js';
+import type { SpeechPort } from './speech-port.js';
+
+/** What a stream's `start` says about its call (plain data from the carrier parser). */
+export interface StreamStart {
+  dialect: CarrierDialect;
+  /** The carrier's call id (Twilio `callSid`, Exotel `call_sid`, Plivo `callId`). */
+  carrierCallId: string;
+  /** Caller and called numbers as the carrier sent them (Exotel), if any. */
+  from?: string | undefined;
+  to?: string | undefined;
+  /** The stream's custom parameters (Twilio `customParameters`, Exotel `custom_parameters`, Plivo `extra_headers`). */
+  params: Record<string, string>;
+}
+
+/** A stream's call, ready for its media session. */
+export interface OpenedStream {
+  /** The call's number N (`cl_<N>`, session `se_<N>`). */
+  n: number;
+  tenantId: string;
+  agentId: string;
+  /** How the stream named its call. */
+  routedBy: 'call_id' | 'agent_id' | 'number' | 'webhook';
+  settings: StreamSettings;
+  opening: ReplyData;
+}
+
+/** Why a stream gets no call: the socket closes with 1008 and this reason (no session opened). */
+export class StreamRefused extends Error {
+  override readonly name = 'StreamRefused';
+}
+
+/** Defaults of an agent's `media:` settings (issue 16; docs/agents.md "media"). */
+export const MEDIA_DEFAULTS = {
+  barge_in: true,
+  no_speech_timeout_ms: 6000,
+  max_silence_reprompts: 2,
+  max_call_duration_s: 1800,
+} as const;
+
+/** Recogniser deadline after the end of speech, ms. */
+const RECOGNIZER_TIMEOUT_MS = 3000;
+
+/** The carrier streams' use cases. */
+export class MediaCallService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly agents: AgentService,
+    private readonly sessions: SessionService,
+    private readonly budget: BudgetService,
+    private readonly inbound: InboundService,
+    private readonly speech: SpeechPort,
+  ) {}
+
+  /**
+   * Finds or creates the call stream `start` of tenant `tenantId` names, records the carrier
+   * transport on it, and returns what its media session needs.
+   * @throws StreamRefused with a reason a carrier's log may show (no personal data)
+   */
+  async open(tenantId: string, start: StreamStart): Promise<OpenedStream> {
+    const caller = streamCaller(tenantId, start);
+    const p = start.params;
+    if (p['call_id'] !== undefined) return this.attachPrepared(caller, start, p['call_id']);
+    const to = pickNumber(p['to'], start.to);
+    const from = pickNumber(p['from'], start.from);
+    let agentId = p['agent_id'] ?? null;
+    let routedBy: OpenedStream['routedBy'] = 'agent_id';
+    if (agentId === null) {
+      if (to === null) throw new StreamRefused('no call_id, agent_id or called number in the stream\'s start: add a custom parameter call_id or agent_id');
+      const number = this.deps.repos.numbers.get(tenantId, to);
+      if (!number) throw new StreamRefused('the called number is not registered (vagent number add), and no call_id or agent_id was given');
+      agentId = number.agent_id;
+      routedBy = 'number';
+      const tenant = this.deps.repos.tenants.getTenant(tenantId);
+      if (tenant?.inbound_webhook_url) {
+        const chosen = await this.inbound.agentFromWebhook(tenantId, tenant.inbound_webhook_url, {
+          type: 'inbound_call',
+          event_id: `${start.dialect}:${start.carrierCallId}`,
+          call: { to, from, carrier: start.dialect, carrier_call_id: start.carrierCallId },
+          number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
+        }, `${start.dialect}:${start.carrierCallId}`);
+        if (chosen) {
+          agentId = chosen;
+          routedBy = 'webhook';
+        }
+      }
+      if (!agentId) throw new StreamRefused('the called number has no agent bound (vagent number bind)');
+    }
+    let agentRow;
+    try {
+      agentRow = this.agents.resolve(caller, agentId);
+    } catch {
+      throw new StreamRefused('agent_id names no agent of this tenant');
+    }
+    const agent = this.agents.compiledRevision(agentRow.digest);
+    const direction = agent.def.direction;
+    if (this.deps.repos.calls.byProviderCallId(start.carrierCallId)) throw new StreamRefused('this carrier call already has a stream');
+    if (direction === 'outbound') {
+      try {
+        this.budget.check(tenantId);
+      } catch (err) {
+        throw new StreamRefused(err instanceof ApiError ? err.message : 'the tenant\'s budget refused the call');
+      }
+    }
+    let n = 0;
+    let openingClips: ClipView[] = [];
+    try {
+      await this.sessions.open(caller, {
+        agent_id: agentId,
+        customer_phone: direction === 'inbound' ? from : to,
+        context: { call: { direction, to, from, transport: start.dialect } },
+      }, (fn) => this.deps.repos.store.write(() => {
+        const opened = fn() as { session_id: string; opening: { clips: ClipView[] } };
+        n = parseSessionNumber(opened.session_id)!;
+        openingClips = opened.opening.clips;
+        this.deps.repos.calls.insert({
+          id: n, tenant_id: tenantId, agent_id: agentId, direction, to_number: to ?? '', from_number: from,
+          dial_status: 'answered', trunk_id: null, room_name: null, provider_call_id: start.carrierCallId, dial_error: null,
+          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(),
+          transport: start.dialect,
+        });
+        return opened;
+      }));
+    } catch (err) {
+      throw new StreamRefused(err instanceof ApiError ? `the agent cannot take this call: ${err.message}` : 'the call could not be opened');
+    }
+    return this.opened(caller, n, agentId, routedBy, openingClips);
+  }
+
+  private async attachPrepared(caller: Caller, start: StreamStart, callId: string): Promise<OpenedStream> {
+    const m = /^cl_([1-9][0-9]{0,15})$/.exec(callId);
+    const row = m ? this.deps.repos.calls.get(Number(m[1])) : undefined;
+    if (!row || row.tenant_id !== caller.tenantId) throw new StreamRefused('call_id names no call of this tenant');
+    if (row.session_status === 'ended') throw new StreamRefused('the call named by call_id has ended');
+    if (row.transport !== null || row.dial_status !== 'not_dialled') {
+      throw new StreamRefused('the call named by call_id is not a prepared call waiting for its stream (it was dialled or already has one)');
+    }
+    const n = row.id;
+    let moved = false;
+    await this.deps.repos.store.write(() => {
+      moved = this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now());
+    });
+    if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
+    return this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
+  }
+
+  private opened(caller: Caller, n: number, agentId: string, routedBy: OpenedStream['routedBy'], clips: ClipView[]): OpenedStream {
+    const hints = this.sessions.mediaHints(caller, `se_${n}`);
+    const media = hints.media;
+    return {
+      n, tenantId: caller.tenantId, agentId, routedBy,
+      settings: {
+        language: hints.language,
+        bargeIn: media.barge_in,
+        noSpeechMs: media.no_speech_timeout_ms,
+        maxReprompts: media.max_silence_reprompts,
+        maxCallDurationMs: media.max_call_duration_s * 1000,
+        eouSilence: media.end_of_utterance_ms ?? {},
+        closeGraceMs: 500,
+        recognizerTimeoutMs: RECOGNIZER_TIMEOUT_MS,
+      },
+      opening: { clips: clips.map((c) => this.clipRef(c)), ended: hints.ended, expectation: hints.expectation },
+    };
+  }
+
+  /**
+   * One turn of stream call `n` (the media session's request) through the sessions service.
+   * @throws ApiError from the sessions service (the media session then ends the call)
+   */
+  async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
+    const caller = mediaCaller(tenantId);
+    const sessionId = `se_${n}`;
+    const commit = <R>(fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>;
+    let view: { clips: ClipView[]; ended: boolean };
+    switch (request.kind) {
+      case 'speech': {
+        const t = request.telemetry;
+        view = await this.sessions.turn(caller, sessionId, {
+          text: request.text, stt_provider: t.stt_provider, stt_ms: Math.round(t.stt_ms), stt_confidence: clamp01(t.stt_confidence),
+          silence_ms: Math.round(t.silence_ms), stt_audio_ms: Math.round(t.audio_ms),
+        }, commit);
+        break;
+      }
+      case 'dtmf':
+        view = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf' }, commit);
+        break;
+      case 'silence':
+        view = await this.sessions.eventTurn(caller, sessionId, { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt }, commit);
+        break;
+      case 'failed':
+        view = await this.sessions.eventTurn(caller, sessionId, {
+          kind: 'not_heard', stt_provider: request.telemetry.stt_provider, stt_audio_ms: Math.round(request.telemetry.audio_ms),
+        }, commit);
+        break;
+      case 'max_duration':
+        view = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration' }, commit);
+        break;
+    }
+    const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);
+    return { clips: view.clips.map((c) => this.clipRef(c)), ended: view.ended, expectation: hints?.expectation ?? 'free' as ExpectationKind };
+  }
+
+  /**
+   * Stream call `n` ended (the caller hung up, the closing played, the stream broke): its
+   * session ends (summary, costs final) and its line becomes `completed`. Never throws.
+   */
+  async ended(tenantId: string, n: number): Promise<void> {
+    try {
+      await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
+        fn();
+        this.deps.repos.calls.moveDial(n, 'completed');
+      }), { lineHandled: true });
+    } catch {
+      // Already ended and purged, or the store is closing: nothing more to record.
+    }
+  }
+
+  private clipRef(c: ClipView): ClipRef {
+    const name = c.audio_url ? /\/v1\/audio\/([^/?#]+)\.wav$/.exec(c.audio_url)?.[1] : undefined;
+    const flags = c as ClipView & { barge_in?: boolean; is_readback?: boolean; is_confirm_prompt?: boolean };
+    return {
+      file: name ? this.speech.fileOf(name) : null,
+      text: c.text,
+      bargeIn: flags.barge_in !== false,
+      asksConfirmation: flags.is_readback === true || flags.is_confirm_prompt === true,
+    };
+  }
+}
+
+/** The caller a stream's writes are recorded under (audit: the carrier stream). */
+function streamCaller(tenantId: string, start: StreamStart): Caller {
+  return { tenantId, keyId: `media-${start.dialect}`, requestId: `${start.dialect}:${start.carrierCallId}`.slice(0, 120), method: 'GET', route: `/v1/media/${start.dialect}` };
+}
+
+function mediaCaller(tenantId: string): Caller {
+  return { tenantId, keyId: 'media', requestId: 'media', method: 'GET', route: '/v1/media' };
+}
+
+/** The first of `values` that is an E.164 number, else null. */
+function pickNumber(...values: Array<string | undefined>): string | null {
+  for (const v of values) if (v !== undefined && isE164(v.trim())) return v.trim();
+  return null;
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
