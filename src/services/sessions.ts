@@ -80,6 +80,12 @@ export type SessionMediaHints = MediaHints & {
   language: string;
   /** The session has ended, or closes with the reply just given: the media core hangs up after playing it. */
   ended: boolean;
+  /**
+   * The closing line has been said and the close-grace window runs (`close_grace_ms`): a last
+   * caller turn is still heard (and ends the session); the media core may hang up once the
+   * closing has played and the window has lapsed.
+   */
+  closing: boolean;
   /** The agent's phone-line settings, defaults applied. */
   media: MediaSettings;
 };
@@ -261,6 +267,11 @@ export class SessionService {
    * `event` (the kind) and `attempt`; costs and metrics count as a turn's, with recogniser audio
    * only when `event` gives it (`stt_audio_ms`, else `stt_ms + silence_ms`). `give_up` and
    * `max_duration` end the session with its summary (`ended: true`).
+   *
+   * The media core's turn requests (src/media/call-session.ts `TurnRequest`) map to kinds as:
+   * `silence` → `silence` (its `attempt`), or `give_up` when `giveUp`; `failed` → `not_heard`
+   * (with its telemetry: `audio_ms` as `stt_audio_ms`); `max_duration` → `max_duration`.
+   * `speech` and `dtmf` are caller text for {@link turn}.
    * @throws ApiError invalid_request (unknown kind, bad attempt or telemetry; nothing changed),
    *         and as {@link turn}: session_not_found, not_found, session_already_ended.
    */
@@ -283,7 +294,10 @@ export class SessionService {
   mediaHints(caller: Caller, sessionId: string): SessionMediaHints {
     const n = this.parseId(sessionId);
     const s = this.load(caller, n, sessionId);
-    return { ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended: s.status === 'ended' || s.state.closed, media: mediaSettingsOf(s.agent.def) };
+    const ended = s.status === 'ended' || s.state.closed;
+    return {
+      ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended, closing: !ended && s.state.closing_at_ms !== null, media: mediaSettingsOf(s.agent.def),
+    };
   }
 
   /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */

@@ -163,7 +163,7 @@ describe('SessionService.mediaHints', () => {
   it('follows the clinic agent: name, readback, date, time, phone; ended after the end', async () => {
     const id = await open();
     const hints = () => sessions().mediaHints(caller, id);
-    expect(hints()).toMatchObject({ expectation: 'name', grammar: 'name', end_of_utterance_ms: 800, language: 'en-IN', ended: false, media: { barge_in: true, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800 } });
+    expect(hints()).toMatchObject({ expectation: 'name', grammar: 'name', end_of_utterance_ms: 800, language: 'en-IN', ended: false, closing: false, media: { barge_in: true, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800 } });
     expect(hints().phrases).toBeUndefined();
     await turn(id, 'Priya Sharma');
     expect(hints()).toMatchObject({ expectation: 'yes_no', grammar: 'yes_no' });
@@ -175,8 +175,12 @@ describe('SessionService.mediaHints', () => {
     await turn(id, 'ten thirty in the morning');
     await turn(id, 'yes');
     expect(hints()).toMatchObject({ expectation: 'phone', grammar: 'digits', end_of_utterance_ms: 1500 });
+    await turn(id, '9845012345');
+    await turn(id, 'yes');
+    await turn(id, 'fever');
+    expect(hints()).toMatchObject({ ended: false, closing: true, expectation: 'free' });
     await event(id, { kind: 'max_duration' });
-    expect(hints()).toMatchObject({ ended: true, expectation: 'free' });
+    expect(hints()).toMatchObject({ ended: true, closing: false, expectation: 'free' });
   });
 
   it('refuses a malformed or foreign session', async () => {
