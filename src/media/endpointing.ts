@@ -218,9 +218,8 @@ export function resolveBargeInConfig(overrides: unknown = {}): Readonly<BargeInC
 
 /**
  * Flags of the clip being played that matter to barge-in: the engine's `ClipFlags`
- * (src/engine/state.ts: `is_confirm_prompt`, `is_readback`) plus
- * `barge_in: false`, which the engine's ClipSpec does not carry yet (a later step adds it for
- * clips that must be heard whole).
+ * (src/engine/state.ts: `is_confirm_prompt`, `is_readback`, and `barge_in: false` on an opening
+ * line or step question the agent marks to be heard whole).
  */
 export interface PlayingClipFlags {
   barge_in?: boolean;
