@@ -416,7 +416,8 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
       endNow(t, t.msg.goodbye);
       break;
   }
-  t.state.last_clips = t.clips;
+  // A reply of nothing (silence while closing) leaves "repeat" with the last thing said.
+  if (t.clips.length > 0) t.state.last_clips = t.clips;
   return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
 }
 

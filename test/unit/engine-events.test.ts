@@ -114,6 +114,8 @@ describe('runEventTurn', () => {
     expect(quiet.clips).toEqual([]);
     expect(quiet.trace).toEqual([{ layer: 'no_input', result: 'skip', detail: 'closing' }]);
     expect(quiet.ended).toBe(false);
+    expect(quiet.state.last_clips).toEqual(closing.last_clips);
+    expect(quiet.state.last_clips.length).toBeGreaterThan(0);
     expect(event(a, closing, 'give_up').clips.map((c) => c.text)).toEqual(['Thank you. Goodbye!']);
     expect(event(a, closing, 'max_duration').clips.map((c) => c.text)).toEqual(['Thank you. Goodbye!']);
   });
