@@ -6,7 +6,9 @@
  * the field path (`steps[2].capture.type`), which the CLI maps to a file line.
  */
 import { z } from 'zod';
+import { DIAL_LIMITS } from './calls.js';
 import { ID_PATTERNS } from './ids.js';
+import { EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from './media.js';
 
 /** File name endings of agent files (`vagent agent apply -f DIR`, the daemon's example agents). */
 export const AGENT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
@@ -84,6 +86,13 @@ export const StepSchema = z
      * with …?"): `say` is spoken instead of the rest of the workflow and its closing line.
      */
     stop_if: z.object({ value: z.union([z.boolean(), z.number(), z.string()]), say: Text }).strict().optional(),
+    /**
+     * `false`: on a phone line, caller speech never interrupts this step's question and
+     * re-prompt (a legal disclaimer that must be heard whole); their clips carry the flag
+     * `barge_in: false`. Absent means the agent's `media.barge_in`. Optional without a default
+     * so definitions stored before it keep their digest.
+     */
+    barge_in: z.literal(false, { error: 'barge_in on a step can only be false (leave it out to allow barge-in)' }).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -105,8 +114,64 @@ export const FaqSchema = z.object({
 /** An FAQ entry. */
 export type Faq = z.infer<typeof FaqSchema>;
 
-/** One opening clip: what the agent says first, before the caller speaks. */
-export const OpeningClipSchema = z.object({ text: Text, requires_user_input: z.boolean().default(false) }).strict();
+/**
+ * One opening clip: what the agent says first, before the caller speaks. `barge_in: false`
+ * makes the caller hear it whole on a phone line (a recording notice, a legal disclaimer).
+ */
+export const OpeningClipSchema = z.object({
+  text: Text,
+  requires_user_input: z.boolean().default(false),
+  barge_in: z.literal(false, { error: 'barge_in on an opening line can only be false (leave it out to allow barge-in)' }).optional(),
+}).strict();
+
+/** Bounds of the agent's `media` settings (see {@link MediaSettingsSchema}). */
+export const MEDIA_LIMITS = Object.freeze({
+  /** `no_speech_timeout_ms`: 1–60 s (Twilio `<Gather>` waits 5 s by default). */
+  noSpeechTimeoutMs: { min: 1000, max: 60_000, default: 6000 },
+  /** `max_silence_reprompts`: 0–5. */
+  maxSilenceReprompts: { min: 0, max: 5, default: 2 },
+  /** `max_call_duration_s`: the bounds and default of a dialled call's (`DIAL_LIMITS`, src/domain/calls.ts). */
+  maxCallDurationS: DIAL_LIMITS.max_call_duration_s,
+  /** `end_of_utterance_ms.<kind>`. */
+  endOfUtteranceMs: { min: MIN_EOU_SILENCE_MS, max: MAX_EOU_SILENCE_MS },
+});
+
+const wholeIn = (name: string, unit: string, b: { min: number; max: number }) => z
+  .number({ error: `${name} must be a number of ${unit}` })
+  .int({ error: `${name} must be a whole number of ${unit}` })
+  .min(b.min, { error: `${name} must be at least ${b.min} ${unit}` })
+  .max(b.max, { error: `${name} must be at most ${b.max} ${unit}` });
+
+const EouMs = wholeIn('end_of_utterance_ms', 'ms', MEDIA_LIMITS.endOfUtteranceMs);
+
+/**
+ * How the agent behaves on a phone line (issue 16; docs/agents.md "Phone calls"). Every field
+ * has a default, and the block itself is optional: an agent without it gets the defaults.
+ * - `barge_in` (default true): caller speech interrupts the agent's playout; false for none at all;
+ * - `no_speech_timeout_ms` (default 6000): silence after a prompt before the silence re-prompt, ms;
+ * - `max_silence_reprompts` (default 2): silence re-prompts before the polite hang-up;
+ * - `max_call_duration_s` (default 1800): the call is closed politely after this long, s;
+ * - `end_of_utterance_ms`: per expectation (`yes_no`, `digits`, `phone`, `number`, `choice`,
+ *   `name`, `date`, `time`, `free`), the silence that ends the caller's answer, ms, overriding
+ *   the defaults of src/domain/media.ts.
+ */
+export const MediaSettingsSchema = z.object({
+  barge_in: z.boolean({ error: 'barge_in must be true or false' }).default(true),
+  no_speech_timeout_ms: wholeIn('no_speech_timeout_ms', 'ms', MEDIA_LIMITS.noSpeechTimeoutMs).default(MEDIA_LIMITS.noSpeechTimeoutMs.default),
+  max_silence_reprompts: wholeIn('max_silence_reprompts', 're-prompts', MEDIA_LIMITS.maxSilenceReprompts).default(MEDIA_LIMITS.maxSilenceReprompts.default),
+  max_call_duration_s: wholeIn('max_call_duration_s', 'seconds', MEDIA_LIMITS.maxCallDurationS).default(MEDIA_LIMITS.maxCallDurationS.default),
+  end_of_utterance_ms: z.object(
+    Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>,
+    { error: (iss) => (iss.code === 'invalid_type' ? `end_of_utterance_ms must be an object of ms by kind (${EXPECTATION_KINDS.join(', ')})` : undefined) },
+  ).strict().default({}),
+}, { error: (iss) => (iss.code === 'invalid_type' ? 'media must be an object' : undefined) }).strict();
+/** An agent's phone-line settings after defaults. */
+export type MediaSettings = z.infer<typeof MediaSettingsSchema>;
+
+/** The phone-line settings of an agent: its `media` block, or every default when it has none. */
+export function mediaSettingsOf(agent: Pick<AgentDefinition, 'media'>): MediaSettings {
+  return agent.media ?? MediaSettingsSchema.parse({});
+}
 
 /** Lines the engine says for control intents and failures; each has a per-language default. */
 export const MessagesSchema = z
@@ -120,6 +185,12 @@ export const MessagesSchema = z
     correction: Text,
     goodbye: Text,
     fillers: z.array(Text).min(1).max(10),
+    /** Said when the caller has been silent after a prompt, before the step is asked again ("Are you still there?"). */
+    no_input: Text,
+    /** Said when the silence re-prompts have run out, just before the call ends. */
+    no_input_goodbye: Text,
+    /** Said when the call reaches the agent's `media.max_call_duration_s`, before `goodbye`. */
+    time_up: Text,
   })
   .partial()
   .strict();
@@ -160,6 +231,8 @@ export const AgentDefinitionSchema = z
     required_context: z.array(ContextKey).max(50).optional(),
     /** What `{{context.KEY}}` says when the session's context lacks KEY (text or a number). */
     context_defaults: z.record(ContextKey, ContextDefault).optional(),
+    /** Phone-line behaviour ({@link MediaSettingsSchema}); optional without a default so stored definitions keep their digest. */
+    media: MediaSettingsSchema.optional(),
   })
   .strict()
   .superRefine((a, ctx) => {

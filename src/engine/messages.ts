@@ -18,6 +18,9 @@ const DEFAULTS: Record<string, EngineMessages> = {
     correction: 'Sorry about that. Could you tell me again?',
     goodbye: 'Thank you. Goodbye!',
     fillers: ['Okay.', 'Got it.', 'Thank you.'],
+    no_input: 'Are you still there?',
+    no_input_goodbye: 'I am sorry, I cannot hear you, so I will end this call now. Goodbye!',
+    time_up: 'I am sorry, we have run out of time on this call.',
   },
   hi: {
     repeat_prefix: 'जी, मैंने कहा:',
@@ -29,6 +32,9 @@ const DEFAULTS: Record<string, EngineMessages> = {
     correction: 'माफ़ कीजिए। कृपया फिर से बताइए।',
     goodbye: 'धन्यवाद। नमस्ते!',
     fillers: ['ठीक है।', 'जी।', 'धन्यवाद।'],
+    no_input: 'क्या आप लाइन पर हैं?',
+    no_input_goodbye: 'माफ़ कीजिए, मुझे आपकी आवाज़ नहीं आ रही, इसलिए मैं यह कॉल समाप्त कर रही हूँ। नमस्ते!',
+    time_up: 'माफ़ कीजिए, इस कॉल का समय पूरा हो गया है।',
   },
 };
 

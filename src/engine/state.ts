@@ -19,6 +19,12 @@ export interface ClipFlags {
   is_confirm_prompt?: true;
   intent_key?: string;
   source?: string;
+  /**
+   * `false` on a clip the caller must hear whole on a phone line (an opening line or a step's
+   * question marked `barge_in: false` in the agent): caller speech does not interrupt it.
+   * Absent otherwise (barge-in allowed).
+   */
+  barge_in?: false;
 }
 
 /** One clip of a reply, before audio: its display text, what to speak if different, flags. */

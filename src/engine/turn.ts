@@ -83,6 +83,10 @@ class Turn {
     const t = this.render(text);
     if (t) this.clips.push({ text: t, flags });
   }
+  /** Says a step's question (`text`: its ask or re-prompt) with the step's `barge_in: false` flag, if it has one. */
+  ask(step: Step, text: string = step.ask, flags: ClipSpec['flags'] = {}): void {
+    this.say(text, step.barge_in === false ? { ...flags, barge_in: false } : flags);
+  }
   filler(): void {
     const f = this.msg.fillers;
     this.say(f[(this.state.turns - 1) % f.length]!, { is_filler: true });
@@ -130,7 +134,7 @@ class Turn {
         this.clips.push(...readbackClips(step.confirm, step.capture!, value, this.lang, this.msg));
         return;
       }
-      this.say(step.ask);
+      this.ask(step);
       return;
     }
     this.close();
@@ -171,7 +175,7 @@ class Turn {
     st.attempts += 1;
     if (st.attempts <= step.max_attempts) {
       this.say(this.msg.not_understood);
-      this.say(step.reprompt ?? step.ask);
+      this.ask(step, step.reprompt ?? step.ask);
       return 'reprompt';
     }
     st.status = step.optional ? 'skipped' : 'failed';
@@ -256,7 +260,7 @@ function confirmTurn(t: Turn): string | null {
     t.state.confirm = null;
     delete t.state.slots[step.capture!.slot];
     t.say(t.msg.correction);
-    t.say(step.ask);
+    t.ask(step);
     return 'confirm';
   }
   const faq = matchFaq(t.norm, t.agent.def.faq);
@@ -284,7 +288,7 @@ function answerTurn(t: Turn): string {
   t.trace.push({ layer: 'faq', result: faqWins ? 'match' : 'miss', ...(faq ? { detail: faq.faq.intent } : {}) });
   if (faqWins) {
     t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
-    if (step) t.say(step.ask, { intent_key: faq.faq.intent, source: 'reprompt' });
+    if (step) t.ask(step, step.ask, { intent_key: faq.faq.intent, source: 'reprompt' });
     else t.say(t.agent.def.closing, { intent_key: faq.faq.intent, source: 'reprompt' });
     return 'faq';
   }
@@ -306,7 +310,7 @@ function answerTurn(t: Turn): string {
   }
   if (volunteered.length > 0) {
     t.filler();
-    t.say(step.ask);
+    t.ask(step);
     return 'capture';
   }
   t.trace.push({ layer: 'llm', result: 'skip', detail: 'not configured' });
@@ -333,18 +337,123 @@ export function runTurn(agent: CompiledAgent, prev: EngineState, input: TurnInpu
   return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
 }
 
+/** The clip flags of a line marked `barge_in: false` (else none). */
+function noBargeIn(bargeIn: false | undefined): ClipSpec['flags'] {
+  return bargeIn === false ? { barge_in: false } : {};
+}
+
+/**
+ * What happened on a phone line instead of a transcribed utterance (issue 16), for
+ * {@link runEventTurn}:
+ * - `silence`: the caller said nothing for the no-speech time after the prompt;
+ * - `not_heard`: the caller spoke but the recogniser failed or timed out on it;
+ * - `give_up`: the silence re-prompts ran out: the agent says goodbye and the session closes;
+ * - `max_duration`: the call reached the agent's `media.max_call_duration_s`: closes politely.
+ */
+export const TURN_EVENT_KINDS = ['silence', 'not_heard', 'give_up', 'max_duration'] as const;
+/** One of {@link TURN_EVENT_KINDS}. */
+export type TurnEventKind = (typeof TURN_EVENT_KINDS)[number];
+
+/** What an event turn needs: the event, and the clock and values of a caller turn. */
+export interface EventTurnInput extends Omit<TurnInput, 'text'> {
+  kind: TurnEventKind;
+  /** `silence`: which silence re-prompt this is, 1-based (recorded in the trace). */
+  attempt?: number;
+}
+
+/**
+ * Runs one phone-line event through the engine (issue 16; DESIGN.md §6). Pure, like {@link runTurn},
+ * and traced: `trace.layer` is `no_input`, `not_heard`, `no_input:give_up` or `max_duration`.
+ *
+ * - `silence`: the `no_input` line ("Are you still there?") then the current step's re-prompt
+ *   (or its question), or — while a readback awaits the caller's yes — the readback again.
+ *   The step's `attempts` (and the readback's) are left alone: silence is not a wrong answer.
+ * - `not_heard`: the `not_understood` line then the same re-ask; attempts untouched too (the
+ *   recogniser failed, not the caller).
+ * - `give_up`: the `no_input_goodbye` line; the session closes at once (`ended: true`, no
+ *   close-grace window); pending steps stay pending, so the summary's outcome is `abandoned`.
+ * - `max_duration`: the `time_up` line and `goodbye`; closes like `give_up`.
+ *
+ * On a session already closing (its closing line said, the close-grace window running)
+ * `silence` and `not_heard` say nothing and change nothing but the turn count; `give_up` and
+ * `max_duration` say `goodbye` and close.
+ *
+ * @param prev the session's state before the event (not modified)
+ * @throws RangeError for a kind not in {@link TURN_EVENT_KINDS} or an `attempt` that is not a whole number ≥ 1
+ */
+export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: EventTurnInput): TurnOutput {
+  if (!(TURN_EVENT_KINDS as readonly string[]).includes(input.kind)) {
+    throw new RangeError(`unknown turn event "${String(input.kind)}": one of ${TURN_EVENT_KINDS.join(', ')}`);
+  }
+  if (input.attempt !== undefined && !(Number.isInteger(input.attempt) && input.attempt >= 1)) {
+    throw new RangeError(`attempt must be a whole number from 1, got ${String(input.attempt)}`);
+  }
+  const t = new Turn(agent, prev, { ...input, text: '' });
+  const closing = prev.closed || prev.closing_at_ms !== null;
+  let layer: string;
+  switch (input.kind) {
+    case 'silence':
+    case 'not_heard': {
+      layer = input.kind === 'silence' ? 'no_input' : 'not_heard';
+      if (closing) {
+        t.trace.push({ layer, result: 'skip', detail: 'closing' });
+        break;
+      }
+      t.trace.push({ layer, result: 'match', ...(input.attempt !== undefined ? { detail: `attempt ${input.attempt}` } : {}) });
+      t.say(input.kind === 'silence' ? t.msg.no_input : t.msg.not_understood);
+      reask(t);
+      break;
+    }
+    case 'give_up':
+      layer = 'no_input:give_up';
+      t.trace.push({ layer: 'no_input', result: 'match', detail: 'give_up' });
+      endNow(t, closing ? t.msg.goodbye : t.msg.no_input_goodbye);
+      break;
+    case 'max_duration':
+      layer = 'max_duration';
+      t.trace.push({ layer, result: 'match' });
+      if (!closing) t.say(t.msg.time_up);
+      endNow(t, t.msg.goodbye);
+      break;
+  }
+  // A reply of nothing (silence while closing) leaves "repeat" with the last thing said.
+  if (t.clips.length > 0) t.state.last_clips = t.clips;
+  return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
+}
+
+/** Asks again what the caller was asked: the pending readback, else the current step's re-prompt, else the closing line. */
+function reask(t: Turn): void {
+  const pending = t.state.confirm;
+  if (pending) {
+    const step = t.agent.def.steps[t.agent.stepIndex.get(pending.step)!]!;
+    t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg));
+    return;
+  }
+  const step = currentStep(t.agent, t.state);
+  if (step) t.ask(step, step.reprompt ?? step.ask);
+  else t.say(t.agent.def.closing);
+}
+
+/** Says `line` and closes the session now (no close-grace: the call is hung up after it). */
+function endNow(t: Turn, line: string): void {
+  // The cursor stays where the call stopped (session detail shows it); pending steps stay pending.
+  t.state.confirm = null;
+  t.say(line);
+  t.state.closed = true;
+}
+
 /**
  * The opening clips of a session (spec: Session (opened); DESIGN.md §4): the agent's opening
  * lines rendered, and the first step's question appended when no opening line waits for the
  * caller. `display_order` and `requires_user_input` are set on each.
  */
 export function openingClips(agent: CompiledAgent, vars: TurnInput['vars']): Array<ClipSpec & { requires_user_input: boolean }> {
-  const out = agent.def.opening
-    .map((o) => ({ text: renderTemplate(o.text, vars), flags: {}, requires_user_input: o.requires_user_input }))
+  const out: Array<ClipSpec & { requires_user_input: boolean }> = agent.def.opening
+    .map((o) => ({ text: renderTemplate(o.text, vars), flags: noBargeIn(o.barge_in), requires_user_input: o.requires_user_input }))
     .filter((c) => c.text.length > 0);
   const first = agent.def.steps[0];
   if (first && !out.some((c) => c.requires_user_input)) {
-    out.push({ text: renderTemplate(first.ask, vars), flags: {}, requires_user_input: true });
+    out.push({ text: renderTemplate(first.ask, vars), flags: noBargeIn(first.barge_in), requires_user_input: true });
   }
   return out;
 }

@@ -22,48 +22,16 @@
  * ("98450 … 12345") with pauses of a second or more between them.
  */
 import { z } from 'zod';
-import type { Step } from '../domain/agent.js';
+import { DEFAULT_EOU_SILENCE_MS, EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from '../domain/media.js';
 
 // ---------------------------------------------------------------------------------------------
 // Adaptive end-of-utterance silence
 // ---------------------------------------------------------------------------------------------
 
-/**
- * What the agent is waiting to hear, derived from the engine's step (see {@link expectationForStep}):
- * - `yes_no`: a yes/no step, or any step while a readback awaits the caller's yes;
- * - `digits`: a `digits` capture (an OTP, an account number);
- * - `phone`: a `digits` capture of a phone number (10 digits or more, or a slot named for a phone);
- * - `number`: a `number` or `amount` capture (said as words, "two thousand five hundred");
- * - `choice`: a `choice` capture (one of a few words);
- * - `name`: a `person_name` capture;
- * - `date`, `time`: those captures;
- * - `free`: free text, a step without capture, or past the last step.
- */
-export const EXPECTATION_KINDS = ['yes_no', 'digits', 'phone', 'number', 'choice', 'name', 'date', 'time', 'free'] as const;
-/** One of {@link EXPECTATION_KINDS}. */
-export type ExpectationKind = (typeof EXPECTATION_KINDS)[number];
-
-/**
- * Default end-of-utterance silence per expectation, ms. Short after a yes/no question (the
- * answer is one word), longer for names and dates (people hesitate, spell), longest while
- * digits or a phone number are said (pauses between groups of 3–5 digits).
- */
-export const DEFAULT_EOU_SILENCE_MS: Readonly<Record<ExpectationKind, number>> = Object.freeze({
-  yes_no: 500,
-  choice: 600,
-  free: 700,
-  name: 800,
-  date: 800,
-  time: 800,
-  number: 900,
-  digits: 1200,
-  phone: 1500,
-});
-
-/** Least end-of-utterance silence accepted in an override, ms (below it a breath ends the turn). */
-export const MIN_EOU_SILENCE_MS = 200;
-/** Most end-of-utterance silence accepted in an override, ms (above it the caller thinks the line died). */
-export const MAX_EOU_SILENCE_MS = 5000;
+// What the agent waits for and the default silences live in the domain, shared with the engine
+// (its `mediaHintsOf`); re-exported here for the media core.
+export { DEFAULT_EOU_SILENCE_MS, EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, PHONE_MIN_DIGITS, expectationForStep } from '../domain/media.js';
+export type { ExpectationKind } from '../domain/media.js';
 
 const EouMs = z.number().int(`must be a whole number of ms`).min(MIN_EOU_SILENCE_MS, `must be ≥ ${MIN_EOU_SILENCE_MS} ms`).max(MAX_EOU_SILENCE_MS, `must be ≤ ${MAX_EOU_SILENCE_MS} ms`);
 
@@ -112,40 +80,6 @@ export function resolveEouSilence(overrides: unknown = {}): Readonly<Record<Expe
 export function endOfUtteranceSilenceMs(kind: ExpectationKind, table: Readonly<Record<ExpectationKind, number>> = DEFAULT_EOU_SILENCE_MS): number {
   if (!(EXPECTATION_KINDS as readonly string[]).includes(kind)) throw new RangeError(`unknown expectation kind "${String(kind)}"; one of ${EXPECTATION_KINDS.join(', ')}`);
   return table[kind];
-}
-
-/** Digit strings at least this long are taken as phone numbers (Indian mobiles have 10 digits; E.164 up to 15). */
-export const PHONE_MIN_DIGITS = 10;
-const PHONE_NAME = /(^|_)(phone|mobile|msisdn|cell|whatsapp|contact_number|tel)(_|$)/;
-
-/**
- * Maps the engine's current step to what the agent waits for (the engine exposes it as
- * `currentStep(agent, state)` and `state.confirm` in src/engine/state.ts).
- *
- * @param step           the step under the cursor; undefined past the last step (closing) → `free`
- * @param confirmPending true while a readback of this step awaits the caller's yes
- *                       (`state.confirm !== null`) → `yes_no`: a correction said with pauses is
- *                       cut early, and the engine's correction layer asks again
- */
-export function expectationForStep(step: Pick<Step, 'id' | 'capture'> | undefined, confirmPending = false): ExpectationKind {
-  if (!step) return 'free';
-  if (confirmPending) return 'yes_no';
-  const c = step.capture;
-  if (!c) return 'free';
-  switch (c.type) {
-    case 'yes_no': return 'yes_no';
-    case 'digits': {
-      const longest = c.max_length ?? c.min_length ?? 0;
-      return longest >= PHONE_MIN_DIGITS || PHONE_NAME.test(c.slot) || PHONE_NAME.test(step.id) ? 'phone' : 'digits';
-    }
-    case 'number':
-    case 'amount': return 'number';
-    case 'choice': return 'choice';
-    case 'person_name': return 'name';
-    case 'date': return 'date';
-    case 'time': return 'time';
-    case 'text': return 'free';
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,9 +218,8 @@ export function resolveBargeInConfig(overrides: unknown = {}): Readonly<BargeInC
 
 /**
  * Flags of the clip being played that matter to barge-in: the engine's `ClipFlags`
- * (src/engine/state.ts: `is_confirm_prompt`, `is_readback`) plus
- * `barge_in: false`, which the engine's ClipSpec does not carry yet (a later step adds it for
- * clips that must be heard whole).
+ * (src/engine/state.ts: `is_confirm_prompt`, `is_readback`, and `barge_in: false` on an opening
+ * line or step question the agent marks to be heard whole).
  */
 export interface PlayingClipFlags {
   barge_in?: boolean;

@@ -16,7 +16,7 @@ export interface SessionMetrics {
   llm_cached_tokens: number;
   /** Characters sent to live synthesis. */
   tts_chars: number;
-  /** Audio metered by the caller's speech recogniser (`stt_ms` + `silence_ms`), ms. */
+  /** Audio metered by the caller's speech recogniser (`stt_audio_ms` when the media core gives it, else `stt_ms` + `silence_ms`), ms. */
   stt_audio_ms: number;
   cache_hits: number;
   live_tts_calls: number;
@@ -74,6 +74,14 @@ export interface StoredTurn {
   stt_confidence: number | null;
   stt_provider: string | null;
   silence_ms: number | null;
+  /** End of speech → final transcript, ms (the turn body's `stt_ms`); null when not given. Absent in turns stored before it. */
+  stt_ms?: number | null;
+  /** Recogniser audio metered for this turn, ms (`stt_audio_ms`, else `stt_ms + silence_ms`). Absent in turns stored before it. */
+  stt_audio_ms?: number;
+  /** A phone-line event turn (issue 16): its kind; absent on a caller's utterance. */
+  event?: string;
+  /** The event's silence re-prompt number, or null. */
+  attempt?: number | null;
 }
 
 /** Session detail (spec: Session detail); `session_id` is the bare integer. */

@@ -16,11 +16,12 @@ import { isoTimeMs } from '../domain/time.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
 import { addCost, costView, type CostInr } from '../domain/money.js';
 import { buildSummary, type SessionSummary } from '../engine/summary.js';
-import { graceLapsed, openingClips, runTurn } from '../engine/turn.js';
+import { graceLapsed, openingClips, runEventTurn, runTurn, TURN_EVENT_KINDS, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
+import { mediaHintsOf, type MediaHints } from '../engine/media-hints.js';
 import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
 import { missingSessionValues, withContextDefaults, type MissingValue } from '../engine/context-needs.js';
-import type { AgentDefinition } from '../domain/agent.js';
+import { mediaSettingsOf, type AgentDefinition, type MediaSettings } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
@@ -50,6 +51,44 @@ export interface TurnInputBody {
   stt_ms?: number | null;
   silence_ms?: number | null;
 }
+
+/** Speech-recognition telemetry of one turn (the turn body's fields, and the media core's exact audio). */
+export type SttTelemetry = Omit<TurnInputBody, 'text'> & MediaTurnFields;
+
+/** Fields only the media core sets on a turn (never part of the HTTP turn body). */
+export interface MediaTurnFields {
+  /**
+   * Audio the recogniser consumed for this turn, ms (pre-roll and silence included): metered into
+   * `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`. A whole or fractional number 0–86400000.
+   */
+  stt_audio_ms?: number | null;
+}
+
+/**
+ * A phone-line event for {@link SessionService.eventTurn}: its kind (the engine's
+ * `TURN_EVENT_KINDS`), which silence re-prompt it is (`attempt`, 1-based), and the
+ * recogniser's telemetry when it heard something (`not_heard`: the audio it failed on).
+ */
+export interface SessionEventInput extends SttTelemetry {
+  kind: TurnEventKind;
+  attempt?: number | null;
+}
+
+/** {@link SessionService.mediaHints}: the engine's hints of the current step, and the session's language, settings and end. */
+export type SessionMediaHints = MediaHints & {
+  /** The agent's language, BCP-47 (the recogniser's). */
+  language: string;
+  /** The session has ended, or closes with the reply just given: the media core hangs up after playing it. */
+  ended: boolean;
+  /**
+   * The closing line has been said and the close-grace window runs (`close_grace_ms`): a last
+   * caller turn is still heard (and ends the session); the media core may hang up once the
+   * closing has played and the window has lapsed.
+   */
+  closing: boolean;
+  /** The agent's phone-line settings, defaults applied. */
+  media: MediaSettings;
+};
 
 /** Runs a synchronous write in the request's durable transaction (with its idempotent response). */
 export type Commit<R> = (fn: () => unknown) => Promise<R>;
@@ -208,11 +247,64 @@ export class SessionService {
 
   /**
    * One caller turn (spec: `POST /v1/sessions/{id}/turn`; States › Session, close-grace).
+   * `input.stt_audio_ms`, set only by the media core (the HTTP schema has no such field), is
+   * the audio metered into `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`.
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign),
    *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
-   *         grace window lapsed).
+   *         grace window lapsed), invalid_request (a bad `stt_audio_ms`, nothing changed).
    */
-  async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody, commit: Commit<R>): Promise<R> {
+  async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
+    checkSttAudio(input.stt_audio_ms);
+    return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
+      runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } }), input.text);
+  }
+
+  /**
+   * One phone-line event instead of a caller utterance (issue 16): silence after the prompt,
+   * speech the recogniser could not hear, giving up after the silence re-prompts, or the call's
+   * time limit (the engine's `runEventTurn` decides the reply). Answers exactly like
+   * {@link turn} (spec: Turn result) and is recorded as a turn: its row has `user_text: ''`,
+   * `event` (the kind) and `attempt`; costs and metrics count as a turn's, with recogniser audio
+   * only when `event` gives it (`stt_audio_ms`, else `stt_ms + silence_ms`). `give_up` and
+   * `max_duration` end the session with its summary (`ended: true`).
+   *
+   * The media core's turn requests (src/media/call-session.ts `TurnRequest`) map to kinds as:
+   * `silence` → `silence` (its `attempt`), or `give_up` when `giveUp`; `failed` → `not_heard`
+   * (with its telemetry: `audio_ms` as `stt_audio_ms`); `max_duration` → `max_duration`.
+   * `speech` and `dtmf` are caller text for {@link turn}.
+   * @throws ApiError invalid_request (unknown kind, bad attempt or telemetry; nothing changed),
+   *         and as {@link turn}: session_not_found, not_found, session_already_ended.
+   */
+  async eventTurn<R>(caller: Caller, sessionId: string, event: SessionEventInput, commit: Commit<R>): Promise<R> {
+    checkEvent(event);
+    return this.recordTurn(caller, sessionId, event, event.kind, commit, (s, nowMs) =>
+      runEventTurn(s.agent, s.state, {
+        kind: event.kind, ...(event.attempt != null ? { attempt: event.attempt } : {}), nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context },
+      }), '');
+  }
+
+  /**
+   * What the media core of the session's call should listen for next (issue 16): the current
+   * step's expectation, recogniser grammar, end-of-utterance silence and, for a `choice` step,
+   * its option phrases (the engine's `mediaHintsOf`), with the agent's language, its phone-line
+   * settings (`media`, defaults applied), and whether the session has ended (or closes with the
+   * reply just given).
+   * @throws ApiError session_not_found (malformed id), not_found (missing/foreign).
+   */
+  mediaHints(caller: Caller, sessionId: string): SessionMediaHints {
+    const n = this.parseId(sessionId);
+    const s = this.load(caller, n, sessionId);
+    const ended = s.status === 'ended' || s.state.closed;
+    return {
+      ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended, closing: !ended && s.state.closing_at_ms !== null, media: mediaSettingsOf(s.agent.def),
+    };
+  }
+
+  /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */
+  private async recordTurn<R>(
+    caller: Caller, sessionId: string, input: SttTelemetry, event: TurnEventKind | '', commit: Commit<R>,
+    engine: (s: LiveSession, nowMs: number) => TurnOutput, userText: string,
+  ): Promise<R> {
     const started = performance.now();
     const n = this.parseId(sessionId);
     return this.withLock(n, async () => {
@@ -222,11 +314,11 @@ export class SessionService {
       if (s.status === 'ended') throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
 
       const engineStart = performance.now();
-      const out = runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } });
+      const out = engine(s, nowMs);
       const classifierMs = performance.now() - engineStart;
       const reply = await renderClips(this.speech, out.clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
 
-      const sttAudioMs = (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
+      const sttAudioMs = input.stt_audio_ms ?? (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
       const cost = { llm: 0, tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars), stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs) };
       const metrics: SessionMetrics = {
         ...s.metrics,
@@ -256,10 +348,12 @@ export class SessionService {
         session_totals: sessionTotals(metrics),
       };
       const stored: StoredTurn = {
-        index: metrics.turns, at: this.deps.now(), user_text: input.text, reply_text: text, layer: out.layer, cursor: out.state.cursor,
+        index: metrics.turns, at: this.deps.now(), user_text: userText, reply_text: text, layer: out.layer, cursor: out.state.cursor,
         ended: out.ended, cache_hits: reply.hits, live_tts_calls: reply.misses, tts_chars: reply.liveChars, cost: view.cost,
         latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
         stt_confidence: input.stt_confidence ?? null, stt_provider: input.stt_provider ?? null, silence_ms: input.silence_ms ?? null,
+        stt_ms: input.stt_ms ?? null, stt_audio_ms: sttAudioMs,
+        ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
       };
       // The session in memory changes only once the write has committed (and not at all when
       // the idempotency layer replayed an earlier response instead of running `fn`).
@@ -540,6 +634,37 @@ function notFound(sessionId: string): ApiError {
 }
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/** Longest duration a turn's telemetry may give, ms (a day, as the turn body's `stt_ms`). */
+const MAX_TELEMETRY_MS = 86_400_000;
+
+/** @throws ApiError invalid_request unless `ms` is absent or a duration 0–{@link MAX_TELEMETRY_MS}. */
+function checkMs(name: string, ms: unknown): void {
+  if (ms === undefined || ms === null) return;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_TELEMETRY_MS) {
+    throw new ApiError('invalid_request', `${name} must be a number of milliseconds from 0 to ${MAX_TELEMETRY_MS}`, { param: name });
+  }
+}
+
+function checkSttAudio(ms: unknown): void {
+  checkMs('stt_audio_ms', ms);
+}
+
+/** @throws ApiError invalid_request naming the first bad field of a phone-line event. */
+function checkEvent(event: SessionEventInput): void {
+  if (event === null || typeof event !== 'object') throw new ApiError('invalid_request', 'a turn event must be an object with kind');
+  if (!(TURN_EVENT_KINDS as readonly string[]).includes(event.kind)) {
+    throw new ApiError('invalid_request', `kind must be one of ${TURN_EVENT_KINDS.join(', ')}`, { param: 'kind' });
+  }
+  if (event.attempt != null && !(Number.isInteger(event.attempt) && event.attempt >= 1 && event.attempt <= 100)) {
+    throw new ApiError('invalid_request', 'attempt must be a whole number from 1 to 100', { param: 'attempt' });
+  }
+  for (const name of ['stt_ms', 'silence_ms', 'stt_audio_ms'] as const) checkMs(name, event[name]);
+  const c = event.stt_confidence;
+  if (c != null && !(typeof c === 'number' && c >= 0 && c <= 1)) throw new ApiError('invalid_request', 'stt_confidence must be a number from 0 to 1', { param: 'stt_confidence' });
+  const p = event.stt_provider;
+  if (p != null && !(typeof p === 'string' && p.length >= 1 && p.length <= 100)) throw new ApiError('invalid_request', 'stt_provider must be a string of 1 to 100 characters', { param: 'stt_provider' });
+}
 
 /**
  * The reference time of a session: `context.now` (ISO 8601) when given, else `fallbackMs`.

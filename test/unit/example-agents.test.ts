@@ -103,6 +103,17 @@ describe('example agents (config/agents)', () => {
     expect(placeholders(a.closing)).toEqual([]);
   });
 
+  it('the EMI reminders play their recording notice whole and set phone-line limits; the clinic agent keeps the defaults', () => {
+    for (const id of ['ag_emi_reminder', 'ag_emi_reminder_hi']) {
+      const a = byId(id);
+      expect(a.opening.filter((o) => o.barge_in === false), `${id}: one notice heard whole`).toHaveLength(1);
+      expect(a.media).toEqual({ barge_in: true, no_speech_timeout_ms: 7000, max_silence_reprompts: 2, max_call_duration_s: 600, end_of_utterance_ms: { yes_no: 600 } });
+    }
+    const clinic = byId('ag_clinic_booking');
+    expect(clinic.media).toBeUndefined();
+    expect(clinic.opening.some((o) => o.barge_in !== undefined) || clinic.steps.some((s) => s.barge_in !== undefined)).toBe(false);
+  });
+
   it('every English agent has fillers', () => {
     for (const a of agents.values()) if (a.language.startsWith('en')) expect(a.messages.fillers?.length ?? 0).toBeGreaterThan(0);
   });
