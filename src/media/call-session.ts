@@ -25,6 +25,7 @@
  * (https://www.plivo.com/docs/voice/xml/the-stream-element/checkpoint-event/).
  */
 import { EventEmitter } from 'node:events';
+import { GRAMMAR_OF_EXPECTATION } from '../domain/media.js';
 import { clipToTelephony } from './audio.js';
 import {
   SilenceTimer,
@@ -38,7 +39,7 @@ import {
   type SilenceAction,
 } from './endpointing.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock, type PlayoutStats } from './playout.js';
-import { withTimeout, type FinalTranscript, type RecognitionGrammar, type RecognitionStream, type RecognizerError, type RecognizerErrorData, type SpeechRecognizer } from './recognizer.js';
+import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError, type RecognizerErrorData, type SpeechRecognizer } from './recognizer.js';
 import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
 
@@ -241,10 +242,6 @@ interface QueuedMark {
   clip: ReplyClip;
 }
 
-/** The recogniser grammar hint of each step expectation (see {@link RecognitionHints}). */
-const GRAMMAR_OF: Readonly<Record<ExpectationKind, RecognitionGrammar>> = {
-  yes_no: 'yes_no', digits: 'digits', phone: 'digits', number: 'number', name: 'name', date: 'date', time: 'time', choice: 'free', free: 'free',
-};
 
 const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
 
@@ -418,7 +415,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       const onsetSample = Math.round((event.atMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
       u.fedTo = Math.max(0, onsetSample - this.preRollSamples, this.history[0]?.start ?? 0);
         try {
-        u.stream = withTimeout(this.recognizer.start({ language: this.language, sampleRateHz: MEDIA_CORE_SAMPLE_RATE, hints: { grammar: GRAMMAR_OF[this.expectation] } }), this.recognizerTimeoutMs, this.clock, this.recognizer.provider);
+        u.stream = withTimeout(this.recognizer.start({ language: this.language, sampleRateHz: MEDIA_CORE_SAMPLE_RATE, hints: { grammar: GRAMMAR_OF_EXPECTATION[this.expectation] } }), this.recognizerTimeoutMs, this.clock, this.recognizer.provider);
       } catch (err) {
         this.sttFailed(u, { kind: 'unavailable', provider: this.recognizer.provider, message: (err as Error).message });
         return;

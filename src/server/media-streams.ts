@@ -150,17 +150,37 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   }
 }
 
-/** The fake recogniser's script from the custom parameter (a JSON array of strings); junk gives an empty script. */
+/**
+ * The fake recogniser's script from the custom parameter `vagent_fake_transcripts`: a JSON
+ * array whose items are the text heard for each utterance, in order, or objects
+ * `{text, mode?: 'ok'|'slow'|'crash'|'hang', delay_ms?, confidence?}` (tests of recogniser
+ * faults). Junk gives an empty script (every utterance is heard as nothing).
+ */
 function fakeScript(raw: string | undefined): FakeUtterance[] {
   if (raw === undefined) return [];
+  let list: unknown;
   try {
-    const list = JSON.parse(raw) as unknown;
-    if (!Array.isArray(list)) return [];
-    return list.slice(0, MAX_FAKE_LINES).filter((t): t is string => typeof t === 'string' && t.trim() !== '')
-      .map((text) => ({ text: text.slice(0, MAX_FAKE_LINE_CHARS) }));
+    list = JSON.parse(raw);
   } catch {
     return [];
   }
+  if (!Array.isArray(list)) return [];
+  const out: FakeUtterance[] = [];
+  for (const item of list.slice(0, MAX_FAKE_LINES)) {
+    if (typeof item === 'string') {
+      if (item.trim() !== '') out.push({ text: item.slice(0, MAX_FAKE_LINE_CHARS) });
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    const o = item as Record<string, unknown>;
+    if (typeof o['text'] !== 'string' || o['text'].trim() === '') continue;
+    const u: FakeUtterance = { text: o['text'].slice(0, MAX_FAKE_LINE_CHARS) };
+    if (o['mode'] === 'ok' || o['mode'] === 'slow' || o['mode'] === 'crash' || o['mode'] === 'hang') u.mode = o['mode'];
+    if (typeof o['delay_ms'] === 'number' && Number.isFinite(o['delay_ms']) && o['delay_ms'] >= 0 && o['delay_ms'] <= 60_000) u.delayMs = o['delay_ms'];
+    if (typeof o['confidence'] === 'number' && o['confidence'] >= 0 && o['confidence'] <= 1) u.confidence = o['confidence'];
+    out.push(u);
+  }
+  return out;
 }
 
 /** One carrier WebSocket. */

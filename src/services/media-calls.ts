@@ -194,8 +194,9 @@ export class MediaCallService {
   async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
     const caller = mediaCaller(tenantId);
     const sessionId = `se_${n}`;
-    const commit = <R>(fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>;
-    let view: { clips: ClipView[]; ended: boolean };
+    type View = { clips: ClipView[]; ended: boolean };
+    const commit = (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<View>;
+    let view: View;
     switch (request.kind) {
       case 'speech': {
         const t = request.telemetry;
