@@ -7,6 +7,7 @@ import { AgentService } from './agents.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
 import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
+import { CarrierService } from './carriers.js';
 import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
 import { NoTelephony, type TelephonyPort } from './telephony-port.js';
 import { RetentionService } from './retention.js';
@@ -37,6 +38,8 @@ export interface Services {
   telephony: TelephonyPort;
   /** Retention purges (issue 15 item 2). */
   retention: RetentionService;
+  /** Carrier credentials and media stream tokens (issue 16). */
+  carriers: CarrierService;
 }
 
 /** Options of {@link createServices}. */
@@ -108,6 +111,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     onSessionsPurged: (ids) => sessions.forget(ids),
   }, now);
   return {
+    carriers: new CarrierService(deps),
     retention,
     budget,
     calls,
