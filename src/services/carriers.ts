@@ -144,8 +144,9 @@ export interface NativeAuthRequest {
   /**
    * Absolute URLs the carrier may have signed (scheme, host, path and query as the carrier
    * dialled them, e.g. from the daemon's public URL and from the `Host` header). At most
-   * {@link MAX_SIGNED_URLS} are looked at; each is also tried with its `ws`↔`http` /
-   * `wss`↔`https` twin, as carriers differ in which scheme they sign.
+   * {@link MAX_SIGNED_URLS} are looked at; each is also tried with its scheme twins
+   * (`wss` as `https` and `http`, `ws` as `http`, and back), as carriers differ in which
+   * scheme they sign. Every candidate is checked (no early exit).
    */
   urls: string[];
 }
@@ -170,7 +171,12 @@ function single(value: string | string[] | undefined): string | undefined | null
   return value === undefined || value.length === 0 ? undefined : value;
 }
 
-const TWIN_SCHEME: Record<string, string> = { 'wss:': 'https:', 'https:': 'wss:', 'ws:': 'http:', 'http:': 'ws:' };
+/**
+ * Other schemes a URL of each scheme may have been signed under: `https://` for a `wss://`
+ * stream URL, and `http://` too, as integrations report Plivo's upgrade validating only with
+ * the stream URL written as `http://` (see `validatePlivoSignatureV3`).
+ */
+const TWIN_SCHEMES: Record<string, string[]> = { 'wss:': ['https:', 'http:'], 'ws:': ['http:'], 'https:': ['wss:'], 'http:': ['ws:'] };
 
 /** `urls` (first {@link MAX_SIGNED_URLS} strings) and their scheme twins, without duplicates. */
 function candidateUrls(urls: unknown): string[] {
@@ -180,8 +186,7 @@ function candidateUrls(urls: unknown): string[] {
     if (typeof url !== 'string') continue;
     out.add(url);
     const m = /^([a-z]+:)(\/\/.*)$/i.exec(url);
-    const twin = m ? TWIN_SCHEME[m[1]!.toLowerCase()] : undefined;
-    if (twin) out.add(twin + m![2]);
+    for (const twin of m ? TWIN_SCHEMES[m[1]!.toLowerCase()] ?? [] : []) out.add(twin + m![2]);
   }
   return [...out];
 }
@@ -300,7 +305,8 @@ export class CarrierService {
         const creds = this.open(tenantId, 'plivo');
         const urls = candidateUrls(req.urls);
         if (!signature || !nonce || creds?.dialect !== 'plivo' || urls.length === 0) return 'bad';
-        return validatePlivoSignatureV3({ authToken: creds.auth_token, signature, nonce, url: urls }) ? 'ok' : 'bad';
+        const ok = urls.map((url) => validatePlivoSignatureV3({ authToken: creds.auth_token, signature, nonce, url }));
+        return ok.includes(true) ? 'ok' : 'bad';
       }
       if (dialect === 'exotel') {
         const authorization = single(headers.authorization);
