@@ -305,7 +305,7 @@ Examples:
     .description("store a carrier's credentials, so its streams to /v1/media/<carrier> authenticate the carrier's own way")
     .option('--account-sid <sid>', 'twilio: the Account SID (AC…), optional, shown as a hint')
     .option('--auth-id <id>', 'plivo: the Auth ID (MA… or SA…), required')
-    .option('--api-key <key>', 'exotel: the API key, required')
+    .option('--exotel-api-key <key>', 'exotel: the Exotel API key, required (--api-key is vagent\'s own key)')
     .option('--auth-token-stdin', 'twilio, plivo: read the auth token from stdin (never pass it as an argument)')
     .option('--api-token-stdin', 'exotel: read the API token from stdin (never pass it as an argument)')
     .addHelpText('after', `
@@ -321,7 +321,7 @@ Tenants other than default add ?tenant=NAME to the Plivo and Exotel stream URLs 
 Examples:
   $ vagent carrier set plivo --auth-id MAXXXXXXXXXXXXXXXXXX          # asks for the auth token
   $ printf %s "$TWILIO_AUTH_TOKEN" | vagent carrier set twilio --account-sid AC0123456789abcdef0123456789abcdef --auth-token-stdin
-  $ printf %s "$EXOTEL_API_TOKEN" | vagent carrier set exotel --api-key "$EXOTEL_API_KEY" --api-token-stdin --json`)
+  $ printf %s "$EXOTEL_API_TOKEN" | vagent carrier set exotel --exotel-api-key "$EXOTEL_API_KEY" --api-token-stdin --json`)
     .action(action(carrierCmd, (m) => m.set));
   examples(carrier.command('list').alias('ls').description('list each carrier (credentials stored or not, hint, stream URL path) and the stream token state'),
     'vagent carrier list', 'vagent carrier list --json | jq -r \'.data[] | select(.configured) | .dialect\'')

@@ -18,7 +18,7 @@ type Dialect = (typeof DIALECTS)[number];
 export interface CarrierSetFlags {
   accountSid?: string;
   authId?: string;
-  apiKey?: string;
+  exotelApiKey?: string;
   authTokenStdin?: boolean;
   apiTokenStdin?: boolean;
 }
@@ -36,13 +36,13 @@ const SPEC: Record<Dialect, { id?: { flag: keyof CarrierSetFlags; option: string
     how: 'Plivo XML: <Stream bidirectional="true">wss://YOUR-HOST{path}</Stream> (Plivo signs the upgrade, signature V3)',
   },
   exotel: {
-    id: { flag: 'apiKey', option: '--api-key', field: 'api_key', required: true },
+    id: { flag: 'exotelApiKey', option: '--exotel-api-key', field: 'api_key', required: true },
     secretFlag: 'apiTokenStdin', secretField: 'api_token', secretName: 'Exotel API token',
     how: 'Voicebot applet URL: wss://API_KEY:API_TOKEN@YOUR-HOST{path} (Exotel sends them as basic auth)',
   },
 };
 
-const ALL_ID_FLAGS = [['accountSid', '--account-sid'], ['authId', '--auth-id'], ['apiKey', '--api-key']] as const;
+const ALL_ID_FLAGS = [['accountSid', '--account-sid'], ['authId', '--auth-id'], ['exotelApiKey', '--exotel-api-key']] as const;
 const ALL_SECRET_FLAGS = [['authTokenStdin', '--auth-token-stdin'], ['apiTokenStdin', '--api-token-stdin']] as const;
 
 function dialectOf(value: string): Dialect {
@@ -64,7 +64,7 @@ function showCarrier(c: CarrierView): void {
  * `vagent carrier set DIALECT`: stores the dialect's credentials; the secret comes from stdin
  * (`--auth-token-stdin`, `--api-token-stdin` for Exotel) or a hidden prompt on a terminal.
  * @throws UsageError (exit 2) for an unknown dialect, a flag of another dialect, or a
- *   missing Plivo `--auth-id` / Exotel `--api-key`; nothing is sent then.
+ *   missing Plivo `--auth-id` / Exotel `--exotel-api-key`; nothing is sent then.
  */
 export async function set(ctx: CommandContext, dialectArg: string, flags: CarrierSetFlags): Promise<void> {
   const dialect = dialectOf(dialectArg);
