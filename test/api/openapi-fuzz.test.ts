@@ -151,8 +151,10 @@ describe('requests generated from the served OpenAPI document', () => {
     }
     expect(failures).toEqual([]);
     expect(sent).toBe(ROUNDS * ops.length);
-    // It went past "not found": sessions opened and turned, trunks and numbers created, calls prepared.
-    for (const reached of ['POST /v1/sessions → 201', 'POST /v1/sessions/{session_id}/turn → 200', 'POST /v1/trunks → 201', 'POST /v1/numbers → 201', 'POST /v1/calls → 201']) {
+    // It went past "not found": sessions opened and turned, trunks and numbers created, calls prepared,
+    // carrier credentials stored and a stream token made.
+    for (const reached of ['POST /v1/sessions → 201', 'POST /v1/sessions/{session_id}/turn → 200', 'POST /v1/trunks → 201', 'POST /v1/numbers → 201', 'POST /v1/calls → 201',
+      'PUT /v1/carriers/twilio → 200', 'PUT /v1/carriers/plivo → 200', 'PUT /v1/carriers/exotel → 200', 'POST /v1/carriers/stream_token → 201']) {
       expect([...seen.keys()], reached).toContain(reached);
     }
   }, 120_000);
