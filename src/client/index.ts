@@ -154,6 +154,24 @@ function withKey(options: RequestOptions = {}): RequestOptions {
   return { ...options, idempotencyKey: options.idempotencyKey ?? crypto.randomUUID() };
 }
 
+/** One carrier dialect as `GET /v1/carriers` shows it (never a secret). */
+export interface CarrierView {
+  dialect: 'twilio' | 'exotel' | 'plivo';
+  configured: boolean;
+  /** Last 4 characters of the account SID, Auth ID or API key, or null. */
+  hint: string | null;
+  /** Epoch seconds, or null when not configured. */
+  updated_at: number | null;
+  /** Path of the stream URL to give the carrier (after the daemon's public wss:// origin). */
+  stream_url_path: string;
+}
+
+/** `GET /v1/carriers`. */
+export interface CarrierList {
+  data: CarrierView[];
+  stream_token: { configured: boolean; created_at: number | null };
+}
+
 /** Request options for one call. */
 export interface RequestOptions {
   idempotencyKey?: string;
@@ -397,6 +415,27 @@ export class VagentClient {
     const qs = params.toString();
     return (await this.request<ListResponse<CallStatus>>('GET', `/v1/calls${qs ? `?${qs}` : ''}`)).body;
   }
+  /** `PUT /v1/carriers/{dialect}`: stores the dialect's credentials (write-only). */
+  async setCarrier(dialect: string, body: Record<string, unknown>, options?: RequestOptions): Promise<CarrierView> {
+    return (await this.request<CarrierView>('PUT', `/v1/carriers/${encodeURIComponent(dialect)}`, body, withKey(options))).body;
+  }
+  /** `GET /v1/carriers`. */
+  async listCarriers(): Promise<CarrierList> {
+    return (await this.request<CarrierList>('GET', '/v1/carriers')).body;
+  }
+  /** `DELETE /v1/carriers/{dialect}`. */
+  async deleteCarrier(dialect: string, options?: RequestOptions): Promise<{ dialect: string; deleted: true }> {
+    return (await this.request<{ dialect: string; deleted: true }>('DELETE', `/v1/carriers/${encodeURIComponent(dialect)}`, undefined, withKey(options))).body;
+  }
+  /**
+   * `POST /v1/carriers/stream_token`: a new stream token (the old one stops working). Sent
+   * without an Idempotency-Key, which the route refuses (a replay would have to keep the
+   * token), so it is never retried after a failure in transit: run it again instead.
+   */
+  async rotateStreamToken(): Promise<{ stream_token: string; created_at: number }> {
+    return (await this.request<{ stream_token: string; created_at: number }>('POST', '/v1/carriers/stream_token')).body;
+  }
+
   /** `GET /v1/telephony/check`: one authenticated LiveKit request, webhook event counts and the caller's budget. */
   async telephonyCheck(): Promise<TelephonyCheckResult> {
     return (await this.request<TelephonyCheckResult>('GET', '/v1/telephony/check')).body;

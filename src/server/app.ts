@@ -19,6 +19,7 @@ import { collectRouteMethods } from './plugins/methods.js';
 import { lazyChildLoggerFactory } from './request-logger.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { callRoutes } from './routes/v1/calls.js';
+import { carrierRoutes } from './routes/v1/carriers.js';
 import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
 import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
@@ -171,6 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await authed.register(sessionRoutes(services));
     await authed.register(callRoutes(services, () => app.log));
     await authed.register(telephonyRoutes(services));
+    await authed.register(carrierRoutes(services));
   }, { prefix: '/v1' });
 
   return app;

@@ -7,6 +7,7 @@ import { AgentService } from './agents.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
 import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
+import { CarrierService } from './carriers.js';
 import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
 import { NoTelephony, type TelephonyPort } from './telephony-port.js';
 import { RetentionService } from './retention.js';
@@ -40,6 +41,8 @@ export interface Services {
   retention: RetentionService;
   /** Calls carried by carrier WebSocket media streams (issue 16). */
   media: MediaCallService;
+  /** Carrier credentials and media stream tokens (issue 16). */
+  carriers: CarrierService;
 }
 
 /** Options of {@link createServices}. */
@@ -113,6 +116,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const media = new MediaCallService(deps, agents, sessions, budget, inbound, speech);
   return {
     media,
+    carriers: new CarrierService(deps),
     retention,
     budget,
     calls,

@@ -5,6 +5,7 @@
 import { Store } from './database.js';
 import { AgentRepo } from './repos/agents.js';
 import { CallRepo, TelephonyEventRepo } from './repos/calls.js';
+import { CarrierRepo } from './repos/carriers.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
 import { RetentionRepo } from './repos/retention.js';
 import { SessionRepo } from './repos/sessions.js';
@@ -16,6 +17,7 @@ export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
 export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 export type { AgentRow } from './repos/agents.js';
+export type { CarrierCredentialRow, StreamTokenRow } from './repos/carriers.js';
 export type { SessionListRow, SessionRow } from './repos/sessions.js';
 export type { SessionBatch, SessionCounts } from './repos/retention.js';
 export type { CallRow, CallWithSession, DialStatus, TelephonyEventRow } from './repos/calls.js';
@@ -33,6 +35,8 @@ export interface Repos {
   telephonyEvents: TelephonyEventRepo;
   /** What retention deletes (issue 15 item 2). */
   retention: RetentionRepo;
+  /** Carrier credentials and media stream tokens (issue 16). */
+  carriers: CarrierRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -49,5 +53,6 @@ export function openRepos(file: string): Repos {
     calls: new CallRepo(store.db),
     telephonyEvents: new TelephonyEventRepo(store.db),
     retention: new RetentionRepo(store.db),
+    carriers: new CarrierRepo(store.db),
   };
 }

@@ -523,4 +523,27 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE calls SET transport = 'livekit' WHERE room_name IS NOT NULL;
     `,
   },
+  {
+    // Issue 16, carrier WebSocket streams: each tenant's carrier credentials (AES-256-GCM sealed,
+    // bound to tenant and purpose carrier:<dialect>; hint: the end of an account id, never of a
+    // secret) and the SHA-256 of its one stream token. Version 11 is the calls' transport.
+    version: 12,
+    name: 'carrier credentials and media stream tokens',
+    sql: `
+      CREATE TABLE carrier_credentials (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        dialect TEXT NOT NULL CHECK (dialect IN ('twilio', 'exotel', 'plivo')),
+        sealed BLOB NOT NULL,
+        hint TEXT,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (tenant_id, dialect)
+      ) STRICT;
+
+      CREATE TABLE media_stream_tokens (
+        token_hash TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL UNIQUE REFERENCES tenants(id),
+        created_at REAL NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

@@ -23,6 +23,9 @@ describe('405 Method Not Allowed', () => {
     ['POST', '/v1/health', 'GET, HEAD'],
     ['GET', '/v1/telephony/livekit/webhook', 'POST'],
     ['OPTIONS', '/v1/calls', 'GET, HEAD, POST'],
+    ['PUT', '/v1/carriers/stream_token', 'POST'],
+    ['GET', '/v1/carriers/twilio', 'DELETE, PUT'],
+    ['POST', '/v1/carriers', 'GET, HEAD'],
   ])('%s %s → 405 with Allow: %s', async (method, url, allow) => {
     const res = await t.call(method, url);
     const err = expectError(res, 405, 'invalid_request', null);

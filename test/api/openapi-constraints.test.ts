@@ -12,6 +12,7 @@ import { ID_PATTERNS } from '../../src/domain/ids.js';
 import { MAX_SIP_ADDRESS_LENGTH, SIP_ADDRESS_PATTERN } from '../../src/domain/sip.js';
 import { ISO_TIME_PATTERN } from '../../src/domain/time.js';
 import { NON_BLANK_TEXT, UNICODE_TEXT } from '../../src/server/schemas.js';
+import { CARRIER_SECRET_PATTERN, EXOTEL_API_KEY_PATTERN, PLIVO_AUTH_ID_PATTERN, TWILIO_ACCOUNT_SID_PATTERN } from '../../src/services/carriers.js';
 import { MAX_TURN_TEXT } from '../../src/server/session-schemas.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { fieldsOf, nonNull, operationsOf, servedDocument, type Field, type JsonSchema, type Operation } from '../support/openapi.js';
@@ -40,6 +41,11 @@ const RULES: Record<string, Rule> = {
   label: freeText(200),
   title: freeText(200),
   customer_name: freeText(200),
+  account_sid: { pattern: TWILIO_ACCOUNT_SID_PATTERN.source },
+  auth_id: { pattern: PLIVO_AUTH_ID_PATTERN.source },
+  api_key: { pattern: EXOTEL_API_KEY_PATTERN.source },
+  auth_token: { pattern: CARRIER_SECRET_PATTERN.source },
+  api_token: { pattern: CARRIER_SECRET_PATTERN.source },
 };
 
 /** Fields whose rule depends on the operation (`METHOD path name`): each list has its own cursors. */

@@ -80,9 +80,15 @@ describe('requests generated from the served OpenAPI document', () => {
       else if (node && typeof node === 'object') Object.values(node).forEach(harvest);
     };
     const AGENTS = ['ag_fuzz_inbound', 'ag_fuzz_outbound'] as const;
-    /** A pool value for `name` most of the time, when there is one; else `generated`. */
-    const pick = (name: string, generated: unknown): unknown => {
-      const pool = [...(pools.get(name) ?? [])];
+    /**
+     * A pool value for `name` most of the time, when there is one; else `generated`. Only values
+     * matching `schema`'s own pattern are offered: a name may have a pattern per operation
+     * (each list has its own cursor).
+     */
+    const pick = (name: string, generated: unknown, schema?: unknown): unknown => {
+      const s = schema === undefined ? null : nonNull(schema as Parameters<typeof nonNull>[0]);
+      const own = s === null ? null : patternOf(s);
+      const pool = [...(pools.get(name) ?? [])].filter((v) => own === null || own.test(v));
       return pool.length > 0 && random() < 0.7 ? pool[Math.floor(random() * pool.length)] : generated;
     };
 
@@ -101,8 +107,8 @@ describe('requests generated from the served OpenAPI document', () => {
         const query: Record<string, unknown> = {};
         for (const [j, p] of op.parameters.entries()) {
           const [value] = fc.sample(valuesOf(p.schema), { seed: seed * 31 + j, numRuns: 1 });
-          if (p.in === 'path') params[p.name] = pick(p.name, value);
-          else if (p.in === 'query' && (p.required || random() < 0.6)) query[p.name] = pick(p.name, value);
+          if (p.in === 'path') params[p.name] = pick(p.name, value, p.schema);
+          else if (p.in === 'query' && (p.required || random() < 0.6)) query[p.name] = pick(p.name, value, p.schema);
         }
         let body: unknown;
         if (op.body) {
@@ -145,8 +151,10 @@ describe('requests generated from the served OpenAPI document', () => {
     }
     expect(failures).toEqual([]);
     expect(sent).toBe(ROUNDS * ops.length);
-    // It went past "not found": sessions opened and turned, trunks and numbers created, calls prepared.
-    for (const reached of ['POST /v1/sessions → 201', 'POST /v1/sessions/{session_id}/turn → 200', 'POST /v1/trunks → 201', 'POST /v1/numbers → 201', 'POST /v1/calls → 201']) {
+    // It went past "not found": sessions opened and turned, trunks and numbers created, calls prepared,
+    // carrier credentials stored and a stream token made.
+    for (const reached of ['POST /v1/sessions → 201', 'POST /v1/sessions/{session_id}/turn → 200', 'POST /v1/trunks → 201', 'POST /v1/numbers → 201', 'POST /v1/calls → 201',
+      'PUT /v1/carriers/twilio → 200', 'PUT /v1/carriers/plivo → 200', 'PUT /v1/carriers/exotel → 200', 'POST /v1/carriers/stream_token → 201']) {
       expect([...seen.keys()], reached).toContain(reached);
     }
   }, 120_000);

@@ -170,3 +170,74 @@ describe('trunk credentials', () => {
     expect(sealedA.subarray(1, 13).equals(sealedB.subarray(1, 13))).toBe(false);
   });
 });
+
+describe('carrier credentials and stream tokens', () => {
+  const twilioToken = `tw${crypto.randomBytes(15).toString('hex')}`;
+  const plivoToken = `Pl${crypto.randomBytes(19).toString('hex')}`;
+  const exotelToken = `ex${crypto.randomBytes(19).toString('hex')}`;
+  const carrierSecrets = [twilioToken, plivoToken, exotelToken];
+
+  /** Every carrier route: sets, a replay, a reuse, refusals near the secrets, a 500, reads, deletes, token rotations. */
+  async function carrierScenario(): Promise<string[]> {
+    responses.length = 0;
+    const twilio = { account_sid: `AC${'ab'.repeat(16)}`, auth_token: twilioToken };
+    expectOk(await send('PUT', '/v1/carriers/twilio', { body: twilio, idem: 'tw' }), 200);
+    expect((await send('PUT', '/v1/carriers/twilio', { body: twilio, idem: 'tw' })).headers['idempotency-replayed']).toBe('true');
+    expectError(await send('PUT', '/v1/carriers/twilio', { body: { ...twilio, auth_token: `${twilioToken}x` }, idem: 'tw' }), 422, 'idempotency_key_reuse');
+    expectOk(await send('PUT', '/v1/carriers/plivo', { body: { auth_id: 'MA0123456789ABCDEFGH', auth_token: plivoToken }, idem: 'pl' }), 200);
+    expectOk(await send('PUT', '/v1/carriers/exotel', { body: { api_key: 'exokey', api_token: exotelToken } }), 200);
+    // Refusals with the secrets in the body, one stored and replayed under its key.
+    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }), 400, 'invalid_request', 'auth_token');
+    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }), 400, 'invalid_request');
+    expectError(await send('PUT', '/v1/carriers/plivo', { body: { auth_id: plivoToken, auth_token: plivoToken } }), 400, 'invalid_request', 'auth_id');
+    expectError(await send('PUT', '/v1/carriers/exotel', { body: { api_key: `${exotelToken}:`, api_token: exotelToken } }), 400, 'invalid_request', 'api_key');
+    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: twilioToken, api_token: exotelToken } }), 400, 'invalid_request', 'api_token');
+    expectError(await send('PUT', '/v1/carriers/vonage', { body: { auth_token: twilioToken } }), 404, 'not_found');
+    expectError(await send('PUT', '/v1/carriers/twilio', { raw: `{"auth_token":"${twilioToken}"` }), 400, 'invalid_request');
+    vi.spyOn(t.runtime.services.carriers, 'setTx').mockImplementationOnce(() => { throw new Error('simulated failure'); });
+    expectError(await send('PUT', '/v1/carriers/exotel', { body: { api_key: 'exokey', api_token: exotelToken }, idem: 'fails' }), 500, 'internal_error');
+    expectOk(await send('GET', '/v1/carriers'), 200);
+    expectOk(await send('GET', '/v1/carriers', { key: keyB }), 200);
+    expectOk(await send('DELETE', '/v1/carriers/exotel', { idem: 'del' }), 200);
+    // Stream tokens: each is in its own creation response only.
+    const tokens: string[] = [];
+    for (let i = 0; i < 2; i++) tokens.push(expectOk<{ stream_token: string }>(await send('POST', '/v1/carriers/stream_token'), 201).stream_token);
+    expectError(await send('POST', '/v1/carriers/stream_token', { idem: 'tok' }), 400, 'invalid_request');
+    expect(t.runtime.services.carriers.tenantOfStreamToken(tokens[1])).toBe('default');
+    return tokens;
+  }
+
+  it('appear in no response (a stream token in its creation response only), log line or stored replay', async () => {
+    const tokens = await carrierScenario();
+    expect(responses.length).toBeGreaterThan(15);
+    for (const res of responses) {
+      const text = res.body + JSON.stringify(res.headers);
+      expect(carrierSecrets.filter((s) => text.includes(s)), `${res.statusCode} ${res.body.slice(0, 200)}`).toEqual([]);
+      expect(tokens.filter((s) => text.includes(s)).length).toBeLessThanOrEqual(1);
+    }
+    expect(responses.filter((r) => tokens.some((s) => r.body.includes(s)))).toHaveLength(2);
+    expect(logged.some((l) => l.includes('/v1/carriers/twilio'))).toBe(true);
+    expect(logged.some((l) => JSON.parse(l).level === 50)).toBe(true);
+    expect(logged.filter((l) => [...carrierSecrets, ...tokens].some((s) => l.includes(s)))).toEqual([]);
+    const rows = JSON.stringify(t.runtime.services.repos.store.db.prepare('SELECT * FROM idempotency').all());
+    expect(rows).toContain('bad-tw');
+    expect([...carrierSecrets, ...tokens].filter((s) => rows.includes(s))).toEqual([]);
+  });
+
+  it('are sealed at rest (the token: its SHA-256 only), absent from the database and WAL bytes', async () => {
+    const tokens = await carrierScenario();
+    const db = statePaths(t.settings.state_dir).database;
+    const all = Buffer.concat([db, `${db}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+    expect(all.length).toBeGreaterThan(0);
+    for (const secret of [...carrierSecrets, ...tokens]) {
+      expect(all.includes(Buffer.from(secret, 'utf8')), `${secret.slice(0, 6)}…`).toBe(false);
+    }
+    // Sealed, bound to tenant and purpose: it opens as what was stored, and not as another tenant's.
+    const { credentials, repos } = t.runtime.services;
+    const sealed = repos.carriers.sealed('default', 'plivo')!;
+    expect(all.includes(sealed)).toBe(true);
+    expect(JSON.parse(credentials.openText(sealed, 'default', 'carrier:plivo'))).toEqual({ auth_id: 'MA0123456789ABCDEFGH', auth_token: plivoToken });
+    expect(() => credentials.openText(sealed, 'acme', 'carrier:plivo')).toThrow(/cannot be decrypted/);
+    expect(() => credentials.openText(sealed, 'default', 'carrier:twilio')).toThrow(/cannot be decrypted/);
+  });
+});

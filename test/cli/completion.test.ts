@@ -47,6 +47,9 @@ describe('vagent completion bash', { timeout: 30_000 }, () => {
     expect(complete('vagent', 'trunk', 'ls', '--j')).toEqual(['--json']);
     expect(complete('vagent', '--json', 'call', 'list', '--st')).toEqual(['--status']);
     expect(complete('vagent', 'completion', '')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
+    expect(complete('vagent', 'carrier', '')).toEqual(expect.arrayContaining(['set', 'list', 'ls', 'rm', 'remove', 'token']));
+    expect(complete('vagent', 'carrier', 'set', '')).toEqual(expect.arrayContaining(['twilio', 'plivo', 'exotel']));
+    expect(complete('vagent', 'carrier', 'set', 'plivo', '--auth-')).toEqual(['--auth-id', '--auth-token-stdin']);
   });
 
   it('offers file names after an option that takes a value', () => {

@@ -10,6 +10,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
 
+/** The regular files under `dir`. */
+const filesUnder = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[])
+  .map((f) => path.join(dir, f))
+  .filter((f) => fs.statSync(f).isFile());
+
 let daemon: Daemon;
 beforeAll(async () => {
   requireBuild();
@@ -62,6 +67,47 @@ describe('secrets through a real daemon at log level trace', () => {
         const bytes = fs.readFileSync(f);
         expect(bytes.includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
       }
+    }
+  });
+
+  it('leaves carrier auth tokens and stream tokens nowhere (the token: its one creation answer)', { timeout: 60_000 }, async () => {
+    const carrierDaemon = await startDaemon({ env: { VAGENT_LOG_LEVEL: 'trace' } });
+    const key = await adminKey(carrierDaemon.stateDir);
+    const twilioToken = `tw${crypto.randomBytes(15).toString('hex')}`;
+    const exotelToken = `ex${crypto.randomBytes(19).toString('hex')}`;
+    const plivoToken = `pl${crypto.randomBytes(19).toString('hex')}`;
+    const responses: string[] = [];
+    const record = <T extends { status: number; headers: Headers; body: unknown }>(r: T): T => {
+      responses.push(JSON.stringify(r.body), JSON.stringify([...r.headers.entries()]));
+      return r;
+    };
+    const twilio = { auth_token: twilioToken };
+    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } })).status).toBe(200);
+    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } })).headers.get('idempotency-replayed')).toBe('true');
+    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: { auth_token: `${twilioToken} ` }, headers: { 'idempotency-key': 'c-2' } })).status).toBe(400);
+    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/plivo', { key, body: { auth_id: twilioToken, auth_token: plivoToken } })).status).toBe(400);
+    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/exotel', { key: `${key}x`, body: { api_key: 'k', api_token: exotelToken } })).status).toBe(401);
+    expect(record(await api(carrierDaemon, 'GET', '/v1/carriers', { key })).status).toBe(200);
+    const env = { VAGENT_URL: carrierDaemon.url, VAGENT_API_KEY: key };
+    const viaCli = await runCli(['carrier', 'set', 'exotel', '--exotel-api-key', 'exokey', '--api-token-stdin', '--json'], { input: exotelToken, env });
+    expect(viaCli.code, viaCli.stderr).toBe(0);
+    responses.push(viaCli.stdout, viaCli.stderr);
+    const tokenRun = await runCli(['carrier', 'token'], { env });
+    expect(tokenRun.code, tokenRun.stderr).toBe(0);
+    const streamToken = tokenRun.stdout.trim();
+    expect(streamToken).toMatch(/^vst_/);
+    const listed = await runCli(['carrier', 'list', '--json'], { env });
+    responses.push(listed.stdout, listed.stderr);
+
+    expect(carrierDaemon.stdout()).toMatch(/"msg":"request completed"/);
+    await carrierDaemon.stop('SIGTERM');
+    const printed = carrierDaemon.stdout() + carrierDaemon.stderr();
+    const files = filesUnder(carrierDaemon.stateDir);
+    expect(files.some((f) => f.endsWith('vagent.db'))).toBe(true);
+    for (const secret of [twilioToken, exotelToken, plivoToken, streamToken]) {
+      for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
+      expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
+      for (const f of files) expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
     }
   });
 });

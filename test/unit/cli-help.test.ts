@@ -27,6 +27,7 @@ describe('vagent --help', () => {
       'call place', 'call show', 'call list', 'call hangup', 'telephony check', 'admin tenant set', 'admin tenant show',
       'admin cache stats', 'admin cache prune',
       'admin db stats', 'admin db vacuum',
+      'carrier set', 'carrier list', 'carrier rm', 'carrier token',
     ]));
   });
 

@@ -1,0 +1,109 @@
+/**
+ * `/v1/carriers` (extension, issue 16 "Auth (Contract)"): the tenant's carrier credentials,
+ * which authenticate the carriers' own WebSocket upgrades on `GET /v1/media/{dialect}`, and
+ * its stream token.
+ *
+ * - `PUT /v1/carriers/{twilio|plivo|exotel}` — store or replace a dialect's credentials.
+ *   Each dialect has its own path in the OpenAPI document, because each takes its own body.
+ * - `GET /v1/carriers` — every dialect: configured or not, a hint, the stream URL path.
+ * - `DELETE /v1/carriers/{twilio|plivo|exotel}` — forget a dialect's credentials.
+ * - `POST /v1/carriers/stream_token` — a new stream token, shown once; the old one stops working.
+ *   It refuses an `Idempotency-Key`: a replay would have to keep the token to repeat it.
+ *
+ * Any other name in place of the dialect is 404 `not_found` naming the three dialects.
+ * Credentials are write-only: no response, replay, log line or error holds one.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError } from '../../../domain/errors.js';
+import { CARRIER_DIALECTS } from '../../../media/carriers/types.js';
+import { CARRIER_BODIES } from '../../../services/carriers.js';
+import type { Services } from '../../../services/index.js';
+import { callerOf } from '../../plugins/auth.js';
+import { commitResponse } from '../../plugins/idempotency.js';
+import { installSchemaErrors } from '../../schema-errors.js';
+import { errorResponses } from '../../schemas.js';
+
+const DialectSchema = z.enum(CARRIER_DIALECTS as ['twilio', 'exotel', 'plivo']);
+
+/** One dialect of `GET /v1/carriers` (never a secret). */
+export const CarrierSchema = z.object({
+  dialect: DialectSchema,
+  configured: z.boolean(),
+  hint: z.string().nullable().describe('last 4 characters of the account SID, Auth ID or API key (never of a secret)'),
+  updated_at: z.number().nullable(),
+  stream_url_path: z.string().describe('path of the stream URL to give the carrier, after the daemon\'s public wss:// origin'),
+}).meta({ id: 'Carrier' });
+
+/** `GET /v1/carriers`. */
+export const CarrierListSchema = z.object({
+  data: z.array(CarrierSchema),
+  stream_token: z.object({ configured: z.boolean(), created_at: z.number().nullable() }),
+}).meta({ id: 'CarrierList' });
+
+/** `POST /v1/carriers/stream_token`: the token, this once. */
+export const StreamTokenSchema = z.object({
+  stream_token: z.string().describe('vst_…: send it as the custom parameter stream_token of the stream\'s start event'),
+  created_at: z.number(),
+}).meta({ id: 'StreamToken' });
+
+const Deleted = z.object({ dialect: DialectSchema, deleted: z.literal(true) });
+
+const SUMMARY: Record<(typeof CARRIER_DIALECTS)[number], string> = {
+  twilio: 'Store the Twilio auth token that signs Media Streams upgrades (X-Twilio-Signature)',
+  plivo: 'Store the Plivo Auth ID and token that sign Audio Streams upgrades (signature V3)',
+  exotel: 'Store the Exotel API key and token that Voicebot streams send as basic auth',
+};
+
+/** Registers the carrier routes (in the API-key scope). */
+export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
+  const { carriers, idempotency, repos } = services;
+  return async (app) => {
+    installSchemaErrors(app);
+    for (const dialect of CARRIER_DIALECTS) {
+      app.put(`/carriers/${dialect}`, {
+        config: { idempotency: 'atomic' },
+        schema: { summary: SUMMARY[dialect], tags: ['carriers'], body: CARRIER_BODIES[dialect], response: { 200: CarrierSchema, ...errorResponses } },
+      }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+        () => carriers.setTx(callerOf(request), dialect, request.body)));
+
+      app.delete(`/carriers/${dialect}`, {
+        config: { idempotency: 'atomic' },
+        schema: { summary: `Forget the ${dialect} credentials`, tags: ['carriers'], response: { 200: Deleted, ...errorResponses } },
+      }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
+        () => carriers.removeTx(callerOf(request), dialect)));
+    }
+
+    // Any other dialect: a clear 404 rather than "no such endpoint". The pattern leaves out
+    // stream_token, whose path has POST only (so PUT on it stays 405 with Allow: POST).
+    app.route({
+      method: ['PUT', 'DELETE'],
+      url: '/carriers/:dialect(^(?!stream_token$)[^/]*$)',
+      schema: { hide: true },
+      handler: async (request) => {
+        carriers.dialectOf((request.params as { dialect: string }).dialect);
+        // Not reached: every dialect has its own route above.
+        throw new ApiError('not_found', 'no such carrier dialect');
+      },
+    });
+
+    app.get('/carriers', {
+      schema: { summary: 'List carrier credentials (never the secrets) and the stream token state', tags: ['carriers'], response: { 200: CarrierListSchema, ...errorResponses } },
+    }, async (request) => carriers.list(callerOf(request)));
+
+    app.post('/carriers/stream_token', {
+      schema: {
+        summary: 'Make a new stream token (shown once); the previous one stops working',
+        description: 'Refuses an Idempotency-Key: a replay would have to store the token.',
+        tags: ['carriers'],
+        response: { 201: StreamTokenSchema, ...errorResponses },
+      },
+      preValidation: async (request) => {
+        if (request.headers['idempotency-key'] !== undefined) {
+          throw new ApiError('invalid_request', 'POST /v1/carriers/stream_token takes no Idempotency-Key: the new token is shown once and never stored, so it cannot be replayed; send the request without one', { param: 'Idempotency-Key' });
+        }
+      },
+    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
+      () => carriers.rotateStreamTokenTx(callerOf(request))));
+  };
+}
