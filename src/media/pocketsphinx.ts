@@ -4,12 +4,13 @@
  * "Embedded: Debian's pocketsphinx + pocketsphinx-en-us (BSD; English) as a child process").
  *
  * How it runs (measured on the 2-core build machine; see bench/media-rtf.mjs):
- * - One `pocketsphinx_continuous -infile /dev/stdin` process per utterance, started *ahead of
+ * - One `pocketsphinx_continuous -infile <fifo>` process per utterance, started *ahead of
  *   time*: each grammar keeps `spares` warm processes that have already loaded the acoustic
- *   model, grammar and dictionary and sit blocked reading their stdin. A stream takes a warm
- *   process, writes its audio (16 kHz PCM16LE) into the pipe as it arrives, and on `finish()`
- *   closes the pipe: the engine ends the utterance at end-of-file, prints the hypothesis with
- *   its word times (`-time yes`) and exits. A replacement is started in the background.
+ *   model, grammar and dictionary and sit blocked opening their own named pipe (FIFO; Node's
+ *   child stdin is a socket, which 0.8 cannot `fopen` as `/dev/stdin`). A stream takes a warm
+ *   process, writes its audio (16 kHz PCM16LE) into the FIFO as it arrives, and on `finish()`
+ *   closes it: the engine ends the utterance at end-of-file, prints the hypothesis with its word
+ *   times (`-time yes`) and exits. A replacement is started in the background.
  * - Why not one long-lived process reused across utterances: 0.8's `continuous` prints only
  *   when its own voice-activity detector sees speech end, and nothing at all for an utterance
  *   without speech, so a reused process gives no reliable end-of-utterance delimiter; its live
@@ -36,8 +37,9 @@
  * Partials: when the engine's own detector ends a speech segment inside the stream (a pause of
  * ≥ 0.5 s) it prints that segment's hypothesis; the stream sends the words so far as a `partial`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { StreamingResampler, SAMPLE_RATES } from './audio.js';
@@ -71,6 +73,8 @@ const ENGINE_RATE = 16000;
 const CMN_INIT = '55.4,-0.1,-5.1,26.6,-10.5,-4.1,-6.7,-19.1,2.1,-14.1,6.3,-6.7,-1.4';
 /** Silence appended before end-of-file so the last phone is scored in full, ms. */
 const TAIL_PAD_MS = 300;
+/** How often a stream retries opening a FIFO the engine has not opened yet, ms. */
+const OPEN_RETRY_MS = 5;
 /** Most stderr kept from a child for the crash message, characters. */
 const STDERR_KEEP = 2000;
 
@@ -165,6 +169,8 @@ function debianVersion(pkg: string): string | undefined {
 /** One engine process: warm (loaded, waiting) until a stream takes it. */
 interface Engine {
   child: ChildProcess;
+  /** The named pipe the engine reads its audio from. */
+  fifo: string;
   grammar: RecognitionGrammar;
   exited: boolean;
   /** Set by the stream that took it. */
@@ -189,6 +195,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private readonly warm = new Map<RecognitionGrammar, Engine[]>();
   private readonly prepared = new Map<RecognitionGrammar, string[]>();
   private closed = false;
+  private serial = 0;
 
   /** @throws RangeError on a `maxProcesses` or `spares` out of range */
   constructor(options: PocketsphinxRecognizerOptions = {}) {
@@ -235,9 +242,13 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     else if (!this.status.available) problem = this.status.reason;
     else if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz)) problem = `sample rate ${checked.sampleRateHz} Hz is not supported (use one of ${SAMPLE_RATES.join(', ')})`;
     if (problem === undefined) {
-      const engine = this.take(grammar);
-      if (engine) stream.attach(engine);
-      else problem = `no free engine process (the limit is ${this.maxProcesses}); try again shortly`;
+      try {
+        const engine = this.take(grammar);
+        if (engine) stream.attach(engine);
+        else problem = `no free engine process (the limit is ${this.maxProcesses}); try again shortly`;
+      } catch (err) {
+        problem = `cannot start the engine: ${(err as Error).message}`;
+      }
     }
     if (problem !== undefined) stream.failLater(new RecognizerError('unavailable', this.provider, problem));
     return stream;
@@ -288,19 +299,27 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     if (this.closed || !this.status.available) return;
     const list = this.warm.get(grammar) ?? [];
     this.warm.set(grammar, list);
-    while (list.filter((e) => !e.exited).length < this.spares && this.engines.size < this.maxProcesses) list.push(this.spawnEngine(grammar));
+    try {
+      while (list.filter((e) => !e.exited).length < this.spares && this.engines.size < this.maxProcesses) list.push(this.spawnEngine(grammar));
+    } catch {
+      // the next stream of this grammar starts its own engine and reports the failure
+    }
   }
 
   private spawnEngine(grammar: RecognitionGrammar): Engine {
-    const child = spawn(this.status.binary!, [...this.argsFor(grammar), '-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const args = this.argsFor(grammar);
+    const fifo = path.join(this.workDir, `audio-${++this.serial}.fifo`);
+    const made = spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
+    if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
+    const child = spawn(this.status.binary!, [...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const engine: Engine = { child, grammar, exited: false };
+    const engine: Engine = { child, fifo, grammar, exited: false };
     this.engines.add(engine);
-    child.stdin!.on('error', () => undefined); // EPIPE when the engine died: reported by 'exit'
     const done = (): void => {
       if (engine.exited) return;
       engine.exited = true;
+      fs.rmSync(fifo, { force: true });
       this.engines.delete(engine);
       const list = this.warm.get(grammar);
       const i = list?.indexOf(engine) ?? -1;
@@ -351,7 +370,7 @@ function killEngine(e: Engine): Promise<void> {
 }
 
 /** A word line of `-time yes`: `word start end posterior`. */
-const WORD_LINE = /^(\S+) (\d+\.\d+) (\d+\.\d+) (\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
+const WORD_LINE = /^(\S+) (-?\d+\.\d+) (-?\d+\.\d+) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
 /** A hypothesis line: words (lower case, apostrophes) separated by single spaces, or empty. */
 const HYP_LINE = /^(?:[a-z'][a-z'.-]*(?: [a-z'][a-z'.-]*)*)?$/;
 /** Fillers and markers of the word lines, not words of the hypothesis. */
@@ -370,6 +389,12 @@ class PocketsphinxStream implements RecognitionStream {
   private out = '';
   private err = '';
   private settled = false;
+  /** The writing end of the engine's FIFO, once the engine opened it for reading. */
+  private pipe: net.Socket | undefined;
+  /** Audio waiting for the engine to open its FIFO. */
+  private readonly pending: Buffer[] = [];
+  private ending = false;
+  private openTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly owner: PocketsphinxRecognizer,
@@ -401,6 +426,34 @@ class PocketsphinxStream implements RecognitionStream {
       return;
     }
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.onExit(code, signal)); // after stdout is drained
+    this.openPipe();
+  }
+
+  /**
+   * Opens the FIFO for writing without blocking: ENXIO means the engine has not opened it yet
+   * (still loading its model), so it retries every {@link OPEN_RETRY_MS} until the engine does
+   * or exits.
+   */
+  private openPipe(): void {
+    this.openTimer = undefined;
+    const engine = this.engine!;
+    if (this.settled || engine.exited) return;
+    let fd: number;
+    try {
+      fd = fs.openSync(engine.fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENXIO') {
+        this.openTimer = setTimeout(() => this.openPipe(), OPEN_RETRY_MS);
+        return;
+      }
+      this.failLater(new RecognizerError('crashed', this.owner.provider, `cannot open the engine's audio pipe: ${(err as Error).message}`));
+      return;
+    }
+    const pipe = new net.Socket({ fd, readable: false, writable: true });
+    pipe.on('error', () => undefined); // EPIPE when the engine died: its exit reports it
+    this.pipe = pipe;
+    for (const chunk of this.pending.splice(0)) pipe.write(chunk);
+    if (this.ending) pipe.end();
   }
 
   /** @internal fails the stream asynchronously (never from inside start/push/finish) */
@@ -418,6 +471,7 @@ class PocketsphinxStream implements RecognitionStream {
   abandon(): void {
     if (this.current === 'open' || this.current === 'finishing') this.current = 'cancelled';
     this.settled = true;
+    this.release();
   }
 
   push(pcm: Int16Array): void {
@@ -433,8 +487,9 @@ class PocketsphinxStream implements RecognitionStream {
     if (this.current !== 'open') return;
     this.current = 'finishing';
     if (this.resampler) this.write(this.resampler.flush());
-    this.write(new Int16Array(Math.round((ENGINE_RATE * TAIL_PAD_MS) / 1000)));
-    this.engine?.child.stdin?.end();
+    if (this.samples > 0) this.write(new Int16Array(Math.round((ENGINE_RATE * TAIL_PAD_MS) / 1000)));
+    if (this.pipe) this.pipe.end();
+    else this.ending = true;
   }
 
   cancel(): void {
@@ -445,14 +500,20 @@ class PocketsphinxStream implements RecognitionStream {
   }
 
   private write(pcm: Int16Array): void {
-    const stdin = this.engine?.child.stdin;
-    if (!stdin || pcm.length === 0 || stdin.destroyed) return;
-    // PCM16 little-endian, as the engine reads it (-input_endian little); Node runs little-endian hosts here
-    stdin.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    if (!this.engine || pcm.length === 0) return;
+    // PCM16 little-endian, as the engine reads it (-input_endian little; the hosts are little-endian)
+    const bytes = Buffer.copyBytesFrom(pcm);
+    if (this.pipe) {
+      if (!this.pipe.destroyed) this.pipe.write(bytes);
+    } else this.pending.push(bytes);
   }
 
   /** Kills the engine if it still runs (the stream no longer wants it). */
   private release(): void {
+    if (this.openTimer) clearTimeout(this.openTimer);
+    this.openTimer = undefined;
+    this.pending.length = 0;
+    this.pipe?.destroy();
     const e = this.engine;
     if (e && !e.exited) void killEngine(e);
   }
