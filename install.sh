@@ -80,7 +80,33 @@ else
   printf '%s' "$sources" > "$build_stamp"
 fi
 
-# 3. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin. A `vagent`
+# 3. The embedded speech recogniser: Debian's pocketsphinx and its English model (BSD). Installed
+#    with apt-get where it and root are available; otherwise say how. vagent runs without them,
+#    with speech recognition off (said at start-up and on /v1/health). Nothing else is fetched.
+ps_model="${VAGENT_POCKETSPHINX_MODEL:-/usr/share/pocketsphinx/model/en-us}"
+ps_hint="sudo apt-get install pocketsphinx pocketsphinx-en-us"
+have_pocketsphinx() { command -v pocketsphinx_continuous >/dev/null 2>&1 && [ -f "$ps_model/en-us/mdef" ] && [ -f "$ps_model/cmudict-en-us.dict" ]; }
+if have_pocketsphinx; then
+  say "speech recognition: pocketsphinx is installed"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  say "speech recognition: apt-get install pocketsphinx pocketsphinx-en-us"
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh machine may have no package lists yet: update them once if the first try fails.
+  apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us \
+    || { apt-get update && apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us; } \
+    || true
+  if have_pocketsphinx; then
+    say "speech recognition: pocketsphinx installed"
+  else
+    printf '%s\n' "install.sh: note: pocketsphinx could not be installed; speech recognition is off until it is." \
+      "  Install it with: $ps_hint" >&2
+  fi
+else
+  printf '%s\n' "install.sh: note: pocketsphinx is not installed, so speech recognition is off." \
+    "  Install it with: $ps_hint   (Debian/Ubuntu; then restart vagent)" >&2
+fi
+
+# 4. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin. A `vagent`
 #    there that is not this checkout's (another checkout, another install) is left alone, with a
 #    note naming it (exit 0: this checkout is installed), unless --force says to replace it;
 #    either way the old and new targets are printed.

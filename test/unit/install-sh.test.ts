@@ -3,7 +3,8 @@
  * PATH: a second run skips the build when src/, tsconfig*.json and the lock are unchanged, a
  * `vagent` link of another checkout is not repointed without --force (and is named either way; the
  * install itself succeeds),
- * and npm is never handed a nodedir config it warns about ("Unknown env config").
+ * and npm is never handed a nodedir config it warns about ("Unknown env config"); pocketsphinx is
+ * installed with apt-get as root, else the note says how (a fake apt-get and id on the PATH).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,7 +31,18 @@ case "$1" in
 esac
 `;
 
+/** A fake apt-get: logs its arguments; `install` "installs" the model into VAGENT_POCKETSPHINX_MODEL unless FAKE_APT_FAIL is set. */
+const FAKE_APT = `#!/usr/bin/env bash
+printf 'apt-get %s\\n' "$*" >> "$FAKE_NPM_LOG"
+[ -n "$FAKE_APT_FAIL" ] && exit 100
+if [ "$1" = install ]; then mkdir -p "$VAGENT_POCKETSPHINX_MODEL/en-us" && touch "$VAGENT_POCKETSPHINX_MODEL/en-us/mdef" "$VAGENT_POCKETSPHINX_MODEL/cmudict-en-us.dict"; fi
+`;
+
 function run(...args: string[]) {
+  return runWith({}, ...args);
+}
+
+function runWith(extraEnv: Record<string, string>, ...args: string[]) {
   fs.writeFileSync(log, '');
   const res = spawnSync('bash', [path.join(copy, 'install.sh'), ...args], {
     encoding: 'utf8',
@@ -41,6 +53,7 @@ function run(...args: string[]) {
       HOME: path.join(base, 'home'),
       FAKE_NPM_LOG: log,
       FAKE_NPM_PREFIX: globalPrefix,
+      ...extraEnv,
     },
   });
   const calls = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean);
@@ -56,6 +69,9 @@ beforeAll(() => {
   fs.mkdirSync(path.join(base, 'home'));
   fs.mkdirSync(path.join(base, 'fakebin'));
   fs.writeFileSync(path.join(base, 'fakebin', 'npm'), FAKE_NPM, { mode: 0o755 });
+  fs.writeFileSync(path.join(base, 'fakebin', 'apt-get'), FAKE_APT, { mode: 0o755 });
+  fs.writeFileSync(path.join(base, 'fakebin', 'id'), '#!/bin/sh\necho "${FAKE_UID:-1000}"\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(base, 'fakebin', 'pocketsphinx_continuous'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
 
   fs.mkdirSync(copy);
   for (const f of ['install.sh', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
@@ -139,6 +155,37 @@ describe('install.sh', { timeout: 120_000 }, () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(`repointed: ${link} was a link to ${gone} (missing); now -> ${path.join(copy, 'bin', 'vagent')}`);
     expect(fs.readlinkSync(link)).toBe(path.join(copy, 'bin', 'vagent'));
+  });
+
+  it('says how to install pocketsphinx when it is missing and it cannot install it (not root), and installs anyway', () => {
+    const model = path.join(base, 'no-model-1');
+    const res = runWith({ VAGENT_POCKETSPHINX_MODEL: model });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('pocketsphinx is not installed, so speech recognition is off');
+    expect(res.stderr).toContain('sudo apt-get install pocketsphinx pocketsphinx-en-us');
+    expect(res.calls.filter((l) => l.startsWith('apt-get'))).toEqual([]);
+    expect(fs.existsSync(model)).toBe(false);
+  });
+
+  it('installs pocketsphinx with apt-get as root, and only those two packages', () => {
+    const model = path.join(base, 'no-model-2');
+    const res = runWith({ VAGENT_POCKETSPHINX_MODEL: model, FAKE_UID: '0' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.calls.filter((l) => l.startsWith('apt-get'))).toEqual(['apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us']);
+    expect(res.stdout).toContain('speech recognition: pocketsphinx installed');
+    const again = runWith({ VAGENT_POCKETSPHINX_MODEL: model, FAKE_UID: '0' });
+    expect(again.calls.filter((l) => l.startsWith('apt-get'))).toEqual([]);
+    expect(again.stdout).toContain('speech recognition: pocketsphinx is installed');
+  });
+
+  it('when apt-get fails, updates the lists once, retries, then notes that recognition is off (exit 0)', () => {
+    const res = runWith({ VAGENT_POCKETSPHINX_MODEL: path.join(base, 'no-model-3'), FAKE_UID: '0', FAKE_APT_FAIL: '1' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.calls.filter((l) => l.startsWith('apt-get'))).toEqual([
+      'apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us',
+      'apt-get update',
+    ]);
+    expect(res.stderr).toContain('pocketsphinx could not be installed; speech recognition is off');
   });
 
   it('refuses an unknown option', () => {

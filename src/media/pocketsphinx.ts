@@ -1,0 +1,579 @@
+/**
+ * The embedded speech recogniser: Debian's `pocketsphinx` (0.8+5prealpha) with the
+ * `pocketsphinx-en-us` model, run as supervised child processes (issue 16, "Speech recognition":
+ * "Embedded: Debian's pocketsphinx + pocketsphinx-en-us (BSD; English) as a child process").
+ *
+ * How it runs (measured on the 2-core build machine; see bench/media-rtf.mjs):
+ * - One `pocketsphinx_continuous -infile <fifo>` process per utterance, started *ahead of
+ *   time*: each grammar keeps `spares` warm processes that have already loaded the acoustic
+ *   model, grammar and dictionary and sit blocked opening their own named pipe (FIFO; Node's
+ *   child stdin is a socket, which 0.8 cannot `fopen` as `/dev/stdin`). A stream takes a warm
+ *   process, writes its audio (16 kHz PCM16LE) into the FIFO as it arrives, and on `finish()`
+ *   closes it: the engine ends the utterance at end-of-file, prints the hypothesis with its word
+ *   times (`-time yes`) and exits. A replacement is started in the background.
+ * - Why not one long-lived process reused across utterances: 0.8's `continuous` prints only
+ *   when its own voice-activity detector sees speech end, and nothing at all for an utterance
+ *   without speech, so a reused process gives no reliable end-of-utterance delimiter; its live
+ *   cepstral-mean and noise estimates would also carry from one caller to the next. Exit at
+ *   end-of-file is an exact delimiter, each caller starts from the same calibrated state (results
+ *   are reproducible), and a crash touches one utterance. The cost is one model load per
+ *   utterance (≈ 0.1–0.3 s of CPU with a grammar's small dictionary), paid off the critical path
+ *   by the warm spare, so the final comes right after the engine has decoded the audio.
+ * - Front end: the model's `feat.params` forces a cepstral-mean start value (`-cmninit`) that
+ *   command-line options cannot override, and it suits telephone speech badly (the first words
+ *   are lost: "nine eight seven" → "oh nine eight eight one"). The recogniser writes a model
+ *   directory of links to the real model files with its own `feat.params` (a mean measured on
+ *   telephone-band speech) and runs with `-dither yes -seed 1` (digital silence — decoded μ-law
+ *   gaps — otherwise breaks the noise estimate; the fixed seed keeps results reproducible).
+ * - Grammars: `hints.grammar` other than `free` selects a JSGF grammar (pocketsphinx-grammars.ts);
+ *   `free` uses the generic language model `en-us.lm.bin` with the full CMUdict.
+ *
+ * Timings are stream times from the samples pushed (0.8 prints word times relative to its own
+ * voiced frames only): a final covers [first sample of the segment, last sample pushed].
+ * Confidence: with the language model, the mean of the word posteriors `-time yes` prints; with
+ * a grammar 0.8 prints 1.0 for every word (no alternatives are scored), so the confidence is a
+ * documented heuristic, {@link GRAMMAR_CONFIDENCE}, for a non-empty hypothesis.
+ *
+ * Partials: when the engine's own detector ends a speech segment inside the stream (a pause of
+ * ≥ 0.5 s) it prints that segment's hypothesis; the stream sends the words so far as a `partial`.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { StreamingResampler, SAMPLE_RATES } from './audio.js';
+import { dictionaryFor, GRAMMARS } from './pocketsphinx-grammars.js';
+import {
+  RecognizerError,
+  StreamEvents,
+  validateRecognitionOptions,
+  type RecognitionEvents,
+  type RecognitionGrammar,
+  type RecognitionOptions,
+  type RecognitionState,
+  type RecognitionStream,
+  type RecognizerPriceBasis,
+  type SpeechRecognizer,
+} from './recognizer.js';
+
+/** The provider key of this recogniser (pricing `stt` table, a turn's `stt_provider`). */
+export const POCKETSPHINX_PROVIDER = 'pocketsphinx';
+/** How to install the engine, for error messages and `/v1/health`. */
+export const POCKETSPHINX_INSTALL_HINT = 'install it with: sudo apt-get install pocketsphinx pocketsphinx-en-us';
+/** Default engine binary (looked up on PATH). */
+export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
+/** Default model directory of Debian's `pocketsphinx-en-us`. */
+export const DEFAULT_POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
+/** Confidence of a non-empty grammar hypothesis (0.8 scores no alternatives under a grammar). */
+export const GRAMMAR_CONFIDENCE = 0.75;
+/** Sample rate the en-us acoustic model was trained on, Hz. */
+const ENGINE_RATE = 16000;
+/** Cepstral-mean start value measured on telephone-band speech (13 coefficients). */
+const CMN_INIT = '55.4,-0.1,-5.1,26.6,-10.5,-4.1,-6.7,-19.1,2.1,-14.1,6.3,-6.7,-1.4';
+/** Silence appended before end-of-file so the last phone is scored in full, ms. */
+const TAIL_PAD_MS = 300;
+/** How often a stream retries opening a FIFO the engine has not opened yet, ms. */
+const OPEN_RETRY_MS = 5;
+/** Most stderr kept from a child for the crash message, characters. */
+const STDERR_KEEP = 2000;
+
+/** Options of {@link pocketsphinxStatus} and {@link PocketsphinxRecognizer}. */
+export interface PocketsphinxOptions {
+  /** The `pocketsphinx_continuous` binary: a name looked up on PATH, or a path. Default {@link DEFAULT_POCKETSPHINX_BINARY}. */
+  binary?: string;
+  /** The model directory holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`. Default {@link DEFAULT_POCKETSPHINX_MODEL}. */
+  model?: string;
+}
+
+/** Options of a {@link PocketsphinxRecognizer}. */
+export interface PocketsphinxRecognizerOptions extends PocketsphinxOptions {
+  /** Most engine processes alive at once (warm spares included), ≥ 1; default 16. A stream beyond it fails `unavailable`. */
+  maxProcesses?: number;
+  /** Warm processes kept per grammar once the grammar has been used (or warmed), 0–4; default 1. */
+  spares?: number;
+  /** Directory for the generated model files; default a fresh one under the OS temp dir, removed by {@link PocketsphinxRecognizer.close}. */
+  workDir?: string;
+}
+
+/** What {@link pocketsphinxStatus} found. */
+export interface PocketsphinxStatus {
+  /** Whether the engine can run here. */
+  available: boolean;
+  /** Why not, with how to install it. */
+  reason?: string;
+  /** The binary's resolved path, when found. */
+  binary?: string;
+  /** The model directory, when complete. */
+  model?: string;
+  /** The Debian package version (e.g. `0.8+5prealpha+1-15`), when dpkg knows it. */
+  version?: string;
+}
+
+/** Files the model directory must hold. */
+const MODEL_FILES = ['en-us/mdef', 'en-us/means', 'en-us/variances', 'en-us/transition_matrices', 'en-us/sendump', 'en-us/noisedict', 'en-us/feat.params', 'en-us.lm.bin', 'cmudict-en-us.dict'];
+
+/**
+ * Whether the embedded recogniser can run: the binary is on PATH (or at the given path) and
+ * executable, and the model directory is complete. Fast: looks at files only, loads no model.
+ * Never throws.
+ */
+export function pocketsphinxStatus(options: PocketsphinxOptions = {}): PocketsphinxStatus {
+  const binary = resolveBinary(options.binary ?? DEFAULT_POCKETSPHINX_BINARY);
+  const model = options.model ?? DEFAULT_POCKETSPHINX_MODEL;
+  const version = debianVersion('pocketsphinx');
+  if (!binary) {
+    return { available: false, reason: `pocketsphinx is not installed (no ${options.binary ?? DEFAULT_POCKETSPHINX_BINARY} found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
+  }
+  const missing = MODEL_FILES.filter((f) => !isFile(path.join(model, f)));
+  if (missing.length > 0) {
+    return { available: false, binary, reason: `the pocketsphinx English model is missing (${path.join(model, missing[0]!)} not found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
+  }
+  return { available: true, binary, model, ...(version ? { version } : {}) };
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function resolveBinary(name: string): string | undefined {
+  const candidates = name.includes('/') ? [name] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
+  for (const c of candidates) {
+    try {
+      fs.accessSync(c, fs.constants.X_OK);
+      if (fs.statSync(c).isFile()) return path.resolve(c);
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/** The installed version of a Debian package, from dpkg's status file; undefined when unknown. */
+function debianVersion(pkg: string): string | undefined {
+  try {
+    const status = fs.readFileSync('/var/lib/dpkg/status', 'utf8');
+    const start = status.indexOf(`Package: ${pkg}\n`);
+    if (start < 0) return undefined;
+    const block = status.slice(start, status.indexOf('\n\n', start) >>> 0 || undefined);
+    return /\nVersion: (\S+)/.exec(block)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** One engine process: warm (loaded, waiting) until a stream takes it. */
+interface Engine {
+  child: ChildProcess;
+  /** The named pipe the engine reads its audio from. */
+  fifo: string;
+  grammar: RecognitionGrammar;
+  exited: boolean;
+  /** Set by the stream that took it. */
+  owner?: PocketsphinxStream;
+}
+
+/**
+ * The embedded pocketsphinx recogniser (provider `pocketsphinx`, languages `['en']`).
+ * Construct it once per media worker; {@link close} it when the worker stops.
+ */
+export class PocketsphinxRecognizer implements SpeechRecognizer {
+  readonly provider = POCKETSPHINX_PROVIDER;
+  readonly languages: readonly string[] = ['en'];
+  readonly priceBasis: RecognizerPriceBasis = 'audio_second';
+  /** What {@link pocketsphinxStatus} said when this recogniser was made. */
+  readonly status: PocketsphinxStatus;
+  private readonly maxProcesses: number;
+  private readonly spares: number;
+  private readonly workDir: string;
+  private readonly ownsWorkDir: boolean;
+  private readonly engines = new Set<Engine>();
+  private readonly warm = new Map<RecognitionGrammar, Engine[]>();
+  private readonly prepared = new Map<RecognitionGrammar, string[]>();
+  private closed = false;
+  private serial = 0;
+
+  /** @throws RangeError on a `maxProcesses` or `spares` out of range */
+  constructor(options: PocketsphinxRecognizerOptions = {}) {
+    const max = options.maxProcesses ?? 16;
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxProcesses must be a whole number ≥ 1; got ${max}`);
+    const spares = options.spares ?? 1;
+    if (!Number.isInteger(spares) || spares < 0 || spares > 4) throw new RangeError(`spares must be a whole number 0–4; got ${spares}`);
+    this.maxProcesses = max;
+    this.spares = spares;
+    this.status = pocketsphinxStatus(options);
+    this.ownsWorkDir = options.workDir === undefined;
+    this.workDir = options.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-pocketsphinx-'));
+  }
+
+  /** Engine processes alive now (warm and busy). */
+  get processCount(): number {
+    return this.engines.size;
+  }
+
+  /** The process ids of the engine processes alive now (for supervision and tests). */
+  get pids(): number[] {
+    return [...this.engines].map((e) => e.child.pid).filter((p): p is number => p !== undefined);
+  }
+
+  /**
+   * Starts warm processes for `grammars` now (at worker start-up), so even their first utterance
+   * pays no model load. Does nothing when the engine is unavailable or the recogniser closed.
+   */
+  prewarm(grammars: readonly RecognitionGrammar[]): void {
+    for (const g of grammars) this.refill(g);
+  }
+
+  /**
+   * Opens a stream. Trouble (engine not installed, a sample rate the resampler lacks, no free
+   * process, recogniser closed) arrives as an `unavailable` error event.
+   * @throws RangeError on malformed options (see validateRecognitionOptions) or a language other than English
+   */
+  start(options: RecognitionOptions): RecognitionStream {
+    const checked = validateRecognitionOptions(options, this.languages);
+    const grammar = checked.hints?.grammar ?? 'free';
+    const stream = new PocketsphinxStream(this, checked);
+    let problem: string | undefined;
+    if (this.closed) problem = 'the recogniser is closed';
+    else if (!this.status.available) problem = this.status.reason;
+    else if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz)) problem = `sample rate ${checked.sampleRateHz} Hz is not supported (use one of ${SAMPLE_RATES.join(', ')})`;
+    if (problem === undefined) {
+      try {
+        const engine = this.take(grammar);
+        if (engine) stream.attach(engine);
+        else problem = `no free engine process (the limit is ${this.maxProcesses}); try again shortly`;
+      } catch (err) {
+        problem = `cannot start the engine: ${(err as Error).message}`;
+      }
+    }
+    if (problem !== undefined) stream.failLater(new RecognizerError('unavailable', this.provider, problem));
+    return stream;
+  }
+
+  /** Stops every engine process and waits for them to exit; streams still open get no further event. Later streams fail `unavailable`. Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const waits = [...this.engines].map((e) => {
+      e.owner?.abandon();
+      return killEngine(e);
+    });
+    this.warm.clear();
+    await Promise.all(waits);
+    if (this.ownsWorkDir) fs.rmSync(this.workDir, { recursive: true, force: true });
+  }
+
+  /** A warm engine for `grammar` (or a fresh one), or undefined at the process limit. */
+  private take(grammar: RecognitionGrammar): Engine | undefined {
+    const list = this.warm.get(grammar) ?? [];
+    let engine: Engine | undefined;
+    while (list.length > 0 && !engine) {
+      const e = list.shift()!;
+      if (!e.exited) engine = e;
+    }
+    if (!engine) {
+      // free a spare of another grammar to stay within the limit
+      if (this.engines.size >= this.maxProcesses) this.evictSpare();
+      if (this.engines.size >= this.maxProcesses) return undefined;
+      engine = this.spawnEngine(grammar);
+    }
+    queueMicrotask(() => this.refill(grammar));
+    return engine;
+  }
+
+  private evictSpare(): void {
+    for (const list of this.warm.values()) {
+      const e = list.shift();
+      if (e) {
+        void killEngine(e);
+        return;
+      }
+    }
+  }
+
+  /** Tops the grammar's warm spares up to {@link spares}, within the process limit. */
+  private refill(grammar: RecognitionGrammar): void {
+    if (this.closed || !this.status.available) return;
+    const list = this.warm.get(grammar) ?? [];
+    this.warm.set(grammar, list);
+    try {
+      while (list.filter((e) => !e.exited).length < this.spares && this.engines.size < this.maxProcesses) list.push(this.spawnEngine(grammar));
+    } catch {
+      // the next stream of this grammar starts its own engine and reports the failure
+    }
+  }
+
+  private spawnEngine(grammar: RecognitionGrammar): Engine {
+    const args = this.argsFor(grammar);
+    const fifo = path.join(this.workDir, `audio-${++this.serial}.fifo`);
+    const made = spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
+    if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
+    const child = spawn(this.status.binary!, [...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const engine: Engine = { child, fifo, grammar, exited: false };
+    this.engines.add(engine);
+    const done = (): void => {
+      if (engine.exited) return;
+      engine.exited = true;
+      fs.rmSync(fifo, { force: true });
+      this.engines.delete(engine);
+      const list = this.warm.get(grammar);
+      const i = list?.indexOf(engine) ?? -1;
+      if (i >= 0) list!.splice(i, 1);
+    };
+    child.on('exit', done);
+    child.on('error', done);
+    return engine;
+  }
+
+  /** The engine arguments for `grammar`, writing its model directory, grammar and dictionary on first use. */
+  private argsFor(grammar: RecognitionGrammar): string[] {
+    const known = this.prepared.get(grammar);
+    if (known) return known;
+    const model = this.status.model!;
+    const hmm = path.join(this.workDir, 'hmm');
+    if (!fs.existsSync(hmm)) {
+      fs.mkdirSync(hmm, { recursive: true });
+      for (const f of fs.readdirSync(path.join(model, 'en-us'))) {
+        if (f !== 'feat.params') fs.symlinkSync(path.join(model, 'en-us', f), path.join(hmm, f));
+      }
+      const params = fs.readFileSync(path.join(model, 'en-us', 'feat.params'), 'utf8').split('\n').filter((l) => !l.startsWith('-cmninit'));
+      fs.writeFileSync(path.join(hmm, 'feat.params'), `${params.join('\n').trimEnd()}\n-cmninit ${CMN_INIT}\n`);
+    }
+    let args: string[];
+    if (grammar === 'free') {
+      args = ['-hmm', hmm, '-lm', path.join(model, 'en-us.lm.bin'), '-dict', path.join(model, 'cmudict-en-us.dict')];
+    } else {
+      const source = GRAMMARS[grammar];
+      const gram = path.join(this.workDir, `${grammar}.gram`);
+      const dict = path.join(this.workDir, `${grammar}.dict`);
+      fs.writeFileSync(gram, source.jsgf);
+      fs.writeFileSync(dict, dictionaryFor(source.words, fs.readFileSync(path.join(model, 'cmudict-en-us.dict'), 'utf8'), new Set(source.names ?? [])));
+      args = ['-hmm', hmm, '-jsgf', gram, '-dict', dict];
+    }
+    this.prepared.set(grammar, args);
+    return args;
+  }
+}
+
+/** Ends an engine process (SIGKILL: it holds no state worth saving) and waits for its exit. */
+function killEngine(e: Engine): Promise<void> {
+  if (e.exited || e.child.exitCode !== null || e.child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    e.child.once('exit', () => resolve());
+    e.child.kill('SIGKILL');
+  });
+}
+
+/** A word line of `-time yes`: `word start end posterior`. */
+const WORD_LINE = /^(\S+) (-?\d+\.\d+) (-?\d+\.\d+) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
+/** A hypothesis line: words (lower case, apostrophes) separated by single spaces, or empty. */
+const HYP_LINE = /^(?:[a-z'][a-z'.-]*(?: [a-z'][a-z'.-]*)*)?$/;
+/** Fillers and markers of the word lines, not words of the hypothesis. */
+const FILLER = /^(?:<s>|<\/s>|<sil>|\(NULL\)|\[[A-Z]+\]|\+\+[A-Z]+\+\+)$/;
+
+class PocketsphinxStream implements RecognitionStream {
+  private readonly events = new StreamEvents();
+  private current: RecognitionState = 'open';
+  private engine: Engine | undefined;
+  private resampler: StreamingResampler | undefined;
+  /** Samples pushed (at the stream's rate). */
+  private samples = 0;
+  /** Recognised segments so far (hypotheses printed by the engine). */
+  private readonly segments: string[] = [];
+  private readonly posteriors: number[] = [];
+  private out = '';
+  private err = '';
+  private settled = false;
+  /** The writing end of the engine's FIFO, once the engine opened it for reading. */
+  private pipe: net.Socket | undefined;
+  /** Audio waiting for the engine to open its FIFO. */
+  private readonly pending: Buffer[] = [];
+  private ending = false;
+  private openTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly owner: PocketsphinxRecognizer,
+    readonly options: Readonly<RecognitionOptions>,
+  ) {}
+
+  get state(): RecognitionState {
+    return this.current;
+  }
+
+  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
+    return this.events.on(event, listener);
+  }
+
+  /** @internal binds the engine process taken for this stream */
+  attach(engine: Engine): void {
+    this.engine = engine;
+    engine.owner = this;
+    if (this.options.sampleRateHz !== ENGINE_RATE) this.resampler = new StreamingResampler(this.options.sampleRateHz, ENGINE_RATE);
+    const child = engine.child;
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => this.onOutput(chunk));
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      if (this.err.length < STDERR_KEEP) this.err += chunk.slice(0, STDERR_KEEP - this.err.length);
+    });
+    if (engine.exited) {
+      this.failLater(new RecognizerError('crashed', this.owner.provider, 'the pocketsphinx process exited before it was used'));
+      return;
+    }
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.onExit(code, signal)); // after stdout is drained
+    this.openPipe();
+  }
+
+  /**
+   * Opens the FIFO for writing without blocking: ENXIO means the engine has not opened it yet
+   * (still loading its model), so it retries every {@link OPEN_RETRY_MS} until the engine does
+   * or exits.
+   */
+  private openPipe(): void {
+    this.openTimer = undefined;
+    const engine = this.engine!;
+    if (this.settled || engine.exited) return;
+    let fd: number;
+    try {
+      fd = fs.openSync(engine.fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENXIO') {
+        this.openTimer = setTimeout(() => this.openPipe(), OPEN_RETRY_MS);
+        return;
+      }
+      this.failLater(new RecognizerError('crashed', this.owner.provider, `cannot open the engine's audio pipe: ${(err as Error).message}`));
+      return;
+    }
+    const pipe = new net.Socket({ fd, readable: false, writable: true });
+    pipe.on('error', () => undefined); // EPIPE when the engine died: its exit reports it
+    this.pipe = pipe;
+    for (const chunk of this.pending.splice(0)) pipe.write(chunk);
+    if (this.ending) pipe.end();
+  }
+
+  /** @internal fails the stream asynchronously (never from inside start/push/finish) */
+  failLater(error: RecognizerError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.current = 'failed';
+    this.release();
+    setImmediate(() => {
+      if (this.current === 'failed') this.events.emit('error', error);
+    });
+  }
+
+  /** @internal the recogniser is closing: no event after this */
+  abandon(): void {
+    if (this.current === 'open' || this.current === 'finishing') this.current = 'cancelled';
+    this.settled = true;
+    this.release();
+  }
+
+  push(pcm: Int16Array): void {
+    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
+    if (this.current === 'failed') return;
+    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+    this.samples += pcm.length;
+    this.write(this.resampler ? this.resampler.push(pcm) : pcm);
+  }
+
+  finish(): void {
+    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
+    if (this.current !== 'open') return;
+    this.current = 'finishing';
+    if (this.resampler) this.write(this.resampler.flush());
+    if (this.samples > 0) this.write(new Int16Array(Math.round((ENGINE_RATE * TAIL_PAD_MS) / 1000)));
+    if (this.pipe) this.pipe.end();
+    else this.ending = true;
+  }
+
+  cancel(): void {
+    if (this.current === 'cancelled' || this.current === 'done') return;
+    this.current = 'cancelled';
+    this.settled = true;
+    this.release();
+  }
+
+  private write(pcm: Int16Array): void {
+    if (!this.engine || pcm.length === 0) return;
+    // PCM16 little-endian, as the engine reads it (-input_endian little; the hosts are little-endian)
+    const bytes = Buffer.copyBytesFrom(pcm);
+    if (this.pipe) {
+      if (!this.pipe.destroyed) this.pipe.write(bytes);
+    } else this.pending.push(bytes);
+  }
+
+  /** Kills the engine if it still runs (the stream no longer wants it). */
+  private release(): void {
+    if (this.openTimer) clearTimeout(this.openTimer);
+    this.openTimer = undefined;
+    this.pending.length = 0;
+    this.pipe?.destroy();
+    const e = this.engine;
+    if (e && !e.exited) void killEngine(e);
+  }
+
+  private onOutput(chunk: string): void {
+    if (this.settled) return;
+    this.out += chunk;
+    let nl: number;
+    while ((nl = this.out.indexOf('\n')) >= 0) {
+      const line = this.out.slice(0, nl);
+      this.out = this.out.slice(nl + 1);
+      const word = WORD_LINE.exec(line);
+      if (word) {
+        if (!FILLER.test(word[1]!)) this.posteriors.push(Number(word[4]));
+        continue;
+      }
+      if (!HYP_LINE.test(line)) {
+        this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process wrote something unexpected: ${JSON.stringify(line.slice(0, 80))}`));
+        return;
+      }
+      if (line !== '') this.segments.push(line);
+      if (this.current === 'open' && line !== '') {
+        const partial = { text: this.segments.join(' '), startMs: 0, endMs: this.ms(this.samples) };
+        setImmediate(() => {
+          if (this.current === 'open' || this.current === 'finishing') this.events.emit('partial', partial);
+        });
+      }
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.settled) return;
+    if (this.current !== 'finishing' || code !== 0 || this.out !== '') {
+      const why = signal ? `was killed (${signal})` : `exited with status ${code}`;
+      const detail = this.err.trim().split('\n').filter((l) => /ERROR|FATAL/.test(l)).slice(-1)[0];
+      this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process ${why}${this.current === 'open' ? ' while audio was streaming' : ''}${detail ? `: ${detail}` : ''}`));
+      return;
+    }
+    this.settled = true;
+    const text = this.segments.join(' ').replace(/\s+/g, ' ').trim();
+    const endMs = this.ms(this.samples);
+    const grammar = this.options.hints?.grammar ?? 'free';
+    let confidence = 0;
+    if (text !== '') {
+      const informative = this.posteriors.some((p) => p < 0.999);
+      confidence = grammar !== 'free' || !informative || this.posteriors.length === 0 ? GRAMMAR_CONFIDENCE : clamp01(this.posteriors.reduce((a, b) => a + b, 0) / this.posteriors.length);
+    }
+    const final = { text, confidence, startMs: 0, endMs, audioMs: endMs };
+    setImmediate(() => {
+      if (this.current !== 'finishing') return;
+      this.current = 'done';
+      this.events.emit('final', final);
+    });
+  }
+
+  private ms(samples: number): number {
+    return (samples / this.options.sampleRateHz) * 1000;
+  }
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
