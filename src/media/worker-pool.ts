@@ -86,6 +86,8 @@ interface Slot {
   stats: Map<number, (m: Extract<FromWorker, { k: 'stats' }>) => void>;
   /** Ends the streams' open `in` lists when the batch leaves. */
   resets: Array<() => void>;
+  /** Told when the worker answered `shutdown`. */
+  shutdown?: () => void;
 }
 
 /** The pool. */
@@ -158,9 +160,18 @@ export class MediaWorkerPool {
     };
   }
 
-  /** Hangs up every stream and stops the workers. */
+  /** Stops the workers (their recogniser processes first, for at most 2 s), ending any stream left. */
   async close(): Promise<void> {
     this.closing = true;
+    await Promise.all(this.slots.map((slot) => new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      timer.unref();
+      slot.shutdown = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.post(slot, { k: 'shutdown' });
+    })));
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     for (const slot of this.slots) this.failStreams(slot, 'the daemon is stopping');
   }
@@ -204,6 +215,9 @@ export class MediaWorkerPool {
     switch (msg.k) {
       case 'ready':
         ready();
+        return;
+      case 'shutdown':
+        slot.shutdown?.();
         return;
       case 'stats':
         slot.stats.get(msg.req)?.(msg);

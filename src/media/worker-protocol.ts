@@ -85,7 +85,9 @@ export type ToWorker =
   /** Hang the call up (the API's hang-up, daemon shutdown). */
   | { k: 'hangup'; id: number }
   /** Report stats (the reply comes as a `stats` message). */
-  | { k: 'stats'; req: number };
+  | { k: 'stats'; req: number }
+  /** Stop: end the recogniser's engine processes, then answer `shutdown`. */
+  | { k: 'shutdown' };
 
 /** A media event of one stream, for logs, the CLI and the bench. */
 export type StreamEvent =
@@ -109,7 +111,9 @@ export type FromWorker =
   | { k: 'ended'; id: number; reason: StopReason; cause: EndCause | null; stats: StreamStats }
   | { k: 'stats'; req: number; streams: number; rssBytes: number; cpuUs: number }
   /** The worker is ready (its VAD loaded). */
-  | { k: 'ready' };
+  | { k: 'ready' }
+  /** The worker's child processes are gone; it may be terminated. */
+  | { k: 'shutdown' };
 
 /** What a finished stream reports. */
 export interface StreamStats {

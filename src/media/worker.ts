@@ -16,6 +16,7 @@ import { clipToTelephony } from './audio.js';
 import { CallMediaSession, type ReplyClip, type TurnReply, type TurnRequest } from './call-session.js';
 import { CarrierTransport } from './carrier-transport.js';
 import { FakeRecognizer } from './fake-recognizer.js';
+import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { WebRtcVad } from './vad.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamStats, ToWorker } from './worker-protocol.js';
@@ -24,8 +25,8 @@ import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamStats, ToWor
 export interface MediaWorkerData {
   /** Bytes of converted clips kept per worker (LRU); default 64 MiB. */
   clipCacheBytes?: number;
-  /** Builds the embedded recogniser (module path exporting `createRecognizer()`), when installed. */
-  embeddedRecognizerModule?: string | null;
+  /** Whether streams may use the embedded recogniser (pocketsphinx): its warm engines start with the worker. */
+  embeddedRecognizer?: boolean;
 }
 
 const data = (workerData ?? {}) as MediaWorkerData;
@@ -98,16 +99,13 @@ function clipFrames(file: string, encoding: 'mulaw' | 'pcm16le', sampleRate: num
 
 // --- recognisers ---------------------------------------------------------------------------
 
-let embedded: SpeechRecognizer | null = null;
-let embeddedError: string | null = null;
-async function loadEmbedded(): Promise<void> {
-  if (!data.embeddedRecognizerModule) return;
-  try {
-    const mod = (await import(data.embeddedRecognizerModule)) as { createRecognizer: () => SpeechRecognizer };
-    embedded = mod.createRecognizer();
-  } catch (err) {
-    embeddedError = (err as Error).message;
-  }
+/** The embedded recogniser of this worker (its engine processes are shared by its streams). */
+let embedded: PocketsphinxRecognizer | null = null;
+function loadEmbedded(): void {
+  if (!data.embeddedRecognizer) return;
+  embedded = new PocketsphinxRecognizer();
+  // The grammars of a call's first answers (the opening's step, a yes to a readback) start warm.
+  embedded.prewarm(['free', 'yes_no', 'name']);
 }
 
 /** A recogniser whose every stream fails at once with `unavailable` (recognition is off). */
@@ -120,7 +118,7 @@ function recognizerOf(spec: RecognizerSpec): SpeechRecognizer {
     case 'fake':
       return new FakeRecognizer({ script: spec.script, ...(spec.delayMs !== undefined ? { mode: 'slow' as const, delayMs: spec.delayMs } : {}) });
     case 'pocketsphinx':
-      return embedded ?? unavailableRecognizer('pocketsphinx', embeddedError ?? 'the embedded recogniser is not installed');
+      return embedded ?? unavailableRecognizer('pocketsphinx', 'the embedded recogniser is not enabled on this daemon');
     case 'off':
       return unavailableRecognizer('none', spec.reason);
   }
@@ -239,6 +237,9 @@ function handle(msg: ToWorker): void {
     case 'hangup':
       streams.get(msg.id)?.transport.hangup();
       return;
+    case 'shutdown':
+      void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
+      return;
     case 'stats': {
       const usage = process.resourceUsage();
       post({ k: 'stats', req: msg.req, streams: streams.size, rssBytes: process.memoryUsage.rss(), cpuUs: usage.userCPUTime + usage.systemCPUTime });
@@ -254,6 +255,7 @@ port.on('message', (batch: ToWorker[]) => {
     } catch (err) {
       // One stream's fault never takes the others down: that stream ends.
       const id = 'id' in msg ? msg.id : null;
+      if (msg.k === 'shutdown') continue;
       if (id !== null) {
         const stream = streams.get(id);
         streams.delete(id);
@@ -268,6 +270,6 @@ port.on('message', (batch: ToWorker[]) => {
 
 void (async () => {
   vadEngine = await WebRtcVad.load();
-  await loadEmbedded();
+  loadEmbedded();
   post({ k: 'ready' });
 })();

@@ -4,8 +4,6 @@
  * what `/v1/health` and the start-up lines say about them.
  */
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
@@ -48,13 +46,9 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   if (settings.recognizer === 'pocketsphinx' && recognizer.kind === 'off') {
     throw new Error(`recognizer is set to pocketsphinx but ${recognizer.reason}`);
   }
-  const here = fileURLToPath(import.meta.url);
-  const embedded = here.endsWith('.js')
-    ? path.join(path.dirname(here), '..', 'media', 'pocketsphinx.js')
-    : path.resolve(path.dirname(here), '..', '..', 'dist', 'media', 'pocketsphinx.js');
   const pool = await MediaWorkerPool.start({
     size: settings.media_workers ?? defaultMediaWorkers(),
-    workerData: { embeddedRecognizerModule: recognizer.kind === 'pocketsphinx' ? pathToFileURL(embedded).href : null },
+    workerData: { embeddedRecognizer: recognizer.kind === 'pocketsphinx' },
     onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
   const streams = new MediaStreams(services, { pool, recognizer, log });
