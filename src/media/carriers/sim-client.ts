@@ -35,7 +35,7 @@ import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } fr
  * - `say`: speak `pcm` (mono PCM16 at `sampleRate` Hz, default 16 000), leading and trailing
  *   silence trimmed. By default the caller waits until the bot's reply has finished playing
  *   (the play-out queue empty for the client's `replyQuietMs`), then `afterReplyMs` more
- *   (default 0). With `bargeInAfterMs` the caller starts that many ms after the reply began
+ *   (default 0): the line starts `replyQuietMs + afterReplyMs` after the reply's last sound. With `bargeInAfterMs` the caller starts that many ms after the reply began
  *   playing, talking over it. Without any reply within `replyTimeoutMs` the caller speaks
  *   anyway (a `no_reply` event is recorded).
  * - `dtmf`: press `digits` (`0-9*#A-D`), `gapMs` apart (default 300), after the reply like `say`.
@@ -225,6 +225,7 @@ interface Line {
   onsetOffsetMs: number;
   onsetAt?: number;
   overReply: boolean;
+  startAt: number;
 }
 
 /**
@@ -434,7 +435,8 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.frameIndex++;
     this.sent.maxSendLagMs = Math.max(this.sent.maxSendLagMs, now - due);
     let b64 = this.silenceB64;
-    const line = this.line;
+    // Frame k carries [due − frameMs, due): a line started at `startAt` begins in the first frame after it.
+    const line = this.line && this.line.startAt <= due - this.frameMs ? this.line : undefined;
     if (line) {
       if (line.next === 0) line.onsetAt = due - this.frameMs + line.onsetOffsetMs;
       b64 = line.frames[line.next++]!;
@@ -469,7 +471,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       if (this.replyStartAt !== undefined) return this.replyStartAt + s.bargeInAfterMs;
       return this.stepSince + this.replyTimeout();
     }
-    if (this.replyDoneAt !== undefined) return this.replyDoneAt + (s.afterReplyMs ?? 0);
+    if (this.replyDoneAt !== undefined) return this.replyDoneAt + (this.o.replyQuietMs ?? 400) + (s.afterReplyMs ?? 0);
     return this.stepSince + this.replyTimeout();
   }
 
@@ -536,7 +538,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     const frames = pcmToTelephony(pcm, rate, { encoding: this.format.encoding, sampleRate: this.format.sampleRate }, { frameMs: this.frameMs });
     const turn = this.turnCount++;
     const overReply = this.tailEnd > now;
-    this.line = { turn, frames: frames.map((f) => simBase64(f.payload)), next: 0, onsetOffsetMs: 0, overReply };
+    this.line = { turn, frames: frames.map((f) => simBase64(f.payload)), next: 0, onsetOffsetMs: 0, overReply, startAt: now };
     const bargeIn = s.bargeInAfterMs !== undefined;
     this.turns.push({ turn, kind: 'say', ...(s.text !== undefined ? { text: s.text } : {}), startMs: this.rel(now), bargeIn, ...(noReply ? { noReply: true } : {}) });
     this.record({ type: 'line_start', turn, ...(s.text !== undefined ? { text: s.text } : {}), bargeIn, overReply, speechMs: Math.round((pcm.length / rate) * 1000) });
