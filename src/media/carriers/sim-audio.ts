@@ -45,6 +45,9 @@ export function callerLineFromWav(bytes: Uint8Array): Int16Array {
     throw new CallerWavError(`not a WAV file (${(err as Error).message})`);
   }
   const fmt = wav.fmt as { audioFormat: number; sampleRate: number; numChannels: number; bitsPerSample: number };
+  // Read before converting: the conversions below rebuild the header.
+  const channels = Math.max(1, fmt.numChannels);
+  const rate = fmt.sampleRate;
   try {
     if (fmt.audioFormat === 6) wav.fromALaw();
     else if (fmt.audioFormat === 7) wav.fromMuLaw();
@@ -56,8 +59,6 @@ export function callerLineFromWav(bytes: Uint8Array): Int16Array {
     if (err instanceof CallerWavError) throw err;
     throw new CallerWavError(`cannot decode the WAV (${(err as Error).message})`);
   }
-  const channels = Math.max(1, fmt.numChannels);
-  const rate = fmt.sampleRate;
   if (!(rate >= 4000 && rate <= 192000)) throw new CallerWavError(`unsupported sample rate ${rate} Hz`);
   const raw = wav.getSamples(true, Int16Array) as unknown as Int16Array;
   const frames = Math.floor(raw.length / channels);
