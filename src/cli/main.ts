@@ -286,9 +286,9 @@ Examples:
   'vagent call hangup cl_4503599627370497', 'vagent call hangup cl_4503599627370497 --json | jq .line')
     .action(action(callCmd, (m) => m.hangup));
 
-  // --say and --wav fill one list, so the caller's lines keep the order they were typed in.
-  const callerLines: Array<{ kind: 'say' | 'wav'; value: string }> = [];
-  const callerLine = (kind: 'say' | 'wav') => (value: string) => {
+  // --say, --wav and --dtmf fill one list, so the caller's steps keep the order they were typed in.
+  const callerLines: Array<{ kind: 'say' | 'wav' | 'dtmf'; value: string }> = [];
+  const callerLine = (kind: 'say' | 'wav' | 'dtmf') => (value: string) => {
     callerLines.push({ kind, value });
     return callerLines;
   };
@@ -299,9 +299,11 @@ Examples:
     .option('--wav <file>', 'a caller line recorded in a WAV file (repeat; mixes with --say in the order given)', callerLine('wav'))
     .addOption(new Option('--transport <carrier>', 'the carrier protocol to speak').choices(['twilio', 'exotel', 'plivo']).default('twilio'))
     .option('--barge-in', "start each line 600 ms into the agent's reply, talking over it")
-    .option('--dtmf <keys>', 'keys the caller presses after the last line, e.g. 9876543210#')
+    .option('--dtmf <keys>', 'keys the caller presses once the reply before has played, e.g. 9876543210# (repeat; in order with the lines)', callerLine('dtmf'))
     .option('--to <e164>', 'the called number, E.164 (default +919876543210)')
     .option('--from <e164>', 'the caller\'s number, E.164')
+    .option('--context <json>', 'outbound agents: a JSON object for their templates (required_context), or @file.json')
+    .option('--customer-name <name>', 'outbound agents: the callee\'s name ({{customer_name}})')
     .option('--timeout-s <s>', 'hang up after this many seconds if the agent has not (5–3600, default 180)')
     .addHelpText('after', `
 The daemon must be running (\`vagent serve\`). An outbound agent's call is prepared first
@@ -321,8 +323,9 @@ last one {"event": "summary", …}.
 Examples:
   $ vagent call simulate ag_clinic_booking --say "My name is Priya Sharma" --say "tomorrow at 5 pm" --say "yes"
   $ vagent call simulate ag_clinic_booking --wav name.wav --say "tomorrow at 5 pm" --transport exotel
-  $ vagent call simulate ag_emi_reminder --say "I will pay on Friday" --barge-in --to +919876543210
-  $ vagent call simulate ag_clinic_booking --say "my number is" --dtmf 9876543210# --json | jq -c 'select(.event == "reply_start")'`)
+  $ vagent call simulate ag_emi_reminder --customer-name "Ravi Kumar" --context @ravi.json --say "I will pay on Friday" --barge-in
+  $ vagent call simulate ag_clinic_booking --say "Priya Sharma" --say yes --say tomorrow --say yes --say "5 pm" --say yes \\
+      --dtmf 9876543210# --say yes --json | jq -c 'select(.event == "reply_start")'`)
     .action(action(callSimulateCmd, (m) => m.simulate));
 
   const telephony = program.command('telephony').description('the daemon\'s LiveKit connection (phone calls in and out)');

@@ -47,9 +47,10 @@ const codeOf = (fn: () => unknown): { exit: number; message: string; param?: str
 describe('vagent call simulate: flags → plan', () => {
   it('keeps --say and --wav lines in the order typed, and sends the --say texts as the fake transcripts', () => {
     const wav = wavFile('line.wav', 1, 16000, '16', tone(16000));
-    const flags = simulateOpts(['--say', 'my name is Priya', '--wav', wav, '--say', 'tomorrow at 5 pm', '--transport', 'exotel', '--barge-in']);
+    const flags = simulateOpts(['--say', 'my name is Priya', '--wav', wav, '--dtmf', '98#', '--say', 'tomorrow at 5 pm', '--transport', 'exotel', '--barge-in']);
     const plan = simulationPlan('ag_clinic_booking', flags);
-    expect(plan.lines.map((l) => l.kind)).toEqual(['say', 'wav', 'say']);
+    expect(plan.lines.map((l) => l.kind)).toEqual(['say', 'wav', 'dtmf', 'say']);
+    expect(plan.lines[2]).toEqual({ kind: 'dtmf', digits: '98#' });
     expect(plan).toMatchObject({ transport: 'exotel', bargeIn: true, to: '+919876543210', timeoutS: 180 });
     expect(JSON.parse(fakeTranscripts(plan))).toEqual(['my name is Priya', '', 'tomorrow at 5 pm']);
   });
@@ -57,7 +58,7 @@ describe('vagent call simulate: flags → plan', () => {
   it('refuses what cannot be simulated, naming the flag', () => {
     expect(codeOf(() => simulationPlan('ag_x', {}))).toMatchObject({ exit: EXIT.usage, message: expect.stringContaining('--say') });
     expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], transport: 'vonage' }))).toMatchObject({ exit: EXIT.error, param: 'transport' });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], dtmf: '12x' }))).toMatchObject({ exit: EXIT.error, param: 'dtmf' });
+    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }, { kind: 'dtmf', value: '12x' }] }))).toMatchObject({ exit: EXIT.error, param: 'dtmf' });
     expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], to: '98765' }))).toMatchObject({ exit: EXIT.error, param: 'to' });
     expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], timeoutS: '2' }))).toMatchObject({ exit: EXIT.error, param: 'timeout_s' });
     expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: '  ' }] }))).toMatchObject({ exit: EXIT.error, param: 'say' });
@@ -68,7 +69,7 @@ describe('vagent call simulate: flags → plan', () => {
   });
 
   it('DTMF alone is a call too', () => {
-    expect(simulationPlan('ag_x', { dtmf: '98#' })).toMatchObject({ lines: [], dtmf: '98#' });
+    expect(simulationPlan('ag_x', { dtmf: [{ kind: 'dtmf', value: '98#' }] })).toMatchObject({ lines: [{ kind: 'dtmf', digits: '98#' }] });
   });
 });
 

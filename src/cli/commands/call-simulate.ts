@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import {
-  ApiResponseError, DaemonUnreachableError, type Agent, type SessionDetail, type VagentClient,
+  ApiResponseError, DaemonUnreachableError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient,
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
@@ -20,24 +20,30 @@ import { simulateCall, SimConnectError, type SimEvent, type SimStep, type SimTim
 import { MAX_SIM_PARAMETER_CHARS } from '../../media/carriers/sim-frames.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
+import { explainMissingContext } from '../json-flag.js';
+import { placeBody } from './call.js';
 import { bold, dim, formatMs, hint, ok, printFields, printJsonLine, rupees, say } from '../output.js';
 import { costLine, valueText } from './chat-view.js';
 
-/** One `--say` or `--wav`, in the order given on the command line. */
+/** One `--say`, `--wav` or `--dtmf`, in the order given on the command line. */
 export interface CallerLineFlag {
-  kind: 'say' | 'wav';
+  kind: 'say' | 'wav' | 'dtmf';
   value: string;
 }
 
-/** Flags of `vagent call simulate` (`say` and `wav` are the same ordered list of lines). */
+/** Flags of `vagent call simulate` (`say`, `wav` and `dtmf` are one ordered list of caller steps). */
 export interface CallSimulateFlags {
   say?: CallerLineFlag[];
   wav?: CallerLineFlag[];
+  dtmf?: CallerLineFlag[];
   transport?: string;
   bargeIn?: boolean;
-  dtmf?: string;
   to?: string;
   from?: string;
+  /** Outbound agents: a JSON object or `@file.json` for their templates, as `vagent call place --context`. */
+  context?: string;
+  /** Outbound agents: the callee's name (`{{customer_name}}`). */
+  customerName?: string;
   /** Whole seconds, as typed. */
   timeoutS?: string;
 }
@@ -56,12 +62,14 @@ const DTMF = /^[0-9*#A-Da-d]{1,32}$/;
 export interface SimulationPlan {
   agentId: string;
   transport: CarrierDialect;
-  lines: Array<{ kind: 'say'; text: string } | { kind: 'wav'; file: string; pcm: Int16Array }>;
+  /** The caller's steps in order: lines spoken or played, keys pressed. */
+  lines: Array<{ kind: 'say'; text: string } | { kind: 'wav'; file: string; pcm: Int16Array } | { kind: 'dtmf'; digits: string }>;
   bargeIn: boolean;
-  dtmf?: string;
   to: string;
   from?: string;
   timeoutS: number;
+  /** The `POST /v1/calls` body for an outbound agent (checked like `vagent call place`'s). */
+  placement: PlaceCallBody;
 }
 
 /**
@@ -71,7 +79,7 @@ export interface SimulationPlan {
  *   a file that is not a usable WAV.
  */
 export function simulationPlan(agentId: string, flags: CallSimulateFlags): SimulationPlan {
-  const given = flags.say ?? flags.wav ?? [];
+  const given = flags.say ?? flags.wav ?? flags.dtmf ?? [];
   const transport = (flags.transport ?? 'twilio').toLowerCase();
   if (!(CARRIER_DIALECTS as readonly string[]).includes(transport)) {
     throw new InvalidValueError(`--transport must be ${CARRIER_DIALECTS.join(', ')}; not "${flags.transport}"`, 'transport');
@@ -81,9 +89,6 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
       throw new InvalidValueError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, flag.slice(2), `example: ${flag} ${EXAMPLE_DID}`);
     }
   }
-  if (flags.dtmf !== undefined && !DTMF.test(flags.dtmf)) {
-    throw new InvalidValueError(`--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not "${flags.dtmf}"`, 'dtmf', 'example: --dtmf 9876543210#');
-  }
   let timeoutS = DEFAULT_TIMEOUT_S;
   if (flags.timeoutS !== undefined) {
     const n = /^\d+$/.test(flags.timeoutS.trim()) ? Number(flags.timeoutS.trim()) : NaN;
@@ -92,12 +97,17 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     }
     timeoutS = n;
   }
-  if (given.length === 0 && flags.dtmf === undefined) {
+  if (given.length === 0) {
     throw new UsageError('say something: give at least one --say "…" or --wav FILE (or --dtmf KEYS)',
       `example: vagent call simulate ${agentId} --say "My name is Priya Sharma" --say "tomorrow at 5 pm"`);
   }
   const lines: SimulationPlan['lines'] = [];
   for (const line of given) {
+    if (line.kind === 'dtmf') {
+      if (!DTMF.test(line.value)) throw new InvalidValueError(`--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not "${line.value}"`, 'dtmf', 'example: --dtmf 9876543210#');
+      lines.push({ kind: 'dtmf', digits: line.value.toUpperCase() });
+      continue;
+    }
     if (line.kind === 'say') {
       if (line.value.trim().length === 0) throw new InvalidValueError('--say needs words, not an empty line', 'say');
       lines.push({ kind: 'say', text: line.value.trim() });
@@ -118,21 +128,26 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
       throw err;
     }
   }
+  const placement = placeBody({
+    agent: agentId, to: flags.to ?? EXAMPLE_DID,
+    ...(flags.from !== undefined ? { from: flags.from } : {}),
+    ...(flags.context !== undefined ? { context: flags.context } : {}),
+    ...(flags.customerName !== undefined ? { customerName: flags.customerName } : {}),
+  });
   return {
-    agentId, transport: transport as CarrierDialect, lines, bargeIn: flags.bargeIn === true,
-    ...(flags.dtmf !== undefined ? { dtmf: flags.dtmf.toUpperCase() } : {}),
+    agentId, transport: transport as CarrierDialect, lines, bargeIn: flags.bargeIn === true, placement,
     to: flags.to ?? EXAMPLE_DID, ...(flags.from !== undefined ? { from: flags.from } : {}), timeoutS,
   };
 }
 
-/** The `vagent_fake_transcripts` parameter: the `--say` texts in order (a WAV line is heard as ""). */
+/** The `vagent_fake_transcripts` parameter: one entry per utterance in order, the `--say` text (a WAV line is heard as ""). */
 export function fakeTranscripts(plan: SimulationPlan): string {
-  return JSON.stringify(plan.lines.map((l) => (l.kind === 'say' ? l.text : '')));
+  return JSON.stringify(plan.lines.filter((l) => l.kind !== 'dtmf').map((l) => (l.kind === 'say' ? l.text : '')));
 }
 
-/** Synthesises the `--say` lines with the embedded voice for `language`; 16 kHz PCM each. */
-async function synthesiseLines(plan: SimulationPlan, language: string): Promise<Int16Array[]> {
-  if (!plan.lines.some((l) => l.kind === 'say')) return plan.lines.map((l) => (l as { pcm: Int16Array }).pcm);
+/** The audio of each step: `--say` lines synthesised with the embedded voice for `language` (16 kHz PCM), WAVs as read, null for keys. */
+async function synthesiseLines(plan: SimulationPlan, language: string): Promise<Array<Int16Array | null>> {
+  if (!plan.lines.some((l) => l.kind === 'say')) return plan.lines.map((l) => (l.kind === 'wav' ? l.pcm : null));
   const { EspeakSynthesizer } = await import('../../speech/espeak.js');
   if (!(await EspeakSynthesizer.available())) {
     throw new CliError('the embedded voice (@echogarden/espeak-ng-emscripten) is not installed, so --say lines cannot be spoken', EXIT.error,
@@ -141,10 +156,10 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
   const synth = new EspeakSynthesizer();
   try {
     const voice = synth.voiceFor(language);
-    const out: Int16Array[] = [];
+    const out: Array<Int16Array | null> = [];
     for (const line of plan.lines) {
-      if (line.kind === 'wav') {
-        out.push(line.pcm);
+      if (line.kind !== 'say') {
+        out.push(line.kind === 'wav' ? line.pcm : null);
         continue;
       }
       const audio = await synth.synthesize(toSpokenText(line.text, language), voice, { timeoutMs: 15_000 });
@@ -159,16 +174,16 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
   }
 }
 
-/** The caller's script: the lines, then the keys; the agent ends the call (or the timeout does). */
-function scriptOf(plan: SimulationPlan, pcm: Int16Array[]): SimStep[] {
-  const steps: SimStep[] = plan.lines.map((l, i) => ({
-    kind: 'say' as const,
-    pcm: pcm[i]!,
-    text: l.kind === 'say' ? l.text : l.file,
-    ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
-  }));
-  if (plan.dtmf) steps.push({ kind: 'dtmf', digits: plan.dtmf, gapMs: 250, afterReplyMs: AFTER_REPLY_MS });
-  return steps;
+/** The caller's script, step by step; then the agent ends the call (or the timeout does). */
+function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[] {
+  return plan.lines.map((l, i): SimStep => (l.kind === 'dtmf'
+    ? { kind: 'dtmf', digits: l.digits, gapMs: 250, afterReplyMs: AFTER_REPLY_MS }
+    : {
+      kind: 'say',
+      pcm: pcm[i]!,
+      text: l.kind === 'say' ? l.text : l.file,
+      ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
+    }));
 }
 
 /** Hints for the API errors this command meets, by code. */
@@ -179,6 +194,8 @@ const HINTS: Record<string, string> = {
 };
 
 function explain(err: unknown): unknown {
+  const missing = explainMissingContext(err);
+  if (missing !== err) return missing;
   if (err instanceof ApiResponseError && HINTS[err.code]) return new HintedApiError(err, HINTS[err.code]!);
   return err;
 }
@@ -244,7 +261,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   let callId: string | undefined;
   if (agent.direction === 'outbound') {
     try {
-      const placed = await client.placeCall({ agent_id: plan.agentId, to: plan.to, ...(plan.from ? { from: plan.from } : {}) });
+      const placed = await client.placeCall(plan.placement);
       sessionId = placed.session_id;
       callId = placed.call_id;
     } catch (err) {
@@ -257,23 +274,32 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   const url = client.mediaStreamUrl(plan.transport);
   const startedAt = Math.floor(Date.now() / 1000);
   const emit = ctx.json ? (value: Record<string, unknown>) => printJsonLine(value) : undefined;
-  if (emit) emit({ event: 'call', call_id: callId ?? null, session_id: sessionId ?? null, agent_id: plan.agentId, transport: plan.transport, to: plan.to, from: plan.from ?? null });
-  else {
-    ok(callId ? `call ${callId} prepared (session ${sessionId}); streaming it as ${plan.transport}` : `streaming an inbound call to ${plan.agentId} as ${plan.transport}`);
-    hint(`the caller says ${plan.lines.length} line${plan.lines.length === 1 ? '' : 's'}${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ' after each reply'}${plan.dtmf ? `, then presses ${plan.dtmf}` : ''}`);
-  }
+  const announce = (): void => {
+    if (emit) {
+      emit({ event: 'call', call_id: callId ?? null, session_id: sessionId ?? null, agent_id: plan.agentId, transport: plan.transport, to: plan.to, from: plan.from ?? null });
+      return;
+    }
+    ok(callId ? `call ${callId} (session ${sessionId}) is on the line as ${plan.transport}` : `an inbound call to ${plan.agentId} is on the line as ${plan.transport}`);
+    const spoken = plan.lines.filter((l) => l.kind !== 'dtmf').length;
+    hint(`the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ', each after the agent\'s reply'}`);
+  };
 
   const call = simulateCall({
     url, dialect: plan.transport, headers: client.upgradeHeaders(), customParameters: params,
     to: plan.to, ...(plan.from ? { from: plan.from } : {}), steps: scriptOf(plan, pcm), timeoutMs: plan.timeoutS * 1000,
   });
   const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, emit);
-  call.on('event', (e) => printEvent(e, emit));
+  call.on('event', (e) => {
+    if (e.type === 'open') announce();
+    printEvent(e, emit);
+  });
   const poll = setInterval(() => void follower.poll(), POLL_MS);
   let timeline: SimTimeline;
   try {
     timeline = await call.done;
   } catch (err) {
+    // The prepared call never got a stream: end it rather than leave its session open.
+    if (callId) await client.hangUpCall(callId).catch(() => undefined);
     throw explainStream(err, url);
   } finally {
     clearInterval(poll);
