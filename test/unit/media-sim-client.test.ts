@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { CarrierStream, exotelChunks, type CarrierDialect, type CarrierEvent } from '../../src/media/carriers/index.js';
-import { simulateCall, SimConnectError, type SimCall, type SimEvent, type SimStep } from '../../src/media/carriers/sim-client.js';
+import { prepareSimLine, simulateCall, SimConnectError, type SimCall, type SimEvent, type SimStep } from '../../src/media/carriers/sim-client.js';
 import { plivoExtraHeaders } from '../../src/media/carriers/sim-frames.js';
 
 /** A bot: one connection at a time, every client frame parsed by the dialect's CarrierStream. */
@@ -136,6 +136,30 @@ describe('scripted carrier client: what it sends parses as the carrier', () => {
   it('plivo extra_headers: the string form when values allow it, the object form when they hold separators', () => {
     expect(plivoExtraHeaders({ call_id: 'cl_1', agent_id: 'ag_x' })).toBe('call_id=cl_1;agent_id=ag_x');
     expect(plivoExtraHeaders({ t: '["a,b"]' })).toEqual({ t: '["a,b"]' });
+  });
+
+  it('a line prepared once can be shared by calls of its format, and only by them', async () => {
+    const line = prepareSimLine(tone(400), 16000, 'twilio');
+    expect(line).toMatchObject({ dialect: 'twilio', format: { encoding: 'mulaw', sampleRate: 8000 }, speechMs: 400 });
+    expect(line.frames).toHaveLength(20);
+    expect(Buffer.from(line.frames[0]!, 'base64')).toHaveLength(160);
+    expect(prepareSimLine(tone(400), 16000, 'exotel').frames.map((f) => Buffer.from(f, 'base64').length)).toEqual([1600, 1600, 1600, 1600]);
+    // Silence around the speech is trimmed.
+    const padded = new Int16Array(16000 + 6400);
+    padded.set(tone(400), 8000);
+    expect(prepareSimLine(padded, 16000, 'twilio').frames).toEqual(line.frames);
+    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'exotel', steps: [{ kind: 'say', prepared: line }], clock: new FakeClock() })).toThrow(/prepared line is for twilio/);
+    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'say', prepared: line, pcm: tone(20) }], clock: new FakeClock() })).toThrow(/not both/);
+    const b = await bot('twilio');
+    const clock = new FakeClock();
+    const { call } = start(b, clock, [{ kind: 'say', prepared: line }], { replyTimeoutMs: 100 });
+    await until(() => b.stream.phase === 'started', 'start');
+    await advance(clock, 800);
+    call.hangup();
+    await call.done;
+    const sent = media(b).map((f) => f.payload.toString('base64'));
+    const at = sent.indexOf(line.frames[0]!);
+    expect(sent.slice(at, at + 20)).toEqual(line.frames);
   });
 
   it('refuses bad options before connecting', () => {

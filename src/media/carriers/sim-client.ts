@@ -33,7 +33,10 @@ import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } fr
 /**
  * One step of the caller's script.
  * - `say`: speak `pcm` (mono PCM16 at `sampleRate` Hz, default 16 000), leading and trailing
- *   silence trimmed. By default the caller waits until the bot's reply has finished playing
+ *   silence trimmed; or `prepared`, the same line already cut into the stream's frames by
+ *   {@link prepareSimLine} (what a benchmark running many calls of the same lines shares: one
+ *   conversion instead of one per call; a raw `pcm` is converted when the call is created,
+ *   before its socket opens, so never while it streams). By default the caller waits until the bot's reply has finished playing
  *   (the play-out queue empty for the client's `replyQuietMs`), then `afterReplyMs` more
  *   (default 0): the line starts `replyQuietMs + afterReplyMs` after the reply's last sound. With `bargeInAfterMs` the caller starts that many ms after the reply began
  *   playing, talking over it. Without any reply within `replyTimeoutMs` the caller speaks
@@ -45,7 +48,7 @@ import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } fr
  *   sends `stop`.
  */
 export type SimStep =
-  | { kind: 'say'; pcm: Int16Array; sampleRate?: number; text?: string; afterReplyMs?: number; bargeInAfterMs?: number }
+  | { kind: 'say'; pcm?: Int16Array; sampleRate?: number; prepared?: SimPreparedLine; text?: string; afterReplyMs?: number; bargeInAfterMs?: number }
   | { kind: 'dtmf'; digits: string; gapMs?: number; afterReplyMs?: number }
   | { kind: 'wait'; ms: number }
   | { kind: 'hangup'; stop?: boolean };
@@ -196,7 +199,14 @@ function checkOptions(o: SimClientOptions): void {
   for (const [i, s] of o.steps.entries()) {
     const where = `step ${i + 1} (${s.kind})`;
     if (s.kind === 'say') {
-      if (!(s.pcm instanceof Int16Array) || s.pcm.length === 0) throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
+      if ((s.pcm === undefined) === (s.prepared === undefined)) throw new RangeError(`${where}: give pcm or prepared, not both or neither`);
+      if (s.pcm !== undefined && (!(s.pcm instanceof Int16Array) || s.pcm.length === 0)) throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
+      if (s.prepared) {
+        const f = o.format ?? defaultSimFormat(o.dialect);
+        if (s.prepared.dialect !== o.dialect || s.prepared.format.encoding !== f.encoding || s.prepared.format.sampleRate !== f.sampleRate) {
+          throw new RangeError(`${where}: the prepared line is for ${s.prepared.dialect} ${s.prepared.format.encoding} ${s.prepared.format.sampleRate} Hz, not this stream's format`);
+        }
+      }
       if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined) throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
       for (const v of [s.afterReplyMs, s.bargeInAfterMs]) if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
     } else if (s.kind === 'dtmf') {
@@ -205,6 +215,31 @@ function checkOptions(o: SimClientOptions): void {
       if (!(s.ms >= 0)) throw new RangeError(`${where}: ms must be ≥ 0`);
     }
   }
+}
+
+/** A caller line cut into one stream format's frames, base64 payloads ready to send (plain data; share it between calls). */
+export interface SimPreparedLine {
+  dialect: CarrierDialect;
+  format: CarrierAudioFormat;
+  /** Base64 payload of each frame, in order. */
+  frames: readonly string[];
+  /** Length of the speech (silence trimmed), ms. */
+  speechMs: number;
+}
+
+/**
+ * Cuts a caller line into the frames of `dialect` in `format` (default: the dialect's default):
+ * leading and trailing silence (|sample| ≤ `threshold`) trimmed, resampled and encoded with
+ * ../audio.ts `pcmToTelephony`, 20 ms frames (Exotel 100 ms), the last padded with silence.
+ * @param pcm mono PCM16 at `sampleRate` Hz (one of ../audio.ts SAMPLE_RATES)
+ * @throws RangeError for an empty line or an unsupported rate or format
+ */
+export function prepareSimLine(pcm: Int16Array, sampleRate: number, dialect: CarrierDialect, format: CarrierAudioFormat = defaultSimFormat(dialect), threshold = 500): SimPreparedLine {
+  if (!(pcm instanceof Int16Array) || pcm.length === 0) throw new RangeError('a caller line must be non-empty 16-bit samples');
+  const span = speechSpan(pcm, threshold);
+  const speech = span ? pcm.subarray(span[0], span[1]) : pcm;
+  const frames = pcmToTelephony(speech, sampleRate, { encoding: format.encoding, sampleRate: format.sampleRate }, { frameMs: simFrameMs(dialect) });
+  return { dialect, format: { ...format }, frames: frames.map((f) => simBase64(f.payload)), speechMs: Math.round((speech.length / sampleRate) * 1000) };
 }
 
 /** Index of the first and one past the last sample louder than `threshold`, or null for silence. */
@@ -219,7 +254,7 @@ function speechSpan(pcm: Int16Array, threshold: number): [number, number] | null
 
 interface Line {
   turn: number;
-  frames: string[];
+  frames: readonly string[];
   next: number;
   /** Offset of the speech onset in the first frame, ms. */
   onsetOffsetMs: number;
@@ -248,6 +283,8 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
   private readonly bytesPerMs: number;
   private readonly silenceB64: string;
   private readonly writer: SimFrameWriter;
+  /** Each `say` step's frames, by step index. */
+  private readonly prepared: Array<SimPreparedLine | undefined>;
   private readonly ws: WebSocket;
   private resolve!: (t: SimTimeline) => void;
   private reject!: (e: Error) => void;
@@ -298,6 +335,8 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.silenceB64 = simBase64(Buffer.alloc(this.frameMs * this.bytesPerMs, this.format.encoding === 'mulaw' ? 0xff : 0));
     this.ids = simStreamIds(o.dialect);
     this.writer = new SimFrameWriter(o.dialect, this.ids, this.format);
+    this.prepared = o.steps.map((s) => (s.kind !== 'say' ? undefined
+      : s.prepared ?? prepareSimLine(s.pcm!, s.sampleRate ?? 16000, o.dialect, this.format, o.speechThreshold ?? 500)));
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -531,17 +570,13 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
   }
 
   private startLine(s: Extract<SimStep, { kind: 'say' }>, now: number, noReply: boolean): void {
-    const threshold = this.o.speechThreshold ?? 500;
-    const rate = s.sampleRate ?? 16000;
-    const span = speechSpan(s.pcm, threshold);
-    const pcm = span ? s.pcm.subarray(span[0], span[1]) : s.pcm;
-    const frames = pcmToTelephony(pcm, rate, { encoding: this.format.encoding, sampleRate: this.format.sampleRate }, { frameMs: this.frameMs });
+    const prepared = this.prepared[this.step]!;
     const turn = this.turnCount++;
     const overReply = this.tailEnd > now;
-    this.line = { turn, frames: frames.map((f) => simBase64(f.payload)), next: 0, onsetOffsetMs: 0, overReply, startAt: now };
+    this.line = { turn, frames: prepared.frames, next: 0, onsetOffsetMs: 0, overReply, startAt: now };
     const bargeIn = s.bargeInAfterMs !== undefined;
     this.turns.push({ turn, kind: 'say', ...(s.text !== undefined ? { text: s.text } : {}), startMs: this.rel(now), bargeIn, ...(noReply ? { noReply: true } : {}) });
-    this.record({ type: 'line_start', turn, ...(s.text !== undefined ? { text: s.text } : {}), bargeIn, overReply, speechMs: Math.round((pcm.length / rate) * 1000) });
+    this.record({ type: 'line_start', turn, ...(s.text !== undefined ? { text: s.text } : {}), bargeIn, overReply, speechMs: prepared.speechMs });
   }
 
   /** The caller finished turn `turn` at `at`: the next media frame starts the reply to it. */
