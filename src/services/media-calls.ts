@@ -62,6 +62,9 @@ export const MEDIA_DEFAULTS = {
   max_call_duration_s: 1800,
 } as const;
 
+/** Longest wait after the closing line has played before vagent hangs up the phone line, ms. */
+export const PHONE_CLOSE_GRACE_MAX_MS = 2000;
+
 /** Recogniser deadline after the end of speech, ms. */
 const RECOGNIZER_TIMEOUT_MS = 3000;
 
@@ -180,10 +183,12 @@ export class MediaCallService {
         maxReprompts: media.max_silence_reprompts,
         maxCallDurationMs: media.max_call_duration_s * 1000,
         eouSilence: media.end_of_utterance_ms ?? {},
-        closeGraceMs: 500,
+        // The agent's close-grace keeps a session listening after its closing line; on a phone
+        // line the caller has heard the goodbye, so the line drops soon after it.
+        closeGraceMs: Math.min(hints.closeGraceMs, PHONE_CLOSE_GRACE_MAX_MS),
         recognizerTimeoutMs: RECOGNIZER_TIMEOUT_MS,
       },
-      opening: { clips: clips.map((c) => this.clipRef(c)), ended: hints.ended, expectation: hints.expectation },
+      opening: { clips: clips.map((c) => this.clipRef(c)), ended: hints.ended || hints.closing, expectation: hints.expectation },
     };
   }
 
@@ -222,7 +227,9 @@ export class MediaCallService {
         break;
     }
     const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);
-    return { clips: view.clips.map((c) => this.clipRef(c)), ended: view.ended, expectation: hints?.expectation ?? 'free' as ExpectationKind };
+    // The closing line said (close-grace begins): on the phone, vagent hangs up after it plays.
+    const ended = view.ended || hints?.closing === true;
+    return { clips: view.clips.map((c) => this.clipRef(c)), ended, expectation: hints?.expectation ?? 'free' as ExpectationKind };
   }
 
   /**

@@ -86,6 +86,8 @@ export type SessionMediaHints = MediaHints & {
    * closing has played and the window has lapsed.
    */
   closing: boolean;
+  /** The agent's `close_grace_ms`. */
+  closeGraceMs: number;
   /** The agent's phone-line settings, defaults applied. */
   media: MediaSettings;
 };
@@ -296,7 +298,7 @@ export class SessionService {
     const s = this.load(caller, n, sessionId);
     const ended = s.status === 'ended' || s.state.closed;
     return {
-      ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended, closing: !ended && s.state.closing_at_ms !== null, media: mediaSettingsOf(s.agent.def),
+      ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended, closing: !ended && s.state.closing_at_ms !== null, closeGraceMs: s.agent.def.close_grace_ms, media: mediaSettingsOf(s.agent.def),
     };
   }
 
