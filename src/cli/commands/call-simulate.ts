@@ -294,6 +294,9 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     printEvent(e, emit);
   });
   const poll = setInterval(() => void follower.poll(), POLL_MS);
+  // Ctrl-C is the caller hanging up: `stop`, then the summary as usual.
+  const onInterrupt = (): void => call.hangup(true);
+  process.once('SIGINT', onInterrupt);
   let timeline: SimTimeline;
   try {
     timeline = await call.done;
@@ -303,6 +306,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     throw explainStream(err, url);
   } finally {
     clearInterval(poll);
+    process.removeListener('SIGINT', onInterrupt);
   }
   const detail = await follower.settle();
   printEnd(timeline, detail, follower.sessionId, emit);
