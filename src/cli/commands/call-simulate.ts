@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import {
-  ApiResponseError, DaemonUnreachableError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient,
+  ApiResponseError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient,
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
@@ -294,6 +294,9 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     printEvent(e, emit);
   });
   const poll = setInterval(() => void follower.poll(), POLL_MS);
+  // Ctrl-C is the caller hanging up: `stop`, then the summary as usual.
+  const onInterrupt = (): void => call.hangup(true);
+  process.once('SIGINT', onInterrupt);
   let timeline: SimTimeline;
   try {
     timeline = await call.done;
@@ -303,9 +306,15 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     throw explainStream(err, url);
   } finally {
     clearInterval(poll);
+    process.removeListener('SIGINT', onInterrupt);
   }
   const detail = await follower.settle();
   printEnd(timeline, detail, follower.sessionId, emit);
+  const { code, reason, by } = timeline.close;
+  if (by === 'bot' && code !== 1000 && code !== 1001) {
+    throw new CliError(`the daemon ended the stream with close code ${code}${reason ? ` (${reason})` : ''}`, EXIT.error,
+      code === 1008 ? 'a policy close: the stream was refused or broke the carrier protocol; see the daemon\'s log' : undefined, 'stream_closed');
+  }
 }
 
 /** Prints one timeline event (human lines, or one JSON line). */
@@ -379,8 +388,8 @@ class TurnFollower {
       this.last = d;
       const turns = (Array.isArray(d.turns) ? d.turns : []) as TurnRow[];
       for (; this.printed < turns.length; this.printed++) this.print(turns[this.printed]!);
-    } catch (err) {
-      if (!(err instanceof DaemonUnreachableError || err instanceof ApiResponseError)) throw err;
+    } catch {
+      // Following the turns is best effort (it runs on a timer): the next poll tries again.
     } finally {
       this.busy = false;
     }

@@ -700,7 +700,9 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       if (cleared) this.send(cleared);
       return;
     }
-    // Twilio (and Exotel, which follows its protocol): the pending marks are sent back on clear.
+    // Twilio: "If you send a clear message, Twilio will empty the audio buffer and send back
+    // mark messages matching any remaining mark messages" (websocket-messages, Send a clear
+    // message). Exotel's docs do not say; its protocol follows Twilio's, so it is simulated alike.
     for (const m of pending) {
       this.recv.marksCleared++;
       this.send(this.writer.markAck(m.name));
