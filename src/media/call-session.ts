@@ -512,7 +512,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
         speaking: true,
         speechMs: Math.max(0, nowMs - u.onsetMs),
         partialText: u.partial || undefined,
-        partialsExpected: u.stream !== null && u.stream.state === 'open',
+        partialsExpected: this.recognizer.emitsPartials === true && u.stream !== null && u.stream.state === 'open',
         clip: clip ? { ...(clip.bargeIn === false ? { barge_in: false } : {}), ...(clip.asksConfirmation ? { is_confirm_prompt: true as const } : {}) } : undefined,
       },
       this.bargeIn,

@@ -73,6 +73,8 @@ export interface FakeRecognizerOptions {
   provider?: string;
   /** When set, every stream fails at once with an `unavailable` error carrying this reason. */
   unavailable?: string;
+  /** Whether to declare partial transcripts (see `RecognizerInfo.emitsPartials`); default: whether the script has any. */
+  emitsPartials?: boolean;
 }
 
 /** The scripted recogniser. */
@@ -80,6 +82,7 @@ export class FakeRecognizer implements SpeechRecognizer {
   readonly provider: string;
   readonly languages: readonly string[];
   readonly priceBasis: RecognizerPriceBasis = 'audio_second';
+  readonly emitsPartials: boolean;
   /** The options of every stream started, in order (to check the hints a step passed). */
   readonly started: RecognitionOptions[] = [];
   private readonly queue: FakeUtterance[] = [];
@@ -98,6 +101,7 @@ export class FakeRecognizer implements SpeechRecognizer {
     this.provider = options.provider ?? 'fake';
     this.unavailable = options.unavailable;
     this.enqueue(...(options.script ?? []));
+    this.emitsPartials = options.emitsPartials ?? (options.script ?? []).some((u) => (u.partials?.length ?? 0) > 0);
   }
 
   /**

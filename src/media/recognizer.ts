@@ -176,6 +176,11 @@ export interface RecognizerInfo {
   readonly languages: readonly string[];
   /** How usage is metered: per second of audio pushed. */
   readonly priceBasis: RecognizerPriceBasis;
+  /**
+   * Whether streams send `partial` transcripts while the caller speaks. Barge-in waits a little
+   * for a partial (to tell a backchannel from a real turn) only when they come; default false.
+   */
+  readonly emitsPartials?: boolean;
 }
 
 /** A streaming speech recogniser (one per media worker; any number of concurrent streams). */

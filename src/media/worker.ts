@@ -30,6 +30,9 @@ export interface MediaWorkerData {
 }
 
 const data = (workerData ?? {}) as MediaWorkerData;
+
+/** Speech the VAD must hear over playout before it is a barge-in, on a phone line, ms. */
+export const PHONE_BARGE_IN_MIN_SPEECH_MS = 200;
 const port = parentPort;
 if (!port) throw new Error('media worker: not started as a worker thread');
 
@@ -176,7 +179,9 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
       stream.rejects.set(req, reject);
       post({ k: 'turn', id, req, request });
     }),
-    bargeIn: s.bargeIn ? {} : { enabled: false },
+    // 200 ms of speech by the VAD decides: with the VAD's onset lag and the frames in flight,
+    // that is about 250 ms of the caller's speech, and the carrier's clear lands within 300 ms.
+    bargeIn: s.bargeIn ? { minSpeechMs: PHONE_BARGE_IN_MIN_SPEECH_MS } : { enabled: false },
     silence: { noSpeechMs: s.noSpeechMs, maxReprompts: s.maxReprompts },
     eouSilence: s.eouSilence,
     expectation: msg.opening.expectation,
