@@ -4,7 +4,9 @@
  * hears, event order and stream times, crash / unavailable / cancel, concurrency, clean close,
  * and that the clinic agent's name, day and phone steps advance on what it heard.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +240,37 @@ describe.runIf(available)('PocketsphinxRecognizer with the real engine', () => {
     expect(r.processCount).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(); // gone and reaped
     expect(() => r.start({ language: 'en', sampleRateHz: 16000 })).not.toThrow();
+  }, 30_000);
+
+  it("engines do not outlive their worker's process (the built module in dist/, killed with SIGKILL)", async () => {
+    const dist = path.join(ROOT, 'dist', 'media', 'pocketsphinx.js');
+    expect(fs.existsSync(dist), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-ps-orphans-'));
+    const script = `const { PocketsphinxRecognizer } = await import(${JSON.stringify(dist)});
+      const r = new PocketsphinxRecognizer({ spares: 2, workDir: ${JSON.stringify(workDir)} });
+      r.prewarm(['digits', 'yes_no']);
+      const s = r.start({ language: 'en', sampleRateHz: 16000, hints: { grammar: 'date' } });
+      s.push(new Int16Array(1600));
+      console.log(JSON.stringify(r.pids));
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pids = await new Promise<number[]>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()) as number[])));
+    expect(pids.length).toBe(5);
+    await new Promise((res) => setTimeout(res, 1500)); // the engines load and wait for audio
+    child.kill('SIGKILL');
+    const alive = (pid: number): boolean => {
+      try {
+        // a zombie (state Z) has exited; its parent, gone, no longer waits for it
+        return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((res) => setTimeout(res, 100));
+    const left = pids.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    fs.rmSync(workDir, { recursive: true, force: true });
+    expect(left).toEqual([]);
   }, 30_000);
 
   it('rejects malformed options and other languages', () => {
