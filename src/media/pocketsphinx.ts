@@ -370,6 +370,10 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       fs.writeFileSync(gram, source.jsgf);
       fs.writeFileSync(dict, dictionaryFor(source.words, fs.readFileSync(path.join(model, 'cmudict-en-us.dict'), 'utf8'), new Set(source.names ?? [])));
       args = ['-hmm', hmm, '-jsgf', gram, '-dict', dict];
+      // Names: no filler words between grammar words, or a weak last syllable turns into silence
+      // ("priya sharma" heard as "priya shah" once trailing silence follows). The other grammars
+      // do better with them (digits and yes/no lose their first word without).
+      if (grammar === 'name') args.push('-fsgusefiller', 'no');
     }
     this.prepared.set(grammar, args);
     return args;
