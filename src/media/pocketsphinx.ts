@@ -163,7 +163,8 @@ function debianVersion(pkg: string): string | undefined {
     const status = fs.readFileSync('/var/lib/dpkg/status', 'utf8');
     const start = status.indexOf(`Package: ${pkg}\n`);
     if (start < 0) return undefined;
-    const block = status.slice(start, status.indexOf('\n\n', start) >>> 0 || undefined);
+    const end = status.indexOf('\n\n', start);
+    const block = status.slice(start, end < 0 ? undefined : end);
     return /\nVersion: (\S+)/.exec(block)?.[1];
   } catch {
     return undefined;
