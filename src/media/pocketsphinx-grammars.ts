@@ -136,7 +136,7 @@ export function romanisedPhones(word: string): string {
  * @param cmudict the text of the model's `cmudict-en-us.dict`
  * @param names   words that are names: they also get the romanised reading and a non-rhotic
  *                variant of each pronunciation ("sharma" as `SH AA M AH`, the way British-trained
- *                and many Indian speakers say it)
+ *                and many Indian speakers say it), and the romanised reading with long vowels
  * @throws RangeError for a word neither CMUdict nor the romanisation rules can pronounce
  */
 export function dictionaryFor(wordList: readonly string[], cmudict: string, names: ReadonlySet<string> = new Set()): string {
@@ -163,9 +163,14 @@ export function dictionaryFor(wordList: readonly string[], cmudict: string, name
 
 const VOWEL = /^(AA|AE|AH|AO|AW|AY|EH|ER|EY|IH|IY|OW|OY|UH|UW)/;
 
-/** `prons` plus the romanised reading of `word` and non-rhotic variants (an R before a consonant or at the end left out), without duplicates. */
+/**
+ * `prons` plus the romanised reading of `word` (also with every AH as AA) and non-rhotic variants
+ * of all (an R before a consonant or at the end left out), without duplicates.
+ */
 function withNameVariants(word: string, prons: string[]): string[] {
-  const all = [...prons, romanisedPhones(word)];
+  const roman = romanisedPhones(word);
+  // Hindi's short "a" is often heard as a full AA in a name ("sharma" as SH AA M AA)
+  const all = [...prons, roman, roman.replace(/\bAH\b/g, 'AA')];
   for (const p of [...all]) {
     const ph = p.split(' ');
     const nonRhotic = ph.filter((x, i) => !(x === 'R' && (i === ph.length - 1 || !VOWEL.test(ph[i + 1]!))));

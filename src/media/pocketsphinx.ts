@@ -6,11 +6,15 @@
  * How it runs (measured on the 2-core build machine; see bench/media-rtf.mjs):
  * - One `pocketsphinx_continuous -infile <fifo>` process per utterance, started *ahead of
  *   time*: each grammar keeps `spares` warm processes that have already loaded the acoustic
- *   model, grammar and dictionary and sit blocked opening their own named pipe (FIFO; Node's
+ *   model, grammar and dictionary and sit blocked reading their own named pipe (FIFO; Node's
  *   child stdin is a socket, which 0.8 cannot `fopen` as `/dev/stdin`). A stream takes a warm
  *   process, writes its audio (16 kHz PCM16LE) into the FIFO as it arrives, and on `finish()`
  *   closes it: the engine ends the utterance at end-of-file, prints the hypothesis with its word
- *   times (`-time yes`) and exits. A replacement is started in the background.
+ *   times (`-time yes`) and exits. A replacement is started in the background. The recogniser
+ *   holds its end of each FIFO open read-write from before the engine starts, so neither side
+ *   blocks on the other, and when the media worker's process dies the engines read end-of-file
+ *   and exit: none outlives it. Linux only (FIFO semantics of fifo(7), `/proc/<pid>/fd`), as is
+ *   the Debian package.
  * - Why not one long-lived process reused across utterances: 0.8's `continuous` prints only
  *   when its own voice-activity detector sees speech end, and nothing at all for an utterance
  *   without speech, so a reused process gives no reliable end-of-utterance delimiter; its live
@@ -73,8 +77,8 @@ const ENGINE_RATE = 16000;
 const CMN_INIT = '55.4,-0.1,-5.1,26.6,-10.5,-4.1,-6.7,-19.1,2.1,-14.1,6.3,-6.7,-1.4';
 /** Silence appended before end-of-file so the last phone is scored in full, ms. */
 const TAIL_PAD_MS = 300;
-/** How often a stream retries opening a FIFO the engine has not opened yet, ms. */
-const OPEN_RETRY_MS = 5;
+/** How often `finish()` checks whether a still-loading engine has opened its FIFO, ms. */
+const OPEN_POLL_MS = 5;
 /** Most stderr kept from a child for the crash message, characters. */
 const STDERR_KEEP = 2000;
 
@@ -159,7 +163,8 @@ function debianVersion(pkg: string): string | undefined {
     const status = fs.readFileSync('/var/lib/dpkg/status', 'utf8');
     const start = status.indexOf(`Package: ${pkg}\n`);
     if (start < 0) return undefined;
-    const block = status.slice(start, status.indexOf('\n\n', start) >>> 0 || undefined);
+    const end = status.indexOf('\n\n', start);
+    const block = status.slice(start, end < 0 ? undefined : end);
     return /\nVersion: (\S+)/.exec(block)?.[1];
   } catch {
     return undefined;
@@ -171,6 +176,13 @@ interface Engine {
   child: ChildProcess;
   /** The named pipe the engine reads its audio from. */
   fifo: string;
+  /**
+   * Our end of the FIFO, opened read-write and non-blocking before the engine starts (so neither
+   * side waits for the other), until a stream wraps it; -1 once handed over or closed. While it
+   * is open the engine never sees end-of-file; when this process dies it closes, the engine reads
+   * end-of-file and exits: no engine outlives its media worker's process.
+   */
+  fd: number;
   grammar: RecognitionGrammar;
   exited: boolean;
   /** Set by the stream that took it. */
@@ -309,16 +321,21 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private spawnEngine(grammar: RecognitionGrammar): Engine {
     const args = this.argsFor(grammar);
     const fifo = path.join(this.workDir, `audio-${++this.serial}.fifo`);
+    fs.rmSync(fifo, { force: true }); // left by a process that died (a given workDir)
     const made = spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
     if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
+    // O_RDWR on a FIFO never blocks on Linux (fifo(7)); libuv opens with O_CLOEXEC, so the engine does not inherit it
+    const fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
     const child = spawn(this.status.binary!, [...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const engine: Engine = { child, fifo, grammar, exited: false };
+    const engine: Engine = { child, fifo, fd, grammar, exited: false };
     this.engines.add(engine);
     const done = (): void => {
       if (engine.exited) return;
       engine.exited = true;
+      if (engine.fd >= 0) fs.closeSync(engine.fd);
+      engine.fd = -1;
       fs.rmSync(fifo, { force: true });
       this.engines.delete(engine);
       const list = this.warm.get(grammar);
@@ -354,9 +371,29 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       fs.writeFileSync(gram, source.jsgf);
       fs.writeFileSync(dict, dictionaryFor(source.words, fs.readFileSync(path.join(model, 'cmudict-en-us.dict'), 'utf8'), new Set(source.names ?? [])));
       args = ['-hmm', hmm, '-jsgf', gram, '-dict', dict];
+      // Names: no filler words between grammar words, or a weak last syllable turns into silence
+      // ("priya sharma" heard as "priya shah" once trailing silence follows). The other grammars
+      // do better with them (digits and yes/no lose their first word without).
+      if (grammar === 'name') args.push('-fsgusefiller', 'no');
     }
     this.prepared.set(grammar, args);
     return args;
+  }
+}
+
+/** Whether the engine process has its FIFO open (Linux `/proc/<pid>/fd`, proc(5)). */
+function hasOpened(e: Engine): boolean {
+  try {
+    const dir = `/proc/${e.child.pid}/fd`;
+    return fs.readdirSync(dir).some((fd) => {
+      try {
+        return fs.readlinkSync(`${dir}/${fd}`) === e.fifo;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false; // gone: its exit reports it
   }
 }
 
@@ -389,11 +426,8 @@ class PocketsphinxStream implements RecognitionStream {
   private out = '';
   private err = '';
   private settled = false;
-  /** The writing end of the engine's FIFO, once the engine opened it for reading. */
+  /** Our end of the engine's FIFO. */
   private pipe: net.Socket | undefined;
-  /** Audio waiting for the engine to open its FIFO. */
-  private readonly pending: Buffer[] = [];
-  private ending = false;
   private openTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -426,34 +460,11 @@ class PocketsphinxStream implements RecognitionStream {
       return;
     }
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) => this.onExit(code, signal)); // after stdout is drained
-    this.openPipe();
-  }
-
-  /**
-   * Opens the FIFO for writing without blocking: ENXIO means the engine has not opened it yet
-   * (still loading its model), so it retries every {@link OPEN_RETRY_MS} until the engine does
-   * or exits.
-   */
-  private openPipe(): void {
-    this.openTimer = undefined;
-    const engine = this.engine!;
-    if (this.settled || engine.exited) return;
-    let fd: number;
-    try {
-      fd = fs.openSync(engine.fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENXIO') {
-        this.openTimer = setTimeout(() => this.openPipe(), OPEN_RETRY_MS);
-        return;
-      }
-      this.failLater(new RecognizerError('crashed', this.owner.provider, `cannot open the engine's audio pipe: ${(err as Error).message}`));
-      return;
-    }
-    const pipe = new net.Socket({ fd, readable: false, writable: true });
-    pipe.on('error', () => undefined); // EPIPE when the engine died: its exit reports it
+    // The FIFO's buffer holds ~2 s of audio; the socket queues the rest until the engine reads.
+    const pipe = new net.Socket({ fd: engine.fd, readable: false, writable: true });
+    engine.fd = -1;
+    pipe.on('error', () => undefined); // the engine died: its exit reports it
     this.pipe = pipe;
-    for (const chunk of this.pending.splice(0)) pipe.write(chunk);
-    if (this.ending) pipe.end();
   }
 
   /** @internal fails the stream asynchronously (never from inside start/push/finish) */
@@ -488,8 +499,25 @@ class PocketsphinxStream implements RecognitionStream {
     this.current = 'finishing';
     if (this.resampler) this.write(this.resampler.flush());
     if (this.samples > 0) this.write(new Int16Array(Math.round((ENGINE_RATE * TAIL_PAD_MS) / 1000)));
-    if (this.pipe) this.pipe.end();
-    else this.ending = true;
+    this.closeWhenOpened();
+  }
+
+  /**
+   * Closes our end of the FIFO once the engine has opened its end: the engine then reads the
+   * audio and end-of-file. Closed earlier (the engine still loading its model), the FIFO would
+   * drop the audio and leave the engine waiting for a writer, so until then it checks every
+   * {@link OPEN_POLL_MS} ms.
+   */
+  private closeWhenOpened(): void {
+    this.openTimer = undefined;
+    const engine = this.engine;
+    const pipe = this.pipe;
+    if (!engine || !pipe || this.settled || engine.exited) return;
+    if (!hasOpened(engine)) {
+      this.openTimer = setTimeout(() => this.closeWhenOpened(), OPEN_POLL_MS);
+      return;
+    }
+    pipe.end(() => pipe.destroy()); // the engine reads end-of-file once it has read the rest
   }
 
   cancel(): void {
@@ -502,17 +530,13 @@ class PocketsphinxStream implements RecognitionStream {
   private write(pcm: Int16Array): void {
     if (!this.engine || pcm.length === 0) return;
     // PCM16 little-endian, as the engine reads it (-input_endian little; the hosts are little-endian)
-    const bytes = Buffer.copyBytesFrom(pcm);
-    if (this.pipe) {
-      if (!this.pipe.destroyed) this.pipe.write(bytes);
-    } else this.pending.push(bytes);
+    if (this.pipe && !this.pipe.destroyed) this.pipe.write(Buffer.copyBytesFrom(pcm));
   }
 
   /** Kills the engine if it still runs (the stream no longer wants it). */
   private release(): void {
     if (this.openTimer) clearTimeout(this.openTimer);
     this.openTimer = undefined;
-    this.pending.length = 0;
     this.pipe?.destroy();
     const e = this.engine;
     if (e && !e.exited) void killEngine(e);
