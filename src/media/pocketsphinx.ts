@@ -77,6 +77,10 @@ const ENGINE_RATE = 16000;
 const CMN_INIT = '55.4,-0.1,-5.1,26.6,-10.5,-4.1,-6.7,-19.1,2.1,-14.1,6.3,-6.7,-1.4';
 /** Silence appended before end-of-file so the last phone is scored in full, ms. */
 const TAIL_PAD_MS = 300;
+/** Sample level (of 32 767; about -50 dBFS) that marks the speech onset for the lead-in trim. */
+const ONSET_LEVEL = 100;
+/** Audio kept before the onset, ms. */
+const LEAD_KEEP_MS = 80;
 /** How often `finish()` checks whether a still-loading engine has opened its FIFO, ms. */
 const OPEN_POLL_MS = 5;
 /** Most stderr kept from a child for the crash message, characters. */
@@ -527,8 +531,37 @@ class PocketsphinxStream implements RecognitionStream {
     this.release();
   }
 
+  /**
+   * Audio before the speech onset (no sample at or above {@link ONSET_LEVEL} yet), of which
+   * only the last {@link LEAD_KEEP_MS} ms reach the engine: 0.8's live cepstral-mean start is
+   * thrown off by longer leading silence (a media session's 300 ms pre-roll turned "my name is
+   * Priya Sharma" into "tanvi patel"). Null once the onset was seen.
+   */
+  private lead: Int16Array | null = new Int16Array(0);
+
   private write(pcm: Int16Array): void {
     if (!this.engine || pcm.length === 0) return;
+    if (this.lead !== null) {
+      let onset = -1;
+      for (let i = 0; i < pcm.length; i++) {
+        const v = pcm[i]!;
+        if (v >= ONSET_LEVEL || v <= -ONSET_LEVEL) {
+          onset = i;
+          break;
+        }
+      }
+      const keep = Math.round((ENGINE_RATE * LEAD_KEEP_MS) / 1000);
+      const joined = new Int16Array(this.lead.length + pcm.length);
+      joined.set(this.lead);
+      joined.set(pcm, this.lead.length);
+      if (onset < 0) {
+        this.lead = joined.slice(Math.max(0, joined.length - keep));
+        return;
+      }
+      const at = this.lead.length + onset;
+      this.lead = null;
+      pcm = joined.subarray(Math.max(0, at - keep));
+    }
     // PCM16 little-endian, as the engine reads it (-input_endian little; the hosts are little-endian)
     if (this.pipe && !this.pipe.destroyed) this.pipe.write(Buffer.copyBytesFrom(pcm));
   }

@@ -23,6 +23,15 @@ describe('time: English', () => {
   });
 });
 
+describe('time: am/pm spelled as letters, as speech recognisers write it', () => {
+  it.each([['five p m', '17:00'], ['at 7 p m', '19:00'], ['five a m please', '05:00'], ['ten thirty p m', '22:30']])('%s → %s', (text, expected) => {
+    expect(time(text)).toBe(expected);
+  });
+  it.each(['i am a m', 'plan a m', 'p m'])('%s: no time', (text) => {
+    expect(time(text)).toBeNull();
+  });
+});
+
 describe('time: Hindi and Hinglish', () => {
   it.each([
     ['subah das baje', '10:00'], ['shaam 5 baje', '17:00'], ['dopahar 2 baje', '14:00'], ['raat 9 baje', '21:00'],

@@ -89,12 +89,21 @@ function merge(toks: Tok[], i: number, n: number, text: string): void {
   toks.splice(i, n, { text, orig: '', start: first.start, end: last.end, kind: 'word' });
 }
 
-/** Token-level rewrites: `a . m .` → `am`, `o " clock` → `oclock`. */
+/** Words a clock hour or minute ends with, before a spelled-out "a m" / "p m". */
+const CLOCK_WORDS = new Set(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
+  'fifteen', 'twenty', 'thirty', 'forty', 'fifty', 'oclock', "o'clock", 'clock']);
+
+/**
+ * Token-level rewrites: `a . m .` → `am`, `o " clock` → `oclock`, and `p m` / `a m` after a
+ * clock number (`five p m`: how speech recognisers write the letters said one by one).
+ */
 function mergeForms(toks: Tok[], raw: string): void {
   for (let i = 0; i < toks.length; i++) {
     const t = (k: number): string => toks[i + k]?.text ?? '';
     if ((t(0) === 'a' || t(0) === 'p') && t(1) === '.' && t(2) === 'm') {
       merge(toks, i, t(3) === '.' ? 4 : 3, `${t(0)}m`);
+    } else if ((t(0) === 'a' || t(0) === 'p') && t(1) === 'm' && i > 0 && (/^\d+$/.test(t(-1)) || CLOCK_WORDS.has(t(-1)))) {
+      merge(toks, i, 2, `${t(0)}m`);
     } else if (t(0) === "o'clock" || t(0) === 'oclock') {
       merge(toks, i, 1, 'oclock');
     } else if (t(0) === 'o' && t(1) === 'clock') {
