@@ -133,8 +133,18 @@ function call(dialect: CarrierDialect, transcripts: unknown[], steps: SimStep[],
 }
 
 const say = (dialect: CarrierDialect): SimStep => ({ kind: 'say', prepared: line.get(dialect)! });
-/** Lets the reply to the last line start before the caller hangs up (a `wait` does not wait for replies). */
-const settle: SimStep = { kind: 'wait', ms: 4000 };
+
+/**
+ * Runs a caller who says `lines` (steps), then hangs up (`stop` as given) as soon as the bot's
+ * reply to the last of them starts playing, so the last turn has been taken; a caller whose
+ * reply never comes hangs up after 30 s, and the test's checks say what is missing.
+ */
+function callThenHangUp(dialect: CarrierDialect, transcripts: unknown[], steps: SimStep[], stop = true): Promise<SimTimeline> {
+  const last = steps.filter((s) => s.kind === 'say' || s.kind === 'dtmf').length - 1;
+  const sim = call(dialect, transcripts, [...steps, { kind: 'wait', ms: 30_000 }, { kind: 'hangup', stop }]);
+  sim.on('event', (e) => { if (e.type === 'reply_start' && e.turn === last) sim.hangup(stop); });
+  return sim.done;
+}
 
 /** A session detail's raw turns. */
 function turnsOf(detail: Record<string, any>): Array<Record<string, any>> {
@@ -243,7 +253,7 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
 describe.concurrent('media endpoint: calls under faults and load', { timeout: 90_000 }, () => {
   it('a stream that closes without stop ends its session; the call completes with the dialect as transport', async () => {
     const runs = await Promise.all((['exotel', 'twilio'] as const).map(async (dialect) => {
-      const t = await call(dialect, ['Priya Sharma'], [say(dialect), settle, { kind: 'hangup', stop: false }]).done;
+      const t = await callThenHangUp(dialect, ['Priya Sharma'], [say(dialect)], false);
       return { dialect, t };
     }));
     for (const { dialect, t } of runs) {
@@ -261,7 +271,7 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
       { dialect: 'twilio' as const, first: { text: 'Priya Sharma', mode: 'hang' } },
     ];
     const runs = await Promise.all(faults.map(async ({ dialect, first }) => {
-      const t = await call(dialect, [first, 'Priya Sharma'], [say(dialect), say(dialect), settle, { kind: 'hangup' }]).done;
+      const t = await callThenHangUp(dialect, [first, 'Priya Sharma'], [say(dialect), say(dialect)]);
       return { dialect, mode: first.mode, t };
     }));
     for (const { dialect, mode, t } of runs) {
@@ -286,7 +296,7 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
     ];
     const runs = await Promise.all(names.map(async (name, i) => {
       const dialect = DIALECTS[i % 3]!;
-      const t = await call(dialect, [name, 'yes'], [say(dialect), say(dialect), settle, { kind: 'hangup' }]).done;
+      const t = await callThenHangUp(dialect, [name, 'yes'], [say(dialect), say(dialect)]);
       return { name, dialect, t };
     }));
     const sessions = new Set<string>();
@@ -308,8 +318,8 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
   it('DTMF at the phone step: 9876543210# is captured as the phone number', async () => {
     const dialect = 'twilio';
     const said = ['Priya Sharma', 'yes', 'tomorrow', 'yes', 'five in the evening', 'yes', 'yes'];
-    const steps: SimStep[] = [...said.slice(0, 6).map(() => say(dialect)), { kind: 'dtmf', digits: '9876543210#', gapMs: 150 }, say(dialect), settle, { kind: 'hangup' }];
-    const t = await call(dialect, said, steps).done;
+    const steps: SimStep[] = [...said.slice(0, 6).map(() => say(dialect)), { kind: 'dtmf', digits: '9876543210#', gapMs: 150 }, say(dialect)];
+    const t = await callThenHangUp(dialect, said, steps);
     expect(t.turns.filter((x) => x.noReply), 'every step got a reply').toEqual([]);
     const view = await completed((await callOf(t.ids.callId)).call_id as string);
     const detail = await sessionDetail(view.session_id as string);
