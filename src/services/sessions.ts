@@ -445,12 +445,16 @@ export class SessionService {
     } catch {
       // As for the summary: a state the summary cannot be built from shows no steps.
     }
-    const outcome = s.status === 'ended' && s.summary && 'outcome' in s.summary ? s.summary.outcome : null;
+    // The row says ended as soon as the end commits (the session list and the call's status read
+    // it); `s` is marked ended only once that commit is durable. Both views must agree.
+    const ended = s.status === 'ended' || row.status === 'ended';
+    const summary = s.summary ?? (ended && row.summary ? JSON.parse(row.summary) as Summary : null);
+    const outcome = ended && summary && 'outcome' in summary ? summary.outcome : null;
     return {
       ...sessionDetail(s.id, s.metrics, turns),
       session: {
-        agent_id: row.agent_id, status: s.status, title: row.title, customer_name: row.customer_name,
-        created_at: row.created_at, ended_at: s.status === 'ended' ? row.ended_at : null, outcome, steps,
+        agent_id: row.agent_id, status: ended ? 'ended' : 'open', title: row.title, customer_name: row.customer_name,
+        created_at: row.created_at, ended_at: ended ? row.ended_at : null, outcome, steps,
       },
     };
   }
