@@ -33,8 +33,9 @@ export type DialStatus = (typeof DIAL_STATUSES)[number];
  * `not_dialled` are final.
  */
 export const DIAL_TRANSITIONS: Readonly<Record<DialStatus, readonly DialStatus[]>> = {
-  // A prepared call a carrier stream attached to (issue 16: the operator's carrier dialled).
-  not_dialled: ['answered'],
+  // Final for every report. The one other way out: a carrier stream attaching to the prepared
+  // call while its session is open (issue 16; CallRepo.attachTransport): → answered.
+  not_dialled: [],
   dialling: ['ringing', 'answered', 'completed', 'failed', 'unknown'],
   ringing: ['answered', 'completed', 'failed'],
   answered: ['completed'],

@@ -99,7 +99,8 @@ export class CallRepo {
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
       attach: db.prepare(`UPDATE calls SET transport = @transport, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
-        WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled' AND ${canMoveDial('not_dialled', 'answered') ? 1 : 0}`),
+        WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'
+          AND (SELECT s.status FROM sessions s WHERE s.id = calls.id) = 'open'`),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
@@ -155,7 +156,8 @@ export class CallRepo {
   /**
    * A carrier stream attaches to prepared call `id` (issue 16: prepare-only + the operator's
    * carrier dials): its line becomes `answered` on `transport`, with the carrier's call id.
-   * Only a call never dialled and never attached moves. @returns true when it moved.
+   * Only a call never dialled, never attached and whose session is open moves (the one move out
+   * of `not_dialled` besides the transition table). @returns true when it moved.
    */
   attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number): boolean {
     return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt }).changes === 1;
