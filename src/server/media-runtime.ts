@@ -46,6 +46,8 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   if (settings.recognizer === 'pocketsphinx' && recognizer.kind === 'off') {
     throw new Error(`recognizer is set to pocketsphinx but ${recognizer.reason}`);
   }
+  const orphans = await services.media.endOrphanedStreams();
+  if (orphans > 0) log.warn({ calls: orphans }, 'calls on carrier streams when vagent last stopped were ended (their streams are gone)');
   const pool = await MediaWorkerPool.start({
     size: settings.media_workers ?? defaultMediaWorkers(),
     workerData: { embeddedRecognizer: recognizer.kind === 'pocketsphinx' },

@@ -247,6 +247,17 @@ export class MediaCallService {
     }
   }
 
+  /**
+   * Start-up: ends the calls whose carrier stream was live when the daemon last stopped (a
+   * crash, `kill -9`): their sockets died with it, so they are completed, their sessions ended
+   * and their costs final, never left `in_progress`. @returns how many.
+   */
+  async endOrphanedStreams(): Promise<number> {
+    const orphans = this.deps.repos.calls.orphanedStreams();
+    for (const o of orphans) await this.ended(o.tenant_id, o.id);
+    return orphans.length;
+  }
+
   private clipRef(c: ClipView): ClipRef {
     const name = c.audio_url ? /\/v1\/audio\/([^/?#]+)\.wav$/.exec(c.audio_url)?.[1] : undefined;
     const flags = c as ClipView & { barge_in?: boolean; is_readback?: boolean; is_confirm_prompt?: boolean };

@@ -100,7 +100,7 @@ describe('vagent call simulate against the media endpoint', { timeout: 180_000 }
   });
 
   it('barge-in: a line over the opening makes the agent clear its audio', async () => {
-    const { code, lines, stderr } = await simulate(['ag_clinic_booking', '--barge-in', '--timeout-s', '30', '--say', 'Priya Sharma speaking from Bangalore about an appointment']);
+    const { code, lines, stderr } = await simulate(['ag_clinic_booking', '--barge-in', '--timeout-s', '10', '--say', 'Priya Sharma speaking from Bangalore about an appointment']);
     expect(code, stderr).toBe(0);
     const clear = lines.find((l) => l.event === 'clear' && typeof l.barge_in_ms === 'number');
     expect(clear, JSON.stringify(lines.filter((l) => l.event !== 'turn'))).toBeDefined();

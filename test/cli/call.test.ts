@@ -16,7 +16,7 @@ import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, 
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
 const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at', 'ended_at', 'duration_s', 'customer_name', 'cost',
-  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at'];
+  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at', 'transport'];
 const TO = '+919876543210';
 const FROM = '+912240001234';
 /** What ag_emi_reminder needs to open (its required_context and a customer name). */

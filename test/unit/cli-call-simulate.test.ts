@@ -51,8 +51,17 @@ describe('vagent call simulate: flags → plan', () => {
     const plan = simulationPlan('ag_clinic_booking', flags);
     expect(plan.lines.map((l) => l.kind)).toEqual(['say', 'wav', 'dtmf', 'say']);
     expect(plan.lines[2]).toEqual({ kind: 'dtmf', digits: '98#' });
-    expect(plan).toMatchObject({ transport: 'exotel', bargeIn: true, to: '+919876543210', timeoutS: 180 });
+    expect(plan).toMatchObject({ transport: 'exotel', format: { encoding: 'pcm16', sampleRate: 16000 }, bargeIn: true, to: '+919876543210', timeoutS: 180 });
     expect(JSON.parse(fakeTranscripts(plan))).toEqual(['my name is Priya', '', 'tomorrow at 5 pm']);
+  });
+
+  it('streams 16 kHz linear PCM where the carrier offers it (exotel by default), μ-law 8 kHz on twilio', () => {
+    const say = [{ kind: 'say' as const, value: 'hi' }];
+    expect(simulationPlan('ag_x', { say })).toMatchObject({ transport: 'exotel', format: { encoding: 'pcm16', sampleRate: 16000 } });
+    expect(simulationPlan('ag_x', { say, transport: 'plivo', sampleRate: '8000' }).format).toEqual({ encoding: 'pcm16', sampleRate: 8000 });
+    expect(simulationPlan('ag_x', { say, transport: 'twilio' }).format).toEqual({ encoding: 'mulaw', sampleRate: 8000 });
+    expect(codeOf(() => simulationPlan('ag_x', { say, transport: 'twilio', sampleRate: '16000' }))).toMatchObject({ exit: EXIT.error, param: 'sample_rate' });
+    expect(codeOf(() => simulationPlan('ag_x', { say, sampleRate: '44100' }))).toMatchObject({ exit: EXIT.error, param: 'sample_rate' });
   });
 
   it('refuses what cannot be simulated, naming the flag', () => {

@@ -14,7 +14,7 @@ import {
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
-import { CARRIER_DIALECTS, type CarrierDialect } from '../../media/carriers/types.js';
+import { CARRIER_DIALECTS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
 import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../media/carriers/sim-audio.js';
 import { simulateCall, SimConnectError, type SimEvent, type SimStep, type SimTimeline } from '../../media/carriers/sim-client.js';
 import { MAX_SIM_PARAMETER_CHARS } from '../../media/carriers/sim-frames.js';
@@ -37,6 +37,8 @@ export interface CallSimulateFlags {
   wav?: CallerLineFlag[];
   dtmf?: CallerLineFlag[];
   transport?: string;
+  /** `8000` or `16000`, as typed. */
+  sampleRate?: string;
   bargeIn?: boolean;
   to?: string;
   from?: string;
@@ -46,6 +48,27 @@ export interface CallSimulateFlags {
   customerName?: string;
   /** Whole seconds, as typed. */
   timeoutS?: string;
+}
+
+/**
+ * The carrier spoken when `--transport` is not given: Exotel, whose 16 kHz linear stream the
+ * embedded recogniser hears best (Twilio's is 8 kHz μ-law only).
+ */
+export const DEFAULT_TRANSPORT: CarrierDialect = 'exotel';
+
+/**
+ * The stream format of `transport` at `--sample-rate` (default: 16 kHz where the carrier offers
+ * it). Twilio streams μ-law 8 kHz only; Exotel and Plivo stream 16-bit linear PCM at 8 or 16 kHz.
+ * @throws InvalidValueError for another rate, or 16 kHz on Twilio
+ */
+export function streamFormat(transport: CarrierDialect, sampleRate: string | undefined): CarrierAudioFormat {
+  const rate = sampleRate === undefined ? (transport === 'twilio' ? 8000 : 16000) : Number(sampleRate.trim());
+  if (rate !== 8000 && rate !== 16000) throw new InvalidValueError(`--sample-rate must be 8000 or 16000, not "${sampleRate}"`, 'sample_rate');
+  if (transport === 'twilio') {
+    if (rate !== 8000) throw new InvalidValueError('--sample-rate 16000 is not possible on twilio: Twilio Media Streams carry μ-law at 8000 Hz only', 'sample_rate');
+    return { encoding: 'mulaw', sampleRate: 8000 };
+  }
+  return { encoding: 'pcm16', sampleRate: rate };
 }
 
 /** How far into a reply a `--barge-in` line starts, ms. */
@@ -62,6 +85,8 @@ const DTMF = /^[0-9*#A-Da-d]{1,32}$/;
 export interface SimulationPlan {
   agentId: string;
   transport: CarrierDialect;
+  /** The stream's audio: Twilio μ-law 8 kHz; Exotel and Plivo 16-bit linear PCM at 8 or 16 kHz. */
+  format: CarrierAudioFormat;
   /** The caller's steps in order: lines spoken or played, keys pressed. */
   lines: Array<{ kind: 'say'; text: string } | { kind: 'wav'; file: string; pcm: Int16Array } | { kind: 'dtmf'; digits: string }>;
   bargeIn: boolean;
@@ -80,10 +105,11 @@ export interface SimulationPlan {
  */
 export function simulationPlan(agentId: string, flags: CallSimulateFlags): SimulationPlan {
   const given = flags.say ?? flags.wav ?? flags.dtmf ?? [];
-  const transport = (flags.transport ?? 'twilio').toLowerCase();
+  const transport = (flags.transport ?? DEFAULT_TRANSPORT).toLowerCase();
   if (!(CARRIER_DIALECTS as readonly string[]).includes(transport)) {
     throw new InvalidValueError(`--transport must be ${CARRIER_DIALECTS.join(', ')}; not "${flags.transport}"`, 'transport');
   }
+  const format = streamFormat(transport as CarrierDialect, flags.sampleRate);
   for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
     if (value !== undefined && !isE164(value)) {
       throw new InvalidValueError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, flag.slice(2), `example: ${flag} ${EXAMPLE_DID}`);
@@ -135,7 +161,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     ...(flags.customerName !== undefined ? { customerName: flags.customerName } : {}),
   });
   return {
-    agentId, transport: transport as CarrierDialect, lines, bargeIn: flags.bargeIn === true, placement,
+    agentId, transport: transport as CarrierDialect, format, lines, bargeIn: flags.bargeIn === true, placement,
     to: flags.to ?? EXAMPLE_DID, ...(flags.from !== undefined ? { from: flags.from } : {}), timeoutS,
   };
 }
@@ -285,7 +311,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   };
 
   const call = simulateCall({
-    url, dialect: plan.transport, headers: client.upgradeHeaders(), customParameters: params,
+    url, dialect: plan.transport, format: plan.format, headers: client.upgradeHeaders(), customParameters: params,
     to: plan.to, ...(plan.from ? { from: plan.from } : {}), steps: scriptOf(plan, pcm), timeoutMs: plan.timeoutS * 1000,
   });
   const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, emit);

@@ -96,6 +96,9 @@ export class CallRepo {
           trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at, transport)
         VALUES (@id, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
           @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at, @transport)`),
+      // Calls whose carrier stream was live when the daemon last stopped (their sockets are gone).
+      orphanedStreams: db.prepare(`SELECT c.id, c.tenant_id FROM calls c JOIN sessions s ON s.id = c.id
+          WHERE s.status = 'open' AND c.transport IN ('twilio', 'exotel', 'plivo')`),
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
       attach: db.prepare(`UPDATE calls SET transport = @transport, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
@@ -161,6 +164,13 @@ export class CallRepo {
    */
   attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number): boolean {
     return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt }).changes === 1;
+  }
+  /**
+   * Calls on a carrier stream whose session is still open: at start-up, those whose stream
+   * died with the previous process (a socket never outlives its daemon).
+   */
+  orphanedStreams(): Array<{ id: number; tenant_id: string }> {
+    return this.q.orphanedStreams.all() as Array<{ id: number; tenant_id: string }>;
   }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
   get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }

@@ -1,0 +1,41 @@
+/**
+ * A daemon killed (`kill -9`) while a carrier stream carries a call: at the next start the
+ * call is ended and recorded — completed, its session ended with its summary — never left
+ * `in_progress` for ever (issue 16; the stream's socket died with the process).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { simulateCall } from '../../src/media/carriers/sim-client.js';
+import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
+
+afterAll(cleanupAll, 30_000);
+
+describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () => {
+  it('is ended at the next start', async () => {
+    requireBuild();
+    let daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'fake' } });
+    const key = await adminKey(daemon.stateDir);
+    const call = simulateCall({
+      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`, dialect: 'twilio',
+      headers: { authorization: `Bearer ${key}` },
+      customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
+      steps: [{ kind: 'wait', ms: 30_000 }],
+    });
+    // The opening reaching the caller means the call is live.
+    await new Promise<void>((resolve) => call.on('event', (e) => { if (e.type === 'reply_start') resolve(); }));
+    const live = await api(daemon, 'GET', '/v1/calls?status=in_progress', { key });
+    expect(live.body.data).toHaveLength(1);
+    const callId = live.body.data[0].call_id as string;
+    expect(live.body.data[0]).toMatchObject({ transport: 'twilio', dial_status: 'answered' });
+
+    daemon.proc.kill('SIGKILL');
+    await daemon.exited;
+    await call.done.catch(() => undefined);
+
+    daemon = await startDaemon({ stateDir: daemon.stateDir, env: { VAGENT_RECOGNIZER: 'fake' } });
+    const after = await api(daemon, 'GET', `/v1/calls/${callId}`, { key });
+    expect(after.body).toMatchObject({ status: 'completed', dial_status: 'completed', transport: 'twilio' });
+    expect(after.body.ended_at).toEqual(expect.any(Number));
+    expect((await api(daemon, 'GET', '/v1/calls?status=in_progress', { key })).body.data).toHaveLength(0);
+    expect(daemon.stdout()).toContain('calls on carrier streams when vagent last stopped were ended');
+  });
+});
