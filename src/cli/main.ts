@@ -34,6 +34,7 @@ const agentCmd = () => import('./commands/agent.js');
 const chatCmd = () => import('./commands/chat.js');
 const sessionCmd = () => import('./commands/session.js');
 const callCmd = () => import('./commands/call.js');
+const callSimulateCmd = () => import('./commands/call-simulate.js');
 const telephonyCmd = () => import('./commands/telephony.js');
 const carrierCmd = () => import('./commands/carrier.js');
 
@@ -285,6 +286,48 @@ Examples:
     .option('--idempotency-key <key>', 'retry-safe key: a retry with it replays the first answer (default: a random one per run)'),
   'vagent call hangup cl_4503599627370497', 'vagent call hangup cl_4503599627370497 --json | jq .line')
     .action(action(callCmd, (m) => m.hangup));
+
+  // --say, --wav and --dtmf fill one list, so the caller's steps keep the order they were typed in.
+  const callerLines: Array<{ kind: 'say' | 'wav' | 'dtmf'; value: string }> = [];
+  const callerLine = (kind: 'say' | 'wav' | 'dtmf') => (value: string) => {
+    callerLines.push({ kind, value });
+    return callerLines;
+  };
+  call.command('simulate')
+    .argument('<agent-id>', 'the agent to call, e.g. ag_clinic_booking')
+    .description('talk to an agent by voice without a phone: play a carrier stream into the daemon and print the call')
+    .option('--say <text>', 'a caller line, spoken with the embedded voice in the agent\'s language (repeat, in order)', callerLine('say'))
+    .option('--wav <file>', 'a caller line recorded in a WAV file (repeat; mixes with --say in the order given)', callerLine('wav'))
+    .addOption(new Option('--transport <carrier>', 'the carrier protocol to speak').choices(['twilio', 'exotel', 'plivo']).default('twilio'))
+    .option('--barge-in', "start each line 600 ms into the agent's reply, talking over it")
+    .option('--dtmf <keys>', 'keys the caller presses once the reply before has played, e.g. 9876543210# (repeat; in order with the lines)', callerLine('dtmf'))
+    .option('--to <e164>', 'the called number, E.164 (default +919876543210)')
+    .option('--from <e164>', 'the caller\'s number, E.164')
+    .option('--context <json>', 'outbound agents: a JSON object for their templates (required_context), or @file.json')
+    .option('--customer-name <name>', 'outbound agents: the callee\'s name ({{customer_name}})')
+    .option('--timeout-s <s>', 'hang up after this many seconds if the agent has not (5–3600, default 180)')
+    .addHelpText('after', `
+The daemon must be running (\`vagent serve\`). An outbound agent's call is prepared first
+(POST /v1/calls without dial, as \`vagent call place\` does) and the stream names it with the
+custom parameter call_id; an inbound agent is named with agent_id. The caller's audio goes to
+GET /v1/media/<carrier> at real-time pacing, in that carrier's own frames (Twilio and Plivo:
+20 ms of 8 kHz mu-law; Exotel: 100 ms of 8 kHz 16-bit PCM). Each line is spoken once the
+agent's reply has finished playing, or with --barge-in over it; the lines also travel as the
+custom parameter vagent_fake_transcripts, which a daemon with the fake recogniser "hears".
+
+As the call goes the command prints each line, what the recogniser heard and the agent's
+reply, the time from the end of each line to the first reply audio, barge-ins, keys and the
+hang-up; then the session's outcome, extracted values and costs (STT included). --json prints
+one JSON object per line: {"event": "line_start" | "reply_start" | "turn" | "clear" | … }, the
+last one {"event": "summary", …}.
+
+Examples:
+  $ vagent call simulate ag_clinic_booking --say "My name is Priya Sharma" --say "tomorrow at 5 pm" --say "yes"
+  $ vagent call simulate ag_clinic_booking --wav name.wav --say "tomorrow at 5 pm" --transport exotel
+  $ vagent call simulate ag_emi_reminder --customer-name "Ravi Kumar" --context @ravi.json --say "I will pay on Friday" --barge-in
+  $ vagent call simulate ag_clinic_booking --say "Priya Sharma" --say yes --say tomorrow --say yes --say "5 pm" --say yes \\
+      --dtmf 9876543210# --say yes --json | jq -c 'select(.event == "reply_start")'`)
+    .action(action(callSimulateCmd, (m) => m.simulate));
 
   const telephony = program.command('telephony').description('the daemon\'s LiveKit connection (phone calls in and out)');
   telephony.command('check')

@@ -391,6 +391,21 @@ export class VagentClient {
     }
     return (await this.request<CallPlacement>('POST', '/v1/calls', body, opts)).body;
   }
+  /**
+   * The WebSocket URL of the daemon's carrier media endpoint for `dialect`
+   * (`GET /v1/media/{twilio,exotel,plivo}`): the base URL with `http` → `ws`, `https` → `wss`,
+   * and `query` (e.g. `{ tenant: 'acme' }`) appended.
+   */
+  mediaStreamUrl(dialect: string, query: Record<string, string> = {}): string {
+    const u = new URL(`${this.url}/v1/media/${encodeURIComponent(dialect)}`);
+    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
+    return u.toString();
+  }
+  /** The headers that authenticate a WebSocket upgrade as this client (`Authorization: Bearer …`); never logged. */
+  upgradeHeaders(): Record<string, string> {
+    return this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
+  }
   /** `GET /v1/calls/{call_id}`: status, dial status and cost of a call. */
   async getCall(id: string): Promise<CallStatus> {
     return (await this.request<CallStatus>('GET', `/v1/calls/${encodeURIComponent(id)}`)).body;
