@@ -117,6 +117,15 @@ function procTicks(pid) {
   }
 }
 
+/** utime + stime per thread of a process (tid → ticks), for the busiest thread: the daemon's main loop or a media worker. */
+function threadTicks(pid) {
+  const out = new Map();
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) out.set(Number(tid), procTicks(`${pid}/task/${tid}`));
+  } catch { /* gone */ }
+  return out;
+}
+
 /** Busy ticks of the whole host (all cores). */
 function hostBusyTicks() {
   const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
@@ -182,7 +191,7 @@ function turnLoad(url, key, sessions, rate) {
 async function runCalls(ctx, n) {
   const clients = Math.ceil(n / CALLS_PER_CLIENT);
   const staggerMs = Math.min(STAGGER_MS, MAX_RAMP_MS / n) * clients;
-  const ticks0 = { daemon: procTicks(ctx.daemon.pid), host: hostBusyTicks(), at: performance.now() };
+  const ticks0 = { daemon: procTicks(ctx.daemon.pid), threads: threadTicks(ctx.daemon.pid), host: hostBusyTicks(), at: performance.now() };
   const children = [];
   for (let c = 0; c < clients; c++) {
     const calls = Math.floor(n / clients) + (c < n % clients ? 1 : 0);
@@ -211,7 +220,17 @@ async function runCalls(ctx, n) {
   const daemonCores = cores(procTicks(ctx.daemon.pid) - ticks0.daemon);
   const clientCores = cores([...childTicks.values()].reduce((a, b) => a + b, 0));
   const hostCores = cores(hostBusyTicks() - ticks0.host);
-  return { results, peakRss, seconds, clients, cpu: { daemon: daemonCores, clients: clientCores, other: Math.max(0, hostCores - daemonCores - clientCores) } };
+  let mainThread = 0;
+  let busiestOther = 0;
+  for (const [tid, t] of threadTicks(ctx.daemon.pid)) {
+    const used = cores(t - (ticks0.threads.get(tid) ?? 0));
+    if (tid === ctx.daemon.pid) mainThread = used;
+    else busiestOther = Math.max(busiestOther, used);
+  }
+  return {
+    results, peakRss, seconds, clients,
+    cpu: { daemon: daemonCores, mainThread, busiestOther, clients: clientCores, other: Math.max(0, hostCores - daemonCores - clientCores) },
+  };
 }
 
 /** Spawns one load child; `done` resolves with its per-call summaries. */
@@ -248,11 +267,15 @@ function summarise(run, n, reference) {
     }
   }
   let framesShort = 0;
+  const shortReplies = {};
   if (reference) {
     for (const c of ok) {
       for (const [turn, frames] of reference) {
         const got = c.replyFrames.find((r) => r.turn === turn)?.frames ?? 0;
-        if (got < frames) framesShort += frames - got;
+        if (got < frames) {
+          framesShort += frames - got;
+          shortReplies[turn] = (shortReplies[turn] ?? 0) + 1;
+        }
       }
     }
   }
@@ -274,6 +297,7 @@ function summarise(run, n, reference) {
     latenessMax: ok.length ? Math.max(...ok.map((c) => c.received.latenessMax)) : null,
     callsWithGaps: ok.filter((c) => c.received.latenessMax > 0).length,
     framesShort,
+    shortReplies,
     sendLagMaxMs: ok.length ? Math.max(...ok.map((c) => c.maxSendLagMs)) : null,
     cpu: run.cpu,
     clients: run.clients,
@@ -332,17 +356,17 @@ async function main() {
   const turnSessions = [];
   for (let i = 0; i < 20; i++) turnSessions.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: AGENT, customer_name: 'Bench' })).session_id);
 
-  // Warm-up: one call, not reported (first-use costs of the workers and the clip cache).
-  await runCalls(ctx, 1);
+  // Warm-up: one call, not reported (first-use costs of the workers and the clip cache); its
+  // replies' frame counts are the reference for the drop checks.
+  const reference = referenceFrames(await runCalls(ctx, 1));
+  if (!reference) throw new Error('the warm-up call failed: no reference for the reply frames');
   await waitIdle(daemon.url, key);
 
   // (a) latency
   const latency = [];
-  let reference = null;
   for (const n of LATENCY_CALLS) {
     process.stderr.write(`bench/media: (a) ${n} concurrent call${n === 1 ? '' : 's'}\n`);
     const run = await runCalls(ctx, n);
-    if (!reference) reference = referenceFrames(run);
     latency.push(summarise(run, n, reference));
     await waitIdle(daemon.url, key);
   }
@@ -388,16 +412,18 @@ async function main() {
   const lat = (s) => [
     `${s.calls}`, `${s.turns}/${s.calls * LINES.length}`, fixed(s.latencyP50, 0), fixed(s.latencyP99, 0), fixed(s.overheadP50, 0), fixed(s.overheadP99, 0),
     fixed(s.openingP99, 0), fixed(s.latenessP99Worst, 1), String(s.framesShort), `${fixed(s.cpu.daemon, 2)} / ${fixed(s.cpu.clients, 2)} / ${fixed(s.cpu.other, 2)}`,
+    `${fixed(s.cpu.mainThread, 2)} / ${fixed(s.cpu.busiestOther, 2)}`,
   ];
   const out = [];
   out.push('');
   out.push(`vagent media bench — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load at start ${loadAtStart.join(' ')}, node ${process.version}`);
   out.push(`  daemon: VAGENT_RECOGNIZER=fake, VAD on (WebRTC mode 2, 20 ms frames, hangover ${hangoverMs} ms, subtracted by the segmenter),`);
   out.push(`  recognition ${health?.recognition?.status ?? '?'}; calls: Twilio μ-law 8 kHz, ${LINES.length} caller turns each, end-of-utterance silence per turn (ms): ${eou}`);
-  out.push('  The simulated callers run in child processes on the same 2 cores as the daemon: "cpu" shows daemon / clients / other, in cores.');
+  out.push('  The simulated callers run in child processes on the same 2 cores as the daemon: "cpu d/c/o" shows daemon / clients / other processes,');
+  out.push('  "main/wkr" the daemon\'s main thread / its busiest other thread (the media worker), in cores averaged over the step.');
   out.push('');
   out.push('(a) response latency: caller end of speech → first reply frame received, ms; overhead = latency − that turn\'s silence');
-  const head = ['calls', 'turns', 'lat p50', 'lat p99', 'over p50', 'over p99', 'open p99', 'late p99', 'short', 'cpu d/c/o'];
+  const head = ['calls', 'turns', 'lat p50', 'lat p99', 'over p50', 'over p99', 'open p99', 'late p99', 'short', 'cpu d/c/o', 'main/wkr'];
   out.push(table(head, latency.map(lat)));
   out.push('');
   out.push(`(b) capacity: + ${TURN_RATE} text turns/s on /v1 (baseline with no calls: p99 ${fixed(baseP99, 1)} ms over ${baseTurns.latencies.length} turns)`);
