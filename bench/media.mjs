@@ -37,7 +37,9 @@
  * Environment: BENCH_MEDIA_QUICK=1 (CI smoke: latency at 1 and 5 calls, capacity 10 and 20,
  * no RTF; about a minute), BENCH_MEDIA_LATENCY_CALLS ("1,20,100"), BENCH_MEDIA_CAPACITY_STEP
  * (50), BENCH_MEDIA_CAPACITY_MAX (300), BENCH_MEDIA_TURN_RATE (20 turns/s), BENCH_MEDIA_BASELINE_S
- * (10), BENCH_MEDIA_RTF (1; 0 skips (c)), BENCH_VAGENT_LOG_LEVEL (warn).
+ * (10), BENCH_MEDIA_RTF (1; 0 skips (c)), BENCH_MEDIA_WAIT_QUIET_S (0: before each step, wait up to that
+ * long for other processes to leave the CPU idle; the CPU of other processes during each step
+ * is reported either way, in "cpu d/c/o"), BENCH_VAGENT_LOG_LEVEL (warn).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -51,6 +53,7 @@ import { prepareSimLine } from '../dist/media/carriers/sim-client.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
 import { WebRtcVad } from '../dist/media/vad.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { hostBusyCores } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
 import { loud, numEnv, warnings } from './lib/report.mjs';
@@ -67,6 +70,8 @@ const TURN_RATE = numEnv('BENCH_MEDIA_TURN_RATE', 20);
 const BASELINE_S = numEnv('BENCH_MEDIA_BASELINE_S', QUICK ? 3 : 10);
 const RUN_RTF = numEnv('BENCH_MEDIA_RTF', QUICK ? 0 : 1) !== 0;
 const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
+const WAIT_QUIET_S = numEnv('BENCH_MEDIA_WAIT_QUIET_S', 0);
+const NOISY_CORES = 0.25;
 const CALLS_PER_CLIENT = 100;
 const STAGGER_MS = 30;
 const MAX_RAMP_MS = 3000;
@@ -189,6 +194,7 @@ function turnLoad(url, key, sessions, rate) {
  * RSS meanwhile. Returns the per-call summaries, peak RSS and CPU use in cores.
  */
 async function runCalls(ctx, n) {
+  await waitQuiet();
   const clients = Math.ceil(n / CALLS_PER_CLIENT);
   const staggerMs = Math.min(STAGGER_MS, MAX_RAMP_MS / n) * clients;
   const ticks0 = { daemon: procTicks(ctx.daemon.pid), threads: threadTicks(ctx.daemon.pid), host: hostBusyTicks(), at: performance.now() };
@@ -319,6 +325,16 @@ async function waitIdle(url, key) {
     await sleep(250);
   }
   await sleep(1500);
+}
+
+/**
+ * Waits up to BENCH_MEDIA_WAIT_QUIET_S for the host to be quiet (under {@link NOISY_CORES} busy,
+ * the idle daemon included) before a step; returns the busy cores last seen.
+ */
+async function waitQuiet() {
+  let busy = await hostBusyCores(500);
+  for (const until = Date.now() + WAIT_QUIET_S * 1000; busy && busy.busy > NOISY_CORES && Date.now() < until;) busy = await hostBusyCores(1000);
+  return busy;
 }
 
 /** Runs bench/media-rtf.mjs; returns its stdout, or a note why not. */
