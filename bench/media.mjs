@@ -35,7 +35,7 @@
  * itself fails. Writes bench/results/media.json.
  *
  * Environment: BENCH_MEDIA_QUICK=1 (CI smoke: latency at 1 and 5 calls, capacity 10 and 20,
- * no RTF; about a minute), BENCH_MEDIA_LATENCY_CALLS ("1,20,100"), BENCH_MEDIA_CAPACITY_STEP
+ * no RTF; about 2½ minutes), BENCH_MEDIA_LATENCY_CALLS ("1,20,100"), BENCH_MEDIA_CAPACITY_STEP
  * (50), BENCH_MEDIA_CAPACITY_MAX (300), BENCH_MEDIA_TURN_RATE (20 turns/s), BENCH_MEDIA_BASELINE_S
  * (10), BENCH_MEDIA_RTF (1; 0 skips (c)), BENCH_MEDIA_WAIT_QUIET_S (0: before each step, wait up to that
  * long for other processes to leave the CPU idle; the CPU of other processes during each step
