@@ -44,7 +44,6 @@
  * failure), BENCH_VAGENT_LOG_LEVEL (warn).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +58,7 @@ import { hostBusyCores } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
 import { loud, numEnv, warnings } from './lib/report.mjs';
+import { admin, api, rssMiB } from './lib/vagent.mjs';
 import { waitForAllAudio } from './sessions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -93,26 +93,8 @@ const TURN_TEXT = 'what are your fees?';
 const TICKS_PER_S = 100;
 
 /** `node bin/vagent admin … --json` on the daemon's state dir. */
-function admin(stateDir, ...args) {
-  const r = spawnSync(process.execPath, ['bin/vagent', 'admin', ...args, '--state-dir', stateDir, '--json'],
-    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`vagent admin ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
 
-async function api(url, key, method, pathname, body) {
-  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
-function rssMiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : null;
-}
 
 /** utime + stime of a process, in ticks (0 once it is gone). */
 function procTicks(pid) {

@@ -41,7 +41,6 @@
  * --cpu-prof-dir=/tmp/vagent-prof"; the daemon is stopped with SIGTERM so the profile is written).
  */
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +53,7 @@ import { measure, measurePaired, idempotencyKeys } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, table } from './lib/stats.mjs';
 import { CALL_BODY, loud, numEnv, warnings } from './lib/report.mjs';
+import { admin, api } from './lib/vagent.mjs';
 
 const LOAD_AT_START = os.loadavg().map((x) => Math.round(x * 100) / 100);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,24 +81,7 @@ const TRUNK_BODY = JSON.stringify({
 });
 
 /** `node bin/vagent admin … --json` on the daemon's state dir (allowed while it runs). */
-function admin(stateDir, ...args) {
-  const r = spawnSync(process.execPath, ['bin/vagent', 'admin', ...args, '--state-dir', stateDir, '--json'],
-    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`vagent admin ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
 
-async function api(url, key, method, pathname, body) {
-  const headers = { authorization: `Bearer ${key}` };
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['idempotency-key'] = crypto.randomUUID();
-  }
-  const res = await fetch(url + pathname, { method, headers, body });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
 async function seedTrunks(url, key, n) {
   for (let i = 0; i < n; i++) {

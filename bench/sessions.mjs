@@ -13,28 +13,19 @@
  */
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { readDatabase } from './lib/db.mjs';
 import { measure } from './lib/http.mjs';
+import { api as call, rssMiB as rssMiBExact } from './lib/vagent.mjs';
+
+/** Resident memory of `pid`, whole MiB. */
+const rssMiB = (pid) => { const m = rssMiBExact(pid); return m === null ? null : Math.round(m); };
 
 const BOOKING = [
   'My name is Priya Sharma', 'yes', 'tomorrow', 'yes', 'half past ten in the morning', 'yes',
   'nine eight seven six five four three two one zero', 'yes', 'fever and cough', 'thank you',
 ];
 
-async function call(url, key, method, pathname, body) {
-  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
-  return JSON.parse(text);
-}
 
-function rssMiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : null;
-}
 
 async function openMany(url, key, n, concurrency) {
   const ids = [];

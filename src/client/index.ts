@@ -8,8 +8,8 @@ import crypto from 'node:crypto';
 import { DIAL_LIMITS } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem, SessionOpened, Trunk,
-  TurnResult,
+  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, CarrierList, CarrierView, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem,
+  SessionOpened, Trunk, TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -154,23 +154,7 @@ function withKey(options: RequestOptions = {}): RequestOptions {
   return { ...options, idempotencyKey: options.idempotencyKey ?? crypto.randomUUID() };
 }
 
-/** One carrier dialect as `GET /v1/carriers` shows it (never a secret). */
-export interface CarrierView {
-  dialect: 'twilio' | 'exotel' | 'plivo';
-  configured: boolean;
-  /** Last 4 characters of the account SID, Auth ID or API key, or null. */
-  hint: string | null;
-  /** Epoch seconds, or null when not configured. */
-  updated_at: number | null;
-  /** Path of the stream URL to give the carrier (after the daemon's public wss:// origin). */
-  stream_url_path: string;
-}
-
-/** `GET /v1/carriers`. */
-export interface CarrierList {
-  data: CarrierView[];
-  stream_token: { configured: boolean; created_at: number | null };
-}
+export type { CarrierList, CarrierView } from '../domain/resources.js';
 
 /** Request options for one call. */
 export interface RequestOptions {

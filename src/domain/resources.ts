@@ -320,3 +320,27 @@ export interface CallStatus {
 export interface CallHangup extends CallStatus {
   line: LineOutcome;
 }
+
+/** One dialect as `GET /v1/carriers` shows it. Never holds a secret. */
+export interface CarrierView {
+  dialect: 'twilio' | 'exotel' | 'plivo';
+  /** Credentials are stored for this dialect. */
+  configured: boolean;
+  /** The last 4 characters of the account SID, Auth ID or API key (never of a secret), or null. */
+  hint: string | null;
+  /** When the credentials were last set, epoch seconds; null when not configured. */
+  updated_at: number | null;
+  /**
+   * The path to give the carrier as the stream URL (after the daemon's public https/wss
+   * origin), with `?tenant=NAME` for a tenant other than `default` — except Twilio, whose
+   * `<Stream url>` takes no query string (see the module comment).
+   */
+  stream_url_path: string;
+}
+
+/** `GET /v1/carriers`. */
+export interface CarrierList {
+  data: CarrierView[];
+  /** The tenant's stream token: whether one exists and when it was made (never the token). */
+  stream_token: { configured: boolean; created_at: number | null };
+}

@@ -189,7 +189,7 @@ export interface CallSessionEvents {
   heard: [event: HeardEvent];
   reply: [event: ReplyEvent];
   /** Caller speech interrupted playout at `atMs` (session clock, ms); the speech began at `speechOnsetAtMs`; `report` is what the caller heard. */
-  bargeIn: [event: { report: ClearReport; reason: BargeInReason; atMs: number; speechOnsetAtMs: number }];
+  bargeIn: [event: { report: ClearReport; reason: BargeInReason; atMs: number; speechOnsetAtMs: number; speechMs: number }];
   dtmf: [event: { digit: DtmfDigit }];
   sttError: [event: RecognizerErrorData];
   ended: [event: EndedEvent];
@@ -519,18 +519,21 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     );
     if (decision.action !== 'interrupt') return;
     u.interrupted = true;
-    this.interrupt(decision.reason, this.clockAt(u.onsetMs));
+    this.interrupt(decision.reason, this.clockAt(u.onsetMs), Math.max(0, nowMs - u.onsetMs));
   }
 
-  /** Clears playout (transport `clear` included) and records what was heard. */
-  private interrupt(reason: BargeInReason, speechOnsetAtMs: number): void {
+  /**
+   * Clears playout (transport `clear` included) and records what was heard. `speechMs`: caller
+   * speech the decision heard, in stream time (audio samples, not the clock); 0 for a key press.
+   */
+  private interrupt(reason: BargeInReason, speechOnsetAtMs: number, speechMs = 0): void {
     const report = this.playout.clear();
     this.queuedMarks = [];
     this.awaitingFirstFrame = null;
     if (!report.cleared) return;
     this.counters.bargeIns++;
     this.pendingHeard = report;
-    this.emit('bargeIn', { report, reason, atMs: this.clock.now(), speechOnsetAtMs });
+    this.emit('bargeIn', { report, reason, atMs: this.clock.now(), speechOnsetAtMs, speechMs });
   }
 
   // -------------------------------------------------------------------------------------------

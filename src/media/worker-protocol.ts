@@ -93,7 +93,8 @@ export type ToWorker =
 export type StreamEvent =
   | { type: 'heard'; kind: 'partial' | 'final'; text: string; confidence?: number; ignored?: boolean }
   | { type: 'reply'; text: string; cause: string; latencyMs: number | null }
-  | { type: 'bargeIn'; reason: BargeInReason; heard: ClearReport; atMs: number; speechOnsetAtMs: number }
+  /** `speechMs`: caller speech heard when it decided, stream time (audio), ms. */
+  | { type: 'bargeIn'; reason: BargeInReason; heard: ClearReport; atMs: number; speechOnsetAtMs: number; speechMs: number }
   | { type: 'dtmf'; digit: string }
   | { type: 'sttError'; error: RecognizerErrorData }
   | { type: 'protocolError'; code: string; message: string };

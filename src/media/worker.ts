@@ -193,7 +193,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   stream.session = session;
   session.on('heard', (e) => post({ k: 'event', id, event: { type: 'heard', ...e } }));
   session.on('reply', (e) => post({ k: 'event', id, event: { type: 'reply', text: e.text, cause: e.cause, latencyMs: e.latencyMs } }));
-  session.on('bargeIn', (e) => post({ k: 'event', id, event: { type: 'bargeIn', reason: e.reason, heard: e.report, atMs: e.atMs, speechOnsetAtMs: e.speechOnsetAtMs } }));
+  session.on('bargeIn', (e) => post({ k: 'event', id, event: { type: 'bargeIn', reason: e.reason, heard: e.report, atMs: e.atMs, speechOnsetAtMs: e.speechOnsetAtMs, speechMs: e.speechMs } }));
   session.on('dtmf', (e) => post({ k: 'event', id, event: { type: 'dtmf', digit: e.digit } }));
   session.on('sttError', (e) => post({ k: 'event', id, event: { type: 'sttError', error: e } }));
   session.on('ended', (e) => {

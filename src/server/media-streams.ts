@@ -285,13 +285,19 @@ class StreamConnection {
       turn: (request) => svc.media.turn(tenant, n, request),
       event: (e) => {
         if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
+        else if (e.type === 'bargeIn') {
+          log.info({ call_id: callId, reason: e.reason, speech_ms: e.speechMs, decided_after_ms: Math.round(e.atMs - e.speechOnsetAtMs), heard_ms: Math.round(e.heard.heardMs) }, 'barge-in');
+        }
         this.owner.emit('streamEvent', callId, e);
       },
       ended: (reason, cause, stats) => {
         this.phase = 'done';
         this.owner.unregister(n);
         void this.owner.endCall(tenant, n);
-        log.info({ call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns }, 'media stream ended');
+        log.info({
+          call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
+          frames_sent: stats.framesSent, frames_late: stats.framesLate, frames_dropped: stats.framesDropped, lateness_p99_ms: stats.latenessP99Ms,
+        }, 'media stream ended');
         this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason, stats });
         this.closeSocket(1000, 'call ended');
       },

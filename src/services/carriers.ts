@@ -33,6 +33,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
+import type { CarrierList, CarrierView } from '../domain/resources.js';
 import { randomToken } from '../domain/ids.js';
 import { validateExotelBasicAuth, validatePlivoSignatureV3, validateTwilioSignature } from '../media/carriers/auth.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../media/carriers/types.js';
@@ -110,29 +111,7 @@ export type CarrierCredentials =
   | { dialect: 'plivo'; auth_id: string; auth_token: string }
   | { dialect: 'exotel'; api_key: string; api_token: string };
 
-/** One dialect as `GET /v1/carriers` shows it. Never holds a secret. */
-export interface CarrierView {
-  dialect: CarrierDialect;
-  /** Credentials are stored for this dialect. */
-  configured: boolean;
-  /** The last 4 characters of the account SID, Auth ID or API key (never of a secret), or null. */
-  hint: string | null;
-  /** When the credentials were last set, epoch seconds; null when not configured. */
-  updated_at: number | null;
-  /**
-   * The path to give the carrier as the stream URL (after the daemon's public https/wss
-   * origin), with `?tenant=NAME` for a tenant other than `default` — except Twilio, whose
-   * `<Stream url>` takes no query string (see the module comment).
-   */
-  stream_url_path: string;
-}
-
-/** `GET /v1/carriers`. */
-export interface CarrierList {
-  data: CarrierView[];
-  /** The tenant's stream token: whether one exists and when it was made (never the token). */
-  stream_token: { configured: boolean; created_at: number | null };
-}
+export type { CarrierView, CarrierList } from '../domain/resources.js';
 
 /** The answer of {@link CarrierService.verifyNative}. */
 export type NativeAuthOutcome = 'ok' | 'bad' | 'absent';

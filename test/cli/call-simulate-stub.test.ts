@@ -121,7 +121,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const simulate = (args: string[], key = KEY) =>
-  runCli(['call', 'simulate', 'ag_stub', ...args], { env: { VAGENT_URL: url, VAGENT_API_KEY: key }, timeoutMs: 60_000 });
+  runCli(['call', 'simulate', 'ag_stub', '--transport', 'twilio', ...args], { env: { VAGENT_URL: url, VAGENT_API_KEY: key }, timeoutMs: 60_000 });
 
 describe('vagent call simulate (stub daemon)', { timeout: 90_000 }, () => {
   it('--json: one event per line, from the call to the summary', async () => {

@@ -1,0 +1,34 @@
+/**
+ * The vagent calls the benchmarks share: local admin commands against a state dir, API requests
+ * with a key (each with its own Idempotency-Key), and a process's resident memory.
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `vagent admin …args --state-dir D --json`, parsed. @throws Error with its stderr when it fails */
+export function admin(stateDir, ...args) {
+  const r = spawnSync(process.execPath, ['bin/vagent', 'admin', ...args, '--state-dir', stateDir, '--json'],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`vagent admin ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** One API request with `key`; the parsed JSON answer. @throws Error on a status other than 2xx */
+export async function api(url, key, method, pathname, body) {
+  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Resident memory of process `pid` (Linux /proc), MiB, or null when it cannot be read. */
+export function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : null;
+}
