@@ -59,7 +59,7 @@ export const SettingsSchema = z.object({
   recognizer: z.enum(['auto', 'pocketsphinx', 'fake', 'off'], { error: 'must be one of auto, pocketsphinx, fake, off' }).default('auto'),
   /**
    * Worker threads that carry call audio (issue 16; off the API's event loop). Unset: one per
-   * CPU beyond the first, at least 1 and at most 4.
+   * CPU, at least 2 and at most 4.
    */
   media_workers: z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int({ error: 'must be a whole number from 1 to 64' })
     .min(1, { error: 'must be a whole number from 1 to 64' }).max(64, { error: 'must be a whole number from 1 to 64' }).optional(),

