@@ -100,14 +100,14 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const call = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(Object.keys(call).sort()).toEqual([...STATUS_KEYS].sort());
     expect(call).toEqual((await api(daemon, 'GET', `/v1/calls/${id}`, { key })).body);
-    expect(call).toMatchObject({ status: 'in_progress', dial_status: 'not_dialled', customer_name: 'Ravi Kumar', direction: 'outbound', from: FROM });
+    expect(call).toMatchObject({ status: 'in_progress', dial_status: 'not_dialled', customer_name: 'Ravi Kumar', direction: 'outbound', from: FROM, transport: null });
 
     const human = await vagent(['call', 'show', id]);
     expect(human.code, human.stderr).toBe(0);
     for (const re of [
       new RegExp(`^call:\\s+${id}$`), /^status:\s+in progress$/, /^dial status:\s+not dialled$/, new RegExp(`^to:\\s+\\${TO}$`),
       new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
-      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
+      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/, /^transport:\s+-$/,
     ]) expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
 
     const missing = await vagent(['call', 'show', 'cl_123']);

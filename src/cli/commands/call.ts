@@ -226,6 +226,7 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
     ['session', call.session_id],
     ['agent', call.agent_id],
     ['direction', call.direction],
+    ['transport', orDash(call.transport ?? null)],
     ['status', statusText(call.status)],
     ['dial status', call.dial_error ? `${dialText(call.dial_status)} ${dim(`(${call.dial_error})`)}` : dialText(call.dial_status)],
     ['to', call.to],
