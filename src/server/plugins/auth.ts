@@ -31,10 +31,8 @@ function authenticateRequest(request: FastifyRequest, tenants: TenantService): v
     throw new ApiError('unauthorized',
       'missing "Authorization: Bearer <API key>" header; create a key with: vagent admin key create --tenant default');
   }
-  const match = BEARER.exec(header);
-  if (!match) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');
-  const found = tenants.authenticate(match[1]!);
-  if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
+  const found = bearerKey(header, tenants);
+  if (!found) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');
   request.caller = {
     tenantId: found.tenantId,
     keyId: found.keyId,
@@ -42,6 +40,18 @@ function authenticateRequest(request: FastifyRequest, tenants: TenantService): v
     method: request.method,
     route: request.routeOptions.url ?? 'unknown',
   };
+}
+
+/**
+ * The key an `Authorization` header presents, or null when it is not a bearer header.
+ * @throws ApiError unauthorized when the bearer key is unknown or revoked
+ */
+export function bearerKey(header: string, tenants: TenantService): { tenantId: string; keyId: string } | null {
+  const match = BEARER.exec(header);
+  if (!match) return null;
+  const found = tenants.authenticate(match[1]!);
+  if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
+  return found;
 }
 
 /** The caller of an authenticated request. @throws Error when auth did not run (a wiring bug). */

@@ -17,11 +17,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../../../media/carriers/index.js';
 import type { Services } from '../../../services/index.js';
+import { bearerKey } from '../../plugins/auth.js';
 import type { MediaStreams } from '../../media-streams.js';
 
-const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 /** Tenant names as `vagent admin tenant create` allows them. */
 const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
 
 /** The media routes (register in a scope without the API-key hook: they authenticate themselves). */
 export function mediaRoutes(services: Services, streams: () => MediaStreams | null, publicUrl: string | null): (scope: FastifyInstance) => Promise<void> {
@@ -59,12 +60,8 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
  */
 function authenticate(services: Services, dialect: CarrierDialect, request: FastifyRequest, publicUrl: string | null): string | null {
   const header = request.headers.authorization;
-  const bearer = header ? BEARER.exec(header) : null;
-  if (bearer) {
-    const found = services.tenants.authenticate(bearer[1]!);
-    if (!found) throw new ApiError('unauthorized', 'API key not recognised: unknown or revoked (see: vagent admin key list)');
-    return found.tenantId;
-  }
+  const found = header ? bearerKey(header, services.tenants) : null;
+  if (found) return found.tenantId;
   const query = request.query as Record<string, unknown>;
   const named = typeof query['tenant'] === 'string';
   const tenant = named ? query['tenant'] as string : 'default';
