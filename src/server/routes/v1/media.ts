@@ -15,13 +15,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../domain/errors.js';
+import { TENANT_NAME_PATTERN } from '../../../domain/ids.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../../../media/carriers/index.js';
 import type { Services } from '../../../services/index.js';
 import { bearerKey } from '../../plugins/auth.js';
 import type { MediaStreams } from '../../media-streams.js';
-
-/** Tenant names as `vagent admin tenant create` allows them. */
-const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 
 /** The media routes (register in a scope without the API-key hook: they authenticate themselves). */
@@ -65,7 +63,7 @@ function authenticate(services: Services, dialect: CarrierDialect, request: Fast
   const query = request.query as Record<string, unknown>;
   const named = typeof query['tenant'] === 'string';
   const tenant = named ? query['tenant'] as string : 'default';
-  if (!TENANT.test(tenant)) throw new ApiError('unauthorized', 'the tenant query parameter is not a tenant name');
+  if (!TENANT_NAME_PATTERN.test(tenant)) throw new ApiError('unauthorized', 'the tenant query parameter is not a tenant name');
   const verdict = services.carriers.verifyNative(dialect, tenant, { headers: request.headers, urls: signedUrls(request, publicUrl) });
   if (verdict === 'ok') return tenant;
   // A signature that does not verify for a tenant the URL named is refused. Without `?tenant=`
