@@ -92,19 +92,18 @@ function queryParams(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** The absolute URLs the carrier may have signed: from `public_url`, and from the Host header. */
+/**
+ * The absolute WebSocket URLs the carrier may have signed: from `public_url`, and from the Host
+ * header (CarrierService.verifyNative also tries each with its http/https scheme twins).
+ */
 function signedUrls(request: FastifyRequest, publicUrl: string | null): string[] {
   const path = request.url;
   const urls: string[] = [];
   if (publicUrl) {
     const base = new URL(publicUrl);
-    const scheme = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    urls.push(`${scheme}//${base.host}${path}`, `${base.protocol}//${base.host}${path}`);
+    urls.push(`${base.protocol === 'https:' ? 'wss:' : 'ws:'}//${base.host}${path}`);
   }
   const host = request.headers.host;
-  if (host) {
-    const proto = request.headers['x-forwarded-proto'] === 'https' ? 'wss:' : 'ws:';
-    urls.push(`${proto}//${host}${path}`, `${proto === 'wss:' ? 'https:' : 'http:'}//${host}${path}`);
-  }
+  if (host) urls.push(`${request.headers['x-forwarded-proto'] === 'https' ? 'wss:' : 'ws:'}//${host}${path}`);
   return urls;
 }
