@@ -16,6 +16,7 @@ import type { CarrierDialect } from './carriers/types.js';
 import type { EndCause, TurnRequest } from './call-session.js';
 import type { StopReason } from './transport.js';
 import type { MediaWorkerData } from './worker.js';
+import { emptyStreamStats } from './worker-protocol.js';
 import type { FromWorker, RecognizerSpec, ReplyData, StreamEvent, StreamSettings, StreamStats, ToWorker } from './worker-protocol.js';
 
 /**
@@ -207,7 +208,7 @@ export class MediaWorkerPool {
     for (const [id, h] of slot.streams) {
       slot.streams.delete(id);
       h.close(1011, reason);
-      h.ended('error', null, { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 });
+      h.ended('error', null, emptyStreamStats());
     }
   }
 
