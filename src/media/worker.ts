@@ -242,11 +242,6 @@ function handle(msg: ToWorker): void {
     case 'shutdown':
       void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
       return;
-    case 'stats': {
-      const usage = process.resourceUsage();
-      post({ k: 'stats', req: msg.req, streams: streams.size, rssBytes: process.memoryUsage.rss(), cpuUs: usage.userCPUTime + usage.systemCPUTime });
-      return;
-    }
   }
 }
 
