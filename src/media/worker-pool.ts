@@ -16,6 +16,7 @@ import type { CarrierDialect } from './carriers/types.js';
 import type { EndCause, TurnRequest } from './call-session.js';
 import type { StopReason } from './transport.js';
 import type { MediaWorkerData } from './worker.js';
+import { emptyStreamStats } from './worker-protocol.js';
 import type { FromWorker, RecognizerSpec, ReplyData, StreamEvent, StreamSettings, StreamStats, ToWorker } from './worker-protocol.js';
 
 /**
@@ -66,16 +67,6 @@ export interface MediaWorkerPoolOptions {
   onWorkerExit?: (index: number, error: Error | null) => void;
 }
 
-/** Worker totals (the bench, `/v1/health`). */
-export interface MediaPoolStats {
-  workers: number;
-  streams: number;
-  /** Resident memory of the process, bytes (workers share it). */
-  rssBytes: number;
-  /** CPU time of each worker thread's process view, µs (the process total, as Node reports it). */
-  cpuUs: number;
-}
-
 interface Slot {
   index: number;
   worker: Worker;
@@ -83,7 +74,6 @@ interface Slot {
   outbox: ToWorker[];
   scheduled: boolean;
   streams: Map<number, StreamHandlers>;
-  stats: Map<number, (m: Extract<FromWorker, { k: 'stats' }>) => void>;
   /** Ends the streams' open `in` lists when the batch leaves. */
   resets: Array<() => void>;
   /** Told when the worker answered `shutdown`. */
@@ -94,7 +84,6 @@ interface Slot {
 export class MediaWorkerPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
-  private nextReq = 1;
   private closing = false;
 
   private constructor(private readonly options: MediaWorkerPoolOptions & { workerPath: string }) {}
@@ -145,21 +134,6 @@ export class MediaWorkerPool {
     };
   }
 
-  /** Totals over the workers. */
-  async stats(): Promise<MediaPoolStats> {
-    const replies = await Promise.all(this.slots.map((slot) => new Promise<Extract<FromWorker, { k: 'stats' }>>((resolve) => {
-      const req = this.nextReq++;
-      slot.stats.set(req, resolve);
-      this.post(slot, { k: 'stats', req });
-    })));
-    return {
-      workers: this.slots.length,
-      streams: replies.reduce((n, r) => n + r.streams, 0),
-      rssBytes: Math.max(...replies.map((r) => r.rssBytes)),
-      cpuUs: Math.max(...replies.map((r) => r.cpuUs)),
-    };
-  }
-
   /** Stops the workers (their recogniser processes first, for at most 2 s), ending any stream left. */
   async close(): Promise<void> {
     this.closing = true;
@@ -181,7 +155,7 @@ export class MediaWorkerPool {
     let ready!: () => void;
     let failed!: (err: Error) => void;
     const slot: Slot = {
-      index, worker, outbox: [], scheduled: false, streams: new Map(), stats: new Map(), resets: [],
+      index, worker, outbox: [], scheduled: false, streams: new Map(), resets: [],
       ready: new Promise<void>((resolve, reject) => { ready = resolve; failed = reject; }),
     };
     worker.on('message', (batch: FromWorker[]) => {
@@ -207,7 +181,7 @@ export class MediaWorkerPool {
     for (const [id, h] of slot.streams) {
       slot.streams.delete(id);
       h.close(1011, reason);
-      h.ended('error', null, { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 });
+      h.ended('error', null, emptyStreamStats());
     }
   }
 
@@ -218,10 +192,6 @@ export class MediaWorkerPool {
         return;
       case 'shutdown':
         slot.shutdown?.();
-        return;
-      case 'stats':
-        slot.stats.get(msg.req)?.(msg);
-        slot.stats.delete(msg.req);
         return;
       case 'out':
         slot.streams.get(msg.id)?.send(msg.frames);

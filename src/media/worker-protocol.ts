@@ -84,8 +84,6 @@ export type ToWorker =
   | { k: 'reply'; id: number; req: number; reply: ReplyData | null; error?: string }
   /** Hang the call up (the API's hang-up, daemon shutdown). */
   | { k: 'hangup'; id: number }
-  /** Report stats (the reply comes as a `stats` message). */
-  | { k: 'stats'; req: number }
   /** Stop: end the recogniser's engine processes, then answer `shutdown`. */
   | { k: 'shutdown' };
 
@@ -110,7 +108,6 @@ export type FromWorker =
   | { k: 'event'; id: number; event: StreamEvent }
   /** The stream's media session ended; nothing more comes for `id`. */
   | { k: 'ended'; id: number; reason: StopReason; cause: EndCause | null; stats: StreamStats }
-  | { k: 'stats'; req: number; streams: number; rssBytes: number; cpuUs: number }
   /** The worker is ready (its VAD loaded). */
   | { k: 'ready' }
   /** The worker's child processes are gone; it may be terminated. */
@@ -131,4 +128,9 @@ export interface StreamStats {
   latenessMaxMs: number;
   /** Recogniser audio sent, ms. */
   sttAudioMs: number;
+}
+
+/** The stats of a stream that ended before its media session reported any. */
+export function emptyStreamStats(): StreamStats {
+  return { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 };
 }

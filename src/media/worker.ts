@@ -19,7 +19,8 @@ import { FakeRecognizer } from './fake-recognizer.js';
 import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { WebRtcVad } from './vad.js';
-import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamStats, ToWorker } from './worker-protocol.js';
+import { emptyStreamStats } from './worker-protocol.js';
+import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, ToWorker } from './worker-protocol.js';
 
 /** What the pool passes a worker. */
 export interface MediaWorkerData {
@@ -163,7 +164,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   for (const f of msg.frames) transport.receive(f);
   if (transport.stopped || !transport.start) {
     // The stream ended (or broke the protocol) within its first frames.
-    post({ k: 'ended', id, reason: transport.stopped ?? 'error', cause: null, stats: emptyStats() });
+    post({ k: 'ended', id, reason: transport.stopped ?? 'error', cause: null, stats: emptyStreamStats() });
     streams.delete(id);
     return;
   }
@@ -211,10 +212,6 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   session.start(toReply(stream, msg.opening).clips, msg.opening.ended);
 }
 
-function emptyStats(): StreamStats {
-  return { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 };
-}
-
 function handle(msg: ToWorker): void {
   switch (msg.k) {
     case 'attach':
@@ -245,11 +242,6 @@ function handle(msg: ToWorker): void {
     case 'shutdown':
       void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
       return;
-    case 'stats': {
-      const usage = process.resourceUsage();
-      post({ k: 'stats', req: msg.req, streams: streams.size, rssBytes: process.memoryUsage.rss(), cpuUs: usage.userCPUTime + usage.systemCPUTime });
-      return;
-    }
   }
 }
 
@@ -265,7 +257,7 @@ port.on('message', (batch: ToWorker[]) => {
         const stream = streams.get(id);
         streams.delete(id);
         post({ k: 'close', id, code: 1011, reason: 'media error' });
-        post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStats() });
+        post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStreamStats() });
         stream?.transport.closed(1011);
       }
       post({ k: 'event', id: id ?? 0, event: { type: 'protocolError', code: 'internal', message: (err as Error).message } });

@@ -31,6 +31,7 @@ import {
 } from '../../src/media/audio.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { concat } from '../support/media.js';
 import { testSpeech } from '../support/speech.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -87,17 +88,6 @@ function crossings(x: Int16Array): number {
   let n = 0;
   for (let i = 1; i < x.length; i++) if ((x[i - 1]! < 0) !== (x[i]! < 0)) n++;
   return n;
-}
-
-/** `parts` concatenated. */
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 describe('G.711 μ-law', () => {

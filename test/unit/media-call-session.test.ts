@@ -16,28 +16,12 @@ import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
+import { trim } from '../support/media.js';
 
 const RATE = 16_000;
 const CHUNK = RATE / 50; // 20 ms
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
 
-
-/** A clip cut to its audible part (10 ms windows above about -50 dBFS), so its edges are the truth. */
-function trim(clip: Int16Array, rate: number): Int16Array {
-  const win = rate / 100;
-  const loud = (w: number): boolean => {
-    let sum = 0;
-    const part = clip.subarray(w * win, (w + 1) * win);
-    for (const v of part) sum += v * v;
-    return Math.sqrt(sum / Math.max(1, part.length)) > 100;
-  };
-  const windows = Math.floor(clip.length / win);
-  let first = 0;
-  while (first < windows && !loud(first)) first++;
-  let last = windows - 1;
-  while (last > first && !loud(last)) last--;
-  return clip.slice(first * win, (last + 1) * win);
-}
 
 let vad: WebRtcVad;
 /** The caller lines at 16 kHz, trimmed. */

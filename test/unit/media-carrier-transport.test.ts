@@ -16,6 +16,7 @@ import { CarrierTransport, CLOSE_CODES, type CarrierSocket, type CarrierStartInf
 import { exotelChunkRules, MAX_FRAME_CHARS, MAX_MEDIA_PAYLOAD_BYTES, type CarrierDialect } from '../../src/media/carriers/index.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
+import { concat } from '../support/media.js';
 
 const j = (v: unknown) => JSON.stringify(v);
 
@@ -55,16 +56,6 @@ class RecordingListener implements TransportListener {
   get samples(): Int16Array {
     return concat(this.audio);
   }
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** `bytes` cut into chunks of `size` (the last may be shorter). */

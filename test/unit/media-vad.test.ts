@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SpeechSegmenter, WebRtcVad, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
 import { resampleMono16 } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
+import { trim } from '../support/media.js';
 
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];
 /** Silence before the first line and after each line, ms. */
@@ -32,25 +33,6 @@ function noise(length: number, rms: number, seed = 7): Float64Array {
 function withNoise(signal: Int16Array, noiseRms: number): Int16Array {
   const n = noise(signal.length, noiseRms);
   return Int16Array.from(signal, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + n[i]!))));
-}
-
-/** Root-mean-square level of samples. */
-function rms(samples: Int16Array): number {
-  let sum = 0;
-  for (const v of samples) sum += v * v;
-  return Math.sqrt(sum / Math.max(1, samples.length));
-}
-
-/** A clip cut to its audible part (10 ms windows above a -50 dBFS level), so its edges are the truth. */
-function trim(clip: Int16Array, rate: number): Int16Array {
-  const win = rate / 100;
-  const loud = (w: number) => rms(clip.subarray(w * win, (w + 1) * win)) > 100;
-  const windows = Math.floor(clip.length / win);
-  let first = 0;
-  while (first < windows && !loud(first)) first++;
-  let last = windows - 1;
-  while (last > first && !loud(last)) last--;
-  return clip.slice(first * win, (last + 1) * win);
 }
 
 /** A call's inbound audio: the lines with silence between them, and where each line is, ms. */
