@@ -71,6 +71,16 @@ export function validate<T>(dialect: CarrierDialect, event: string, schema: z.Zo
   throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${field || '(frame)'}: ${what}`, field || undefined);
 }
 
+/**
+ * Checks a `start` frame's optional top-level stream id (`field`) against the one inside
+ * `start`; throws `invalid_message` naming `field` when they differ.
+ */
+export function checkStartStreamId(dialect: CarrierDialect, field: string, outer: string | undefined, inner: string): void {
+  if (outer !== undefined && outer !== inner) {
+    throw new CarrierProtocolError(dialect, 'invalid_message', `start frame: ${field} differs from start.${field}`, field);
+  }
+}
+
 /** A non-empty string of at most 256 characters (ids, names). */
 export const idString = z.string().min(1).max(256);
 
