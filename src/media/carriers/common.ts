@@ -81,6 +81,20 @@ export function checkStartStreamId(dialect: CarrierDialect, field: string, outer
   }
 }
 
+type StartEvent = Extract<CarrierEvent, { type: 'start' }>;
+
+/**
+ * The optional `accountId`, `from` and `to` of a `start` event: the account id when sent, the
+ * numbers when sent and non-empty.
+ */
+export function startParties(s: { accountId?: string | undefined; from?: string | undefined; to?: string | undefined }): Pick<StartEvent, 'accountId' | 'from' | 'to'> {
+  return {
+    ...(s.accountId !== undefined ? { accountId: s.accountId } : {}),
+    ...(s.from ? { from: s.from } : {}),
+    ...(s.to ? { to: s.to } : {}),
+  };
+}
+
 /** A non-empty string of at most 256 characters (ids, names). */
 export const idString = z.string().min(1).max(256);
 

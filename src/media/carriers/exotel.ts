@@ -14,7 +14,7 @@
  *   `audio/x-mulaw;rate=8000` instead, hence `start.media_format` decides the encoding.
  */
 import { z } from 'zod';
-import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, startParties, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEncoding, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'exotel' as const;
@@ -109,9 +109,7 @@ export function parseExotel(frame: string | Uint8Array): CarrierEvent {
         type: 'start',
         streamId: s.stream_sid,
         callId: s.call_sid,
-        ...(s.account_sid !== undefined ? { accountId: s.account_sid } : {}),
-        ...(s.from ? { from: s.from } : {}),
-        ...(s.to ? { to: s.to } : {}),
+        ...startParties({ accountId: s.account_sid, from: s.from, to: s.to }),
         customParameters: s.custom_parameters ?? {},
         format: formatOf(s.media_format),
       };
