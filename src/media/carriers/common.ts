@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   CarrierProtocolError,
+  MAX_CUSTOM_PARAMETER_CHARS,
   MAX_CUSTOM_PARAMETERS,
   MAX_FRAME_CHARS,
   MAX_MARK_NAME_CHARS,
@@ -112,7 +113,7 @@ export const dtmfDigit = z.string().regex(/^[0-9*#A-Da-d]$/, 'expected one DTMF 
 
 /** A flat map of custom parameters; values that are numbers or booleans become strings. */
 export const stringMap = z
-  .record(z.string().max(256), z.union([z.string().max(4096), z.number(), z.boolean()]))
+  .record(z.string().max(256), z.union([z.string().max(MAX_CUSTOM_PARAMETER_CHARS), z.number(), z.boolean()]))
   .refine((m) => Object.keys(m).length <= MAX_CUSTOM_PARAMETERS, `at most ${MAX_CUSTOM_PARAMETERS} parameters`)
   .transform((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, String(v)])) as Record<string, string>);
 
