@@ -24,7 +24,7 @@
  *   Plivo sends no `stop`: the socket closes.
  */
 import crypto from 'node:crypto';
-import { sampleBytesOf, toBase64 } from './common.js';
+import { sampleBytesOf } from './common.js';
 import { exotelChunkRules } from './exotel.js';
 import { CarrierProtocolError, MAX_CUSTOM_PARAMETER_CHARS, MAX_CUSTOM_PARAMETERS, MAX_MARK_NAME_CHARS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
 
@@ -203,9 +203,6 @@ export class SimFrameWriter {
     return null;
   }
 }
-
-/** Base64 of bytes, as {@link SimFrameWriter.media} takes them. */
-export const simBase64 = toBase64;
 
 /**
  * A frame the bot sent to the carrier, as the carrier understands it:
