@@ -14,10 +14,9 @@ import {
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
-import { CARRIER_DIALECTS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
+import { CARRIER_DIALECTS, MAX_CUSTOM_PARAMETER_CHARS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
 import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../media/carriers/sim-audio.js';
 import { simulateCall, SimConnectError, type SimEvent, type SimStep, type SimTimeline } from '../../media/carriers/sim-client.js';
-import { MAX_SIM_PARAMETER_CHARS } from '../../media/carriers/sim-frames.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { explainMissingContext } from '../json-flag.js';
@@ -269,8 +268,8 @@ const seconds = (ms: number): string => dim(`[${(ms / 1000).toFixed(1).padStart(
 export async function simulate(ctx: CommandContext, agentId: string, flags: CallSimulateFlags): Promise<void> {
   const plan = simulationPlan(agentId, flags);
   const transcripts = fakeTranscripts(plan);
-  if (transcripts.length > MAX_SIM_PARAMETER_CHARS) {
-    throw new UsageError(`the --say lines are too long together (${transcripts.length} characters as JSON; at most ${MAX_SIM_PARAMETER_CHARS})`, 'say less, or over several calls');
+  if (transcripts.length > MAX_CUSTOM_PARAMETER_CHARS) {
+    throw new UsageError(`the --say lines are too long together (${transcripts.length} characters as JSON; at most ${MAX_CUSTOM_PARAMETER_CHARS})`, 'say less, or over several calls');
   }
   const client = await ctx.client();
   let agent: Agent;

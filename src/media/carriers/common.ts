@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   CarrierProtocolError,
+  MAX_CUSTOM_PARAMETER_CHARS,
   MAX_CUSTOM_PARAMETERS,
   MAX_FRAME_CHARS,
   MAX_MARK_NAME_CHARS,
@@ -71,6 +72,30 @@ export function validate<T>(dialect: CarrierDialect, event: string, schema: z.Zo
   throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${field || '(frame)'}: ${what}`, field || undefined);
 }
 
+/**
+ * Checks a `start` frame's optional top-level stream id (`field`) against the one inside
+ * `start`; throws `invalid_message` naming `field` when they differ.
+ */
+export function checkStartStreamId(dialect: CarrierDialect, field: string, outer: string | undefined, inner: string): void {
+  if (outer !== undefined && outer !== inner) {
+    throw new CarrierProtocolError(dialect, 'invalid_message', `start frame: ${field} differs from start.${field}`, field);
+  }
+}
+
+type StartEvent = Extract<CarrierEvent, { type: 'start' }>;
+
+/**
+ * The optional `accountId`, `from` and `to` of a `start` event: the account id when sent, the
+ * numbers when sent and non-empty.
+ */
+export function startParties(s: { accountId?: string | undefined; from?: string | undefined; to?: string | undefined }): Pick<StartEvent, 'accountId' | 'from' | 'to'> {
+  return {
+    ...(s.accountId !== undefined ? { accountId: s.accountId } : {}),
+    ...(s.from ? { from: s.from } : {}),
+    ...(s.to ? { to: s.to } : {}),
+  };
+}
+
 /** A non-empty string of at most 256 characters (ids, names). */
 export const idString = z.string().min(1).max(256);
 
@@ -88,7 +113,7 @@ export const dtmfDigit = z.string().regex(/^[0-9*#A-Da-d]$/, 'expected one DTMF 
 
 /** A flat map of custom parameters; values that are numbers or booleans become strings. */
 export const stringMap = z
-  .record(z.string().max(256), z.union([z.string().max(4096), z.number(), z.boolean()]))
+  .record(z.string().max(256), z.union([z.string().max(MAX_CUSTOM_PARAMETER_CHARS), z.number(), z.boolean()]))
   .refine((m) => Object.keys(m).length <= MAX_CUSTOM_PARAMETERS, `at most ${MAX_CUSTOM_PARAMETERS} parameters`)
   .transform((m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, String(v)])) as Record<string, string>);
 

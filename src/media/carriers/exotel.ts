@@ -14,7 +14,7 @@
  *   `audio/x-mulaw;rate=8000` instead, hence `start.media_format` decides the encoding.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, startParties, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEncoding, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'exotel' as const;
@@ -103,17 +103,13 @@ export function parseExotel(frame: string | Uint8Array): CarrierEvent {
       return { type: 'connected' };
     case 'start': {
       const f = validate(D, event, startFrame, body);
-      if (f.stream_sid !== undefined && f.stream_sid !== f.start.stream_sid) {
-        throw new CarrierProtocolError(D, 'invalid_message', 'start frame: stream_sid differs from start.stream_sid', 'stream_sid');
-      }
+      checkStartStreamId(D, 'stream_sid', f.stream_sid, f.start.stream_sid);
       const s = f.start;
       return {
         type: 'start',
         streamId: s.stream_sid,
         callId: s.call_sid,
-        ...(s.account_sid !== undefined ? { accountId: s.account_sid } : {}),
-        ...(s.from ? { from: s.from } : {}),
-        ...(s.to ? { to: s.to } : {}),
+        ...startParties({ accountId: s.account_sid, from: s.from, to: s.to }),
         customParameters: s.custom_parameters ?? {},
         format: formatOf(s.media_format),
       };

@@ -20,7 +20,7 @@
  * Plivo documents no `stop` frame (the socket closes); one is accepted if sent.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, stringMap, toBase64, validate } from './common.js';
+import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, startParties, stringMap, toBase64, validate } from './common.js';
 import { CarrierProtocolError, MAX_CUSTOM_PARAMETERS, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'plivo' as const;
@@ -105,9 +105,7 @@ export function parsePlivo(frame: string | Uint8Array): CarrierEvent {
         type: 'start',
         streamId: s.streamId,
         callId: s.callId,
-        ...(s.accountId !== undefined ? { accountId: s.accountId } : {}),
-        ...(s.from ? { from: s.from } : {}),
-        ...(s.to ? { to: s.to } : {}),
+        ...startParties(s),
         customParameters: parsePlivoExtraHeaders(f.extra_headers),
         format: formatOf(s.mediaFormat.encoding, s.mediaFormat.sampleRate),
       };

@@ -24,9 +24,9 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { pcmToTelephony, resample } from '../audio.js';
 import { systemClock, type PlayoutClock } from '../playout.js';
-import { sampleBytesOf } from './common.js';
+import { sampleBytesOf, toBase64 } from './common.js';
 import {
-  checkSimParameters, defaultSimFormat, parseSimInbound, simBase64, simFrameMs, SimFrameWriter, simStreamIds, type SimStreamIds,
+  checkSimParameters, defaultSimFormat, parseSimInbound, simFrameMs, SimFrameWriter, simStreamIds, type SimStreamIds,
 } from './sim-frames.js';
 import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } from './types.js';
 
@@ -239,7 +239,7 @@ export function prepareSimLine(pcm: Int16Array, sampleRate: number, dialect: Car
   const span = speechSpan(pcm, threshold);
   const speech = span ? pcm.subarray(span[0], span[1]) : pcm;
   const frames = pcmToTelephony(speech, sampleRate, { encoding: format.encoding, sampleRate: format.sampleRate }, { frameMs: simFrameMs(dialect) });
-  return { dialect, format: { ...format }, frames: frames.map((f) => simBase64(f.payload)), speechMs: Math.round((speech.length / sampleRate) * 1000) };
+  return { dialect, format: { ...format }, frames: frames.map((f) => toBase64(f.payload)), speechMs: Math.round((speech.length / sampleRate) * 1000) };
 }
 
 /** Index of the first and one past the last sample louder than `threshold`, or null for silence. */
@@ -332,7 +332,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.format = o.format ?? defaultSimFormat(o.dialect);
     this.frameMs = simFrameMs(o.dialect);
     this.bytesPerMs = (this.format.sampleRate / 1000) * sampleBytesOf(this.format.encoding);
-    this.silenceB64 = simBase64(Buffer.alloc(this.frameMs * this.bytesPerMs, this.format.encoding === 'mulaw' ? 0xff : 0));
+    this.silenceB64 = toBase64(Buffer.alloc(this.frameMs * this.bytesPerMs, this.format.encoding === 'mulaw' ? 0xff : 0));
     this.ids = simStreamIds(o.dialect);
     this.writer = new SimFrameWriter(o.dialect, this.ids, this.format);
     this.prepared = o.steps.map((s) => (s.kind !== 'say' ? undefined

@@ -24,9 +24,9 @@
  *   Plivo sends no `stop`: the socket closes.
  */
 import crypto from 'node:crypto';
-import { sampleBytesOf, toBase64 } from './common.js';
+import { sampleBytesOf } from './common.js';
 import { exotelChunkRules } from './exotel.js';
-import { CarrierProtocolError, MAX_CUSTOM_PARAMETERS, MAX_MARK_NAME_CHARS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
+import { CarrierProtocolError, MAX_CUSTOM_PARAMETER_CHARS, MAX_CUSTOM_PARAMETERS, MAX_MARK_NAME_CHARS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
 
 /** The ids a carrier gives one stream (Twilio/Exotel-style `MZ…`/`CA…`/`AC…` sids, Plivo UUIDs). */
 export interface SimStreamIds {
@@ -54,12 +54,9 @@ export function simFrameMs(dialect: CarrierDialect): number {
   return dialect === 'exotel' ? 100 : 20;
 }
 
-/** Largest custom parameter value the daemon-side parsers keep, characters. */
-export const MAX_SIM_PARAMETER_CHARS = 4096;
-
 /**
  * Checks custom parameters before they are sent: at most {@link MAX_CUSTOM_PARAMETERS}, keys
- * 1–256 characters, values at most {@link MAX_SIM_PARAMETER_CHARS}.
+ * 1–256 characters, values at most {@link MAX_CUSTOM_PARAMETER_CHARS}.
  * @throws RangeError naming the offending parameter
  */
 export function checkSimParameters(params: Record<string, string>): void {
@@ -68,7 +65,7 @@ export function checkSimParameters(params: Record<string, string>): void {
   for (const [k, v] of entries) {
     if (k.length === 0 || k.length > 256) throw new RangeError(`custom parameter name must be 1–256 characters: ${JSON.stringify(k.slice(0, 40))}`);
     if (typeof v !== 'string') throw new RangeError(`custom parameter ${k} must be a string`);
-    if (v.length > MAX_SIM_PARAMETER_CHARS) throw new RangeError(`custom parameter ${k} is ${v.length} characters; at most ${MAX_SIM_PARAMETER_CHARS}`);
+    if (v.length > MAX_CUSTOM_PARAMETER_CHARS) throw new RangeError(`custom parameter ${k} is ${v.length} characters; at most ${MAX_CUSTOM_PARAMETER_CHARS}`);
   }
 }
 
@@ -206,9 +203,6 @@ export class SimFrameWriter {
     return null;
   }
 }
-
-/** Base64 of bytes, as {@link SimFrameWriter.media} takes them. */
-export const simBase64 = toBase64;
 
 /**
  * A frame the bot sent to the carrier, as the carrier understands it:

@@ -10,8 +10,8 @@
  * `clear`. TwiML: https://www.twilio.com/docs/voice/twiml/stream.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, stringMap, toBase64, validate } from './common.js';
-import { CarrierProtocolError, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
+import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, stringMap, toBase64, validate } from './common.js';
+import { type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'twilio' as const;
 
@@ -57,9 +57,7 @@ export function parseTwilio(frame: string | Uint8Array): CarrierEvent {
       return { type: 'connected' };
     case 'start': {
       const f = validate(D, event, startFrame, body);
-      if (f.streamSid !== undefined && f.streamSid !== f.start.streamSid) {
-        throw new CarrierProtocolError(D, 'invalid_message', 'start frame: streamSid differs from start.streamSid', 'streamSid');
-      }
+      checkStartStreamId(D, 'streamSid', f.streamSid, f.start.streamSid);
       return {
         type: 'start',
         streamId: f.start.streamSid,

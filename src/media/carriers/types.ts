@@ -139,6 +139,9 @@ export const MAX_MARK_NAME_CHARS = 256;
 /** Most custom parameters kept from a `start` frame (more are refused as `invalid_message`). */
 export const MAX_CUSTOM_PARAMETERS = 32;
 
+/** Longest custom parameter value kept from a `start` frame, characters. */
+export const MAX_CUSTOM_PARAMETER_CHARS = 4096;
+
 /**
  * The outbound frames of one stream, as that carrier's exact JSON text. Bound to one stream
  * (its id and format) when created from the `start` event.
