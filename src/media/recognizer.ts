@@ -79,6 +79,13 @@ export interface FinalTranscript {
   endMs: number;
   /** Audio consumed for this segment, ms (silence included): the basis of `stt_seconds`. */
   audioMs: number;
+  /**
+   * The provider's own endpointing decided the caller stopped (Deepgram `speech_final` or
+   * `UtteranceEnd`, Sarvam `END_SPEECH`) before `finish()` was called: the stream is `done` and
+   * the media session takes this as the end of the utterance (its VAD's later end is ignored).
+   * Absent or false for a final that answers `finish()`.
+   */
+  endOfUtterance?: boolean;
 }
 
 /** Why a stream failed. */
@@ -181,6 +188,11 @@ export interface RecognizerInfo {
    * for a partial (to tell a backchannel from a real turn) only when they come; default false.
    */
   readonly emitsPartials?: boolean;
+  /**
+   * Whether streams may end on their own with a final marked
+   * {@link FinalTranscript.endOfUtterance} (the provider endpoints). Default false.
+   */
+  readonly endpoints?: boolean;
 }
 
 /** A streaming speech recogniser (one per media worker; any number of concurrent streams). */
