@@ -13,7 +13,10 @@
  * and to a `bargeIn` event); DTMF keys are collected and sent as one text (`#` ends the entry,
  * or a pause of `dtmfTimeoutMs`); silence after the prompt finished asks the port for a
  * re-prompt ({@link SilenceTimer}); a recogniser error or timeout asks it for a `failed`
- * re-prompt and the call goes on; a reply marked `ended` plays, its last mark is acknowledged,
+ * re-prompt and the call goes on; a final the recogniser marks `endOfUtterance` (the provider's
+ * own endpointing) while the stream is still open ends the utterance at once — whichever of the
+ * provider and the VAD decides first wins, the other is ignored, never two turns and never none;
+ * a reply marked `ended` plays, its last mark is acknowledged,
  * `closeGraceMs` lapse, and the session hangs up; `maxCallDurationMs` asks the port for a
  * closing and then hangs up; the transport's `onStop` ends everything.
  *
@@ -74,13 +77,17 @@ export interface TurnReply {
 
 /** Speech-recognition telemetry of one turn: the per-turn columns of issue 16. */
 export interface TurnTelemetry {
-  /** The recogniser's pricing key (e.g. `pocketsphinx`, `fake`). */
+  /**
+   * The pricing key of the provider that heard the turn (e.g. `pocketsphinx`, `deepgram`, `fake`):
+   * the final's own `provider` when a fallback heard it, else the recogniser's; for a failed
+   * turn, the provider whose error it was.
+   */
   stt_provider: string;
-  /** End of speech decided (`speechEnd`, the recogniser's `finish()`) → final transcript, ms on the session clock. */
+  /** End of speech decided (`speechEnd`, the recogniser's `finish()`) → final transcript, ms on the session clock; 0 when the provider's own endpointing decided (the final is the decision). */
   stt_ms: number;
   /** The final's confidence, 0..1 (0 when it failed). */
   stt_confidence: number;
-  /** The end-of-utterance silence waited before deciding the caller had finished, ms. */
+  /** The end-of-utterance silence waited before deciding the caller had finished, ms (by the VAD, or by the provider when it endpointed first: from the VAD's last speech frame to its final). */
   silence_ms: number;
   /** Audio the recogniser consumed for this turn (pre-roll and silence included), ms: the basis of `stt_seconds`. */
   audio_ms: number;
@@ -430,6 +437,8 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       this.streams.add(stream);
       stream.on('final', (f) => {
         this.streams.delete(stream);
+        // The provider endpointed before the VAD decided: this final ends the utterance.
+        if (f.endOfUtterance === true && u.decidedAtClock === null) this.endedByProvider(u);
         this.onFinal(u, f);
       });
       stream.on('error', (e: RecognizerError) => {
@@ -440,13 +449,34 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     }
     const u = this.utterance;
     this.utterance = null;
-    if (!u) return;
+    if (!u || u.decidedAtClock !== null) return;
     u.endAtClock = this.clockAt(event.atMs);
     u.decidedAtClock = this.clock.now(); // when the recogniser is told to finish
     u.silenceMs = event.decidedAtMs - event.atMs;
     if (!u.stream || u.stream.state !== 'open') return;
     this.feedStream(u);
     u.stream.finish();
+  }
+
+  /**
+   * The recogniser's own endpointing ended utterance `u` (a final marked `endOfUtterance` came
+   * while its stream was open, before the VAD's `speechEnd`): whichever says end-of-utterance
+   * first wins. The segmenter's speech is cut here, so the VAD's own end of this speech never
+   * comes (no second turn) and speech that follows starts a new utterance. The end of speech is
+   * the VAD's last speech frame (as for a `speechEnd`), the silence is what the provider waited
+   * after it, and `stt_ms` is 0: the transcript came with the decision.
+   */
+  private endedByProvider(u: Utterance): void {
+    const nowMs = (this.samplesIn * 1000) / MEDIA_CORE_SAMPLE_RATE;
+    let endMs = nowMs;
+    if (this.utterance === u) {
+      this.utterance = null;
+      const cut = this.segmenter.flush();
+      if (cut) endMs = Math.min(nowMs, cut.atMs);
+    }
+    u.endAtClock = this.clockAt(endMs);
+    u.decidedAtClock = this.clock.now();
+    u.silenceMs = Math.max(0, nowMs - endMs);
   }
 
   /** Sends the stream the audio it has not had yet (pre-roll first). */
@@ -464,7 +494,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
 
   private onFinal(u: Utterance, f: FinalTranscript): void {
     if (this.ended) return;
-    const telemetry = this.telemetry(u, f.confidence, f.audioMs);
+    const telemetry = this.telemetry(u, f.confidence, f.audioMs, f.provider);
     const ignored = f.text.trim() === '' || (u.overlapped && !u.interrupted) || this.closing;
     this.emit('heard', { kind: 'final', text: f.text, confidence: f.confidence, ...(ignored ? { ignored: true } : {}) });
     if (ignored) {
@@ -483,12 +513,13 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.emit('sttError', error);
     if (this.utterance === u) this.utterance = null;
     if (this.closing || (u.overlapped && !u.interrupted)) return;
-    this.requestTurn({ kind: 'failed', failed: true, error, telemetry: this.telemetry(u, 0, 0) }, null);
+    this.requestTurn({ kind: 'failed', failed: true, error, telemetry: this.telemetry(u, 0, 0, error.provider) }, null);
   }
 
-  private telemetry(u: Utterance, confidence: number, audioMs: number): TurnTelemetry {
+  /** `provider`: who heard (the final's or the error's provider), else the recogniser's own. */
+  private telemetry(u: Utterance, confidence: number, audioMs: number, provider?: string): TurnTelemetry {
     return {
-      stt_provider: this.recognizer.provider,
+      stt_provider: provider ?? this.recognizer.provider,
       stt_ms: u.decidedAtClock === null ? 0 : Math.max(0, this.clock.now() - u.decidedAtClock),
       stt_confidence: confidence,
       silence_ms: u.silenceMs,

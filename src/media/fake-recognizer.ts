@@ -51,6 +51,14 @@ export interface FakeUtterance {
   partials?: ReadonlyArray<{ text: string; afterMs: number }>;
   /** Release the final by itself after this many ms of audio in the segment (> 0), without waiting for `finish()`. */
   releaseAfterMs?: number;
+  /**
+   * Provider endpointing: once the segment holds this many ms of audio (> 0), the provider
+   * decides the caller stopped and the stream's one final comes (per the mode: at once, or
+   * `delayMs` later when `slow`) marked `endOfUtterance: true`; the stream is then `done`. Audio
+   * pushed after the decision is ignored, and a `finish()` before the final arrives adds nothing
+   * (the final already on its way answers it, still marked: as over a network).
+   */
+  endOfUtteranceAfterMs?: number;
   /** Overrides the recogniser's mode for this utterance. */
   mode?: FakeRecognizerMode;
   /** Delay of a `slow` answer, ms; default the recogniser's `delayMs`. */
@@ -75,6 +83,10 @@ export interface FakeRecognizerOptions {
   unavailable?: string;
   /** Whether to declare partial transcripts (see `RecognizerInfo.emitsPartials`); default: whether the script has any. */
   emitsPartials?: boolean;
+  /** Whether to declare provider endpointing (see `RecognizerInfo.endpoints`); default: whether the script has an `endOfUtteranceAfterMs`. */
+  endpoints?: boolean;
+  /** Set each final's `provider` to this (as a fallback recogniser reports who heard); default unset. */
+  finalProvider?: string;
 }
 
 /** The scripted recogniser. */
@@ -83,6 +95,7 @@ export class FakeRecognizer implements SpeechRecognizer {
   readonly languages: readonly string[];
   readonly priceBasis: RecognizerPriceBasis = 'audio_second';
   readonly emitsPartials: boolean;
+  readonly endpoints: boolean;
   /** The options of every stream started, in order (to check the hints a step passed). */
   readonly started: RecognitionOptions[] = [];
   private readonly queue: FakeUtterance[] = [];
@@ -90,6 +103,8 @@ export class FakeRecognizer implements SpeechRecognizer {
   private readonly delayMs: number;
   private readonly clock: RecognizerClock;
   private readonly unavailable: string | undefined;
+  /** @internal see {@link FakeRecognizerOptions.finalProvider} */
+  readonly finalProvider: string | undefined;
 
   /** @throws RangeError on a malformed script, mode, delay or language list */
   constructor(options: FakeRecognizerOptions = {}) {
@@ -102,12 +117,14 @@ export class FakeRecognizer implements SpeechRecognizer {
     this.unavailable = options.unavailable;
     this.enqueue(...(options.script ?? []));
     this.emitsPartials = options.emitsPartials ?? (options.script ?? []).some((u) => (u.partials?.length ?? 0) > 0);
+    this.endpoints = options.endpoints ?? (options.script ?? []).some((u) => u.endOfUtteranceAfterMs !== undefined);
+    this.finalProvider = options.finalProvider;
   }
 
   /**
    * Appends utterances to the script.
    * @throws RangeError on an utterance without text, a confidence outside 0..1, a bad mode,
-   *         delay, `releaseAfterMs`, or partial
+   *         delay, `releaseAfterMs`, `endOfUtteranceAfterMs`, or partial
    */
   enqueue(...utterances: FakeUtterance[]): void {
     for (const [i, u] of utterances.entries()) checkUtterance(u, i);
@@ -152,6 +169,8 @@ class FakeStream implements RecognitionStream {
   private segmentStart = 0;
   /** Partials of the current utterance already sent. */
   private partialsSent = 0;
+  /** The provider endpointed: the last final is on its way. */
+  private endpointed = false;
 
   constructor(
     private readonly owner: FakeRecognizer,
@@ -178,19 +197,23 @@ class FakeStream implements RecognitionStream {
     if (this.current === 'failed') return;
     if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
     this.samples += pcm.length;
+    if (this.endpointed) return;
     const u = this.owner.peek();
     if (!u) return;
     const heardMs = this.ms(this.samples - this.segmentStart);
     const partials = u.partials ?? [];
     while (this.partialsSent < partials.length && partials[this.partialsSent]!.afterMs <= heardMs) this.sendPartial(partials[this.partialsSent++]!.text);
-    if (u.releaseAfterMs !== undefined && heardMs >= u.releaseAfterMs) this.release(false);
+    if (u.endOfUtteranceAfterMs !== undefined && heardMs >= u.endOfUtteranceAfterMs) {
+      this.endpointed = true;
+      this.release(true, true);
+    } else if (u.releaseAfterMs !== undefined && heardMs >= u.releaseAfterMs) this.release(false);
   }
 
   finish(): void {
     if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
     if (this.current !== 'open') return;
     this.current = 'finishing';
-    this.release(true);
+    if (!this.endpointed) this.release(true);
   }
 
   cancel(): void {
@@ -200,8 +223,11 @@ class FakeStream implements RecognitionStream {
     this.timers.clear();
   }
 
-  /** Ends the current segment: sends its remaining partials and its final (or error) per the utterance's mode. */
-  private release(last: boolean): void {
+  /**
+   * Ends the current segment: sends its remaining partials and its final (or error) per the
+   * utterance's mode. `endOfUtterance`: the provider endpointed (the final is marked so).
+   */
+  private release(last: boolean, endOfUtterance = false): void {
     const startMs = this.ms(this.segmentStart);
     const endMs = this.ms(this.samples);
     const audioMs = endMs - startMs;
@@ -212,6 +238,8 @@ class FakeStream implements RecognitionStream {
     this.segmentStart = this.samples;
     this.partialsSent = 0;
     const final: FinalTranscript = u ? { text: u.text, confidence: u.confidence ?? 0.9, startMs, endMs, audioMs } : { text: '', confidence: 0, startMs, endMs, audioMs };
+    if (endOfUtterance) final.endOfUtterance = true;
+    if (this.owner.finalProvider !== undefined) final.provider = this.owner.finalProvider;
     const { mode, delayMs } = this.owner.behaviour(u);
     if (!u || mode === 'ok' || mode === 'slow') {
       this.later(u && mode === 'slow' ? delayMs : 0, () => {
@@ -260,6 +288,9 @@ function checkUtterance(u: FakeUtterance, i: number): void {
   if (u.mode !== undefined) checkMode(u.mode);
   if (u.delayMs !== undefined) checkDelay(u.delayMs);
   if (u.releaseAfterMs !== undefined && !(Number.isFinite(u.releaseAfterMs) && u.releaseAfterMs > 0)) throw new RangeError(`${at}.releaseAfterMs must be > 0 ms; got ${u.releaseAfterMs}`);
+  if (u.endOfUtteranceAfterMs !== undefined && !(Number.isFinite(u.endOfUtteranceAfterMs) && u.endOfUtteranceAfterMs > 0)) {
+    throw new RangeError(`${at}.endOfUtteranceAfterMs must be > 0 ms; got ${u.endOfUtteranceAfterMs}`);
+  }
   for (const p of u.partials ?? []) {
     if (typeof p?.text !== 'string' || !(Number.isFinite(p.afterMs) && p.afterMs >= 0)) throw new RangeError(`${at}.partials entries need a text and afterMs ≥ 0`);
   }

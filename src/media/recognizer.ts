@@ -83,9 +83,17 @@ export interface FinalTranscript {
    * The provider's own endpointing decided the caller stopped (Deepgram `speech_final` or
    * `UtteranceEnd`, Sarvam `END_SPEECH`) before `finish()` was called: the stream is `done` and
    * the media session takes this as the end of the utterance (its VAD's later end is ignored).
-   * Absent or false for a final that answers `finish()`.
+   * Absent or false for a final that answers `finish()`. A consumer must also accept one that
+   * arrives after it called `finish()` (the provider's decision was already on the wire): it is
+   * then simply the answer.
    */
   endOfUtterance?: boolean;
+  /**
+   * The provider that heard this segment (its pricing key, a turn's `stt_provider`), when it is
+   * not the recogniser's own {@link RecognizerInfo.provider}: a fallback recogniser heard it
+   * (see recognizers/fallback.ts). Absent: the recogniser's provider.
+   */
+  provider?: string;
 }
 
 /** Why a stream failed. */
