@@ -11,6 +11,8 @@ import { CallMediaSession, type HeardEvent, type ReplyEvent, type TurnReply, typ
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
+import type { SpeechRecognizer } from '../../src/media/recognizer.js';
+import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
@@ -38,16 +40,18 @@ function clip(text: string, ms: number): TurnReply['clips'][number] {
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'clock' | 'script'> = {}) {
+function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'clock' | 'script'> = {}, wrap?: (fake: FakeRecognizer, clock: FakeClock) => SpeechRecognizer) {
   const clock = new FakeClock(1000);
   const transport = new FakeTransport({ clock, ackDelayMs: 20 });
-  const recognizer = new FakeRecognizer({ clock, script, ...extra });
+  const fake = new FakeRecognizer({ clock, script, ...extra });
+  const recognizer = fake;
+  const used = wrap ? wrap(fake, clock) : fake;
   const requests: TurnRequest[] = [];
   const turn = async (r: TurnRequest): Promise<TurnReply> => {
     requests.push(r);
     return { clips: [clip('Noted.', 200)], ended: false };
   };
-  const session = new CallMediaSession({ transport, vad: vad.createDetector({ sampleRate: RATE }), recognizer, language: 'en-IN', turn, clock });
+  const session = new CallMediaSession({ transport, vad: vad.createDetector({ sampleRate: RATE }), recognizer: used, language: 'en-IN', turn, clock });
   const heard: HeardEvent[] = [];
   const replies: ReplyEvent[] = [];
   session.on('heard', (e) => heard.push(e));
@@ -205,5 +209,37 @@ describe('provider endpointing', () => {
     expect(finals).toHaveLength(1);
     expect(r.remaining).toBe(1);
     expect(() => new FakeRecognizer({ script: [{ text: 'x', endOfUtteranceAfterMs: 0 }] })).toThrow(/endOfUtteranceAfterMs/);
+  });
+
+  describe('with a fallback recogniser', () => {
+    it('the primary fails on the caller’s words: the fallback hears them, and the turn is priced by the fallback', async () => {
+      let fallback!: FakeRecognizer;
+      const h = harness([{ text: 'lost', mode: 'crash' }], { provider: 'deepgram' }, (primary, clock) => {
+        fallback = new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'], script: [{ text: 'my name is priya sharma' }] });
+        return new FallbackRecognizer(primary, fallback);
+      });
+      await h.open();
+      await h.feed(lines[0]!);
+      await h.silence(1500);
+      expect(h.requests.map((r) => r.kind)).toEqual(['speech']);
+      const r = h.speech()[0]!;
+      expect(r.text).toBe('my name is priya sharma');
+      expect(r.telemetry.stt_provider).toBe('pocketsphinx');
+      // The fallback heard the whole utterance, pre-roll and silence included.
+      expect(r.telemetry.audio_ms).toBeGreaterThan((lines[0]!.length / RATE) * 1000 + VAD_SILENCE_MS);
+      expect(h.session.stats().sttFailures).toBe(0);
+    }, 30_000);
+
+    it('without a fallback for the language the failure reaches the session: a failed (not heard) turn', async () => {
+      const h = harness([{ text: 'lost', mode: 'crash' }], { provider: 'sarvam' }, (primary) => new FallbackRecognizer(primary, null));
+      await h.open();
+      await h.feed(lines[0]!);
+      await h.silence(1500);
+      expect(h.requests.map((r) => r.kind)).toEqual(['failed']);
+      const r = h.requests[0] as Extract<TurnRequest, { kind: 'failed' }>;
+      expect(r.error).toMatchObject({ kind: 'crashed', provider: 'sarvam' });
+      expect(r.telemetry.stt_provider).toBe('sarvam');
+      expect(h.session.stats().sttFailures).toBe(1);
+    }, 30_000);
   });
 });
