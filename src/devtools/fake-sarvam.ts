@@ -243,6 +243,7 @@ function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void
     const delay = o.delay();
     queue = queue.then(async () => {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (ws.readyState !== ws.OPEN) return;
       conn.transcripts.push(transcript);
       send({
         type: 'data',

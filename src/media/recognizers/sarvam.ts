@@ -391,7 +391,9 @@ class SarvamStream implements RecognitionStream {
     this.settled = true;
     this.current = 'failed';
     const message = redact(`${f.message}${this.attempts > 1 ? ' (after one reconnect)' : ''}`, this.owner.config.apiKey);
-    setImmediate(() => this.events.emit('error', new RecognizerError(f.kind, this.owner.provider, message)));
+    setImmediate(() => {
+      if (this.current === 'failed') this.events.emit('error', new RecognizerError(f.kind, this.owner.provider, message));
+    });
   }
 
   private finalize(endOfUtterance: boolean): void {
@@ -408,8 +410,11 @@ class SarvamStream implements RecognitionStream {
     const endMs = endOfUtterance ? (this.endpointedAtMs ?? this.ms(this.pushed)) : this.ms(this.pushed);
     const final: FinalTranscript = { text, confidence: text ? SARVAM_CONFIDENCE : 0, startMs: 0, endMs, audioMs: endMs };
     if (endOfUtterance) final.endOfUtterance = true;
-    this.current = 'done';
-    setImmediate(() => this.events.emit('final', final));
+    setImmediate(() => {
+      if (this.current === 'cancelled') return; // cancel() came first: nothing after it
+      this.current = 'done';
+      this.events.emit('final', final);
+    });
   }
 
   /** Forgets the current socket and closes it at once. */
