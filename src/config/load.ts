@@ -56,6 +56,26 @@ const LIVEKIT_ENV: Record<string, string> = {
   VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'wait_until_answered',
 };
 
+/** Environment variables of the speech providers' blocks (issue 17), as LiveKit's. */
+const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam', Record<string, string>> = {
+  deepgram: { DEEPGRAM_API_KEY: 'api_key', VAGENT_DEEPGRAM_URL: 'url' },
+  sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url' },
+};
+
+/**
+ * `VAGENT_RECOGNIZERS`: `range=provider` pairs separated by commas (`hi=sarvam,en-IN=deepgram`).
+ * A pair without `=` is kept as given, so the schema names it.
+ */
+function parseRecognizersEnv(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const i = pair.indexOf('=');
+    if (i < 0) out[pair] = '';
+    else out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+  }
+  return out;
+}
+
 function readConfigFile(file: string): Record<string, unknown> {
   let text: string;
   try {
@@ -82,6 +102,12 @@ function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, fil
     const names = Object.entries(LIVEKIT_ENV).filter(([, k]) => fromEnv.has(`livekit.${k}`)).map(([n]) => n);
     if (names.length > 0) return `environment ${names.join(', ')}${file ? ` and config file ${file}` : ''}`;
   }
+  for (const [block, names] of Object.entries(RECOGNIZER_ENV)) {
+    if (key !== block && !key.startsWith(`${block}.`)) continue;
+    const used = Object.entries(names).filter(([, k]) => fromEnv.has(`${block}.${k}`) && (key === block || key === `${block}.${k}`)).map(([n]) => n);
+    if (used.length > 0) return `environment ${used.join(', ')}`;
+  }
+  if (key.startsWith('recognizers') && fromEnv.has('recognizers')) return 'environment VAGENT_RECOGNIZERS';
   if (fromEnv.has(key)) {
     const all = { ...ENV_KEYS, ...Object.fromEntries(Object.entries(LIVEKIT_ENV).map(([n, k]) => [n, `livekit.${k}`])) };
     const name = Object.entries(all).find(([, k]) => k === key)?.[0];
@@ -120,6 +146,22 @@ export function loadSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv =
     }
   }
   merged.livekit = livekit;
+  for (const [block, names] of Object.entries(RECOGNIZER_ENV)) {
+    const section = { ...((merged[block] as Record<string, unknown> | undefined) ?? {}) };
+    for (const [name, key] of Object.entries(names)) {
+      const v = env[name];
+      if (v !== undefined && v !== '') {
+        section[key] = v;
+        fromEnv.add(`${block}.${key}`);
+      }
+    }
+    merged[block] = section;
+  }
+  const recognizersEnv = env.VAGENT_RECOGNIZERS;
+  if (recognizersEnv !== undefined && recognizersEnv.trim() !== '') {
+    merged.recognizers = { ...((merged.recognizers as Record<string, unknown> | undefined) ?? {}), ...parseRecognizersEnv(recognizersEnv) };
+    fromEnv.add('recognizers');
+  }
 
   if (flags.host !== undefined) { merged.host = flags.host; fromFlags.add('host'); }
   if (flags.port !== undefined) { merged.port = flags.port; fromFlags.add('port'); }

@@ -5,6 +5,7 @@
  * environment (`VAGENT_*`, and LiveKit's own `LIVEKIT_*` names) < command-line flags.
  */
 import { z } from 'zod';
+import { RECOGNIZER_KEY_ENV } from '../media/recognizer-choice.js';
 
 const timezone = z.string().refine((tz) => {
   try {
@@ -19,6 +20,20 @@ const timezone = z.string().refine((tz) => {
 const flag = z.union([z.boolean(), z.string().trim().toLowerCase()
   .refine((v) => ['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'].includes(v), { error: 'must be true or false' })
   .transform((v) => ['true', 'yes', 'on', '1'].includes(v))], { error: 'must be true or false' });
+
+/** A `ws://`/`wss://` (or `http(s)://`) URL of a speech provider. */
+const wsUrl = z.string().url({ error: 'must be a URL such as wss://api.example.com/v1/listen' })
+  .refine((u) => /^(wss?|https?):\/\//i.test(u), { error: 'must start with wss://, ws://, https:// or http://' });
+
+/** Whether `range` is `*` or a well-formed BCP-47 tag (ECMA-402 `Intl.getCanonicalLocales`). */
+function isLanguageRange(range: string): boolean {
+  if (range === '*') return true;
+  try {
+    return Intl.getCanonicalLocales(range).length === 1;
+  } catch {
+    return false;
+  }
+}
 
 /** Settings of one vagent daemon. Durations name their unit; money is INR. */
 export const SettingsSchema = z.object({
@@ -56,7 +71,42 @@ export const SettingsSchema = z.object({
    * parameter (tests, benchmarks, `vagent call simulate` without a recogniser); `off` hears
    * nothing (DTMF still works). `/v1/health` and the start-up lines say which is in force.
    */
-  recognizer: z.enum(['auto', 'pocketsphinx', 'fake', 'off'], { error: 'must be one of auto, pocketsphinx, fake, off' }).default('auto'),
+  recognizer: z.enum(['auto', 'pocketsphinx', 'deepgram', 'sarvam', 'fake', 'off'], { error: 'must be one of auto, pocketsphinx, deepgram, sarvam, fake, off' }).default('auto'),
+  /**
+   * Per-language overrides of `recognizer` (issue 17): a BCP-47 language range (RFC 4647 basic
+   * range: `hi` covers `hi-IN`) → `auto`, `pocketsphinx`, `deepgram`, `sarvam` or `off`, e.g.
+   * `{ hi: sarvam, en-IN: deepgram }`. The longest range matching an agent's language wins;
+   * none matching: `recognizer`. Env `VAGENT_RECOGNIZERS` as `hi=sarvam,en-IN=deepgram`.
+   */
+  recognizers: z.record(
+    z.string().refine(isLanguageRange, { error: 'must be a language range such as hi or en-IN' }),
+    z.enum(['auto', 'pocketsphinx', 'deepgram', 'sarvam', 'off'], { error: 'must be one of auto, pocketsphinx, deepgram, sarvam, off' }),
+    { error: (issue) => (issue.code === 'invalid_key' ? 'must be a language range such as hi or en-IN' : undefined) },
+  ).default({}),
+  /**
+   * Deepgram streaming speech recognition (https://developers.deepgram.com/reference/speech-to-text/listen-streaming).
+   * `api_key` (env `DEEPGRAM_API_KEY`) is a secret: never logged nor shown.
+   */
+  deepgram: z.object({
+    api_key: z.string().min(1).optional(),
+    /** The listen WebSocket; default `wss://api.deepgram.com/v1/listen` (env `VAGENT_DEEPGRAM_URL`). */
+    url: wsUrl.optional(),
+    /** Model; default `nova-3`. */
+    model: z.string().min(1).max(100).optional(),
+  }).default({}),
+  /**
+   * Sarvam AI streaming speech recognition (https://docs.sarvam.ai/api-reference-docs/speech-to-text/transcribe/ws).
+   * `api_key` (env `SARVAM_API_KEY`) is a secret: never logged nor shown.
+   */
+  sarvam: z.object({
+    api_key: z.string().min(1).optional(),
+    /** The streaming WebSocket; default the provider's (env `VAGENT_SARVAM_URL`). */
+    url: wsUrl.optional(),
+    /** Model; default the adapter's (saaras). */
+    model: z.string().min(1).max(100).optional(),
+    /** Output mode of saaras, e.g. `codemix` for Hinglish (the adapter's default). */
+    mode: z.string().min(1).max(50).optional(),
+  }).default({}),
   /**
    * Worker threads that carry call audio (issue 16; off the API's event loop). Unset: one per
    * CPU, at least 2 and at most 4.
@@ -136,6 +186,14 @@ export const SettingsSchema = z.object({
   inbound_webhook_allow_http: flag.default(false),
   /** Let inbound routing webhooks reach private, loopback and link-local addresses (default: refused, SSRF). */
   inbound_webhook_allow_private: flag.default(false),
+}).superRefine((s, ctx) => {
+  // A cloud recogniser named (as the default or for a language) needs its key.
+  for (const provider of ['deepgram', 'sarvam'] as const) {
+    const where = [...(s.recognizer === provider ? ['recognizer'] : []), ...Object.entries(s.recognizers).filter(([, p]) => p === provider).map(([range]) => `recognizers.${range}`)];
+    if (where.length > 0 && s[provider].api_key === undefined) {
+      ctx.addIssue({ code: 'custom', path: [provider, 'api_key'], message: `${where.join(', ')} names ${provider}, but its API key is not set: export ${RECOGNIZER_KEY_ENV[provider]}=… (or set ${provider}.api_key in the config file)` });
+    }
+  }
 });
 
 /** Validated daemon settings. */

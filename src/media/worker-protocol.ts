@@ -41,6 +41,14 @@ export type RecognizerSpec =
   | { kind: 'fake'; script: FakeUtterance[]; delayMs?: number }
   /** Debian's pocketsphinx, in child processes of the worker. */
   | { kind: 'pocketsphinx' }
+  /**
+   * Deepgram streaming (recognizers/deepgram.ts), wrapped in a fallback recogniser
+   * (recognizers/fallback.ts) whose fallback is the embedded one, or none. `apiKey` is a secret:
+   * never log a spec.
+   */
+  | { kind: 'deepgram'; options: { apiKey: string; url?: string; model?: string }; fallback: 'pocketsphinx' | null }
+  /** Sarvam AI streaming (recognizers/sarvam.ts), as `deepgram`. */
+  | { kind: 'sarvam'; options: { apiKey: string; url?: string; model?: string; mode?: string }; fallback: 'pocketsphinx' | null }
   /** Recognition is off: speech gets the "not heard" path; DTMF still works. */
   | { kind: 'off'; reason: string };
 
@@ -95,6 +103,8 @@ export type StreamEvent =
   | { type: 'bargeIn'; reason: BargeInReason; heard: ClearReport; atMs: number; speechOnsetAtMs: number; speechMs: number }
   | { type: 'dtmf'; digit: string }
   | { type: 'sttError'; error: RecognizerErrorData }
+  /** A cloud recogniser failed on an utterance: `to` took it over (null: none could), `primarySkipped`: for the rest of the call. */
+  | { type: 'sttFallback'; from: string; to: string | null; error: RecognizerErrorData; primarySkipped: boolean }
   | { type: 'protocolError'; code: string; message: string };
 
 /** Worker → main. */

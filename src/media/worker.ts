@@ -15,9 +15,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { clipToTelephony } from './audio.js';
 import { CallMediaSession, type ReplyClip, type TurnReply, type TurnRequest } from './call-session.js';
 import { CarrierTransport } from './carrier-transport.js';
-import { FakeRecognizer } from './fake-recognizer.js';
 import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
+import { buildRecognizer } from './recognizer-factory.js';
 import { WebRtcVad } from './vad.js';
 import { emptyStreamStats } from './worker-protocol.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, ToWorker } from './worker-protocol.js';
@@ -112,20 +112,12 @@ function loadEmbedded(): void {
   embedded.prewarm(['free', 'yes_no', 'name']);
 }
 
-/** A recogniser whose every stream fails at once with `unavailable` (recognition is off). */
-function unavailableRecognizer(provider: string, reason: string): SpeechRecognizer {
-  return new FakeRecognizer({ provider, unavailable: reason });
-}
-
-function recognizerOf(spec: RecognizerSpec): SpeechRecognizer {
-  switch (spec.kind) {
-    case 'fake':
-      return new FakeRecognizer({ script: spec.script, ...(spec.delayMs !== undefined ? { mode: 'slow' as const, delayMs: spec.delayMs } : {}) });
-    case 'pocketsphinx':
-      return embedded ?? unavailableRecognizer('pocketsphinx', 'the embedded recogniser is not enabled on this daemon');
-    case 'off':
-      return unavailableRecognizer('none', spec.reason);
-  }
+/** The recogniser of stream `id` (see ./recognizer-factory.ts); fallback switches become its events. */
+function recognizerOf(spec: RecognizerSpec, id: number): SpeechRecognizer {
+  return buildRecognizer(spec, {
+    embedded,
+    onSwitch: (e) => post({ k: 'event', id, event: { type: 'sttFallback', ...e } }),
+  });
 }
 
 // --- streams -------------------------------------------------------------------------------
@@ -172,7 +164,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   const session = new CallMediaSession({
     transport,
     vad: vadEngine!.createDetector({ sampleRate: 16000, frameMs: 20 }),
-    recognizer: recognizerOf(msg.recognizer),
+    recognizer: recognizerOf(msg.recognizer, id),
     language: s.language,
     turn: (request: TurnRequest) => new Promise<TurnReply>((resolve, reject) => {
       const req = stream.nextReq++;

@@ -55,12 +55,22 @@ export interface AppOptions {
 
 /** Call-audio status in `/v1/health` (issue 16). */
 export interface HealthExtras {
-  recognition: { status: 'on' | 'off'; provider: string | null; reason?: string };
+  /**
+   * `provider`: the default's (null when it is off); `languages`: per language range (`*` the
+   * default, then the `recognizers` overrides) the provider, its fallback, and why it is off.
+   */
+  recognition: {
+    status: 'on' | 'off'; provider: string | null; reason?: string;
+    languages?: Array<{ range: string; provider: string | null; fallback: string | null; reason?: string }>;
+  };
   media?: { workers: number; streams: number };
 }
 
 const HealthExtrasSchema = {
-  recognition: z.object({ status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional() }).optional(),
+  recognition: z.object({
+    status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional(),
+    languages: z.array(z.object({ range: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional() })).optional(),
+  }).optional(),
   media: z.object({ workers: z.number().int(), streams: z.number().int() }).optional(),
 };
 

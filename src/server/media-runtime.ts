@@ -1,15 +1,17 @@
 /**
- * Starting and stopping the daemon's call audio (issue 16): the recogniser in force (setting
- * `recognizer`), the media worker pool (setting `media_workers`), the carrier streams, and
+ * Starting and stopping the daemon's call audio (issues 16, 17): the recognisers in force
+ * (settings `recognizer` and `recognizers`, chosen per call by the agent's language in
+ * src/media/recognizer-choice.ts), the media worker pool (setting `media_workers`), the carrier streams, and
  * what `/v1/health` and the start-up lines say about them.
  */
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
+import { chooseRecognizer, describeRecognition, type EmbeddedStatus, type RecognitionLine } from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
 import type { HealthExtras } from './app.js';
-import { MediaStreams, type MediaStreamsOptions, type RecognizerSetting } from './media-streams.js';
+import { MediaStreams, type MediaStreamsOptions } from './media-streams.js';
 
 /** The running call audio of a daemon. */
 export interface RunningMedia {
@@ -17,19 +19,45 @@ export interface RunningMedia {
   pool: MediaWorkerPool;
   /** `/v1/health`'s call-audio fields. */
   health(): HealthExtras;
-  /** One start-up line: which recogniser hears callers, or why none does. */
+  /** One start-up line: which recogniser hears callers of each language, or why none does. */
   notice(): string;
   /** Stops the workers (after the streams were closed). */
   stop(): Promise<void>;
 }
 
-/** The recogniser in force for setting `recognizer` (`auto` looks for the embedded one). */
-export function resolveRecognizer(setting: Settings['recognizer']): { kind: RecognizerSetting; reason?: string } {
-  if (setting === 'off') return { kind: 'off', reason: 'recognizer is set to off' };
-  if (setting === 'fake') return { kind: 'fake' };
-  const status = pocketsphinxStatus();
-  if (status.available) return { kind: 'pocketsphinx' };
-  return { kind: 'off', reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
+/**
+ * Whether the embedded recogniser is usable here, and an error when a setting requires it but
+ * it is not installed (`recognizer: pocketsphinx`, or a `recognizers` range set to it).
+ * @throws Error naming the setting and how to install the recogniser
+ */
+export function embeddedStatus(settings: Pick<Settings, 'recognizer' | 'recognizers'>, status: EmbeddedStatus = pocketsphinxStatus()): EmbeddedStatus {
+  if (status.available) return { available: true };
+  const named = [...(settings.recognizer === 'pocketsphinx' ? ['recognizer'] : []),
+    ...Object.entries(settings.recognizers).filter(([, p]) => p === 'pocketsphinx').map(([r]) => `recognizers.${r}`)];
+  if (named.length > 0) throw new Error(`${named.join(', ')} is set to pocketsphinx but ${status.reason ?? 'the embedded recogniser is not installed'}`);
+  return { available: false, reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
+}
+
+/** `/v1/health`'s `recognition` for the lines of {@link describeRecognition} (no keys). */
+export function recognitionHealth(lines: readonly RecognitionLine[]): HealthExtras['recognition'] {
+  const def = lines[0]!;
+  const languages = lines.map((l) => ({ range: l.range, provider: l.provider, fallback: l.fallback, ...(l.reason ? { reason: l.reason } : {}) }));
+  const on = lines.some((l) => l.provider !== null);
+  if (!on) return { status: 'off', provider: null, reason: def.reason ?? 'off', languages };
+  return { status: 'on', provider: def.provider, ...(def.provider === null && def.reason ? { reason: def.reason } : {}), languages };
+}
+
+/** The start-up line about speech recognition, per language range (no keys). */
+export function recognitionNotice(lines: readonly RecognitionLine[]): string {
+  if (lines.every((l) => l.provider === null)) {
+    return `Speech recognition is off (${lines[0]!.reason ?? 'off'}); callers on carrier streams can still key DTMF. Install: apt-get install pocketsphinx pocketsphinx-en-us, or set recognizer: deepgram or sarvam with its API key`;
+  }
+  const parts = lines.map((l) => {
+    const who = l.range === '*' ? 'by default' : `for ${l.range}`;
+    if (l.provider === null) return `off ${who} (${l.reason ?? 'off'})`;
+    return `${l.provider}${l.fallback ? ` (fallback ${l.fallback})` : ''} ${who}`;
+  });
+  return `Call audio: carrier streams at /v1/media/{twilio,exotel,plivo}; speech recognition: ${parts.join('; ')}.`;
 }
 
 /**
@@ -46,32 +74,27 @@ export function defaultMediaWorkers(): number {
  * @throws Error when the worker is not built or a worker cannot start; the daemon then runs without call audio
  */
 export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void }): Promise<RunningMedia> {
-  const recognizer = resolveRecognizer(settings.recognizer);
-  if (settings.recognizer === 'pocketsphinx' && recognizer.kind === 'off') {
-    throw new Error(`recognizer is set to pocketsphinx but ${recognizer.reason}`);
-  }
+  const embedded = embeddedStatus(settings);
+  const lines = describeRecognition(settings, embedded);
   const orphans = await services.media.endOrphanedStreams();
   if (orphans > 0) log.warn({ calls: orphans }, 'calls on carrier streams when vagent last stopped were ended (their streams are gone)');
   const pool = await MediaWorkerPool.start({
     size: settings.media_workers ?? defaultMediaWorkers(),
-    workerData: { embeddedRecognizer: recognizer.kind === 'pocketsphinx' },
+    // The embedded recogniser's warm engines start only where a language may use it (as the
+    // recogniser or as a cloud provider's fallback).
+    workerData: { embeddedRecognizer: embedded.available && lines.some((l) => l.provider === 'pocketsphinx' || l.fallback === 'pocketsphinx') },
     onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
-  const streams = new MediaStreams(services, { pool, recognizer, log });
+  const streams = new MediaStreams(services, { pool, recognizerFor: (language) => chooseRecognizer(settings, language, embedded), log });
   services.callLines.setMediaLines(streams);
-  const provider = recognizer.kind === 'off' ? null : recognizer.kind;
   return {
     streams,
     pool,
     health: () => ({
-      recognition: recognizer.kind === 'off'
-        ? { status: 'off', provider: null, reason: recognizer.reason ?? 'off' }
-        : { status: 'on', provider },
+      recognition: recognitionHealth(lines),
       media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size },
     }),
-    notice: () => recognizer.kind === 'off'
-      ? `Speech recognition is off (${recognizer.reason}); callers on carrier streams can still key DTMF. Install: apt-get install pocketsphinx pocketsphinx-en-us`
-      : `Call audio: carrier streams at /v1/media/{twilio,exotel,plivo}; speech recognition by ${provider}.`,
+    notice: () => recognitionNotice(lines),
     stop: () => pool.close(),
   };
 }

@@ -16,8 +16,6 @@ import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-p
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
 import type { Services } from '../services/index.js';
 
-/** Which recogniser the daemon uses (setting `recognizer`). */
-export type RecognizerSetting = 'pocketsphinx' | 'fake' | 'off';
 
 /** A finished stream, as the `streamEnded` event reports it. */
 export interface StreamEndedInfo {
@@ -30,8 +28,11 @@ export interface StreamEndedInfo {
 /** Options of {@link MediaStreams}. */
 export interface MediaStreamsOptions {
   pool: MediaWorkerPool;
-  /** The recogniser in use, and why recognition is off when it is. */
-  recognizer: { kind: RecognizerSetting; reason?: string };
+  /**
+   * The recogniser of a call in `language` (the agent's; see src/media/recognizer-choice.ts). A
+   * `fake` spec's script is filled from the stream's `vagent_fake_transcripts` parameter.
+   */
+  recognizerFor: (language: string) => RecognizerSpec;
   /** Logger (pino-like). */
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
 }
@@ -65,11 +66,6 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   /** Streams attached now. */
   get size(): number {
     return this.live.size;
-  }
-
-  /** The recogniser setting in force. */
-  get recognizer(): MediaStreamsOptions['recognizer'] {
-    return this.options.recognizer;
   }
 
   /**
@@ -141,20 +137,23 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
     return p;
   }
 
-  /** @internal: the recogniser spec of a stream with custom parameters `params`. */
-  recognizerSpec(params: Record<string, string>): RecognizerSpec {
-    const r = this.options.recognizer;
-    if (r.kind === 'off') return { kind: 'off', reason: r.reason ?? 'speech recognition is off' };
-    if (r.kind === 'pocketsphinx') return { kind: 'pocketsphinx' };
-    return { kind: 'fake', script: fakeScript(params['vagent_fake_transcripts']) };
+  /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */
+  recognizerSpec(language: string, params: Record<string, string>): RecognizerSpec {
+    let spec: RecognizerSpec;
+    try {
+      spec = this.options.recognizerFor(language);
+    } catch (err) {
+      return { kind: 'off', reason: `speech recognition is off for ${JSON.stringify(language)}: ${(err as Error).message}` };
+    }
+    return spec.kind === 'fake' ? { ...spec, script: fakeScript(params['vagent_fake_transcripts']) } : spec;
   }
 }
 
 /**
  * The fake recogniser's script from the custom parameter `vagent_fake_transcripts`: a JSON
  * array whose items are the text heard for each utterance, in order, or objects
- * `{text, mode?: 'ok'|'slow'|'crash'|'hang', delay_ms?, confidence?}` (tests of recogniser
- * faults). Junk gives an empty script (every utterance is heard as nothing).
+ * `{text, mode?: 'ok'|'slow'|'crash'|'hang', delay_ms?, confidence?, end_of_utterance_after_ms?}`
+ * (tests of recogniser faults and of provider endpointing). Junk gives an empty script (every utterance is heard as nothing).
  */
 function fakeScript(raw: string | undefined): FakeUtterance[] {
   if (raw === undefined) return [];
@@ -177,6 +176,8 @@ function fakeScript(raw: string | undefined): FakeUtterance[] {
     const u: FakeUtterance = { text: o['text'].slice(0, MAX_FAKE_LINE_CHARS) };
     if (o['mode'] === 'ok' || o['mode'] === 'slow' || o['mode'] === 'crash' || o['mode'] === 'hang') u.mode = o['mode'];
     if (typeof o['delay_ms'] === 'number' && Number.isFinite(o['delay_ms']) && o['delay_ms'] >= 0 && o['delay_ms'] <= 60_000) u.delayMs = o['delay_ms'];
+    const eou = o['end_of_utterance_after_ms'];
+    if (typeof eou === 'number' && Number.isFinite(eou) && eou > 0 && eou <= 600_000) u.endOfUtteranceAfterMs = eou;
     if (typeof o['confidence'] === 'number' && o['confidence'] >= 0 && o['confidence'] <= 1) u.confidence = o['confidence'];
     out.push(u);
   }
@@ -276,7 +277,7 @@ class StreamConnection {
     const frames = this.early;
     this.early = [];
     this.phase = 'attached';
-    this.handle = this.owner.pool.attach(this.dialect, frames, opened.settings, this.owner.recognizerSpec(params), opened.opening, {
+    this.handle = this.owner.pool.attach(this.dialect, frames, opened.settings, this.owner.recognizerSpec(opened.settings.language, params), opened.opening, {
       send: (out) => {
         if (this.socket.readyState !== this.socket.OPEN) return;
         for (const f of out) this.socket.send(f);
@@ -285,6 +286,10 @@ class StreamConnection {
       turn: (request) => svc.media.turn(tenant, n, request),
       event: (e) => {
         if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
+        else if (e.type === 'sttFallback') {
+          log.warn({ call_id: callId, from: e.from, to: e.to, kind: e.error.kind, message: e.error.message, primary_skipped: e.primarySkipped },
+            e.to ? `speech recognition: ${e.from} failed; ${e.to} heard the utterance` : `speech recognition: ${e.from} failed and no fallback serves this language`);
+        }
         else if (e.type === 'bargeIn') {
           log.info({ call_id: callId, reason: e.reason, speech_ms: e.speechMs, decided_after_ms: Math.round(e.atMs - e.speechOnsetAtMs), heard_ms: Math.round(e.heard.heardMs) }, 'barge-in');
         }
