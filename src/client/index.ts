@@ -144,6 +144,25 @@ export interface TelephonyCheckResult {
   events: { since_start: Record<string, number>; recorded: Record<string, number> };
   /** The caller's daily budget: null budget = none. `day` is `YYYY-MM-DD` in `timezone`. */
   budget: { budget_inr: number | null; spent_inr: number; day: string; timezone: string };
+  /** Each configured cloud speech recogniser's handshake (absent from daemons before issue 17). */
+  recognizers?: RecognizerCheck[];
+}
+
+/** One cloud speech recogniser's check in {@link TelephonyCheckResult}. */
+export interface RecognizerCheck {
+  /** `deepgram` or `sarvam`. */
+  provider: string;
+  /** Language ranges it hears (`*`: the default); empty when only its key is set. */
+  used_for: string[];
+  ok: boolean;
+  /** What the provider answered (when ok). */
+  detail?: string;
+  /** `unauthenticated`, `rate_limited`, `unreachable` or `error` (when not ok). */
+  problem?: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error' | string;
+  /** The problem in plain words (when not ok). */
+  message?: string;
+  /** How long the handshake took, ms. */
+  ms: number;
 }
 
 /**

@@ -21,9 +21,9 @@ const flag = z.union([z.boolean(), z.string().trim().toLowerCase()
   .refine((v) => ['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'].includes(v), { error: 'must be true or false' })
   .transform((v) => ['true', 'yes', 'on', '1'].includes(v))], { error: 'must be true or false' });
 
-/** A `ws://`/`wss://` (or `http(s)://`) URL of a speech provider. */
+/** A `ws://` or `wss://` URL of a speech provider's streaming endpoint. */
 const wsUrl = z.string().url({ error: 'must be a URL such as wss://api.example.com/v1/listen' })
-  .refine((u) => /^(wss?|https?):\/\//i.test(u), { error: 'must start with wss://, ws://, https:// or http://' });
+  .refine((u) => /^wss?:\/\//i.test(u), { error: 'must start with wss:// or ws://' });
 
 /** Whether `range` is `*` or a well-formed BCP-47 tag (ECMA-402 `Intl.getCanonicalLocales`). */
 function isLanguageRange(range: string): boolean {

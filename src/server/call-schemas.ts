@@ -101,4 +101,14 @@ export const TelephonyCheckSchema = z.object({
   agent_name: z.string().nullable(),
   events: z.object({ since_start: z.record(z.string(), z.number()), recorded: z.record(z.string(), z.number()) }),
   budget: z.object({ budget_inr: z.number().nullable(), spent_inr: z.number(), day: z.string(), timezone: z.string() }),
+  /** Each configured cloud speech recogniser's handshake (issue 17); empty when none is configured. */
+  recognizers: z.array(z.object({
+    provider: z.string(),
+    used_for: z.array(z.string()),
+    ok: z.boolean(),
+    detail: z.string().optional(),
+    problem: z.string().optional(),
+    message: z.string().optional(),
+    ms: z.number(),
+  })).optional(),
 }).meta({ id: 'TelephonyCheck' });

@@ -78,6 +78,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),
       ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
       budget: { dailyBudgetInr: settings.tenant_daily_budget_inr, timezone: settings.timezone, callReservationInr: settings.call_reservation_inr },
+      recognition: { recognizer: settings.recognizer, recognizers: settings.recognizers, deepgram: settings.deepgram, sarvam: settings.sarvam },
     });
     const fresh = services.tenants.ensureDefaultTenant();
     const examples = fresh

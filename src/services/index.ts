@@ -2,6 +2,7 @@
  * Wires the services of one daemon (or admin command) over an open store.
  */
 import { Pricing } from '../config/pricing.js';
+import type { RecognitionConfig } from '../media/recognizer-choice.js';
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
@@ -16,6 +17,7 @@ import { NoSpeech, type SpeechPort } from './speech-port.js';
 import { IdempotencyService } from './idempotency.js';
 import { MediaCallService } from './media-calls.js';
 import { NumberService } from './numbers.js';
+import { RecognizerCheckService } from './recognizer-check.js';
 import { CredentialBox } from './secrets.js';
 import { TenantService } from './tenants.js';
 import { TrunkService } from './trunks.js';
@@ -43,6 +45,8 @@ export interface Services {
   media: MediaCallService;
   /** Carrier credentials and media stream tokens (issue 16). */
   carriers: CarrierService;
+  /** Checks of the cloud speech recognisers (issue 17; `vagent telephony check`). */
+  recognizers: RecognizerCheckService;
 }
 
 /** Options of {@link createServices}. */
@@ -74,6 +78,8 @@ export interface ServiceOptions {
   retentionDays?: number;
   /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
   purgeBatchSize?: number;
+  /** The recognition settings (`recognizer`, `recognizers`, `deepgram`, `sarvam`), for the recognisers' checks (default: none configured). */
+  recognition?: RecognitionConfig;
 }
 
 /** How many sessions the session service holds in memory (see `SessionServiceOptions`). */
@@ -117,6 +123,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   return {
     media,
     carriers: new CarrierService(deps),
+    recognizers: new RecognizerCheckService(options.recognition ?? null),
     retention,
     budget,
     calls,

@@ -2,12 +2,15 @@
  * Credentials never leak from the real daemon (DESIGN.md §8): a trunk password and an API key
  * (and the SIP username, write-only too) sent through every path — create, idempotent replay,
  * rejected bodies, the CLI — appear in no
- * response, in nothing the daemon prints at log level trace, and in no file of the state dir.
+ * response, in nothing the daemon prints at log level trace, and in no file of the state dir;
+ * nor do the speech recognisers' keys (issue 17) through `/v1/health` and `vagent telephony check`.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeDeepgram } from '../../src/devtools/fake-deepgram.js';
+import { startFakeSarvam } from '../../src/devtools/fake-sarvam.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
 
 /** The regular files under `dir`. */
@@ -108,6 +111,49 @@ describe('secrets through a real daemon at log level trace', () => {
       for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
       expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
       for (const f of files) expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+    }
+  });
+
+  it('leaves the speech recognisers’ keys nowhere: health, the start-up lines, telephony check (a rejected key too)', { timeout: 60_000 }, async () => {
+    const dgKey = `dg${crypto.randomBytes(14).toString('hex')}`;
+    const svKey = `sv${crypto.randomBytes(14).toString('hex')}`;
+    const dg = await startFakeDeepgram({ apiKey: dgKey });
+    const sv = await startFakeSarvam({ apiKey: `other-${crypto.randomBytes(6).toString('hex')}` }); // svKey is refused
+    try {
+      const d = await startDaemon({ env: {
+        VAGENT_LOG_LEVEL: 'trace', VAGENT_RECOGNIZER: 'deepgram', VAGENT_RECOGNIZERS: 'hi=sarvam',
+        DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sv.url,
+      } });
+      const key = await adminKey(d.stateDir);
+      const responses: string[] = [];
+      const health = await api(d, 'GET', '/v1/health', {});
+      responses.push(JSON.stringify(health.body));
+      expect(health.body).toMatchObject({ recognition: { status: 'on', provider: 'deepgram' } });
+      const langs = (health.body.recognition as { languages: Array<{ range: string; provider: string }> }).languages;
+      expect(langs.map((l) => [l.range, l.provider])).toEqual([['*', 'deepgram'], ['hi', 'sarvam']]);
+      const check = await api(d, 'GET', '/v1/telephony/check', { key });
+      responses.push(JSON.stringify(check.body));
+      const env = { VAGENT_URL: d.url, VAGENT_API_KEY: key };
+      const human = await runCli(['telephony', 'check'], { env });
+      const json = await runCli(['telephony', 'check', '--json'], { env });
+      responses.push(human.stdout, human.stderr, json.stdout, json.stderr);
+      expect(human.code).toBe(1);
+      expect(human.stdout).toMatch(/✔? ?speech recognition: Deepgram accepts the key, \d+ ms \(default\)/);
+      expect(human.stdout).toMatch(/speech recognition: Sarvam AI: unauthenticated \(hi\)/);
+      expect(human.stdout).toContain('Sarvam AI did not accept the key. Set SARVAM_API_KEY (sarvam.api_key) for vagent serve');
+      expect(human.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
+      expect(JSON.parse(json.stdout).recognizers.map((x: { provider: string; ok: boolean }) => [x.provider, x.ok])).toEqual([['deepgram', true], ['sarvam', false]]);
+      await d.stop('SIGTERM');
+      const printed = d.stdout() + d.stderr();
+      expect(printed).toMatch(/speech recognition: deepgram/);
+      for (const secret of [dgKey, svKey]) {
+        for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
+        expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
+        for (const f of filesUnder(d.stateDir)) expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+      }
+    } finally {
+      await dg.close();
+      await sv.close();
     }
   });
 });

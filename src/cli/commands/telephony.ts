@@ -1,7 +1,8 @@
 /**
  * `vagent telephony check` (DESIGN.md §7; `GET /v1/telephony/check`): asks the daemon to make
  * one authenticated LiveKit request, and explains in plain words what to change when it fails.
- * Also shows the inbound webhook event counts and the tenant's budget for today.
+ * Also shows the inbound webhook event counts, the tenant's budget for today, and each configured
+ * cloud speech recogniser's handshake (issue 17), with what to do when one fails.
  */
 import type { TelephonyCheckResult } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
@@ -50,6 +51,31 @@ const PROBLEMS: Record<string, { title: string; fix: string[] }> = {
   },
 };
 
+/** Names of the recognisers' settings, for the fixes. */
+const RECOGNIZER_NAMES: Record<string, { title: string; key: string; url: string; defaultUrl: string }> = {
+  deepgram: { title: 'Deepgram', key: 'DEEPGRAM_API_KEY (deepgram.api_key)', url: 'VAGENT_DEEPGRAM_URL (deepgram.url)', defaultUrl: 'wss://api.deepgram.com/v1/listen' },
+  sarvam: { title: 'Sarvam AI', key: 'SARVAM_API_KEY (sarvam.api_key)', url: 'VAGENT_SARVAM_URL (sarvam.url)', defaultUrl: 'wss://api.sarvam.ai/speech-to-text/ws' },
+};
+
+/** What a recogniser's problem means and what to do about it. */
+function recognizerFix(provider: string, problem: string): string[] {
+  const n = RECOGNIZER_NAMES[provider] ?? { title: provider, key: 'its API key', url: 'its URL', defaultUrl: 'the provider\'s' };
+  switch (problem) {
+    case 'unauthenticated':
+      return [`${n.title} did not accept the key. Set ${n.key} for vagent serve to a valid key of your`,
+        `${n.title} account (look for a stray space, a revoked key, or one of another project), then restart it.`];
+    case 'rate_limited':
+      return [`${n.title} is refusing new streams for now (429): too many at once, or the account's`,
+        `credit or quota is used up. Callers fall back to the embedded recogniser (English) or to keys`,
+        `and a polite hang-up until it recovers; check the account's usage and limits.`];
+    case 'unreachable':
+      return [`${n.title} cannot be reached from the daemon. Check ${n.url} (default ${n.defaultUrl}),`,
+        "and that the daemon's host can reach it (DNS, firewall, proxy, TLS certificate)."];
+    default:
+      return [`${n.title} answered with an error; the message above says what it was.`];
+  }
+}
+
 /** `{done: 3, ignored: 1}` as `done 3, ignored 1`, or a dim `none`. */
 function counts(c: Record<string, number>): string {
   const entries = Object.entries(c).filter(([, n]) => n > 0);
@@ -65,15 +91,17 @@ function budgetLine(b: TelephonyCheckResult['budget']): string {
 
 /**
  * `vagent telephony check`: LiveKit reachability and credentials, outbound trunk count and
- * latency, inbound webhook events and today's budget.
- * @throws CliError (exit 1) when the check failed (after printing the report; `--json`
- *   prints the response as it is first).
+ * latency, inbound webhook events, today's budget, and the cloud speech recognisers.
+ * @throws CliError (exit 1) when the LiveKit check or a recogniser's failed (after printing the
+ *   report; `--json` prints the response as it is first).
  */
 export async function check(ctx: CommandContext): Promise<void> {
   const r = await (await ctx.client()).telephonyCheck();
   if (ctx.json) printJson(r);
   else printCheck(r);
   if (!r.ok) throw new CliError(`telephony check failed: ${r.problem ?? 'error'}${r.message && ctx.json ? `: ${r.message}` : ''}`, EXIT.error);
+  const failed = (r.recognizers ?? []).filter((x) => !x.ok);
+  if (failed.length > 0) throw new CliError(`speech recognition check failed: ${failed.map((x) => `${x.provider} ${x.problem ?? 'error'}`).join(', ')}`, EXIT.error);
 }
 
 function printCheck(r: TelephonyCheckResult): void {
@@ -93,4 +121,21 @@ function printCheck(r: TelephonyCheckResult): void {
     ['inbound events', `since start: ${counts(r.events.since_start)} ${dim('·')} recorded: ${counts(r.events.recorded)}`],
     ['budget today', budgetLine(r.budget)],
   ]);
+  printRecognizers(r.recognizers ?? []);
+}
+
+function printRecognizers(list: NonNullable<TelephonyCheckResult['recognizers']>): void {
+  if (list.length === 0) return;
+  say();
+  for (const x of list) {
+    const title = RECOGNIZER_NAMES[x.provider]?.title ?? x.provider;
+    const used = x.used_for.length === 0 ? dim('(key set, not used by any language)') : dim(`(${x.used_for.map((r) => (r === '*' ? 'default' : r)).join(', ')})`);
+    if (x.ok) {
+      ok(`speech recognition: ${title} accepts the key, ${x.ms} ms ${used}`);
+      continue;
+    }
+    say(`${bad('✘')} speech recognition: ${title}: ${x.problem ?? 'error'} ${used}`);
+    if (x.message) say(`  ${x.message}`);
+    for (const line of recognizerFix(x.provider, x.problem ?? 'error')) say(`  ${line}`);
+  }
 }

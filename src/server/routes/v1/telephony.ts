@@ -7,8 +7,9 @@
  *   401 when the signature does not verify; 400 when it does but the body is not an event
  *   (not JSON, not an object, a field of the wrong type); 503 when LiveKit is not configured.
  * - `GET /v1/telephony/check` — the doctor behind `vagent telephony check`: one
- *   authenticated LiveKit request (list outbound trunks), webhook event counts and the
- *   caller's budget position.
+ *   authenticated LiveKit request (list outbound trunks), webhook event counts, the
+ *   caller's budget position, and one authenticated handshake with each configured cloud
+ *   speech recogniser (`recognizers`; `ok` stays LiveKit's).
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -63,11 +64,11 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
 export function telephonyRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/telephony/check', {
-      schema: { summary: 'Check the LiveKit settings with one authenticated request', tags: ['telephony'], response: { 200: TelephonyCheckSchema, ...errorResponses } },
+      schema: { summary: 'Check the LiveKit settings and the cloud speech recognisers with one authenticated request each', tags: ['telephony'], response: { 200: TelephonyCheckSchema, ...errorResponses } },
     }, async (request) => {
       const caller = callerOf(request);
-      const r = await services.telephony.check();
-      const base = { agent_name: services.telephony.agentName, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId) };
+      const [r, recognizers] = await Promise.all([services.telephony.check(), services.recognizers.check()]);
+      const base = { agent_name: services.telephony.agentName, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId), recognizers };
       return r.ok
         ? { ok: true, url: r.url, outbound_trunks: r.outboundTrunks, ms: r.ms, ...base }
         : { ok: false, url: r.url, problem: r.problem, message: r.message, ...base };
