@@ -14,6 +14,9 @@ import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
 import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES, SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
 import type { RecognizerSpec } from '../../src/media/worker-protocol.js';
 import { embeddedStatus, recognitionHealth, recognitionNotice } from '../../src/server/media-runtime.js';
+import { MediaStreams } from '../../src/server/media-streams.js';
+import type { MediaWorkerPool } from '../../src/media/worker-pool.js';
+import type { Services } from '../../src/services/index.js';
 
 const DG_KEY = 'dg-secret-7f3a9c';
 const SV_KEY = 'sv-secret-41b2e8';
@@ -165,3 +168,23 @@ describe('buildRecognizer (the worker’s factory)', () => {
     }, 10));
   });
 });
+
+describe('MediaStreams.recognizerSpec (per call, by the agent’s language)', () => {
+  const log = { info: () => {}, warn: () => {}, debug: () => {} };
+  const config: RecognitionConfig = { recognizer: 'deepgram', recognizers: { hi: 'sarvam' }, deepgram: { api_key: DG_KEY }, sarvam: { api_key: SV_KEY } };
+  const streams = (c: RecognitionConfig) => new MediaStreams({} as Services, { pool: {} as MediaWorkerPool, log, recognizerFor: (language) => chooseRecognizer(c, language, installed) });
+
+  it('chooses per call: a Hindi agent’s call goes to Sarvam, an English one to Deepgram with the embedded fallback', () => {
+    const s = streams(config);
+    expect(s.recognizerSpec('hi-IN', {})).toMatchObject({ kind: 'sarvam', fallback: null });
+    expect(s.recognizerSpec('en-IN', {})).toMatchObject({ kind: 'deepgram', fallback: 'pocketsphinx' });
+    expect(s.recognizerSpec('xx-not-a-tag!', {})).toMatchObject({ kind: 'off', reason: expect.stringContaining('speech recognition is off') });
+  });
+
+  it('fills a fake spec’s script from the stream, provider endpointing included', () => {
+    const s = streams({ recognizer: 'fake' });
+    const raw = JSON.stringify(['haan', { text: 'kal', end_of_utterance_after_ms: 900 }, { text: 'x', end_of_utterance_after_ms: -1 }]);
+    expect(s.recognizerSpec('hi-IN', { vagent_fake_transcripts: raw })).toEqual({ kind: 'fake', script: [{ text: 'haan' }, { text: 'kal', endOfUtteranceAfterMs: 900 }, { text: 'x' }] });
+  });
+});
+
