@@ -4,6 +4,7 @@
  * WebSocket servers for the answers the fake's energy detector does not produce.
  */
 import net from 'node:net';
+import util from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -361,6 +362,17 @@ describe('DeepgramRecognizer', () => {
       expect(JSON.stringify(e.toData())).not.toContain(KEY);
       expect(e.stack ?? '').not.toContain(KEY);
     }
+  });
+
+  it('keeps the key out of sight: inspecting or serialising the recogniser or a stream shows no key', async () => {
+    const { fake, recognizer } = await setup({ script: ['x'] });
+    const stream = recognizer.start({ language: 'en-IN', sampleRateHz: RATE });
+    const shown = () => [util.inspect(recognizer, { depth: 8, showHidden: true }), util.inspect(stream, { depth: 8, showHidden: true }), JSON.stringify(recognizer)];
+    for (const s of shown()) expect(s).not.toContain(KEY); // handshake under way
+    stream.push(tone(100));
+    await fake.until(() => fake.connections[0]?.bytes === 3200);
+    for (const s of shown()) expect(s).not.toContain(KEY); // open
+    stream.cancel();
   });
 
   it('sends KeepAlive after keepAliveMs without audio, and not while audio flows', async () => {
