@@ -142,17 +142,19 @@ describe('fake Deepgram', () => {
   });
 
   it('closes an idle socket with 1011 NET-0001; KeepAlive keeps it open', async () => {
-    fake = await startFakeDeepgram({ apiKey: KEY, idleTimeoutMs: 150 });
+    fake = await startFakeDeepgram({ apiKey: KEY, idleTimeoutMs: 1000 });
     const c = client(`${fake.url}?${QUERY}`);
     await c.opened;
-    for (let i = 0; i < 6; i++) {
-      c.ws.send(JSON.stringify({ type: 'KeepAlive' }));
-      await new Promise((r) => setTimeout(r, 50));
+    const opened = Date.now();
+    for (let i = 0; i < 12; i++) {
+      c.ws.send(JSON.stringify({ type: 'KeepAlive' })); // every ~100 ms: well inside the 1 s window
+      await new Promise((r) => setTimeout(r, 100));
     }
+    expect(Date.now() - opened).toBeGreaterThan(1000); // open for longer than the idle window
     expect(c.state.close).toBeUndefined();
     await c.ended;
     expect(c.state.close).toEqual({ code: 1011, reason: 'NET-0001' });
-    expect(fake.messages.filter((m) => m.type === 'KeepAlive')).toHaveLength(6);
+    expect(fake.messages.filter((m) => m.type === 'KeepAlive')).toHaveLength(12);
   });
 
   it('injects faults per connection attempt: a refused handshake, a drop after bytes or time, slow answers', async () => {
