@@ -185,6 +185,25 @@ describe('DeepgramRecognizer', () => {
     expect(got.finals[0]).toMatchObject({ text: 'hello there', confidence: 0.8, endOfUtterance: true });
   });
 
+  it('ignores a socket that drops after the final (no error, no reconnect)', async () => {
+    let connections = 0;
+    const url = await scriptedServer((ws) => {
+      connections++;
+      ws.once('message', () => {
+        ws.send(results('ho gaya', { is_final: true, speech_final: true }));
+        setTimeout(() => ws.terminate(), 10);
+      });
+    });
+    const stream = new DeepgramRecognizer({ apiKey: KEY, url }).start({ language: 'hi-IN', sampleRateHz: RATE });
+    const got = record(stream);
+    stream.push(tone(100));
+    await until(() => got.finals.length === 1);
+    await sleep(100);
+    expect(got.finals[0]).toMatchObject({ text: 'ho gaya', endOfUtterance: true });
+    expect(got.errors).toEqual([]);
+    expect(connections).toBe(1);
+  });
+
   it('ignores speech_final and UtteranceEnd with no words heard (noise), waiting for finish()', async () => {
     const url = await scriptedServer((ws) => {
       ws.on('message', (data, isBinary) => {

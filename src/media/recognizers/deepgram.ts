@@ -80,7 +80,8 @@ const CLOSE_GRACE_MS = 5000;
  * Languages nova-3 serves through its multilingual model (`language=multi`, code-switching with
  * English) rather than a monolingual one, for vagent's Indian-language agents
  * (https://developers.deepgram.com/docs/multilingual-code-switching,
- * https://developers.deepgram.com/docs/nova-3-language-prompting: hi, bn, gu, kn, mr, ta, te).
+ * https://developers.deepgram.com/docs/nova-3-language-prompting: hi, bn, gu, kn, mr, ta, te;
+ * `language_hint` is repeated per hint, as deepgram-js-sdk v5.16.0 sends an array of hints).
  */
 const MULTI_LANGUAGES = new Set(['hi', 'bn', 'gu', 'kn', 'mr', 'ta', 'te']);
 /** English variants nova-3 serves as such (https://developers.deepgram.com/docs/models-languages-overview). */
