@@ -4,6 +4,7 @@
  * WebSocket servers for the answers the fake's energy detector does not produce.
  */
 import net from 'node:net';
+import util from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -184,6 +185,25 @@ describe('DeepgramRecognizer', () => {
     expect(got.finals[0]).toMatchObject({ text: 'hello there', confidence: 0.8, endOfUtterance: true });
   });
 
+  it('ignores a socket that drops after the final (no error, no reconnect)', async () => {
+    let connections = 0;
+    const url = await scriptedServer((ws) => {
+      connections++;
+      ws.once('message', () => {
+        ws.send(results('ho gaya', { is_final: true, speech_final: true }));
+        setTimeout(() => ws.terminate(), 10);
+      });
+    });
+    const stream = new DeepgramRecognizer({ apiKey: KEY, url }).start({ language: 'hi-IN', sampleRateHz: RATE });
+    const got = record(stream);
+    stream.push(tone(100));
+    await until(() => got.finals.length === 1);
+    await sleep(100);
+    expect(got.finals[0]).toMatchObject({ text: 'ho gaya', endOfUtterance: true });
+    expect(got.errors).toEqual([]);
+    expect(connections).toBe(1);
+  });
+
   it('ignores speech_final and UtteranceEnd with no words heard (noise), waiting for finish()', async () => {
     const url = await scriptedServer((ws) => {
       ws.on('message', (data, isBinary) => {
@@ -361,6 +381,17 @@ describe('DeepgramRecognizer', () => {
       expect(JSON.stringify(e.toData())).not.toContain(KEY);
       expect(e.stack ?? '').not.toContain(KEY);
     }
+  });
+
+  it('keeps the key out of sight: inspecting or serialising the recogniser or a stream shows no key', async () => {
+    const { fake, recognizer } = await setup({ script: ['x'] });
+    const stream = recognizer.start({ language: 'en-IN', sampleRateHz: RATE });
+    const shown = () => [util.inspect(recognizer, { depth: 8, showHidden: true }), util.inspect(stream, { depth: 8, showHidden: true }), JSON.stringify(recognizer)];
+    for (const s of shown()) expect(s).not.toContain(KEY); // handshake under way
+    stream.push(tone(100));
+    await fake.until(() => fake.connections[0]?.bytes === 3200);
+    for (const s of shown()) expect(s).not.toContain(KEY); // open
+    stream.cancel();
   });
 
   it('sends KeepAlive after keepAliveMs without audio, and not while audio flows', async () => {

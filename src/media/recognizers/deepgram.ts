@@ -80,7 +80,8 @@ const CLOSE_GRACE_MS = 5000;
  * Languages nova-3 serves through its multilingual model (`language=multi`, code-switching with
  * English) rather than a monolingual one, for vagent's Indian-language agents
  * (https://developers.deepgram.com/docs/multilingual-code-switching,
- * https://developers.deepgram.com/docs/nova-3-language-prompting: hi, bn, gu, kn, mr, ta, te).
+ * https://developers.deepgram.com/docs/nova-3-language-prompting: hi, bn, gu, kn, mr, ta, te;
+ * `language_hint` is repeated per hint, as deepgram-js-sdk v5.16.0 sends an array of hints).
  */
 const MULTI_LANGUAGES = new Set(['hi', 'bn', 'gu', 'kn', 'mr', 'ta', 'te']);
 /** English variants nova-3 serves as such (https://developers.deepgram.com/docs/models-languages-overview). */
@@ -133,7 +134,7 @@ export function deepgramLanguage(tag: string, model = DEFAULT_DEEPGRAM_MODEL): D
   const canonical = canonicalLanguage(tag);
   const primary = canonical.split('-')[0]!.toLowerCase();
   if (MULTI_LANGUAGES.has(primary)) {
-    return model.startsWith('nova-3') ? { language: 'multi', hints: primary === 'en' ? ['en'] : [primary, 'en'] } : { language: primary, hints: [] };
+    return model.startsWith('nova-3') ? { language: 'multi', hints: [primary, 'en'] } : { language: primary, hints: [] };
   }
   if (primary === 'en') {
     const region = canonical.split('-').find((p, i) => i > 0 && /^[A-Z]{2}$/.test(p));
@@ -187,8 +188,10 @@ export class DeepgramRecognizer implements SpeechRecognizer {
   readonly priceBasis: RecognizerPriceBasis = 'audio_second';
   readonly emitsPartials = true;
   readonly endpoints = true;
-  /** @internal */
-  readonly settings: Required<Omit<DeepgramOptions, 'languages'>>;
+  /** Everything a stream needs but the key. */
+  private readonly settings: StreamSettings;
+  /** The key, in an ECMAScript private field: not enumerable, not shown by `util.inspect` or `JSON.stringify`. */
+  readonly #apiKey: string;
 
   /**
    * @throws RangeError on an empty API key, a URL that is not `ws:`/`wss:`, or an option out of
@@ -208,8 +211,8 @@ export class DeepgramRecognizer implements SpeechRecognizer {
       if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be a whole number of ms from ${lo} to ${hi}; got ${v}`);
       return v;
     };
+    this.#apiKey = options.apiKey.trim();
     this.settings = {
-      apiKey: options.apiKey.trim(),
       url,
       model: options.model ?? DEFAULT_DEEPGRAM_MODEL,
       endpointingMs: int('endpointingMs', options.endpointingMs ?? 300, 10, 10_000),
@@ -228,9 +231,12 @@ export class DeepgramRecognizer implements SpeechRecognizer {
    */
   start(options: RecognitionOptions): RecognitionStream {
     const checked = validateRecognitionOptions(options, this.languages);
-    return new DeepgramStream(this.settings, checked);
+    return new DeepgramStream(this.settings, this.#apiKey, checked);
   }
 }
+
+/** What a stream needs of its recogniser's options (all but the key). */
+type StreamSettings = Required<Omit<DeepgramOptions, 'languages' | 'apiKey'>>;
 
 /** A settled segment (`is_final` result) of the current socket. */
 interface Segment {
@@ -256,7 +262,9 @@ class DeepgramStream implements RecognitionStream {
   private samples = 0;
   /** Socket generation: events of older sockets are ignored. */
   private gen = 0;
-  private ws: WebSocket | null = null;
+  /** The socket, in a private field: during the handshake its request holds the key. */
+  #ws: WebSocket | null = null;
+  readonly #apiKey: string;
   private open = false;
   private failures = 0;
   private segments: Segment[] = [];
@@ -270,9 +278,11 @@ class DeepgramStream implements RecognitionStream {
   private stopRetry: (() => void) | undefined;
 
   constructor(
-    private readonly settings: DeepgramRecognizer['settings'],
+    private readonly settings: StreamSettings,
+    apiKey: string,
     readonly options: Readonly<RecognitionOptions>,
   ) {
+    this.#apiKey = apiKey;
     this.clock = settings.clock;
     this.url = deepgramListenUrl(settings.url, settings, options);
     this.connect();
@@ -309,11 +319,12 @@ class DeepgramStream implements RecognitionStream {
   cancel(): void {
     if (this.current === 'cancelled' || this.current === 'done') return;
     this.current = 'cancelled';
+    this.audio.length = 0;
     this.gen++;
     this.stopTimers();
     this.stopRetry?.();
-    this.dispose(this.ws, true);
-    this.ws = null;
+    this.dispose(this.#ws, true);
+    this.#ws = null;
   }
 
   // ── the socket ──────────────────────────────────────────────────────────
@@ -326,12 +337,12 @@ class DeepgramStream implements RecognitionStream {
     this.closeSent = false;
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.url, { headers: { Authorization: `Token ${this.settings.apiKey}` }, perMessageDeflate: false, followRedirects: false });
+      ws = new WebSocket(this.url, { headers: { Authorization: `Token ${this.#apiKey}` }, perMessageDeflate: false, followRedirects: false });
     } catch (err) {
       queueMicrotask(() => this.fail(gen, { kind: 'unavailable', message: `cannot open a socket to Deepgram (${this.describe(err)})`, retry: false }));
       return;
     }
-    this.ws = ws;
+    this.#ws = ws;
     const stale = (): boolean => gen !== this.gen || this.terminal();
     this.stopConnectTimer = this.clock.setTimer(() => {
       if (!stale() && !this.open) this.fail(gen, { kind: 'timeout', message: `no answer from Deepgram within ${this.settings.connectTimeoutMs} ms`, retry: true });
@@ -425,6 +436,7 @@ class DeepgramStream implements RecognitionStream {
     const endMs = this.ms(this.samples);
     const final: FinalTranscript = { text, confidence: text === '' ? 0 : confidence, startMs: 0, endMs, audioMs: endMs, ...(endOfUtterance ? { endOfUtterance: true } : {}) };
     this.current = 'done';
+    this.audio.length = 0;
     this.stopTimers();
     this.finishSocket();
     this.events.emit('final', final);
@@ -432,9 +444,9 @@ class DeepgramStream implements RecognitionStream {
 
   /** Ends a socket after the final: `CloseStream` (Deepgram closes), or a plain close. */
   private finishSocket(): void {
-    const ws = this.ws;
+    const ws = this.#ws;
     this.gen++;
-    this.ws = null;
+    this.#ws = null;
     if (!ws) return;
     if (ws.readyState === WebSocket.OPEN) {
       if (!this.closeSent) ws.send(JSON.stringify({ type: 'CloseStream' }));
@@ -448,8 +460,8 @@ class DeepgramStream implements RecognitionStream {
     if (gen !== this.gen || this.terminal()) return;
     this.gen++;
     this.stopTimers();
-    this.dispose(this.ws, true);
-    this.ws = null;
+    this.dispose(this.#ws, true);
+    this.#ws = null;
     this.open = false;
     if (failure.retry && this.failures === 0) {
       this.failures++;
@@ -459,20 +471,21 @@ class DeepgramStream implements RecognitionStream {
     }
     this.failures++;
     this.current = 'failed';
+    this.audio.length = 0;
     const message = this.scrub(failure.message);
     this.events.emit('error', new RecognizerError(failure.kind, DEEPGRAM_PROVIDER, message));
   }
 
   private sendAudio(bytes: Buffer): void {
-    this.ws?.send(bytes);
+    this.#ws?.send(bytes);
     this.lastSentAt = this.clock.now();
   }
 
   /** `Finalize` then `CloseStream` (see the module doc for why both). */
   private sendFinish(): void {
-    if (!this.ws || this.closeSent) return;
-    this.ws.send(JSON.stringify({ type: 'Finalize' }));
-    this.ws.send(JSON.stringify({ type: 'CloseStream' }));
+    if (!this.#ws || this.closeSent) return;
+    this.#ws.send(JSON.stringify({ type: 'Finalize' }));
+    this.#ws.send(JSON.stringify({ type: 'CloseStream' }));
     this.closeSent = true;
     this.lastSentAt = this.clock.now();
   }
@@ -481,9 +494,9 @@ class DeepgramStream implements RecognitionStream {
     const every = this.settings.keepAliveMs;
     const due = Math.max(1, this.lastSentAt + every - this.clock.now());
     this.stopKeepAlive = this.clock.setTimer(() => {
-      if (gen !== this.gen || this.terminal() || !this.open || !this.ws) return;
+      if (gen !== this.gen || this.terminal() || !this.open || !this.#ws) return;
       if (this.clock.now() - this.lastSentAt >= every && !this.closeSent) {
-        this.ws.send(JSON.stringify({ type: 'KeepAlive' }));
+        this.#ws.send(JSON.stringify({ type: 'KeepAlive' }));
         this.lastSentAt = this.clock.now();
       }
       this.scheduleKeepAlive(gen);
@@ -532,7 +545,7 @@ class DeepgramStream implements RecognitionStream {
 
   /** `text` without the API key, should anything have echoed it. */
   private scrub(text: string): string {
-    const key = this.settings.apiKey;
+    const key = this.#apiKey;
     return key.length >= 4 ? text.split(key).join('[redacted]') : text;
   }
 }
