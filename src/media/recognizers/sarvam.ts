@@ -334,7 +334,7 @@ class SarvamStream implements RecognitionStream {
     ws.on('close', (code) => {
       if (this.ws !== ws) return;
       if (code === 1000 && this.flushSent) {
-        this.finalize(false); // Sarvam closed after answering everything it had
+        this.finalize(this.endpointedAtMs !== undefined); // Sarvam closed after answering everything it had
         return;
       }
       this.failed({ kind: 'crashed', message: `the connection to Sarvam dropped mid-utterance (close code ${code})`, retry: true });

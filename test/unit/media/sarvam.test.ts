@@ -125,6 +125,20 @@ describe('SarvamRecognizer', () => {
     expect(fake.connections[0]!.messages.flush).toBeUndefined();
   });
 
+  it('joins the transcript of an END_SPEECH still in flight at finish() with the flush answer: one final', async () => {
+    const { fake, rec } = await setup(['haan', 'main kal payment kar dunga']);
+    const stream = rec.start({ language: 'hi-IN', sampleRateHz: 16000 });
+    const extra: string[] = [];
+    const done = outcome(stream, extra);
+    // All of it reaches Sarvam after finish(): its END_SPEECH ends "haan", the flush the rest.
+    pushFrames(stream, concat([tone(400), silence(600), tone(500), silence(100)]));
+    stream.finish();
+    expect(finalOf(await done)).toEqual({ text: 'haan main kal payment kar dunga', confidence: 0.9, startMs: 0, endMs: 1600, audioMs: 1600 });
+    expect(fake.connections[0]!.transcripts).toEqual(['haan', 'main kal payment kar dunga']);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(extra).toEqual([]);
+  });
+
   it('passes Devanagari and Latin transcripts through intact', async () => {
     const { rec } = await setup([HINDI, LATIN]);
     const texts: string[] = [];
