@@ -3,6 +3,10 @@
  * (src/media/recognizer-choice.ts), the worker's factory (src/media/recognizer-factory.ts) and
  * what `/v1/health` and the start-up notice say (src/server/media-runtime.ts).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/load.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
@@ -34,6 +38,21 @@ describe('recogniser settings', () => {
     expect(s.deepgram).toEqual({ api_key: DG_KEY, url: 'ws://127.0.0.1:9/v1/listen' });
     expect(s.sarvam).toEqual({ api_key: SV_KEY, url: 'ws://127.0.0.1:9/speech-to-text/ws' });
     expect(s.recognizers).toEqual({ hi: 'sarvam', 'en-US': 'pocketsphinx' });
+    // The shipped example loads, and its commented recogniser blocks are valid settings once uncommented.
+    const example = fileURLToPath(new URL('../../config/vagent.example.yaml', import.meta.url));
+    expect(loadSettings({ config: example }, env({})).recognizer).toBe('auto');
+    const text = fs.readFileSync(example, 'utf8');
+    const lines = text.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('# recognizers:'));
+    const to = lines.findIndex((l, i) => i > from && l.startsWith('# master_key'));
+    const block = lines.slice(from, to).map((l) => l.slice(2)).join('\n');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-example-'));
+    fs.writeFileSync(path.join(dir, 'c.yaml'), `${block}\n`);
+    const uncommented = loadSettings({ config: path.join(dir, 'c.yaml') }, env({ DEEPGRAM_API_KEY: DG_KEY, SARVAM_API_KEY: SV_KEY }));
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(uncommented.recognizers).toEqual({ hi: 'sarvam', 'en-IN': 'deepgram' });
+    expect(uncommented.sarvam).toEqual({ api_key: SV_KEY, url: 'wss://api.sarvam.ai/speech-to-text/ws', model: 'saaras:v3', mode: 'codemix' });
+    expect(uncommented.deepgram).toEqual({ api_key: DG_KEY, url: 'wss://api.deepgram.com/v1/listen', model: 'nova-3' });
     const d = loadSettings({}, env({}));
     expect(d.recognizer).toBe('auto');
     expect(d.recognizers).toEqual({});
