@@ -1,0 +1,94 @@
+/**
+ * Cloud speech recognition end to end (issue 17): a real daemon set to `recognizer: deepgram`
+ * with `recognizers: {hi: sarvam}`, the local fakes of Deepgram and Sarvam (src/devtools, their
+ * exact WebSocket protocols) as the providers, and `vagent call simulate` playing the carrier
+ * with synthesised caller lines at real-time pacing. The Hindi EMI reminder's call is heard by
+ * Sarvam (transcripts in Devanagari and in Latin script reach the extractors), the English one
+ * by Deepgram; each turn's `stt_provider` names who heard it and `stt_inr` is priced by it.
+ */
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeDeepgram, type FakeDeepgram } from '../../src/devtools/fake-deepgram.js';
+import { startFakeSarvam, type FakeSarvam } from '../../src/devtools/fake-sarvam.js';
+import { priceMicro } from '../../src/domain/money.js';
+import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+
+const CONTEXT = JSON.stringify({ emi_amount: '12,500', due_date: '25 November', loan_last4: '4321' });
+/** What the Hindi caller is heard to say, step by step (config/agents/ag_emi_reminder_hi.yaml). */
+const HINDI = ['हाँ जी, मैं बोल रहा हूँ', 'haan ji, kar dunga', 'परसों', 'haan', 'shaam 5 baje', 'हाँ'];
+/** And the English one (config/agents/ag_emi_reminder.yaml). */
+const ENGLISH = ['yes speaking', 'yes I will', 'tomorrow', 'yes', 'five pm', 'yes'];
+
+let daemon: Daemon;
+let key: string;
+let dg: FakeDeepgram;
+let sv: FakeSarvam;
+
+beforeAll(async () => {
+  requireBuild();
+  const dgKey = `dg${crypto.randomBytes(10).toString('hex')}`;
+  const svKey = `sv${crypto.randomBytes(10).toString('hex')}`;
+  [dg, sv] = await Promise.all([startFakeDeepgram({ apiKey: dgKey, script: ENGLISH }), startFakeSarvam({ apiKey: svKey, script: HINDI })]);
+  daemon = await startDaemon({ env: {
+    VAGENT_RECOGNIZER: 'deepgram', VAGENT_RECOGNIZERS: 'hi=sarvam',
+    DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sv.url,
+  } });
+  key = await adminKey(daemon.stateDir);
+}, 60_000);
+afterAll(async () => {
+  await cleanupAll();
+  await dg?.close();
+  await sv?.close();
+}, 30_000);
+
+type Line = Record<string, unknown> & { event: string };
+
+async function simulate(agent: string, says: readonly string[]): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
+  const res = await runCli(['call', 'simulate', agent, '--customer-name', 'Ravi Kumar', '--context', CONTEXT, '--timeout-s', '170',
+    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 200_000 });
+  const lines = res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
+  return { code: res.code, lines, stderr: res.stderr };
+}
+
+/** The session's spoken turns, with the per-minute price of who heard them. */
+async function spokenTurns(sessionId: unknown): Promise<Array<Record<string, unknown>>> {
+  const detail = await api(daemon, 'GET', `/v1/sessions/${String(sessionId)}`, { key });
+  expect(detail.status).toBe(200);
+  return (detail.body.turns as Array<Record<string, unknown>>).filter((t) => typeof t.stt_provider === 'string' && t.stt_provider !== 'dtmf');
+}
+
+describe('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
+  it('the Hindi EMI reminder is heard by Sarvam in both scripts; the English one by Deepgram; costs by who heard', async () => {
+    const [hi, en] = await Promise.all([simulate('ag_emi_reminder_hi', HINDI.map((_, i) => `haan ji ${i}`)), simulate('ag_emi_reminder', ENGLISH)]);
+    for (const [name, run] of [['hi', hi], ['en', en]] as const) {
+      expect(run.code, `${name}: ${run.stderr}`).toBe(0);
+      expect(run.lines.at(-1)!.event, name).toBe('summary');
+    }
+    const hiSummary = hi.lines.at(-1)!;
+    expect(hiSummary.status).toBe('ended');
+    // Devanagari "हाँ" and Latin "haan ji" both answered yes; "परसों" is a date.
+    expect(hiSummary.extracted).toMatchObject({ identity_confirmed: true, can_pay: true });
+    expect((hiSummary.extracted as Record<string, unknown>).promise_date).toBeDefined();
+    const heardHi = hi.lines.filter((l) => l.event === 'turn').map((l) => l.user_text);
+    expect(heardHi).toEqual(expect.arrayContaining(['हाँ जी, मैं बोल रहा हूँ', 'haan ji, kar dunga', 'परसों']));
+
+    const hiTurns = await spokenTurns(hiSummary.session_id);
+    expect(hiTurns.length).toBeGreaterThanOrEqual(4);
+    for (const t of hiTurns) {
+      expect(t.stt_provider).toBe('sarvam');
+      expect((t.cost as { stt_inr: number }).stt_inr).toBe(priceMicro(t.stt_audio_ms as number, 0.5, 60_000) / 1e6);
+    }
+    expect(sv.connections.filter((c) => c.refused === undefined).length).toBeGreaterThanOrEqual(hiTurns.length);
+    expect(sv.connections.every((c) => c.query['language-code'] === 'hi-IN')).toBe(true);
+
+    const enSummary = en.lines.at(-1)!;
+    expect(enSummary.extracted).toMatchObject({ can_pay: true });
+    const enTurns = await spokenTurns(enSummary.session_id);
+    expect(enTurns.length).toBeGreaterThanOrEqual(4);
+    for (const t of enTurns) {
+      expect(t.stt_provider).toBe('deepgram');
+      expect((t.cost as { stt_inr: number }).stt_inr).toBe(priceMicro(t.stt_audio_ms as number, 0.37, 60_000) / 1e6);
+    }
+    expect(dg.connections.length).toBeGreaterThanOrEqual(enTurns.length);
+  });
+});
