@@ -61,7 +61,7 @@ export interface HealthExtras {
 
 const HealthExtrasSchema = {
   recognition: z.object({ status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional() }).optional(),
-  media: z.object({ workers: z.number().int(), streams: z.number().int() }).optional(),
+  media: z.object({ workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional() }).optional(),
 };
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */

@@ -9,12 +9,15 @@ import { pocketsphinxStatus } from '../media/pocketsphinx.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
 import type { HealthExtras } from './app.js';
+import { MediaRooms } from './media-rooms.js';
 import { MediaStreams, type MediaStreamsOptions, type RecognizerSetting } from './media-streams.js';
 
 /** The running call audio of a daemon. */
 export interface RunningMedia {
   streams: MediaStreams;
   pool: MediaWorkerPool;
+  /** vagent in LiveKit call rooms, when LiveKit is configured (issue 17). */
+  rooms: MediaRooms | null;
   /** `/v1/health`'s call-audio fields. */
   health(): HealthExtras;
   /** One start-up line: which recogniser hears callers, or why none does. */
@@ -58,20 +61,43 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
   const streams = new MediaStreams(services, { pool, recognizer, log });
-  services.callLines.setMediaLines(streams);
+  let rooms: MediaRooms | null = null;
+  let roomPool: MediaWorkerPool | null = null;
+  if (services.telephony.configured) {
+    // rtc-node serves one thread per process: LiveKit rooms run in a media child process.
+    roomPool = await MediaWorkerPool.start({
+      size: 1,
+      mode: 'process',
+      workerData: { embeddedRecognizer: recognizer.kind === 'pocketsphinx' },
+      onWorkerExit: (index, error) => log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
+    });
+    rooms = new MediaRooms(services, {
+      pool: roomPool, driver: settings.livekit.rooms, log,
+      recognizerSpec: (params) => streams.recognizerSpec(params),
+    });
+    const lost = await rooms.endOrphans();
+    if (lost > 0) log.warn({ calls: lost }, 'LiveKit calls in progress when vagent last stopped were hung up and ended (their room media was lost)');
+    services.calls.setCallRooms(rooms);
+    services.inbound.setCallRooms(rooms);
+  }
+  const liveRooms = rooms;
+  services.callLines.setMediaLines({ hangUp: (n) => streams.hangUp(n) || (liveRooms?.hangUp(n) ?? false) });
   const provider = recognizer.kind === 'off' ? null : recognizer.kind;
   return {
     streams,
     pool,
+    rooms,
     health: () => ({
       recognition: recognizer.kind === 'off'
         ? { status: 'off', provider: null, reason: recognizer.reason ?? 'off' }
         : { status: 'on', provider },
-      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size },
+      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
     }),
     notice: () => recognizer.kind === 'off'
       ? `Speech recognition is off (${recognizer.reason}); callers on carrier streams can still key DTMF. Install: apt-get install pocketsphinx pocketsphinx-en-us`
       : `Call audio: carrier streams at /v1/media/{twilio,exotel,plivo}; speech recognition by ${provider}.`,
-    stop: () => pool.close(),
+    stop: async () => {
+      await Promise.all([pool.close(), roomPool?.close()]);
+    },
   };
 }
