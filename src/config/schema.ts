@@ -157,7 +157,7 @@ export const SettingsSchema = z.object({
       .refine((u) => /^(wss?|https?):\/\//i.test(u), { error: 'must start with wss://, ws://, https:// or http://' }).optional(),
     api_key: z.string().min(1).optional(),
     api_secret: z.string().min(1).optional(),
-    /** Name of the media agent dispatched into each call's room. */
+    /** The name vagent's own participant shows in each call's room. */
     agent_name: z.string().min(1).max(128).default('vagent-media'),
     /** Longest wait for one LiveKit API request, in seconds; a dial without an answer by then has an unknown outcome. */
     request_timeout_s: z.coerce.number({ error: 'must be a number of seconds' })
@@ -169,7 +169,13 @@ export const SettingsSchema = z.object({
      * becomes `failed`). The request then waits up to the ringing timeout + 2 s.
      */
     wait_until_answered: flag.default(true),
-  }).default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true }).superRefine((lk, ctx) => {
+    /**
+     * How vagent joins call rooms (issue 17): `rtc` (default) with @livekit/rtc-node against a
+     * real LiveKit server; `fake` for the development fake of `npm run fake-livekit` (its rooms
+     * carry PCM over a WebSocket; a real server refuses it).
+     */
+    rooms: z.enum(['rtc', 'fake'], { error: 'must be rtc (a real LiveKit server) or fake (npm run fake-livekit)' }).default('rtc'),
+  }).default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true, rooms: 'rtc' }).superRefine((lk, ctx) => {
     const set = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] !== undefined);
     if (set.length > 0 && set.length < 3) {
       const missing = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] === undefined);

@@ -6,12 +6,18 @@
  * Serving prints the three `export LIVEKIT_…` lines for the shell that runs `vagent serve` on
  * stdout, then one line per API request on stderr. Trunk credentials are never printed.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseCalleeLines, type CalleeScript } from './fake-room-media.js';
 import { startFakeLiveKit, type FakeLiveKitOptions, type RecordedRequest, type WebhookDelivery } from './fake-livekit.js';
 
 const USAGE = `usage:
   fake-livekit [--port 7880] [--host 127.0.0.1] [--api-key K] [--api-secret S] [--webhook URL]
-      serve a fake LiveKit API; prints the LIVEKIT_* exports for \`vagent serve\`
+               [--callee LINE]... [--callee-script FILE] [--callee-language en-IN]
+      serve a fake LiveKit API and its call rooms; prints the exports for \`vagent serve\`.
+      The person who answers a dialled call says the --callee lines (or the script file's lines)
+      one after each of vagent's replies; a line "dtmf: 123#" presses keys, "wait: 1500" pauses,
+      "barge: TEXT" talks over vagent's next reply, "hangup" hangs up.
   fake-livekit inbound --webhook URL --from E164 --to E164 [--room R] [--api-key K] [--api-secret S]
       send one signed participant_joined of an inbound SIP caller; prints {callId, room, identity}
   fake-livekit hangup --webhook URL --call-id SCL_… --room R --identity I [--inbound] [--api-key K] [--api-secret S]
@@ -29,6 +35,9 @@ const OPTIONS = {
   'call-id': { type: 'string' },
   identity: { type: 'string' },
   inbound: { type: 'boolean' },
+  callee: { type: 'string', multiple: true },
+  'callee-script': { type: 'string' },
+  'callee-language': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -76,9 +85,32 @@ function parsePort(raw: string | undefined): number {
   return port;
 }
 
+/** The callee script of the serve options, or undefined for a silent callee. */
+function calleeScript(values: Values): CalleeScript | undefined {
+  const lines: string[] = [];
+  if (values['callee-script'] !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values['callee-script'], 'utf8');
+    } catch (err) {
+      throw new UsageError(`--callee-script: cannot read ${values['callee-script']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    lines.push(...text.split(/\r?\n/));
+  }
+  lines.push(...(values.callee ?? []));
+  if (lines.length === 0) return undefined;
+  try {
+    return { steps: parseCalleeLines(lines), language: values['callee-language'] ?? 'en-IN' };
+  } catch (err) {
+    throw new UsageError(`--callee: ${(err as Error).message}`);
+  }
+}
+
 /** Serves until SIGINT/SIGTERM. */
 async function serve(values: Values): Promise<void> {
+  const callee = calleeScript(values);
   const fake = await startFakeLiveKit({
+    ...(callee ? { callee } : {}),
     ...credentials(values),
     host: values.host ?? '127.0.0.1',
     port: parsePort(values.port),
@@ -90,7 +122,10 @@ async function serve(values: Values): Promise<void> {
     `export LIVEKIT_URL=${shellQuote(fake.url)}`,
     `export LIVEKIT_API_KEY=${shellQuote(fake.apiKey)}`,
     `export LIVEKIT_API_SECRET=${shellQuote(fake.apiSecret)}`,
+    // vagent joins this fake's rooms with its development room driver.
+    'export VAGENT_LIVEKIT_ROOMS=fake',
   ].join('\n') + '\n');
+  if (callee) process.stderr.write(`[fake-livekit] callees say ${callee.steps.length} scripted step(s) in ${callee.language}\n`);
   process.stderr.write(`[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`);
   const stop = (signal: string) => {
     process.stderr.write(`[fake-livekit] ${signal}: closing\n`);

@@ -25,6 +25,8 @@ import {
   RemoveParticipantResponse, Room, RoomParticipantIdentity, SIPParticipantInfo, SIPTrunkInfo, WebhookEvent,
 } from '@livekit/protocol';
 import type { SIPOutboundTrunkInfo } from '@livekit/protocol';
+import type { FakeRoomParticipant } from '../media/room-fake.js';
+import { FakeRoomHub, type CalleeLog, type CalleeScript } from './fake-room-media.js';
 
 /** How {@link startFakeLiveKit} listens and signs. */
 export interface FakeLiveKitOptions {
@@ -42,6 +44,13 @@ export interface FakeLiveKitOptions {
   onRequest?: (request: RecordedRequest, status: number) => void;
   /** Called after each webhook delivery attempt (explicit or fire-and-forget). */
   onWebhook?: (delivery: WebhookDelivery) => void;
+  /**
+   * What the person on the phone says in every call's room (vagent's `fake` room driver joins
+   * them): see {@link FakeLiveKit.callees} for per-number scripts. Default: a silent callee.
+   */
+  callee?: CalleeScript;
+  /** The voice of callee lines; default the embedded espeak-ng voice. */
+  synthesize?: (text: string, language: string) => Promise<{ samples: Int16Array; sampleRate: number }>;
 }
 
 /** One Twirp request as the fake received it. */
@@ -162,6 +171,15 @@ export interface FakeLiveKit {
   hangup(opts: HangupOptions): Promise<{ status: number }>;
   /** Stops listening, drops open connections and pending delays, and waits for queued webhooks. */
   close(): Promise<void>;
+  /**
+   * Callee scripts by phone number (the dialled number of an outbound call, the caller of an
+   * inbound one); calls to other numbers use the `callee` option. Mutate freely.
+   */
+  callees: Map<string, CalleeScript>;
+  /** What happened in `room`'s call (lines said, keys pressed, vagent's speech), once its callee started. */
+  calleeLog(room: string): CalleeLog | undefined;
+  /** Identities in `room` now (vagent's own included while it is there). */
+  roomParticipants(room: string): string[];
 }
 
 const DEFAULT_API_KEY = 'devkey';
@@ -316,10 +334,43 @@ class FakeServer implements FakeLiveKit {
   private readonly timers = new Set<NodeJS.Timeout>();
   private queue: Promise<void> = Promise.resolve();
   private readonly routes: Record<string, AnyRoute>;
+  readonly callees = new Map<string, CalleeScript>();
+  private readonly hub: FakeRoomHub;
 
   constructor(readonly apiKey: string, readonly apiSecret: string, private readonly opts: FakeLiveKitOptions) {
     this.webhookUrl = opts.webhookUrl;
     this.server = http.createServer((req, res) => void this.serve(req, res));
+    this.hub = new FakeRoomHub({
+      verify: (token) => {
+        const claims = verifyToken(token, this.apiKey, this.apiSecret);
+        if (typeof claims === 'string') return claims;
+        const v = videoGrant(claims) as { roomJoin?: unknown; room?: unknown };
+        if (v.roomJoin !== true || typeof v.room !== 'string' || v.room === '') return 'the token has no video.roomJoin grant for a room';
+        if (typeof claims['sub'] !== 'string' || claims['sub'] === '') return 'the token has no identity (sub)';
+        return { room: v.room, identity: claims['sub'] };
+      },
+      participants: (room) => [...(this.rooms.get(room)?.participants.values() ?? [])].map(roomView),
+      script: (_room, p) => this.callees.get(p.attributes['sip.phoneNumber'] ?? '') ?? opts.callee ?? null,
+      joined: (roomName, identity) => {
+        const room = this.room(roomName);
+        room.participants.set(identity, new ParticipantInfo({
+          sid: newId('PA_'), identity, name: identity, kind: ParticipantInfo_Kind.AGENT, state: ParticipantInfo_State.ACTIVE,
+          joinedAt: BigInt(nowS()), joinedAtMs: BigInt(Date.now()),
+        }));
+        // LiveKit answers a ringing inbound call once an agent subscribes to the caller's audio.
+        for (const p of room.participants.values()) {
+          if (p.kind === ParticipantInfo_Kind.SIP && p.attributes['sip.callStatus'] === 'ringing') this.activate(room, p);
+        }
+      },
+      calleeHangup: (roomName, identity) => {
+        const p = this.rooms.get(roomName)?.participants.get(identity);
+        if (p) this.leave(roomName, p, DisconnectReason.CLIENT_INITIATED, 'hangup');
+      },
+      left: (roomName, identity) => {
+        this.rooms.get(roomName)?.participants.delete(identity);
+      },
+    }, opts.synthesize ?? espeakVoice());
+    this.hub.attach(this.server);
     this.routes = {
       'livekit.SIP/CreateSIPParticipant': route({
         schema: CreateSIPParticipantRequest,
@@ -401,6 +452,22 @@ class FakeServer implements FakeLiveKit {
     this.url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
   }
 
+  calleeLog(room: string): CalleeLog | undefined {
+    return this.hub.log(room);
+  }
+
+  roomParticipants(room: string): string[] {
+    return [...(this.rooms.get(room)?.participants.keys() ?? [])];
+  }
+
+  /** Phone participant `p` of `room` picks up: `sip.callStatus` becomes `active`. */
+  private activate(room: FakeRoom, p: ParticipantInfo): void {
+    const answered = p.clone();
+    answered.attributes['sip.callStatus'] = 'active';
+    room.participants.set(p.identity, answered);
+    this.hub.attributesChanged(room.name, p.identity, { 'sip.callStatus': 'active' });
+  }
+
   sipParticipants(): RecordedRequest[] {
     return this.requests.filter((r) => r.service === 'livekit.SIP' && r.method === 'CreateSIPParticipant');
   }
@@ -437,6 +504,7 @@ class FakeServer implements FakeLiveKit {
       'sip.ruleID': newId('SDR_'), 'sip.trunkID': newId('ST_'),
     });
     room.participants.set(p.identity, p);
+    this.hub.participantJoined(room.name, roomView(p));
     const { status } = await this.post(this.eventBody('participant_joined', room, p), 'participant_joined', opts.url);
     return { callId, room: room.name, identity: p.identity, status };
   }
@@ -448,12 +516,14 @@ class FakeServer implements FakeLiveKit {
     });
     const room = this.rooms.get(opts.room) ?? { sid: newId('RM_'), name: opts.room, creationTime: BigInt(nowS()), participants: new Map() };
     room.participants.delete(opts.identity);
+    this.hub.participantLeft(room.name, opts.identity);
     const left = this.departed(p, DisconnectReason.CLIENT_INITIATED, 'hangup');
     const { status } = await this.post(this.eventBody('participant_left', room, left), 'participant_left', opts.url);
     return { status };
   }
 
   async close(): Promise<void> {
+    this.hub.close();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -544,15 +614,16 @@ class FakeServer implements FakeLiveKit {
       // Without waitUntilAnswered the request has already succeeded; the rejected call just leaves.
       this.fireAndForget('participant_left', () => this.eventBody('participant_left', room, this.departed(p, failure.reason)));
     } else {
-      const answered = p.clone();
-      answered.attributes['sip.callStatus'] = 'active';
       const ringMs = req.waitUntilAnswered ? 0 : this.behaviour.ringMs ?? 0;
-      room.participants.set(p.identity, ringMs > 0 ? p : answered);
+      room.participants.set(p.identity, p);
+      this.hub.participantJoined(room.name, roomView(p));
       if (ringMs > 0) {
         // The callee picks up later, unless the participant was removed meanwhile.
         void this.sleep(ringMs).then(() => {
-          if (room.participants.get(p.identity) === p) room.participants.set(p.identity, answered);
+          if (room.participants.get(p.identity) === p) this.activate(room, p);
         });
+      } else {
+        this.activate(room, p);
       }
     }
     return new SIPParticipantInfo({ participantId: p.sid, participantIdentity: p.identity, roomName: room.name, sipCallId: callId });
@@ -605,10 +676,11 @@ class FakeServer implements FakeLiveKit {
   }
 
   /** Removes `p` from `room` and queues its `participant_left`. */
-  private leave(room: string, p: ParticipantInfo, reason: DisconnectReason): void {
+  private leave(room: string, p: ParticipantInfo, reason: DisconnectReason, callStatus?: string): void {
     const r = this.room(room);
     r.participants.delete(p.identity);
-    this.fireAndForget('participant_left', () => this.eventBody('participant_left', r, this.departed(p, reason)));
+    this.hub.participantLeft(room, p.identity);
+    this.fireAndForget('participant_left', () => this.eventBody('participant_left', r, this.departed(p, reason, p.kind === ParticipantInfo_Kind.SIP ? callStatus : undefined)));
   }
 
   private eventBody(event: string, room: FakeRoom, participant: ParticipantInfo): string {
@@ -685,4 +757,23 @@ export async function startFakeLiveKit(opts: FakeLiveKitOptions = {}): Promise<F
   const fake = new FakeServer(opts.apiKey ?? DEFAULT_API_KEY, secret, opts);
   await fake.listen(opts.host ?? '127.0.0.1', opts.port ?? 0);
   return fake;
+}
+
+/** A participant as the fake room's socket describes it. */
+function roomView(p: ParticipantInfo): FakeRoomParticipant {
+  return {
+    identity: p.identity, kind: Number(p.kind), attributes: { ...p.attributes },
+    audio: p.kind === ParticipantInfo_Kind.SIP && p.attributes['sip.callStatus'] === 'active',
+  };
+}
+
+/** The embedded espeak-ng voice, started on first use (lines of a callee script). */
+function espeakVoice(): (text: string, language: string) => Promise<{ samples: Int16Array; sampleRate: number }> {
+  let synth: Promise<{ synthesize(text: string, voice: string, o: { timeoutMs: number }): Promise<{ samples: Int16Array; sampleRate: number }>; voiceFor(l: string): string }> | null = null;
+  return async (text, language) => {
+    synth ??= import('../speech/espeak.js').then(({ EspeakSynthesizer }) => new EspeakSynthesizer());
+    const s = await synth;
+    const { toSpokenText } = await import('../engine/spoken.js');
+    return s.synthesize(toSpokenText(text, language), s.voiceFor(language), { timeoutMs: 15_000 });
+  };
 }

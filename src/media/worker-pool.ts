@@ -8,6 +8,7 @@
  * Messages (./worker-protocol.ts) are batched both ways: at most one `postMessage` per worker
  * per turn of the event loop, whatever the number of frames.
  */
+import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import type { StopReason } from './transport.js';
 import type { MediaWorkerData } from './worker.js';
 import { emptyStreamStats } from './worker-protocol.js';
 import type { FromWorker, RecognizerSpec, ReplyData, StreamEvent, StreamSettings, StreamStats, ToWorker } from './worker-protocol.js';
+import type { RoomJoin } from './room.js';
 
 /**
  * Where the compiled worker is: beside this file when running from `dist/`; when running from
@@ -65,11 +67,52 @@ export interface MediaWorkerPoolOptions {
   workerData?: MediaWorkerData;
   /** Told when a worker dies (for the log); the pool replaces it. */
   onWorkerExit?: (index: number, error: Error | null) => void;
+  /**
+   * `thread` (default): worker threads. `process`: child processes with an IPC channel
+   * (structured-clone serialisation), for LiveKit rooms: rtc-node's native client serves only
+   * the first thread of a process that loads it, and a native fault then ends only that process.
+   */
+  mode?: 'thread' | 'process';
+}
+
+/** What the pool needs of a worker thread or a media child process. */
+interface WorkerLike {
+  postMessage(msg: unknown): void;
+  terminate(): Promise<unknown>;
+  on(event: 'message', listener: (batch: FromWorker[]) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  on(event: 'exit', listener: () => void): unknown;
+}
+
+/** A media child process dressed as a worker thread. */
+function forkWorker(workerPath: string, data: MediaWorkerData): WorkerLike {
+  const child = fork(workerPath, [], {
+    serialization: 'advanced',
+    env: { ...process.env, VAGENT_MEDIA_WORKER_DATA: JSON.stringify(data) },
+    // stdout is not the daemon's (native libraries may print there); faults still reach stderr.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return {
+    postMessage: (msg) => {
+      if (child.connected) child.send(msg as object);
+    },
+    terminate: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+    on(event: string, listener: (...args: never[]) => void) {
+      child.on(event, listener as (...args: unknown[]) => void);
+      return this;
+    },
+  } as WorkerLike;
 }
 
 interface Slot {
   index: number;
-  worker: Worker;
+  worker: WorkerLike;
   ready: Promise<void>;
   outbox: ToWorker[];
   scheduled: boolean;
@@ -134,6 +177,18 @@ export class MediaWorkerPool {
     };
   }
 
+  /**
+   * Joins a LiveKit room on the least loaded worker (issue 17) and runs the call's media
+   * session there once the call is answered. Only `send`/`close` of `handlers` go unused.
+   */
+  attachRoom(join: RoomJoin, settings: StreamSettings, recognizer: RecognizerSpec, opening: ReplyData, handlers: Omit<StreamHandlers, 'send' | 'close'>): Pick<StreamHandle, 'id' | 'hangup'> {
+    const slot = this.slots.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
+    const id = this.nextId++;
+    slot.streams.set(id, { ...handlers, send: () => undefined, close: () => undefined });
+    this.post(slot, { k: 'attachRoom', id, join, settings, recognizer, opening });
+    return { id, hangup: () => this.post(slot, { k: 'hangup', id }) };
+  }
+
   /** Stops the workers (their recogniser processes first, for at most 2 s), ending any stream left. */
   async close(): Promise<void> {
     this.closing = true;
@@ -151,7 +206,9 @@ export class MediaWorkerPool {
   }
 
   private spawn(index: number): Slot {
-    const worker = new Worker(this.options.workerPath, { workerData: this.options.workerData ?? {} });
+    const worker: WorkerLike = this.options.mode === 'process'
+      ? forkWorker(this.options.workerPath, this.options.workerData ?? {})
+      : new Worker(this.options.workerPath, { workerData: this.options.workerData ?? {} });
     let ready!: () => void;
     let failed!: (err: Error) => void;
     const slot: Slot = {

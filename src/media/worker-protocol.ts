@@ -12,6 +12,7 @@ import type { ClearReport } from './playout.js';
 import type { FakeUtterance } from './fake-recognizer.js';
 import type { RecognizerErrorData } from './recognizer.js';
 import type { EndCause, TurnRequest } from './call-session.js';
+import type { RoomJoin } from './room.js';
 import type { StopReason } from './transport.js';
 
 /** One reply clip as the main thread hands it to a worker: the cached WAV file, not its bytes. */
@@ -84,6 +85,15 @@ export type ToWorker =
       recognizer: RecognizerSpec;
       opening: ReplyData;
     }
+  /** Join a LiveKit room (issue 17) and run the call's media session there once it is answered. */
+  | {
+      k: 'attachRoom';
+      id: number;
+      join: RoomJoin;
+      settings: StreamSettings;
+      recognizer: RecognizerSpec;
+      opening: ReplyData;
+    }
   /** Frames from the carrier, in order. */
   | { k: 'in'; id: number; frames: string[] }
   /** The WebSocket closed (code from the peer, or 1006). */
@@ -105,7 +115,11 @@ export type StreamEvent =
   | { type: 'sttError'; error: RecognizerErrorData }
   /** A cloud recogniser failed on an utterance: `to` took it over (null: none could), `primarySkipped`: for the rest of the call. */
   | { type: 'sttFallback'; from: string; to: string | null; error: RecognizerErrorData; primarySkipped: boolean }
-  | { type: 'protocolError'; code: string; message: string };
+  | { type: 'protocolError'; code: string; message: string }
+  /** A LiveKit room call was answered (the phone participant's `sip.callStatus` is `active`). */
+  | { type: 'answered' }
+  /** vagent could not join (or publish in) the call's LiveKit room; the stream ends with `error`. */
+  | { type: 'roomFailed'; message: string };
 
 /** Worker → main. */
 export type FromWorker =

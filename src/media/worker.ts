@@ -15,12 +15,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { clipToTelephony } from './audio.js';
 import { CallMediaSession, type ReplyClip, type TurnReply, type TurnRequest } from './call-session.js';
 import { CarrierTransport } from './carrier-transport.js';
+import type { LiveKitRoomTransport } from './livekit-transport.js';
+import type { MediaTransport } from './transport.js';
 import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { buildRecognizer } from './recognizer-factory.js';
 import { WebRtcVad } from './vad.js';
 import { emptyStreamStats } from './worker-protocol.js';
-import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, ToWorker } from './worker-protocol.js';
+import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, ToWorker } from './worker-protocol.js';
 
 /** What the pool passes a worker. */
 export interface MediaWorkerData {
@@ -30,12 +32,35 @@ export interface MediaWorkerData {
   embeddedRecognizer?: boolean;
 }
 
-const data = (workerData ?? {}) as MediaWorkerData;
+/**
+ * The link to the daemon's main thread: `parentPort` in a worker thread; in a media child
+ * process (LiveKit rooms: rtc-node's native client serves one thread per process) the IPC
+ * channel, opened with `serialization: 'advanced'` so messages are structured clones as well.
+ */
+interface Port {
+  postMessage(msg: unknown): void;
+  on(event: 'message', listener: (batch: ToWorker[]) => void): void;
+}
+function processPort(): Port | null {
+  if (typeof process.send !== 'function') return null;
+  // The daemon went away (crash, kill -9): a media process never outlives it.
+  process.on('disconnect', () => process.exit(0));
+  return {
+    postMessage: (msg) => {
+      if (process.connected) process.send!(msg);
+    },
+    on: (event, listener) => {
+      process.on(event, listener as (m: unknown) => void);
+    },
+  };
+}
+
+const data = (parentPort ? workerData ?? {} : JSON.parse(process.env['VAGENT_MEDIA_WORKER_DATA'] ?? '{}')) as MediaWorkerData;
 
 /** Speech the VAD must hear over playout before it is a barge-in, on a phone line, ms. */
 export const PHONE_BARGE_IN_MIN_SPEECH_MS = 200;
-const port = parentPort;
-if (!port) throw new Error('media worker: not started as a worker thread');
+const port: Port | null = parentPort ?? processPort();
+if (!port) throw new Error('media worker: not started as a worker thread or a child process with IPC');
 
 // --- batched messages to the main thread -----------------------------------------------------
 
@@ -124,7 +149,12 @@ function recognizerOf(spec: RecognizerSpec, id: number): SpeechRecognizer {
 
 interface Stream {
   id: number;
-  transport: CarrierTransport;
+  /** The carrier stream's transport (carrier streams only). */
+  carrier: CarrierTransport | null;
+  /** The stream's transport: the carrier's, or a LiveKit room's once joined (null while joining). */
+  transport: MediaTransport | null;
+  /** A LiveKit room stream was hung up while it was still joining. */
+  hangupRequested: boolean;
   session: CallMediaSession | null;
   pending: Map<number, (reply: TurnReply) => void>;
   rejects: Map<number, (err: Error) => void>;
@@ -135,7 +165,7 @@ const streams = new Map<number, Stream>();
 let vadEngine: WebRtcVad | null = null;
 
 function toReply(stream: Stream, reply: ReplyData): TurnReply {
-  const { encoding, sampleRate } = stream.transport.outbound;
+  const { encoding, sampleRate } = stream.transport!.outbound;
   const clips: ReplyClip[] = reply.clips.map((c: ClipRef) => {
     const frames = c.file ? clipFrames(c.file, encoding, sampleRate) : null;
     return { wav: null, ...(frames ? { frames } : {}), text: c.text, bargeIn: c.bargeIn, asksConfirmation: c.asksConfirmation };
@@ -151,7 +181,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   }, {
     onProtocolError: (error) => post({ k: 'event', id, event: { type: 'protocolError', code: error.code, message: error.message } }),
   });
-  const stream: Stream = { id, transport, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
+  const stream: Stream = { id, carrier: transport, transport, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
   streams.set(id, stream);
   for (const f of msg.frames) transport.receive(f);
   if (transport.stopped || !transport.start) {
@@ -160,6 +190,62 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
     streams.delete(id);
     return;
   }
+  startSession(stream, transport, msg, transport.outbound.minLeadFrames).start(toReply(stream, msg.opening).clips, msg.opening.ended);
+}
+
+/**
+ * Joins the LiveKit room of `msg` (issue 17), publishes vagent's track, waits for the call to
+ * be answered, then starts its media session. A room that cannot be joined is reported
+ * (`roomFailed`) and the stream ends with `error`.
+ */
+async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<void> {
+  const { id } = msg;
+  const stream: Stream = { id, carrier: null, transport: null, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
+  streams.set(id, stream);
+  const fail = (message: string) => {
+    streams.delete(id);
+    post({ k: 'event', id, event: { type: 'roomFailed', message } });
+    post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStreamStats() });
+  };
+  const [{ connectRoom }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
+  let room;
+  try {
+    room = await connectRoom(msg.join);
+  } catch (err) {
+    fail((err as Error).message);
+    return;
+  }
+  if (stream.hangupRequested) {
+    await room.disconnect();
+    streams.delete(id);
+    post({ k: 'ended', id, reason: 'hangup', cause: null, stats: emptyStreamStats() });
+    return;
+  }
+  const transport: LiveKitRoomTransport = new Transport(room, {
+    sipIdentity: msg.join.sipIdentity,
+    onAnswered: () => post({ k: 'event', id, event: { type: 'answered' } }),
+  });
+  stream.transport = transport;
+  try {
+    await transport.publish();
+  } catch (err) {
+    transport.hangup();
+    fail(`could not publish vagent's audio in room ${msg.join.roomName}: ${(err as Error).message}`);
+    return;
+  }
+  await transport.answered;
+  if (transport.ended) {
+    // Left before anyone answered (no answer, the caller gave up, hung up from the API).
+    streams.delete(id);
+    post({ k: 'ended', id, reason: stream.hangupRequested ? 'hangup' : 'caller-hangup', cause: null, stats: emptyStreamStats() });
+    return;
+  }
+  startSession(stream, transport, msg, transport.outbound.minLeadFrames).start(toReply(stream, msg.opening).clips, msg.opening.ended);
+}
+
+/** Builds stream `stream`'s media session over `transport` (not started) and wires its events. */
+function startSession(stream: Stream, transport: MediaTransport, msg: { settings: StreamSettings; recognizer: RecognizerSpec; opening: ReplyData }, minLeadFrames: number): CallMediaSession {
+  const { id } = stream;
   const s = msg.settings;
   const session = new CallMediaSession({
     transport,
@@ -181,7 +267,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
     closeGraceMs: s.closeGraceMs,
     recognizerTimeoutMs: s.recognizerTimeoutMs,
     ...(s.maxCallDurationMs !== null ? { maxCallDurationMs: s.maxCallDurationMs } : {}),
-    leadFrames: Math.max(2, transport.outbound.minLeadFrames + 1),
+    leadFrames: Math.max(2, minLeadFrames + 1),
   });
   stream.session = session;
   session.on('heard', (e) => post({ k: 'event', id, event: { type: 'heard', ...e } }));
@@ -201,7 +287,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
       },
     });
   });
-  session.start(toReply(stream, msg.opening).clips, msg.opening.ended);
+  return session;
 }
 
 function handle(msg: ToWorker): void {
@@ -209,13 +295,20 @@ function handle(msg: ToWorker): void {
     case 'attach':
       attach(msg);
       return;
+    case 'attachRoom':
+      void attachRoom(msg).catch((err: unknown) => {
+        streams.delete(msg.id);
+        post({ k: 'event', id: msg.id, event: { type: 'roomFailed', message: (err as Error).message } });
+        post({ k: 'ended', id: msg.id, reason: 'error', cause: null, stats: emptyStreamStats() });
+      });
+      return;
     case 'in': {
       const stream = streams.get(msg.id);
-      if (stream) for (const f of msg.frames) stream.transport.receive(f);
+      if (stream?.carrier) for (const f of msg.frames) stream.carrier.receive(f);
       return;
     }
     case 'closed':
-      streams.get(msg.id)?.transport.closed(msg.code);
+      streams.get(msg.id)?.carrier?.closed(msg.code);
       return;
     case 'reply': {
       const stream = streams.get(msg.id);
@@ -228,9 +321,13 @@ function handle(msg: ToWorker): void {
       else reject?.(new Error(msg.error ?? 'the turn failed'));
       return;
     }
-    case 'hangup':
-      streams.get(msg.id)?.transport.hangup();
+    case 'hangup': {
+      const stream = streams.get(msg.id);
+      if (!stream) return;
+      stream.hangupRequested = true;
+      stream.transport?.hangup();
       return;
+    }
     case 'shutdown':
       void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
       return;
@@ -250,7 +347,8 @@ port.on('message', (batch: ToWorker[]) => {
         streams.delete(id);
         post({ k: 'close', id, code: 1011, reason: 'media error' });
         post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStreamStats() });
-        stream?.transport.closed(1011);
+        stream?.carrier?.closed(1011);
+        if (stream && !stream.carrier) stream.transport?.hangup();
       }
       post({ k: 'event', id: id ?? 0, event: { type: 'protocolError', code: 'internal', message: (err as Error).message } });
     }

@@ -71,7 +71,7 @@ const HealthExtrasSchema = {
     status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional(),
     languages: z.array(z.object({ range: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional() })).optional(),
   }).optional(),
-  media: z.object({ workers: z.number().int(), streams: z.number().int() }).optional(),
+  media: z.object({ workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional() }).optional(),
 };
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */

@@ -179,6 +179,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
       stopping ??= (async () => {
         // Calls on carrier streams are hung up and their sessions ended before the API drains.
         await media?.streams.closeAll();
+        await media?.rooms?.closeAll();
         await app.close();
         await media?.stop();
         await tasks.stop();

@@ -11,12 +11,15 @@ import { chooseRecognizer, describeRecognition, type EmbeddedStatus, type Recogn
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
 import type { HealthExtras } from './app.js';
+import { MediaRooms } from './media-rooms.js';
 import { MediaStreams, type MediaStreamsOptions } from './media-streams.js';
 
 /** The running call audio of a daemon. */
 export interface RunningMedia {
   streams: MediaStreams;
   pool: MediaWorkerPool;
+  /** vagent in LiveKit call rooms, when LiveKit is configured (issue 17). */
+  rooms: MediaRooms | null;
   /** `/v1/health`'s call-audio fields. */
   health(): HealthExtras;
   /** One start-up line: which recogniser hears callers of each language, or why none does. */
@@ -76,25 +79,49 @@ export function defaultMediaWorkers(): number {
 export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void }): Promise<RunningMedia> {
   const embedded = embeddedStatus(settings);
   const lines = describeRecognition(settings, embedded);
+  // The embedded recogniser's warm engines start only where a language may use it (as the
+  // recogniser or as a cloud provider's fallback).
+  const embeddedUsed = embedded.available && lines.some((l) => l.provider === 'pocketsphinx' || l.fallback === 'pocketsphinx');
   const orphans = await services.media.endOrphanedStreams();
   if (orphans > 0) log.warn({ calls: orphans }, 'calls on carrier streams when vagent last stopped were ended (their streams are gone)');
   const pool = await MediaWorkerPool.start({
     size: settings.media_workers ?? defaultMediaWorkers(),
-    // The embedded recogniser's warm engines start only where a language may use it (as the
-    // recogniser or as a cloud provider's fallback).
-    workerData: { embeddedRecognizer: embedded.available && lines.some((l) => l.provider === 'pocketsphinx' || l.fallback === 'pocketsphinx') },
+    workerData: { embeddedRecognizer: embeddedUsed },
     onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
   const streams = new MediaStreams(services, { pool, recognizerFor: (language) => chooseRecognizer(settings, language, embedded), log });
-  services.callLines.setMediaLines(streams);
+  let rooms: MediaRooms | null = null;
+  let roomPool: MediaWorkerPool | null = null;
+  if (services.telephony.configured) {
+    // rtc-node serves one thread per process: LiveKit rooms run in a media child process.
+    roomPool = await MediaWorkerPool.start({
+      size: 1,
+      mode: 'process',
+      workerData: { embeddedRecognizer: embeddedUsed },
+      onWorkerExit: (index, error) => log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
+    });
+    rooms = new MediaRooms(services, {
+      pool: roomPool, driver: settings.livekit.rooms, log,
+      recognizerSpec: (language, params) => streams.recognizerSpec(language, params),
+    });
+    const lost = await rooms.endOrphans();
+    if (lost > 0) log.warn({ calls: lost }, 'LiveKit calls in progress when vagent last stopped were hung up and ended (their room media was lost)');
+    services.calls.setCallRooms(rooms);
+    services.inbound.setCallRooms(rooms);
+  }
+  const liveRooms = rooms;
+  services.callLines.setMediaLines({ hangUp: (n) => streams.hangUp(n) || (liveRooms?.hangUp(n) ?? false) });
   return {
     streams,
     pool,
+    rooms,
     health: () => ({
       recognition: recognitionHealth(lines),
-      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size },
+      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
     }),
     notice: () => recognitionNotice(lines),
-    stop: () => pool.close(),
+    stop: async () => {
+      await Promise.all([pool.close(), roomPool?.close()]);
+    },
   };
 }

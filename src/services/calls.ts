@@ -28,7 +28,7 @@ import type { Caller, ServiceDeps } from './context.js';
 import type { SessionMetrics } from './session-model.js';
 import type { Commit, SessionService } from './sessions.js';
 import { keyReuseError } from './idempotency.js';
-import type { DialTrunk, TelephonyPort } from './telephony-port.js';
+import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
 import type { CallLineService } from './call-line.js';
 
@@ -67,8 +67,6 @@ export interface PlaceContext<R> {
   idempotencyPrint: string | null;
   /** The final write: stores the response with it under the key (see the route). */
   commit: Commit<R>;
-  /** Told of a media-agent dispatch failure (the call still rings). */
-  onDispatchError?: (err: unknown, callId: string) => void;
   /** Told of a failed hang-up of a call hung up while it was being dialled. */
   onHangupError?: (err: unknown, callId: string) => void;
 }
@@ -124,6 +122,13 @@ export class CallService {
     private readonly telephony: TelephonyPort,
     private readonly lines: Pick<CallLineService, 'watchAnswer'>,
   ) {}
+
+  private rooms: CallRooms | null = null;
+
+  /** Connects vagent's media in LiveKit rooms: dialled calls' rooms are joined from then on. */
+  setCallRooms(rooms: CallRooms): void {
+    this.rooms = rooms;
+  }
 
   /**
    * Prepares or places a call (spec: `POST /v1/calls`).
@@ -211,13 +216,10 @@ export class CallService {
     }));
     const { roomName, identity } = callRoom(n);
     const metadata = callMetadata(n, caller.tenantId);
-    // The media agent is dispatched first, so it is in the room when the callee answers
-    // (LiveKit creates the room for the dispatch). A failed dispatch does not stop the call.
-    try {
-      await this.telephony.dispatchAgent(roomName, metadata);
-    } catch (err) {
-      ctx.onDispatchError?.(err, `cl_${n}`);
-    }
+    // vagent joins the room first (LiveKit creates it on the join), so its voice is published
+    // when the callee answers; the media session starts on the answer. Joining runs in the
+    // background and never stops the call: a room that cannot be joined ends it politely.
+    this.rooms?.join({ n, tenantId: caller.tenantId, roomName, sipIdentity: identity });
     const result = await this.telephony.dial({
       to: input.to, from: callerId, trunk: dialTrunk, roomName, participantIdentity: identity,
       participantName: input.customer_name ?? input.to, metadata,
@@ -238,6 +240,7 @@ export class CallService {
           provider_call_id: null, dial_error: result.message, idempotency_key: carrierReached ? ctx.idempotencyKey : null,
         });
       }), { lineHandled: true });
+      this.rooms?.hangUp(n);
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
     if (result.kind === 'unknown') {

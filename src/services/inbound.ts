@@ -23,11 +23,10 @@
 import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId, parseSessionNumber } from '../domain/ids.js';
 import type { CallRow, TelephonyEventRow } from '../store/index.js';
-import { callMetadata } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
 import type { SessionService } from './sessions.js';
-import { MalformedWebhookError, type TelephonyEvent, type TelephonyPort } from './telephony-port.js';
+import { MalformedWebhookError, type CallRooms, type TelephonyEvent, type TelephonyPort } from './telephony-port.js';
 
 /** Calls a tenant's routing webhook; resolves with the response's JSON object. Throws on any failure. */
 export type RoutingWebhookCall = (url: string, payload: unknown, secret: string, eventId: string) => Promise<{ body: unknown }>;
@@ -73,6 +72,13 @@ export class InboundService {
     private readonly routingWebhook: RoutingWebhookCall,
     private readonly log: InboundLog,
   ) {}
+
+  private rooms: CallRooms | null = null;
+
+  /** Connects vagent's media in LiveKit rooms: inbound calls' rooms are joined from then on. */
+  setCallRooms(rooms: CallRooms): void {
+    this.rooms = rooms;
+  }
 
   /**
    * Verifies and records one webhook delivery, then schedules its processing.
@@ -228,13 +234,8 @@ export class InboundService {
       return { state: 'failed', outcome: 'agent_unavailable' };
     }
     this.log.info({ call_id: `cl_${callN}`, tenant: tenantId, agent_id: agentId, routed_by: routedBy, to: maskNumber(to) }, 'inbound call answered');
-    if (room && this.telephony.configured) {
-      try {
-        await this.telephony.dispatchAgent(room, callMetadata(callN, tenantId));
-      } catch (err) {
-        this.log.warn({ call_id: `cl_${callN}`, err: errText(err) }, 'media agent dispatch failed');
-      }
-    }
+    // vagent joins the room; LiveKit answers the caller once vagent subscribes to its audio.
+    if (room && this.telephony.configured) this.rooms?.join({ n: callN, tenantId, roomName: room, sipIdentity: ev.participant!.identity || null });
     return { state: 'done', outcome: 'session_opened' };
   }
 

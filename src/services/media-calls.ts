@@ -193,6 +193,58 @@ export class MediaCallService {
   }
 
   /**
+   * What the media session of LiveKit call `n` needs (issue 17): its settings and opening
+   * (already synthesised when the call was placed or answered), and the fake recogniser's
+   * script from the call context's `vagent_fake_transcripts` (tests and development: a JSON
+   * array as for carrier streams), if any.
+   * @throws StreamRefused when the call is unknown or its session has ended
+   */
+  async roomCall(tenantId: string, n: number): Promise<OpenedStream & { fakeTranscripts: string | undefined }> {
+    const row = this.deps.repos.calls.get(n);
+    if (!row || row.tenant_id !== tenantId) throw new StreamRefused(`no call cl_${n}`);
+    if (row.session_status === 'ended') throw new StreamRefused(`call cl_${n} has ended`);
+    const caller = mediaCaller(tenantId);
+    const opened = this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
+    let fakeTranscripts: string | undefined;
+    try {
+      const context = JSON.parse(this.deps.repos.sessions.get(n)?.context ?? '{}') as Record<string, unknown>;
+      const script = context['vagent_fake_transcripts'];
+      if (script !== undefined) fakeTranscripts = typeof script === 'string' ? script : JSON.stringify(script);
+    } catch {
+      // No usable context: no script.
+    }
+    return { ...opened, fakeTranscripts };
+  }
+
+  /**
+   * LiveKit call `n` was answered (its phone participant's `sip.callStatus` turned `active`, as
+   * seen from inside the room): a ringing line becomes `answered`. Never throws.
+   */
+  async roomAnswered(n: number): Promise<void> {
+    try {
+      await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.now() }));
+    } catch {
+      // The store is closing: the call stays as it was.
+    }
+  }
+
+  /**
+   * LiveKit call `n` ended (the callee hung up, vagent hung up, the room failed): its session
+   * ends and its line is `completed`, with `problem` recorded as the call's `dial_error` when
+   * vagent could not carry its audio. Never throws.
+   */
+  async roomEnded(tenantId: string, n: number, problem: string | null): Promise<void> {
+    try {
+      await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
+        fn();
+        this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
+      }), { lineHandled: true });
+    } catch {
+      // Already ended and purged, or the store is closing.
+    }
+  }
+
+  /**
    * One turn of stream call `n` (the media session's request) through the sessions service.
    * @throws ApiError from the sessions service (the media session then ends the call)
    */

@@ -117,10 +117,12 @@ export interface TelephonyPort {
    */
   watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch>;
   /**
-   * Dispatches the media agent into `roomName` with `metadata` (JSON text).
-   * @throws Error when the provider refuses or cannot be reached.
+   * An access token for vagent's own media participant `identity` in `roomName` only
+   * (issue 17: vagent joins call rooms itself rather than being dispatched as an agent):
+   * `video.roomJoin` for that room, publish and subscribe, valid `ttlS` seconds.
+   * @throws Error when no provider is configured
    */
-  dispatchAgent(roomName: string, metadata: string): Promise<void>;
+  roomToken(roomName: string, identity: string, ttlS: number): Promise<string>;
   /**
    * Verifies a webhook delivery (signature over the exact raw body), then parses it.
    * @throws MalformedWebhookError when the signature verifies but the body is not an event
@@ -138,11 +140,34 @@ export class NoTelephony implements TelephonyPort {
   readonly url = null;
   readonly agentName = null;
   async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
-  async dispatchAgent(): Promise<void> { throw new Error('no telephony provider is configured'); }
+  async roomToken(): Promise<string> { throw new Error('no telephony provider is configured'); }
   async hangUp(): Promise<HangupResult> { throw new HangupError('no telephony provider is configured'); }
   async watchAnswer(): Promise<AnswerWatch> { return 'gone'; }
   async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
   async check(): Promise<TelephonyCheck> {
     return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };
   }
+}
+
+/** A LiveKit call whose room vagent joins (issue 17). */
+export interface RoomCall {
+  /** The call's number N (`cl_<N>`, session `se_<N>`). */
+  n: number;
+  tenantId: string;
+  /** The call's room, e.g. `call-cl_12`. */
+  roomName: string;
+  /** The phone participant's identity when vagent named it (outbound), else null (the first SIP participant). */
+  sipIdentity: string | null;
+}
+
+/**
+ * vagent's media in LiveKit call rooms (issue 17; src/server/media-rooms.ts), connected once
+ * call audio runs. vagent mints its own room token and joins as a participant: see
+ * docs/media.md "LiveKit rooms" for why it is not a dispatched agent.
+ */
+export interface CallRooms {
+  /** Joins call `call.n`'s room in the background; its media session runs there once the call is answered. Never throws. */
+  join(call: RoomCall): void;
+  /** Leaves call `n`'s room (a failed dial, a hang-up); false when vagent is not in it. */
+  hangUp(n: number): boolean;
 }

@@ -19,7 +19,7 @@
  */
 import crypto from 'node:crypto';
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
-import { AgentDispatchClient, RoomServiceClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import { AccessToken, RoomServiceClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   HangupError, MalformedWebhookError, type AnswerWatch, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent,
@@ -116,7 +116,6 @@ export class LiveKitTelephony implements TelephonyPort {
   readonly url: string;
   readonly agentName: string;
   private readonly sip: SipClient;
-  private readonly dispatch: AgentDispatchClient;
   private readonly rooms: RoomServiceClient;
   private readonly receiver: WebhookReceiver;
   private readonly verifier: TokenVerifier;
@@ -126,7 +125,6 @@ export class LiveKitTelephony implements TelephonyPort {
     this.agentName = settings.agentName;
     const options = { requestTimeout: settings.requestTimeoutS, failover: false };
     this.sip = new SipClient(settings.url, settings.apiKey, settings.apiSecret, options);
-    this.dispatch = new AgentDispatchClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.rooms = new RoomServiceClient(settings.url, settings.apiKey, settings.apiSecret, options);
     this.receiver = new WebhookReceiver(settings.apiKey, settings.apiSecret);
     this.verifier = new TokenVerifier(settings.apiKey, settings.apiSecret);
@@ -233,8 +231,10 @@ export class LiveKitTelephony implements TelephonyPort {
     return signal.aborted ? 'stopped' : 'timeout';
   }
 
-  async dispatchAgent(roomName: string, metadata: string): Promise<void> {
-    await this.dispatch.createDispatch(roomName, this.settings.agentName, { metadata });
+  async roomToken(roomName: string, identity: string, ttlS: number): Promise<string> {
+    const at = new AccessToken(this.settings.apiKey, this.settings.apiSecret, { identity, name: this.settings.agentName, ttl: ttlS });
+    at.addGrant({ roomJoin: true, room: roomName, canPublish: true, canSubscribe: true, canPublishData: true });
+    return at.toJwt();
   }
 
   async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<TelephonyEvent> {

@@ -88,8 +88,9 @@ describe('dial through an inline trunk', () => {
       dial_status: 'answered', answered_at: expect.any(Number),
     });
     const sent = fake.requests.slice(before);
-    expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.AgentDispatchService/CreateDispatch', 'livekit.SIP/CreateSIPParticipant']);
-    const [dispatch, dial] = sent as [typeof sent[0], typeof sent[0]];
+    // No agent dispatch: vagent joins call rooms itself (issue 17; none here, as call audio does not run in app tests).
+    expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.SIP/CreateSIPParticipant']);
+    const [dial] = sent as [typeof sent[0]];
     expect(dial.contentType).toBe('application/json;charset=UTF-8');
     expect(dial.grants).toMatchObject({ iss: fake.apiKey, sip: { call: true } });
     expect(dial.body).toEqual({
@@ -98,7 +99,6 @@ describe('dial through an inline trunk', () => {
       ringingTimeout: '30s', maxCallDuration: '1800s', waitUntilAnswered: true,
       trunk: { hostname: 'sip.example-carrier.in:5060', authUsername: 'acme-sip', authPassword: 'pa55-w0rd!' },
     });
-    expect(dispatch.body).toMatchObject({ room: `call-cl_${n}`, agentName: 'vagent-media' });
     const status = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
     expect(status).toMatchObject({
       status: 'in_progress', dial_status: 'answered', answered_at: body.answered_at, room_name: `call-cl_${n}`, provider_call_id: body.provider_call_id, trunk_id: trunkId,

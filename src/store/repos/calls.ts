@@ -99,6 +99,10 @@ export class CallRepo {
       // Calls whose carrier stream was live when the daemon last stopped (their sockets are gone).
       orphanedStreams: db.prepare(`SELECT c.id, c.tenant_id FROM calls c JOIN sessions s ON s.id = c.id
           WHERE s.status = 'open' AND c.transport IN ('twilio', 'exotel', 'plivo')`),
+      // LiveKit calls on the line (ringing or answered) with their session open: vagent's
+      // media in their rooms died with the daemon.
+      orphanedRooms: db.prepare(`SELECT c.id, c.tenant_id, c.room_name, c.direction FROM calls c JOIN sessions s ON s.id = c.id
+          WHERE s.status = 'open' AND c.transport = 'livekit' AND c.room_name IS NOT NULL AND c.dial_status IN ('ringing', 'answered')`),
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
       attach: db.prepare(`UPDATE calls SET transport = @transport, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
@@ -171,6 +175,13 @@ export class CallRepo {
    */
   orphanedStreams(): Array<{ id: number; tenant_id: string }> {
     return this.q.orphanedStreams.all() as Array<{ id: number; tenant_id: string }>;
+  }
+  /**
+   * LiveKit room calls still on the line (`ringing`/`answered`) whose session is open: at
+   * start-up these are calls whose media died with the previous daemon (issue 17).
+   */
+  orphanedRooms(): Array<{ id: number; tenant_id: string; room_name: string; direction: string }> {
+    return this.q.orphanedRooms.all() as Array<{ id: number; tenant_id: string; room_name: string; direction: string }>;
   }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
   get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }

@@ -33,8 +33,6 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
       idempotencyKey: request.idem?.key ?? null,
       idempotencyPrint: request.idem?.print ?? null,
       commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
-      onDispatchError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
-        'media agent dispatch failed; the call is ringing without an agent'),
       onHangupError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
         'a call hung up while it was dialled could not be hung up again; check the room in LiveKit'),
     }));
