@@ -5,6 +5,9 @@
  * with synthesised caller lines at real-time pacing. The Hindi EMI reminder's call is heard by
  * Sarvam (transcripts in Devanagari and in Latin script reach the extractors), the English one
  * by Deepgram; each turn's `stt_provider` names who heard it and `stt_inr` is priced by it.
+ * Then a Deepgram that refuses the key on a host without the embedded recogniser: the caller is
+ * "not heard", re-asked, and the call ends politely — never silence — with the failure logged
+ * and no key anywhere.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +26,8 @@ let daemon: Daemon;
 let key: string;
 let dg: FakeDeepgram;
 let sv: FakeSarvam;
+/** A daemon whose Deepgram refuses its key. */
+let refusing: { daemon: Daemon; key: string; dg: FakeDeepgram; dgKey: string };
 
 beforeAll(async () => {
   requireBuild();
@@ -34,18 +39,23 @@ beforeAll(async () => {
     DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sv.url,
   } });
   key = await adminKey(daemon.stateDir);
+  const badKey = `dgbad${crypto.randomBytes(10).toString('hex')}`;
+  const refusingDg = await startFakeDeepgram({ apiKey: `dg${crypto.randomBytes(10).toString('hex')}`, script: ENGLISH });
+  const refusingDaemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: badKey, VAGENT_DEEPGRAM_URL: refusingDg.url } });
+  refusing = { daemon: refusingDaemon, key: await adminKey(refusingDaemon.stateDir), dg: refusingDg, dgKey: badKey };
 }, 60_000);
 afterAll(async () => {
   await cleanupAll();
   await dg?.close();
   await sv?.close();
+  await refusing?.dg.close();
 }, 30_000);
 
 type Line = Record<string, unknown> & { event: string };
 
-async function simulate(agent: string, says: readonly string[]): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
+async function simulate(agent: string, says: readonly string[], on: { daemon: Daemon; key: string } = { daemon, key }): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
   const res = await runCli(['call', 'simulate', agent, '--customer-name', 'Ravi Kumar', '--context', CONTEXT, '--timeout-s', '170',
-    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 200_000 });
+    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: on.daemon.url, VAGENT_API_KEY: on.key }, timeoutMs: 200_000 });
   const lines = res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
   return { code: res.code, lines, stderr: res.stderr };
 }
@@ -57,7 +67,7 @@ async function spokenTurns(sessionId: unknown): Promise<Array<Record<string, unk
   return (detail.body.turns as Array<Record<string, unknown>>).filter((t) => typeof t.stt_provider === 'string' && t.stt_provider !== 'dtmf');
 }
 
-describe('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
+describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
   it('the Hindi EMI reminder is heard by Sarvam in both scripts; the English one by Deepgram; costs by who heard', async () => {
     const [hi, en] = await Promise.all([simulate('ag_emi_reminder_hi', HINDI.map((_, i) => `haan ji ${i}`)), simulate('ag_emi_reminder', ENGLISH)]);
     for (const [name, run] of [['hi', hi], ['en', en]] as const) {
@@ -90,5 +100,23 @@ describe('calls heard by cloud recognisers, chosen by the agent’s language', {
       expect((t.cost as { stt_inr: number }).stt_inr).toBe(priceMicro(t.stt_audio_ms as number, 0.37, 60_000) / 1e6);
     }
     expect(dg.connections.length).toBeGreaterThanOrEqual(enTurns.length);
+  });
+
+  it('a Deepgram that refuses the key, no embedded fallback: not heard, re-asked, then a polite hang-up; logged without the key', async () => {
+    const run = await simulate('ag_emi_reminder', ['yes speaking'], refusing);
+    expect(run.code, run.stderr).toBe(0);
+    const summary = run.lines.at(-1)!;
+    expect(summary.event).toBe('summary');
+    expect(summary.status).toBe('ended');
+    expect(summary.close).toMatchObject({ by: 'bot' });
+    const detail = await api(refusing.daemon, 'GET', `/v1/sessions/${String(summary.session_id)}`, { key: refusing.key });
+    const events = (detail.body.turns as Array<Record<string, unknown>>).map((t) => t.event ?? 'speech');
+    expect(events).toContain('not_heard');
+    expect(events.at(-1)).toBe('give_up');
+    const out = refusing.daemon.stdout();
+    expect(out).toMatch(/"msg":"speech recognition: deepgram failed and no fallback serves this language"/);
+    expect(out).toMatch(/"primary_skipped":true/);
+    expect(out.includes(refusing.dgKey)).toBe(false);
+    expect(JSON.stringify(detail.body).includes(refusing.dgKey)).toBe(false);
   });
 });
