@@ -330,7 +330,8 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
 
   beforeAll(async () => {
     fake = await startFakeLiveKit();
-    lk = await startDaemon({ env: { LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_SPEECH: 'off' } });
+    // vagent joins call rooms; the fake LiveKit's rooms need the development driver.
+    lk = await startDaemon({ env: { LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_SPEECH: 'off' } });
     lkKey = await adminKey(lk.stateDir);
     const trunk = await api(lk, 'POST', '/v1/trunks', { key: lkKey, body: { address: 'sip.example-carrier.in', numbers: [FROM] } });
     expect(trunk.status).toBe(201);

@@ -23,7 +23,7 @@ afterAll(async () => {
 describe('kill -9 during a dial', () => {
   it('never rings twice under one key, and keeps acknowledged dials', { timeout: 60_000 }, async () => {
     const env = {
-      LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret,
+      LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake',
       VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'false', VAGENT_SPEECH: 'off', VAGENT_LOG_LEVEL: 'warn',
     };
     let daemon = await startDaemon({ env });
