@@ -153,9 +153,15 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     options.log.info({ call_id: callId, room: roomName, driver: options.driver }, 'joining the call\'s LiveKit room');
   }
 
-  /** The media of `call` ended: the phone line is hung up where vagent ended it, then the session. */
+  /**
+   * The media of `call` ended: the phone line is hung up where vagent ended it, then the session
+   * ends (a room vagent could not join: the session first, with the problem as `dial_error`).
+   */
   private async finish(call: RoomCall, reason: StopReason, problem: string | null, stats: StreamStats): Promise<void> {
     const { services, options } = this;
+    // A room vagent could not carry: the session's end and the reason are recorded first, so
+    // the `participant_left` webhook the removal below causes cannot end the call without it.
+    if (problem !== null) await services.media.roomEnded(call.tenantId, call.n, problem);
     if (reason !== 'caller-hangup') {
       // vagent ended it (or lost the room): the phone participant is removed so the line drops.
       try {
@@ -164,7 +170,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         options.log.warn({ call_id: `cl_${call.n}`, err: (err as Error).message }, 'could not hang the phone line up in LiveKit');
       }
     }
-    await services.media.roomEnded(call.tenantId, call.n, problem);
+    if (problem === null) await services.media.roomEnded(call.tenantId, call.n, null);
     options.log.info({
       call_id: `cl_${call.n}`, reason, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
       frames_sent: stats.framesSent, lateness_p99_ms: stats.latenessP99Ms,
