@@ -14,7 +14,7 @@
 import { FakeRecognizer } from './fake-recognizer.js';
 import type { RecognizerClock, SpeechRecognizer } from './recognizer.js';
 import { DeepgramRecognizer, type DeepgramOptions } from './recognizers/deepgram.js';
-import { FallbackRecognizer, type FallbackSwitch } from './recognizers/fallback.js';
+import { FallbackRecognizer, type FallbackOptions, type FallbackSwitch } from './recognizers/fallback.js';
 import { SarvamRecognizer, type SarvamOptions } from './recognizers/sarvam.js';
 import type { RecognizerSpec } from './worker-protocol.js';
 
@@ -26,6 +26,8 @@ export interface RecognizerFactoryContext {
   clock?: RecognizerClock;
   /** Told when a cloud recogniser fails on an utterance (for the stream's events). */
   onSwitch?: (event: FallbackSwitch) => void;
+  /** How long a cloud recogniser may take to answer `finish()` before its fallback hears the utterance, ms (see `FallbackOptions.primaryDeadlineMs`). */
+  primaryDeadlineMs?: number;
   /** Builds the Deepgram adapter (tests inject a fake); default `new DeepgramRecognizer(options)`. */
   deepgram?: (options: DeepgramOptions) => SpeechRecognizer;
   /** Builds the Sarvam adapter (tests inject a fake); default `new SarvamRecognizer(options)`. */
@@ -50,14 +52,22 @@ export function buildRecognizer(spec: RecognizerSpec, ctx: RecognizerFactoryCont
     case 'deepgram': {
       const options: DeepgramOptions = { ...spec.options, ...(ctx.clock ? { clock: ctx.clock } : {}) };
       const primary = (ctx.deepgram ?? ((o) => new DeepgramRecognizer(o)))(options);
-      return new FallbackRecognizer(primary, spec.fallback === 'pocketsphinx' ? ctx.embedded : null, ctx.onSwitch ? { onSwitch: ctx.onSwitch } : {});
+      return new FallbackRecognizer(primary, spec.fallback === 'pocketsphinx' ? ctx.embedded : null, fallbackOptions(ctx));
     }
     case 'sarvam': {
       const options: SarvamOptions = { ...spec.options, ...(ctx.clock ? { clock: ctx.clock } : {}) };
       const primary = (ctx.sarvam ?? ((o) => new SarvamRecognizer(o)))(options);
-      return new FallbackRecognizer(primary, spec.fallback === 'pocketsphinx' ? ctx.embedded : null, ctx.onSwitch ? { onSwitch: ctx.onSwitch } : {});
+      return new FallbackRecognizer(primary, spec.fallback === 'pocketsphinx' ? ctx.embedded : null, fallbackOptions(ctx));
     }
     case 'off':
       return unavailableRecognizer('none', spec.reason);
   }
+}
+
+function fallbackOptions(ctx: RecognizerFactoryContext): FallbackOptions {
+  return {
+    ...(ctx.onSwitch ? { onSwitch: ctx.onSwitch } : {}),
+    ...(ctx.primaryDeadlineMs !== undefined ? { primaryDeadlineMs: ctx.primaryDeadlineMs } : {}),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
+  };
 }

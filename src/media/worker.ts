@@ -137,11 +137,16 @@ function loadEmbedded(): void {
   embedded.prewarm(['free', 'yes_no', 'name']);
 }
 
-/** The recogniser of stream `id` (see ./recognizer-factory.ts); fallback switches become its events. */
-function recognizerOf(spec: RecognizerSpec, id: number): SpeechRecognizer {
+/**
+ * The recogniser of stream `id` (see ./recognizer-factory.ts); fallback switches become its
+ * events. A cloud recogniser gets 60% of the stream's recogniser deadline to answer the end of
+ * speech, so its fallback still has the rest to hear the utterance.
+ */
+function recognizerOf(spec: RecognizerSpec, id: number, recognizerTimeoutMs: number): SpeechRecognizer {
   return buildRecognizer(spec, {
     embedded,
     onSwitch: (e) => post({ k: 'event', id, event: { type: 'sttFallback', ...e } }),
+    primaryDeadlineMs: Math.max(1, Math.round(recognizerTimeoutMs * 0.6)),
   });
 }
 
@@ -250,7 +255,7 @@ function startSession(stream: Stream, transport: MediaTransport, msg: { settings
   const session = new CallMediaSession({
     transport,
     vad: vadEngine!.createDetector({ sampleRate: 16000, frameMs: 20 }),
-    recognizer: recognizerOf(msg.recognizer, id),
+    recognizer: recognizerOf(msg.recognizer, id, s.recognizerTimeoutMs),
     language: s.language,
     turn: (request: TurnRequest) => new Promise<TurnReply>((resolve, reject) => {
       const req = stream.nextReq++;

@@ -5,7 +5,7 @@
  * with synthesised caller lines at real-time pacing. The Hindi EMI reminder's call is heard by
  * Sarvam (transcripts in Devanagari and in Latin script reach the extractors), the English one
  * by Deepgram; each turn's `stt_provider` names who heard it and `stt_inr` is priced by it.
- * Then a Deepgram that refuses the key on a host without the embedded recogniser: the caller is
+ * Then Sarvam refuses the key (403) and nothing else serves Hindi: the caller is
  * "not heard", re-asked, and the call ends politely — never silence — with the failure logged
  * and no key anywhere.
  */
@@ -26,36 +26,31 @@ let daemon: Daemon;
 let key: string;
 let dg: FakeDeepgram;
 let sv: FakeSarvam;
-/** A daemon whose Deepgram refuses its key. */
-let refusing: { daemon: Daemon; key: string; dg: FakeDeepgram; dgKey: string };
+let dgKey: string;
+let svKey: string;
 
 beforeAll(async () => {
   requireBuild();
-  const dgKey = `dg${crypto.randomBytes(10).toString('hex')}`;
-  const svKey = `sv${crypto.randomBytes(10).toString('hex')}`;
+  dgKey = `dg${crypto.randomBytes(10).toString('hex')}`;
+  svKey = `sv${crypto.randomBytes(10).toString('hex')}`;
   [dg, sv] = await Promise.all([startFakeDeepgram({ apiKey: dgKey, script: ENGLISH }), startFakeSarvam({ apiKey: svKey, script: HINDI })]);
   daemon = await startDaemon({ env: {
     VAGENT_RECOGNIZER: 'deepgram', VAGENT_RECOGNIZERS: 'hi=sarvam',
     DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sv.url,
   } });
   key = await adminKey(daemon.stateDir);
-  const badKey = `dgbad${crypto.randomBytes(10).toString('hex')}`;
-  const refusingDg = await startFakeDeepgram({ apiKey: `dg${crypto.randomBytes(10).toString('hex')}`, script: ENGLISH });
-  const refusingDaemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: badKey, VAGENT_DEEPGRAM_URL: refusingDg.url } });
-  refusing = { daemon: refusingDaemon, key: await adminKey(refusingDaemon.stateDir), dg: refusingDg, dgKey: badKey };
 }, 60_000);
 afterAll(async () => {
   await cleanupAll();
   await dg?.close();
   await sv?.close();
-  await refusing?.dg.close();
 }, 30_000);
 
 type Line = Record<string, unknown> & { event: string };
 
-async function simulate(agent: string, says: readonly string[], on: { daemon: Daemon; key: string } = { daemon, key }): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
-  const res = await runCli(['call', 'simulate', agent, '--customer-name', 'Ravi Kumar', '--context', CONTEXT, '--timeout-s', '170',
-    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: on.daemon.url, VAGENT_API_KEY: on.key }, timeoutMs: 200_000 });
+async function simulate(agent: string, says: readonly string[], outbound = true): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
+  const res = await runCli(['call', 'simulate', agent, ...(outbound ? ['--customer-name', 'Ravi Kumar', '--context', CONTEXT] : []), '--timeout-s', '170',
+    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 200_000 });
   const lines = res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
   return { code: res.code, lines, stderr: res.stderr };
 }
@@ -67,7 +62,7 @@ async function spokenTurns(sessionId: unknown): Promise<Array<Record<string, unk
   return (detail.body.turns as Array<Record<string, unknown>>).filter((t) => typeof t.stt_provider === 'string' && t.stt_provider !== 'dtmf');
 }
 
-describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
+describe('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
   it('the Hindi EMI reminder is heard by Sarvam in both scripts; the English one by Deepgram; costs by who heard', async () => {
     const [hi, en] = await Promise.all([simulate('ag_emi_reminder_hi', HINDI.map((_, i) => `haan ji ${i}`)), simulate('ag_emi_reminder', ENGLISH)]);
     for (const [name, run] of [['hi', hi], ['en', en]] as const) {
@@ -102,21 +97,32 @@ describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s l
     expect(dg.connections.length).toBeGreaterThanOrEqual(enTurns.length);
   });
 
-  it('a Deepgram that refuses the key, no embedded fallback: not heard, re-asked, then a polite hang-up; logged without the key', async () => {
-    const run = await simulate('ag_emi_reminder', ['yes speaking'], refusing);
+  it('a Sarvam that refuses the key, no embedded fallback for Hindi: not heard, re-asked, then a polite hang-up; logged without the key', async () => {
+    // From now on Sarvam refuses every handshake (403), as for a revoked key. Hindi has no
+    // embedded fallback (it hears English only), wherever pocketsphinx is installed or not.
+    sv.rejectNext(403, 50);
+    const agent = {
+      id: 'ag_stt_refused', name: 'Refused STT', direction: 'inbound', language: 'hi-IN',
+      opening: [{ text: 'नमस्ते।' }], steps: [{ id: 'ok', ask: 'क्या अभी बात कर सकते हैं?', capture: { slot: 'good_time', type: 'yes_no' } }], closing: 'धन्यवाद।',
+      media: { no_speech_timeout_ms: 1500, max_silence_reprompts: 0 },
+    };
+    expect([200, 201]).toContain((await api(daemon, 'PUT', '/v1/agents/ag_stt_refused', { key, body: agent })).status);
+    const run = await simulate('ag_stt_refused', ['haan ji'], false);
     expect(run.code, run.stderr).toBe(0);
     const summary = run.lines.at(-1)!;
     expect(summary.event).toBe('summary');
     expect(summary.status).toBe('ended');
     expect(summary.close).toMatchObject({ by: 'bot' });
-    const detail = await api(refusing.daemon, 'GET', `/v1/sessions/${String(summary.session_id)}`, { key: refusing.key });
+    const detail = await api(daemon, 'GET', `/v1/sessions/${String(summary.session_id)}`, { key });
     const events = (detail.body.turns as Array<Record<string, unknown>>).map((t) => t.event ?? 'speech');
     expect(events).toContain('not_heard');
     expect(events.at(-1)).toBe('give_up');
-    const out = refusing.daemon.stdout();
-    expect(out).toMatch(/"msg":"speech recognition: deepgram failed and no fallback serves this language"/);
+    const out = daemon.stdout();
+    expect(out).toMatch(/"msg":"speech recognition: sarvam failed and no fallback serves this language"/);
     expect(out).toMatch(/"primary_skipped":true/);
-    expect(out.includes(refusing.dgKey)).toBe(false);
-    expect(JSON.stringify(detail.body).includes(refusing.dgKey)).toBe(false);
+    for (const secret of [dgKey, svKey]) {
+      expect(out.includes(secret)).toBe(false);
+      expect(JSON.stringify(detail.body).includes(secret)).toBe(false);
+    }
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions } from '../../src/media/fake-recognizer.js';
-import type { FinalTranscript, RecognitionStream, RecognizerError } from '../../src/media/recognizer.js';
+import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
 import { FallbackRecognizer, type FallbackSwitch } from '../../src/media/recognizers/fallback.js';
 
 const RATE = 16_000;
@@ -205,5 +205,40 @@ describe('FallbackRecognizer', () => {
     expect(ev.finals.map((f) => f.provider)).toEqual(['pocketsphinx']);
     expect(() => h.r.start({ language: 'ta-IN', sampleRateHz: RATE })).toThrow(RangeError);
     expect(() => new FallbackRecognizer(h.p, null, { maxConsecutiveFailures: 0 })).toThrow(RangeError);
+  });
+
+  it('a primary that does not answer finish() within its deadline is cancelled and the fallback hears the utterance, inside the caller’s own deadline', () => {
+    const clock = new FakeClock(0);
+    const primary = new FakeRecognizer({ clock, provider: 'deepgram', script: [{ text: 'never', mode: 'hang' }, { text: 'in time', mode: 'slow', delayMs: 1000 }] });
+    const fallback = new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'], script: [{ text: 'my name is priya' }] });
+    const switches: FallbackSwitch[] = [];
+    const r = new FallbackRecognizer(primary, fallback, { primaryDeadlineMs: 1800, clock, onSwitch: (e) => switches.push(e) });
+    // As the call session uses it: under withTimeout's 3 s deadline.
+    const s = withTimeout(r.start({ language: 'en-IN', sampleRateHz: RATE }), 3000, clock, r.provider);
+    const ev = record(s);
+    s.push(audio(400));
+    s.finish();
+    clock.advance(1799);
+    expect(ev.finals).toEqual([]);
+    expect(switches).toEqual([]);
+    clock.advance(1);
+    clock.advance(0);
+    expect(ev.errors).toEqual([]);
+    expect(ev.finals.map((f) => [f.text, f.provider, f.audioMs])).toEqual([['my name is priya', 'pocketsphinx', 400]]);
+    expect(switches).toEqual([{ from: 'deepgram', to: 'pocketsphinx', error: { kind: 'timeout', provider: 'deepgram', message: 'deepgram: no transcript within 1800 ms of the end of speech' }, primarySkipped: false }]);
+    clock.advance(5000);
+    expect(ev.finals).toHaveLength(1);
+
+    // A primary that answers within its deadline keeps the utterance; the deadline is disarmed.
+    const s2 = r.start({ language: 'en-IN', sampleRateHz: RATE });
+    const ev2 = record(s2);
+    s2.push(audio(200));
+    s2.finish();
+    clock.advance(1000);
+    expect(ev2.finals.map((f) => [f.text, f.provider])).toEqual([['in time', 'deepgram']]);
+    clock.advance(5000);
+    expect(ev2.finals).toHaveLength(1);
+    expect(switches).toHaveLength(1);
+    expect(() => new FallbackRecognizer(primary, fallback, { primaryDeadlineMs: 0 })).toThrow(RangeError);
   });
 });

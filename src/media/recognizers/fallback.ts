@@ -23,6 +23,7 @@
  * Events are forwarded from the inner streams' own (asynchronous) deliveries, never from inside
  * `push`/`finish`/`cancel`, as the port requires (../recognizer.ts).
  */
+import { systemClock } from '../playout.js';
 import {
   RecognizerError,
   StreamEvents,
@@ -33,6 +34,7 @@ import {
   type RecognitionOptions,
   type RecognitionState,
   type RecognitionStream,
+  type RecognizerClock,
   type RecognizerErrorData,
   type RecognizerPriceBasis,
   type SpeechRecognizer,
@@ -58,6 +60,15 @@ export interface FallbackOptions {
   maxReplayMs?: number;
   /** Told of each primary failure (with whether the fallback took over); must not throw. */
   onSwitch?: (event: FallbackSwitch) => void;
+  /**
+   * With a fallback: how long the primary may take to answer `finish()`, ms (> 0). Past it the
+   * primary counts as failed (`timeout`), is cancelled and the utterance is replayed into the
+   * fallback, so a slow provider still leaves time within the caller's own deadline (the call
+   * session's `recognizerTimeoutMs`; the media worker gives 60% of it). Default: none.
+   */
+  primaryDeadlineMs?: number;
+  /** Clock of `primaryDeadlineMs`; default the system clock. */
+  clock?: RecognizerClock;
 }
 
 /** Streams go to `primary`; when one fails, its utterance is replayed into `fallback`. */
@@ -71,6 +82,10 @@ export class FallbackRecognizer implements SpeechRecognizer {
   /** @internal */
   readonly maxReplayMs: number;
   private readonly onSwitch: ((event: FallbackSwitch) => void) | undefined;
+  /** @internal */
+  readonly primaryDeadlineMs: number | null;
+  /** @internal */
+  readonly clock: RecognizerClock;
   private failures = 0;
   private skipped: RecognizerErrorData | null = null;
 
@@ -87,6 +102,9 @@ export class FallbackRecognizer implements SpeechRecognizer {
     this.maxReplayMs = options.maxReplayMs ?? 60_000;
     if (!(Number.isFinite(this.maxReplayMs) && this.maxReplayMs > 0)) throw new RangeError(`maxReplayMs must be > 0 ms; got ${this.maxReplayMs}`);
     this.onSwitch = options.onSwitch;
+    this.primaryDeadlineMs = options.primaryDeadlineMs ?? null;
+    if (this.primaryDeadlineMs !== null && !(Number.isFinite(this.primaryDeadlineMs) && this.primaryDeadlineMs > 0)) throw new RangeError(`primaryDeadlineMs must be > 0 ms; got ${this.primaryDeadlineMs}`);
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Whether new streams sent partials: the recogniser that takes them now. */
@@ -161,6 +179,7 @@ class FallbackStream implements RecognitionStream {
   private kept: Int16Array[] = [];
   private keptSamples = 0;
   private finishCalled = false;
+  private disarm: (() => void) | null = null;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly owner: FallbackRecognizer, readonly options: Readonly<RecognitionOptions>, primary: RecognitionStream | null, fallback: RecognitionStream | null) {
@@ -192,11 +211,22 @@ class FallbackStream implements RecognitionStream {
     this.current = 'finishing';
     this.finishCalled = true;
     if (this.inner.state === 'open') this.inner.finish();
+    const deadline = this.owner.primaryDeadlineMs;
+    if (deadline !== null && this.innerIsPrimary && this.owner.fallback && this.live(this.inner)) {
+      const primary = this.inner;
+      this.disarm = this.owner.clock.setTimer(() => {
+        this.disarm = null;
+        if (!this.live(primary) || !this.innerIsPrimary) return;
+        primary.cancel();
+        this.onError(primary, new RecognizerError('timeout', this.innerProvider, `no transcript within ${deadline} ms of the end of speech`));
+      }, deadline);
+    }
   }
 
   cancel(): void {
     if (this.current === 'cancelled' || this.current === 'done' || this.current === 'failed') return;
     this.current = 'cancelled';
+    this.stopDeadline();
     this.stopListening();
     this.inner.cancel();
     this.kept = [];
@@ -220,6 +250,11 @@ class FallbackStream implements RecognitionStream {
     );
   }
 
+  private stopDeadline(): void {
+    this.disarm?.();
+    this.disarm = null;
+  }
+
   private stopListening(): void {
     for (const off of this.unsubscribe.splice(0)) off();
   }
@@ -231,6 +266,7 @@ class FallbackStream implements RecognitionStream {
   private onFinal(inner: RecognitionStream, f: FinalTranscript): void {
     if (!this.live(inner)) return;
     // Heard: a later failure replays only what follows this final.
+    if (inner.state !== 'open') this.stopDeadline();
     this.kept = [];
     this.keptSamples = 0;
     if (inner.state !== 'open') {
@@ -242,6 +278,7 @@ class FallbackStream implements RecognitionStream {
 
   private onError(inner: RecognitionStream, e: RecognizerError): void {
     if (!this.live(inner)) return;
+    this.stopDeadline();
     if (!this.innerIsPrimary) {
       this.fail(e);
       return;
