@@ -43,7 +43,7 @@ describe('loadSettings', () => {
 
   it('takes LiveKit settings from LiveKit\'s own variable names', () => {
     const s = loadSettings({}, { LIVEKIT_URL: 'wss://lk.example.in', LIVEKIT_API_KEY: 'APIabc', LIVEKIT_API_SECRET: 's' });
-    expect(s.livekit).toEqual({ url: 'wss://lk.example.in', api_key: 'APIabc', api_secret: 's', agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true });
+    expect(s.livekit).toEqual({ url: 'wss://lk.example.in', api_key: 'APIabc', api_secret: 's', agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true, rooms: 'rtc' });
   });
 
   it('refuses a partial LiveKit configuration, naming what is missing', () => {
