@@ -9,6 +9,7 @@
  * and this service removes one anyway (defence in depth).
  */
 import { performance } from 'node:perf_hooks';
+import { redactSecrets } from '../domain/redact.js';
 import { describeRecognition, type RecognitionConfig } from '../media/recognizer-choice.js';
 import { checkDeepgram } from '../media/recognizers/deepgram.js';
 import { checkSarvam } from '../media/recognizers/sarvam.js';
@@ -78,12 +79,8 @@ export class RecognizerCheckService {
       }
       const ms = Math.round(performance.now() - started);
       return r.ok
-        ? { provider, used_for: usedFor, ok: true, detail: redact(r.detail, key), ms }
-        : { provider, used_for: usedFor, ok: false, problem: r.problem, message: redact(r.message, key), ms };
+        ? { provider, used_for: usedFor, ok: true, detail: redactSecrets(r.detail, [key]), ms }
+        : { provider, used_for: usedFor, ok: false, problem: r.problem, message: redactSecrets(r.message, [key]), ms };
     }));
   }
-}
-
-function redact(text: string, key: string): string {
-  return key.length >= 4 ? text.split(key).join('[redacted]') : text;
 }

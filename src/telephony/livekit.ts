@@ -18,6 +18,7 @@
  *   apart from a signature that does not verify.
  */
 import crypto from 'node:crypto';
+import { redactSecrets } from '../domain/redact.js';
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
 import { AccessToken, RoomServiceClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -83,12 +84,8 @@ const MAX_MESSAGE = 300;
  * control characters dropped, length capped.
  */
 export function redact(message: string, secrets: ReadonlyArray<string | null>): string {
-  let out = message;
-  for (const s of secrets) {
-    if (s && s.length >= 3) out = out.split(s).join('[redacted]');
-  }
   // eslint-disable-next-line no-control-regex
-  out = out.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const out = redactSecrets(message, secrets).replace(/[\u0000-\u001f\u007f]+/g, ' ');
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}…` : out;
 }
 

@@ -44,6 +44,7 @@
  */
 import os from 'node:os';
 import WebSocket, { type RawData } from 'ws';
+import { redactSecrets } from '../../domain/redact.js';
 import { systemClock } from '../playout.js';
 import {
   RecognizerError,
@@ -472,7 +473,8 @@ class DeepgramStream implements RecognitionStream {
     this.failures++;
     this.current = 'failed';
     this.audio.length = 0;
-    const message = this.scrub(failure.message);
+    // Defence in depth: no message is built from the key.
+    const message = redactSecrets(failure.message, [this.#apiKey]);
     this.events.emit('error', new RecognizerError(failure.kind, DEEPGRAM_PROVIDER, message));
   }
 
@@ -542,12 +544,6 @@ class DeepgramStream implements RecognitionStream {
   private describe(err: unknown): string {
     return err instanceof Error ? err.message : String(err);
   }
-
-  /** `text` without the API key, should anything have echoed it. */
-  private scrub(text: string): string {
-    const key = this.#apiKey;
-    return key.length >= 4 ? text.split(key).join('[redacted]') : text;
-  }
 }
 
 /** What a refused handshake means for the stream. */
@@ -578,7 +574,6 @@ export async function checkDeepgram(opts: { apiKey: string; url?: string; timeou
   const base = opts.url ?? DEFAULT_DEEPGRAM_URL;
   const timeoutMs = opts.timeoutMs ?? 5000;
   const key = typeof opts.apiKey === 'string' ? opts.apiKey.trim() : '';
-  const scrub = (text: string): string => (key.length >= 4 ? text.split(key).join('[redacted]') : text);
   if (key === '') return { ok: false, problem: 'unauthenticated', message: 'no Deepgram API key is set (DEEPGRAM_API_KEY)' };
   let url: URL;
   try {
@@ -600,7 +595,7 @@ export async function checkDeepgram(opts: { apiKey: string; url?: string; timeou
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (!result.ok) result.message = scrub(result.message);
+      if (!result.ok) result.message = redactSecrets(result.message, [key]);
       try {
         if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
         else if (ws.readyState === WebSocket.OPEN) ws.close(1000);

@@ -51,6 +51,7 @@
  * `unavailable`. The API key never appears in an error message.
  */
 import WebSocket from 'ws';
+import { redactSecrets } from '../../domain/redact.js';
 import { SAMPLE_RATES, StreamingResampler } from '../audio.js';
 import { systemClock } from '../playout.js';
 import {
@@ -390,7 +391,7 @@ class SarvamStream implements RecognitionStream {
     }
     this.settled = true;
     this.current = 'failed';
-    const message = redact(`${f.message}${this.attempts > 1 ? ' (after one reconnect)' : ''}`, this.owner.config.apiKey);
+    const message = redactSecrets(`${f.message}${this.attempts > 1 ? ' (after one reconnect)' : ''}`, [this.owner.config.apiKey]);
     setImmediate(() => {
       if (this.current === 'failed') this.events.emit('error', new RecognizerError(f.kind, this.owner.provider, message));
     });
@@ -453,11 +454,6 @@ function checkUrl(url: string): void {
   if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new RangeError(`the Sarvam URL must be a ws:// or wss:// URL; got ${u.protocol}`);
 }
 
-/** `message` with every occurrence of `secret` replaced (defence in depth: no message is built from the key). */
-function redact(message: string, secret: string): string {
-  return secret ? message.split(secret).join('[redacted]') : message;
-}
-
 /** The outcome of {@link checkSarvam}. */
 export type SarvamCheck =
   | { ok: true; detail: string }
@@ -510,6 +506,6 @@ export async function checkSarvam(opts: { apiKey: string; url?: string; timeoutM
     });
     ws.on('error', (err: NodeJS.ErrnoException) => end({ ok: false, problem: 'unreachable', message: `cannot reach Sarvam at ${host}${err.code ? ` (${err.code})` : ''}` }));
   });
-  if (!result.ok) return { ...result, message: redact(result.message, opts.apiKey) };
+  if (!result.ok) return { ...result, message: redactSecrets(result.message, [opts.apiKey]) };
   return result;
 }
