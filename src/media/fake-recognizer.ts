@@ -16,13 +16,11 @@
  */
 import { systemClock } from './playout.js';
 import {
+  BaseRecognitionStream,
   RecognizerError,
-  StreamEvents,
   validateRecognitionOptions,
   type FinalTranscript,
-  type RecognitionEvents,
   type RecognitionOptions,
-  type RecognitionState,
   type RecognitionStream,
   type RecognizerClock,
   type RecognizerPriceBasis,
@@ -159,10 +157,8 @@ export class FakeRecognizer implements SpeechRecognizer {
   }
 }
 
-class FakeStream implements RecognitionStream {
-  private readonly events = new StreamEvents();
+class FakeStream extends BaseRecognitionStream {
   private readonly timers = new Set<() => void>();
-  private current: RecognitionState = 'open';
   /** Samples pushed in all. */
   private samples = 0;
   /** Sample index where the current segment began. */
@@ -178,24 +174,15 @@ class FakeStream implements RecognitionStream {
     private readonly clock: RecognizerClock,
     unavailable: string | undefined,
   ) {
+    super();
     if (unavailable !== undefined) {
       this.current = 'failed';
       this.later(0, () => this.events.emit('error', new RecognizerError('unavailable', owner.provider, unavailable)));
     }
   }
 
-  get state(): RecognitionState {
-    return this.current;
-  }
 
-  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
-    return this.events.on(event, listener);
-  }
-
-  push(pcm: Int16Array): void {
-    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
-    if (this.current === 'failed') return;
-    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+  protected accept(pcm: Int16Array): void {
     this.samples += pcm.length;
     if (this.endpointed) return;
     const u = this.owner.peek();
@@ -209,10 +196,7 @@ class FakeStream implements RecognitionStream {
     } else if (u.releaseAfterMs !== undefined && heardMs >= u.releaseAfterMs) this.release(false);
   }
 
-  finish(): void {
-    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
-    if (this.current !== 'open') return;
-    this.current = 'finishing';
+  protected onFinish(): void {
     if (!this.endpointed) this.release(true);
   }
 

@@ -49,13 +49,11 @@ import path from 'node:path';
 import { StreamingResampler, SAMPLE_RATES } from './audio.js';
 import { dictionaryFor, GRAMMARS } from './pocketsphinx-grammars.js';
 import {
+  BaseRecognitionStream,
   RecognizerError,
-  StreamEvents,
   validateRecognitionOptions,
-  type RecognitionEvents,
   type RecognitionGrammar,
   type RecognitionOptions,
-  type RecognitionState,
   type RecognitionStream,
   type RecognizerPriceBasis,
   type SpeechRecognizer,
@@ -417,9 +415,7 @@ const HYP_LINE = /^(?:[a-z'][a-z'.-]*(?: [a-z'][a-z'.-]*)*)?$/;
 /** Fillers and markers of the word lines, not words of the hypothesis. */
 const FILLER = /^(?:<s>|<\/s>|<sil>|\(NULL\)|\[[A-Z]+\]|\+\+[A-Z]+\+\+)$/;
 
-class PocketsphinxStream implements RecognitionStream {
-  private readonly events = new StreamEvents();
-  private current: RecognitionState = 'open';
+class PocketsphinxStream extends BaseRecognitionStream {
   private engine: Engine | undefined;
   private resampler: StreamingResampler | undefined;
   /** Samples pushed (at the stream's rate). */
@@ -437,14 +433,8 @@ class PocketsphinxStream implements RecognitionStream {
   constructor(
     private readonly owner: PocketsphinxRecognizer,
     readonly options: Readonly<RecognitionOptions>,
-  ) {}
-
-  get state(): RecognitionState {
-    return this.current;
-  }
-
-  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
-    return this.events.on(event, listener);
+  ) {
+    super();
   }
 
   /** @internal binds the engine process taken for this stream */
@@ -489,18 +479,12 @@ class PocketsphinxStream implements RecognitionStream {
     this.release();
   }
 
-  push(pcm: Int16Array): void {
-    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
-    if (this.current === 'failed') return;
-    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+  protected accept(pcm: Int16Array): void {
     this.samples += pcm.length;
     this.write(this.resampler ? this.resampler.push(pcm) : pcm);
   }
 
-  finish(): void {
-    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
-    if (this.current !== 'open') return;
-    this.current = 'finishing';
+  protected onFinish(): void {
     if (this.resampler) this.write(this.resampler.flush());
     if (this.samples > 0) this.write(new Int16Array(Math.round((ENGINE_RATE * TAIL_PAD_MS) / 1000)));
     this.closeWhenOpened();

@@ -373,6 +373,54 @@ export class StreamEvents {
   }
 }
 
+/** States in which a stream drops pushed audio silently by default: the engine died while it was in flight. */
+const IGNORE_AUDIO_WHEN_FAILED: ReadonlySet<RecognitionState> = new Set(['failed']);
+
+/**
+ * What every adapter's {@link RecognitionStream} shares, written once: its listeners, its state,
+ * and the port's rules for {@link RecognitionStream.push} and {@link RecognitionStream.finish}
+ * (the type check, audio after a failure dropped, a push after `finish()`/`cancel()` refused, a
+ * `finish()` after `cancel()` refused, `finish()` idempotent). Subclasses say what audio and the
+ * end of speech do ({@link accept}, {@link onFinish}) and how a stream is abandoned (`cancel`).
+ */
+export abstract class BaseRecognitionStream implements RecognitionStream {
+  protected readonly events = new StreamEvents();
+  protected current: RecognitionState = 'open';
+  /** States in which {@link push} drops audio instead of throwing; default `failed` only. */
+  protected readonly ignoreAudioIn: ReadonlySet<RecognitionState> = IGNORE_AUDIO_WHEN_FAILED;
+  abstract readonly options: Readonly<RecognitionOptions>;
+
+  get state(): RecognitionState {
+    return this.current;
+  }
+
+  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
+    return this.events.on(event, listener);
+  }
+
+  push(pcm: Int16Array): void {
+    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
+    if (this.ignoreAudioIn.has(this.current)) return;
+    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+    this.accept(pcm);
+  }
+
+  finish(): void {
+    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
+    if (this.current !== 'open') return;
+    this.current = 'finishing';
+    this.onFinish();
+  }
+
+  abstract cancel(): void;
+
+  /** Audio pushed while the stream is `open` (already type-checked). */
+  protected abstract accept(pcm: Int16Array): void;
+
+  /** `finish()` was called on an open stream; the state is now `finishing`. */
+  protected abstract onFinish(): void;
+}
+
 /** A recogniser someone could use, and whether it is usable here. */
 export interface RecognizerCandidate {
   /** Its metadata. */

@@ -47,12 +47,11 @@ import WebSocket, { type RawData } from 'ws';
 import { redactSecrets } from '../../domain/redact.js';
 import { systemClock } from '../playout.js';
 import {
-  RecognizerError,
-  StreamEvents,
+  BaseRecognitionStream,
   canonicalLanguage,
+  RecognizerError,
   validateRecognitionOptions,
   type FinalTranscript,
-  type RecognitionEvents,
   type RecognitionOptions,
   type RecognitionState,
   type RecognitionStream,
@@ -254,10 +253,8 @@ interface Failure {
   delayMs?: number;
 }
 
-class DeepgramStream implements RecognitionStream {
-  private readonly events = new StreamEvents();
+class DeepgramStream extends BaseRecognitionStream {
   private readonly clock: RecognizerClock;
-  private current: RecognitionState = 'open';
   /** All audio pushed, as sent (little-endian PCM16). */
   private readonly audio: Buffer[] = [];
   private samples = 0;
@@ -283,25 +280,18 @@ class DeepgramStream implements RecognitionStream {
     apiKey: string,
     readonly options: Readonly<RecognitionOptions>,
   ) {
+    super();
     this.#apiKey = apiKey;
     this.clock = settings.clock;
     this.url = deepgramListenUrl(settings.url, settings, options);
     this.connect();
   }
 
-  get state(): RecognitionState {
-    return this.current;
-  }
-
-  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
-    return this.events.on(event, listener);
-  }
 
   /** Audio after a `failed` stream or an endpointed final (`done`) is ignored (it was in flight). */
-  push(pcm: Int16Array): void {
-    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
-    if (this.current === 'failed' || this.current === 'done') return;
-    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+  protected override readonly ignoreAudioIn: ReadonlySet<RecognitionState> = new Set(['failed', 'done']);
+
+  protected accept(pcm: Int16Array): void {
     if (pcm.length === 0) return; // an empty frame makes Deepgram close the socket
     const bytes = Buffer.from(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength));
     if (os.endianness() === 'BE') bytes.swap16();
@@ -310,10 +300,7 @@ class DeepgramStream implements RecognitionStream {
     if (this.open) this.sendAudio(bytes);
   }
 
-  finish(): void {
-    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
-    if (this.current !== 'open') return;
-    this.current = 'finishing';
+  protected onFinish(): void {
     if (this.open) this.sendFinish();
   }
 

@@ -25,14 +25,12 @@
  */
 import { systemClock } from '../playout.js';
 import {
-  RecognizerError,
-  StreamEvents,
+  BaseRecognitionStream,
   canonicalLanguage,
   languageMatches,
+  RecognizerError,
   type FinalTranscript,
-  type RecognitionEvents,
   type RecognitionOptions,
-  type RecognitionState,
   type RecognitionStream,
   type RecognizerClock,
   type RecognizerErrorData,
@@ -169,9 +167,7 @@ export class FallbackRecognizer implements SpeechRecognizer {
   }
 }
 
-class FallbackStream implements RecognitionStream {
-  private readonly events = new StreamEvents();
-  private current: RecognitionState = 'open';
+class FallbackStream extends BaseRecognitionStream {
   private inner: RecognitionStream;
   private innerIsPrimary: boolean;
   private innerProvider: string;
@@ -183,32 +179,20 @@ class FallbackStream implements RecognitionStream {
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly owner: FallbackRecognizer, readonly options: Readonly<RecognitionOptions>, primary: RecognitionStream | null, fallback: RecognitionStream | null) {
+    super();
     this.inner = (primary ?? fallback)!;
     this.innerIsPrimary = primary !== null;
     this.innerProvider = primary ? owner.primary.provider : owner.fallback!.provider;
     this.listen();
   }
 
-  get state(): RecognitionState {
-    return this.current;
-  }
 
-  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
-    return this.events.on(event, listener);
-  }
-
-  push(pcm: Int16Array): void {
-    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
-    if (this.current === 'failed') return;
-    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+  protected accept(pcm: Int16Array): void {
     if (this.innerIsPrimary && this.owner.fallback) this.keep(pcm);
     if (this.inner.state === 'open') this.inner.push(pcm);
   }
 
-  finish(): void {
-    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
-    if (this.current !== 'open') return;
-    this.current = 'finishing';
+  protected onFinish(): void {
     this.finishCalled = true;
     if (this.inner.state === 'open') this.inner.finish();
     const deadline = this.owner.primaryDeadlineMs;

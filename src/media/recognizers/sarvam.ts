@@ -55,14 +55,12 @@ import { redactSecrets } from '../../domain/redact.js';
 import { SAMPLE_RATES, StreamingResampler } from '../audio.js';
 import { systemClock } from '../playout.js';
 import {
-  RecognizerError,
-  StreamEvents,
+  BaseRecognitionStream,
   languageMatches,
+  RecognizerError,
   validateRecognitionOptions,
   type FinalTranscript,
-  type RecognitionEvents,
   type RecognitionOptions,
-  type RecognitionState,
   type RecognitionStream,
   type RecognizerClock,
   type RecognizerErrorKind,
@@ -184,9 +182,7 @@ interface Failure {
   delayMs?: number;
 }
 
-class SarvamStream implements RecognitionStream {
-  private readonly events = new StreamEvents();
-  private current: RecognitionState = 'open';
+class SarvamStream extends BaseRecognitionStream {
   private settled = false;
   private readonly resampler: StreamingResampler | null;
   /** All 16 kHz audio of this utterance that is to go to Sarvam (replayed on reconnect). */
@@ -213,32 +209,20 @@ class SarvamStream implements RecognitionStream {
     readonly options: Readonly<RecognitionOptions>,
     private readonly url: string,
   ) {
+    super();
     this.resampler = options.sampleRateHz === SARVAM_SAMPLE_RATE ? null : new StreamingResampler(options.sampleRateHz, SARVAM_SAMPLE_RATE);
     this.connect();
   }
 
-  get state(): RecognitionState {
-    return this.current;
-  }
 
-  on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
-    return this.events.on(event, listener);
-  }
-
-  push(pcm: Int16Array): void {
-    if (!(pcm instanceof Int16Array)) throw new TypeError('push takes mono PCM16 samples as an Int16Array');
-    if (this.current === 'failed') return;
-    if (this.current !== 'open') throw new Error(`cannot push audio into a recognition stream that is ${this.current}`);
+  protected accept(pcm: Int16Array): void {
     this.pushed += pcm.length;
     if (this.endpointedAtMs !== undefined) return; // Sarvam has ended the utterance: later audio is not part of it
     this.append(this.resampler ? this.resampler.push(pcm) : pcm);
     this.sendAudio(false);
   }
 
-  finish(): void {
-    if (this.current === 'cancelled') throw new Error('cannot finish a cancelled recognition stream');
-    if (this.current !== 'open') return;
-    this.current = 'finishing';
+  protected onFinish(): void {
     if (this.endpointedAtMs !== undefined) return; // the transcript of Sarvam's END_SPEECH is on its way
     if (this.resampler) this.append(this.resampler.flush());
     this.sendAudio(true);
