@@ -45,6 +45,7 @@
 import os from 'node:os';
 import WebSocket, { type RawData } from 'ws';
 import { redactSecrets } from '../../domain/redact.js';
+import { checkWsUrl, probeHandshake, type ConnectFailure } from './cloud-socket.js';
 import { systemClock } from '../playout.js';
 import {
   BaseRecognitionStream,
@@ -56,7 +57,6 @@ import {
   type RecognitionState,
   type RecognitionStream,
   type RecognizerClock,
-  type RecognizerErrorKind,
   type RecognizerPriceBasis,
   type SpeechRecognizer,
 } from '../recognizer.js';
@@ -200,13 +200,7 @@ export class DeepgramRecognizer implements SpeechRecognizer {
   constructor(options: DeepgramOptions) {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') throw new RangeError('a Deepgram API key is required (DEEPGRAM_API_KEY)');
     const url = options.url ?? DEFAULT_DEEPGRAM_URL;
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new RangeError('the Deepgram URL must be a ws:// or wss:// URL');
-    }
-    if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') throw new RangeError(`the Deepgram URL must be a ws:// or wss:// URL; got ${parsed.protocol}`);
+    checkWsUrl(url, 'Deepgram');
     const int = (name: string, v: number, lo: number, hi: number): number => {
       if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be a whole number of ms from ${lo} to ${hi}; got ${v}`);
       return v;
@@ -242,15 +236,6 @@ type StreamSettings = Required<Omit<DeepgramOptions, 'languages' | 'apiKey'>>;
 interface Segment {
   text: string;
   confidence: number;
-}
-
-/** Why a socket failed, and whether a retry may help. */
-interface Failure {
-  kind: RecognizerErrorKind;
-  message: string;
-  retry: boolean;
-  /** Wait before the retry, ms. */
-  delayMs?: number;
 }
 
 class DeepgramStream extends BaseRecognitionStream {
@@ -444,7 +429,7 @@ class DeepgramStream extends BaseRecognitionStream {
     } else this.dispose(ws, true);
   }
 
-  private fail(gen: number, failure: Failure): void {
+  private fail(gen: number, failure: ConnectFailure): void {
     if (gen !== this.gen || this.terminal()) return;
     this.gen++;
     this.stopTimers();
@@ -534,7 +519,7 @@ class DeepgramStream extends BaseRecognitionStream {
 }
 
 /** What a refused handshake means for the stream. */
-function refusal(status: number, detail: string): Failure {
+function refusal(status: number, detail: string): ConnectFailure {
   const why = detail ? `: ${detail.slice(0, 160)}` : '';
   if (status === 401) return { kind: 'unavailable', message: 'Deepgram rejected the API key (401)', retry: false };
   if (status === 403) return { kind: 'unavailable', message: `Deepgram refused this API key access to the model or feature asked for (403)${why}`, retry: false };
@@ -558,14 +543,12 @@ export type DeepgramCheck =
  * @param opts.timeoutMs deadline of the whole check, ms; default 5000
  */
 export async function checkDeepgram(opts: { apiKey: string; url?: string; timeoutMs?: number }): Promise<DeepgramCheck> {
-  const base = opts.url ?? DEFAULT_DEEPGRAM_URL;
   const timeoutMs = opts.timeoutMs ?? 5000;
   const key = typeof opts.apiKey === 'string' ? opts.apiKey.trim() : '';
   if (key === '') return { ok: false, problem: 'unauthenticated', message: 'no Deepgram API key is set (DEEPGRAM_API_KEY)' };
   let url: URL;
   try {
-    url = new URL(base);
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('not ws');
+    url = checkWsUrl(opts.url ?? DEFAULT_DEEPGRAM_URL, 'Deepgram');
   } catch {
     return { ok: false, problem: 'error', message: 'the Deepgram URL must be a ws:// or wss:// URL' };
   }
@@ -574,48 +557,25 @@ export async function checkDeepgram(opts: { apiKey: string; url?: string; timeou
   url.searchParams.set('sample_rate', '16000');
   url.searchParams.set('channels', '1');
   const host = url.host;
-  return new Promise<DeepgramCheck>((resolve) => {
-    let settled = false;
-    let opened = false;
-    const ws = new WebSocket(url.toString(), { headers: { Authorization: `Token ${key}` }, perMessageDeflate: false, followRedirects: false });
-    const done = (result: DeepgramCheck): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (!result.ok) result.message = redactSecrets(result.message, [key]);
-      try {
-        if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-        else if (ws.readyState === WebSocket.OPEN) ws.close(1000);
-      } catch {
-        // closing anyway
+  const outcome = await probeHandshake(url.toString(), { Authorization: `Token ${key}` }, timeoutMs, (ws) => ws.send(JSON.stringify({ type: 'CloseStream' })));
+  const result = ((): DeepgramCheck => {
+    switch (outcome.kind) {
+      case 'open':
+        return { ok: true, detail: `Deepgram at ${host} accepted the API key (${DEFAULT_DEEPGRAM_MODEL} streaming handshake)` };
+      case 'timeout':
+        return { ok: false, problem: 'unreachable', message: `Deepgram at ${host} did not answer within ${timeoutMs} ms` };
+      case 'unreachable':
+        return { ok: false, problem: 'unreachable', message: `cannot reach Deepgram at ${host} (${outcome.code})` };
+      case 'refused': {
+        const status = outcome.status;
+        if (status === 401) return { ok: false, problem: 'unauthenticated', message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY' };
+        if (status === 403) return { ok: false, problem: 'unauthenticated', message: `Deepgram refused this API key access to ${DEFAULT_DEEPGRAM_MODEL} streaming (403): check the key's project and permissions` };
+        if (status === 429) return { ok: false, problem: 'rate_limited', message: 'Deepgram is rate-limiting this key (429): try again shortly, or raise the project concurrency limit' };
+        if (status >= 500) return { ok: false, problem: 'error', message: `Deepgram is having trouble (HTTP ${status}): try again shortly` };
+        return { ok: false, problem: 'error', message: `Deepgram refused the handshake (HTTP ${status})` };
       }
-      resolve(result);
-    };
-    const ok = (): void => done({ ok: true, detail: `Deepgram at ${host} accepted the API key (${DEFAULT_DEEPGRAM_MODEL} streaming handshake)` });
-    const timer = setTimeout(() => {
-      if (opened) ok();
-      else done({ ok: false, problem: 'unreachable', message: `Deepgram at ${host} did not answer within ${timeoutMs} ms` });
-    }, timeoutMs);
-    ws.on('error', (err: Error) => {
-      if (opened) return ok();
-      const code = (err as NodeJS.ErrnoException).code;
-      done({ ok: false, problem: 'unreachable', message: `cannot reach Deepgram at ${host} (${code ?? err.message})` });
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      const status = res.statusCode ?? 0;
-      res.resume();
-      if (status === 401) done({ ok: false, problem: 'unauthenticated', message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY' });
-      else if (status === 403) done({ ok: false, problem: 'unauthenticated', message: `Deepgram refused this API key access to ${DEFAULT_DEEPGRAM_MODEL} streaming (403): check the key's project and permissions` });
-      else if (status === 429) done({ ok: false, problem: 'rate_limited', message: 'Deepgram is rate-limiting this key (429): try again shortly, or raise the project concurrency limit' });
-      else if (status >= 500) done({ ok: false, problem: 'error', message: `Deepgram is having trouble (HTTP ${status}): try again shortly` });
-      else done({ ok: false, problem: 'error', message: `Deepgram refused the handshake (HTTP ${status})` });
-    });
-    ws.on('open', () => {
-      opened = true;
-      ws.send(JSON.stringify({ type: 'CloseStream' }));
-    });
-    ws.on('close', () => {
-      if (opened) ok();
-    });
-  });
+    }
+  })();
+  if (!result.ok) result.message = redactSecrets(result.message, [key]);
+  return result;
 }

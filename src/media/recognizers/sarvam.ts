@@ -52,6 +52,7 @@
  */
 import WebSocket from 'ws';
 import { redactSecrets } from '../../domain/redact.js';
+import { checkWsUrl, probeHandshake, type ConnectFailure } from './cloud-socket.js';
 import { SAMPLE_RATES, StreamingResampler } from '../audio.js';
 import { systemClock } from '../playout.js';
 import {
@@ -63,7 +64,6 @@ import {
   type RecognitionOptions,
   type RecognitionStream,
   type RecognizerClock,
-  type RecognizerErrorKind,
   type RecognizerPriceBasis,
   type SpeechRecognizer,
 } from '../recognizer.js';
@@ -127,7 +127,7 @@ export class SarvamRecognizer implements SpeechRecognizer {
   constructor(options: SarvamOptions) {
     if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') throw new RangeError('Sarvam needs an API subscription key (set SARVAM_API_KEY)');
     const url = options.url ?? SARVAM_DEFAULT_URL;
-    checkUrl(url);
+    checkWsUrl(url, 'Sarvam');
     const connectTimeoutMs = options.connectTimeoutMs ?? SARVAM_CONNECT_TIMEOUT_MS;
     if (!(Number.isFinite(connectTimeoutMs) && connectTimeoutMs > 0)) throw new RangeError(`connectTimeoutMs must be a positive number of ms; got ${connectTimeoutMs}`);
     this.languages = options.languages ?? SARVAM_LANGUAGES;
@@ -172,14 +172,6 @@ export function streamUrl(url: string, p: { language: string; model: string; mod
   u.searchParams.set('vad_signals', 'true');
   u.searchParams.set('flush_signal', 'true');
   return u.toString();
-}
-
-/** A failure of one connection attempt, before the stream decides to retry or fail. */
-interface Failure {
-  kind: RecognizerErrorKind;
-  message: string;
-  retry: boolean;
-  delayMs?: number;
 }
 
 class SarvamStream extends BaseRecognitionStream {
@@ -359,7 +351,7 @@ class SarvamStream extends BaseRecognitionStream {
   }
 
   /** Handles the failure of the current connection: one reconnect, else the stream's error. */
-  private failed(f: Failure): void {
+  private failed(f: ConnectFailure): void {
     if (this.settled) return;
     this.drop();
     if (f.retry && this.attempts < MAX_ATTEMPTS) {
@@ -421,21 +413,11 @@ class SarvamStream extends BaseRecognitionStream {
 }
 
 /** What a refused handshake means (https://docs.sarvam.ai/api-reference-docs/errors-troubleshooting). */
-function handshakeFailure(status: number): Failure {
+function handshakeFailure(status: number): ConnectFailure {
   if (status === 401 || status === 403) return { kind: 'unavailable', message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY`, retry: false };
   if (status === 429) return { kind: 'unavailable', message: 'Sarvam is rate limiting this API key or its credits are used up (429)', retry: true, delayMs: RATE_LIMIT_RETRY_MS };
   if (status >= 500) return { kind: 'unavailable', message: `Sarvam could not take the stream (HTTP ${status})`, retry: true };
   return { kind: 'unavailable', message: `Sarvam refused the stream (HTTP ${status}); check the model, mode and language settings`, retry: false };
-}
-
-function checkUrl(url: string): void {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new RangeError(`the Sarvam URL must be a ws:// or wss:// URL; got ${JSON.stringify(url)}`);
-  }
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new RangeError(`the Sarvam URL must be a ws:// or wss:// URL; got ${u.protocol}`);
 }
 
 /** The outcome of {@link checkSarvam}. */
@@ -455,41 +437,31 @@ export type SarvamCheck =
 export async function checkSarvam(opts: { apiKey: string; url?: string; timeoutMs?: number }): Promise<SarvamCheck> {
   const url = opts.url ?? SARVAM_DEFAULT_URL;
   try {
-    checkUrl(url);
+    checkWsUrl(url, 'Sarvam');
   } catch (err) {
     return { ok: false, problem: 'error', message: (err as Error).message };
   }
   if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') return { ok: false, problem: 'unauthenticated', message: 'no Sarvam API subscription key is set (SARVAM_API_KEY)' };
   const host = new URL(url).host;
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const result = await new Promise<SarvamCheck>((resolve) => {
-    const ws = new WebSocket(streamUrl(url, { language: 'en-IN', model: SARVAM_DEFAULT_MODEL, mode: SARVAM_DEFAULT_MODE }), { headers: { 'Api-Subscription-Key': opts.apiKey } });
-    let done = false;
-    const end = (r: SarvamCheck): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      ws.on('error', () => undefined);
-      resolve(r);
-    };
-    const timer = setTimeout(() => {
-      end({ ok: false, problem: 'unreachable', message: `Sarvam at ${host} did not answer within ${timeoutMs} ms` });
-      ws.terminate();
-    }, timeoutMs);
-    ws.on('unexpected-response', (req, res) => {
-      req.destroy();
-      const status = res.statusCode ?? 0;
-      if (status === 401 || status === 403) end({ ok: false, problem: 'unauthenticated', message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY` });
-      else if (status === 429) end({ ok: false, problem: 'rate_limited', message: 'Sarvam is rate limiting this API key or its credits are used up (429); try again later or check the plan' });
-      else end({ ok: false, problem: 'error', message: `Sarvam answered the handshake with HTTP ${status}` });
-    });
-    ws.on('open', () => {
-      ws.send(JSON.stringify({ type: 'end_of_stream', audio: { data: '', sample_rate: SARVAM_SAMPLE_RATE, encoding: 'audio/wav' } }));
-      ws.close(1000);
-      end({ ok: true, detail: `Sarvam at ${host} accepted the API subscription key (streaming speech-to-text, ${SARVAM_DEFAULT_MODEL})` });
-    });
-    ws.on('error', (err: NodeJS.ErrnoException) => end({ ok: false, problem: 'unreachable', message: `cannot reach Sarvam at ${host}${err.code ? ` (${err.code})` : ''}` }));
-  });
+  const outcome = await probeHandshake(streamUrl(url, { language: 'en-IN', model: SARVAM_DEFAULT_MODEL, mode: SARVAM_DEFAULT_MODE }), { 'Api-Subscription-Key': opts.apiKey }, timeoutMs,
+    (ws) => ws.send(JSON.stringify({ type: 'end_of_stream', audio: { data: '', sample_rate: SARVAM_SAMPLE_RATE, encoding: 'audio/wav' } })));
+  const result = ((): SarvamCheck => {
+    switch (outcome.kind) {
+      case 'open':
+        return { ok: true, detail: `Sarvam at ${host} accepted the API subscription key (streaming speech-to-text, ${SARVAM_DEFAULT_MODEL})` };
+      case 'timeout':
+        return { ok: false, problem: 'unreachable', message: `Sarvam at ${host} did not answer within ${timeoutMs} ms` };
+      case 'unreachable':
+        return { ok: false, problem: 'unreachable', message: `cannot reach Sarvam at ${host} (${outcome.code})` };
+      case 'refused': {
+        const status = outcome.status;
+        if (status === 401 || status === 403) return { ok: false, problem: 'unauthenticated', message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY` };
+        if (status === 429) return { ok: false, problem: 'rate_limited', message: 'Sarvam is rate limiting this API key or its credits are used up (429); try again later or check the plan' };
+        return { ok: false, problem: 'error', message: `Sarvam answered the handshake with HTTP ${status}` };
+      }
+    }
+  })();
   if (!result.ok) return { ...result, message: redactSecrets(result.message, [opts.apiKey]) };
   return result;
 }
