@@ -18,6 +18,7 @@
  * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the stream.
  */
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
+import { SARVAM_LANGUAGES } from './recognizers/sarvam.js';
 import type { RecognizerSpec } from './worker-protocol.js';
 
 /** A recogniser setting: the default `recognizer` or a per-language one. */
@@ -49,12 +50,8 @@ export const EMBEDDED_LANGUAGES: readonly string[] = ['en'];
  * adapter maps the agent's tag to Deepgram's `language`.
  */
 export const DEEPGRAM_LANGUAGES: readonly string[] = ['*'];
-/**
- * Languages Sarvam's streaming speech-to-text serves (its `language-code` values,
- * https://docs.sarvam.ai/api-reference-docs/speech-to-text/transcribe/ws): Indian languages and
- * Indian English.
- */
-export const SARVAM_LANGUAGES: readonly string[] = ['hi-IN', 'bn-IN', 'ta-IN', 'te-IN', 'kn-IN', 'ml-IN', 'mr-IN', 'gu-IN', 'pa-IN', 'od-IN', 'en-IN'];
+/** Languages Sarvam's streaming speech-to-text serves: the adapter's own list, one source. */
+export { SARVAM_LANGUAGES };
 
 const INFO: Record<'pocketsphinx' | 'deepgram' | 'sarvam', RecognizerInfo> = {
   pocketsphinx: { provider: 'pocketsphinx', languages: EMBEDDED_LANGUAGES, priceBasis: 'audio_second' },
