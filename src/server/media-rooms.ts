@@ -18,7 +18,9 @@ import type { MediaWorkerPool } from '../media/worker-pool.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
 import type { StopReason } from '../media/transport.js';
 import type { Services } from '../services/index.js';
+import { callRoom } from '../services/calls.js';
 import type { CallRooms, RoomCall } from '../services/telephony-port.js';
+import { LiveCalls } from './live-calls.js';
 
 /** Options of {@link MediaRooms}. */
 export interface MediaRoomsOptions {
@@ -53,11 +55,10 @@ const TOKEN_TTL_S = 600;
 
 /** vagent's presence in LiveKit call rooms. */
 export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRooms {
-  private readonly live = new Map<number, { hangup(): void }>();
+  /** Calls whose room vagent is in (or joining), and the work still ending them. */
+  private readonly live = new LiveCalls();
   /** Hang-ups asked for while the join was still being prepared. */
   private readonly early = new Set<number>();
-  private readonly pending = new Set<Promise<void>>();
-  private draining = false;
 
   constructor(private readonly services: Services, private readonly options: MediaRoomsOptions) {
     super();
@@ -69,30 +70,21 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
   }
 
   join(call: RoomCall): void {
-    if (this.draining || this.live.has(call.n)) return;
+    if (this.live.draining || this.live.has(call.n)) return;
     this.live.set(call.n, { hangup: () => this.early.add(call.n) });
-    const p = this.start(call).catch((err: unknown) => {
+    void this.live.track(this.start(call).catch((err: unknown) => {
       this.options.log.error({ call_id: `cl_${call.n}`, err: (err as Error).message }, 'could not start the call\'s room media');
       this.live.delete(call.n);
-    }).finally(() => this.pending.delete(p));
-    this.pending.add(p);
+    }));
   }
 
   hangUp(n: number): boolean {
-    const handle = this.live.get(n);
-    if (!handle) return false;
-    handle.hangup();
-    return true;
+    return this.live.hangUp(n);
   }
 
   /** Shutdown: leaves every room (the calls end) and waits at most `timeoutMs`. */
   async closeAll(timeoutMs = 3000): Promise<void> {
-    this.draining = true;
-    for (const h of this.live.values()) h.hangup();
-    const deadline = Date.now() + timeoutMs;
-    while ((this.live.size > 0 || this.pending.size > 0) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await this.live.closeAll(timeoutMs);
   }
 
   /**
@@ -101,14 +93,14 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
    */
   async endOrphans(): Promise<number> {
     const { services } = this;
-    const orphans = services.repos.calls.orphanedRooms();
+    const orphans = services.media.orphanedRooms();
     for (const o of orphans) {
       try {
-        await services.telephony.hangUp(o.room_name, o.direction === 'outbound' ? `sip-cl_${o.id}` : null);
+        await services.telephony.hangUp(o.room_name, o.direction === 'outbound' ? callRoom(o.id).identity : null);
       } catch {
         // LiveKit unreachable: the call is still ended here; its room empties on LiveKit's own timeouts.
       }
-      await services.media.roomEnded(o.tenant_id, o.id, 'vagent restarted during the call: its room media was lost');
+      await services.media.ended(o.tenant_id, o.id, 'vagent restarted during the call: its room media was lost');
     }
     return orphans.length;
   }
@@ -143,13 +135,12 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         },
         ended: (reason, _cause, stats) => {
           this.live.delete(n);
-          const p = this.finish(call, reason, problem, stats).finally(() => this.pending.delete(p));
-          this.pending.add(p);
+          void this.live.track(this.finish(call, reason, problem, stats));
         },
       },
     );
     this.live.set(n, handle);
-    if (this.early.delete(n) || this.draining) handle.hangup();
+    if (this.early.delete(n) || this.live.draining) handle.hangup();
     options.log.info({ call_id: callId, room: roomName, driver: options.driver }, 'joining the call\'s LiveKit room');
   }
 
@@ -161,7 +152,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     const { services, options } = this;
     // A room vagent could not carry: the session's end and the reason are recorded first, so
     // the `participant_left` webhook the removal below causes cannot end the call without it.
-    if (problem !== null) await services.media.roomEnded(call.tenantId, call.n, problem);
+    if (problem !== null) await services.media.ended(call.tenantId, call.n, problem);
     if (reason !== 'caller-hangup') {
       // vagent ended it (or lost the room): the phone participant is removed so the line drops.
       try {
@@ -170,7 +161,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         options.log.warn({ call_id: `cl_${call.n}`, err: (err as Error).message }, 'could not hang the phone line up in LiveKit');
       }
     }
-    if (problem === null) await services.media.roomEnded(call.tenantId, call.n, null);
+    if (problem === null) await services.media.ended(call.tenantId, call.n);
     options.log.info({
       call_id: `cl_${call.n}`, reason, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
       frames_sent: stats.framesSent, lateness_p99_ms: stats.latenessP99Ms,

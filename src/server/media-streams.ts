@@ -14,6 +14,7 @@ import type { StopReason } from '../media/transport.js';
 import type { MediaWorkerPool, StreamHandle } from '../media/worker-pool.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
+import { LiveCalls } from './live-calls.js';
 import type { Services } from '../services/index.js';
 
 
@@ -53,11 +54,8 @@ export interface MediaStreamsEvents {
 
 /** The live carrier streams of a daemon. */
 export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
-  /** Attached streams by call number. */
-  private readonly live = new Map<number, StreamHandle>();
-  /** Sessions still being ended (shutdown waits for them). */
-  private readonly ending = new Set<Promise<void>>();
-  private draining = false;
+  /** Attached streams by call number, and the sessions still being ended (shutdown waits for them). */
+  private readonly live = new LiveCalls<StreamHandle>();
 
   constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
     super();
@@ -81,28 +79,17 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
    * `/end`). @returns false when no stream of this daemon carries it.
    */
   hangUp(n: number): boolean {
-    const handle = this.live.get(n);
-    if (!handle) return false;
-    handle.hangup();
-    return true;
+    return this.live.hangUp(n);
   }
 
   /** Shutdown: hangs up every stream and waits (at most `timeoutMs`) for their sessions to end. */
   async closeAll(timeoutMs = 3000): Promise<void> {
-    this.draining = true;
-    for (const handle of this.live.values()) handle.hangup();
-    const deadline = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
-    const settled = async () => {
-      while (this.live.size > 0 || this.ending.size > 0) {
-        await Promise.race([Promise.all([...this.ending]), new Promise((r) => setTimeout(r, 20))]);
-      }
-    };
-    await Promise.race([settled(), deadline]);
+    await this.live.closeAll(timeoutMs);
   }
 
   /** @internal */
   get isDraining(): boolean {
-    return this.draining;
+    return this.live.draining;
   }
 
   /** @internal */
@@ -132,9 +119,7 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
 
   /** @internal: ends call `n`'s session (tracked, so shutdown waits for it). */
   endCall(tenantId: string, n: number): Promise<void> {
-    const p = this.services.media.ended(tenantId, n).finally(() => this.ending.delete(p));
-    this.ending.add(p);
-    return p;
+    return this.live.track(this.services.media.ended(tenantId, n));
   }
 
   /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */

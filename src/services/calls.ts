@@ -79,7 +79,7 @@ export function callRoom(n: number): { roomName: string; identity: string } {
   return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
 }
 
-/** The metadata of call `cl_<n>`'s room, dispatch and SIP participant: what the media agent reads. */
+/** The metadata of call `cl_<n>`'s SIP participant (`participantMetadata`): which call and tenant it is. */
 export function callMetadata(n: number, tenantId: string): string {
   return JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: tenantId });
 }

@@ -229,22 +229,6 @@ export class MediaCallService {
   }
 
   /**
-   * LiveKit call `n` ended (the callee hung up, vagent hung up, the room failed): its session
-   * ends and its line is `completed`, with `problem` recorded as the call's `dial_error` when
-   * vagent could not carry its audio. Never throws.
-   */
-  async roomEnded(tenantId: string, n: number, problem: string | null): Promise<void> {
-    try {
-      await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
-        fn();
-        this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
-      }), { lineHandled: true });
-    } catch {
-      // Already ended and purged, or the store is closing.
-    }
-  }
-
-  /**
    * One turn of stream call `n` (the media session's request) through the sessions service.
    * @throws ApiError from the sessions service (the media session then ends the call)
    */
@@ -285,14 +269,16 @@ export class MediaCallService {
   }
 
   /**
-   * Stream call `n` ended (the caller hung up, the closing played, the stream broke): its
-   * session ends (summary, costs final) and its line becomes `completed`. Never throws.
+   * Call `n`'s media ended (the caller hung up, the closing played, the stream or room broke):
+   * its session ends (summary, costs final) and its line becomes `completed`, with `problem`
+   * recorded as the call's `dial_error` when vagent could not carry its audio (a LiveKit room it
+   * could not join, media lost to a restart). Never throws.
    */
-  async ended(tenantId: string, n: number): Promise<void> {
+  async ended(tenantId: string, n: number, problem: string | null = null): Promise<void> {
     try {
       await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
         fn();
-        this.deps.repos.calls.moveDial(n, 'completed');
+        this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
       }), { lineHandled: true });
     } catch {
       // Already ended and purged, or the store is closing: nothing more to record.
@@ -308,6 +294,14 @@ export class MediaCallService {
     const orphans = this.deps.repos.calls.orphanedStreams();
     for (const o of orphans) await this.ended(o.tenant_id, o.id);
     return orphans.length;
+  }
+
+  /**
+   * LiveKit calls still on the line (`ringing`/`answered`) with their session open: at start-up,
+   * calls whose room media died with the previous daemon (issue 17).
+   */
+  orphanedRooms(): Array<{ id: number; tenant_id: string; room_name: string; direction: string }> {
+    return this.deps.repos.calls.orphanedRooms();
   }
 
   private clipRef(c: ClipView): ClipRef {

@@ -96,13 +96,13 @@ export interface TelephonyPort {
   readonly configured: boolean;
   /** The provider's URL (for messages), or null. */
   readonly url: string | null;
-  /** Name of the media agent dispatched into call rooms, or null. */
+  /** The name vagent's own participant shows in call rooms, or null. */
   readonly agentName: string | null;
   /** Places an outbound SIP call. Never throws: every failure is a {@link DialResult}. */
   dial(request: DialRequest): Promise<DialResult>;
   /**
    * Hangs up the phone line in `roomName`: removes the SIP participant `participantIdentity`
-   * when it is known (outbound calls), then deletes the room so the media agent leaves too.
+   * when it is known (outbound calls), then deletes the room so vagent's media leaves too.
    * With no identity (inbound calls), deleting the room is what hangs up.
    * @throws HangupError when the provider refuses or cannot be reached (the line may be up).
    */

@@ -9,7 +9,7 @@
  * - Errors are sorted into refused (nothing rings) and unknown (the phone may ring), so the
  *   call service never dials again on an unknown outcome.
  * - Hang-up: `RoomServiceClient.removeParticipant` (the SIP service then ends the call) and
- *   `deleteRoom` (the media agent leaves); LiveKit's `not_found` means the line is already gone.
+ *   `deleteRoom` (vagent's media leaves); LiveKit's `not_found` means the line is already gone.
  * - A call dialled without waiting for the answer is watched through `getParticipant` until
  *   its SIP participant's `sip.callStatus` is `active`: LiveKit sends no webhook for that.
  * - Webhooks are verified over the exact raw body as the SDK's `WebhookReceiver.receive` does
@@ -32,7 +32,7 @@ export interface LiveKitSettings {
   url: string;
   apiKey: string;
   apiSecret: string;
-  /** Name of the media agent dispatched to call rooms. */
+  /** The name vagent's own participant shows in call rooms (setting `livekit.agent_name`). */
   agentName: string;
   /** Timeout of one API request, seconds. */
   requestTimeoutS: number;
@@ -199,7 +199,7 @@ export class LiveKitTelephony implements TelephonyPort {
       await this.rooms.deleteRoom(roomName);
       if (participantIdentity === null) line = 'hung_up';
     } catch (err) {
-      // With the phone participant removed, the room is only tidied: the media agent leaves
+      // With the phone participant removed, the room is only tidied: vagent's media leaves
       // on its own once the session has ended.
       if (!isNotFound(err) && participantIdentity === null) {
         throw new HangupError(`could not hang up: ${explainLiveKitError(err, this.url).message}`);
