@@ -186,8 +186,7 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   }, {
     onProtocolError: (error) => post({ k: 'event', id, event: { type: 'protocolError', code: error.code, message: error.message } }),
   });
-  const stream: Stream = { id, carrier: transport, transport, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
-  streams.set(id, stream);
+  const stream = addStream(id, transport);
   for (const f of msg.frames) transport.receive(f);
   if (transport.stopped || !transport.start) {
     // The stream ended (or broke the protocol) within its first frames.
@@ -198,6 +197,20 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   startSession(stream, transport, msg, transport.outbound.minLeadFrames).start(toReply(stream, msg.opening).clips, msg.opening.ended);
 }
 
+/** Registers stream `id`: a carrier stream with its transport, or a LiveKit room (`null`: its transport comes once joined). */
+function addStream(id: number, carrier: CarrierTransport | null): Stream {
+  const stream: Stream = { id, carrier, transport: carrier, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
+  streams.set(id, stream);
+  return stream;
+}
+
+/** Room stream `id` could not be joined (or published in): reported, and the stream ends with `error`. */
+function roomFailed(id: number, message: string): void {
+  streams.delete(id);
+  post({ k: 'event', id, event: { type: 'roomFailed', message } });
+  post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStreamStats() });
+}
+
 /**
  * Joins the LiveKit room of `msg` (issue 17), publishes vagent's track, waits for the call to
  * be answered, then starts its media session. A room that cannot be joined is reported
@@ -205,19 +218,13 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
  */
 async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<void> {
   const { id } = msg;
-  const stream: Stream = { id, carrier: null, transport: null, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
-  streams.set(id, stream);
-  const fail = (message: string) => {
-    streams.delete(id);
-    post({ k: 'event', id, event: { type: 'roomFailed', message } });
-    post({ k: 'ended', id, reason: 'error', cause: null, stats: emptyStreamStats() });
-  };
+  const stream = addStream(id, null);
   const [{ connectRoom }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
   let room;
   try {
     room = await connectRoom(msg.join);
   } catch (err) {
-    fail((err as Error).message);
+    roomFailed(id, (err as Error).message);
     return;
   }
   if (stream.hangupRequested) {
@@ -235,7 +242,7 @@ async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<
     await transport.publish();
   } catch (err) {
     transport.hangup();
-    fail(`could not publish vagent's audio in room ${msg.join.roomName}: ${(err as Error).message}`);
+    roomFailed(id, `could not publish vagent's audio in room ${msg.join.roomName}: ${(err as Error).message}`);
     return;
   }
   await transport.answered;
@@ -301,11 +308,7 @@ function handle(msg: ToWorker): void {
       attach(msg);
       return;
     case 'attachRoom':
-      void attachRoom(msg).catch((err: unknown) => {
-        streams.delete(msg.id);
-        post({ k: 'event', id: msg.id, event: { type: 'roomFailed', message: (err as Error).message } });
-        post({ k: 'ended', id: msg.id, reason: 'error', cause: null, stats: emptyStreamStats() });
-      });
+      void attachRoom(msg).catch((err: unknown) => roomFailed(msg.id, (err as Error).message));
       return;
     case 'in': {
       const stream = streams.get(msg.id);
