@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { closeOnSignals, parsePort, shellQuote, UsageError } from './cli.js';
 import { startFakeDeepgram, type FakeDeepgramHandshake } from './fake-deepgram.js';
 
 const USAGE = `usage:
@@ -25,20 +26,6 @@ const OPTIONS = {
   'speech-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-/** A command-line mistake: printed with the usage, exit code 2. */
-class UsageError extends Error {}
-
-/** `value` quoted for a POSIX shell when it needs it. */
-function shellQuote(value: string): string {
-  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-function parsePort(raw: string | undefined): number {
-  const port = Number(raw ?? '8766');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${raw}`);
-  return port;
-}
 
 function readScript(file: string | undefined): string[] {
   if (file === undefined) return [];
@@ -80,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     const fake = await startFakeDeepgram({
       apiKey: values['api-key'],
       host: values.host ?? '127.0.0.1',
-      port: parsePort(values.port),
+      port: parsePort(values.port, 8766),
       script,
       speechLevel,
       onHandshake: (h) => {
@@ -90,15 +77,7 @@ async function main(argv: string[]): Promise<number> {
     });
     process.stdout.write([`export DEEPGRAM_API_KEY=${shellQuote(fake.apiKey)}`, `export VAGENT_DEEPGRAM_URL=${shellQuote(fake.url)}`].join('\n') + '\n');
     process.stderr.write(`[fake-deepgram] listening on ${fake.url} with ${script.length} scripted utterance(s); Ctrl-C stops\n`);
-    const stop = (signal: string): void => {
-      process.stderr.write(`[fake-deepgram] ${signal}: closing after ${served} stream(s), ${fake.remaining} utterance(s) unheard\n`);
-      fake.close().catch((err: unknown) => {
-        process.stderr.write(`[fake-deepgram] close failed: ${(err as Error).message}\n`);
-        process.exitCode = 1;
-      });
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    closeOnSignals('fake-deepgram', () => fake.close(), () => ` after ${served} stream(s), ${fake.remaining} utterance(s) unheard`);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

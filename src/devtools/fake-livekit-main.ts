@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { closeOnSignals, parsePort, shellQuote, UsageError } from './cli.js';
 import { parseCalleeLines, type CalleeScript } from './fake-room-media.js';
 import { startFakeLiveKit, type FakeLiveKitOptions, type RecordedRequest, type WebhookDelivery } from './fake-livekit.js';
 
@@ -43,14 +44,6 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** A command-line mistake: printed with the usage, exit code 2. */
-class UsageError extends Error {}
-
-/** `value` quoted for a POSIX shell when it needs it. */
-function shellQuote(value: string): string {
-  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 /** The named options, or a UsageError naming the first missing one. */
 function required<K extends keyof Values>(values: Values, ...names: K[]): { [P in K]-?: NonNullable<Values[P]> } {
   const missing = names.find((n) => values[n] === undefined || values[n] === '');
@@ -77,12 +70,6 @@ function requestLine(r: RecordedRequest, status: number): string {
 
 function webhookLine(d: WebhookDelivery): string {
   return `[fake-livekit] webhook ${d.event} → ${d.url}: ${d.status ?? d.error}`;
-}
-
-function parsePort(raw: string | undefined): number {
-  const port = Number(raw ?? '7880');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0-65535, got ${raw}`);
-  return port;
 }
 
 /** The callee script of the serve options, or undefined for a silent callee. */
@@ -113,7 +100,7 @@ async function serve(values: Values): Promise<void> {
     ...(callee ? { callee } : {}),
     ...credentials(values),
     host: values.host ?? '127.0.0.1',
-    port: parsePort(values.port),
+    port: parsePort(values.port, 7880),
     webhookUrl: values.webhook,
     onRequest: (r, status) => process.stderr.write(`${requestLine(r, status)}\n`),
     onWebhook: (d) => process.stderr.write(`${webhookLine(d)}\n`),
@@ -127,15 +114,7 @@ async function serve(values: Values): Promise<void> {
   ].join('\n') + '\n');
   if (callee) process.stderr.write(`[fake-livekit] callees say ${callee.steps.length} scripted step(s) in ${callee.language}\n`);
   process.stderr.write(`[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`);
-  const stop = (signal: string) => {
-    process.stderr.write(`[fake-livekit] ${signal}: closing\n`);
-    fake.close().catch((err: unknown) => {
-      process.stderr.write(`[fake-livekit] close failed: ${(err as Error).message}\n`);
-      process.exitCode = 1;
-    });
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  closeOnSignals('fake-livekit', () => fake.close());
 }
 
 function credentials(values: Values): Pick<FakeLiveKitOptions, 'apiKey' | 'apiSecret'> {

@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { closeOnSignals, shellQuote, UsageError } from './cli.js';
 import { startFakeSarvam } from './fake-sarvam.js';
 
 const USAGE = `usage:
@@ -26,14 +27,6 @@ const OPTIONS = {
   'answer-delay-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-/** A command-line mistake: printed with the usage, exit code 2. */
-class UsageError extends Error {}
-
-/** `value` quoted for a POSIX shell when it needs it. */
-function shellQuote(value: string): string {
-  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
 
 /** The transcripts of a script file: a JSON array of strings, or one per non-blank line. */
 function parseScript(text: string): string[] {
@@ -71,12 +64,7 @@ async function main(argv: string[]): Promise<number> {
     });
     process.stdout.write(`export SARVAM_API_KEY=${shellQuote(fake.apiKey)}\nexport VAGENT_SARVAM_URL=${shellQuote(fake.url)}\n`);
     process.stderr.write(`[fake-sarvam] listening on ${fake.url} with ${script.length} scripted transcript(s); Ctrl-C stops\n`);
-    const stop = (signal: string): void => {
-      process.stderr.write(`[fake-sarvam] ${signal}: closing\n`);
-      void fake.close();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    closeOnSignals('fake-sarvam', () => fake.close());
     return 0;
   } catch (err) {
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
