@@ -29,3 +29,27 @@ export function trim(clip: Int16Array, rate: number): Int16Array {
   while (last > first && !loud(last)) last--;
   return clip.slice(first * win, (last + 1) * win);
 }
+
+/** One turn of the event loop: lets the media session handle what was just pushed. */
+export const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A feeder of 16 kHz caller audio into a FakeTransport in 20 ms packets, the clock advancing
+ * 20 ms per packet (a carrier's packet arrives once its last sample was spoken). Each call
+ * returns the clock time of its first and last sample; `silence(ms)` feeds zeros.
+ */
+export function audioFeeder(transport: { pushAudio(pcm: Int16Array): void }, clock: { now(): number; advance(ms: number): void }) {
+  const rate = 16_000;
+  const chunk = rate / 50;
+  async function feed(pcm: Int16Array): Promise<{ startAt: number; endAt: number }> {
+    const startAt = clock.now();
+    for (let at = 0; at < pcm.length; at += chunk) {
+      clock.advance(20);
+      transport.pushAudio(pcm.slice(at, at + chunk));
+      await nextTick();
+    }
+    return { startAt, endAt: startAt + (pcm.length / rate) * 1000 };
+  }
+  const silence = (ms: number): Promise<{ startAt: number; endAt: number }> => feed(new Int16Array((rate * ms) / 1000));
+  return { feed, silence };
+}

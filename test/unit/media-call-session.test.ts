@@ -16,10 +16,9 @@ import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
-import { trim } from '../support/media.js';
+import { audioFeeder, trim } from '../support/media.js';
 
 const RATE = 16_000;
-const CHUNK = RATE / 50; // 20 ms
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
 
 
@@ -39,7 +38,6 @@ function clip(text: string, ms: number, extra: Partial<ReplyClip> = {}): ReplyCl
   return { wav: toWav48k({ samples, sampleRate: 48_000 }), text, ...extra };
 }
 
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A scripted call: the session with its fakes, a turn port answering from a script, and what it emitted. */
 function harness(script: FakeUtterance[], replies: Array<TurnReply | ((r: TurnRequest) => TurnReply | Promise<TurnReply>)>, opts: Partial<CallSessionOptions> & { ackDelayMs?: number | null } = {}) {
@@ -62,18 +60,7 @@ function harness(script: FakeUtterance[], replies: Array<TurnReply | ((r: TurnRe
   session.on('bargeIn', (e) => bargeInOnsets.push(e.speechOnsetAtMs));
   session.on('dtmf', (e) => events.dtmf.push(e.digit));
   session.on('ended', (e) => events.ended.push(e));
-  /** Pushes `pcm` in 20 ms frames, advancing the clock 20 ms per frame; returns the clock time of the first and last sample. */
-  async function feed(pcm: Int16Array): Promise<{ startAt: number; endAt: number }> {
-    const startAt = clock.now();
-    for (let at = 0; at < pcm.length; at += CHUNK) {
-      // A carrier's 20 ms packet arrives once its last sample was spoken.
-      clock.advance(20);
-      transport.pushAudio(pcm.slice(at, at + CHUNK));
-      await flush();
-    }
-    return { startAt, endAt: startAt + (pcm.length / RATE) * 1000 };
-  }
-  const silence = (ms: number): Promise<{ startAt: number; endAt: number }> => feed(new Int16Array((RATE * ms) / 1000));
+  const { feed, silence } = audioFeeder(transport, clock);
   return { clock, transport, recognizer, session, requests, events, feed, silence, bargeInOnsets };
 }
 

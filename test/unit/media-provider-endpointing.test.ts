@@ -16,10 +16,9 @@ import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
-import { trim } from '../support/media.js';
+import { audioFeeder, trim } from '../support/media.js';
 
 const RATE = 16_000;
-const CHUNK = RATE / 50; // 20 ms
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.'];
 /** The default (`free`) end-of-utterance silence of the VAD path, ms. */
 const VAD_SILENCE_MS = 700;
@@ -38,7 +37,6 @@ function clip(text: string, ms: number): TurnReply['clips'][number] {
   return { wav: toWav48k({ samples, sampleRate: 48_000 }), text };
 }
 
-const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'clock' | 'script'> = {}, wrap?: (fake: FakeRecognizer, clock: FakeClock) => SpeechRecognizer) {
   const clock = new FakeClock(1000);
@@ -56,16 +54,7 @@ function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'cl
   const replies: ReplyEvent[] = [];
   session.on('heard', (e) => heard.push(e));
   session.on('reply', (e) => replies.push(e));
-  async function feed(pcm: Int16Array): Promise<{ startAt: number; endAt: number }> {
-    const startAt = clock.now();
-    for (let at = 0; at < pcm.length; at += CHUNK) {
-      clock.advance(20);
-      transport.pushAudio(pcm.slice(at, at + CHUNK));
-      await flush();
-    }
-    return { startAt, endAt: startAt + (pcm.length / RATE) * 1000 };
-  }
-  const silence = (ms: number) => feed(new Int16Array((RATE * ms) / 1000));
+  const { feed, silence } = audioFeeder(transport, clock);
   /** The call's start: a short opening, drained. */
   async function open(): Promise<void> {
     session.start([clip('Hello. Your name?', 300)]);
