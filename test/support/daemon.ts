@@ -231,7 +231,9 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   };
   daemons.add(daemon);
   try {
-    const m = await waitForOutput(LISTENING, 'stderr', 10_000);
+    // Generous: with two test files at a time on two cores, a daemon starting beside other
+    // daemons' media workers and recognisers has taken over 10 s to listen.
+    const m = await waitForOutput(LISTENING, 'stderr', 30_000);
     daemon.url = m[1]!;
     daemon.port = Number(m[2]);
   } catch (e) {
