@@ -21,7 +21,7 @@ import { RoomConnectError, roomWsUrl, type RoomConnection, type RoomEvents, type
 
 /** Sample rate of the audio frames on the fake room's socket, Hz (LiveKit's Opus runs at 48 kHz). */
 export const FAKE_ROOM_RATE = 48_000;
-/** Samples in one frame on the socket: 10 ms, as rtc-node's `AudioStream` delivers by default. */
+/** Samples in 10 ms at {@link FAKE_ROOM_RATE}: audio on the socket comes in whole multiples of it (vagent sends 20 ms frames). */
 export const FAKE_ROOM_FRAME_SAMPLES = FAKE_ROOM_RATE / 100;
 /** Path of the fake room's WebSocket on the fake LiveKit server. */
 export const FAKE_ROOM_PATH = '/fake-room';
@@ -91,7 +91,7 @@ class FakeRoom extends EventEmitter<RoomEvents> implements RoomConnection {
 
   async publishAudio(source: AudioSource): Promise<void> {
     const track = LocalAudioTrack.createAudioTrack('vagent-voice', source);
-    const reader = new AudioStream(track, { sampleRate: FAKE_ROOM_RATE, numChannels: 1 }).getReader();
+    const reader = new AudioStream(track, { sampleRate: FAKE_ROOM_RATE, numChannels: 1, frameSizeMs: 20 }).getReader();
     this.outbound = reader;
     void (async () => {
       try {

@@ -30,6 +30,8 @@ export interface MediaWorkerData {
   clipCacheBytes?: number;
   /** Whether streams may use the embedded recogniser (pocketsphinx): its warm engines start with the worker. */
   embeddedRecognizer?: boolean;
+  /** A LiveKit room process: rtc-node and the room transport are loaded before it says it is ready, not on its first call. */
+  livekitRooms?: boolean;
 }
 
 /**
@@ -365,6 +367,7 @@ port.on('message', (batch: ToWorker[]) => {
 
 void (async () => {
   vadEngine = await WebRtcVad.load();
+  if (data.livekitRooms) await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
   loadEmbedded();
   post({ k: 'ready' });
 })();

@@ -93,11 +93,13 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   let rooms: MediaRooms | null = null;
   let roomPool: MediaWorkerPool | null = null;
   if (services.telephony.configured) {
-    // rtc-node serves one thread per process: LiveKit rooms run in a media child process.
+    // rtc-node serves one thread per process: LiveKit rooms run in media child processes, as
+    // many as the worker threads (a room's audio goes through rtc-node's native client, whose
+    // per-frame cost keeps one process to a few dozen calls: bench/media-livekit.mjs).
     roomPool = await MediaWorkerPool.start({
-      size: 1,
+      size: settings.media_workers ?? defaultMediaWorkers(),
       mode: 'process',
-      workerData: { embeddedRecognizer: embeddedUsed },
+      workerData: { embeddedRecognizer: embeddedUsed, livekitRooms: true },
       onWorkerExit: (index, error) => log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
     });
     rooms = new MediaRooms(services, {
