@@ -74,7 +74,7 @@ describe('dial through an inline trunk', () => {
     trunkId = (await addTrunk(t, { address: 'sip.example-carrier.in:5060', numbers: [FROM], auth: { username: 'acme-sip', password: 'pa55-w0rd!' } })).id;
   });
 
-  it('dispatches the media agent to the room, then sends CreateSIPParticipant with the decrypted credentials, room, identity and timeouts', async () => {
+  it('sends CreateSIPParticipant (no agent dispatch) with the decrypted credentials, room, identity and timeouts', async () => {
     const before = fake.requests.length;
     const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
       { headers: { 'idempotency-key': 'dial-1' } });
