@@ -4,9 +4,12 @@
  * room driver in the development fake LiveKit, whose scripted callee speaks the lines the fake
  * recogniser (the call context's `vagent_fake_transcripts`) transcribes. Covered: a whole EMI
  * reminder conversation, a hang-up through the API, the callee hanging up, a room that cannot
- * be joined, and a daemon killed mid-call.
+ * be joined, and a daemon killed mid-call. And an inbound call: the clinic booking answered in
+ * its room, heard by the fake Deepgram server, with the phone number keyed (DTMF through the
+ * room) and the last answer said over vagent's question (barge-in), ended by vagent.
  */
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
+import { startFakeDeepgram, type FakeDeepgram } from '../../src/devtools/fake-deepgram.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import type { CalleeStep } from '../../src/devtools/fake-room-media.js';
 import { EMI_CONTEXT } from '../support/agents.js';
@@ -29,10 +32,10 @@ async function until<T>(check: () => T | Promise<T>, ms: number, what: string): 
 /** A daemon dialling through its own fake LiveKit, with a trunk and an admin key. */
 interface Line { fake: FakeLiveKit; daemon: Daemon; key: string; env: Record<string, string> }
 
-async function startLine(rooms: 'fake' | 'rtc', fake?: FakeLiveKit, stateDir?: string): Promise<Line> {
+async function startLine(rooms: 'fake' | 'rtc', fake?: FakeLiveKit, stateDir?: string, recognizer: Record<string, string> = { VAGENT_RECOGNIZER: 'fake' }): Promise<Line> {
   fake ??= await startFakeLiveKit();
   const env = {
-    LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: rooms, VAGENT_RECOGNIZER: 'fake',
+    LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: rooms, ...recognizer,
   };
   // A busy machine (the suite's other files) can keep a start past startDaemon's 10 s: once more.
   const start = () => startDaemon({ env, ...(stateDir ? { stateDir } : {}) });
@@ -89,6 +92,20 @@ const LISTENER: CalleeStep[] = [{ wait: 60_000 }];
 let main: Line;
 let broken: Line;
 let crash: Line;
+let inbound: Line;
+let deepgram: FakeDeepgram;
+
+/** The clinic booking's inbound caller and number. */
+const DID = '+911140001234';
+const CALLER = '+919812345678';
+/** What the fake Deepgram hears, in order: every spoken line of the callee (keys are not heard). */
+const BOOKING_HEARD = ['my name is Priya Sharma', 'yes', 'tomorrow', 'yes', 'five in the evening', 'yes', 'yes', 'fever and cough'];
+const BOOKING: CalleeStep[] = [
+  { say: 'my name is Priya Sharma' }, { say: 'yes' }, { say: 'tomorrow' }, { say: 'yes' },
+  { say: 'five in the evening' }, { say: 'yes' }, { dtmf: '9876543210#' }, { say: 'yes' },
+  // Said 600 ms into vagent's last question, over it.
+  { say: 'fever and cough', bargeInAfterMs: 600 },
+];
 
 beforeAll(async () => {
   requireBuild();
@@ -96,10 +113,12 @@ beforeAll(async () => {
   main = await startLine('fake');
   broken = await startLine('rtc');
   crash = await startLine('fake');
-}, 60_000);
+  deepgram = await startFakeDeepgram({ script: BOOKING_HEARD });
+  inbound = await startLine('fake', undefined, undefined, { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url });
+}, 90_000);
 afterAll(async () => {
   await cleanupAll();
-  await Promise.all([main?.fake.close(), broken?.fake.close(), crash?.fake.close()]);
+  await Promise.all([main?.fake.close(), broken?.fake.close(), crash?.fake.close(), inbound?.fake.close(), deepgram?.close()]);
 }, 30_000);
 
 describe.concurrent('LiveKit calls carried by vagent in the call room', { timeout: 120_000 }, () => {
@@ -171,6 +190,34 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     expect(removals(broken, call.room)).toContain(call.sip);
     const session = await showSession(broken, call.session_id);
     expect(session.session.status).toBe('ended');
+  });
+
+  it('an inbound clinic booking in the call room: heard by the recogniser, the number keyed, the last answer over the question, hung up by vagent', async ({ expect }) => {
+    expect((await api(inbound.daemon, 'POST', '/v1/numbers', { key: inbound.key, body: { number: DID, agent_id: 'ag_clinic_booking' } })).status).toBe(201);
+    inbound.fake.callees.set(CALLER, { steps: BOOKING });
+    const rang = await inbound.fake.simulateInbound({ from: CALLER, to: DID });
+    expect(rang.status).toBe(200);
+    const call = await until(async () => (await api(inbound.daemon, 'GET', '/v1/calls', { key: inbound.key })).body.data[0], 10_000, 'the inbound call');
+    expect(call).toMatchObject({ direction: 'inbound', transport: 'livekit', from: CALLER, to: DID, room_name: rang.room });
+    const ended = await callUntil(inbound, call.call_id, (c) => c.status === 'completed', 110_000, 'the booking to end');
+    expect(ended.dial_status).toBe('completed');
+    const session = await showSession(inbound, call.session_id);
+    const captured = Object.fromEntries((session.session.steps as Array<{ slot: string | null; value: unknown }>).map((st) => [st.slot, st.value]));
+    expect(captured).toMatchObject({ patient_name: 'Priya Sharma', visit_date: expect.any(String), visit_time: '17:00', phone: '9876543210', visit_reason: 'fever and cough' });
+    const turns = session.turns as Array<{ user_text: string; stt_provider: string }>;
+    expect(turns.filter((t) => t.stt_provider === 'dtmf').map((t) => t.user_text)).toEqual(['9876543210']);
+    expect(turns.filter((t) => t.stt_provider === 'deepgram').map((t) => t.user_text)).toEqual(BOOKING_HEARD);
+    // The last answer, said over vagent's question, cut it short: vagent stopped soon after.
+    const log = inbound.fake.calleeLog(rang.room)!;
+    const barge = log.lines.at(-1)!;
+    expect(barge).toMatchObject({ text: 'fever and cough', overAgent: true });
+    const cut = log.agentSpeech.find((s) => s.startMs <= barge.startMs && s.endMs >= barge.startMs);
+    expect(cut, JSON.stringify(log.agentSpeech)).toBeDefined();
+    expect(cut!.endMs - barge.startMs).toBeLessThan(1500);
+    expect(inbound.daemon.stdout()).toMatch(new RegExp(`"call_id":"${call.call_id}"[^\n]*"msg":"barge-in"`));
+    // vagent hung up after its closing line: the phone participant was removed.
+    await until(() => removals(inbound, rang.room).length > 0, 10_000, 'RemoveParticipant');
+    expect(removals(inbound, rang.room)).toContain(rang.identity);
   });
 
   it('a daemon killed mid-call: at the restart the call is completed and its phone participant removed', async ({ expect }) => {
