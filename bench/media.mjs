@@ -54,7 +54,7 @@ import { prepareSimLine } from '../dist/media/carriers/sim-client.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
 import { WebRtcVad } from '../dist/media/vad.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
-import { hostBusyCores } from './lib/cpu.mjs';
+import { hostBusyCores, procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
 import { loud, numEnv, warnings } from './lib/report.mjs';
@@ -95,17 +95,6 @@ const TICKS_PER_S = 100;
 /** `node bin/vagent admin … --json` on the daemon's state dir. */
 
 
-
-/** utime + stime of a process, in ticks (0 once it is gone). */
-function procTicks(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
 
 /** utime + stime per thread of a process (tid → ticks), for the busiest thread: the daemon's main loop or a media worker. */
 function threadTicks(pid) {

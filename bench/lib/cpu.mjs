@@ -25,6 +25,15 @@ function processTicks(pid) {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
 }
 
+/** utime + stime of process `pid` (all its threads), in ticks of 1/100 s; 0 once it is gone or without /proc. */
+export function procTicks(pid) {
+  try {
+    return processTicks(pid);
+  } catch {
+    return 0;
+  }
+}
+
 /** A snapshot to pass to {@link cpuSince}; null when /proc is not available. */
 export function cpuSnapshot(pid) {
   try {
