@@ -37,7 +37,7 @@ async function startLine(rooms: 'fake' | 'rtc', fake?: FakeLiveKit, stateDir?: s
   const env = {
     LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: rooms, ...recognizer,
   };
-  // A busy machine (the suite's other files) can keep a start past startDaemon's 10 s: once more.
+  // A busy machine (the suite's other files, the other daemons starting) can keep a start past startDaemon's limit: once more.
   const start = () => startDaemon({ env, ...(stateDir ? { stateDir } : {}) });
   const daemon = await start().catch(start);
   fake.webhookUrl = `${daemon.url}/v1/telephony/livekit/webhook`;
@@ -109,12 +109,11 @@ const BOOKING: CalleeStep[] = [
 
 beforeAll(async () => {
   requireBuild();
-  // One after another: three daemons starting at once on a busy machine can miss startDaemon's 10 s.
-  main = await startLine('fake');
-  broken = await startLine('rtc');
-  crash = await startLine('fake');
   deepgram = await startFakeDeepgram({ script: BOOKING_HEARD });
-  inbound = await startLine('fake', undefined, undefined, { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url });
+  [main, broken, crash, inbound] = await Promise.all([
+    startLine('fake'), startLine('rtc'), startLine('fake'),
+    startLine('fake', undefined, undefined, { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url }),
+  ]);
 }, 90_000);
 afterAll(async () => {
   await cleanupAll();
