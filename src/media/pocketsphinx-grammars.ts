@@ -142,15 +142,21 @@ export function romanisedPhones(word: string): string {
 export function dictionaryFor(wordList: readonly string[], cmudict: string, names: ReadonlySet<string> = new Set()): string {
   const want = new Set(wordList);
   const found = new Map<string, string[]>();
-  for (const line of cmudict.split('\n')) {
-    const space = line.indexOf(' ');
-    if (space <= 0) continue;
-    const head = line.slice(0, space);
-    const base = head.replace(/\(\d+\)$/, '');
-    if (!want.has(base)) continue;
-    const list = found.get(base) ?? [];
-    list.push(line.slice(space + 1).trim());
-    found.set(base, list);
+  // Line by line without splitting the whole 3 MB dictionary (this runs at every media worker's start).
+  for (let pos = 0; pos < cmudict.length;) {
+    let end = cmudict.indexOf('\n', pos);
+    if (end < 0) end = cmudict.length;
+    const space = cmudict.indexOf(' ', pos);
+    if (space > pos && space < end) {
+      const head = cmudict.slice(pos, space);
+      const base = head.endsWith(')') ? head.replace(/\(\d+\)$/, '') : head;
+      if (want.has(base)) {
+        const list = found.get(base) ?? [];
+        list.push(cmudict.slice(space + 1, end).trim());
+        found.set(base, list);
+      }
+    }
+    pos = end + 1;
   }
   const lines: string[] = [];
   for (const w of [...want].sort()) {

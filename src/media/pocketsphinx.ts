@@ -182,7 +182,10 @@ interface Engine {
    * Our end of the FIFO, opened read-write and non-blocking before the engine starts (so neither
    * side waits for the other), until a stream wraps it; -1 once handed over or closed. While it
    * is open the engine never sees end-of-file; when this process dies it closes, the engine reads
-   * end-of-file and exits: no engine outlives its media worker's process.
+   * end-of-file and exits. An engine still loading its model then would instead block for ever in
+   * its own open() of the FIFO (no writer is left to open it): so engines start under
+   * `setpriv --pdeathsig KILL` where util-linux's setpriv is installed, and die with the thread
+   * that started them. Either way no engine outlives its media worker.
    */
   fd: number;
   grammar: RecognitionGrammar;
@@ -210,6 +213,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private readonly prepared = new Map<RecognitionGrammar, string[]>();
   private closed = false;
   private serial = 0;
+  /** util-linux's `setpriv`, which starts each engine with a parent-death signal (see {@link Engine.fd}); undefined when not installed. */
+  private readonly deathGuard: string | undefined;
 
   /** @throws RangeError on a `maxProcesses` or `spares` out of range */
   constructor(options: PocketsphinxRecognizerOptions = {}) {
@@ -222,6 +227,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     this.status = pocketsphinxStatus(options);
     this.ownsWorkDir = options.workDir === undefined;
     this.workDir = options.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-pocketsphinx-'));
+    this.deathGuard = this.status.available ? resolveBinary('setpriv') : undefined;
   }
 
   /** Engine processes alive now (warm and busy). */
@@ -328,9 +334,10 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
     // O_RDWR on a FIFO never blocks on Linux (fifo(7)); libuv opens with O_CLOEXEC, so the engine does not inherit it
     const fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
-    const child = spawn(this.status.binary!, [...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const engineArgs = [this.status.binary!, ...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'];
+    // setpriv sets the signal and execs the engine (same pid); PR_SET_PDEATHSIG, prctl(2)
+    const argv = this.deathGuard ? [this.deathGuard, '--pdeathsig', 'KILL', '--', ...engineArgs] : engineArgs;
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     const engine: Engine = { child, fifo, fd, grammar, exited: false };
     this.engines.add(engine);
     const done = (): void => {
