@@ -40,12 +40,16 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   background: BackgroundTaskOptions = {}): Promise<RunningDaemon> {
   ensureStateDir(settings.state_dir);
   const lock = acquireDaemonLock(settings.state_dir);
+  // Log lines are written synchronously: none is lost to a kill -9, and none is left buffered at
+  // exit, where flushing an asynchronous destination whose reader has gone (EPIPE) retries for
+  // ever (sonic-boom's flushSync) and the daemon never exits. A broken pipe silences the log
+  // (pino's own EPIPE handling) and the daemon keeps serving.
   const logger = pino({
     level: settings.log_level,
     redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
     serializers: { ...LOG_SERIALIZERS, err: pino.stdSerializers.err },
     base: { pid: process.pid },
-  });
+  }, pino.destination({ dest: 1, sync: true }));
   // Audio links use the public URL, or the address the daemon really bound (known after listen).
   let audioBase = settings.public_url?.replace(/\/+$/, '') ?? clientUrl(settings.host, settings.port);
   // The cap on the audio cache's dynamic clips: the setting, or a share of the state dir's disk.
@@ -222,6 +226,13 @@ export async function serveUntilSignal(settings: Settings): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // A reader of the daemon's output that goes away (`vagent serve | head`, a log shipper
+  // restarting) must not stop it: what it would have printed is dropped.
+  for (const out of [process.stdout, process.stderr]) {
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
   const daemon = await startDaemon(settings);
   await new Promise<void>((resolve) => {
     onStop = () => {

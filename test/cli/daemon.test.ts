@@ -87,6 +87,23 @@ describe('a running daemon', { timeout: 30_000 }, () => {
     }
   });
 
+  it('keeps serving when the reader of its output goes away, and still stops on SIGTERM', async () => {
+    // `vagent serve | head -c 1`: the daemon's next log line meets a closed pipe (EPIPE). It
+    // used to hang at once for good, in the log's exit flush, deaf to SIGTERM, the lock held.
+    const d = await startDaemon();
+    d.proc.stdout!.destroy();
+    d.proc.stderr!.destroy();
+    const key = await adminKey(d.stateDir);
+    for (let i = 0; i < 3; i++) { // each request writes a log line into the broken pipe
+      const created = await api(d, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', name: `after the pipe ${i}` } });
+      expect(created.status).toBe(201);
+    }
+    expect((await api(d, 'GET', '/v1/health')).status).toBe(200);
+    // stop() sends SIGKILL after 10 s: a clean exit 0 means SIGTERM was heard and handled
+    expect(await d.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(fs.existsSync(lockOf(d.stateDir))).toBe(false);
+  });
+
   it('after kill -9 the stale lock is taken over by the next start', async () => {
     const d = await startDaemon();
     const key = await adminKey(d.stateDir);
