@@ -257,7 +257,7 @@ Examples:
     .addHelpText('after', `
 Without --dial the call is only prepared: its session opens and waits for a media agent or
 your backend to drive it (POST /v1/sessions/se_…/turn); follow it with \`vagent session show\`.
-With --dial, vagent asks LiveKit to ring the number and prints the room the media agent joins.
+With --dial, vagent asks LiveKit to ring the number, joins the call's room and prints its name.
 A request lost on the way is retried with the same Idempotency-Key, so one command never
 dials twice; dial_outcome_unknown means LiveKit did not say whether the phone rang, and that
 key will not dial again: check \`vagent call show cl_…\` before placing a new call.

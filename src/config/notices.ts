@@ -2,13 +2,13 @@
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
  * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20),
  * retention (issue 15 item 2) and the database's space (issue 15 item 4).
- * They never hold a credential: LiveKit is named by host and media agent only.
+ * They never hold a credential: LiveKit is named by host and the name vagent joins rooms as.
  */
 import type { Settings } from './schema.js';
 
 /**
  * One line saying whether telephony is configured and how, or how to configure it.
- * Configured: the LiveKit server's host (and port) and the media agent's name — never the URL's
+ * Configured: the LiveKit server's host (and port) and the name vagent joins call rooms as — never the URL's
  * user info, the API key or the secret.
  */
 export function telephonyNotice(livekit: Settings['livekit']): string {
@@ -19,7 +19,7 @@ export function telephonyNotice(livekit: Settings['livekit']): string {
     } catch {
       host = 'the configured LiveKit URL';
     }
-    return `telephony: LiveKit at ${host}, media agent "${livekit.agent_name}" (check it: vagent telephony check)`;
+    return `telephony: LiveKit at ${host}, joining call rooms as "${livekit.agent_name}" (check it: vagent telephony check)`;
   }
   return 'telephony: not configured: calls cannot be dialled and inbound calls are refused. ' +
     'To enable it, set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: url, api_key, api_secret in the config file) and restart vagent serve';

@@ -341,11 +341,11 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     await fake?.close();
   }, 30_000);
 
-  it('telephony check passes (exit 0) with the trunk count, latency and media agent', async () => {
+  it('telephony check passes (exit 0) with the trunk count, latency and the name vagent joins rooms as', async () => {
     const res = await dialer(['telephony', 'check']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(new RegExp(`^✔ LiveKit at ${fake.url.replace(/[.]/g, '\\.')} answers: 0 outbound SIP trunks, \\d+ ms$`, 'm'));
-    expect(res.stdout).toMatch(/^media agent:\s+vagent-media$/m);
+    expect(res.stdout).toMatch(/^joins rooms as:\s+vagent-media$/m);
     expect(JSON.parse((await dialer(['telephony', 'check', '--json'])).stdout)).toMatchObject({ ok: true, outbound_trunks: 0 });
   });
 

@@ -55,14 +55,14 @@ describe('vagent serve start-up', { timeout: 30_000 }, () => {
     expect(d.stderr()).toMatch(/^telephony: not configured: .*LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET/m);
   });
 
-  it('names the LiveKit host and media agent, never the key or secret', async () => {
+  it('names the LiveKit host and the name vagent joins rooms as, never the key or secret', async () => {
     const secret = 'lk-secret-do-not-print-8f3a2c';
     const d = await startDaemon({ env: { ...QUIET,
       LIVEKIT_URL: 'wss://lk.example.in:7880', LIVEKIT_API_KEY: 'APIkeyNotPrinted', LIVEKIT_API_SECRET: secret,
       VAGENT_LIVEKIT_AGENT_NAME: 'acme-media',
     } });
     await d.waitForOutput(/^telephony: .*$/m);
-    expect(d.stderr()).toMatch(/^telephony: LiveKit at lk\.example\.in:7880, media agent "acme-media"/m);
+    expect(d.stderr()).toMatch(/^telephony: LiveKit at lk\.example\.in:7880, joining call rooms as "acme-media"/m);
     await d.stop();
     const printed = d.stdout() + d.stderr();
     expect(printed).not.toContain(secret);

@@ -192,7 +192,7 @@ function printPlacement(p: CallPlacement): void {
   }
   printFields(fields);
   if (p.status === 'ringing') {
-    hint(`follow it: vagent call show ${p.call_id}   (the media agent joins room ${p.room_name ?? '-'})`);
+    hint(`follow it: vagent call show ${p.call_id}   (vagent carries its audio in room ${p.room_name ?? '-'})`);
     hint(`hang up: vagent call hangup ${p.call_id}`);
     return;
   }

@@ -117,7 +117,7 @@ function printCheck(r: TelephonyCheckResult): void {
     say();
   }
   printFields([
-    ['media agent', r.agent_name ?? dim('-')],
+    ['joins rooms as', r.agent_name ?? dim('-')],
     ['inbound events', `since start: ${counts(r.events.since_start)} ${dim('·')} recorded: ${counts(r.events.recorded)}`],
     ['budget today', budgetLine(r.budget)],
   ]);
