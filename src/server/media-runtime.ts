@@ -84,8 +84,9 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   const embeddedUsed = embedded.available && lines.some((l) => l.provider === 'pocketsphinx' || l.fallback === 'pocketsphinx');
   const orphans = await services.media.endOrphanedStreams();
   if (orphans > 0) log.warn({ calls: orphans }, 'calls on carrier streams when vagent last stopped were ended (their streams are gone)');
+  const workers = settings.media_workers ?? defaultMediaWorkers();
   const pool = await MediaWorkerPool.start({
-    size: settings.media_workers ?? defaultMediaWorkers(),
+    size: workers,
     workerData: { embeddedRecognizer: embeddedUsed },
     onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
@@ -97,7 +98,7 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     // many as the worker threads (a room's audio goes through rtc-node's native client, whose
     // per-frame cost keeps one process to a few dozen calls: bench/media-livekit.mjs).
     roomPool = await MediaWorkerPool.start({
-      size: settings.media_workers ?? defaultMediaWorkers(),
+      size: workers,
       mode: 'process',
       workerData: { embeddedRecognizer: embeddedUsed, livekitRooms: true },
       onWorkerExit: (index, error) => log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
@@ -119,7 +120,7 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     rooms,
     health: () => ({
       recognition: recognitionHealth(lines),
-      media: { workers: settings.media_workers ?? defaultMediaWorkers(), streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
+      media: { workers, streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
     }),
     notice: () => recognitionNotice(lines),
     stop: async () => {
