@@ -227,12 +227,11 @@ export async function serveUntilSignal(settings: Settings): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   // A reader of the daemon's output that goes away (`vagent serve | head`, a log shipper
-  // restarting) must not stop it: what it would have printed is dropped.
-  for (const out of [process.stdout, process.stderr]) {
-    out.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') throw err;
-    });
-  }
+  // restarting) must not stop it: what it would have printed is dropped. Its stdout is the log's
+  // (fd 1, written by pino, which handles EPIPE itself); its hints go to stderr.
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const daemon = await startDaemon(settings);
   await new Promise<void>((resolve) => {
     onStop = () => {
