@@ -42,20 +42,20 @@ import { toSpokenText } from '../dist/engine/spoken.js';
 import { procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
-import { numEnv } from './lib/report.mjs';
+import { CALL_BODY, numEnv, numListEnv } from './lib/report.mjs';
 import { admin, api, rssMiB } from './lib/vagent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = path.join(ROOT, 'bench', 'results', 'media-livekit.json');
 const QUICK = process.env.BENCH_LK_QUICK === '1';
-const listEnv = (name, fallback) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
-const LATENCY_CALLS = listEnv('BENCH_LK_LATENCY_CALLS', QUICK ? [1, 5] : [1, 20, 50]);
+const LATENCY_CALLS = numListEnv('BENCH_LK_LATENCY_CALLS', QUICK ? [1, 5] : [1, 20, 50]);
 const CAPACITY_STEP = numEnv('BENCH_LK_CAPACITY_STEP', QUICK ? 10 : 25);
 const CAPACITY_MAX = numEnv('BENCH_LK_CAPACITY_MAX', QUICK ? 10 : 150);
 const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
 const STAGGER_MS = 30;
-const TO = '+919876543210';
 const FROM = '+912240001234';
+/** The prepare-only EMI reminder call of the HTTP benches, dialled here. */
+const EMI_CALL = JSON.parse(CALL_BODY);
 
 /** The callee's lines and the end-of-utterance silence of the step each answers. */
 const LINES = [
@@ -67,10 +67,17 @@ const LINES = [
 const LATENCY_TARGET_MS = 150;
 const CAPACITY_OVERHEAD_MS = 250;
 
-/** The daemon's child processes (its LiveKit room media process). */
-function childrenOf(pid) {
+/** The daemon's LiveKit room media processes: its children running the media worker (not its speech engine's). */
+function roomProcessesOf(pid) {
   try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.filter((c) => {
+      try {
+        return fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('media/worker.js');
+      } catch {
+        return false; // gone
+      }
+    });
   } catch {
     return [];
   }
@@ -98,8 +105,7 @@ async function runCalls(ctx, n, timeoutMs = 150_000) {
   const placing = [];
   for (let i = 0; i < n; i++) {
     placing.push(api(daemon.url, key, 'POST', '/v1/calls', {
-      agent_id: 'ag_emi_reminder', to: TO, from: FROM, dial: true, customer_name: 'Ravi Kumar',
-      context: { emi_amount: '12,500', due_date: '25 November', loan_last4: '4321', vagent_fake_transcripts: LINES.map((l) => l.text) },
+      ...EMI_CALL, from: FROM, dial: true, context: { ...EMI_CALL.context, vagent_fake_transcripts: LINES.map((l) => l.text) },
     }).then((p) => rooms.push(p.room_name), (err) => { rooms.push(null); console.error(`  a dial failed: ${err.message}`); }));
     await sleep(STAGGER_MS);
   }
@@ -172,7 +178,7 @@ async function main() {
     const capacity = [];
     let best = 0;
     for (let n = CAPACITY_STEP; n <= CAPACITY_MAX; n += CAPACITY_STEP) {
-      const rooms = childrenOf(daemon.pid);
+      const rooms = roomProcessesOf(daemon.pid);
       const totalRss = () => [daemon.pid, ...rooms].reduce((n, pid) => n + (rssMiB(pid) ?? 0), 0);
       const roomTicks = () => rooms.reduce((n, pid) => n + procTicks(pid), 0);
       const idleRss = totalRss();

@@ -57,15 +57,14 @@ import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { hostBusyCores, procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
-import { loud, numEnv, warnings } from './lib/report.mjs';
+import { loud, numEnv, numListEnv, warnings } from './lib/report.mjs';
 import { admin, api, rssMiB } from './lib/vagent.mjs';
 import { waitForAllAudio } from './sessions.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = path.join(ROOT, 'bench', 'results', 'media.json');
 const QUICK = process.env.BENCH_MEDIA_QUICK === '1';
-const listEnv = (name, fallback) => (process.env[name] ? process.env[name].split(',').map(Number) : fallback);
-const LATENCY_CALLS = listEnv('BENCH_MEDIA_LATENCY_CALLS', QUICK ? [1, 5] : [1, 20, 100]);
+const LATENCY_CALLS = numListEnv('BENCH_MEDIA_LATENCY_CALLS', QUICK ? [1, 5] : [1, 20, 100]);
 const CAPACITY_STEP = numEnv('BENCH_MEDIA_CAPACITY_STEP', QUICK ? 10 : 50);
 const CAPACITY_MAX = numEnv('BENCH_MEDIA_CAPACITY_MAX', QUICK ? 20 : 300);
 const TURN_RATE = numEnv('BENCH_MEDIA_TURN_RATE', 20);

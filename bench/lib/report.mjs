@@ -1,5 +1,5 @@
 /**
- * What the bench scripts share besides HTTP: numeric settings from the environment, the body of
+ * What the bench scripts share besides HTTP: numeric settings (and lists of them) from the environment, the body of
  * a prepare-only `POST /v1/calls`, and loud warnings, kept for the results file, about figures
  * that are not valid.
  */
@@ -20,6 +20,21 @@ export function loud(message) {
   warnings.push(message);
   const bar = '!'.repeat(78);
   process.stderr.write(`\n${bar}\n!!! WARNING: ${message}\n${bar}\n\n`);
+}
+
+/**
+ * The comma-separated numbers in environment variable `name` (e.g. "1,20,50"), or `fallback`
+ * when it is unset or empty.
+ * @throws Error for an item that is not a finite non-negative number
+ */
+export function numListEnv(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw.split(',').map((item) => {
+    const n = Number(item);
+    if (item.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error(`${name} must be comma-separated non-negative numbers, got ${JSON.stringify(raw)}`);
+    return n;
+  });
 }
 
 /**
