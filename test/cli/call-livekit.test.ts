@@ -32,8 +32,14 @@ async function until<T>(check: () => T | Promise<T>, ms: number, what: string): 
 /** A daemon dialling through its own fake LiveKit, with a trunk and an admin key. */
 interface Line { fake: FakeLiveKit; daemon: Daemon; key: string; env: Record<string, string> }
 
-async function startLine(rooms: 'fake' | 'rtc', fake?: FakeLiveKit, stateDir?: string, recognizer: Record<string, string> = { VAGENT_RECOGNIZER: 'fake' }): Promise<Line> {
-  fake ??= await startFakeLiveKit();
+/**
+ * Starts a {@link Line} with room driver `rooms`: with its own new fake LiveKit unless `restart`
+ * gives the fake and state dir of a line to start again, hearing through `recognizer` (settings).
+ */
+async function startLine(rooms: 'fake' | 'rtc', opts: { restart?: { fake: FakeLiveKit; stateDir: string }; recognizer?: Record<string, string> } = {}): Promise<Line> {
+  const fake = opts.restart?.fake ?? await startFakeLiveKit();
+  const stateDir = opts.restart?.stateDir;
+  const recognizer = opts.recognizer ?? { VAGENT_RECOGNIZER: 'fake' };
   const env = {
     LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: rooms, ...recognizer,
   };
@@ -112,7 +118,7 @@ beforeAll(async () => {
   deepgram = await startFakeDeepgram({ script: BOOKING_HEARD });
   [main, broken, crash, inbound] = await Promise.all([
     startLine('fake'), startLine('rtc'), startLine('fake'),
-    startLine('fake', undefined, undefined, { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url }),
+    startLine('fake', { recognizer: { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url } }),
   ]);
 }, 90_000);
 afterAll(async () => {
@@ -224,7 +230,7 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     crash.daemon.proc.kill('SIGKILL');
     await crash.daemon.exited;
     expect(removals(crash, call.room)).toEqual([]);
-    crash = await startLine('fake', crash.fake, crash.daemon.stateDir);
+    crash = await startLine('fake', { restart: { fake: crash.fake, stateDir: crash.daemon.stateDir } });
     const after = await callUntil(crash, call.call_id, (c) => c.status !== 'in_progress', 15_000, 'the call to be ended');
     expect(after).toMatchObject({ status: 'completed', transport: 'livekit' });
     expect(after.ended_at).toEqual(expect.any(Number));
