@@ -35,6 +35,15 @@ export interface ClipSpec {
   flags: ClipFlags;
 }
 
+/** Where one step stands. */
+export interface StepState {
+  status: StepStatus;
+  /** Wrong or unclear answers so far (each uses one of the step's `max_attempts`). */
+  attempts: number;
+  /** A phone call's `digits` step has offered the keypad (`messages.keypad_offer`): it is offered once. */
+  keypad_offered?: true;
+}
+
 /** A value awaiting the caller's yes (readback or digit readback). */
 export interface PendingConfirm {
   step: string;
@@ -47,7 +56,7 @@ export interface PendingConfirm {
 export interface EngineState {
   /** Current step id, or {@link CURSOR_CLOSING} once every step is settled. */
   cursor: string;
-  steps: Record<string, { status: StepStatus; attempts: number }>;
+  steps: Record<string, StepState>;
   /** Captured canonical values by slot name (never published on `/v1`; the summary has them). */
   slots: Record<string, SlotValue>;
   confirm: PendingConfirm | null;

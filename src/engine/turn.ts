@@ -20,6 +20,12 @@ export interface TurnInput {
   refMs: number;
   /** `customer_name` and `context` for templates. */
   vars: Pick<TemplateVars, 'customer_name' | 'context'>;
+  /**
+   * The turn came over a phone call's audio (the media core of a carrier stream or a LiveKit
+   * room), not typed: a `digits` step asked again then offers the keypad (docs/agents.md,
+   * "Phone calls"). Default false.
+   */
+  phone?: boolean;
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
@@ -52,7 +58,7 @@ export function graceLapsed(agent: CompiledAgent, state: EngineState, nowMs: num
 /** A copy of `s` that the turn may change; clip lists are never mutated in place, so they are shared. */
 function cloneState(s: EngineState): EngineState {
   const steps: EngineState['steps'] = {};
-  for (const [id, st] of Object.entries(s.steps)) steps[id] = { status: st.status, attempts: st.attempts };
+  for (const [id, st] of Object.entries(s.steps)) steps[id] = { ...st };
   return { ...s, steps, slots: { ...s.slots }, confirm: s.confirm ? { ...s.confirm } : null };
 }
 
@@ -86,6 +92,17 @@ class Turn {
   /** Says a step's question (`text`: its ask or re-prompt) with the step's `barge_in: false` flag, if it has one. */
   ask(step: Step, text: string = step.ask, flags: ClipSpec['flags'] = {}): void {
     this.say(text, step.barge_in === false ? { ...flags, barge_in: false } : flags);
+  }
+  /**
+   * On a phone call, the first time a `digits` step is asked again (a wrong or unheard answer,
+   * silence, a readback the caller said was wrong), says `messages.keypad_offer` after the
+   * question: keyed digits (DTMF) reach the step as text like a spoken answer.
+   */
+  offerKeypad(step: Step): void {
+    const st = this.state.steps[step.id]!;
+    if (!this.input.phone || step.capture?.type !== 'digits' || st.keypad_offered) return;
+    st.keypad_offered = true;
+    this.say(this.msg.keypad_offer, step.barge_in === false ? { barge_in: false } : {});
   }
   filler(): void {
     const f = this.msg.fillers;
@@ -176,6 +193,7 @@ class Turn {
     if (st.attempts <= step.max_attempts) {
       this.say(this.msg.not_understood);
       this.ask(step, step.reprompt ?? step.ask);
+      this.offerKeypad(step);
       return 'reprompt';
     }
     st.status = step.optional ? 'skipped' : 'failed';
@@ -261,6 +279,7 @@ function confirmTurn(t: Turn): string | null {
     delete t.state.slots[step.capture!.slot];
     t.say(t.msg.correction);
     t.ask(step);
+    t.offerKeypad(step);
     return 'confirm';
   }
   const faq = matchFaq(t.norm, t.agent.def.faq);
@@ -430,8 +449,12 @@ function reask(t: Turn): void {
     return;
   }
   const step = currentStep(t.agent, t.state);
-  if (step) t.ask(step, step.reprompt ?? step.ask);
-  else t.say(t.agent.def.closing);
+  if (!step) {
+    t.say(t.agent.def.closing);
+    return;
+  }
+  t.ask(step, step.reprompt ?? step.ask);
+  t.offerKeypad(step);
 }
 
 /** Says `line` and closes the session now (no close-grace: the call is hung up after it). */
