@@ -42,6 +42,8 @@ export interface StepState {
   attempts: number;
   /** A phone call's `digits` step has offered the keypad (`messages.keypad_offer`): it is offered once. */
   keypad_offered?: true;
+  /** Answers the recogniser could not hear (phone line `not_heard` events); they do not count as attempts. */
+  not_heard?: number;
 }
 
 /** A value awaiting the caller's yes (readback or digit readback). */

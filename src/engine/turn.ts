@@ -196,10 +196,15 @@ class Turn {
       this.offerKeypad(step);
       return 'reprompt';
     }
-    st.status = step.optional ? 'skipped' : 'failed';
+    this.giveUpStep(step);
+    return 'fallback';
+  }
+
+  /** The step could not be answered: `failed` (or `skipped`, when optional), its fallback said, the next step asked. */
+  giveUpStep(step: Step): void {
+    this.state.steps[step.id]!.status = step.optional ? 'skipped' : 'failed';
     if (step.fallback) this.say(step.fallback);
     this.advance();
-    return 'fallback';
   }
 
   stepDone(): boolean {
@@ -388,7 +393,8 @@ export interface EventTurnInput extends Omit<TurnInput, 'text'> {
  *   (or its question), or — while a readback awaits the caller's yes — the readback again.
  *   The step's `attempts` (and the readback's) are left alone: silence is not a wrong answer.
  * - `not_heard`: the `not_understood` line then the same re-ask; attempts untouched too (the
- *   recogniser failed, not the caller).
+ *   recogniser failed, not the caller). A step that has gone unheard more than its
+ *   `max_attempts` times gives up as when its attempts run out: its `fallback`, then the next step.
  * - `give_up`: the `no_input_goodbye` line; the session closes at once (`ended: true`, no
  *   close-grace window); pending steps stay pending, so the summary's outcome is `abandoned`.
  * - `max_duration`: the `time_up` line and `goodbye`; closes like `give_up`.
@@ -418,6 +424,12 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
         t.trace.push({ layer, result: 'skip', detail: 'closing' });
         break;
       }
+      const step = input.kind === 'not_heard' && !t.state.confirm ? currentStep(t.agent, t.state) : undefined;
+      if (step && unheardTooOften(t, step)) {
+        t.trace.push({ layer, result: 'match', detail: 'fallback' });
+        t.giveUpStep(step);
+        break;
+      }
       t.trace.push({ layer, result: 'match', ...(input.attempt !== undefined ? { detail: `attempt ${input.attempt}` } : {}) });
       t.say(input.kind === 'silence' ? t.msg.no_input : t.msg.not_understood);
       reask(t);
@@ -438,6 +450,16 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
   // A reply of nothing (silence while closing) leaves "repeat" with the last thing said.
   if (t.clips.length > 0) t.state.last_clips = t.clips;
   return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
+}
+
+/**
+ * Counts one answer to `step` the recogniser could not hear; true once there have been more of
+ * them than the step's `max_attempts` (a line it never hears must not re-prompt for ever).
+ */
+function unheardTooOften(t: Turn, step: Step): boolean {
+  const st = t.state.steps[step.id]!;
+  st.not_heard = (st.not_heard ?? 0) + 1;
+  return st.not_heard > step.max_attempts;
 }
 
 /** Asks again what the caller was asked: the pending readback, else the current step's re-prompt, else the closing line. */

@@ -135,6 +135,31 @@ describe('the keypad on a phone call', () => {
     expect(buildSummary(a, reason.state).outcome).toBe('partial');
   });
 
+  it('a line the recogniser never hears does not loop: after max_attempts unheard answers the fallback runs and the call moves on', () => {
+    const { a, s } = atPhone();
+    let state = s;
+    const replies: string[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const out = event(a, state, 'not_heard');
+      replies.push(texts(out));
+      state = out.state;
+      if (i < 3) expect(out.trace).toEqual([{ layer: 'not_heard', result: 'match' }]);
+      else expect(out.trace).toEqual([{ layer: 'not_heard', result: 'match', detail: 'fallback' }]);
+    }
+    expect(replies.slice(0, 3).every((r) => r[0] === 'Sorry, I did not catch that.')).toBe(true);
+    expect(replies[3]).toEqual([
+      "I'm sorry, I couldn't get the number. Our front desk will confirm your appointment.",
+      'Lastly, in a few words, what is the reason for the visit?',
+    ]);
+    expect(state.steps.phone).toMatchObject({ status: 'failed', attempts: 0, not_heard: 4 });
+    expect(state.cursor).toBe('reason');
+    expect(mediaHintsOf(a, state).expectation).toBe('free');
+    // Silence is bounded by the media settings' silence re-prompts instead: it never fails the step.
+    let quiet = atPhone().s;
+    for (let i = 0; i < 6; i++) quiet = event(a, quiet, 'silence').state;
+    expect(quiet.steps.phone!.status).toBe('pending');
+  });
+
   it('is a static text of an agent with a digits step (synthesised when applied), and only of such an agent', () => {
     expect(staticTexts(load('ag_clinic_booking.yaml'))).toContain(KEYPAD);
     const noDigits = load('ag_clinic_booking.yaml');
