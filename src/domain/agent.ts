@@ -191,6 +191,11 @@ export const MessagesSchema = z
     no_input_goodbye: Text,
     /** Said when the call reaches the agent's `media.max_call_duration_s`, before `goodbye`. */
     time_up: Text,
+    /**
+     * On a phone line, added once to a `digits` step's re-ask, the first time that step is asked
+     * again ("…or type it on your phone's keypad and press hash"): keyed digits (DTMF) answer it.
+     */
+    keypad_offer: Text,
   })
   .partial()
   .strict();

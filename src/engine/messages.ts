@@ -21,6 +21,7 @@ const DEFAULTS: Record<string, EngineMessages> = {
     no_input: 'Are you still there?',
     no_input_goodbye: 'I am sorry, I cannot hear you, so I will end this call now. Goodbye!',
     time_up: 'I am sorry, we have run out of time on this call.',
+    keypad_offer: "Or type it on your phone's keypad and press hash.",
   },
   hi: {
     repeat_prefix: 'जी, मैंने कहा:',
@@ -35,6 +36,7 @@ const DEFAULTS: Record<string, EngineMessages> = {
     no_input: 'क्या आप लाइन पर हैं?',
     no_input_goodbye: 'माफ़ कीजिए, मुझे आपकी आवाज़ नहीं आ रही, इसलिए मैं यह कॉल समाप्त कर रही हूँ। नमस्ते!',
     time_up: 'माफ़ कीजिए, इस कॉल का समय पूरा हो गया है।',
+    keypad_offer: 'या अपने फ़ोन के कीपैड पर टाइप करके हैश दबाइए।',
   },
 };
 

@@ -35,6 +35,17 @@ export interface ClipSpec {
   flags: ClipFlags;
 }
 
+/** Where one step stands. */
+export interface StepState {
+  status: StepStatus;
+  /** Wrong or unclear answers so far (each uses one of the step's `max_attempts`). */
+  attempts: number;
+  /** A phone call's `digits` step has offered the keypad (`messages.keypad_offer`): it is offered once. */
+  keypad_offered?: true;
+  /** Answers the recogniser could not hear (phone line `not_heard` events); they do not count as attempts. */
+  not_heard?: number;
+}
+
 /** A value awaiting the caller's yes (readback or digit readback). */
 export interface PendingConfirm {
   step: string;
@@ -47,7 +58,7 @@ export interface PendingConfirm {
 export interface EngineState {
   /** Current step id, or {@link CURSOR_CLOSING} once every step is settled. */
   cursor: string;
-  steps: Record<string, { status: StepStatus; attempts: number }>;
+  steps: Record<string, StepState>;
   /** Captured canonical values by slot name (never published on `/v1`; the summary has them). */
   slots: Record<string, SlotValue>;
   confirm: PendingConfirm | null;

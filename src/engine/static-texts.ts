@@ -8,7 +8,8 @@ import type { CompiledAgent } from './state.js';
 
 /**
  * Every static text of the agent: opening, asks, re-prompts, fallbacks, stop lines, FAQ answers, closing,
- * engine lines (fillers, not-understood, confirm prompt, …) and the digits 0–9 as words.
+ * engine lines (fillers, not-understood, confirm prompt, …; the keypad offer only when a step
+ * captures digits) and the digits 0–9 as words.
  * Texts with placeholders are left out (they are rendered per session). Deduplicated, in order.
  */
 export function staticTexts(agent: CompiledAgent): string[] {
@@ -23,8 +24,10 @@ export function staticTexts(agent: CompiledAgent): string[] {
   }
   for (const f of def.faq) texts.push(f.answer);
   texts.push(def.closing);
-  const { readback: _template, fillers, ...lines } = messages;
+  const { readback: _template, fillers, keypad_offer: keypad, ...lines } = messages;
   texts.push(...fillers, ...Object.values(lines));
+  // Said only by a `digits` step on a phone call (src/engine/turn.ts `offerKeypad`).
+  if (def.steps.some((s) => s.capture?.type === 'digits')) texts.push(keypad);
   if (def.steps.some((s) => s.confirm === 'digits')) {
     for (let d = 0; d <= 9; d++) texts.push(digitWord(String(d), def.language));
   }

@@ -20,6 +20,12 @@ export interface TurnInput {
   refMs: number;
   /** `customer_name` and `context` for templates. */
   vars: Pick<TemplateVars, 'customer_name' | 'context'>;
+  /**
+   * The turn came over a phone call's audio (the media core of a carrier stream or a LiveKit
+   * room), not typed: a `digits` step asked again then offers the keypad (docs/agents.md,
+   * "Phone calls"). Default false.
+   */
+  phone?: boolean;
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
@@ -52,7 +58,7 @@ export function graceLapsed(agent: CompiledAgent, state: EngineState, nowMs: num
 /** A copy of `s` that the turn may change; clip lists are never mutated in place, so they are shared. */
 function cloneState(s: EngineState): EngineState {
   const steps: EngineState['steps'] = {};
-  for (const [id, st] of Object.entries(s.steps)) steps[id] = { status: st.status, attempts: st.attempts };
+  for (const [id, st] of Object.entries(s.steps)) steps[id] = { ...st };
   return { ...s, steps, slots: { ...s.slots }, confirm: s.confirm ? { ...s.confirm } : null };
 }
 
@@ -86,6 +92,17 @@ class Turn {
   /** Says a step's question (`text`: its ask or re-prompt) with the step's `barge_in: false` flag, if it has one. */
   ask(step: Step, text: string = step.ask, flags: ClipSpec['flags'] = {}): void {
     this.say(text, step.barge_in === false ? { ...flags, barge_in: false } : flags);
+  }
+  /**
+   * On a phone call, the first time a `digits` step is asked again (a wrong or unheard answer,
+   * silence, a readback the caller said was wrong), says `messages.keypad_offer` after the
+   * question: keyed digits (DTMF) reach the step as text like a spoken answer.
+   */
+  offerKeypad(step: Step): void {
+    const st = this.state.steps[step.id]!;
+    if (!this.input.phone || step.capture?.type !== 'digits' || st.keypad_offered) return;
+    st.keypad_offered = true;
+    this.say(this.msg.keypad_offer, step.barge_in === false ? { barge_in: false } : {});
   }
   filler(): void {
     const f = this.msg.fillers;
@@ -176,12 +193,18 @@ class Turn {
     if (st.attempts <= step.max_attempts) {
       this.say(this.msg.not_understood);
       this.ask(step, step.reprompt ?? step.ask);
+      this.offerKeypad(step);
       return 'reprompt';
     }
-    st.status = step.optional ? 'skipped' : 'failed';
+    this.giveUpStep(step);
+    return 'fallback';
+  }
+
+  /** The step could not be answered: `failed` (or `skipped`, when optional), its fallback said, the next step asked. */
+  giveUpStep(step: Step): void {
+    this.state.steps[step.id]!.status = step.optional ? 'skipped' : 'failed';
     if (step.fallback) this.say(step.fallback);
     this.advance();
-    return 'fallback';
   }
 
   stepDone(): boolean {
@@ -261,6 +284,7 @@ function confirmTurn(t: Turn): string | null {
     delete t.state.slots[step.capture!.slot];
     t.say(t.msg.correction);
     t.ask(step);
+    t.offerKeypad(step);
     return 'confirm';
   }
   const faq = matchFaq(t.norm, t.agent.def.faq);
@@ -369,7 +393,8 @@ export interface EventTurnInput extends Omit<TurnInput, 'text'> {
  *   (or its question), or — while a readback awaits the caller's yes — the readback again.
  *   The step's `attempts` (and the readback's) are left alone: silence is not a wrong answer.
  * - `not_heard`: the `not_understood` line then the same re-ask; attempts untouched too (the
- *   recogniser failed, not the caller).
+ *   recogniser failed, not the caller). A step that has gone unheard more than its
+ *   `max_attempts` times gives up as when its attempts run out: its `fallback`, then the next step.
  * - `give_up`: the `no_input_goodbye` line; the session closes at once (`ended: true`, no
  *   close-grace window); pending steps stay pending, so the summary's outcome is `abandoned`.
  * - `max_duration`: the `time_up` line and `goodbye`; closes like `give_up`.
@@ -399,6 +424,12 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
         t.trace.push({ layer, result: 'skip', detail: 'closing' });
         break;
       }
+      const step = input.kind === 'not_heard' && !t.state.confirm ? currentStep(t.agent, t.state) : undefined;
+      if (step && unheardTooOften(t, step)) {
+        t.trace.push({ layer, result: 'match', detail: 'fallback' });
+        t.giveUpStep(step);
+        break;
+      }
       t.trace.push({ layer, result: 'match', ...(input.attempt !== undefined ? { detail: `attempt ${input.attempt}` } : {}) });
       t.say(input.kind === 'silence' ? t.msg.no_input : t.msg.not_understood);
       reask(t);
@@ -421,6 +452,16 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
   return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
 }
 
+/**
+ * Counts one answer to `step` the recogniser could not hear; true once there have been more of
+ * them than the step's `max_attempts` (a line it never hears must not re-prompt for ever).
+ */
+function unheardTooOften(t: Turn, step: Step): boolean {
+  const st = t.state.steps[step.id]!;
+  st.not_heard = (st.not_heard ?? 0) + 1;
+  return st.not_heard > step.max_attempts;
+}
+
 /** Asks again what the caller was asked: the pending readback, else the current step's re-prompt, else the closing line. */
 function reask(t: Turn): void {
   const pending = t.state.confirm;
@@ -430,8 +471,12 @@ function reask(t: Turn): void {
     return;
   }
   const step = currentStep(t.agent, t.state);
-  if (step) t.ask(step, step.reprompt ?? step.ask);
-  else t.say(t.agent.def.closing);
+  if (!step) {
+    t.say(t.agent.def.closing);
+    return;
+  }
+  t.ask(step, step.reprompt ?? step.ask);
+  t.offerKeypad(step);
 }
 
 /** Says `line` and closes the session now (no close-grace: the call is hung up after it). */

@@ -419,6 +419,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       const u: Utterance = { stream: null, fedTo: 0, onsetMs: event.atMs, endAtClock: null, decidedAtClock: null, silenceMs: 0, partial: '', overlapped: false, interrupted: false };
       this.utterance = u;
       if (this.closing) return; // the closing plays; nothing the caller says changes it
+      if (this.dtmfBuffer !== '') return; // keys are being entered: they are the answer, not this sound
       const onsetSample = Math.round((event.atMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
       u.fedTo = Math.max(0, onsetSample - this.preRollSamples, this.history[0]?.start ?? 0);
         try {
@@ -449,7 +450,13 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     }
     const u = this.utterance;
     this.utterance = null;
-    if (!u || u.decidedAtClock !== null) return;
+    if (!u) {
+      // Speech whose utterance was dropped (keys pressed, a recogniser failure) ended: with
+      // nothing playing or pending, the prompt is waiting for an answer again.
+      if (!this.closing && !this.playout.playing && this.turnsInFlight === 0 && this.dtmfBuffer === '') this.startSilenceWait();
+      return;
+    }
+    if (u.decidedAtClock !== null) return;
     u.endAtClock = this.clockAt(event.atMs);
     u.decidedAtClock = this.clock.now(); // when the recogniser is told to finish
     u.silenceMs = event.decidedAtMs - event.atMs;
@@ -575,6 +582,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.ended || !isDtmfDigit(digit)) return;
     this.emit('dtmf', { digit });
     if (this.closing) return;
+    this.dropSpeech();
     this.silence.speechStart();
     this.cancelSilenceTimer();
     if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false) this.interrupt('speech', this.clock.now());
@@ -588,6 +596,21 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       this.cancelDtmf = null;
       this.deliverDtmf();
     }, this.dtmfTimeoutMs);
+  }
+
+  /**
+   * A key was pressed: the caller has turned to the keypad, so speech not yet taken as a turn
+   * (an utterance in progress, or one whose final is still awaited) is dropped — a noisy line
+   * heard mid-entry would otherwise answer the step, or the readback of the keyed number.
+   */
+  private dropSpeech(): void {
+    const u = this.utterance;
+    if (u) {
+      u.stream?.cancel();
+      this.utterance = null;
+    }
+    for (const stream of this.streams) stream.cancel();
+    this.streams.clear();
   }
 
   private deliverDtmf(): void {

@@ -229,7 +229,9 @@ export class MediaCallService {
   }
 
   /**
-   * One turn of stream call `n` (the media session's request) through the sessions service.
+   * One turn of stream call `n` (the media session's request) through the sessions service,
+   * marked as a phone turn (`phone: true`: the engine speaks as on a call, e.g. a `digits` step
+   * asked again offers the keypad; docs/api-decisions.md).
    * @throws ApiError from the sessions service (the media session then ends the call)
    */
   async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
@@ -244,22 +246,24 @@ export class MediaCallService {
         view = await this.sessions.turn(caller, sessionId, {
           text: request.text, stt_provider: t.stt_provider, stt_ms: Math.round(t.stt_ms), stt_confidence: clamp01(t.stt_confidence),
           silence_ms: Math.round(t.silence_ms), stt_audio_ms: Math.round(t.audio_ms),
+          phone: true,
         }, commit);
         break;
       }
       case 'dtmf':
-        view = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf' }, commit);
+        view = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, commit);
         break;
       case 'silence':
-        view = await this.sessions.eventTurn(caller, sessionId, { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt }, commit);
+        view = await this.sessions.eventTurn(caller, sessionId, { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt, phone: true }, commit);
         break;
       case 'failed':
         view = await this.sessions.eventTurn(caller, sessionId, {
           kind: 'not_heard', stt_provider: request.telemetry.stt_provider, stt_audio_ms: Math.round(request.telemetry.audio_ms),
+          phone: true,
         }, commit);
         break;
       case 'max_duration':
-        view = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration' }, commit);
+        view = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration', phone: true }, commit);
         break;
     }
     const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);

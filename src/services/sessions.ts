@@ -62,6 +62,12 @@ export interface MediaTurnFields {
    * `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`. A whole or fractional number 0–86400000.
    */
   stt_audio_ms?: number | null;
+  /**
+   * The turn came over the call's audio (the media core: a carrier stream or a LiveKit room),
+   * so the engine speaks as on a phone (a `digits` step asked again offers the keypad). A turn
+   * through the HTTP API is typed (`vagent agent chat`, an app) and never sets it.
+   */
+  phone?: boolean;
 }
 
 /**
@@ -258,7 +264,7 @@ export class SessionService {
   async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
-      runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } }), input.text);
+      runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, phone: input.phone === true }), input.text);
   }
 
   /**
@@ -282,6 +288,7 @@ export class SessionService {
     return this.recordTurn(caller, sessionId, event, event.kind, commit, (s, nowMs) =>
       runEventTurn(s.agent, s.state, {
         kind: event.kind, ...(event.attempt != null ? { attempt: event.attempt } : {}), nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context },
+        phone: event.phone === true,
       }), '');
   }
 

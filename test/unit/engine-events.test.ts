@@ -79,7 +79,7 @@ describe('runEventTurn', () => {
     expect(out.layer).toBe('not_heard');
     expect(out.trace).toEqual([{ layer: 'not_heard', result: 'match' }]);
     expect(out.clips.map((c) => c.text)).toEqual(['Sorry, I did not catch that.', expect.stringContaining('Which day works for you?')]);
-    expect(out.state.steps.day).toEqual({ status: 'pending', attempts: 0 });
+    expect(out.state.steps.day).toEqual({ status: 'pending', attempts: 0, not_heard: 1 });
   });
 
   it('give_up: the no-input goodbye, and the session closes with the summary (abandoned)', () => {

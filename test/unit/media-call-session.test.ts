@@ -12,11 +12,12 @@ import { CallMediaSession, CallSessionError, type CallSessionOptions, type Ended
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
+import type { DtmfDigit } from '../../src/media/transport.js';
 import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
-import { audioFeeder, trim } from '../support/media.js';
+import { audioFeeder, concat, trim } from '../support/media.js';
 
 const RATE = 16_000;
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
@@ -211,6 +212,57 @@ describe('CallMediaSession', () => {
     const r = h.requests[0]!;
     expect(r.kind === 'dtmf' && r.text).toBe('2');
     expect(r.kind === 'dtmf' && r.heard?.heard[0]?.heardMs).toBe(1000);
+  }, 30_000);
+
+  /** Feeds `pcm` in `keys.length` equal slices, pressing each key after its slice. */
+  async function feedWithKeys(h: ReturnType<typeof harness>, pcm: Int16Array, keys: readonly DtmfDigit[]): Promise<void> {
+    const step = Math.floor(pcm.length / keys.length / 320) * 320;
+    for (const [i, key] of keys.entries()) {
+      await h.feed(pcm.subarray(i * step, i === keys.length - 1 ? pcm.length : (i + 1) * step));
+      h.transport.pushDtmf(key);
+    }
+  }
+  const NUMBER = [...'9876543210'] as DtmfDigit[];
+  /** What a garbled line reading the number was heard as: thirteen digits. */
+  const GARBLED = { text: 'nine oh eight seven six five four three oh two one one zero' };
+
+  it('keys pressed while the question plays over a noisy line stop it and are captured; the noise is never a turn', async () => {
+    const h = harness([GARBLED], [{ clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 800, { asksConfirmation: true })], ended: false, expectation: 'yes_no' }]);
+    h.session.start([clip('What is your ten-digit mobile number?', 4000)], false);
+    await h.silence(500);
+    // The first key comes 100 ms into the caller's noise, before it could barge in: the key stops the question.
+    const noise = concat([lines[0]!, lines[1]!]);
+    await h.feed(noise.subarray(0, 1600));
+    expect(h.transport.count('clear')).toBe(0);
+    h.transport.pushDtmf('9');
+    expect(h.transport.count('clear')).toBe(1);
+    await feedWithKeys(h, noise.subarray(1600), [...NUMBER.slice(1), '#']);
+    await h.silence(3000);
+    expect(h.requests).toHaveLength(1);
+    expect(h.requests[0]).toMatchObject({ kind: 'dtmf', text: '9876543210' });
+    const heard = h.requests[0]!.kind === 'dtmf' ? h.requests[0]!.heard : null;
+    expect(heard?.heard[0]?.heardMs).toBe(600);
+    expect(h.events.heard.filter((e) => e.kind === 'final')).toEqual([]);
+  }, 30_000);
+
+  it('keys pressed mid-utterance after the question drop the speech: only the keyed number is a turn, and silence is timed again after it', async () => {
+    const h = harness([GARBLED, GARBLED], [{ clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 400)], ended: false, expectation: 'yes_no' }], { silence: { noSpeechMs: 2000, maxReprompts: 2 } });
+    h.session.start([clip('What is your ten-digit mobile number?', 400)]);
+    await h.silence(600);
+    const noise = concat([lines[0]!, lines[1]!, lines[0]!]);
+    // 600 ms of the noisy line: an utterance is being heard when the first key comes.
+    await h.feed(noise.subarray(0, 9600));
+    expect(h.session.stats().utterances).toBe(1);
+    await feedWithKeys(h, noise.subarray(9600, 9600 + 16_000 * 2), [...NUMBER, '#']);
+    // The line stays noisy while the readback plays (it cannot barge in: no utterance is heard), then goes quiet.
+    await h.feed(noise.subarray(9600 + 16_000 * 2));
+    expect(h.requests.map((r) => r.kind)).toEqual(['dtmf']);
+    expect(h.requests[0]).toMatchObject({ text: '9876543210' });
+    await h.silence(1900);
+    expect(h.requests.map((r) => r.kind)).toEqual(['dtmf']);
+    await h.silence(1000);
+    expect(h.requests.map((r) => r.kind)).toEqual(['dtmf', 'silence']);
+    expect(h.events.heard.filter((e) => e.kind === 'final')).toEqual([]);
   }, 30_000);
 
   it('asks for a failed re-prompt when the recogniser crashes, and the call goes on', async () => {

@@ -401,6 +401,34 @@ describe('scripted carrier client: the call timeline', () => {
     expect(b.stream.phase).toBe('started'); // closed without stop
   });
 
+  it('keys over the reply: pressed bargeInAfterMs into it; the clear is timed from the first key', async () => {
+    const b = await bot('twilio');
+    const clock = new FakeClock();
+    const { call, seen } = start(b, clock, [{ kind: 'dtmf', digits: '98#', gapMs: 100, bargeInAfterMs: 600 }], { timeoutMs: 60_000 });
+    await until(() => b.stream.phase === 'started', 'start');
+    const w = b.stream.writer;
+    for (let i = 0; i < 150; i++) b.socket().send(w.media(Buffer.alloc(160, 0x55))); // 3 s of reply
+    b.socket().send(w.mark('reply'));
+    await until(() => seen.some((e) => e.type === 'reply_start'), 'reply');
+    await settle(20);
+    await advance(clock, 580);
+    expect(seen.some((e) => e.type === 'dtmf')).toBe(false);
+    await advance(clock, 40);
+    await until(() => b.events.some((e) => e.type === 'dtmf'), 'the first key');
+    expect(seen.filter((e) => e.type === 'dtmf').map((e) => (e as { digit: string }).digit)).toEqual(['9']);
+    b.socket().send(w.clear());
+    await until(() => seen.some((e) => e.type === 'clear'), 'clear');
+    const clear = seen.find((e) => e.type === 'clear') as Extract<SimEvent, { type: 'clear' }>;
+    expect(clear.turn).toBe(0);
+    expect(clear.bargeInMs).toBeLessThanOrEqual(60);
+    await advance(clock, 300);
+    expect(b.events.filter((e) => e.type === 'dtmf').map((e) => (e as { digit: string }).digit)).toEqual(['9', '8', '#']);
+    call.hangup(false);
+    const t = await call.done;
+    expect(t.turns[0]).toMatchObject({ kind: 'dtmf', digits: '98#', bargeIn: true, bargeInMs: clear.bargeInMs });
+    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'dtmf', digits: '1', afterReplyMs: 1, bargeInAfterMs: 1 }], clock })).toThrow(/do not go together/);
+  });
+
   it('the bot hanging up ends the timeline with its close code', async () => {
     const b = await bot('exotel');
     const clock = new FakeClock();

@@ -202,7 +202,7 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
 /** The caller's script, step by step; then the agent ends the call (or the timeout does). */
 function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[] {
   return plan.lines.map((l, i): SimStep => (l.kind === 'dtmf'
-    ? { kind: 'dtmf', digits: l.digits, gapMs: 250, afterReplyMs: AFTER_REPLY_MS }
+    ? { kind: 'dtmf', digits: l.digits, gapMs: 250, ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }) }
     : {
       kind: 'say',
       pcm: pcm[i]!,

@@ -41,7 +41,8 @@ import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } fr
  *   (default 0): the line starts `replyQuietMs + afterReplyMs` after the reply's last sound. With `bargeInAfterMs` the caller starts that many ms after the reply began
  *   playing, talking over it. Without any reply within `replyTimeoutMs` the caller speaks
  *   anyway (a `no_reply` event is recorded).
- * - `dtmf`: press `digits` (`0-9*#A-D`), `gapMs` apart (default 300), after the reply like `say`.
+ * - `dtmf`: press `digits` (`0-9*#A-D`), `gapMs` apart (default 300), after the reply like `say`,
+ *   or with `bargeInAfterMs` that many ms after the reply began playing (keys pressed over it).
  * - `wait`: let `ms` pass (silence keeps streaming).
  * - `hangup`: the caller hangs up: `stop` (Twilio, Exotel; default) then close 1000; with
  *   `stop: false` the socket just closes (a stream that stops without `stop`). Plivo never
@@ -49,7 +50,7 @@ import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect } fr
  */
 export type SimStep =
   | { kind: 'say'; pcm?: Int16Array; sampleRate?: number; prepared?: SimPreparedLine; text?: string; afterReplyMs?: number; bargeInAfterMs?: number }
-  | { kind: 'dtmf'; digits: string; gapMs?: number; afterReplyMs?: number }
+  | { kind: 'dtmf'; digits: string; gapMs?: number; afterReplyMs?: number; bargeInAfterMs?: number }
   | { kind: 'wait'; ms: number }
   | { kind: 'hangup'; stop?: boolean };
 
@@ -114,7 +115,7 @@ export interface SimTurn {
   bargeIn: boolean;
   /** End of speech → first reply frame received, ms. */
   latencyMs?: number;
-  /** Caller speech onset → `clear` received, ms (a barge-in that the bot honoured). */
+  /** Caller speech onset (or first key) → `clear` received, ms (a barge-in that the bot honoured). */
   bargeInMs?: number;
   noReply?: boolean;
 }
@@ -198,6 +199,10 @@ function checkOptions(o: SimClientOptions): void {
   checkSimParameters(o.customParameters ?? {});
   for (const [i, s] of o.steps.entries()) {
     const where = `step ${i + 1} (${s.kind})`;
+    if (s.kind === 'say' || s.kind === 'dtmf') {
+      if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined) throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
+      for (const v of [s.afterReplyMs, s.bargeInAfterMs]) if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
+    }
     if (s.kind === 'say') {
       if ((s.pcm === undefined) === (s.prepared === undefined)) throw new RangeError(`${where}: give pcm or prepared, not both or neither`);
       if (s.pcm !== undefined && (!(s.pcm instanceof Int16Array) || s.pcm.length === 0)) throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
@@ -207,8 +212,6 @@ function checkOptions(o: SimClientOptions): void {
           throw new RangeError(`${where}: the prepared line is for ${s.prepared.dialect} ${s.prepared.format.encoding} ${s.prepared.format.sampleRate} Hz, not this stream's format`);
         }
       }
-      if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined) throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
-      for (const v of [s.afterReplyMs, s.bargeInAfterMs]) if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
     } else if (s.kind === 'dtmf') {
       if (!DTMF.test(s.digits)) throw new RangeError(`${where}: digits must be 0-9, *, #, A-D; got ${JSON.stringify(s.digits)}`);
     } else if (s.kind === 'wait') {
@@ -506,7 +509,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     if (!s) return undefined;
     if (s.kind === 'wait') return this.stepSince + s.ms;
     if (s.kind === 'hangup') return now;
-    if (s.kind === 'say' && s.bargeInAfterMs !== undefined) {
+    if ((s.kind === 'say' || s.kind === 'dtmf') && s.bargeInAfterMs !== undefined) {
       if (this.replyStartAt !== undefined) return this.replyStartAt + s.bargeInAfterMs;
       return this.stepSince + this.replyTimeout();
     }
@@ -549,7 +552,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       if (!s) return;
       const at = this.stepReadyAt(now);
       if (at === undefined || at > now) return;
-      const waitingForReply = (s.kind === 'say' || s.kind === 'dtmf') && (s.kind === 'dtmf' || s.bargeInAfterMs === undefined ? this.replyDoneAt : this.replyStartAt) === undefined;
+      const waitingForReply = (s.kind === 'say' || s.kind === 'dtmf') && (s.bargeInAfterMs === undefined ? this.replyDoneAt : this.replyStartAt) === undefined;
       if (waitingForReply) this.record({ type: 'no_reply', turn: this.turnCount, waitedMs: Math.round(now - this.stepSince) });
       if (s.kind === 'wait') {
         this.nextStep(now);
@@ -560,7 +563,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
         this.startLine(s, now, waitingForReply);
       } else {
         const turn = this.turnCount++;
-        this.turns.push({ turn, kind: 'dtmf', digits: s.digits, startMs: this.rel(now), bargeIn: false, ...(waitingForReply ? { noReply: true } : {}) });
+        this.turns.push({ turn, kind: 'dtmf', digits: s.digits, startMs: this.rel(now), bargeIn: s.bargeInAfterMs !== undefined, ...(waitingForReply ? { noReply: true } : {}) });
         this.pendingDigits = [...s.digits.toUpperCase()];
         this.nextDigitAt = now;
         this.runScript(now);
@@ -681,7 +684,12 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     const line = this.line ?? undefined;
     const candidate = line?.onsetAt !== undefined ? line : undefined;
     const last = [...this.turns].reverse().find((t) => t.kind === 'say' && t.bargeIn);
-    if (candidate && candidate.overReply && candidate.onsetAt! <= now) {
+    const keying = this.turns.at(-1);
+    if (keying?.kind === 'dtmf' && keying.bargeIn && keying.bargeInMs === undefined) {
+      // Keys pressed over the reply: measured from the first key.
+      bargeInMs = Math.round((now - (this.t0 + keying.startMs)) * 10) / 10;
+      turn = keying.turn;
+    } else if (candidate && candidate.overReply && candidate.onsetAt! <= now) {
       bargeInMs = Math.round((now - candidate.onsetAt!) * 10) / 10;
       turn = candidate.turn;
     } else if (last && last.endMs !== undefined && last.bargeInMs === undefined && last.turn === this.replyTurn) {
