@@ -276,10 +276,11 @@ Examples:
     .action(action(callCmd, (m) => m.show));
   examples(call.command('list').alias('ls').description('list calls, newest first')
     .option('--status <status>', 'in_progress or completed')
+    .option('--source <source>', 'phone or simulator (calls made by vagent call simulate, marked sim after DIR)')
     .option('--limit <n>', 'calls per page, 1–100 (default 20; 100 with --all)')
     .option('--cursor <cursor>', 'start after this next_cursor of an earlier page')
     .option('--all', 'follow next_cursor to list every call'),
-  'vagent call list', 'vagent call list --status in_progress',
+  'vagent call list', 'vagent call list --status in_progress', 'vagent call list --source phone',
   'vagent call list --all --json | jq -r \'.data[] | select(.dial_status == "failed") | .call_id\'')
     .action(action(callCmd, (m) => m.list));
   examples(call.command('hangup').argument('<call-id>', 'cl_… id')

@@ -5,7 +5,7 @@
  * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
  */
 import crypto from 'node:crypto';
-import { DIAL_LIMITS } from '../domain/calls.js';
+import { DIAL_LIMITS, type CallSource } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
   Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, CarrierList, CarrierView, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem,
@@ -63,6 +63,7 @@ export type {
   Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail,
   SessionEndResult, SessionListItem, SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
 } from '../domain/resources.js';
+export type { CallSource } from '../domain/calls.js';
 
 /** Body of `POST /v1/sessions` (spec: Endpoints › Sessions). */
 export interface OpenSessionBody {
@@ -118,6 +119,8 @@ export interface SessionListQuery {
 /** Query of `GET /v1/calls` (extension): newest first. */
 export interface CallListQuery {
   status?: 'in_progress' | 'completed';
+  /** Only calls made by a phone line, or by `vagent call simulate`. */
+  source?: CallSource;
   /** 1–100 (daemon default 20). */
   limit?: number;
   /** `next_cursor` of the previous page. */
@@ -428,6 +431,7 @@ export class VagentClient {
   async listCalls(query: CallListQuery = {}): Promise<ListResponse<CallStatus>> {
     const params = new URLSearchParams();
     if (query.status !== undefined) params.set('status', query.status);
+    if (query.source !== undefined) params.set('source', query.source);
     if (query.limit !== undefined) params.set('limit', String(query.limit));
     if (query.cursor !== undefined) params.set('cursor', query.cursor);
     const qs = params.toString();

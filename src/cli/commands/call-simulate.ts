@@ -285,7 +285,9 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   }
   const pcm = await synthesiseLines(plan, agent.language);
 
-  const params: Record<string, string> = { vagent_fake_transcripts: transcripts, to: plan.to };
+  // vagent_source: the daemon labels the call `simulator` (GET /v1/calls `source`); it honours
+  // the label only on a stream authenticated with an API key, as this one is.
+  const params: Record<string, string> = { vagent_fake_transcripts: transcripts, vagent_source: 'simulator', to: plan.to };
   if (plan.from) params.from = plan.from;
   let sessionId: string | undefined;
   let callId: string | undefined;
