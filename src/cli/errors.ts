@@ -24,9 +24,10 @@ export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 13
  * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
  * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a prompt was
  * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1),
- * `interrupted` (Ctrl-C, exit 130), `misheard` (`call simulate --strict`, exit 1).
+ * `interrupted` (Ctrl-C, exit 130), `misheard` (`call simulate --strict`, exit 1),
+ * `recognition_off` (`call simulate` of a language no recogniser of the daemon hears, exit 1).
  */
-export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard';
+export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {

@@ -116,6 +116,19 @@ export interface SessionListQuery {
   cursor?: string;
 }
 
+/** `GET /v1/health` response, as far as the CLI reads it. */
+export interface HealthStatus {
+  status: string;
+  version: string;
+  recognition?: {
+    status: 'on' | 'off';
+    provider: string | null;
+    reason?: string;
+    /** With `?language=`: the recogniser of that language, or null with why not and the settings that would serve it. */
+    for_language?: { language: string; provider: string | null; fallback: string | null; reason?: string; fix?: string };
+  };
+}
+
 /** Query of `GET /v1/calls` (extension): newest first. */
 export interface CallListQuery {
   status?: 'in_progress' | 'completed';
@@ -294,9 +307,12 @@ export class VagentClient {
     }
   }
 
-  /** `GET /v1/health` (no auth). */
-  async health(): Promise<{ status: string; version: string }> {
-    return (await this.request<{ status: string; version: string }>('GET', '/v1/health')).body;
+  /**
+   * `GET /v1/health` (no auth); with `language` (a BCP-47 tag), `recognition.for_language` says
+   * what hears callers of that language (absent from a daemon without call audio).
+   */
+  async health(language?: string): Promise<HealthStatus> {
+    return (await this.request<HealthStatus>('GET', `/v1/health${language === undefined ? '' : `?language=${encodeURIComponent(language)}`}`)).body;
   }
 
   /** `POST /v1/trunks`. */

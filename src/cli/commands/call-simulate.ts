@@ -214,6 +214,21 @@ function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[
     }));
 }
 
+/**
+ * Refuses, before any call is made, to speak lines no recogniser of the daemon would hear: the
+ * agent's language has none (`GET /v1/health?language=`), so the call would only re-prompt until
+ * its timeout. Keys alone need no recogniser. A daemon that does not answer `for_language`
+ * (older, or without call audio) is not asked further.
+ * @throws CliError (exit 1, code `recognition_off`) naming why and the settings that would serve the language
+ */
+async function requireRecognition(client: VagentClient, plan: SimulationPlan, language: string): Promise<void> {
+  if (plan.lines.every((l) => l.kind === 'dtmf')) return;
+  const heard = (await client.health(language)).recognition?.for_language;
+  if (!heard || heard.provider !== null) return;
+  throw new CliError(`no recogniser hears ${heard.language} (the language of ${plan.agentId}) on this daemon, so the caller's lines would go unheard: ${heard.reason ?? 'speech recognition is off'}`,
+    EXIT.error, heard.fix, 'recognition_off');
+}
+
 /** Hints for the API errors this command meets, by code. */
 const HINTS: Record<string, string> = {
   not_found: 'see `vagent agent list` for agent ids',
@@ -283,6 +298,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   } catch (err) {
     throw explain(err);
   }
+  await requireRecognition(client, plan, agent.language);
   const pcm = await synthesiseLines(plan, agent.language);
 
   // vagent_source: the daemon labels the call `simulator` (GET /v1/calls `source`); it honours
