@@ -1,6 +1,7 @@
 /**
  * CLI failures and exit codes (DESIGN.md §5 — Contract): 0 ok, 1 API or usage error (the
- * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached.
+ * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached, 130
+ * interrupted by Ctrl-C (128 + SIGINT, the shells' convention) after the command wound up.
  *
  * One mistake has one exit code wherever it is caught: a value the daemon would refuse with
  * `invalid_request` (an E.164 number, a timer out of range, a `--context` that is not a JSON
@@ -17,14 +18,16 @@ import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
 
 /** Exit codes of every `vagent` command. */
-export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
 /**
  * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
  * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a prompt was
- * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1).
+ * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1),
+ * `interrupted` (Ctrl-C, exit 130), `misheard` (`call simulate --strict`, exit 1),
+ * `recognition_off` (`call simulate` of a language no recogniser of the daemon hears, exit 1).
  */
-export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error';
+export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {
@@ -46,6 +49,18 @@ export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, EXIT.usage, hint);
     this.name = 'UsageError';
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) ended a command that then wound up (a chat's session ended, a simulated call
+ * hung up, their summary printed): exit 130, code `interrupted`.
+ */
+export class InterruptedError extends CliError {
+  /** @param what what the interruption ended, e.g. "the caller hung up" */
+  constructor(what: string) {
+    super(`interrupted (Ctrl-C): ${what}`, EXIT.interrupted, undefined, 'interrupted');
+    this.name = 'InterruptedError';
   }
 }
 

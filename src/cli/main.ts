@@ -215,6 +215,7 @@ the summary, /state shows step progress, /play plays the last reply (aplay, papl
 play or ffplay; without one, or when it fails, its URL is printed), /help.
 When the agent ends the call (its closing line, then its close_grace_ms with no new line, or
 a line heard in that window), the chat prints "the agent ended the call" and the summary, exit 0.
+Ctrl-C ends the session too and prints the summary, then exits 130.
 With stdin not a terminal: one turn per non-empty line; at EOF the session ends.
 With --json: JSON Lines: the open response, one turn result per line, then the end result.
 
@@ -275,10 +276,11 @@ Examples:
     .action(action(callCmd, (m) => m.show));
   examples(call.command('list').alias('ls').description('list calls, newest first')
     .option('--status <status>', 'in_progress or completed')
+    .option('--source <source>', 'phone or simulator (calls made by vagent call simulate, marked sim after DIR)')
     .option('--limit <n>', 'calls per page, 1–100 (default 20; 100 with --all)')
     .option('--cursor <cursor>', 'start after this next_cursor of an earlier page')
     .option('--all', 'follow next_cursor to list every call'),
-  'vagent call list', 'vagent call list --status in_progress',
+  'vagent call list', 'vagent call list --status in_progress', 'vagent call list --source phone',
   'vagent call list --all --json | jq -r \'.data[] | select(.dial_status == "failed") | .call_id\'')
     .action(action(callCmd, (m) => m.list));
   examples(call.command('hangup').argument('<call-id>', 'cl_… id')
@@ -307,6 +309,7 @@ Examples:
     .option('--context <json>', 'outbound agents: a JSON object for their templates (required_context), or @file.json')
     .option('--customer-name <name>', 'outbound agents: the callee\'s name ({{customer_name}})')
     .option('--timeout-s <s>', 'hang up after this many seconds if the agent has not (5–3600, default 180)')
+    .option('--strict', 'exit 1 when the recogniser misheard any --say line (the error names the turns)')
     .addHelpText('after', `
 The daemon must be running (\`vagent serve\`). An outbound agent's call is prepared first
 (POST /v1/calls without dial, as \`vagent call place\` does) and the stream names it with the
@@ -321,6 +324,13 @@ reply, the time from the end of each line to the first reply audio, barge-ins, k
 hang-up; then the session's outcome, extracted values and costs (STT included). --json prints
 one JSON object per line: {"event": "line_start" | "reply_start" | "turn" | "clear" | … }, the
 last one {"event": "summary", …}.
+
+Each turn is paired with the caller's line it answers: a "turn" event carries "said" (the --say
+text, the --wav file name, the --dtmf keys) and "match": true when the recogniser heard the
+--say line as said, once both are read as the slot extractors read them ("five p m" and "5 pm"
+are alike), false when it misheard it (marked "heard: … ≠ said …"), null when there is nothing
+to compare (a WAV, keys). The summary counts "mismatches"; with --strict any mismatch exits 1,
+naming the turns. Ctrl-C hangs up, prints the summary and exits 130.
 
 Examples:
   $ vagent call simulate ag_clinic_booking --say "My name is Priya Sharma" --say "tomorrow at 5 pm" --say "yes"

@@ -5,7 +5,7 @@
  * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
  */
 import crypto from 'node:crypto';
-import { DIAL_LIMITS } from '../domain/calls.js';
+import { DIAL_LIMITS, type CallSource } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
   Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, CarrierList, CarrierView, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem,
@@ -63,6 +63,7 @@ export type {
   Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail,
   SessionEndResult, SessionListItem, SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
 } from '../domain/resources.js';
+export type { CallSource } from '../domain/calls.js';
 
 /** Body of `POST /v1/sessions` (spec: Endpoints › Sessions). */
 export interface OpenSessionBody {
@@ -115,9 +116,24 @@ export interface SessionListQuery {
   cursor?: string;
 }
 
+/** `GET /v1/health` response, as far as the CLI reads it. */
+export interface HealthStatus {
+  status: string;
+  version: string;
+  recognition?: {
+    status: 'on' | 'off';
+    provider: string | null;
+    reason?: string;
+    /** With `?language=`: the recogniser of that language, or null with why not and the settings that would serve it. */
+    for_language?: { language: string; provider: string | null; fallback: string | null; reason?: string; fix?: string };
+  };
+}
+
 /** Query of `GET /v1/calls` (extension): newest first. */
 export interface CallListQuery {
   status?: 'in_progress' | 'completed';
+  /** Only calls made by a phone line, or by `vagent call simulate`. */
+  source?: CallSource;
   /** 1–100 (daemon default 20). */
   limit?: number;
   /** `next_cursor` of the previous page. */
@@ -291,9 +307,12 @@ export class VagentClient {
     }
   }
 
-  /** `GET /v1/health` (no auth). */
-  async health(): Promise<{ status: string; version: string }> {
-    return (await this.request<{ status: string; version: string }>('GET', '/v1/health')).body;
+  /**
+   * `GET /v1/health` (no auth); with `language` (a BCP-47 tag), `recognition.for_language` says
+   * what hears callers of that language (absent from a daemon without call audio).
+   */
+  async health(language?: string): Promise<HealthStatus> {
+    return (await this.request<HealthStatus>('GET', `/v1/health${language === undefined ? '' : `?language=${encodeURIComponent(language)}`}`)).body;
   }
 
   /** `POST /v1/trunks`. */
@@ -428,6 +447,7 @@ export class VagentClient {
   async listCalls(query: CallListQuery = {}): Promise<ListResponse<CallStatus>> {
     const params = new URLSearchParams();
     if (query.status !== undefined) params.set('status', query.status);
+    if (query.source !== undefined) params.set('source', query.source);
     if (query.limit !== undefined) params.set('limit', String(query.limit));
     if (query.cursor !== undefined) params.set('cursor', query.cursor);
     const qs = params.toString();

@@ -20,6 +20,16 @@ export const DIAL_LIMITS = {
  * - `failed`: the call never connected (busy, declined, no answer, LiveKit refused it).
  * - `unknown`: LiveKit never said whether the dial was placed (never re-dialled blindly).
  */
+/**
+ * Who made a call (docs/api-decisions.md "Simulated calls"): `phone`, a call on a line (a
+ * carrier stream, a LiveKit room, a prepared call waiting for its stream); `simulator`, a stream
+ * `vagent call simulate` opened with an API key. A label for reports: it changes nothing else
+ * (budgets, costs and retention treat both alike).
+ */
+export const CALL_SOURCES = ['phone', 'simulator'] as const;
+/** One of {@link CALL_SOURCES}. */
+export type CallSource = (typeof CALL_SOURCES)[number];
+
 export const DIAL_STATUSES = ['not_dialled', 'dialling', 'ringing', 'answered', 'completed', 'failed', 'unknown'] as const;
 
 /** One of {@link DIAL_STATUSES}. */

@@ -4,7 +4,7 @@
  */
 import type { SlotValue } from './agent.js';
 import type { CostInr } from './money.js';
-import type { DialStatus, LineOutcome } from './calls.js';
+import type { CallSource, DialStatus, LineOutcome } from './calls.js';
 
 /** A SIP trunk (spec: Trunk). The write-only `auth` never appears here; `has_credentials` reports it. */
 export interface Trunk {
@@ -314,6 +314,8 @@ export interface CallStatus {
   answered_at: number | null;
   /** What carries the call's audio (issue 16): `twilio`, `exotel`, `plivo` or `livekit`; null while none has. */
   transport: 'twilio' | 'exotel' | 'plivo' | 'livekit' | null;
+  /** Who made the call: `phone` (a call on a line) or `simulator` (`vagent call simulate`); see ./calls.ts `CALL_SOURCES`. */
+  source: CallSource;
 }
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call's status after it, and what became of its line. */

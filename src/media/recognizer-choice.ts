@@ -168,3 +168,46 @@ function describeRange(config: RecognitionConfig, embedded: EmbeddedStatus, rang
   const fallback = c.pocketsphinx.available && overlaps(c.pocketsphinx.info) ? 'pocketsphinx' : null;
   return { range, setting, provider: chosen.info.provider, fallback, ...(fallback && englishOnly ? { reason: 'the embedded fallback serves English only' } : {}) };
 }
+
+/** What hears callers of one language, for `/v1/health?language=` (no keys). */
+export interface LanguageRecognition {
+  /** The language asked about, canonical (`hi-IN`). */
+  language: string;
+  /** The provider that hears it (`pocketsphinx`, `deepgram`, `sarvam`, `fake`), or null when recognition is off for it. */
+  provider: string | null;
+  /** The fallback when the provider fails (`pocketsphinx`), or null. */
+  fallback: string | null;
+  /** Why recognition is off for it (when `provider` is null). */
+  reason?: string;
+  /** The settings that would serve it (when `provider` is null), naming each setting and key. */
+  fix?: string;
+}
+
+/**
+ * What hears a caller speaking `language` ({@link chooseRecognizer}'s answer), and when nothing
+ * does, why not and which settings would serve it: `recognizers.<tag>` set to a provider that
+ * serves the language (Sarvam: its listed Indian languages; Deepgram: any) with its key
+ * ({@link RECOGNIZER_KEY_ENV}), or for English the embedded recogniser installed.
+ * @throws RangeError if `language` is not a well-formed BCP-47 tag
+ */
+export function recognitionOf(config: RecognitionConfig, language: string, embedded: EmbeddedStatus): LanguageRecognition {
+  const tag = canonicalLanguage(language);
+  const spec = chooseRecognizer(config, tag, embedded);
+  if (spec.kind !== 'off') {
+    const fallback = spec.kind === 'deepgram' || spec.kind === 'sarvam' ? spec.fallback : null;
+    return { language: tag, provider: spec.kind, fallback };
+  }
+  const ways: string[] = [];
+  if (INFO.pocketsphinx.languages.some((r) => languageMatches(r, tag)) && !embedded.available) {
+    ways.push('install the embedded recogniser (apt-get install pocketsphinx pocketsphinx-en-us)');
+  }
+  for (const p of ['sarvam', 'deepgram'] as const) {
+    if (!INFO[p].languages.some((r) => languageMatches(r, tag))) continue;
+    const key = config[p]?.api_key ? '' : ` with ${RECOGNIZER_KEY_ENV[p]} exported`;
+    ways.push(`set recognizers.${tag}: ${p} (VAGENT_RECOGNIZERS=${tag}=${p})${key}`);
+  }
+  return {
+    language: tag, provider: null, fallback: null, reason: spec.reason,
+    fix: ways.length > 0 ? `${ways.join('; or ')}; then restart vagent serve` : 'no recogniser vagent knows serves this language',
+  };
+}

@@ -7,9 +7,12 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ApiError } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
+import type { LanguageRecognition } from '../media/recognizer-choice.js';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
+import { errorResponses } from './schemas.js';
 import { handleClientError } from './plugins/client-errors.js';
 import { installEarlyResponses, SERVER_OPTIONS } from './plugins/early-responses.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
@@ -49,8 +52,12 @@ export interface AppOptions {
   media?: () => MediaStreams | null;
   /** `public_url`: the URLs carriers sign are built from it (besides the Host header). */
   publicUrl?: string | null;
-  /** What `/v1/health` adds about call audio: whether speech recognition is on, and why not. */
-  health?: () => HealthExtras;
+  /**
+   * What `/v1/health` adds about call audio: whether speech recognition is on, and why not;
+   * with `language` (`?language=`), also what hears that language.
+   * @throws RangeError for a `language` that is not a BCP-47 tag
+   */
+  health?: (language?: string) => HealthExtras;
 }
 
 /** Call-audio status in `/v1/health` (issue 16). */
@@ -62,6 +69,8 @@ export interface HealthExtras {
   recognition: {
     status: 'on' | 'off'; provider: string | null; reason?: string;
     languages?: Array<{ range: string; provider: string | null; fallback: string | null; reason?: string }>;
+    /** With `?language=`: what hears that language, and when nothing does, why not and the settings that would. */
+    for_language?: LanguageRecognition;
   };
   media?: { workers: number; streams: number };
 }
@@ -70,6 +79,9 @@ const HealthExtrasSchema = {
   recognition: z.object({
     status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional(),
     languages: z.array(z.object({ range: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional() })).optional(),
+    for_language: z.object({
+      language: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional(), fix: z.string().optional(),
+    }).optional().meta({ description: 'With ?language=: the recogniser that hears callers of that language; when none does (provider null), why not (reason) and the settings that would serve it (fix).' }),
   }).optional(),
   media: z.object({ workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional() }).optional(),
 };
@@ -164,9 +176,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         summary: 'Liveness and version (no auth)',
         tags: ['meta'],
         security: [],
-        response: { 200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }) },
+        querystring: z.object({
+          language: z.string({ error: 'language must be a BCP-47 language tag such as hi-IN' }).max(64, { error: 'language must be at most 64 characters: a BCP-47 language tag such as hi-IN' }).optional()
+            .meta({ description: 'A BCP-47 language tag (an agent\'s language): recognition.for_language then says what hears it.' }),
+        }),
+        response: { 200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }), ...errorResponses },
       },
-    }, async () => ({ status: 'ok' as const, version: options.version, ...(options.health?.() ?? {}) }));
+    }, async (request) => {
+      const { language } = request.query as { language?: string };
+      let extras: HealthExtras | Record<string, never>;
+      try {
+        extras = options.health?.(language) ?? {};
+      } catch (err) {
+        if (err instanceof RangeError) throw new ApiError('invalid_request', `language must be a BCP-47 language tag such as hi-IN: ${err.message}`, { param: 'language' });
+        throw err;
+      }
+      return { status: 'ok' as const, version: options.version, ...extras };
+    });
     open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await open.register(audioRoutes(services.speech));
     await open.register(livekitWebhookRoute(services, () => app.log));

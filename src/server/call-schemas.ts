@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
-import { DIAL_LIMITS, DIAL_STATUSES } from '../domain/calls.js';
+import { CALL_SOURCES, DIAL_LIMITS, DIAL_STATUSES } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { CostSchema as Cost, idField, namedE164 as e164, namedText as text, pageQuery } from './schemas.js';
 import { RequestContext } from './session-schemas.js';
@@ -71,6 +71,8 @@ export const CallStatusSchema = z.object({
   answered_at: z.number().nullable(),
   transport: z.enum(['twilio', 'exotel', 'plivo', 'livekit']).nullable()
     .meta({ description: 'What carries the call\'s audio: a carrier WebSocket stream or a LiveKit room; null while none has (a prepared call).' }),
+  source: z.enum(CALL_SOURCES)
+    .meta({ description: 'Who made the call: phone (a call on a line: a carrier stream, a LiveKit room, a prepared call) or simulator (a stream `vagent call simulate` opened with an API key). A label for reports; budgets and costs treat both alike.' }),
 }).meta({ id: 'CallStatus' });
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call after it, and what became of its line. */
@@ -84,6 +86,8 @@ export const CallListSchema = z.object({ data: z.array(CallStatusSchema), has_mo
 /** `GET /v1/calls` query. */
 export const CallListQuery = z.object({
   status: z.enum(['in_progress', 'completed'], { error: 'status must be in_progress or completed' }).optional(),
+  source: z.enum(CALL_SOURCES, { error: `source must be ${CALL_SOURCES.join(' or ')}` }).optional()
+    .meta({ description: 'Only calls of this source: phone or simulator.' }),
   ...pageQuery(CALLS_CURSOR),
 });
 

@@ -107,7 +107,7 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     checkResponses: false,
     media: () => media?.streams ?? null,
     publicUrl: settings.public_url ?? null,
-    health: () => media?.health() ?? { recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' } },
+    health: (language) => media?.health(language) ?? { recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' } },
   });
   // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
   const retention = runtime.services.retention.startBackground({

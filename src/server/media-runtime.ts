@@ -7,7 +7,7 @@
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
-import { chooseRecognizer, describeRecognition, type EmbeddedStatus, type RecognitionLine } from '../media/recognizer-choice.js';
+import { chooseRecognizer, describeRecognition, recognitionOf, type EmbeddedStatus, type RecognitionLine } from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
 import type { HealthExtras } from './app.js';
@@ -20,8 +20,11 @@ export interface RunningMedia {
   pool: MediaWorkerPool;
   /** vagent in LiveKit call rooms, when LiveKit is configured (issue 17). */
   rooms: MediaRooms | null;
-  /** `/v1/health`'s call-audio fields. */
-  health(): HealthExtras;
+  /**
+   * `/v1/health`'s call-audio fields; with `language`, also what hears it (`for_language`).
+   * @throws RangeError for a `language` that is not a BCP-47 tag
+   */
+  health(language?: string): HealthExtras;
   /** One start-up line: which recogniser hears callers of each language, or why none does. */
   notice(): string;
   /** Stops the workers (after the streams were closed). */
@@ -118,8 +121,8 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     streams,
     pool,
     rooms,
-    health: () => ({
-      recognition: recognitionHealth(lines),
+    health: (language) => ({
+      recognition: { ...recognitionHealth(lines), ...(language === undefined ? {} : { for_language: recognitionOf(settings, language, embedded) }) },
       media: { workers, streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
     }),
     notice: () => recognitionNotice(lines),

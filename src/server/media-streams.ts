@@ -13,6 +13,7 @@ import type { FakeUtterance } from '../media/fake-recognizer.js';
 import type { StopReason } from '../media/transport.js';
 import type { MediaWorkerPool, StreamHandle } from '../media/worker-pool.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
+import type { CallSource } from '../domain/calls.js';
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
 import { LiveCalls } from './live-calls.js';
 import type { Services } from '../services/index.js';
@@ -68,10 +69,11 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
 
   /**
    * Serves one upgraded WebSocket. `tenantId` is the tenant its upgrade authenticated, or null
-   * when it carried no credentials (the `start` must then carry a valid `stream_token`).
+   * when it carried no credentials (the `start` must then carry a valid `stream_token`);
+   * `byKey`: it authenticated with an API key, so its call may be labelled a simulation.
    */
-  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}): void {
-    new StreamConnection(this, socket, dialect, tenantId, queryParams);
+  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}, byKey = false): void {
+    new StreamConnection(this, socket, dialect, tenantId, queryParams, byKey);
   }
 
   /**
@@ -169,6 +171,17 @@ function fakeScript(raw: string | undefined): FakeUtterance[] {
   return out;
 }
 
+/**
+ * Who made a stream's call: `simulator` when its `start` carries the custom parameter
+ * `vagent_source: simulator` (as `vagent call simulate` sends) and its upgrade authenticated
+ * with an API key; `phone` otherwise. A stream authenticated by a carrier's signature or the
+ * stream token is a carrier's, whatever its parameters say, so a leaked stream token cannot
+ * pass real calls off as simulations (docs/api-decisions.md "Simulated calls").
+ */
+export function streamSource(params: Readonly<Record<string, string>>, byKey: boolean): CallSource {
+  return byKey && params['vagent_source'] === 'simulator' ? 'simulator' : 'phone';
+}
+
 /** One carrier WebSocket. */
 class StreamConnection {
   private early: string[] = [];
@@ -180,7 +193,7 @@ class StreamConnection {
   private readonly deadline: NodeJS.Timeout;
 
   constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
-    private readonly queryParams: Record<string, string>) {
+    private readonly queryParams: Record<string, string>, private readonly byKey: boolean) {
     this.tenant = tenantId;
     this.deadline = setTimeout(() => this.refuse(1008, 'no start event within 10 s'), START_DEADLINE_MS);
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
@@ -237,7 +250,7 @@ class StreamConnection {
       this.refuse(1001, 'vagent is stopping');
       return;
     }
-    const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params };
+    const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params, source: streamSource(params, this.byKey) };
     let opened;
     try {
       opened = await svc.media.open(this.tenant, start);

@@ -14,7 +14,7 @@
  * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
  * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
  */
-import { DIAL_LIMITS, type DialStatus } from '../domain/calls.js';
+import { DIAL_LIMITS, type CallSource, type DialStatus } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
@@ -108,6 +108,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
     provider_call_id: row.provider_call_id,
     answered_at: row.answered_at,
     transport: row.transport,
+    source: row.source,
   };
 }
 
@@ -342,9 +343,9 @@ export class CallService {
    * @param limit 1–100.
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
-  list(caller: Caller, status: 'in_progress' | 'completed' | null, cursor: string | null, limit: number): CallPage {
+  list(caller: Caller, status: 'in_progress' | 'completed' | null, cursor: string | null, limit: number, source: CallSource | null = null): CallPage {
     const before = cursor === null ? Number.MAX_SAFE_INTEGER : CALLS_CURSOR.parse(cursor);
-    const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1);
+    const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1, source);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return { data: page.map(callStatusView), has_more: hasMore, next_cursor: hasMore ? CALLS_CURSOR.encode(page[page.length - 1]!.seq) : null };

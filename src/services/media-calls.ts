@@ -11,6 +11,7 @@
  * numbers, and `GET /v1/calls` shows it while it runs.
  */
 import { ApiError } from '../domain/errors.js';
+import type { CallSource } from '../domain/calls.js';
 import { isE164 } from '../domain/e164.js';
 import { parseSessionNumber } from '../domain/ids.js';
 import type { CarrierDialect } from '../media/carriers/types.js';
@@ -35,6 +36,8 @@ export interface StreamStart {
   to?: string | undefined;
   /** The stream's custom parameters (Twilio `customParameters`, Exotel `custom_parameters`, Plivo `extra_headers`). */
   params: Record<string, string>;
+  /** Who made the call, recorded on it (src/server/media-streams.ts `streamSource`); default `phone`. */
+  source?: CallSource;
 }
 
 /** A stream's call, ready for its media session. */
@@ -144,7 +147,7 @@ export class MediaCallService {
           id: n, tenant_id: tenantId, agent_id: agentId, direction, to_number: to ?? '', from_number: from,
           dial_status: 'answered', trunk_id: null, room_name: null, provider_call_id: start.carrierCallId, dial_error: null,
           idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(),
-          transport: start.dialect,
+          transport: start.dialect, source: start.source ?? 'phone',
         });
         return opened;
       }));
@@ -165,7 +168,7 @@ export class MediaCallService {
     const n = row.id;
     let moved = false;
     await this.deps.repos.store.write(() => {
-      moved = this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now());
+      moved = this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now(), start.source ?? 'phone');
     });
     if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
     return this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));

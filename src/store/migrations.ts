@@ -546,4 +546,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    // Who made a call (docs/api-decisions.md "Simulated calls"): 'phone' for every call on a
+    // line (carrier stream, LiveKit room, prepared call), 'simulator' for the streams
+    // `vagent call simulate` opens. The index serves `GET /v1/calls?source=…` per tenant,
+    // newest first, without walking the other source's calls.
+    version: 13,
+    name: 'calls: source (phone, simulator)',
+    sql: `
+      ALTER TABLE calls ADD COLUMN source TEXT NOT NULL DEFAULT 'phone' CHECK (source IN ('phone', 'simulator'));
+      CREATE INDEX calls_tenant_source ON calls (tenant_id, source, seq);
+    `,
+  },
 ];

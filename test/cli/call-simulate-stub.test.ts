@@ -26,6 +26,12 @@ interface StubSession {
 }
 const sessions: StubSession[] = [];
 
+/**
+ * What this stub "mishears": "fever" as "the what" (a recogniser's mistake), and "five p m" as
+ * "5 pm" (the same words to the slot extractors: not a mistake).
+ */
+const HEARD_AS: Record<string, string> = { fever: 'the what', 'five p m': '5 pm' };
+
 /** Plays `frames` 20 ms μ-law frames at real time, then a mark; resolves when sent. */
 function play(ws: WebSocket, stream: CarrierStream, frames: number, mark: string): void {
   const t0 = Date.now();
@@ -61,7 +67,8 @@ function onStream(ws: WebSocket): void {
       } else if (speechFrames > 0 && ++quietFrames === 10) {
         // 200 ms of silence after speech: the end of an utterance.
         speechFrames = 0;
-        const heard = transcripts.shift() ?? '';
+        const said = transcripts.shift() ?? '';
+        const heard = HEARD_AS[said] ?? said;
         const last = transcripts.length === 0;
         s.turns.push({ index: s.turns.length, user_text: heard, reply_text: last ? 'Thank you, goodbye!' : `You said ${heard}.` });
         play(ws, stream, 15, last ? 'closing' : `reply-${s.turns.length}`);
@@ -164,6 +171,32 @@ describe('vagent call simulate (stub daemon)', { timeout: 90_000 }, () => {
     expect(out).toMatch(/reply latency:\s+1: \d+ ms/);
     expect(out).toMatch(/patient_name\s+good morning/);
     expect(out).toMatch(/stt:\s+12\.5 s/);
+  });
+
+  it('each turn says what was said and whether it was heard so: a mishearing is marked, counted, and fails --strict naming the turn', async () => {
+    const res = await simulate(['--say', 'five p m', '--dtmf', '42#', '--say', 'fever', '--say', 'Asha Rao', '--strict', '--json']);
+    expect(res.code, res.stderr).toBe(1);
+    const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
+    expect(lines.filter((l) => l.event === 'turn').map((l) => [l.index, l.user_text, l.said, l.match])).toEqual([
+      [0, '5 pm', 'five p m', true], [1, 'the what', 'fever', false], [2, 'Asha Rao', 'Asha Rao', true],
+    ]);
+    expect(lines.at(-1)).toMatchObject({ event: 'summary', mismatches: 1, misheard: [{ turn: 1, said: 'fever', heard: 'the what' }] });
+    expect(JSON.parse(res.stderr.trim().split('\n').at(-1)!)).toEqual({
+      error: { code: 'misheard', message: '1 line was misheard: turn 1 heard "the what" for "fever"' },
+    });
+
+    const human = await simulate(['--say', 'fever', '--say', 'Asha Rao']);
+    expect(human.code, human.stderr).toBe(0); // without --strict a mishearing is shown, not failed
+    expect(human.stdout).toMatch(/heard\s+"the what" ≠ said "fever".*misheard \(turn 0\)/);
+    expect(human.stdout).toMatch(/heard\s+Asha Rao/);
+    expect(human.stdout).toMatch(/mismatches:\s+1 \(turn 0\)/);
+  });
+
+  it('--strict with every line heard as said exits 0', async () => {
+    const res = await simulate(['--say', 'five p m', '--say', 'Asha Rao', '--strict']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/mismatches:\s+none/);
+    expect(res.stdout).not.toContain('≠');
   });
 
   it('a stream the daemon refuses with 401: exit 1, unauthorized, nothing streamed', async () => {

@@ -16,7 +16,7 @@ import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, 
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
 const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at', 'ended_at', 'duration_s', 'customer_name', 'cost',
-  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at', 'transport'];
+  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at', 'transport', 'source'];
 const TO = '+919876543210';
 const FROM = '+912240001234';
 /** What ag_emi_reminder needs to open (its required_context and a customer name). */
@@ -100,14 +100,14 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const call = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(Object.keys(call).sort()).toEqual([...STATUS_KEYS].sort());
     expect(call).toEqual((await api(daemon, 'GET', `/v1/calls/${id}`, { key })).body);
-    expect(call).toMatchObject({ status: 'in_progress', dial_status: 'not_dialled', customer_name: 'Ravi Kumar', direction: 'outbound', from: FROM, transport: null });
+    expect(call).toMatchObject({ status: 'in_progress', dial_status: 'not_dialled', customer_name: 'Ravi Kumar', direction: 'outbound', from: FROM, transport: null, source: 'phone' });
 
     const human = await vagent(['call', 'show', id]);
     expect(human.code, human.stderr).toBe(0);
     for (const re of [
       new RegExp(`^call:\\s+${id}$`), /^status:\s+in progress$/, /^dial status:\s+not dialled$/, new RegExp(`^to:\\s+\\${TO}$`),
       new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
-      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/, /^transport:\s+-$/,
+      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/, /^transport:\s+-$/, /^source:\s+phone$/,
     ]) expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
 
     const missing = await vagent(['call', 'show', 'cl_123']);

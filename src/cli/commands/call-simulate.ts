@@ -17,8 +17,9 @@ import { toSpokenText } from '../../engine/spoken.js';
 import { CARRIER_DIALECTS, MAX_CUSTOM_PARAMETER_CHARS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
 import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../media/carriers/sim-audio.js';
 import { simulateCall, SimConnectError, type SimEvent, type SimStep, type SimTimeline } from '../../media/carriers/sim-client.js';
+import { mismatchMessage, SaidTracker, type SaidStep } from './call-simulate-said.js';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
+import { CliError, EXIT, HintedApiError, InterruptedError, InvalidValueError, UsageError } from '../errors.js';
 import { explainMissingContext } from '../json-flag.js';
 import { placeBody } from './call.js';
 import { bold, dim, formatMs, hint, ok, printFields, printJsonLine, rupees, say } from '../output.js';
@@ -47,6 +48,8 @@ export interface CallSimulateFlags {
   customerName?: string;
   /** Whole seconds, as typed. */
   timeoutS?: string;
+  /** Exit 1 when the recogniser misheard any `--say` line. */
+  strict?: boolean;
 }
 
 /**
@@ -211,6 +214,21 @@ function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[
     }));
 }
 
+/**
+ * Refuses, before any call is made, to speak lines no recogniser of the daemon would hear: the
+ * agent's language has none (`GET /v1/health?language=`), so the call would only re-prompt until
+ * its timeout. Keys alone need no recogniser. A daemon that does not answer `for_language`
+ * (older, or without call audio) is not asked further.
+ * @throws CliError (exit 1, code `recognition_off`) naming why and the settings that would serve the language
+ */
+async function requireRecognition(client: VagentClient, plan: SimulationPlan, language: string): Promise<void> {
+  if (plan.lines.every((l) => l.kind === 'dtmf')) return;
+  const heard = (await client.health(language)).recognition?.for_language;
+  if (!heard || heard.provider !== null) return;
+  throw new CliError(`no recogniser hears ${heard.language} (the language of ${plan.agentId}) on this daemon, so the caller's lines would go unheard: ${heard.reason ?? 'speech recognition is off'}`,
+    EXIT.error, heard.fix, 'recognition_off');
+}
+
 /** Hints for the API errors this command meets, by code. */
 const HINTS: Record<string, string> = {
   not_found: 'see `vagent agent list` for agent ids',
@@ -247,6 +265,8 @@ interface TurnRow {
   index?: number;
   user_text?: string;
   reply_text?: string;
+  /** A phone-line event turn's kind (`silence`, `not_heard`, …); absent on a caller's utterance. */
+  event?: string;
   stt_provider?: string;
   stt_ms?: number;
   stt_confidence?: number;
@@ -278,9 +298,12 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   } catch (err) {
     throw explain(err);
   }
+  await requireRecognition(client, plan, agent.language);
   const pcm = await synthesiseLines(plan, agent.language);
 
-  const params: Record<string, string> = { vagent_fake_transcripts: transcripts, to: plan.to };
+  // vagent_source: the daemon labels the call `simulator` (GET /v1/calls `source`); it honours
+  // the label only on a stream authenticated with an API key, as this one is.
+  const params: Record<string, string> = { vagent_fake_transcripts: transcripts, vagent_source: 'simulator', to: plan.to };
   if (plan.from) params.from = plan.from;
   let sessionId: string | undefined;
   let callId: string | undefined;
@@ -313,14 +336,19 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     url, dialect: plan.transport, format: plan.format, headers: client.upgradeHeaders(), customParameters: params,
     to: plan.to, ...(plan.from ? { from: plan.from } : {}), steps: scriptOf(plan, pcm), timeoutMs: plan.timeoutS * 1000,
   });
-  const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, emit);
+  const said = new SaidTracker(plan.lines.map((l): SaidStep => (l.kind === 'wav' ? { kind: 'wav', file: l.file } : l)));
+  const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, said, emit);
   call.on('event', (e) => {
     if (e.type === 'open') announce();
     printEvent(e, emit);
   });
   const poll = setInterval(() => void follower.poll(), POLL_MS);
-  // Ctrl-C is the caller hanging up: `stop`, then the summary as usual.
-  const onInterrupt = (): void => call.hangup(true);
+  // Ctrl-C is the caller hanging up: `stop`, then the summary as usual, then exit 130.
+  let interrupted = false;
+  const onInterrupt = (): void => {
+    interrupted = true;
+    call.hangup(true);
+  };
   process.once('SIGINT', onInterrupt);
   let timeline: SimTimeline;
   try {
@@ -334,11 +362,15 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     process.removeListener('SIGINT', onInterrupt);
   }
   const detail = await follower.settle();
-  printEnd(timeline, detail, follower.sessionId, emit);
+  printEnd(timeline, detail, follower.sessionId, said, emit);
+  if (interrupted) throw new InterruptedError('the caller hung up');
   const { code, reason, by } = timeline.close;
   if (by === 'bot' && code !== 1000 && code !== 1001) {
     throw new CliError(`the daemon ended the stream with close code ${code}${reason ? ` (${reason})` : ''}`, EXIT.error,
       code === 1008 ? 'a policy close: the stream was refused or broke the carrier protocol; see the daemon\'s log' : undefined, 'stream_closed');
+  }
+  if (flags.strict && said.mismatches.length > 0) {
+    throw new CliError(mismatchMessage(said.mismatches), EXIT.error, 'the recogniser did not hear these lines as said (docs/media.md: what the embedded recogniser mishears)', 'misheard');
   }
 }
 
@@ -393,6 +425,7 @@ class TurnFollower {
     private readonly agentId: string,
     public sessionId: string | undefined,
     private readonly startedAt: number,
+    private readonly said: SaidTracker,
     private readonly emit?: (v: Record<string, unknown>) => void,
   ) {}
 
@@ -421,12 +454,17 @@ class TurnFollower {
   }
 
   private print(t: TurnRow): void {
+    const { said, match } = this.said.next(t);
     if (this.emit) {
       this.emit({ event: 'turn', index: t.index ?? this.printed, user_text: t.user_text ?? null, reply_text: t.reply_text ?? null,
-        stt_provider: t.stt_provider ?? null, stt_ms: t.stt_ms ?? null, stt_confidence: t.stt_confidence ?? null });
+        stt_provider: t.stt_provider ?? null, stt_ms: t.stt_ms ?? null, stt_confidence: t.stt_confidence ?? null, said, match });
       return;
     }
-    if (t.user_text) say(`          ${dim('heard')}   ${t.user_text}${typeof t.stt_confidence === 'number' ? dim(` (confidence ${t.stt_confidence.toFixed(2)})`) : ''}`);
+    const confidence = typeof t.stt_confidence === 'number' ? dim(` (confidence ${t.stt_confidence.toFixed(2)})`) : '';
+    if (match === false) {
+      const heard = t.user_text ? `"${t.user_text}"` : 'nothing';
+      say(`          ${bold('heard')}   ${heard} ≠ said "${said}"${confidence} ${bold(`← misheard (turn ${t.index ?? this.printed})`)}`);
+    } else if (t.user_text) say(`          ${dim('heard')}   ${t.user_text}${confidence}`);
     if (t.reply_text) say(`          ${bold('agent')}   ${t.reply_text}`);
   }
 
@@ -443,7 +481,7 @@ class TurnFollower {
 }
 
 /** The end of the call: per-turn latencies, barge-ins, the session summary and costs. */
-function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: string | undefined, emit?: (v: Record<string, unknown>) => void): void {
+function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: string | undefined, said: SaidTracker, emit?: (v: Record<string, unknown>) => void): void {
   const steps = d?.session?.steps ?? [];
   const extracted = Object.fromEntries(steps.filter((s) => s.slot && s.value !== null).map((s) => [s.slot!, s.value]));
   if (emit) {
@@ -451,6 +489,8 @@ function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: strin
       event: 'summary', session_id: sessionId ?? null, status: d?.session?.status ?? null, outcome: d?.session?.outcome ?? null, extracted,
       cost: d ? { total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr } : null,
       stt_seconds: d?.stt_seconds ?? null,
+      mismatches: said.mismatches.length,
+      misheard: said.mismatches,
       turns: t.turns.map((x) => snake({ ...x })), opening_ms: t.openingMs ?? null,
       frames: { sent: t.sent.frames, received: t.received.frames, lateness_p99_ms: t.received.lateness.p99, marks: t.received.marks, marks_played: t.received.marksPlayed, clears: t.received.clears },
       close: t.close,
@@ -462,6 +502,8 @@ function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: strin
   const fields: Array<[string, string]> = [['session', sessionId ?? dim('-')]];
   if (d?.session) fields.push(['status', d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status]);
   fields.push(['reply latency', latencies.length ? latencies.join(dim(' · ')) : dim('-')]);
+  fields.push(['mismatches', said.mismatches.length === 0 ? dim('none: every --say line was heard as said')
+    : `${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`]);
   const barges = t.turns.filter((x) => x.bargeInMs !== undefined);
   if (barges.length) fields.push(['barge-ins', barges.map((x) => `${x.turn + 1}: ${formatMs(x.bargeInMs!)}`).join(dim(' · '))]);
   fields.push(['audio', `${t.received.frames} frames received, ${t.received.marksPlayed}/${t.received.marks} marks played, lateness p99 ${formatMs(t.received.lateness.p99)}`]);

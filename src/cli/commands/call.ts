@@ -13,12 +13,12 @@ import {
   type LineOutcome, type ListResponse, type PlaceCallBody,
 } from '../../client/index.js';
 import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
-import { DIAL_LIMITS } from '../../domain/calls.js';
+import { CALL_SOURCES, DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
-import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
+import { bad, dim, formatTime, good, hint, mark, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
 
 /** Flags of `vagent call place`. */
@@ -42,6 +42,8 @@ export interface CallPlaceFlags {
 /** Flags of `vagent call list`. */
 export interface CallListFlags {
   status?: string;
+  /** `phone` or `simulator`. */
+  source?: string;
   limit?: string;
   cursor?: string;
   all?: boolean;
@@ -227,6 +229,7 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
     ['agent', call.agent_id],
     ['direction', call.direction],
     ['transport', orDash(call.transport ?? null)],
+    ['source', call.source === 'simulator' ? 'simulator (vagent call simulate)' : orDash(call.source ?? null)],
     ['status', statusText(call.status)],
     ['dial status', call.dial_error ? `${dialText(call.dial_status)} ${dim(`(${call.dial_error})`)}` : dialText(call.dial_status)],
     ['to', call.to],
@@ -305,9 +308,10 @@ export async function hangup(ctx: CommandContext, id: string, flags: { idempoten
 const MAX_PAGES = 10_000;
 
 /**
- * `vagent call list [--status S] [--limit N] [--all]`: calls newest first; `--all` follows
- * `next_cursor` to the end (then `--json` prints one page holding every call).
- * @throws InvalidValueError (exit 1, invalid_request) for a bad `--status` or `--limit`.
+ * `vagent call list [--status S] [--source S] [--limit N] [--all]`: calls newest first, a
+ * simulated call marked `sim` after its direction; `--all` follows `next_cursor` to the end
+ * (then `--json` prints one page holding every call).
+ * @throws InvalidValueError (exit 1, invalid_request) for a bad `--status`, `--source` or `--limit`.
  */
 export async function list(ctx: CommandContext, flags: CallListFlags): Promise<void> {
   const query: CallListQuery = {};
@@ -315,6 +319,11 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     const status = CALL_STATUSES.find((s) => s === flags.status);
     if (!status) throw new InvalidValueError(`--status must be in_progress or completed, not "${flags.status}"`, 'status');
     query.status = status;
+  }
+  if (flags.source !== undefined) {
+    const source = CALL_SOURCES.find((s) => s === flags.source);
+    if (!source) throw new InvalidValueError(`--source must be ${CALL_SOURCES.join(' or ')}, not "${flags.source}"`, 'source');
+    query.source = source;
   }
   if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
   else if (flags.all) query.limit = 100;
@@ -335,7 +344,7 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     { header: 'CALL', cell: (c) => c.call_id },
     { header: 'STATUS', cell: (c) => statusText(c.status) },
     { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
-    { header: 'DIR', cell: (c) => (c.direction === 'outbound' ? 'out' : 'in') },
+    { header: 'DIR', cell: (c) => `${c.direction === 'outbound' ? 'out' : 'in'}${c.source === 'simulator' ? ` ${mark('sim')}` : ''}` },
     // Inbound: FROM is the caller's number; outbound: the caller ID presented.
     { header: 'FROM', cell: (c) => orDash(c.from) },
     { header: 'TO', cell: (c) => c.to },
@@ -343,8 +352,8 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
     { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
     { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },
-  ], query.status
-    ? `No ${statusText(query.status)} calls.`
+  ], query.status || query.source
+    ? `No ${query.status ? `${statusText(query.status)} ` : ''}${query.source ? `${query.source} ` : ''}calls.`
     : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID} --customer-name NAME --context @context.json`);
   if (res.has_more && res.next_cursor) hint(`more calls: add --all, or --cursor ${res.next_cursor} for the next page`);
 }

@@ -9,7 +9,8 @@
  * The agent can end the call (spec: States › Session, close-grace): after its closing line
  * the session stays open for the agent's `close_grace_ms`. The chat ends with "the agent ended
  * the call" and the summary, exit 0, when a turn comes back `ended: true`, when that window
- * lapses with no new line, or when a turn finds the session already ended.
+ * lapses with no new line, or when a turn finds the session already ended. Ctrl-C ends the
+ * session too and prints the summary, then exits 130.
  */
 import readline from 'node:readline';
 import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
@@ -18,7 +19,7 @@ import { isoTimeMs } from '../../domain/time.js';
 import { AgentDefinitionSchema } from '../../domain/agent.js';
 import { CURSOR_CLOSING } from '../../engine/state.js';
 import type { CommandContext } from '../context.js';
-import { InvalidValueError } from '../errors.js';
+import { InterruptedError, InvalidValueError } from '../errors.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
@@ -93,6 +94,8 @@ class Conversation {
   private agentClosed = false;
   /** Ends the chat when the close-grace window lapses with no new line. */
   private graceTimer: NodeJS.Timeout | undefined;
+  /** Ctrl-C ended the chat: the session is ended and summarised, then the command exits 130. */
+  interrupted = false;
 
   constructor(
     private readonly client: VagentClient,
@@ -122,7 +125,13 @@ class Conversation {
     const rl = readline.createInterface(this.interactive
       ? { input: process.stdin, output: process.stdout, terminal: true, prompt: dim('you   › ') }
       : { input: process.stdin, terminal: false });
-    if (this.interactive) rl.on('SIGINT', () => rl.close());
+    // Ctrl-C: at the prompt readline sees it (the terminal is raw); piped, it is the signal.
+    const onInterrupt = (): void => {
+      this.interrupted = true;
+      rl.close();
+    };
+    rl.on('SIGINT', onInterrupt);
+    process.once('SIGINT', onInterrupt);
     let next: Next | undefined;
     let lapsed = false;
     try {
@@ -140,6 +149,7 @@ class Conversation {
       }
     } finally {
       this.stopGraceTimer();
+      process.removeListener('SIGINT', onInterrupt);
       rl.close();
     }
     // EOF or Ctrl-D/Ctrl-C at the prompt, or the grace window lapsed: leave the prompt's line.
@@ -252,5 +262,7 @@ export async function chat(ctx: CommandContext, agentId: string, flags: ChatFlag
   const interactive = !ctx.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (ctx.json) printJsonLine(opened);
   else printOpening(opened, interactive);
-  await new Conversation(client, agentId, opened, ctx.json, interactive).run();
+  const conversation = new Conversation(client, agentId, opened, ctx.json, interactive);
+  await conversation.run();
+  if (conversation.interrupted) throw new InterruptedError(`session ${opened.session_id} was ended`);
 }

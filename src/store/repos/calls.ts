@@ -3,7 +3,7 @@
  * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
  * name and cost are read from that session.
  */
-import { canMoveDial, DIAL_STATUSES, dialSourcesOf, type DialStatus } from '../../domain/calls.js';
+import { canMoveDial, DIAL_STATUSES, dialSourcesOf, type CallSource, type DialStatus } from '../../domain/calls.js';
 import type { Db } from '../database.js';
 
 export type { DialStatus };
@@ -39,6 +39,11 @@ export interface CallRow {
    * (`twilio`, `exotel`, `plivo`) or a LiveKit room; null while none has (a prepared call).
    */
   transport: CallTransport | null;
+  /**
+   * Who made the call (migration 13; docs/api-decisions.md "Simulated calls"): `phone` for a
+   * call on a line, `simulator` for a stream `vagent call simulate` opened. A label only.
+   */
+  source: CallSource;
 }
 
 /** The transports a call's audio can travel on (issue 16). */
@@ -93,9 +98,9 @@ export class CallRepo {
   constructor(db: Db) {
     this.q = {
       insert: db.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, from_number, dial_status,
-          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at, transport)
+          trunk_id, room_name, provider_call_id, dial_error, idempotency_key, idempotency_print, reserved_micro, reserve_until, answered_at, transport, source)
         VALUES (@id, @tenant_id, @agent_id, @direction, @to_number, @from_number, @dial_status,
-          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at, @transport)`),
+          @trunk_id, @room_name, @provider_call_id, @dial_error, @idempotency_key, @idempotency_print, @reserved_micro, @reserve_until, @answered_at, @transport, @source)`),
       // Calls whose carrier stream was live when the daemon last stopped (their sockets are gone).
       orphanedStreams: db.prepare(`SELECT c.id, c.tenant_id FROM calls c JOIN sessions s ON s.id = c.id
           WHERE s.status = 'open' AND c.transport IN ('twilio', 'exotel', 'plivo')`),
@@ -104,7 +109,7 @@ export class CallRepo {
       orphanedRooms: db.prepare(`SELECT c.id, c.tenant_id, c.room_name, c.direction FROM calls c JOIN sessions s ON s.id = c.id
           WHERE s.status = 'open' AND c.transport = 'livekit' AND c.room_name IS NOT NULL AND c.dial_status IN ('ringing', 'answered')`),
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
-      attach: db.prepare(`UPDATE calls SET transport = @transport, dial_status = 'answered',
+      attach: db.prepare(`UPDATE calls SET transport = @transport, source = @source, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
         WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'
           AND (SELECT s.status FROM sessions s WHERE s.id = calls.id) = 'open'`),
@@ -126,6 +131,9 @@ export class CallRepo {
         WHERE dial_status = 'dialling' AND ${canMoveDial('dialling', 'unknown') ? 1 : 0}`),
       list: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
           ORDER BY c.seq DESC LIMIT @limit`),
+      // One source's calls (index calls_tenant_source, migration 13), optionally open or ended only.
+      listSource: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.source = @source AND c.seq < @before
+          AND (@status IS NULL OR s.status = @status) ORDER BY c.seq DESC LIMIT @limit`),
       // Ended calls are nearly all calls: walking the tenant's calls newest first finds a page at once.
       listEnded: db.prepare(`${WITH_SESSION} WHERE c.tenant_id = @tenant AND c.seq < @before
           AND s.status = 'ended' ORDER BY c.seq DESC LIMIT @limit`),
@@ -158,16 +166,22 @@ export class CallRepo {
     };
   }
 
-  /** Inserts the call of session `row.id`; returns its `seq`. @throws on a duplicate id or (tenant, key), or no such session. */
-  insert(row: Omit<CallRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
+  /**
+   * Inserts the call of session `row.id` (`source` default `phone`); returns its `seq`.
+   * @throws on a duplicate id or (tenant, key), or no such session.
+   */
+  insert(row: Omit<CallRow, 'seq' | 'source'> & { source?: CallSource }): number {
+    return Number(this.q.insert.run({ ...row, source: row.source ?? 'phone' }).lastInsertRowid);
+  }
   /**
    * A carrier stream attaches to prepared call `id` (issue 16: prepare-only + the operator's
    * carrier dials): its line becomes `answered` on `transport`, with the carrier's call id.
    * Only a call never dialled, never attached and whose session is open moves (the one move out
-   * of `not_dialled` besides the transition table). @returns true when it moved.
+   * of `not_dialled` besides the transition table). `source` records who opened the stream.
+   * @returns true when it moved.
    */
-  attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number): boolean {
-    return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt }).changes === 1;
+  attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number, source: CallSource = 'phone'): boolean {
+    return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt, source }).changes === 1;
   }
   /**
    * Calls on a carrier stream whose session is still open: at start-up, those whose stream
@@ -211,8 +225,10 @@ export class CallRepo {
    * @param status `open`/`ended` sessions only, or null for all. `open` reads the tenant's open
    *   sessions through the partial index `sessions_open` (issue 15 item 6), so its cost follows
    *   the open sessions, not all calls.
+   * @param source one source's calls only (through index `calls_tenant_source`), or null for all
    */
-  list(tenantId: string, status: 'open' | 'ended' | null, beforeSeq: number, limit: number): CallWithSession[] {
+  list(tenantId: string, status: 'open' | 'ended' | null, beforeSeq: number, limit: number, source: CallSource | null = null): CallWithSession[] {
+    if (source !== null) return this.q.listSource.all({ tenant: tenantId, source, status, before: beforeSeq, limit }) as CallWithSession[];
     const q = status === 'open' ? this.q.listOpen : status === 'ended' ? this.q.listEnded : this.q.list;
     return q.all({ tenant: tenantId, before: beforeSeq, limit }) as CallWithSession[];
   }

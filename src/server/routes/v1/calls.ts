@@ -39,7 +39,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
 
     app.get('/calls', {
       schema: { summary: 'List calls, newest first (extension)', tags: ['calls'], querystring: CallListQuery, response: { 200: CallListSchema, ...errorResponses } },
-    }, async (request) => calls.list(callerOf(request), request.query.status ?? null, request.query.cursor ?? null, request.query.limit));
+    }, async (request) => calls.list(callerOf(request), request.query.status ?? null, request.query.cursor ?? null, request.query.limit, request.query.source ?? null));
 
     app.post('/calls/:call_id/hangup', {
       config: { idempotency: 'claim-first' },

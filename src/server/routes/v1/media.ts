@@ -11,6 +11,9 @@
  * - else the upgrade is accepted and the stream's `start` must carry the tenant's stream token
  *   as the custom parameter `stream_token`, or the socket closes (1008) before `start` is
  *   processed and no session opens.
+ * Only a stream authenticated with an API key may label its call `simulator` (the custom
+ * parameter `vagent_source`, sent by `vagent call simulate`; docs/api-decisions.md "Simulated
+ * calls"): a carrier's signature or the stream token proves a carrier, never a simulation.
  * A plain GET (no upgrade) gets 400 saying this is a WebSocket endpoint.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -33,7 +36,8 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
         preValidation: async (request: FastifyRequest) => {
           if (!request.ws) return;
           if (!streams()) throw new ApiError('media_unavailable', 'media streams are not running on this daemon');
-          (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant = authenticate(services, dialect, request, publicUrl);
+          const auth = authenticate(services, dialect, request, publicUrl);
+          Object.assign(request, { mediaTenant: auth?.tenantId ?? null, mediaByKey: auth?.byKey === true });
         },
         handler: async (_request: FastifyRequest, _reply: FastifyReply) => {
           throw new ApiError('invalid_request', `GET /v1/media/${dialect} is a WebSocket endpoint: connect with an Upgrade: websocket request (see docs/media.md)`);
@@ -44,7 +48,8 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
             socket.close(1011, 'media streams are not running');
             return;
           }
-          media.accept(socket, dialect, (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant ?? null, queryParams(request));
+          const auth = request as FastifyRequest & { mediaTenant?: string | null; mediaByKey?: boolean };
+          media.accept(socket, dialect, auth.mediaTenant ?? null, queryParams(request), auth.mediaByKey === true);
         },
       });
     }
@@ -52,20 +57,21 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
 }
 
 /**
- * The tenant an upgrade request authenticates as, or null when it carries no credentials (a
- * stream token must then come in `start`).
+ * The tenant an upgrade request authenticates as and whether by an API key (else by the
+ * carrier's own mechanism), or null when it carries no credentials (a stream token must then
+ * come in `start`).
  * @throws ApiError unauthorized (401) when it carries credentials that do not verify
  */
-function authenticate(services: Services, dialect: CarrierDialect, request: FastifyRequest, publicUrl: string | null): string | null {
+function authenticate(services: Services, dialect: CarrierDialect, request: FastifyRequest, publicUrl: string | null): { tenantId: string; byKey: boolean } | null {
   const header = request.headers.authorization;
   const found = header ? bearerKey(header, services.tenants) : null;
-  if (found) return found.tenantId;
+  if (found) return { tenantId: found.tenantId, byKey: true };
   const query = request.query as Record<string, unknown>;
   const named = typeof query['tenant'] === 'string';
   const tenant = named ? query['tenant'] as string : 'default';
   if (!TENANT_NAME_PATTERN.test(tenant)) throw new ApiError('unauthorized', 'the tenant query parameter is not a tenant name');
   const verdict = services.carriers.verifyNative(dialect, tenant, { headers: request.headers, urls: signedUrls(request, publicUrl) });
-  if (verdict === 'ok') return tenant;
+  if (verdict === 'ok') return { tenantId: tenant, byKey: false };
   // A signature that does not verify for a tenant the URL named is refused. Without `?tenant=`
   // (Twilio allows no query string in <Stream url>, yet signs every upgrade) another tenant's
   // stream is signed with its own account: the stream token in `start` must then say whose it is.
