@@ -104,6 +104,25 @@ export const LOG_SERIALIZERS = {
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /**
+ * `jsonSchemaTransformObject` (fastify-type-provider-zod), less the `$id` it leaves on each
+ * component schema: zod's `toJSONSchema` sets `$id` to the schema's `$ref` target
+ * (`#/components/schemas/Call`), and a `$id` with a non-empty fragment is invalid JSON Schema
+ * 2020-12 (§8.2.1; the meta-schema's `$id` pattern `^[^#]*#?$`), so OpenAPI 3.1 validators,
+ * generated clients and fuzzers reject the document. A component is named by its key in
+ * `components.schemas`; it needs no `$id`.
+ */
+function componentSchemasWithoutIds(input: Parameters<typeof jsonSchemaTransformObject>[0]): ReturnType<typeof jsonSchemaTransformObject> {
+  const doc = jsonSchemaTransformObject(input) as { components?: { schemas?: Record<string, unknown> } };
+  const schemas = doc.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (typeof schema !== 'object' || schema === null || !('$id' in schema)) continue;
+    const { $id: _dropped, ...rest } = schema as Record<string, unknown>;
+    schemas[name] = rest;
+  }
+  return doc as ReturnType<typeof jsonSchemaTransformObject>;
+}
+
+/**
  * Builds the `/v1` application.
  * @returns a ready-to-`listen()` or `inject()` fastify instance (call `ready()` first for inject).
  */
@@ -151,7 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     // Fills components.schemas from the schemas' `.meta({id})`; without it every
     // `$ref: '#/components/schemas/…'` in the document points at nothing.
-    transformObject: jsonSchemaTransformObject,
+    transformObject: componentSchemasWithoutIds,
   });
 
   // WebSocket upgrades go through the router and its hooks (auth before the upgrade). A frame
