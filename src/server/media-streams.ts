@@ -117,9 +117,12 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
     this.live.delete(n);
   }
 
-  /** @internal: ends call `n`'s session (tracked, so shutdown waits for it). */
-  endCall(tenantId: string, n: number): Promise<void> {
-    return this.live.track(this.services.media.ended(tenantId, n));
+  /**
+   * @internal: ends call `n`'s session (tracked, so shutdown waits for it); `problem`, when
+   * vagent closed the stream for a protocol fault, is recorded as the call's `dial_error`.
+   */
+  endCall(tenantId: string, n: number, problem: string | null = null): Promise<void> {
+    return this.live.track(this.services.media.ended(tenantId, n, problem));
   }
 
   /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */
@@ -177,6 +180,10 @@ class StreamConnection {
   private n: number | null = null;
   private tenant: string | null;
   private phase: 'awaiting_start' | 'opening' | 'attached' | 'done' = 'awaiting_start';
+  /** Why vagent closed this stream after its call opened (a protocol fault), for the call record. */
+  private refusal: string | null = null;
+  /** Whether the media-calls service is opening this stream's call now. */
+  private openInFlight = false;
   private readonly deadline: NodeJS.Timeout;
 
   constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
@@ -239,24 +246,33 @@ class StreamConnection {
     }
     const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params };
     let opened;
+    this.openInFlight = true;
     try {
       opened = await svc.media.open(this.tenant, start);
     } catch (err) {
+      this.openInFlight = false;
+      if (this.refused) {
+        // Closed by a frame while the call was being opened, and no call opened after all.
+        this.owner.emit('streamEnded', { callId: null, dialect: this.dialect, reason: 'refused', stats: null });
+        return;
+      }
       const reason = err instanceof StreamRefused ? err.message : 'the call could not be opened';
       if (!(err instanceof StreamRefused)) log.warn({ err, dialect: this.dialect }, 'media stream: could not open the call');
       this.refuse(1008, reason);
       return;
     }
+    this.openInFlight = false;
     const n = opened.n;
     this.n = n;
     const tenant = this.tenant;
     const callId = `cl_${n}`;
     log.info({ call_id: callId, dialect: this.dialect, routed_by: opened.routedBy, agent_id: opened.agentId }, 'media stream attached');
-    if (this.socketClosed !== null) {
-      // The caller hung up while the call was being opened.
+    if (this.socketClosed !== null || this.refused) {
+      // The caller hung up, or sent a frame that closed the stream, while the call was being opened.
+      const refused = this.refused;
       this.phase = 'done';
-      void this.owner.endCall(tenant, n);
-      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: 'caller-hangup', stats: null });
+      void this.owner.endCall(tenant, n, this.refusal);
+      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: refused ? 'refused' : 'caller-hangup', stats: null });
       return;
     }
     const frames = this.early;
@@ -283,7 +299,7 @@ class StreamConnection {
       ended: (reason, cause, stats) => {
         this.phase = 'done';
         this.owner.unregister(n);
-        void this.owner.endCall(tenant, n);
+        void this.owner.endCall(tenant, n, this.refusal);
         log.info({
           call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
           frames_sent: stats.framesSent, frames_late: stats.framesLate, frames_dropped: stats.framesDropped, lateness_p99_ms: stats.latenessP99Ms,
@@ -295,6 +311,11 @@ class StreamConnection {
     this.owner.register(n, this.handle);
   }
 
+  /** Whether vagent closed the stream while its call was being opened (the awaited open narrows `phase` for tsc). */
+  private get refused(): boolean {
+    return this.phase === 'done';
+  }
+
   private onClose(code: number): void {
     this.socketClosed = code;
     clearTimeout(this.deadline);
@@ -302,12 +323,20 @@ class StreamConnection {
     else if (this.phase === 'awaiting_start') this.phase = 'done';
   }
 
+  /**
+   * Closes the socket with `code` and `reason`. A stream whose call is open (attached, or being
+   * opened) records why on the call; an attached one tells its media worker first, so the call
+   * ends now rather than when the worker's own timeouts notice the silence.
+   */
   private refuse(code: number, reason: string): void {
     clearTimeout(this.deadline);
     if (this.phase === 'done') return;
-    const wasAttached = this.phase === 'attached';
+    const was = this.phase;
     this.phase = 'done';
-    if (!wasAttached) this.owner.emit('streamEnded', { callId: this.n === null ? null : `cl_${this.n}`, dialect: this.dialect, reason: 'refused', stats: null });
+    if (was === 'attached' || this.openInFlight) this.refusal = `the stream was closed (${code}): ${reason}`;
+    // A call being opened is ended (and reported) by onStart once it is open.
+    if (was === 'attached') this.handle!.closed(code);
+    else if (!this.openInFlight) this.owner.emit('streamEnded', { callId: null, dialect: this.dialect, reason: 'refused', stats: null });
     this.closeSocket(code, reason);
   }
 
