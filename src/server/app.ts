@@ -174,8 +174,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // WebSocket upgrades go through the router and its hooks (auth before the upgrade). A frame
-  // over the carriers' largest is refused with close code 1009 by ws itself.
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS * 4 } });
+  // over the carriers' largest (bytes; their JSON is ASCII) is refused with close code 1009 by
+  // ws itself, from its header, before its payload is read.
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS } });
 
   await app.register(async (open) => {
     open.get('/health', {

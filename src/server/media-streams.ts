@@ -15,6 +15,7 @@ import type { MediaWorkerPool, StreamHandle } from '../media/worker-pool.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
 import { LiveCalls } from './live-calls.js';
+import { UNPROVEN_LIMITS, UnprovenSockets, type UnprovenTicket } from './unproven-sockets.js';
 import type { Services } from '../services/index.js';
 
 
@@ -39,9 +40,9 @@ export interface MediaStreamsOptions {
 }
 
 /** Frames a stream may send before its `start`. */
-const MAX_FRAMES_BEFORE_START = 20;
+const MAX_FRAMES_BEFORE_START = UNPROVEN_LIMITS.framesBeforeStart;
 /** How long a stream may take to send `start`, ms. */
-const START_DEADLINE_MS = 10_000;
+const START_DEADLINE_MS = UNPROVEN_LIMITS.startDeadlineMs;
 /** Longest `vagent_fake_transcripts` list, and line. */
 const MAX_FAKE_LINES = 200;
 const MAX_FAKE_LINE_CHARS = 1000;
@@ -56,6 +57,8 @@ export interface MediaStreamsEvents {
 export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   /** Attached streams by call number, and the sessions still being ended (shutdown waits for them). */
   private readonly live = new LiveCalls<StreamHandle>();
+  /** Sockets without credentials still waiting for their `start` (src/server/unproven-sockets.ts). */
+  private readonly unproven = new UnprovenSockets();
 
   constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
     super();
@@ -68,10 +71,29 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
 
   /**
    * Serves one upgraded WebSocket. `tenantId` is the tenant its upgrade authenticated, or null
-   * when it carried no credentials (the `start` must then carry a valid `stream_token`).
+   * when it carried no credentials (the `start` must then carry a valid `stream_token`); such a
+   * socket from `address` (the TCP peer) is closed at once with 1013 when too many are waiting
+   * for their `start` ({@link UNPROVEN_LIMITS}).
    */
-  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}): void {
-    new StreamConnection(this, socket, dialect, tenantId, queryParams);
+  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}, address = 'unknown'): void {
+    let ticket: UnprovenTicket | null = null;
+    if (tenantId === null) {
+      const admitted = this.unproven.admit(address);
+      if ('refused' in admitted) {
+        socket.on('error', () => undefined);
+        socket.close(1013, admitted.refused.slice(0, 120));
+        terminateLater(socket);
+        this.emit('streamEnded', { callId: null, dialect, reason: 'refused', stats: null });
+        return;
+      }
+      ticket = admitted;
+    }
+    new StreamConnection(this, socket, dialect, tenantId, queryParams, ticket);
+  }
+
+  /** Sockets without credentials waiting for their `start` now. */
+  get unprovenSize(): number {
+    return this.unproven.size;
   }
 
   /**
@@ -185,11 +207,14 @@ class StreamConnection {
   /** Whether the media-calls service is opening this stream's call now. */
   private openInFlight = false;
   private readonly deadline: NodeJS.Timeout;
+  /** Bytes received before `start`. */
+  private earlyBytes = 0;
 
+  /** `ticket`: the socket's place among the unproven ones (no credentials yet), released once it proves who it is or closes. */
   constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
-    private readonly queryParams: Record<string, string>) {
+    private readonly queryParams: Record<string, string>, private ticket: UnprovenTicket | null) {
     this.tenant = tenantId;
-    this.deadline = setTimeout(() => this.refuse(1008, 'no start event within 10 s'), START_DEADLINE_MS);
+    this.deadline = setTimeout(() => this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`), START_DEADLINE_MS);
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
     socket.on('close', (code: number) => this.onClose(code));
     socket.on('error', () => undefined);
@@ -200,6 +225,14 @@ class StreamConnection {
     if (isBinary) {
       this.refuse(1003, 'binary frames are not part of this protocol; send JSON text frames');
       return;
+    }
+    if (this.phase !== 'attached' && this.ticket !== null) {
+      // Unproven: bound what it holds before anything is decoded.
+      this.earlyBytes += Array.isArray(data) ? data.reduce((sum, b) => sum + b.length, 0) : data.byteLength;
+      if (this.earlyBytes > UNPROVEN_LIMITS.bytesBeforeStart) {
+        this.refuse(1008, `unauthenticated: more than ${UNPROVEN_LIMITS.bytesBeforeStart / 1024} KiB before start`);
+        return;
+      }
     }
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     if (this.phase === 'attached') {
@@ -240,6 +273,7 @@ class StreamConnection {
         return;
       }
     }
+    this.releaseTicket();
     if (this.owner.isDraining) {
       this.refuse(1001, 'vagent is stopping');
       return;
@@ -316,9 +350,16 @@ class StreamConnection {
     return this.phase === 'done';
   }
 
+  /** The socket has proven who it is, or is closing: it no longer counts as unproven. */
+  private releaseTicket(): void {
+    this.ticket?.release();
+    this.ticket = null;
+  }
+
   private onClose(code: number): void {
     this.socketClosed = code;
     clearTimeout(this.deadline);
+    this.releaseTicket();
     if (this.handle && this.phase === 'attached') this.handle.closed(code);
     else if (this.phase === 'awaiting_start') this.phase = 'done';
   }
@@ -330,6 +371,7 @@ class StreamConnection {
    */
   private refuse(code: number, reason: string): void {
     clearTimeout(this.deadline);
+    this.early = [];
     if (this.phase === 'done') return;
     const was = this.phase;
     this.phase = 'done';
@@ -338,6 +380,8 @@ class StreamConnection {
     if (was === 'attached') this.handle!.closed(code);
     else if (!this.openInFlight) this.owner.emit('streamEnded', { callId: null, dialect: this.dialect, reason: 'refused', stats: null });
     this.closeSocket(code, reason);
+    // An unproven socket counts until it is gone (onClose): it gets no 30 s closing handshake.
+    if (this.ticket !== null) terminateLater(this.socket);
   }
 
   private closeSocket(code: number, reason: string): void {
@@ -348,4 +392,14 @@ class StreamConnection {
       this.socket.terminate();
     }
   }
+}
+
+/** How long a refused unproven socket may take to answer our close frame before it is dropped, ms. */
+const REFUSED_CLOSE_GRACE_MS = 1_000;
+
+/** Drops `socket` unless it has closed within {@link REFUSED_CLOSE_GRACE_MS} (ws would wait 30 s). */
+function terminateLater(socket: WebSocket): void {
+  setTimeout(() => {
+    if (socket.readyState !== socket.CLOSED) socket.terminate();
+  }, REFUSED_CLOSE_GRACE_MS).unref();
 }

@@ -44,7 +44,7 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
             socket.close(1011, 'media streams are not running');
             return;
           }
-          media.accept(socket, dialect, (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant ?? null, queryParams(request));
+          media.accept(socket, dialect, (request as FastifyRequest & { mediaTenant?: string | null }).mediaTenant ?? null, queryParams(request), request.socket.remoteAddress);
         },
       });
     }
