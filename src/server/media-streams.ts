@@ -59,6 +59,8 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   private readonly live = new LiveCalls<StreamHandle>();
   /** Sockets without credentials still waiting for their `start` (src/server/unproven-sockets.ts). */
   private readonly unproven = new UnprovenSockets();
+  /** Calls whose stream sent a frame since the last heartbeat. */
+  private active = new Set<number>();
 
   constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
     super();
@@ -89,6 +91,21 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
       ticket = admitted;
     }
     new StreamConnection(this, socket, dialect, tenantId, queryParams, ticket);
+  }
+
+  /**
+   * The calls whose stream sent a frame since the last call of this (the media heartbeat,
+   * src/server/media-runtime.ts); the set is emptied.
+   */
+  takeActive(): Set<number> {
+    const active = this.active;
+    this.active = new Set();
+    return active;
+  }
+
+  /** @internal: call `n`'s stream sent a frame (one Set insert per frame; written on the heartbeat only). */
+  sawMedia(n: number): void {
+    this.active.add(n);
   }
 
   /** Sockets without credentials waiting for their `start` now. */
@@ -237,6 +254,7 @@ class StreamConnection {
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     if (this.phase === 'attached') {
       this.handle!.push(text);
+      this.owner.sawMedia(this.n!);
       return;
     }
     this.early.push(text);
