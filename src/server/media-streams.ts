@@ -231,7 +231,11 @@ class StreamConnection {
   constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
     private readonly queryParams: Record<string, string>, private ticket: UnprovenTicket | null) {
     this.tenant = tenantId;
-    this.deadline = setTimeout(() => this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`), START_DEADLINE_MS);
+    // Refused on the loop's next check phase, after its poll phase has read what arrived
+    // meanwhile: a daemon that was busy when the deadline fell still sees a `start` already sent.
+    this.deadline = setTimeout(() => setImmediate(() => {
+      if (this.phase === 'awaiting_start') this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`);
+    }), START_DEADLINE_MS);
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
     socket.on('close', (code: number) => this.onClose(code));
     socket.on('error', () => undefined);
