@@ -116,6 +116,25 @@ export const LOG_SERIALIZERS = {
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /**
+ * `jsonSchemaTransformObject` (fastify-type-provider-zod), less the `$id` it leaves on each
+ * component schema: zod's `toJSONSchema` sets `$id` to the schema's `$ref` target
+ * (`#/components/schemas/Call`), and a `$id` with a non-empty fragment is invalid JSON Schema
+ * 2020-12 (§8.2.1; the meta-schema's `$id` pattern `^[^#]*#?$`), so OpenAPI 3.1 validators,
+ * generated clients and fuzzers reject the document. A component is named by its key in
+ * `components.schemas`; it needs no `$id`.
+ */
+function componentSchemasWithoutIds(input: Parameters<typeof jsonSchemaTransformObject>[0]): ReturnType<typeof jsonSchemaTransformObject> {
+  const doc = jsonSchemaTransformObject(input) as { components?: { schemas?: Record<string, unknown> } };
+  const schemas = doc.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (typeof schema !== 'object' || schema === null || !('$id' in schema)) continue;
+    const { $id: _dropped, ...rest } = schema as Record<string, unknown>;
+    schemas[name] = rest;
+  }
+  return doc as ReturnType<typeof jsonSchemaTransformObject>;
+}
+
+/**
  * Builds the `/v1` application.
  * @returns a ready-to-`listen()` or `inject()` fastify instance (call `ready()` first for inject).
  */
@@ -163,12 +182,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     // Fills components.schemas from the schemas' `.meta({id})`; without it every
     // `$ref: '#/components/schemas/…'` in the document points at nothing.
-    transformObject: jsonSchemaTransformObject,
+    transformObject: componentSchemasWithoutIds,
   });
 
   // WebSocket upgrades go through the router and its hooks (auth before the upgrade). A frame
-  // over the carriers' largest is refused with close code 1009 by ws itself.
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS * 4 } });
+  // over the carriers' largest (bytes; their JSON is ASCII) is refused with close code 1009 by
+  // ws itself, from its header, before its payload is read.
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS } });
 
   await app.register(async (open) => {
     open.get('/health', {

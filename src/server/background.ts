@@ -1,6 +1,7 @@
 /**
  * The daemon's periodic store upkeep (issue 15 item 4): the purge of expired idempotency
- * records, in small batches, and the reclaim of the database's free pages. Both run through
+ * records, in small batches, the reclaim of the database's free pages, and the end of prepared
+ * calls whose stream never arrived (docs/calls.md). All run through
  * the store's write queue a little at a time, so requests keep flowing meanwhile; their timers
  * are unref'd and {@link BackgroundTasks.stop} waits for the step under way.
  */
@@ -11,6 +12,12 @@ import type { Runtime } from './runtime.js';
 export const PURGE_INTERVAL_MS = 5 * 60_000;
 /** Between looks at the database's free list. */
 export const RECLAIM_INTERVAL_MS = 60_000;
+/**
+ * Between looks for prepared calls whose stream never arrived (and one right after start-up,
+ * which ends those whose deadline passed while the daemon was down). A call ends at most this
+ * long after its deadline.
+ */
+export const PREPARED_EXPIRY_INTERVAL_MS = 5_000;
 
 /** Where the tasks report (the daemon's pino logger). */
 export interface TaskLog {
@@ -25,6 +32,8 @@ export interface BackgroundTaskOptions {
   purgeIntervalMs?: number;
   /** Default {@link RECLAIM_INTERVAL_MS}. */
   reclaimIntervalMs?: number;
+  /** Default {@link PREPARED_EXPIRY_INTERVAL_MS}. */
+  preparedExpiryIntervalMs?: number;
   /** Rows per purge transaction (default the service's, 1,000). */
   purgeBatchRows?: number;
   /** Free-list threshold and pages per step (defaults: 1,024 and 256). */
@@ -81,16 +90,30 @@ export function startBackgroundTasks(runtime: Runtime, log: TaskLog, options: Ba
       .finally(() => { reclaiming = false; }));
   };
 
+  let expiring = false;
+  const expirePrepared = () => {
+    if (expiring || abort.signal.aborted) return;
+    expiring = true;
+    track(runtime.services.callLines.endExpiredPrepared()
+      .then((n) => { if (n > 0) log.info({ calls: n }, 'prepared calls ended: no carrier stream arrived within their max_call_duration_s'); })
+      .catch((err: unknown) => log.error({ err }, 'ending expired prepared calls failed'))
+      .finally(() => { expiring = false; }));
+  };
+
   const purgeTimer = setInterval(purge, options.purgeIntervalMs ?? PURGE_INTERVAL_MS);
+  const expiryTimer = setInterval(expirePrepared, options.preparedExpiryIntervalMs ?? PREPARED_EXPIRY_INTERVAL_MS);
+  expiryTimer.unref();
   const reclaimTimer = setInterval(reclaim, options.reclaimIntervalMs ?? RECLAIM_INTERVAL_MS);
   purgeTimer.unref();
   reclaimTimer.unref();
   purge();
+  expirePrepared();
 
   return {
     async stop() {
       clearInterval(purgeTimer);
       clearInterval(reclaimTimer);
+      clearInterval(expiryTimer);
       abort.abort();
       await Promise.allSettled([...running]);
     },

@@ -25,6 +25,11 @@ export class LiveCalls<H extends LiveCall = LiveCall> {
     return this.stopping;
   }
 
+  /** The numbers of the calls carried now. */
+  ids(): number[] {
+    return [...this.calls.keys()];
+  }
+
   has(n: number): boolean {
     return this.calls.has(n);
   }

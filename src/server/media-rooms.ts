@@ -82,6 +82,11 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     return this.live.hangUp(n);
   }
 
+  /** The calls whose room vagent is in (or joining) now: alive as long as the daemon is (their media runs in its child processes). */
+  liveCalls(): number[] {
+    return this.live.ids();
+  }
+
   /** Shutdown: leaves every room (the calls end) and waits at most `timeoutMs`. */
   async closeAll(timeoutMs = 3000): Promise<void> {
     await this.live.closeAll(timeoutMs);
@@ -100,7 +105,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
       } catch {
         // LiveKit unreachable: the call is still ended here; its room empties on LiveKit's own timeouts.
       }
-      await services.media.ended(o.tenant_id, o.id, 'vagent restarted during the call: its room media was lost');
+      await services.media.ended(o.tenant_id, o.id, 'vagent restarted during the call: its room media was lost', services.media.lastSeen(o.id));
     }
     return orphans.length;
   }

@@ -10,6 +10,7 @@ import { pocketsphinxStatus } from '../media/pocketsphinx.js';
 import { chooseRecognizer, describeRecognition, recognitionOf, type EmbeddedStatus, type RecognitionLine } from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
+import { ACTIVITY_HEARTBEAT_MS } from '../services/media-calls.js';
 import type { HealthExtras } from './app.js';
 import { MediaRooms } from './media-rooms.js';
 import { MediaStreams, type MediaStreamsOptions } from './media-streams.js';
@@ -117,6 +118,11 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   }
   const liveRooms = rooms;
   services.callLines.setMediaLines({ hangUp: (n) => streams.hangUp(n) || (liveRooms?.hangUp(n) ?? false) });
+  // The media heartbeat: the calls whose stream sent frames, and those in a room, were alive now.
+  const heartbeat = setInterval(() => {
+    void services.media.noteActivity([...streams.takeActive(), ...(liveRooms?.liveCalls() ?? [])]);
+  }, ACTIVITY_HEARTBEAT_MS);
+  heartbeat.unref();
   return {
     streams,
     pool,
@@ -127,6 +133,7 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     }),
     notice: () => recognitionNotice(lines),
     stop: async () => {
+      clearInterval(heartbeat);
       await Promise.all([pool.close(), roomPool?.close()]);
     },
   };

@@ -16,6 +16,7 @@ import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-p
 import type { CallSource } from '../domain/calls.js';
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
 import { LiveCalls } from './live-calls.js';
+import { UNPROVEN_LIMITS, UnprovenSockets, type UnprovenTicket } from './unproven-sockets.js';
 import type { Services } from '../services/index.js';
 
 
@@ -40,9 +41,9 @@ export interface MediaStreamsOptions {
 }
 
 /** Frames a stream may send before its `start`. */
-const MAX_FRAMES_BEFORE_START = 20;
+const MAX_FRAMES_BEFORE_START = UNPROVEN_LIMITS.framesBeforeStart;
 /** How long a stream may take to send `start`, ms. */
-const START_DEADLINE_MS = 10_000;
+const START_DEADLINE_MS = UNPROVEN_LIMITS.startDeadlineMs;
 /** Longest `vagent_fake_transcripts` list, and line. */
 const MAX_FAKE_LINES = 200;
 const MAX_FAKE_LINE_CHARS = 1000;
@@ -57,6 +58,10 @@ export interface MediaStreamsEvents {
 export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   /** Attached streams by call number, and the sessions still being ended (shutdown waits for them). */
   private readonly live = new LiveCalls<StreamHandle>();
+  /** Sockets without credentials still waiting for their `start` (src/server/unproven-sockets.ts). */
+  private readonly unproven = new UnprovenSockets();
+  /** Calls whose stream sent a frame since the last heartbeat. */
+  private active = new Set<number>();
 
   constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
     super();
@@ -69,11 +74,48 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
 
   /**
    * Serves one upgraded WebSocket. `tenantId` is the tenant its upgrade authenticated, or null
-   * when it carried no credentials (the `start` must then carry a valid `stream_token`);
-   * `byKey`: it authenticated with an API key, so its call may be labelled a simulation.
+   * when it carried no credentials (the `start` must then carry a valid `stream_token`); such a
+   * socket from `origin.address` (the TCP peer) is closed at once with 1013 when too many are
+   * waiting for their `start` ({@link UNPROVEN_LIMITS}). `origin.byKey`: it authenticated with an
+   * API key, so its call may be labelled a simulation.
    */
-  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {}, byKey = false): void {
-    new StreamConnection(this, socket, dialect, tenantId, queryParams, byKey);
+  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {},
+    origin: { byKey?: boolean; address?: string } = {}): void {
+    const byKey = origin.byKey === true;
+    const address = origin.address ?? 'unknown';
+    let ticket: UnprovenTicket | null = null;
+    if (tenantId === null) {
+      const admitted = this.unproven.admit(address);
+      if ('refused' in admitted) {
+        socket.on('error', () => undefined);
+        socket.close(1013, admitted.refused.slice(0, 120));
+        terminateLater(socket);
+        this.emit('streamEnded', { callId: null, dialect, reason: 'refused', stats: null });
+        return;
+      }
+      ticket = admitted;
+    }
+    new StreamConnection(this, socket, dialect, tenantId, queryParams, byKey, ticket);
+  }
+
+  /**
+   * The calls whose stream sent a frame since the last call of this (the media heartbeat,
+   * src/server/media-runtime.ts); the set is emptied.
+   */
+  takeActive(): Set<number> {
+    const active = this.active;
+    this.active = new Set();
+    return active;
+  }
+
+  /** @internal: call `n`'s stream sent a frame (one Set insert per frame; written on the heartbeat only). */
+  sawMedia(n: number): void {
+    this.active.add(n);
+  }
+
+  /** Sockets without credentials waiting for their `start` now. */
+  get unprovenSize(): number {
+    return this.unproven.size;
   }
 
   /**
@@ -119,9 +161,12 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
     this.live.delete(n);
   }
 
-  /** @internal: ends call `n`'s session (tracked, so shutdown waits for it). */
-  endCall(tenantId: string, n: number): Promise<void> {
-    return this.live.track(this.services.media.ended(tenantId, n));
+  /**
+   * @internal: ends call `n`'s session (tracked, so shutdown waits for it); `problem`, when
+   * vagent closed the stream for a protocol fault, is recorded as the call's `dial_error`.
+   */
+  endCall(tenantId: string, n: number, problem: string | null = null): Promise<void> {
+    return this.live.track(this.services.media.ended(tenantId, n, problem));
   }
 
   /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */
@@ -190,12 +235,23 @@ class StreamConnection {
   private n: number | null = null;
   private tenant: string | null;
   private phase: 'awaiting_start' | 'opening' | 'attached' | 'done' = 'awaiting_start';
+  /** Why vagent closed this stream after its call opened (a protocol fault), for the call record. */
+  private refusal: string | null = null;
+  /** Whether the media-calls service is opening this stream's call now. */
+  private openInFlight = false;
   private readonly deadline: NodeJS.Timeout;
+  /** Bytes received before `start`. */
+  private earlyBytes = 0;
 
+  /** `ticket`: the socket's place among the unproven ones (no credentials yet), released once it proves who it is or closes. */
   constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
-    private readonly queryParams: Record<string, string>, private readonly byKey: boolean) {
+    private readonly queryParams: Record<string, string>, private readonly byKey: boolean, private ticket: UnprovenTicket | null) {
     this.tenant = tenantId;
-    this.deadline = setTimeout(() => this.refuse(1008, 'no start event within 10 s'), START_DEADLINE_MS);
+    // Refused on the loop's next check phase, after its poll phase has read what arrived
+    // meanwhile: a daemon that was busy when the deadline fell still sees a `start` already sent.
+    this.deadline = setTimeout(() => setImmediate(() => {
+      if (this.phase === 'awaiting_start') this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`);
+    }), START_DEADLINE_MS);
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
     socket.on('close', (code: number) => this.onClose(code));
     socket.on('error', () => undefined);
@@ -207,9 +263,18 @@ class StreamConnection {
       this.refuse(1003, 'binary frames are not part of this protocol; send JSON text frames');
       return;
     }
+    if (this.phase !== 'attached' && this.ticket !== null) {
+      // Unproven: bound what it holds before anything is decoded.
+      this.earlyBytes += Array.isArray(data) ? data.reduce((sum, b) => sum + b.length, 0) : data.byteLength;
+      if (this.earlyBytes > UNPROVEN_LIMITS.bytesBeforeStart) {
+        this.refuse(1008, `unauthenticated: more than ${UNPROVEN_LIMITS.bytesBeforeStart / 1024} KiB before start`);
+        return;
+      }
+    }
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     if (this.phase === 'attached') {
       this.handle!.push(text);
+      this.owner.sawMedia(this.n!);
       return;
     }
     this.early.push(text);
@@ -246,30 +311,40 @@ class StreamConnection {
         return;
       }
     }
+    this.releaseTicket();
     if (this.owner.isDraining) {
       this.refuse(1001, 'vagent is stopping');
       return;
     }
     const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params, source: streamSource(params, this.byKey) };
     let opened;
+    this.openInFlight = true;
     try {
       opened = await svc.media.open(this.tenant, start);
     } catch (err) {
+      this.openInFlight = false;
+      if (this.refused) {
+        // Closed by a frame while the call was being opened, and no call opened after all.
+        this.owner.emit('streamEnded', { callId: null, dialect: this.dialect, reason: 'refused', stats: null });
+        return;
+      }
       const reason = err instanceof StreamRefused ? err.message : 'the call could not be opened';
       if (!(err instanceof StreamRefused)) log.warn({ err, dialect: this.dialect }, 'media stream: could not open the call');
       this.refuse(1008, reason);
       return;
     }
+    this.openInFlight = false;
     const n = opened.n;
     this.n = n;
     const tenant = this.tenant;
     const callId = `cl_${n}`;
     log.info({ call_id: callId, dialect: this.dialect, routed_by: opened.routedBy, agent_id: opened.agentId }, 'media stream attached');
-    if (this.socketClosed !== null) {
-      // The caller hung up while the call was being opened.
+    if (this.socketClosed !== null || this.refused) {
+      // The caller hung up, or sent a frame that closed the stream, while the call was being opened.
+      const refused = this.refused;
       this.phase = 'done';
-      void this.owner.endCall(tenant, n);
-      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: 'caller-hangup', stats: null });
+      void this.owner.endCall(tenant, n, this.refusal);
+      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: refused ? 'refused' : 'caller-hangup', stats: null });
       return;
     }
     const frames = this.early;
@@ -296,7 +371,7 @@ class StreamConnection {
       ended: (reason, cause, stats) => {
         this.phase = 'done';
         this.owner.unregister(n);
-        void this.owner.endCall(tenant, n);
+        void this.owner.endCall(tenant, n, this.refusal);
         log.info({
           call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
           frames_sent: stats.framesSent, frames_late: stats.framesLate, frames_dropped: stats.framesDropped, lateness_p99_ms: stats.latenessP99Ms,
@@ -308,20 +383,43 @@ class StreamConnection {
     this.owner.register(n, this.handle);
   }
 
+  /** Whether vagent closed the stream while its call was being opened (the awaited open narrows `phase` for tsc). */
+  private get refused(): boolean {
+    return this.phase === 'done';
+  }
+
+  /** The socket has proven who it is, or is closing: it no longer counts as unproven. */
+  private releaseTicket(): void {
+    this.ticket?.release();
+    this.ticket = null;
+  }
+
   private onClose(code: number): void {
     this.socketClosed = code;
     clearTimeout(this.deadline);
+    this.releaseTicket();
     if (this.handle && this.phase === 'attached') this.handle.closed(code);
     else if (this.phase === 'awaiting_start') this.phase = 'done';
   }
 
+  /**
+   * Closes the socket with `code` and `reason`. A stream whose call is open (attached, or being
+   * opened) records why on the call; an attached one tells its media worker first, so the call
+   * ends now rather than when the worker's own timeouts notice the silence.
+   */
   private refuse(code: number, reason: string): void {
     clearTimeout(this.deadline);
+    this.early = [];
     if (this.phase === 'done') return;
-    const wasAttached = this.phase === 'attached';
+    const was = this.phase;
     this.phase = 'done';
-    if (!wasAttached) this.owner.emit('streamEnded', { callId: this.n === null ? null : `cl_${this.n}`, dialect: this.dialect, reason: 'refused', stats: null });
+    if (was === 'attached' || this.openInFlight) this.refusal = `the stream was closed (${code}): ${reason}`;
+    // A call being opened is ended (and reported) by onStart once it is open.
+    if (was === 'attached') this.handle!.closed(code);
+    else if (!this.openInFlight) this.owner.emit('streamEnded', { callId: null, dialect: this.dialect, reason: 'refused', stats: null });
     this.closeSocket(code, reason);
+    // An unproven socket counts until it is gone (onClose): it gets no 30 s closing handshake.
+    if (this.ticket !== null) terminateLater(this.socket);
   }
 
   private closeSocket(code: number, reason: string): void {
@@ -332,4 +430,14 @@ class StreamConnection {
       this.socket.terminate();
     }
   }
+}
+
+/** How long a refused unproven socket may take to answer our close frame before it is dropped, ms. */
+const REFUSED_CLOSE_GRACE_MS = 1_000;
+
+/** Drops `socket` unless it has closed within {@link REFUSED_CLOSE_GRACE_MS} (ws would wait 30 s). */
+function terminateLater(socket: WebSocket): void {
+  setTimeout(() => {
+    if (socket.readyState !== socket.CLOSED) socket.terminate();
+  }, REFUSED_CLOSE_GRACE_MS).unref();
 }

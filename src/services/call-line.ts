@@ -102,6 +102,36 @@ export class CallLineService {
     })();
   }
 
+  /**
+   * Ends the prepared calls whose stream never arrived (docs/calls.md "Prepared calls that
+   * never connect"): a call prepared without `dial` whose carrier stream has not attached by its
+   * deadline — prepared at + `max_call_duration_s`, stored as `reserve_until`, so the deadline
+   * survives restarts — has its session ended (summary built, budget hold released) and the
+   * reason in its `dial_error`; `dial_status` stays `not_dialled` (there never was a line). At
+   * most `limit` per run; a call ended meanwhile (hung up, or a stream attached) is skipped.
+   * @returns how many it ended.
+   */
+  async endExpiredPrepared(limit = 100): Promise<number> {
+    let ended = 0;
+    for (const c of this.deps.repos.calls.expiredPrepared(this.deps.now(), limit)) {
+      const waitedS = Math.round(c.reserve_until - c.created_at);
+      const reason = `no carrier stream arrived within ${waitedS} s (max_call_duration_s) of preparing the call; vagent ended it`;
+      try {
+        const endedNow = await this.sessions.end(expiryCaller(c.tenant_id), `se_${c.id}`, (fn) => this.deps.repos.store.write(() => {
+          // Hung up meanwhile: the session's end already happened, and its reason is not ours.
+          const open = this.deps.repos.calls.get(c.id)?.session_status === 'open';
+          fn();
+          if (open) this.deps.repos.calls.notePreparedEnd(c.id, reason);
+          return open;
+        }), { lineHandled: true });
+        if (endedNow) ended++;
+      } catch {
+        // Purged, or the store is closing: the next run (or the next start) sees it again if it is still open.
+      }
+    }
+    return ended;
+  }
+
   /** Stops watching ringing calls (shutdown, before the store closes). */
   stop(): void {
     this.stopping.abort();
@@ -143,4 +173,9 @@ export class CallLineService {
       throw err;
     }
   }
+}
+
+/** The caller the prepared-call expiry writes under (audit). */
+function expiryCaller(tenantId: string): Caller {
+  return { tenantId, keyId: 'prepared-call-expiry', requestId: 'prepared-call-expiry', method: 'POST', route: '/v1/calls' };
 }

@@ -132,6 +132,15 @@ export class InboundService {
     }
   }
 
+  /**
+   * Counts one webhook refused before it could be verified (`reason`, e.g. LiveKit not
+   * configured) in the since-start counters. @returns the count so far, this one included.
+   */
+  countRefusal(reason: string): number {
+    this.count(reason);
+    return this.counters[reason]!;
+  }
+
   /** Counts since start, and all-time counts by outcome from the database. */
   counts(): { since_start: InboundCounters; recorded: Record<string, number> } {
     return { since_start: { ...this.counters }, recorded: this.deps.repos.telephonyEvents.counts() };

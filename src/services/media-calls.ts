@@ -71,6 +71,13 @@ export const PHONE_CLOSE_GRACE_MAX_MS = 2000;
 /** Recogniser deadline after the end of speech, ms. */
 const RECOGNIZER_TIMEOUT_MS = 3000;
 
+/**
+ * Between two records of which calls are alive (their media flowing), ms: a call orphaned by a
+ * crash ends at most this long before it really went silent, for one write per interval
+ * however many calls there are (never a write per audio frame).
+ */
+export const ACTIVITY_HEARTBEAT_MS = 5_000;
+
 /** The carrier streams' use cases. */
 export class MediaCallService {
   constructor(
@@ -281,12 +288,12 @@ export class MediaCallService {
    * recorded as the call's `dial_error` when vagent could not carry its audio (a LiveKit room it
    * could not join, media lost to a restart). Never throws.
    */
-  async ended(tenantId: string, n: number, problem: string | null = null): Promise<void> {
+  async ended(tenantId: string, n: number, problem: string | null = null, endedAt: number | null = null): Promise<void> {
     try {
       await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
         fn();
         this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
-      }), { lineHandled: true });
+      }), { lineHandled: true, ...(endedAt === null ? {} : { endedAt }) });
     } catch {
       // Already ended and purged, or the store is closing: nothing more to record.
     }
@@ -299,8 +306,32 @@ export class MediaCallService {
    */
   async endOrphanedStreams(): Promise<number> {
     const orphans = this.deps.repos.calls.orphanedStreams();
-    for (const o of orphans) await this.ended(o.tenant_id, o.id);
+    for (const o of orphans) await this.ended(o.tenant_id, o.id, null, this.lastSeen(o.id));
     return orphans.length;
+  }
+
+  /**
+   * When call `n` was last seen alive (epoch seconds: its last media heartbeat, turn, answer or
+   * start; CallRepo.lastSeen): the end of a call orphaned by a crash, so its duration does not
+   * include the outage. Null when there is no such call.
+   */
+  lastSeen(n: number): number | null {
+    return this.deps.repos.calls.lastSeen(n);
+  }
+
+  /**
+   * The media heartbeat: records that calls `ns` were alive now (one write for all of them;
+   * src/server/media-runtime.ts calls it every {@link ACTIVITY_HEARTBEAT_MS}). Never throws.
+   */
+  async noteActivity(ns: Iterable<number>): Promise<void> {
+    const ids = [...ns];
+    if (ids.length === 0) return;
+    const at = this.deps.now();
+    try {
+      await this.deps.repos.store.write(() => this.deps.repos.calls.touch(ids, at));
+    } catch {
+      // The store is closing: the next start ends these calls at their previous sign of life.
+    }
   }
 
   /**

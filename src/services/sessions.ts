@@ -132,6 +132,11 @@ export type LineCloser = (n: number) => Promise<(() => void) | null>;
 export interface EndOptions {
   /** The caller takes care of the call's line itself (a hang-up, a failed dial, the phone participant leaving). */
   lineHandled?: boolean;
+  /**
+   * When the session ended, epoch seconds, if not now: a call orphaned by a crash ended when it
+   * was last seen alive (CallRepo.lastSeen), not when the daemon came back.
+   */
+  endedAt?: number;
 }
 
 /** Options of the session service. */
@@ -398,7 +403,7 @@ export class SessionService {
       return this.finish(s, (summary) => {
         recordLine?.();
         return this.endView(s, sessionId, summary);
-      }, commit);
+      }, commit, options.endedAt);
     });
   }
 
@@ -496,26 +501,26 @@ export class SessionService {
   cacheSizes(): SessionCacheSizes { return { open: this.live.size, ended: this.ended.size }; }
 
   /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
-  private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>): Promise<R> {
+  private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>, endedAt?: number): Promise<R> {
     const run = commit ?? (async (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>);
     let summary: Summary | undefined;
     const result = await run(() => {
-      summary = this.endTx(s, s.state, s.metrics);
+      summary = this.endTx(s, s.state, s.metrics, endedAt);
       return view(summary);
     });
     if (summary !== undefined) this.markEnded(s, summary);
     return result;
   }
 
-  /** Writes the end of `s` (final state, metrics, summary); returns the summary, `{}` if building it failed. */
-  private endTx(s: LiveSession, state: EngineState, metrics: SessionMetrics): Summary {
+  /** Writes the end of `s` (final state, metrics, summary) at `endedAt` (default now); returns the summary, `{}` if building it failed. */
+  private endTx(s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
     let summary: Summary;
     try {
       summary = buildSummary(s.agent, state);
     } catch {
       summary = {};
     }
-    this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), this.deps.now(), JSON.stringify(summary));
+    this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), endedAt ?? this.deps.now(), JSON.stringify(summary));
     return summary;
   }
 

@@ -558,4 +558,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX calls_tenant_source ON calls (tenant_id, source, seq);
     `,
   },
+  {
+    // The last time the daemon saw a call alive (its media flowing, on a coarse heartbeat; see
+    // src/server/media-runtime.ts), epoch seconds: a call orphaned by a crash ends then, not at
+    // the restart. Null until the first heartbeat.
+    version: 14,
+    name: 'calls: last_activity_at (a call ended after a crash ends when it was last seen)',
+    sql: `
+      ALTER TABLE calls ADD COLUMN last_activity_at REAL;
+    `,
+  },
 ];

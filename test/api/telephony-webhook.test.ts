@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import { LiveKitTelephony } from '../../src/telephony/livekit.js';
 import { postSignedJson, SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/telephony/routing-webhook.js';
+import pino from 'pino';
+import { buildApp, LOG_SERIALIZERS } from '../../src/server/app.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
 
@@ -268,6 +270,31 @@ describe('without LiveKit', () => {
       const check = (await bare.call('GET', '/v1/telephony/check')).json();
       expect(check).toMatchObject({ ok: false, problem: 'not_configured' });
     } finally {
+      await bare.close();
+    }
+  });
+
+  it('logs the first refusal once at warn and only counts the rest (anyone can send them)', async () => {
+    const bare = await makeTestApp();
+    const logged: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'debug', serializers: LOG_SERIALIZERS }, { write: (line: string) => { logged.push(JSON.parse(line) as { level: number; msg: string }); } });
+    const app = await buildApp({ services: bare.runtime.services, bodyLimitBytes: 1 << 20, logger, version: 'test' });
+    try {
+      await app.ready();
+      for (let i = 0; i < 50; i++) {
+        const res = await app.inject({ method: 'POST', url: '/v1/telephony/livekit/webhook', payload: `{"n":${i}}`, headers: { 'content-type': 'application/webhook+json' } });
+        expect(res.statusCode).toBe(503);
+        expect(res.json().error.code).toBe('telephony_not_configured');
+      }
+      // pino levels: 40 warn, 50 error.
+      expect(logged.filter((l) => l.level >= 50)).toEqual([]);
+      const warned = logged.filter((l) => l.level === 40);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]!.msg).toMatch(/LiveKit is not configured/);
+      const check = (await bare.call('GET', '/v1/telephony/check')).json();
+      expect(check.events.since_start).toMatchObject({ webhook_refused_not_configured: 50 });
+    } finally {
+      await app.close();
       await bare.close();
     }
   });

@@ -229,11 +229,14 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     await until(() => (crash.fake.calleeLog(call.room)?.agentAudioMs ?? 0) > 500, 20_000, 'the opening');
     crash.daemon.proc.kill('SIGKILL');
     await crash.daemon.exited;
+    const killedAt = Date.now() / 1000;
     expect(removals(crash, call.room)).toEqual([]);
     crash = await startLine('fake', { restart: { fake: crash.fake, stateDir: crash.daemon.stateDir } });
     const after = await callUntil(crash, call.call_id, (c) => c.status !== 'in_progress', 15_000, 'the call to be ended');
     expect(after).toMatchObject({ status: 'completed', transport: 'livekit' });
     expect(after.ended_at).toEqual(expect.any(Number));
+    // Ended when vagent last saw it alive, not at the restart (the outage is not call time).
+    expect(after.ended_at).toBeLessThanOrEqual(killedAt);
     expect((await api(crash.daemon, 'GET', '/v1/calls?status=in_progress', { key: crash.key })).body.data).toHaveLength(0);
     await until(() => removals(crash, call.room).length > 0, 10_000, 'RemoveParticipant');
     expect(removals(crash, call.room)).toContain(call.sip);

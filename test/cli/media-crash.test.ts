@@ -1,10 +1,13 @@
 /**
  * A daemon killed (`kill -9`) while a carrier stream carries a call: at the next start the
  * call is ended and recorded — completed, its session ended with its summary — never left
- * `in_progress` for ever (issue 16; the stream's socket died with the process).
+ * `in_progress` for ever (issue 16; the stream's socket died with the process), and it ended
+ * when the daemon last saw it alive (its media heartbeat, every ACTIVITY_HEARTBEAT_MS), not at
+ * the restart: its duration does not include the outage (docs/calls.md "Call status").
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateCall } from '../../src/media/carriers/sim-client.js';
+import { ACTIVITY_HEARTBEAT_MS } from '../../src/services/media-calls.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
 
 afterAll(cleanupAll, 30_000);
@@ -18,7 +21,7 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
       url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`, dialect: 'twilio',
       headers: { authorization: `Bearer ${key}` },
       customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
-      steps: [{ kind: 'wait', ms: 30_000 }],
+      steps: [{ kind: 'wait', ms: 60_000 }],
     });
     // The opening reaching the caller means the call is live.
     await new Promise<void>((resolve) => call.on('event', (e) => { if (e.type === 'reply_start') resolve(); }));
@@ -27,14 +30,25 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
     const callId = live.body.data[0].call_id as string;
     expect(live.body.data[0]).toMatchObject({ transport: 'twilio', dial_status: 'answered' });
 
+    const answeredAt = live.body.data[0].answered_at as number;
+    // The caller's media flows past at least one heartbeat before the daemon dies.
+    await new Promise((r) => setTimeout(r, ACTIVITY_HEARTBEAT_MS * 1.5));
+
     daemon.proc.kill('SIGKILL');
     await daemon.exited;
+    const killedAt = Date.now() / 1000;
     await call.done.catch(() => undefined);
+    // An outage: the restart comes well after the kill.
+    await new Promise((r) => setTimeout(r, 3000));
 
     daemon = await startDaemon({ stateDir: daemon.stateDir, env: { VAGENT_RECOGNIZER: 'fake' } });
     const after = await api(daemon, 'GET', `/v1/calls/${callId}`, { key });
     expect(after.body).toMatchObject({ status: 'completed', dial_status: 'completed', transport: 'twilio' });
     expect(after.body.ended_at).toEqual(expect.any(Number));
+    // Ended when last seen alive: after its answer (the heartbeat saw its media), before the kill.
+    expect(after.body.ended_at).toBeGreaterThan(answeredAt);
+    expect(after.body.ended_at).toBeLessThanOrEqual(killedAt);
+    expect(after.body.duration_s).toBeCloseTo(after.body.ended_at - after.body.started_at, 2);
     expect((await api(daemon, 'GET', '/v1/calls?status=in_progress', { key })).body.data).toHaveLength(0);
     expect(daemon.stdout()).toContain('calls on carrier streams when vagent last stopped were ended');
   });

@@ -121,11 +121,14 @@ export class CarrierProtocolError extends Error {
 }
 
 /**
- * Largest inbound text frame accepted, in UTF-16 code units (≈ bytes for JSON). A Twilio 20 ms
- * μ-law frame is ~300 chars, an Exotel 100 ms PCM16 frame at 24 kHz ~6.6 K; 64 KiB leaves
- * ample room and bounds the parser's work per frame.
+ * Largest inbound text frame accepted, in UTF-16 code units (≈ bytes for JSON; the daemon's
+ * WebSocket `maxPayload` is the same number of bytes, so a larger frame is refused with 1009
+ * before it is buffered). A Twilio 20 ms μ-law frame is ~300 chars, an Exotel 100 ms PCM16
+ * frame at 24 kHz ~6.6 K (docs/media.md); the largest media payload accepted,
+ * {@link MAX_MEDIA_PAYLOAD_BYTES}, is 43,692 base64 characters, so 48 KiB holds it with its
+ * JSON envelope and bounds what one frame can cost.
  */
-export const MAX_FRAME_CHARS = 64 * 1024;
+export const MAX_FRAME_CHARS = 48 * 1024;
 
 /**
  * Largest decoded inbound media payload, bytes: one second of 16 kHz PCM16 (32 000 B) rounded

@@ -108,6 +108,18 @@ export class CallRepo {
       // media in their rooms died with the daemon.
       orphanedRooms: db.prepare(`SELECT c.id, c.tenant_id, c.room_name, c.direction FROM calls c JOIN sessions s ON s.id = c.id
           WHERE s.status = 'open' AND c.transport = 'livekit' AND c.room_name IS NOT NULL AND c.dial_status IN ('ringing', 'answered')`),
+      // Prepared calls no stream reached before their deadline (reserve_until: prepared at +
+      // max_call_duration_s), from the open sessions (partial index sessions_open).
+      expiredPrepared: db.prepare(`SELECT c.id, c.tenant_id, c.reserve_until, s.created_at FROM sessions s JOIN calls c ON c.id = s.id
+          WHERE s.status = 'open' AND c.transport IS NULL AND c.dial_status = 'not_dialled' AND c.reserve_until <= @now
+          ORDER BY c.id LIMIT @limit`),
+      touch: db.prepare('UPDATE calls SET last_activity_at = MAX(COALESCE(last_activity_at, 0), @at) WHERE id = @id'),
+      // The last sign of life of a call: its media heartbeat, its newest turn, its answer, its start.
+      lastSeen: db.prepare(`SELECT MAX(COALESCE(c.last_activity_at, 0), COALESCE(c.answered_at, 0), s.created_at,
+          COALESCE((SELECT json_extract(t.data, '$.at') FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), 0))
+        FROM calls c JOIN sessions s ON s.id = c.id WHERE c.id = ?`).pluck(),
+      // not_dialled is final (DIAL_TRANSITIONS): only the reason is recorded.
+      notePrepared: db.prepare(`UPDATE calls SET dial_error = @reason WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'`),
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
       attach: db.prepare(`UPDATE calls SET transport = @transport, source = @source, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
@@ -189,6 +201,30 @@ export class CallRepo {
    */
   orphanedStreams(): Array<{ id: number; tenant_id: string }> {
     return this.q.orphanedStreams.all() as Array<{ id: number; tenant_id: string }>;
+  }
+  /**
+   * Prepared calls (`not_dialled`, no transport) whose session is still open and whose
+   * deadline `reserve_until` (epoch seconds: prepared at + `max_call_duration_s`) is at or before
+   * `now`: no stream arrived in time. At most `limit`, oldest first.
+   */
+  expiredPrepared(now: number, limit: number): Array<{ id: number; tenant_id: string; reserve_until: number; created_at: number }> {
+    return this.q.expiredPrepared.all({ now, limit }) as Array<{ id: number; tenant_id: string; reserve_until: number; created_at: number }>;
+  }
+  /** Records that calls `ids` were alive at `at` (epoch seconds; never moves a call's time back). Run inside a write. */
+  touch(ids: Iterable<number>, at: number): void {
+    for (const id of ids) this.q.touch.run({ id, at });
+  }
+  /**
+   * When call `id` was last seen alive, epoch seconds: the latest of its media heartbeat
+   * (`last_activity_at`), its newest turn, its answer and its start; null for no such call.
+   */
+  lastSeen(id: number): number | null {
+    const v = this.q.lastSeen.get(id) as number | null | undefined;
+    return v ?? null;
+  }
+  /** Records why prepared call `id` ended with no line (its `dial_error`; `not_dialled` stays). */
+  notePreparedEnd(id: number, reason: string): void {
+    this.q.notePrepared.run({ id, reason });
   }
   /**
    * LiveKit room calls still on the line (`ringing`/`answered`) whose session is open: at

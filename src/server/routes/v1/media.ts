@@ -49,7 +49,7 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
             return;
           }
           const auth = request as FastifyRequest & { mediaTenant?: string | null; mediaByKey?: boolean };
-          media.accept(socket, dialect, auth.mediaTenant ?? null, queryParams(request), auth.mediaByKey === true);
+          media.accept(socket, dialect, auth.mediaTenant ?? null, queryParams(request), { byKey: auth.mediaByKey === true, address: request.socket.remoteAddress });
         },
       });
     }

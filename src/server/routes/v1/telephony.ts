@@ -5,7 +5,9 @@
  *   authenticated by LiveKit's signature (a JWT in `Authorization`, whose `sha256` claim
  *   covers the exact raw body), so the body is kept as the raw string it arrived as.
  *   401 when the signature does not verify; 400 when it does but the body is not an event
- *   (not JSON, not an object, a field of the wrong type); 503 when LiveKit is not configured.
+ *   (not JSON, not an object, a field of the wrong type); 503 when LiveKit is not configured
+ *   (anyone can send these, so the first is logged at warn and the rest only counted:
+ *   `events.since_start.webhook_refused_not_configured` of the check below).
  * - `GET /v1/telephony/check` — the doctor behind `vagent telephony check`: one
  *   authenticated LiveKit request (list outbound trunks), webhook event counts, the
  *   caller's budget position, and one authenticated handshake with each configured cloud
@@ -21,6 +23,10 @@ import { MalformedWebhookError } from '../../../services/telephony-port.js';
 import { callerOf } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas.js';
 import { TelephonyCheckSchema } from '../../call-schemas.js';
+import { sendError } from '../../reply.js';
+
+/** The counter of webhooks refused because LiveKit is not configured (`vagent telephony check`). */
+export const NOT_CONFIGURED = 'webhook_refused_not_configured';
 
 /** The webhook route (register in a scope without API-key auth). */
 export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLogger): (scope: FastifyInstance) => Promise<void> {
@@ -35,9 +41,14 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
         summary: "LiveKit webhooks (verified by LiveKit's signature, not an API key)", tags: ['telephony'], security: [],
         response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean(), recorded: z.boolean() }), ...errorResponses },
       },
-    }, async (request) => {
+    }, async (request, reply) => {
       if (!services.telephony.configured) {
-        throw new ApiError('telephony_not_configured', 'LiveKit is not configured on this daemon, so its webhooks cannot be verified');
+        // Answered here rather than thrown: the error handler logs every 5xx at error level,
+        // and this one is anyone's to send.
+        if (services.inbound.countRefusal(NOT_CONFIGURED) === 1) {
+          log().warn({ counter: NOT_CONFIGURED }, 'LiveKit webhook refused: LiveKit is not configured on this daemon; further ones are only counted (vagent telephony check)');
+        }
+        return sendError(reply, new ApiError('telephony_not_configured', 'LiveKit is not configured on this daemon, so its webhooks cannot be verified'));
       }
       const raw = typeof request.body === 'string' ? request.body : '';
       const auth = request.headers.authorization;
