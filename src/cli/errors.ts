@@ -1,6 +1,8 @@
 /**
  * CLI failures and exit codes (DESIGN.md §5 — Contract): 0 ok, 1 API or usage error (the
- * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached.
+ * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached, 130
+ * interrupted or cancelled by the operator (Ctrl-C: 128 + SIGINT's number 2, the shell's code
+ * for a process ended by SIGINT).
  *
  * One mistake has one exit code wherever it is caught: a value the daemon would refuse with
  * `invalid_request` (an E.164 number, a timer out of range, a `--context` that is not a JSON
@@ -17,12 +19,13 @@ import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
 
 /** Exit codes of every `vagent` command. */
-export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
 /**
  * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
- * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a prompt was
- * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1).
+ * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a delete
+ * question answered no, exit 1; Ctrl-C at a prompt, exit 130: {@link InterruptedError}),
+ * `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1).
  */
 export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error';
 
@@ -46,6 +49,14 @@ export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, EXIT.usage, hint);
     this.name = 'UsageError';
+  }
+}
+
+/** The operator interrupted the command (Ctrl-C at a prompt): exit 130, code `cancelled`. */
+export class InterruptedError extends CliError {
+  constructor(message = 'cancelled') {
+    super(message, EXIT.interrupted, undefined, 'cancelled');
+    this.name = 'InterruptedError';
   }
 }
 
