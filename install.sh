@@ -59,25 +59,13 @@ if ! node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' 2>/d
   node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' || fail "better-sqlite3 still does not load; install python3, make and g++ and run ./install.sh again"
 fi
 
-# 2. Build TypeScript to dist/, unless dist/ was built from exactly these sources.
-build_stamp="dist/.vagent-build-stamp"
-sources="$(node -e '
-  const c = require("crypto"), f = require("fs"), p = require("path");
-  const files = [];
-  const walk = (d) => { for (const e of f.readdirSync(d, { withFileTypes: true })) { const x = p.join(d, e.name); if (e.isDirectory()) walk(x); else if (e.isFile()) files.push(x); } };
-  walk("src");
-  for (const x of f.readdirSync(".")) if (/^tsconfig.*\.json$/.test(x)) files.push(x);
-  files.push("package.json", "package-lock.json");
-  const h = c.createHash("sha256").update(process.version);
-  for (const x of files.sort()) h.update(x + "\0").update(f.readFileSync(x)).update("\0");
-  process.stdout.write(h.digest("hex"));
-')"
-if [ -f dist/cli/main.js ] && [ -f "$build_stamp" ] && [ "$(cat "$build_stamp")" = "$sources" ]; then
+# 2. Build TypeScript to dist/, unless dist/ was built from exactly these sources (the stamp of
+#    tools/build-stamp.mjs, written after every `npm run build`; the dev fakes use it too).
+if node tools/build-stamp.mjs --check; then
   say "build: up to date (src/, tsconfig*.json, package.json and package-lock.json unchanged)"
 else
   say "build: tsc"
   npm run --silent build
-  printf '%s' "$sources" > "$build_stamp"
 fi
 
 # 3. The embedded speech recogniser: Debian's pocketsphinx and its English model (BSD). Installed
