@@ -17,6 +17,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main.js';
 import { docCommands, docFiles, type DocCommand } from '../support/doc-commands.js';
 import {
   adminKey, api, childEnv, cleanupAll, cliHome, requireBuild, ROOT, startDaemon, tempDir, type CliHome, type Daemon,
@@ -233,5 +235,50 @@ describe('a command that is only checked', { timeout: 60_000 }, () => {
       expect(res.status, `${args.join(' ')}: ${res.stderr}`).toBe(0);
       expect(res.stdout + res.stderr).toBe('');
     }
+  });
+});
+
+/**
+ * The flags of a `vagent …` mention in the docs' prose (`vagent admin tenant set NAME
+ * --retention-days N|0|default`): the words that name subcommands are followed down the
+ * program, and every `--flag` must be an option of the command reached or of one above it.
+ * Placeholders and alternatives (`NAME`, `[--dry-run]`, `bash|zsh|fish`) are left as they are.
+ * @returns the problems, empty when every flag is known
+ */
+function unknownFlags(program: Command, mention: string): string[] {
+  const words = mention.trim().split(/\s+/).slice(1);
+  let cmd = program;
+  const chain = [program];
+  for (const w of words) {
+    const sub = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w));
+    if (!sub) break;
+    cmd = sub;
+    chain.push(sub);
+  }
+  const known = new Set(['--help', ...chain.flatMap((c) => c.options.map((o) => o.long).filter((l): l is string => l !== undefined))]);
+  return words.map((w) => /^\[?(--[a-z][a-z0-9-]*)/.exec(w)?.[1]).filter((f): f is string => f !== undefined && !known.has(f))
+    .map((f) => `${f} is not an option of vagent ${chain.slice(1).map((c) => c.name()).join(' ')}`);
+}
+
+describe('every vagent command mentioned in the prose of the README and docs', () => {
+  it('uses only flags its command has', () => {
+    const program = buildProgram();
+    const problems: string[] = [];
+    let mentions = 0;
+    for (const file of docFiles(ROOT)) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/`(vagent [^`]+)`/g)) {
+        for (const part of m[1]!.split('&&')) {
+          if (!/^\s*vagent /.test(part)) continue;
+          mentions++;
+          for (const p of unknownFlags(program, part.replace(/\\\|/g, '|'))) problems.push(`${file}: \`${m[1]}\`: ${p}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(mentions).toBeGreaterThan(50);
+    // The check itself: a flag the command lacks is found, one it has (or a global one) is not.
+    expect(unknownFlags(program, 'vagent carrier set exotel --api-keys K')).toEqual(['--api-keys is not an option of vagent carrier set']);
+    expect(unknownFlags(program, 'vagent admin tenant set NAME --retention-days N|0|default --json')).toEqual([]);
   });
 });
