@@ -100,21 +100,19 @@ afterAll(async () => {
   await fake?.close();
 }, 30_000);
 
-/** The newest id of a list endpoint's items, for a placeholder. */
-async function newest(route: string, field: string): Promise<string | undefined> {
-  const res = await api(daemon, 'GET', route, { key });
-  const data = (res.body?.data ?? []) as Array<Record<string, unknown>>;
-  const sorted = [...data].sort((a, b) => Number(b.created_at ?? 0) - Number(a.created_at ?? 0));
-  return sorted[0]?.[field] as string | undefined;
+/** The newest id of a list endpoint's items, for a placeholder: calls and sessions are listed newest first, trunks oldest first. */
+async function newest(route: string, field: string, order: 'newest first' | 'oldest first'): Promise<string | undefined> {
+  const data = ((await api(daemon, 'GET', route, { key })).body?.data ?? []) as Array<Record<string, unknown>>;
+  return (order === 'newest first' ? data[0] : data.at(-1))?.[field] as string | undefined;
 }
 
 /** The command with its placeholders filled (see {@link SUBSTITUTIONS}). */
 async function substitute(text: string): Promise<string> {
   let out = text.replaceAll('http://127.0.0.1:8787', daemon.url);
   const ids: Array<[string, () => Promise<string | undefined>]> = [
-    ['tk_…', () => newest('/v1/trunks', 'id')],
-    ['cl_…', () => newest('/v1/calls', 'call_id')],
-    ['se_…', () => newest('/v1/sessions', 'session_id')],
+    ['tk_…', () => newest('/v1/trunks', 'id', 'oldest first')],
+    ['cl_…', () => newest('/v1/calls', 'call_id', 'newest first')],
+    ['se_…', () => newest('/v1/sessions', 'session_id', 'newest first')],
   ];
   for (const [placeholder, find] of ids) if (out.includes(placeholder)) out = out.replaceAll(placeholder, (await find()) ?? placeholder);
   return out;
