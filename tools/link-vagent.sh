@@ -58,8 +58,10 @@ else
 fi
 
 # Which `vagent` a shell with this PATH runs (another one may come first on the PATH, too).
+# (Node resolves the links: `readlink -f` is not on every system install.sh runs on.)
+real() { node -e 'process.stdout.write(require("fs").realpathSync(process.argv[1]))' "$1" 2>/dev/null || true; }
 found="$(command -v vagent 2>/dev/null || true)"
-if [ -n "$found" ] && [ "$(readlink -f "$found")" = "$(readlink -f "$target")" ]; then
+if [ -n "$found" ] && [ "$(real "$found")" = "$(real "$target")" ]; then
   run="vagent"
 else
   if [ "$from" = "$ROOT" ]; then run="bin/vagent"; else run="$target"; fi
