@@ -6,9 +6,10 @@
 #
 #   ./install.sh           install, or bring this checkout's install up to date
 #   ./install.sh --force   also repoint a `vagent` command that belongs to another checkout
+# The last line on stdout is the command that starts this checkout's daemon.
 set -euo pipefail
+FROM="$PWD"
 cd "$(dirname "$0")"
-ROOT=$PWD
 
 say() { printf '%s\n' "$*"; }
 fail() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -17,7 +18,7 @@ force=0
 for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
-    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) fail "unknown option $arg (see ./install.sh --help)" ;;
   esac
 done
@@ -59,25 +60,13 @@ if ! node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' 2>/d
   node -e 'const D=require("better-sqlite3"); new D(":memory:").close()' || fail "better-sqlite3 still does not load; install python3, make and g++ and run ./install.sh again"
 fi
 
-# 2. Build TypeScript to dist/, unless dist/ was built from exactly these sources.
-build_stamp="dist/.vagent-build-stamp"
-sources="$(node -e '
-  const c = require("crypto"), f = require("fs"), p = require("path");
-  const files = [];
-  const walk = (d) => { for (const e of f.readdirSync(d, { withFileTypes: true })) { const x = p.join(d, e.name); if (e.isDirectory()) walk(x); else if (e.isFile()) files.push(x); } };
-  walk("src");
-  for (const x of f.readdirSync(".")) if (/^tsconfig.*\.json$/.test(x)) files.push(x);
-  files.push("package.json", "package-lock.json");
-  const h = c.createHash("sha256").update(process.version);
-  for (const x of files.sort()) h.update(x + "\0").update(f.readFileSync(x)).update("\0");
-  process.stdout.write(h.digest("hex"));
-')"
-if [ -f dist/cli/main.js ] && [ -f "$build_stamp" ] && [ "$(cat "$build_stamp")" = "$sources" ]; then
+# 2. Build TypeScript to dist/, unless dist/ was built from exactly these sources (the stamp of
+#    tools/build-stamp.mjs, written after every `npm run build`; the dev fakes use it too).
+if node tools/build-stamp.mjs --check; then
   say "build: up to date (src/, tsconfig*.json, package.json and package-lock.json unchanged)"
 else
   say "build: tsc"
   npm run --silent build
-  printf '%s' "$sources" > "$build_stamp"
 fi
 
 # 3. The embedded speech recogniser: Debian's pocketsphinx and its English model (BSD). Installed
@@ -106,43 +95,8 @@ else
     "  Install it with: $ps_hint   (Debian/Ubuntu; then restart vagent)" >&2
 fi
 
-# 4. Put `vagent` on the PATH: npm's global bin when writable, else ~/.local/bin. A `vagent`
-#    there that is not this checkout's (another checkout, another install) is left alone, with a
-#    note naming it (exit 0: this checkout is installed), unless --force says to replace it;
-#    either way the old and new targets are printed.
-bindir="$(npm prefix -g 2>/dev/null)/bin"
-if ! { mkdir -p "$bindir" 2>/dev/null && [ -w "$bindir" ]; }; then
-  bindir="$HOME/.local/bin"
-  mkdir -p "$bindir"
-fi
-link="$bindir/vagent"
-target="$ROOT/bin/vagent"
-if [ -L "$link" ] && [ "$(readlink "$link")" = "$target" ]; then
-  say "installed: $link -> $target (already)"
-elif [ -L "$link" ] || [ -e "$link" ]; then
-  if [ -L "$link" ]; then
-    old="$(readlink "$link")"
-    # A link to a checkout that is gone helps nobody: it is repointed (saying so) without --force.
-    [ -e "$link" ] || { old="$old (missing)"; force=1; }
-    what="a link to $old"
-  else
-    what="a file that is not a link (another vagent install?)"
-  fi
-  if [ "$force" != 1 ]; then
-    # This checkout is installed all the same; only the command on the PATH stays as it was.
-    printf '%s\n' "install.sh: note: $link is $what, not this checkout's $target." \
-      "  Left alone. To point it at this checkout, run: ./install.sh --force" \
-      "  (or run this checkout's vagent directly: $target)" >&2
-    say "built: $target ($("$target" --version 2>/dev/null || printf vagent))"
-    exit 0
-  fi
-  ln -sfn "$target" "$link"
-  say "repointed: $link was $what; now -> $target"
-else
-  ln -s "$target" "$link"
-  say "installed: $link -> $target"
-fi
-case ":$PATH:" in
-  *":$bindir:"*) say "$("$link" --version) is ready. Start it with: vagent serve" ;;
-  *) say "note: $bindir is not on your PATH; add it with:  export PATH=\"$bindir:\$PATH\"" ;;
-esac
+# 4. Put `vagent` on the PATH and end with the command that starts this checkout's daemon
+#    (`vagent serve`, or `bin/vagent serve` when `vagent` on the PATH is another one's).
+link_args=(--from "$FROM")
+[ "$force" = 1 ] && link_args+=(--force)
+exec bash tools/link-vagent.sh "${link_args[@]}"

@@ -28,6 +28,11 @@ export interface AgentFileProblem {
   /** The field (`steps[2].capture.type`); absent for file-level problems (syntax, unreadable). */
   field?: string;
   message: string;
+  /**
+   * True when the path itself failed: missing, unreadable, or a directory without agent files.
+   * `vagent agent apply` exits 2 for those (a file it cannot read), 1 for a file it read and refused.
+   */
+  unreadable?: true;
 }
 
 /** A file that passed local validation. */
@@ -218,7 +223,7 @@ export function loadAgentFile(file: string): AgentFile {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    return { ok: false, file, problems: [{ file, message: readError(err) }] };
+    return { ok: false, file, problems: [{ file, message: readError(err), unreadable: true }] };
   }
   return parseAgentSource(file, text);
 }
@@ -236,7 +241,7 @@ export function expandAgentPaths(paths: string[]): { files: string[]; problems: 
     try {
       stat = fs.statSync(p);
     } catch (err) {
-      problems.push({ file: p, message: readError(err) });
+      problems.push({ file: p, message: readError(err), unreadable: true });
       continue;
     }
     if (!stat.isDirectory()) {
@@ -247,7 +252,7 @@ export function expandAgentPaths(paths: string[]): { files: string[]; problems: 
     try {
       names = fs.readdirSync(p);
     } catch (err) {
-      problems.push({ file: p, message: readError(err) });
+      problems.push({ file: p, message: readError(err), unreadable: true });
       continue;
     }
     const found = names
@@ -255,7 +260,7 @@ export function expandAgentPaths(paths: string[]): { files: string[]; problems: 
       .sort()
       .map((n) => path.join(p, n))
       .filter((f) => fs.statSync(f, { throwIfNoEntry: false })?.isDirectory() !== true);
-    if (found.length === 0) problems.push({ file: p, message: `no ${AGENT_FILE_EXTENSIONS.join(', ')} files in this directory` });
+    if (found.length === 0) problems.push({ file: p, message: `no ${AGENT_FILE_EXTENSIONS.join(', ')} files in this directory`, unreadable: true });
     files.push(...found);
   }
   return { files, problems };

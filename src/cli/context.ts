@@ -12,7 +12,12 @@ export interface CommandContext {
   json: boolean;
   /** Global flags as given. */
   flags: ConnectionFlags;
-  /** An authenticated client for the resolved daemon. @throws CliError when no key is known. */
+  /**
+   * An authenticated client for the resolved daemon. What is wrong is said in the order an
+   * operator can fix it: an address that is not an http(s) URL (UsageError, exit 2), a daemon
+   * that does not answer there (DaemonUnreachableError, exit 3), then no key (CliError
+   * `unauthorized`, exit 1).
+   */
   client(): Promise<VagentClient>;
 }
 
@@ -28,6 +33,9 @@ export function contextOf(cmd: Command): CommandContext {
     async client() {
       const { url, apiKey } = await resolveConnection(flags);
       if (!apiKey) {
+        // Without a key nothing can be sent, so ask the daemon only whether it is there: a
+        // login hint for an address where nothing listens would send the operator the wrong way.
+        await new VagentClient({ url, retryDelaysMs: [] }).health();
         throw new CliError(`no API key for ${url}`, EXIT.error,
           'run `vagent login --url ' + url + '`, or set VAGENT_API_KEY (create a key with `vagent admin key create --tenant default`)',
           'unauthorized');

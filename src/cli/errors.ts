@@ -1,7 +1,8 @@
 /**
  * CLI failures and exit codes (DESIGN.md §5 — Contract): 0 ok, 1 API or usage error (the
  * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached, 130
- * interrupted by Ctrl-C (128 + SIGINT, the shells' convention) after the command wound up.
+ * interrupted or cancelled by the operator (Ctrl-C: 128 + SIGINT's number 2, the shells' code
+ * for a process ended by SIGINT), after the command wound up.
  *
  * One mistake has one exit code wherever it is caught: a value the daemon would refuse with
  * `invalid_request` (an E.164 number, a timer out of range, a `--context` that is not a JSON
@@ -22,10 +23,12 @@ export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 13
 
 /**
  * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
- * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a prompt was
- * declined, exit 1), `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1),
- * `interrupted` (Ctrl-C, exit 130), `misheard` (`call simulate --strict`, exit 1),
- * `recognition_off` (`call simulate` of a language no recogniser of the daemon hears, exit 1).
+ * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a delete
+ * question answered no, exit 1; Ctrl-C at a prompt, exit 130: {@link CancelledError}),
+ * `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1), `interrupted` (Ctrl-C
+ * during a chat or a simulated call, exit 130: {@link InterruptedError}), `misheard`
+ * (`call simulate --strict`, exit 1), `recognition_off` (`call simulate` of a language no
+ * recogniser of the daemon hears, exit 1).
  */
 export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
 
@@ -49,6 +52,14 @@ export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, EXIT.usage, hint);
     this.name = 'UsageError';
+  }
+}
+
+/** The operator cancelled a prompt (Ctrl-C or end of input at it): exit 130, code `cancelled`. */
+export class CancelledError extends CliError {
+  constructor(message = 'cancelled') {
+    super(message, EXIT.interrupted, undefined, 'cancelled');
+    this.name = 'CancelledError';
   }
 }
 

@@ -82,7 +82,8 @@ Quick start:
 Exit codes: 0 ok; 1 API or usage error: the message names the error code, and a value the
 daemon would refuse (e.g. a number that is not E.164) is invalid_request, exit 1, whether vagent
 or the daemon catches it; 2 bad arguments (unknown command or flag, a missing argument, flags
-that need each other); 3 the daemon cannot be reached.
+that need each other, a --url that is not an http(s) URL); 3 the daemon cannot be reached;
+130 interrupted (Ctrl-C at a prompt).
 With --json, errors are one JSON line on stderr: {"error": {"code", "message", "param"?}}.`);
 
   program.command('serve')
@@ -141,7 +142,7 @@ Examples:
     'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk show tk_3x7kq2m4n5p6r7s8t9va --json')
     .action(action(trunkCmd, (m) => m.show));
   examples(yesOption(trunk.command('rm').alias('remove').argument('<trunk-id>', 'tk_… id')
-    .description('delete a trunk (numbers that used it keep their record, without a trunk)')),
+    .description('delete a trunk; the numbers on it, named first, keep their record without a trunk (a trunk added again does not re-attach them)')),
   'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va', 'vagent trunk rm tk_3x7kq2m4n5p6r7s8t9va --yes    # in a script: no question')
     .action(action(trunkCmd, (m) => m.rm));
 

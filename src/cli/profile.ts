@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { profileDir } from '../config/paths.js';
 import type * as Keyring from '@napi-rs/keyring';
+import { UsageError } from './errors.js';
 
 /** The default daemon address. */
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -135,20 +136,46 @@ export interface ConnectionFlags {
   apiKey?: string;
 }
 
-function urlFrom(flags: ConnectionFlags, profile: ProfileData): string {
-  return (flags.url ?? process.env.VAGENT_URL ?? profile.url ?? DEFAULT_URL).replace(/\/+$/, '');
+/** Where the daemon address came from, for error messages. */
+export type UrlSource = '--url' | 'VAGENT_URL' | 'the login profile' | 'the default';
+
+function urlFrom(flags: ConnectionFlags, profile: ProfileData): { url: string; source: UrlSource } {
+  const [raw, source]: [string, UrlSource] = flags.url !== undefined ? [flags.url, '--url']
+    : process.env.VAGENT_URL ? [process.env.VAGENT_URL, 'VAGENT_URL']
+      : profile.url !== undefined ? [profile.url, 'the login profile']
+        : [DEFAULT_URL, 'the default'];
+  return { url: checkDaemonUrl(raw, source).replace(/\/+$/, ''), source };
 }
 
-/** Resolves the daemon URL by the precedence above (the profile is read only when needed). */
+/**
+ * Checks that a daemon address is an absolute http(s) URL with a host (WHATWG URL parsing,
+ * as `fetch` does), so that `--url 127.0.0.1:8787` is reported as the address it is not
+ * rather than as a missing key or an unreachable daemon.
+ * @returns `raw` unchanged
+ * @throws UsageError (exit 2) naming the address, where it came from and the form it needs
+ */
+export function checkDaemonUrl(raw: string, source: UrlSource): string {
+  let parsed: URL | null;
+  try { parsed = new URL(raw); } catch { parsed = null; }
+  const from = source === '--url' ? '--url' : `the daemon address from ${source}`;
+  if (parsed === null || !['http:', 'https:'].includes(parsed.protocol) || parsed.host === '') {
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? 'it must start with http:// or https://' : 'it has no http:// or https:// in front';
+    throw new UsageError(`${from} "${raw}" is not a daemon URL: ${scheme}`,
+      `for example --url http://${/^[\w.-]+:\d+$/.test(raw) ? raw : '127.0.0.1:8787'}`);
+  }
+  return raw;
+}
+
+/** Resolves the daemon URL by the precedence above (the profile is read only when needed). @throws UsageError for an address that is not an http(s) URL. */
 export async function resolveUrl(flags: ConnectionFlags): Promise<string> {
-  return urlFrom(flags, flags.url ?? process.env.VAGENT_URL ? {} : await readProfile());
+  return urlFrom(flags, flags.url ?? process.env.VAGENT_URL ? {} : await readProfile()).url;
 }
 
-/** Resolves the daemon URL and key by the precedence above. */
+/** Resolves the daemon URL and key by the precedence above. @throws UsageError for an address that is not an http(s) URL. */
 export async function resolveConnection(flags: ConnectionFlags): Promise<{ url: string; apiKey: string | undefined }> {
   const givenKey = flags.apiKey ?? process.env.VAGENT_API_KEY;
   if (givenKey) return { url: await resolveUrl(flags), apiKey: givenKey };
   const profile = await readProfile();
-  const url = urlFrom(flags, profile);
+  const { url } = urlFrom(flags, profile);
   return { url, apiKey: await storedKey(url, profile) };
 }

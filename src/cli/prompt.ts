@@ -2,7 +2,7 @@
  * Reading from the operator without putting anything in argv: secrets from piped stdin or a
  * hidden prompt on a TTY, and the yes/no question before a delete.
  */
-import { CliError, EXIT, UsageError } from './errors.js';
+import { CliError, EXIT, CancelledError, UsageError } from './errors.js';
 
 /** Reads all of stdin and strips one trailing newline. */
 export async function readStdin(): Promise<string> {
@@ -13,7 +13,8 @@ export async function readStdin(): Promise<string> {
 
 /**
  * Prompts on the terminal without echoing what is typed.
- * @throws UsageError when stdin is not a terminal (the caller should have used a `--…-stdin` flag).
+ * @throws UsageError when stdin is not a terminal (the caller should have used a `--…-stdin` flag);
+ *   CancelledError (exit 130) on Ctrl-C or Ctrl-D before an answer: nothing is saved or sent.
  */
 export async function promptHidden(question: string, flagHint: string): Promise<string> {
   if (!process.stdin.isTTY) throw new UsageError(`stdin is not a terminal; pipe the secret in with ${flagHint}`);
@@ -25,7 +26,14 @@ export async function promptHidden(question: string, flagHint: string): Promise<
     if (!prompted) { process.stderr.write(s); prompted = true; }
   };
   try {
-    return await new Promise<string>((resolve) => rl.question(question, resolve));
+    // In raw mode Ctrl-C reaches readline as a key, not as a signal: without a listener the
+    // question would just pause, the event loop empty out and the process exit 0 unasked.
+    return await new Promise<string>((resolve, reject) => {
+      let answered = false;
+      rl.once('SIGINT', () => reject(new CancelledError()));
+      rl.once('close', () => { if (!answered) reject(new CancelledError()); });
+      rl.question(question, (answer) => { answered = true; resolve(answer); });
+    });
   } finally {
     rl.close();
     process.stderr.write('\n');

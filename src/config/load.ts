@@ -118,6 +118,15 @@ function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, fil
 }
 
 /**
+ * Every environment variable {@link loadSettings} reads, in the order of its tables: the
+ * README's "Settings" list names each of them (checked by test/unit/docs-agree.test.ts).
+ */
+export function settingsEnvNames(): string[] {
+  return ['VAGENT_CONFIG', 'VAGENT_STATE_DIR', ...Object.keys(ENV_KEYS), 'VAGENT_RECOGNIZERS',
+    ...Object.values(RECOGNIZER_ENV).flatMap((names) => Object.keys(names)), ...Object.keys(LIVEKIT_ENV)];
+}
+
+/**
  * Builds the daemon's settings.
  *
  * @param flags Values from `vagent serve` flags.

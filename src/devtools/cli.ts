@@ -12,6 +12,16 @@ export function shellQuote(value: string): string {
 }
 
 /**
+ * What the operator does with the printed `export` lines, said on stderr after them: a daemon
+ * reads its settings at start only (README, "Settings"), so one already running keeps its old ones.
+ * @param count how many `export` lines were printed
+ */
+export function restartNote(name: string, count: number): string {
+  return `[${name}] now start vagent serve in a shell with the ${count} export lines above (paste them, or eval "$(…)"); ` +
+    'a vagent serve already running reads its settings only at start: stop it and start it again there\n';
+}
+
+/**
  * `--port`'s value, or `fallback` when it is absent.
  * @throws UsageError unless it is a whole number 0–65535
  */

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { closeOnSignals, parsePort, shellQuote, UsageError } from './cli.js';
+import { closeOnSignals, parsePort, restartNote, shellQuote, UsageError } from './cli.js';
 import { startFakeDeepgram, type FakeDeepgramHandshake } from './fake-deepgram.js';
 
 const USAGE = `usage:
@@ -77,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
     });
     process.stdout.write([`export DEEPGRAM_API_KEY=${shellQuote(fake.apiKey)}`, `export VAGENT_DEEPGRAM_URL=${shellQuote(fake.url)}`].join('\n') + '\n');
     process.stderr.write(`[fake-deepgram] listening on ${fake.url} with ${script.length} scripted utterance(s); Ctrl-C stops\n`);
+    process.stderr.write(restartNote('fake-deepgram', 2));
     closeOnSignals('fake-deepgram', () => fake.close(), () => ` after ${served} stream(s), ${fake.remaining} utterance(s) unheard`);
     return 0;
   } catch (err) {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { closeOnSignals, parsePort, shellQuote, UsageError } from './cli.js';
+import { closeOnSignals, parsePort, restartNote, shellQuote, UsageError } from './cli.js';
 import { parseCalleeLines, type CalleeScript } from './fake-room-media.js';
 import { startFakeLiveKit, type FakeLiveKitOptions, type RecordedRequest, type WebhookDelivery } from './fake-livekit.js';
 
@@ -114,6 +114,7 @@ async function serve(values: Values): Promise<void> {
   ].join('\n') + '\n');
   if (callee) process.stderr.write(`[fake-livekit] callees say ${callee.steps.length} scripted step(s) in ${callee.language}\n`);
   process.stderr.write(`[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`);
+  process.stderr.write(restartNote('fake-livekit', 4));
   closeOnSignals('fake-livekit', () => fake.close());
 }
 

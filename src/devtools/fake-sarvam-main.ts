@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { closeOnSignals, shellQuote, UsageError } from './cli.js';
+import { closeOnSignals, restartNote, shellQuote, UsageError } from './cli.js';
 import { startFakeSarvam } from './fake-sarvam.js';
 
 const USAGE = `usage:
@@ -64,6 +64,7 @@ async function main(argv: string[]): Promise<number> {
     });
     process.stdout.write(`export SARVAM_API_KEY=${shellQuote(fake.apiKey)}\nexport VAGENT_SARVAM_URL=${shellQuote(fake.url)}\n`);
     process.stderr.write(`[fake-sarvam] listening on ${fake.url} with ${script.length} scripted transcript(s); Ctrl-C stops\n`);
+    process.stderr.write(restartNote('fake-sarvam', 2));
     closeOnSignals('fake-sarvam', () => fake.close());
     return 0;
   } catch (err) {

@@ -103,15 +103,23 @@ describe('example agents (config/agents)', () => {
     expect(placeholders(a.closing)).toEqual([]);
   });
 
-  it('the EMI reminders play their recording notice whole and set phone-line limits; the clinic agent keeps the defaults', () => {
+  it('the EMI reminders play who is calling whole and set phone-line limits; the clinic agent keeps the defaults', () => {
     for (const id of ['ag_emi_reminder', 'ag_emi_reminder_hi']) {
       const a = byId(id);
-      expect(a.opening.filter((o) => o.barge_in === false), `${id}: one notice heard whole`).toHaveLength(1);
+      expect(a.opening.findIndex((o) => o.barge_in === false), `${id}: its first line heard whole`).toBe(0);
+      expect(a.opening.filter((o) => o.barge_in === false), `${id}: one line heard whole`).toHaveLength(1);
       expect(a.media).toEqual({ barge_in: true, no_speech_timeout_ms: 7000, max_silence_reprompts: 2, max_call_duration_s: 600, end_of_utterance_ms: { yes_no: 600 } });
     }
     const clinic = byId('ag_clinic_booking');
     expect(clinic.media).toBeUndefined();
     expect(clinic.opening.some((o) => o.barge_in !== undefined) || clinic.steps.some((s) => s.barge_in !== undefined)).toBe(false);
+  });
+
+  it('no example agent tells the caller the call is recorded: vagent keeps no call audio', () => {
+    for (const a of agents.values()) {
+      const said = [...texts(a).map((t) => t.text), ...a.opening.map((o) => o.text)];
+      expect(said.filter((t) => /\b(recorded|recording)\b|रिकॉर्ड (की|किया|हो)/i.test(t)), a.id).toEqual([]);
+    }
   });
 
   it('every English agent has fillers', () => {

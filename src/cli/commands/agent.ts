@@ -84,7 +84,9 @@ async function put(client: VagentClient, f: ValidAgentFile): Promise<Agent | Age
 /**
  * `vagent agent apply -f FILE|DIR …`: validates locally, PUTs the valid files, then waits for
  * pre-synthesis (unless `--no-wait`).
- * @throws CliError (exit 1) when any file was not applied; the others are applied regardless
+ * @throws CliError when any file was not applied (the others are applied regardless): exit 2
+ *   (`bad_arguments`) when a path could not be read (missing, unreadable, a directory without
+ *   agent files), else exit 1
  */
 export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promise<void> {
   const { loadAgentFiles, problemDetail, problemLocation } = await import('../agent-file.js');
@@ -103,8 +105,11 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
   // Valid but likely a mistake (a prompt that may speak a blank): said, never refused.
   for (const f of valid) for (const w of f.warnings) problem(problemLocation(w), `warning: ${problemDetail(w)}`);
   const total = failures + valid.length;
+  const unreadable = [...problems, ...files.flatMap((f) => (f.ok ? [] : f.problems))].some((p) => p.unreadable);
   const verdict = () => {
-    if (failures > 0) throw new CliError(`${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`, EXIT.error);
+    if (failures > 0) {
+      throw new CliError(`${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`, unreadable ? EXIT.usage : EXIT.error);
+    }
   };
 
   if (flags.dryRun) {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import {
   ApiResponseError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient,
 } from '../../client/index.js';
-import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
+import { EXAMPLE_DID } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
 import { CARRIER_DIALECTS, MAX_CUSTOM_PARAMETER_CHARS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
 import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../media/carriers/sim-audio.js';
@@ -20,6 +20,7 @@ import { simulateCall, SimConnectError, type SimEvent, type SimStep, type SimTim
 import { mismatchMessage, SaidTracker, type SaidStep } from './call-simulate-said.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InterruptedError, InvalidValueError, UsageError } from '../errors.js';
+import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext } from '../json-flag.js';
 import { placeBody } from './call.js';
 import { bold, dim, formatMs, hint, ok, printFields, printJsonLine, rupees, say } from '../output.js';
@@ -113,9 +114,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
   }
   const format = streamFormat(transport as CarrierDialect, flags.sampleRate);
   for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
-    if (value !== undefined && !isE164(value)) {
-      throw new InvalidValueError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, flag.slice(2), `example: ${flag} ${EXAMPLE_DID}`);
-    }
+    if (value !== undefined) requireE164(value, flag, flag.slice(2));
   }
   let timeoutS = DEFAULT_TIMEOUT_S;
   if (flags.timeoutS !== undefined) {

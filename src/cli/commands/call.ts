@@ -12,11 +12,12 @@ import {
   ApiResponseError, DaemonUnreachableError, type CallHangup, type CallListQuery, type CallPlacement, type CallStatus, type DialStatus,
   type LineOutcome, type ListResponse, type PlaceCallBody,
 } from '../../client/index.js';
-import { EXAMPLE_DID, isE164 } from '../../domain/e164.js';
+import { EXAMPLE_DID } from '../../domain/e164.js';
 import { CALL_SOURCES, DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
+import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { bad, dim, formatTime, good, hint, mark, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
@@ -89,9 +90,7 @@ function parseContext(value: string): Record<string, unknown> {
  */
 export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
   for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
-    if (value !== undefined && !isE164(value)) {
-      throw new InvalidValueError(`${flag} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, flag.slice(2), `example: ${flag} ${EXAMPLE_DID}`);
-    }
+    if (value !== undefined) requireE164(value, flag, flag.slice(2));
   }
   if (!flags.dial) {
     const dialOnly = [['--trunk', flags.trunk], ['--ringing-timeout', flags.ringingTimeout], ['--max-duration', flags.maxDuration]]

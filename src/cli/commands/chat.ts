@@ -14,12 +14,12 @@
  */
 import readline from 'node:readline';
 import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
-import { isE164 } from '../../domain/e164.js';
 import { isoTimeMs } from '../../domain/time.js';
 import { AgentDefinitionSchema } from '../../domain/agent.js';
 import { CURSOR_CLOSING } from '../../engine/state.js';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, InvalidValueError } from '../errors.js';
+import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
@@ -55,9 +55,7 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
     }
     context = { ...context, now: flags.now };
   }
-  if (flags.customerPhone !== undefined && !isE164(flags.customerPhone)) {
-    throw new InvalidValueError(`--customer-phone must be an E.164 number, not "${flags.customerPhone}"`, 'customer_phone', 'example: --customer-phone +919876543210');
-  }
+  if (flags.customerPhone !== undefined) requireE164(flags.customerPhone, '--customer-phone', 'customer_phone');
   if (context !== undefined) body.context = context;
   if (flags.customerName !== undefined) body.customer_name = flags.customerName;
   if (flags.customerPhone !== undefined) body.customer_phone = flags.customerPhone;

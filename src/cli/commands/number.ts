@@ -6,6 +6,7 @@ import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
 import { confirmDelete, type DeleteFlags } from '../prompt.js';
+import { requireE164 } from '../e164-arg.js';
 
 /** Flags of `vagent number add`. */
 export interface NumberAddFlags {
@@ -41,6 +42,7 @@ function explainAgentError(err: unknown): unknown {
 
 /** `vagent number add NUMBER`. */
 export async function add(ctx: CommandContext, number: string, flags: NumberAddFlags): Promise<void> {
+  requireE164(number, 'NUMBER', 'number');
   const body: Record<string, unknown> = { number };
   if (flags.label !== undefined) body.label = flags.label;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
@@ -67,6 +69,7 @@ export async function list(ctx: CommandContext): Promise<void> {
 
 /** `vagent number bind NUMBER AGENT_ID`. @throws CliError (exit 1, with a hint) for an agent that cannot answer the number. */
 export async function bind(ctx: CommandContext, number: string, agentId: string): Promise<void> {
+  requireE164(number, 'NUMBER', 'number');
   const client = await ctx.client();
   const rec = await client.bindNumber(number, agentId).catch((err: unknown) => { throw explainAgentError(err); });
   if (ctx.json) return printJson(rec);
@@ -78,6 +81,7 @@ export async function bind(ctx: CommandContext, number: string, agentId: string)
  * @throws UsageError (exit 2) without a terminal and without `--yes`.
  */
 export async function rm(ctx: CommandContext, number: string, flags: DeleteFlags = {}): Promise<void> {
+  requireE164(number, 'NUMBER', 'number');
   await confirmDelete(`number ${number}`, flags.yes);
   const res = await (await ctx.client()).deleteNumber(number);
   if (ctx.json) return printJson(res);

@@ -5,13 +5,12 @@ import { VagentClient } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { hint, ok, printJson } from '../output.js';
-import { DEFAULT_URL, forgetLogin, resolveUrl, saveLogin } from '../profile.js';
+import { forgetLogin, resolveUrl, saveLogin } from '../profile.js';
 import { promptHidden, readStdin } from '../prompt.js';
 
 /** `vagent login [--url URL] [--api-key-stdin]`: checks the key against the daemon, then saves it. */
 export async function login(ctx: CommandContext, flags: { apiKeyStdin?: boolean }): Promise<void> {
   const url = await resolveUrl(ctx.flags);
-  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}`);
   let key = ctx.flags.apiKey ?? process.env.VAGENT_API_KEY;
   if (flags.apiKeyStdin) key = (await readStdin()).trim();
   key ??= (await promptHidden('API key: ', '--api-key-stdin')).trim();

@@ -1,10 +1,11 @@
 /**
  * `vagent trunk add|list|show|rm` (spec: Endpoints › Trunks).
  */
-import type { Trunk } from '../../client/index.js';
+import type { NumberRecord, Trunk } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { dim, formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
+import { dim, formatTime, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
+import { requireE164 } from '../e164-arg.js';
 import { confirmDelete, promptHidden, readStdin, type DeleteFlags } from '../prompt.js';
 
 /** Flags of `vagent trunk add`. */
@@ -32,6 +33,7 @@ function showTrunk(t: Trunk): void {
 /** `vagent trunk add`: registers a trunk; the password comes from stdin or a hidden prompt. */
 export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<void> {
   if (flags.passwordStdin && !flags.username) throw new UsageError('--password-stdin needs --username');
+  for (const n of flags.number ?? []) requireE164(n, '--number', 'numbers');
   const body: Record<string, unknown> = { address: flags.address };
   if (flags.name !== undefined) body.name = flags.name;
   if (flags.number?.length) body.numbers = flags.number;
@@ -68,13 +70,35 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
   showTrunk(trunk);
 }
 
+/** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
+const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+
 /**
- * `vagent trunk rm ID [--yes]`: asks first on a terminal (see {@link confirmDelete}).
+ * The command that attaches a number record to a trunk again. A record's trunk is set only
+ * when it is registered (`POST /v1/numbers`; there is no call that changes it), so the record
+ * is registered again with its label and agent.
+ */
+export function reattachCommand(n: NumberRecord, trunk = 'tk_NEW'): string {
+  const extra = [n.label !== null ? ` --label ${shellWord(n.label)}` : '', n.agent_id !== null ? ` --agent ${n.agent_id}` : ''].join('');
+  return `vagent number rm ${n.number} --yes && vagent number add ${n.number} --trunk ${trunk}${extra}`;
+}
+
+/**
+ * `vagent trunk rm ID [--yes]`: asks first on a terminal (see {@link confirmDelete}), naming
+ * the number records on the trunk: the daemon keeps them with no trunk (`trunk_id` null), and
+ * a trunk added again is a new trunk that they do not point to. After the delete, says which
+ * numbers were detached and the command that attaches each again.
  * @throws UsageError (exit 2) without a terminal and without `--yes`.
  */
 export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
-  await confirmDelete(`trunk ${id}`, flags.yes);
-  const res = await (await ctx.client()).deleteTrunk(id);
+  const client = await ctx.client();
+  const onTrunk = (await client.listNumbers()).data.filter((n) => n.trunk_id === id);
+  const names = onTrunk.map((n) => n.number).join(', ');
+  await confirmDelete(onTrunk.length === 0 ? `trunk ${id}` : `trunk ${id} (${names} use it and will be detached: their trunk is cleared, and adding a trunk again does not re-attach them)`, flags.yes);
+  const res = await client.deleteTrunk(id);
   if (ctx.json) return printJson(res);
   ok(`trunk ${res.id} removed`);
+  if (onTrunk.length === 0) return;
+  say(`detached (no trunk now): ${names}. Adding a trunk again does not re-attach them; once the new trunk is added, for each:`);
+  for (const n of onTrunk) say(`  ${reattachCommand(n)}`);
 }

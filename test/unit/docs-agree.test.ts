@@ -1,0 +1,32 @@
+/**
+ * What the README and docs say about the daemon agrees with the code: every setting the daemon
+ * reads from the environment is in the README's "Settings" list, and docs/agents.md lists no
+ * LLM layer while the daemon has none (docs/api-decisions.md: `llm_used` is always false).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settingsEnvNames } from '../../src/config/load.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+describe('the README and docs agree with the code', () => {
+  it('every environment setting of vagent serve is in the README\'s Settings list', () => {
+    const readme = read('README.md');
+    const settings = /^- \*\*Settings\*\*:([\s\S]*?)^- \*\*/m.exec(readme)?.[1];
+    expect(settings, 'README.md has a "- **Settings**:" item').toBeDefined();
+    const listed = new Set([...settings!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]));
+    const names = settingsEnvNames();
+    expect(names).toContain('VAGENT_LIVEKIT_ROOMS');
+    expect(names.filter((n) => !listed.has(n))).toEqual([]);
+  });
+
+  it('docs/agents.md lists no LLM layer, as the daemon reports none', () => {
+    expect(read('src/services/sessions.ts')).toContain('llm_used: false');
+    expect(read('docs/api-decisions.md')).toContain('There is no LLM layer');
+    const layers = /Each caller turn goes through these layers[^]*?re-prompt\./.exec(read('docs/agents.md'))?.[0];
+    expect(layers).toBeDefined();
+    expect(layers).not.toMatch(/LLM/);
+  });
+});
