@@ -36,7 +36,7 @@ const CHECK_ONLY: CheckOnly[] = [
   { file: 'README.md', command: /^vagent number rm \+\d+$/, reason: 'asks on a terminal, and the test has none (answered on one by test/cli/operator.test.ts); the --yes form runs' },
   { file: 'README.md', command: /^npm (test|run (lint|typecheck|bench|eval))$/, reason: 'the test suite, linters and benchmarks themselves (minutes each)' },
   { file: 'README.md', command: /^npm run fake-livekit$/, reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port' },
-  { file: 'README.md', command: /^vagent call simulate ag_clinic_booking\s+--say "My name is Priya Sharma" --say "yes"/, reason: REAL_TIME_CALL },
+  { file: 'README.md', command: /^vagent call simulate ag_clinic_booking\s+--say "My name is Priya Patel" --say "yes"/, reason: REAL_TIME_CALL },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
   { file: 'docs/calls.md', command: /^npm run fake-livekit /, reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port' },
   { file: 'docs/media.md', command: /^vagent serve$/, reason: THE_DAEMON },
@@ -46,7 +46,7 @@ const CHECK_ONLY: CheckOnly[] = [
   { file: 'docs/media.md', command: /^sudo apt-get install /, reason: 'installs system packages' },
   { file: 'docs/media.md', command: /^curl -s -X POST "https:\/\/api\.(twilio|in\.exotel|plivo)\.com\//, reason: "a carrier's own API, with a real account" },
   { file: 'docs/media.md', command: /^npm run fake-livekit -- --callee /, reason: 'the same fake LiveKit runs in this test, started in-process' },
-  { file: 'docs/media.md', command: /^vagent call simulate ag_clinic_booking --(say "My name is Priya Sharma" --say "yes"|transport twilio)/, reason: REAL_TIME_CALL },
+  { file: 'docs/media.md', command: /^vagent call simulate ag_clinic_booking --(say "My name is Priya Patel" --say "yes"|transport twilio)/, reason: REAL_TIME_CALL },
 ];
 
 /** Placeholders the docs write, and what a test run puts in their place. */
