@@ -67,6 +67,9 @@ if node tools/build-stamp.mjs --check; then
 else
   say "build: tsc"
   npm run --silent build
+  # npm's postbuild writes the stamp too; written here as well, so that an npm set to skip
+  # scripts (ignore-scripts) still leaves a stamp and the next run skips the build.
+  node tools/build-stamp.mjs --write
 fi
 
 # 3. The embedded speech recogniser: Debian's pocketsphinx and its English model (BSD). Installed

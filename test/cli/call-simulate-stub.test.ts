@@ -95,6 +95,10 @@ beforeAll(async () => {
   requireBuild();
   const wss = new WebSocketServer({ noServer: true });
   server = http.createServer((req, res) => {
+    // Unauthenticated, as the daemon's: the simulator asks what hears the agent's language first.
+    if (req.url?.startsWith('/v1/health')) {
+      return json(res, 200, { status: 'ok', recognition: { enabled: true, for_language: { language: 'en-IN', provider: 'fake', fallback: null } } });
+    }
     const auth = req.headers.authorization;
     if (auth !== `Bearer ${KEY}` && auth !== `Bearer ${REFUSED_KEY}`) return json(res, 401, { error: { code: 'unauthorized', message: 'bad key' } });
     const now = Math.floor(Date.now() / 1000);

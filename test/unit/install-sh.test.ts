@@ -78,6 +78,7 @@ beforeAll(() => {
     fs.copyFileSync(path.join(ROOT, f), path.join(copy, f));
   }
   fs.cpSync(path.join(ROOT, 'src'), path.join(copy, 'src'), { recursive: true });
+  fs.cpSync(path.join(ROOT, 'tools'), path.join(copy, 'tools'), { recursive: true });
   fs.mkdirSync(path.join(copy, 'bin'));
   fs.writeFileSync(path.join(copy, 'bin', 'vagent'), '#!/bin/sh\necho "vagent 0.1.0 (test copy)"\n', { mode: 0o755 });
   // Dependencies already installed for this lock and this node (install.sh's own stamp), with
