@@ -41,6 +41,12 @@ export interface PendingConfirm {
   value: SlotValue;
   /** Unclear answers to this readback so far. */
   attempts: number;
+  /**
+   * Set when the value was heard below its slot type's confidence threshold (src/engine/confidence.ts):
+   * the confidence it was heard at. Such a value is not in `slots` until the caller's yes, and
+   * the readback is asked at most the step's `max_attempts` times before the step is asked again.
+   */
+  heard?: number;
 }
 
 /** The whole engine state of one session. */

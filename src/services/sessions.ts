@@ -258,7 +258,9 @@ export class SessionService {
   async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
-      runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context } }), input.text);
+      runTurn(s.agent, s.state, {
+        text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, sttConfidence: input.stt_confidence ?? null,
+      }), input.text);
   }
 
   /**
