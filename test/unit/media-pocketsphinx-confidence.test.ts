@@ -4,7 +4,14 @@
  * and, with the real engine on lines spoken by the embedded eSpeak voice, that a line the grammar
  * was built for scores clearly higher than other speech forced through it or noise.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseAgentDefinition } from '../../src/domain/agent.js';
+import { compileAgent, initialState } from '../../src/engine/state.js';
+import { runTurn } from '../../src/engine/turn.js';
 import { resample } from '../../src/media/audio.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 import { EngineLog, grammarConfidence, RATIO_MIDPOINT, speechRatio } from '../../src/media/pocketsphinx-score.js';
@@ -64,6 +71,7 @@ describe('EngineLog, speechRatio and grammarConfidence', () => {
 });
 
 const available = pocketsphinxStatus().available;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Deterministic white noise (a linear congruential generator), `amplitude` of 32 767. */
 function noise(samples: number, amplitude: number, seed = 7): Int16Array {
@@ -127,5 +135,33 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     for (const c of noisy) expect(clean.confidence - c).toBeGreaterThan(0.4);
     // a level may happen to force a path that fits better than the rest (4000 of 32 767 did): three of four are low
     expect([...noisy].sort((a, b) => a - b)[2]).toBeLessThan(0.3);
+  }, 60_000);
+
+  it('the clinic agent stores a day heard clean, and asks about the same day heard through noise instead of storing it', async () => {
+    const file = parse(fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8')) as unknown;
+    const parsed = parseAgentDefinition(file);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    const agent = compileAgent(parsed.agent);
+    const REF = Date.parse('2026-11-21T10:00:00+05:30');
+    const vars = { context: {} };
+    // typed answers bring the cursor to the day step
+    let state = initialState(agent);
+    for (const text of ['my name is Priya Sharma', 'yes']) state = runTurn(agent, state, { text, nowMs: REF, refMs: REF, vars }).state;
+    expect(state.cursor).toBe('day');
+    const dayTurn = async (pcm: Int16Array) => {
+      const heard = await hear(pcm, 'date');
+      return { heard, out: runTurn(agent, state, { text: heard.text, nowMs: REF, refMs: REF, vars, sttConfidence: heard.confidence }) };
+    };
+
+    const clean = await dayTurn(audio.tomorrow);
+    expect(clean.out.state.slots.visit_date).toBe('2026-11-22'); // stored, then read back as the step asks
+    expect(clean.out.clips[0]!.text).toMatch(/^That is /);
+
+    const loud = noise(audio.tomorrow.length, 3000);
+    const garbled = await dayTurn(audio.tomorrow.map((v, i) => Math.max(-32768, Math.min(32767, v + loud[i]!))));
+    expect(garbled.heard.text).not.toBe('');
+    expect(garbled.out.state.slots.visit_date).toBeUndefined();
+    expect(garbled.out.clips.map((c) => c.text)).toEqual([expect.stringMatching(/^I heard .+\. Is that right\?$/)]);
+    expect(garbled.out.trace).toContainEqual(expect.objectContaining({ layer: 'confirm', detail: 'low_confidence', slot: 'visit_date', confidence: garbled.heard.confidence }));
   }, 60_000);
 });
