@@ -43,10 +43,11 @@ export interface PendingConfirm {
   attempts: number;
   /**
    * Set when the value was heard below its slot type's confidence threshold (src/engine/confidence.ts):
-   * the confidence it was heard at. Such a value is not in `slots` until the caller's yes, and
-   * the readback is asked at most the step's `max_attempts` times before the step is asked again.
+   * the confidence it was heard at, or null when the recogniser gives none. Such a value is not
+   * in `slots` until the caller's yes, and the readback is asked at most the step's
+   * `max_attempts` times before the step is asked again.
    */
-  heard?: number;
+  heard?: number | null;
 }
 
 /** The whole engine state of one session. */

@@ -27,6 +27,11 @@ export interface TurnInput {
    * it is stored (src/engine/confidence.ts).
    */
   sttConfidence?: number | null;
+  /**
+   * A recogniser heard `text` but gave no confidence (Sarvam): a captured value (but a yes/no)
+   * is read back as if heard below its threshold; a yes or no to a readback is taken.
+   */
+  sttUnmeasured?: boolean;
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
@@ -116,8 +121,10 @@ class Turn {
    */
   lowConfidence(step: Step, layer: 'confirm' | 'capture', result: TraceStep['result']): TraceStep | null {
     const type = step.capture?.type;
+    if (!type) return null;
+    if (this.input.sttUnmeasured === true && type !== 'yes_no') return { layer, result, detail: 'no_confidence', slot: step.capture!.slot, type };
     const confidence = this.input.sttConfidence;
-    if (!type || !heardBelow(this.agent.def, type, confidence)) return null;
+    if (!heardBelow(this.agent.def, type, confidence)) return null;
     return { layer, result, detail: 'low_confidence', slot: step.capture!.slot, type, confidence: confidence!, threshold: minConfidence(this.agent.def, type) };
   }
 
@@ -175,7 +182,7 @@ class Turn {
     const low = this.lowConfidence(step, 'confirm', 'match');
     if (low) {
       this.trace.push(low);
-      this.state.confirm = { step: step.id, value, attempts: 0, heard: low.confidence! };
+      this.state.confirm = { step: step.id, value, attempts: 0, heard: low.confidence ?? null };
       this.clips.push(...this.pendingClips(step, this.state.confirm));
       return;
     }
@@ -299,7 +306,7 @@ function confirmTurn(t: Turn): string | null {
     pending.value = corrected;
     pending.attempts = 0;
     // a value heard below its threshold (now or before) waits for the caller's yes
-    if (low) pending.heard = low.confidence!;
+    if (low) pending.heard = low.confidence ?? null;
     if (pending.heard === undefined) t.state.slots[slot] = corrected;
     t.clips.push(...t.pendingClips(step, pending));
     return 'confirm';

@@ -62,6 +62,11 @@ export interface MediaTurnFields {
    * `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`. A whole or fractional number 0–86400000.
    */
   stt_audio_ms?: number | null;
+  /**
+   * The recogniser heard this turn but gives no confidence (Sarvam; `stt_confidence` is then
+   * null): the engine reads back every value it extracts (docs/agents.md "Recogniser confidence").
+   */
+  stt_unmeasured?: boolean;
 }
 
 /**
@@ -260,6 +265,7 @@ export class SessionService {
     return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
       runTurn(s.agent, s.state, {
         text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, sttConfidence: input.stt_confidence ?? null,
+        ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
       }), input.text);
   }
 

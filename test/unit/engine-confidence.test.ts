@@ -117,6 +117,22 @@ describe('a value heard below its confidence threshold', () => {
     expect(talk(a, [['yes', 0.9]], state).state.slots.patient_name).toBe('Neha Gupta');
   });
 
+  it('a recogniser that gives no confidence (Sarvam): every value is read back, but a yes/no answer is taken', () => {
+    const a = agent({ steps: [
+      { id: 'ok', ask: 'Shall we go on?', capture: { slot: 'go_on', type: 'yes_no' } },
+      { id: 'name', ask: 'Your name?', capture: { slot: 'patient_name', type: 'person_name' } },
+    ] });
+    const turn = (text: string, state?: EngineState) => runTurn(a, state ?? initialState(a), { text, nowMs: REF, refMs: REF, vars: { context: {} }, sttConfidence: null, sttUnmeasured: true });
+    const yes = turn('yes');
+    expect(yes.state.slots.go_on).toBe(true);
+    const name = turn('my name is Priya Sharma', yes.state);
+    expect(name.state.slots.patient_name).toBeUndefined();
+    expect(name.clips.map((c) => c.text)).toEqual(['I heard Priya Sharma. Is that right?']);
+    expect(name.trace).toContainEqual({ layer: 'confirm', result: 'match', detail: 'no_confidence', slot: 'patient_name', type: 'person_name' });
+    expect(name.state.confirm?.heard).toBeNull();
+    expect(turn('yes', name.state).state.slots.patient_name).toBe('Priya Sharma');
+  });
+
   it('typed text (no confidence) is taken as it is', () => {
     const a = agent();
     const { state, outs } = talk(a, ['my name is Priya Sharma']);

@@ -100,10 +100,11 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     await rec?.close();
   });
 
-  async function hear(pcm: Int16Array, grammar: RecognitionGrammar): Promise<FinalTranscript> {
+  /** The final for `pcm` under `grammar`; the embedded recogniser always measures its confidence. */
+  async function hear(pcm: Int16Array, grammar: RecognitionGrammar): Promise<FinalTranscript & { confidence: number }> {
     const stream = rec.start({ language: 'en-IN', sampleRateHz: 16000, hints: { grammar } });
-    const done = new Promise<FinalTranscript>((resolve, reject) => {
-      stream.on('final', resolve);
+    const done = new Promise<FinalTranscript & { confidence: number }>((resolve, reject) => {
+      stream.on('final', (f) => (f.confidence === null ? reject(new Error('no confidence')) : resolve({ ...f, confidence: f.confidence })));
       stream.on('error', (e: RecognizerError) => reject(e));
     });
     for (let i = 0; i < pcm.length; i += 320) stream.push(pcm.subarray(i, i + 320));
