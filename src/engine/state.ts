@@ -39,7 +39,7 @@ export interface ClipSpec {
 export interface PendingConfirm {
   step: string;
   value: SlotValue;
-  /** Unclear answers to this readback so far. */
+  /** Unclear answers to this readback so far; at the step's `max_attempts` the value is dropped and the step asked again. */
   attempts: number;
   /**
    * Set when the value was heard below its slot type's confidence threshold (src/engine/confidence.ts):

@@ -308,6 +308,7 @@ function confirmTurn(t: Turn): string | null {
     // a value heard below its threshold (now or before) waits for the caller's yes
     if (low) pending.heard = low.confidence ?? null;
     if (pending.heard === undefined) t.state.slots[slot] = corrected;
+    else delete t.state.slots[slot]; // the value it replaces was denied
     t.clips.push(...t.pendingClips(step, pending));
     return 'confirm';
   }
@@ -338,9 +339,10 @@ function confirmTurn(t: Turn): string | null {
     return 'faq';
   }
   pending.attempts += 1;
-  if (pending.heard !== undefined && pending.attempts >= step.max_attempts) {
-    // No clear yes to a value heard badly: it is dropped and the step asked again (or its fallback).
+  if (pending.attempts >= step.max_attempts) {
+    // No clear yes after the step's attempts: the value is dropped and the step asked again (or its fallback).
     t.state.confirm = null;
+    delete t.state.slots[slot];
     t.trace.push({ layer: 'confirm', result: 'miss', detail: 'dropped', slot });
     return t.reprompt(step);
   }

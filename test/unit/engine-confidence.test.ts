@@ -117,6 +117,25 @@ describe('a value heard below its confidence threshold', () => {
     expect(talk(a, [['yes', 0.9]], state).state.slots.patient_name).toBe('Neha Gupta');
   });
 
+  it('a correction heard badly to a confident readback takes the denied value out of the slots until a yes', () => {
+    const a = agent({ steps: [{ id: 'name', ask: 'Your name?', capture: { slot: 'patient_name', type: 'person_name' }, confirm: 'readback' }] });
+    const { state, outs } = talk(a, [['my name is Priya Sharma', 0.9], ['no it is Neha Gupta', 0.2]]);
+    expect(texts(outs[0]!)).toEqual(['That is Priya Sharma, right?']);
+    expect(state.slots.patient_name).toBeUndefined();
+    expect(texts(outs[1]!)).toEqual(['I heard Neha Gupta. Is that right?']);
+    expect(outs[1]!.trace).toContainEqual(expect.objectContaining({ layer: 'confirm', detail: 'low_confidence', slot: 'patient_name', confidence: 0.2 }));
+  });
+
+  it('any readback answered unclearly max_attempts times drops the value and asks the step again: no endless readback', () => {
+    const a = agent({ steps: [{ id: 'name', ask: 'Your name?', capture: { slot: 'patient_name', type: 'person_name' }, confirm: 'readback', max_attempts: 2 }] });
+    const { state, outs } = talk(a, ['my name is Priya Sharma', 'hmm', 'hmm']);
+    expect(texts(outs[1]!)).toEqual(['Sorry, I did not catch that.', 'That is Priya Sharma, right?']);
+    expect(state.confirm).toBeNull();
+    expect(state.slots.patient_name).toBeUndefined();
+    expect(texts(outs[2]!)).toEqual(['Sorry, I did not catch that.', 'Your name?']);
+    expect(state.steps.name).toEqual({ status: 'pending', attempts: 1 });
+  });
+
   it('a recogniser that gives no confidence (Sarvam): every value is read back, but a yes/no answer is taken', () => {
     const a = agent({ steps: [
       { id: 'ok', ask: 'Shall we go on?', capture: { slot: 'go_on', type: 'yes_no' } },
