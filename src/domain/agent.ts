@@ -143,6 +143,9 @@ const wholeIn = (name: string, unit: string, b: { min: number; max: number }) =>
   .max(b.max, { error: `${name} must be at most ${b.max} ${unit}` });
 
 const EouMs = wholeIn('end_of_utterance_ms', 'ms', MEDIA_LIMITS.endOfUtteranceMs);
+const Confidence = z.number({ error: 'min_confidence values must be numbers from 0 to 1' })
+  .min(0, { error: 'min_confidence values must be numbers from 0 to 1' })
+  .max(1, { error: 'min_confidence values must be numbers from 0 to 1' });
 
 /**
  * How the agent behaves on a phone line (issue 16; docs/agents.md "Phone calls"). Every field
@@ -164,6 +167,16 @@ export const MediaSettingsSchema = z.object({
     Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>,
     { error: (iss) => (iss.code === 'invalid_type' ? `end_of_utterance_ms must be an object of ms by kind (${EXPECTATION_KINDS.join(', ')})` : undefined) },
   ).strict().default({}),
+  /**
+   * Per slot type, the recogniser confidence (0..1) below which a heard value is read back
+   * before it is stored, overriding src/engine/confidence.ts's defaults (docs/agents.md
+   * "Recogniser confidence"). Optional without a default so definitions stored before it keep
+   * their digest.
+   */
+  min_confidence: z.object(
+    Object.fromEntries(SLOT_TYPES.map((t) => [t, Confidence.optional()])) as Record<SlotType, z.ZodOptional<typeof Confidence>>,
+    { error: (iss) => (iss.code === 'invalid_type' ? `min_confidence must be an object of 0..1 thresholds by slot type (${SLOT_TYPES.join(', ')})` : undefined) },
+  ).strict().optional(),
 }, { error: (iss) => (iss.code === 'invalid_type' ? 'media must be an object' : undefined) }).strict();
 /** An agent's phone-line settings after defaults. */
 export type MediaSettings = z.infer<typeof MediaSettingsSchema>;
@@ -182,6 +195,8 @@ export const MessagesSchema = z
     not_understood: Text,
     confirm_prompt: Text,
     readback: Text,
+    /** The readback of a value heard below its confidence threshold; holds `{{value}}` ("I heard {{value}}. Is that right?"). */
+    heard_readback: Text,
     correction: Text,
     goodbye: Text,
     fillers: z.array(Text).min(1).max(10),

@@ -4,7 +4,7 @@
  */
 import { baseLanguage, type AgentDefinition, type Messages } from '../domain/agent.js';
 
-/** Every engine line, resolved for one agent. `readback` holds a `{{value}}` placeholder. */
+/** Every engine line, resolved for one agent. `readback` and `heard_readback` hold a `{{value}}` placeholder. */
 export type EngineMessages = Required<Messages>;
 
 const DEFAULTS: Record<string, EngineMessages> = {
@@ -15,6 +15,7 @@ const DEFAULTS: Record<string, EngineMessages> = {
     not_understood: 'Sorry, I did not catch that.',
     confirm_prompt: 'Is that correct?',
     readback: 'That is {{value}}, right?',
+    heard_readback: 'I heard {{value}}. Is that right?',
     correction: 'Sorry about that. Could you tell me again?',
     goodbye: 'Thank you. Goodbye!',
     fillers: ['Okay.', 'Got it.', 'Thank you.'],
@@ -30,6 +31,7 @@ const DEFAULTS: Record<string, EngineMessages> = {
     not_understood: 'माफ़ कीजिए, मैं समझ नहीं पाई।',
     confirm_prompt: 'क्या यह सही है?',
     readback: '{{value}}, सही है?',
+    heard_readback: 'मैंने सुना: {{value}}। क्या यह सही है?',
     correction: 'माफ़ कीजिए। कृपया फिर से बताइए।',
     goodbye: 'धन्यवाद। नमस्ते!',
     fillers: ['ठीक है।', 'जी।', 'धन्यवाद।'],

@@ -24,13 +24,17 @@ function displayValue(capture: Capture, value: SlotValue, language: string): str
   }
 }
 
-/** The readback clips for `value`: digit clips + confirm prompt, or one readback sentence. */
-export function readbackClips(mode: 'readback' | 'digits', capture: Capture, value: SlotValue, language: string, messages: EngineMessages): ClipSpec[] {
+/**
+ * The readback clips for `value`: digit clips + confirm prompt (`digits`), or one readback
+ * sentence: `readback` ("That is …, right?") or `heard` (the `heard_readback` line, for a value
+ * heard below its confidence threshold: "I heard …. Is that right?").
+ */
+export function readbackClips(mode: 'readback' | 'digits' | 'heard', capture: Capture, value: SlotValue, language: string, messages: EngineMessages): ClipSpec[] {
   if (mode === 'digits') {
     const clips: ClipSpec[] = [...String(value)].map((d) => ({ text: d, speak: digitWord(d, language), flags: { is_digit: true } }));
     clips.push({ text: messages.confirm_prompt, flags: { is_confirm_prompt: true } });
     return clips;
   }
-  const text = renderTemplate(messages.readback, { extra: { value: displayValue(capture, value, language) } });
+  const text = renderTemplate(mode === 'heard' ? messages.heard_readback : messages.readback, { extra: { value: displayValue(capture, value, language) } });
   return [{ text, flags: { is_readback: true } }];
 }

@@ -50,8 +50,15 @@ export interface StepState {
 export interface PendingConfirm {
   step: string;
   value: SlotValue;
-  /** Unclear answers to this readback so far. */
+  /** Unclear answers to this readback so far; at the step's `max_attempts` the value is dropped and the step asked again. */
   attempts: number;
+  /**
+   * Set when the value was heard below its slot type's confidence threshold (src/engine/confidence.ts):
+   * the confidence it was heard at, or null when the recogniser gives none. Such a value is not
+   * in `slots` until the caller's yes, and the readback is asked at most the step's
+   * `max_attempts` times before the step is asked again.
+   */
+  heard?: number | null;
 }
 
 /** The whole engine state of one session. */

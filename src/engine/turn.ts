@@ -4,10 +4,11 @@
  * volunteered later slots) → re-prompt / fallback. Pure: the clock and all values come in.
  */
 import type { SlotValue, Step } from '../domain/agent.js';
+import { heardBelow, minConfidence } from './confidence.js';
 import { detectControlIntent, looksLikeQuestion, matchFaq, normalizeUtterance } from './intents.js';
 import { readbackClips } from './readback.js';
 import { detectYesNo, extractSlot } from './slots/index.js';
-import { currentStep, CURSOR_CLOSING, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
+import { currentStep, CURSOR_CLOSING, type ClipSpec, type CompiledAgent, type EngineState, type PendingConfirm } from './state.js';
 import { renderTemplate, type TemplateVars } from './template.js';
 
 /** What a turn needs besides the state. */
@@ -26,6 +27,17 @@ export interface TurnInput {
    * "Phone calls"). Default false.
    */
   phone?: boolean;
+  /**
+   * The recogniser's confidence in `text`, 0..1 (the turn's `stt_confidence`); absent or null
+   * for typed or keyed text. Below a slot type's threshold a captured value is read back before
+   * it is stored (src/engine/confidence.ts).
+   */
+  sttConfidence?: number | null;
+  /**
+   * A recogniser heard `text` but gave no confidence (Sarvam): a captured value (but a yes/no)
+   * is read back as if heard below its threshold; a yes or no to a readback is taken.
+   */
+  sttUnmeasured?: boolean;
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
@@ -35,6 +47,10 @@ export interface TraceStep {
   detail?: string;
   slot?: string;
   type?: string;
+  /** `detail: 'low_confidence'`: the recogniser's confidence in the utterance, 0..1. */
+  confidence?: number;
+  /** `detail: 'low_confidence'`: the slot type's threshold it fell below, 0..1. */
+  threshold?: number;
 }
 
 /** The outcome of one turn. */
@@ -116,6 +132,24 @@ class Turn {
     return found ? found.value : null;
   }
 
+  /**
+   * The trace entry of a value for `step` heard below its type's confidence threshold, or null
+   * when the turn was heard well enough (or typed).
+   */
+  lowConfidence(step: Step, layer: 'confirm' | 'capture', result: TraceStep['result']): TraceStep | null {
+    const type = step.capture?.type;
+    if (!type) return null;
+    if (this.input.sttUnmeasured === true && type !== 'yes_no') return { layer, result, detail: 'no_confidence', slot: step.capture!.slot, type };
+    const confidence = this.input.sttConfidence;
+    if (!heardBelow(this.agent.def, type, confidence)) return null;
+    return { layer, result, detail: 'low_confidence', slot: step.capture!.slot, type, confidence: confidence!, threshold: minConfidence(this.agent.def, type) };
+  }
+
+  /** The readback clips of a pending confirmation (see {@link pendingMode}). */
+  pendingClips(step: Step, pending: PendingConfirm): ClipSpec[] {
+    return readbackClips(pendingMode(step, pending), step.capture!, pending.value, this.lang, this.msg);
+  }
+
   /** Closing line (or `line`); the close-grace window starts now. */
   close(line: string = this.agent.def.closing): void {
     this.state.cursor = CURSOR_CLOSING;
@@ -157,8 +191,18 @@ class Turn {
     this.close();
   }
 
-  /** Accepts `value` for `step`: readback when the step confirms, else done and onwards. */
+  /**
+   * Accepts `value` for `step`: read back without storing it when it was heard below its
+   * confidence threshold; else stored, then read back when the step confirms, else done and onwards.
+   */
   accept(step: Step, value: SlotValue): void {
+    const low = this.lowConfidence(step, 'confirm', 'match');
+    if (low) {
+      this.trace.push(low);
+      this.state.confirm = { step: step.id, value, attempts: 0, heard: low.confidence ?? null };
+      this.clips.push(...this.pendingClips(step, this.state.confirm));
+      return;
+    }
     this.state.slots[step.capture!.slot] = value;
     if (step.confirm !== 'none') {
       this.state.confirm = { step: step.id, value, attempts: 0 };
@@ -178,6 +222,11 @@ class Turn {
       if (step === current || !step.capture || this.state.steps[step.id]!.status !== 'pending') continue;
       if (step.capture.slot in this.state.slots || step.capture.type === currentType) continue;
       const value = this.extract(step, 'volunteer');
+      const low = value === null ? null : this.lowConfidence(step, 'capture', 'skip');
+      if (low) {
+        this.trace.push(low); // asked at its own step instead
+        continue;
+      }
       if (value !== null) {
         this.state.slots[step.capture.slot] = value;
         got.push(step.capture.slot);
@@ -187,11 +236,12 @@ class Turn {
     return got;
   }
 
-  reprompt(step: Step): string {
+  /** Counts a failed attempt at `step`: `line` and the step asked again, or its fallback once the attempts are out. */
+  reprompt(step: Step, line: string = this.msg.not_understood): string {
     const st = this.state.steps[step.id]!;
     st.attempts += 1;
     if (st.attempts <= step.max_attempts) {
-      this.say(this.msg.not_understood);
+      this.say(line);
       this.ask(step, step.reprompt ?? step.ask);
       this.offerKeypad(step);
       return 'reprompt';
@@ -242,7 +292,9 @@ function controlTurn(t: Turn): string | null {
       // "No, that's all. Bye." answers the question before it hangs up: keep the answer.
       const step = t.state.confirm ? undefined : currentStep(t.agent, t.state);
       const value = step ? t.extract(step, 'answer') : null;
-      if (step?.capture && value !== null) {
+      const low = step && value !== null ? t.lowConfidence(step, 'capture', 'skip') : null;
+      if (low) t.trace.push(low); // not stored: nobody is left to confirm it
+      else if (step?.capture && value !== null) {
         t.state.slots[step.capture.slot] = value;
         if (step.confirm === 'none') t.state.steps[step.id]!.status = 'done';
         t.trace.push({ layer: 'capture', result: 'match', detail: 'before goodbye', slot: step.capture.slot, type: step.capture.type });
@@ -258,20 +310,33 @@ function confirmTurn(t: Turn): string | null {
   const pending = t.state.confirm;
   if (!pending) return null;
   const step = t.agent.def.steps[t.agent.stepIndex.get(pending.step)!]!;
-  const yes = detectYesNo(t.input.text);
-  // A yes/no step's own answer is the yes or no above, never a correction.
-  const corrected = step.capture!.type === 'yes_no' ? null : t.extract(step, 'answer');
+  const slot = step.capture!.slot;
+  let yes = detectYesNo(t.input.text);
+  // A yes or no heard below the yes_no threshold is no answer: the readback is asked again.
+  const lowYes = yes !== null && heardBelow(t.agent.def, 'yes_no', t.input.sttConfidence);
+  if (lowYes) yes = null;
+  // A yes/no step's own answer is the yes or no above, never a correction; nor is a yes or no to
+  // a free-text readback (the text extractor would take "no" itself as the new text).
+  const type = step.capture!.type;
+  const corrected = type === 'yes_no' || (type === 'text' && detectYesNo(t.input.text) !== null) ? null : t.extract(step, 'answer');
   const isNew = corrected !== null && corrected !== pending.value;
-  t.trace.push({ layer: 'confirm', result: yes !== null || isNew ? 'match' : 'miss', detail: isNew ? 'correction' : yes === null ? 'unclear' : yes ? 'yes' : 'no', slot: step.capture!.slot });
+  const detail = isNew ? 'correction' : lowYes ? 'low_confidence' : yes === null ? 'unclear' : yes ? 'yes' : 'no';
+  const heard = lowYes ? { confidence: t.input.sttConfidence!, threshold: minConfidence(t.agent.def, 'yes_no') } : {};
+  t.trace.push({ layer: 'confirm', result: yes !== null || isNew ? 'match' : 'miss', detail, slot, ...heard });
   if (isNew) {
+    const low = t.lowConfidence(step, 'confirm', 'match');
+    if (low) t.trace.push(low);
     pending.value = corrected;
     pending.attempts = 0;
-    t.state.slots[step.capture!.slot] = corrected;
-    t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, corrected, t.lang, t.msg));
+    // a value heard below its threshold (now or before) waits for the caller's yes
+    if (low) pending.heard = low.confidence ?? null;
+    if (pending.heard === undefined) t.state.slots[slot] = corrected;
+    else delete t.state.slots[slot]; // the value it replaces was denied
+    t.clips.push(...t.pendingClips(step, pending));
     return 'confirm';
   }
   if (yes === true) {
-    t.state.slots[step.capture!.slot] = pending.value;
+    t.state.slots[slot] = pending.value;
     t.state.confirm = null;
     if (!t.settle(step)) {
       t.filler();
@@ -281,7 +346,9 @@ function confirmTurn(t: Turn): string | null {
   }
   if (yes === false) {
     t.state.confirm = null;
-    delete t.state.slots[step.capture!.slot];
+    delete t.state.slots[slot];
+    // A value heard badly and denied is a failed attempt at the step: bounded by its max_attempts.
+    if (pending.heard !== undefined) return t.reprompt(step, t.msg.correction);
     t.say(t.msg.correction);
     t.ask(step);
     t.offerKeypad(step);
@@ -290,15 +357,32 @@ function confirmTurn(t: Turn): string | null {
   const faq = matchFaq(t.norm, t.agent.def.faq);
   if (faq) {
     t.say(faq.faq.answer, { intent_key: faq.faq.intent, source: 'faq' });
-    for (const c of readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg)) {
+    for (const c of t.pendingClips(step, pending)) {
       t.clips.push({ ...c, flags: { ...c.flags, intent_key: faq.faq.intent, source: 'reprompt' } });
     }
     return 'faq';
   }
   pending.attempts += 1;
+  if (pending.attempts >= step.max_attempts) {
+    // No clear yes after the step's attempts: the value is dropped and the step asked again (or its fallback).
+    t.state.confirm = null;
+    delete t.state.slots[slot];
+    t.trace.push({ layer: 'confirm', result: 'miss', detail: 'dropped', slot });
+    return t.reprompt(step);
+  }
   t.say(t.msg.not_understood);
-  t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg));
+  t.clips.push(...t.pendingClips(step, pending));
   return 'reprompt';
+}
+
+/**
+ * How a pending confirmation is read back: digit by digit for a `confirm: digits` step, the
+ * `heard_readback` line for a value heard below its confidence threshold (or a step that does
+ * not confirm), else the step's `readback` sentence.
+ */
+function pendingMode(step: Step, pending: PendingConfirm): 'readback' | 'digits' | 'heard' {
+  if (step.confirm === 'digits') return 'digits';
+  return pending.heard !== undefined || step.confirm === 'none' ? 'heard' : 'readback';
 }
 
 function answerTurn(t: Turn): string {
@@ -467,7 +551,7 @@ function reask(t: Turn): void {
   const pending = t.state.confirm;
   if (pending) {
     const step = t.agent.def.steps[t.agent.stepIndex.get(pending.step)!]!;
-    t.clips.push(...readbackClips(step.confirm as 'readback' | 'digits', step.capture!, pending.value, t.lang, t.msg));
+    t.clips.push(...t.pendingClips(step, pending));
     return;
   }
   const step = currentStep(t.agent, t.state);

@@ -85,8 +85,8 @@ export interface TurnTelemetry {
   stt_provider: string;
   /** End of speech decided (`speechEnd`, the recogniser's `finish()`) → final transcript, ms on the session clock; 0 when the provider's own endpointing decided (the final is the decision). */
   stt_ms: number;
-  /** The final's confidence, 0..1 (0 when it failed). */
-  stt_confidence: number;
+  /** The final's confidence, 0..1 (0 when it failed); null when the provider gives none (Sarvam). */
+  stt_confidence: number | null;
   /** The end-of-utterance silence waited before deciding the caller had finished, ms (by the VAD, or by the provider when it endpointed first: from the VAD's last speech frame to its final). */
   silence_ms: number;
   /** Audio the recogniser consumed for this turn (pre-roll and silence included), ms: the basis of `stt_seconds`. */
@@ -163,8 +163,8 @@ export interface CallSessionOptions {
 export interface HeardEvent {
   kind: 'partial' | 'final';
   text: string;
-  /** The final's confidence (finals only). */
-  confidence?: number;
+  /** The final's confidence (finals only; null when the provider gives none). */
+  confidence?: number | null;
   /** True for a final that was not taken as a turn: empty, or speech over playout that did not interrupt it (a backchannel). */
   ignored?: boolean;
 }
@@ -524,7 +524,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   }
 
   /** `provider`: who heard (the final's or the error's provider), else the recogniser's own. */
-  private telemetry(u: Utterance, confidence: number, audioMs: number, provider?: string): TurnTelemetry {
+  private telemetry(u: Utterance, confidence: number | null, audioMs: number, provider?: string): TurnTelemetry {
     return {
       stt_provider: provider ?? this.recognizer.provider,
       stt_ms: u.decidedAtClock === null ? 0 : Math.max(0, this.clock.now() - u.decidedAtClock),

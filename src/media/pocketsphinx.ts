@@ -34,9 +34,12 @@
  *
  * Timings are stream times from the samples pushed (0.8 prints word times relative to its own
  * voiced frames only): a final covers [first sample of the segment, last sample pushed].
- * Confidence: with the language model, the mean of the word posteriors `-time yes` prints; with
- * a grammar 0.8 prints 1.0 for every word (no alternatives are scored), so the confidence is a
- * documented heuristic, {@link GRAMMAR_CONFIDENCE}, for a non-empty hypothesis.
+ * Confidence: with the language model, the mean of the word posteriors `-time yes` prints. With
+ * a grammar 0.8 prints 1.0 for every word (no alternatives are scored), so a grammar utterance is
+ * also decoded by a second engine, a free phone loop (`-allphone`, context-independent phones),
+ * and the confidence is the logistic of the per-frame acoustic ratio of the two best paths
+ * (pocketsphinx-score.ts; docs/media.md "Confidence"). Each grammar utterance so takes two engine
+ * processes, both counted against `maxProcesses`.
  *
  * Partials: when the engine's own detector ends a speech segment inside the stream (a pause of
  * ≥ 0.5 s) it prints that segment's hypothesis; the stream sends the words so far as a `partial`.
@@ -48,6 +51,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { StreamingResampler, SAMPLE_RATES } from './audio.js';
 import { dictionaryFor, GRAMMARS } from './pocketsphinx-grammars.js';
+import { EngineLog, ScoredGrammarStream, type ScoredSegment } from './pocketsphinx-score.js';
+import { pocketsphinxStatus, resolveBinary, type PocketsphinxOptions, type PocketsphinxStatus } from './pocketsphinx-status.js';
 import {
   BaseRecognitionStream,
   RecognizerError,
@@ -59,16 +64,15 @@ import {
   type SpeechRecognizer,
 } from './recognizer.js';
 
+export {
+  DEFAULT_POCKETSPHINX_BINARY, DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_INSTALL_HINT, pocketsphinxStatus,
+  type PocketsphinxOptions, type PocketsphinxStatus,
+} from './pocketsphinx-status.js';
+
 /** The provider key of this recogniser (pricing `stt` table, a turn's `stt_provider`). */
 export const POCKETSPHINX_PROVIDER = 'pocketsphinx';
-/** How to install the engine, for error messages and `/v1/health`. */
-export const POCKETSPHINX_INSTALL_HINT = 'install it with: sudo apt-get install pocketsphinx pocketsphinx-en-us';
-/** Default engine binary (looked up on PATH). */
-export const DEFAULT_POCKETSPHINX_BINARY = 'pocketsphinx_continuous';
-/** Default model directory of Debian's `pocketsphinx-en-us`. */
-export const DEFAULT_POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
-/** Confidence of a non-empty grammar hypothesis (0.8 scores no alternatives under a grammar). */
-export const GRAMMAR_CONFIDENCE = 0.75;
+/** What an engine process decodes with: a step grammar, or the phone loop that scores grammar hypotheses. */
+type EngineKind = RecognitionGrammar | 'phones';
 /** Sample rate the en-us acoustic model was trained on, Hz. */
 const ENGINE_RATE = 16000;
 /** Cepstral-mean start value measured on telephone-band speech (13 coefficients). */
@@ -81,16 +85,6 @@ const ONSET_LEVEL = 100;
 const LEAD_KEEP_MS = 80;
 /** How often `finish()` checks whether a still-loading engine has opened its FIFO, ms. */
 const OPEN_POLL_MS = 5;
-/** Most stderr kept from a child for the crash message, characters. */
-const STDERR_KEEP = 2000;
-
-/** Options of {@link pocketsphinxStatus} and {@link PocketsphinxRecognizer}. */
-export interface PocketsphinxOptions {
-  /** The `pocketsphinx_continuous` binary: a name looked up on PATH, or a path. Default {@link DEFAULT_POCKETSPHINX_BINARY}. */
-  binary?: string;
-  /** The model directory holding `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict`. Default {@link DEFAULT_POCKETSPHINX_MODEL}. */
-  model?: string;
-}
 
 /** Options of a {@link PocketsphinxRecognizer}. */
 export interface PocketsphinxRecognizerOptions extends PocketsphinxOptions {
@@ -100,77 +94,6 @@ export interface PocketsphinxRecognizerOptions extends PocketsphinxOptions {
   spares?: number;
   /** Directory for the generated model files; default a fresh one under the OS temp dir, removed by {@link PocketsphinxRecognizer.close}. */
   workDir?: string;
-}
-
-/** What {@link pocketsphinxStatus} found. */
-export interface PocketsphinxStatus {
-  /** Whether the engine can run here. */
-  available: boolean;
-  /** Why not, with how to install it. */
-  reason?: string;
-  /** The binary's resolved path, when found. */
-  binary?: string;
-  /** The model directory, when complete. */
-  model?: string;
-  /** The Debian package version (e.g. `0.8+5prealpha+1-15`), when dpkg knows it. */
-  version?: string;
-}
-
-/** Files the model directory must hold. */
-const MODEL_FILES = ['en-us/mdef', 'en-us/means', 'en-us/variances', 'en-us/transition_matrices', 'en-us/sendump', 'en-us/noisedict', 'en-us/feat.params', 'en-us.lm.bin', 'cmudict-en-us.dict'];
-
-/**
- * Whether the embedded recogniser can run: the binary is on PATH (or at the given path) and
- * executable, and the model directory is complete. Fast: looks at files only, loads no model.
- * Never throws.
- */
-export function pocketsphinxStatus(options: PocketsphinxOptions = {}): PocketsphinxStatus {
-  const binary = resolveBinary(options.binary ?? DEFAULT_POCKETSPHINX_BINARY);
-  const model = options.model ?? DEFAULT_POCKETSPHINX_MODEL;
-  const version = debianVersion('pocketsphinx');
-  if (!binary) {
-    return { available: false, reason: `pocketsphinx is not installed (no ${options.binary ?? DEFAULT_POCKETSPHINX_BINARY} found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
-  }
-  const missing = MODEL_FILES.filter((f) => !isFile(path.join(model, f)));
-  if (missing.length > 0) {
-    return { available: false, binary, reason: `the pocketsphinx English model is missing (${path.join(model, missing[0]!)} not found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
-  }
-  return { available: true, binary, model, ...(version ? { version } : {}) };
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function resolveBinary(name: string): string | undefined {
-  const candidates = name.includes('/') ? [name] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
-  for (const c of candidates) {
-    try {
-      fs.accessSync(c, fs.constants.X_OK);
-      if (fs.statSync(c).isFile()) return path.resolve(c);
-    } catch {
-      // next
-    }
-  }
-  return undefined;
-}
-
-/** The installed version of a Debian package, from dpkg's status file; undefined when unknown. */
-function debianVersion(pkg: string): string | undefined {
-  try {
-    const status = fs.readFileSync('/var/lib/dpkg/status', 'utf8');
-    const start = status.indexOf(`Package: ${pkg}\n`);
-    if (start < 0) return undefined;
-    const end = status.indexOf('\n\n', start);
-    const block = status.slice(start, end < 0 ? undefined : end);
-    return /\nVersion: (\S+)/.exec(block)?.[1];
-  } catch {
-    return undefined;
-  }
 }
 
 /** One engine process: warm (loaded, waiting) until a stream takes it. */
@@ -188,7 +111,7 @@ interface Engine {
    * that started them. Either way no engine outlives its media worker.
    */
   fd: number;
-  grammar: RecognitionGrammar;
+  grammar: EngineKind;
   exited: boolean;
   /** Set by the stream that took it. */
   owner?: PocketsphinxStream;
@@ -209,8 +132,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private readonly workDir: string;
   private readonly ownsWorkDir: boolean;
   private readonly engines = new Set<Engine>();
-  private readonly warm = new Map<RecognitionGrammar, Engine[]>();
-  private readonly prepared = new Map<RecognitionGrammar, string[]>();
+  private readonly warm = new Map<EngineKind, Engine[]>();
+  private readonly prepared = new Map<EngineKind, string[]>();
   private closed = false;
   private serial = 0;
   /** util-linux's `setpriv`, which starts each engine with a parent-death signal (see {@link Engine.fd}); undefined when not installed. */
@@ -242,10 +165,12 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
 
   /**
    * Starts warm processes for `grammars` now (at worker start-up), so even their first utterance
-   * pays no model load. Does nothing when the engine is unavailable or the recogniser closed.
+   * pays no model load (and the phone loop's, for any grammar but `free`). Does nothing when the
+   * engine is unavailable or the recogniser closed.
    */
   prewarm(grammars: readonly RecognitionGrammar[]): void {
     for (const g of grammars) this.refill(g);
+    if (grammars.some((g) => g !== 'free')) this.refill('phones');
   }
 
   /**
@@ -256,14 +181,20 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   start(options: RecognitionOptions): RecognitionStream {
     const checked = validateRecognitionOptions(options, this.languages);
     const grammar = checked.hints?.grammar ?? 'free';
-    const stream = new PocketsphinxStream(this, checked);
+    if (grammar === 'free') return this.open(grammar, checked);
+    return new ScoredGrammarStream(checked, this.open(grammar, checked), this.open('phones', checked));
+  }
+
+  /** A stream on one engine process of `kind` (a failed one when none can be had). */
+  private open(kind: EngineKind, checked: RecognitionOptions): PocketsphinxStream {
+    const stream = new PocketsphinxStream(this, checked, kind);
     let problem: string | undefined;
     if (this.closed) problem = 'the recogniser is closed';
     else if (!this.status.available) problem = this.status.reason;
     else if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz)) problem = `sample rate ${checked.sampleRateHz} Hz is not supported (use one of ${SAMPLE_RATES.join(', ')})`;
     if (problem === undefined) {
       try {
-        const engine = this.take(grammar);
+        const engine = this.take(kind);
         if (engine) stream.attach(engine);
         else problem = `no free engine process (the limit is ${this.maxProcesses}); try again shortly`;
       } catch (err) {
@@ -287,7 +218,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   }
 
   /** A warm engine for `grammar` (or a fresh one), or undefined at the process limit. */
-  private take(grammar: RecognitionGrammar): Engine | undefined {
+  private take(grammar: EngineKind): Engine | undefined {
     const list = this.warm.get(grammar) ?? [];
     let engine: Engine | undefined;
     while (list.length > 0 && !engine) {
@@ -315,7 +246,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   }
 
   /** Tops the grammar's warm spares up to {@link spares}, within the process limit. */
-  private refill(grammar: RecognitionGrammar): void {
+  private refill(grammar: EngineKind): void {
     if (this.closed || !this.status.available) return;
     const list = this.warm.get(grammar) ?? [];
     this.warm.set(grammar, list);
@@ -326,7 +257,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     }
   }
 
-  private spawnEngine(grammar: RecognitionGrammar): Engine {
+  private spawnEngine(grammar: EngineKind): Engine {
     const args = this.argsFor(grammar);
     const fifo = path.join(this.workDir, `audio-${++this.serial}.fifo`);
     fs.rmSync(fifo, { force: true }); // left by a process that died (a given workDir)
@@ -334,7 +265,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
     // O_RDWR on a FIFO never blocks on Linux (fifo(7)); libuv opens with O_CLOEXEC, so the engine does not inherit it
     const fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
-    const engineArgs = [this.status.binary!, ...args, '-infile', fifo, '-time', 'yes', '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1'];
+    // The log (stderr) carries the backtrace's acoustic scores (-backtrace yes) and the engine's errors.
+    const engineArgs = [this.status.binary!, ...args, '-infile', fifo, '-time', 'yes', '-backtrace', 'yes', '-dither', 'yes', '-seed', '1'];
     // setpriv sets the signal and execs the engine (same pid); PR_SET_PDEATHSIG, prctl(2)
     const argv = this.deathGuard ? [this.deathGuard, '--pdeathsig', 'KILL', '--', ...engineArgs] : engineArgs;
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -357,7 +289,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   }
 
   /** The engine arguments for `grammar`, writing its model directory, grammar and dictionary on first use. */
-  private argsFor(grammar: RecognitionGrammar): string[] {
+  private argsFor(grammar: EngineKind): string[] {
     const known = this.prepared.get(grammar);
     if (known) return known;
     const model = this.status.model!;
@@ -373,6 +305,11 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     let args: string[];
     if (grammar === 'free') {
       args = ['-hmm', hmm, '-lm', path.join(model, 'en-us.lm.bin'), '-dict', path.join(model, 'cmudict-en-us.dict')];
+    } else if (grammar === 'phones') {
+      // Context-independent phones: a CD phone loop runs at ~5× real time on the build machine, CI
+      // at 0.04×. Language weight 1: with the default 6.5 the phone LM's weighting leaks into the
+      // `ascr` the backtrace reports (it comes out above zero, which no acoustic score can).
+      args = ['-hmm', hmm, '-allphone', path.join(model, 'en-us-phone.lm.bin'), '-allphone_ci', 'yes', '-lw', '1'];
     } else {
       const source = GRAMMARS[grammar];
       const gram = path.join(this.workDir, `${grammar}.gram`);
@@ -419,6 +356,8 @@ function killEngine(e: Engine): Promise<void> {
 const WORD_LINE = /^(\S+) (-?\d+\.\d+) (-?\d+\.\d+) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
 /** A hypothesis line: words (lower case, apostrophes) separated by single spaces, or empty. */
 const HYP_LINE = /^(?:[a-z'][a-z'.-]*(?: [a-z'][a-z'.-]*)*)?$/;
+/** The phone loop's hypothesis line: CMU phones (upper case) separated by single spaces, or empty. */
+const PHONES_LINE = /^(?:[A-Z+]+(?: [A-Z+]+)*)?$/;
 /** Fillers and markers of the word lines, not words of the hypothesis. */
 const FILLER = /^(?:<s>|<\/s>|<sil>|\(NULL\)|\[[A-Z]+\]|\+\+[A-Z]+\+\+)$/;
 
@@ -431,7 +370,8 @@ class PocketsphinxStream extends BaseRecognitionStream {
   private readonly segments: string[] = [];
   private readonly posteriors: number[] = [];
   private out = '';
-  private err = '';
+  /** The engine's log: backtrace scores and error lines. */
+  private readonly log = new EngineLog();
   private settled = false;
   /** Our end of the engine's FIFO. */
   private pipe: net.Socket | undefined;
@@ -440,8 +380,14 @@ class PocketsphinxStream extends BaseRecognitionStream {
   constructor(
     private readonly owner: PocketsphinxRecognizer,
     readonly options: Readonly<RecognitionOptions>,
+    private readonly kind: EngineKind,
   ) {
     super();
+  }
+
+  /** The decode's best path with each word's frames and acoustic score. */
+  get bestPath(): readonly ScoredSegment[] {
+    return this.log.bestPath;
   }
 
   /** @internal binds the engine process taken for this stream */
@@ -453,9 +399,7 @@ class PocketsphinxStream extends BaseRecognitionStream {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => this.onOutput(chunk));
     child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      if (this.err.length < STDERR_KEEP) this.err += chunk.slice(0, STDERR_KEEP - this.err.length);
-    });
+    child.stderr!.on('data', (chunk: string) => this.log.feed(chunk));
     if (engine.exited) {
       this.failLater(new RecognizerError('crashed', this.owner.provider, 'the pocketsphinx process exited before it was used'));
       return;
@@ -578,12 +522,12 @@ class PocketsphinxStream extends BaseRecognitionStream {
         if (!FILLER.test(word[1]!)) this.posteriors.push(Number(word[4]));
         continue;
       }
-      if (!HYP_LINE.test(line)) {
+      if (!(this.kind === 'phones' ? PHONES_LINE : HYP_LINE).test(line)) {
         this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process wrote something unexpected: ${JSON.stringify(line.slice(0, 80))}`));
         return;
       }
       if (line !== '') this.segments.push(line);
-      if (this.current === 'open' && line !== '') {
+      if (this.current === 'open' && line !== '' && this.kind !== 'phones') {
         const partial = { text: this.segments.join(' '), startMs: 0, endMs: this.ms(this.samples) };
         setImmediate(() => {
           if (this.current === 'open' || this.current === 'finishing') this.events.emit('partial', partial);
@@ -596,19 +540,17 @@ class PocketsphinxStream extends BaseRecognitionStream {
     if (this.settled) return;
     if (this.current !== 'finishing' || code !== 0 || this.out !== '') {
       const why = signal ? `was killed (${signal})` : `exited with status ${code}`;
-      const detail = this.err.trim().split('\n').filter((l) => /ERROR|FATAL/.test(l)).slice(-1)[0];
+      const detail = this.log.errors.at(-1);
       this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process ${why}${this.current === 'open' ? ' while audio was streaming' : ''}${detail ? `: ${detail}` : ''}`));
       return;
     }
     this.settled = true;
     const text = this.segments.join(' ').replace(/\s+/g, ' ').trim();
     const endMs = this.ms(this.samples);
-    const grammar = this.options.hints?.grammar ?? 'free';
-    let confidence = 0;
-    if (text !== '') {
-      const informative = this.posteriors.some((p) => p < 0.999);
-      confidence = grammar !== 'free' || !informative || this.posteriors.length === 0 ? GRAMMAR_CONFIDENCE : clamp01(this.posteriors.reduce((a, b) => a + b, 0) / this.posteriors.length);
-    }
+    // The language model's word posteriors; a grammar's confidence is set by ScoredGrammarStream.
+    const confidence = text !== '' && this.kind === 'free' && this.posteriors.length > 0
+      ? clamp01(this.posteriors.reduce((a, b) => a + b, 0) / this.posteriors.length)
+      : 0;
     const final = { text, confidence, startMs: 0, endMs, audioMs: endMs };
     setImmediate(() => {
       if (this.current !== 'finishing') return;

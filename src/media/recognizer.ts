@@ -71,8 +71,11 @@ export interface PartialTranscript {
 export interface FinalTranscript {
   /** The words heard; empty when nothing intelligible was heard. */
   text: string;
-  /** The recogniser's confidence in `text`, 0..1 (0 for an empty text). */
-  confidence: number;
+  /**
+   * The recogniser's confidence in `text`, 0..1 (0 for an empty text); null when the provider
+   * gives no measure for the words (Sarvam): nothing is invented in its place.
+   */
+  confidence: number | null;
   /** Stream time where the segment began, ms. */
   startMs: number;
   /** Stream time of the segment's last sample, ms. */

@@ -107,7 +107,7 @@ export type ToWorker =
 
 /** A media event of one stream, for logs, the CLI and the bench. */
 export type StreamEvent =
-  | { type: 'heard'; kind: 'partial' | 'final'; text: string; confidence?: number; ignored?: boolean }
+  | { type: 'heard'; kind: 'partial' | 'final'; text: string; confidence?: number | null; ignored?: boolean }
   | { type: 'reply'; text: string; cause: string; latencyMs: number | null }
   /** `speechMs`: caller speech heard when it decided, stream time (audio), ms. */
   | { type: 'bargeIn'; reason: BargeInReason; heard: ClearReport; atMs: number; speechOnsetAtMs: number; speechMs: number }

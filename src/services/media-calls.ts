@@ -254,7 +254,8 @@ export class MediaCallService {
       case 'speech': {
         const t = request.telemetry;
         view = await this.sessions.turn(caller, sessionId, {
-          text: request.text, stt_provider: t.stt_provider, stt_ms: Math.round(t.stt_ms), stt_confidence: clamp01(t.stt_confidence),
+          text: request.text, stt_provider: t.stt_provider, stt_ms: Math.round(t.stt_ms),
+          stt_confidence: t.stt_confidence === null ? null : clamp01(t.stt_confidence), stt_unmeasured: t.stt_confidence === null,
           silence_ms: Math.round(t.silence_ms), stt_audio_ms: Math.round(t.audio_ms),
           phone: true,
         }, commit);

@@ -68,6 +68,11 @@ export interface MediaTurnFields {
    * through the HTTP API is typed (`vagent agent chat`, an app) and never sets it.
    */
   phone?: boolean;
+  /**
+   * The recogniser heard this turn but gives no confidence (Sarvam; `stt_confidence` is then
+   * null): the engine reads back every value it extracts (docs/agents.md "Recogniser confidence").
+   */
+  stt_unmeasured?: boolean;
 }
 
 /**
@@ -269,7 +274,10 @@ export class SessionService {
   async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
-      runTurn(s.agent, s.state, { text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, phone: input.phone === true }), input.text);
+      runTurn(s.agent, s.state, {
+        text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, phone: input.phone === true,
+        sttConfidence: input.stt_confidence ?? null, ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
+      }), input.text);
   }
 
   /**

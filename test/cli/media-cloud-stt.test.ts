@@ -89,6 +89,10 @@ describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s l
     expect((hiSummary.extracted as Record<string, unknown>).promise_date).toBeDefined();
     const heardHi = hi.lines.filter((l) => l.event === 'turn').map((l) => l.user_text);
     expect(heardHi).toEqual(expect.arrayContaining(['हाँ जी, मैं बोल रहा हूँ', 'haan ji, kar dunga', 'परसों']));
+    // Sarvam sends no confidence: the turn records none, and the date it heard is read back before it is stored.
+    const dateTurn = hi.lines.find((l) => l.event === 'turn' && l.user_text === 'परसों')!;
+    expect(dateTurn.stt_confidence).toBeNull();
+    expect(dateTurn.reply_text).toMatch(/^मैंने सुना: /);
 
     const hiTurns = await spokenTurns(hiSummary.session_id);
     expect(hiTurns.length).toBeGreaterThanOrEqual(4);

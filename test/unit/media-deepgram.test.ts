@@ -185,6 +185,26 @@ describe('DeepgramRecognizer', () => {
     expect(got.finals[0]).toMatchObject({ text: 'hello there', confidence: 0.8, endOfUtterance: true });
   });
 
+  it('passes Deepgram\'s confidence through as the mean of the segments, and null (none invented) when a segment has none', async () => {
+    const bare = (transcript: string) => JSON.stringify({ ...JSON.parse(results(transcript, { is_final: true })) as object, channel: { alternatives: [{ transcript, words: [] }] } });
+    const finalOf = async (messages: string[]) => {
+      const url = await scriptedServer((ws) => {
+        ws.once('message', () => {
+          for (const m of messages) ws.send(m);
+          ws.send(JSON.stringify({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: 0.9 }));
+        });
+      });
+      const stream = new DeepgramRecognizer({ apiKey: KEY, url }).start({ language: 'en-IN', sampleRateHz: RATE });
+      const got = record(stream);
+      pushAll(stream, tone(200));
+      await until(() => got.finals.length === 1, 5000, 'final');
+      return got.finals[0]!;
+    };
+    const withScores = [results('hello', { is_final: true }), JSON.stringify({ ...JSON.parse(results('there', { is_final: true })) as object, channel: { alternatives: [{ transcript: 'there', confidence: 0.4, words: [] }] } })];
+    expect((await finalOf(withScores)).confidence).toBeCloseTo(0.6, 9);
+    expect(await finalOf([results('hello', { is_final: true }), bare('there')])).toMatchObject({ text: 'hello there', confidence: null });
+  });
+
   it('ignores a socket that drops after the final (no error, no reconnect)', async () => {
     let connections = 0;
     const url = await scriptedServer((ws) => {

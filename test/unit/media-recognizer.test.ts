@@ -17,7 +17,7 @@ import {
   type RecognizerCandidate,
 } from '../../src/media/recognizer.js';
 
-type Event = ['partial', string, number, number] | ['final', string, number, number, number, number] | ['error', string];
+type Event = ['partial', string, number, number] | ['final', string, number | null, number, number, number] | ['error', string];
 
 /** Records a stream's events as compact tuples. */
 function record(stream: RecognitionStream): Event[] {

@@ -31,7 +31,8 @@
  * and, at once after it, `CloseStream`: the final is delivered on the `from_finalize` result,
  * or — since Deepgram does not promise one when little audio is buffered — on the `Metadata`
  * or the clean close that answer `CloseStream`. Its text is the settled segments joined; its
- * confidence their mean. Times are stream times from the samples pushed: a final covers
+ * confidence the mean of Deepgram's `alternatives[0].confidence` of each, or null when one came
+ * without it. Times are stream times from the samples pushed: a final covers
  * [0, all audio pushed].
  *
  * Failures: a socket that drops, errors or closes uncleanly before the final, a handshake that
@@ -235,7 +236,8 @@ type StreamSettings = Required<Omit<DeepgramOptions, 'languages' | 'apiKey'>>;
 /** A settled segment (`is_final` result) of the current socket. */
 interface Segment {
   text: string;
-  confidence: number;
+  /** `alternatives[0].confidence`, or null when Deepgram sent none (or one outside 0..1). */
+  confidence: number | null;
 }
 
 class DeepgramStream extends BaseRecognitionStream {
@@ -377,7 +379,7 @@ class DeepgramStream extends BaseRecognitionStream {
     const channel = msg.channel as { alternatives?: Array<{ transcript?: unknown; confidence?: unknown }> } | undefined;
     const alt = channel?.alternatives?.[0];
     const transcript = typeof alt?.transcript === 'string' ? alt.transcript.trim() : '';
-    const confidence = typeof alt?.confidence === 'number' && alt.confidence >= 0 && alt.confidence <= 1 ? alt.confidence : 0;
+    const confidence = typeof alt?.confidence === 'number' && alt.confidence >= 0 && alt.confidence <= 1 ? alt.confidence : null;
     if (msg.is_final === true) {
       if (transcript !== '') this.segments.push({ text: transcript, confidence });
       this.interim = '';
@@ -405,7 +407,9 @@ class DeepgramStream extends BaseRecognitionStream {
   private deliverFinal(endOfUtterance: boolean): void {
     if (this.terminal()) return;
     const text = this.segments.map((s) => s.text).join(' ');
-    const confidence = this.segments.length > 0 ? this.segments.reduce((n, s) => n + s.confidence, 0) / this.segments.length : 0;
+    // The mean of Deepgram's own confidences; null (no measure, none invented) if a segment came without one.
+    const scores = this.segments.map((s) => s.confidence);
+    const confidence = scores.length > 0 && scores.every((c) => c !== null) ? scores.reduce((n, c) => n + c!, 0) / scores.length : null;
     const endMs = this.ms(this.samples);
     const final: FinalTranscript = { text, confidence: text === '' ? 0 : confidence, startMs: 0, endMs, audioMs: endMs, ...(endOfUtterance ? { endOfUtterance: true } : {}) };
     this.current = 'done';

@@ -84,11 +84,6 @@ export const SARVAM_LANGUAGES = ['hi-IN', 'bn-IN', 'ta-IN', 'te-IN', 'kn-IN', 'm
 export const SARVAM_SAMPLE_RATE = 16000;
 /** Audio per message, ms (the Sarvam skill's advice: chunks of 100–500 ms). */
 export const CHUNK_MS = 100;
-/**
- * The confidence given to a non-empty transcript: Sarvam sends none for the words
- * (`language_probability` is about the language, and null when `language-code` is given).
- */
-export const SARVAM_CONFIDENCE = 0.9;
 /** Default wait for the handshake, ms. */
 export const SARVAM_CONNECT_TIMEOUT_MS = 3000;
 /** Wait before retrying a handshake answered 429, ms. */
@@ -385,7 +380,9 @@ class SarvamStream extends BaseRecognitionStream {
     }
     const text = this.segments.filter((s) => s !== '').join(' ');
     const endMs = endOfUtterance ? (this.endpointedAtMs ?? this.ms(this.pushed)) : this.ms(this.pushed);
-    const final: FinalTranscript = { text, confidence: text ? SARVAM_CONFIDENCE : 0, startMs: 0, endMs, audioMs: endMs };
+    // Sarvam sends no confidence for the words (`language_probability` is about the language, and
+    // null when `language-code` is given): a transcript's is null, never a made-up number.
+    const final: FinalTranscript = { text, confidence: text ? null : 0, startMs: 0, endMs, audioMs: endMs };
     if (endOfUtterance) final.endOfUtterance = true;
     setImmediate(() => {
       if (this.current === 'cancelled') return; // cancel() came first: nothing after it

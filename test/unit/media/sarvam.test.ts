@@ -81,7 +81,7 @@ describe('SarvamRecognizer', () => {
     stream.finish();
     expect(stream.state).toBe('finishing');
     const final = finalOf(await done);
-    expect(final).toEqual({ text: LATIN, confidence: 0.9, startMs: 0, endMs: 800, audioMs: 800 });
+    expect(final).toEqual({ text: LATIN, confidence: null, startMs: 0, endMs: 800, audioMs: 800 });
     expect(stream.state).toBe('done');
     const c = fake.connections[0]!;
     expect(c.query).toEqual({
@@ -116,7 +116,7 @@ describe('SarvamRecognizer', () => {
     const done = outcome(stream, extra);
     pushFrames(stream, concat([tone(600), silence(700)]));
     const final = finalOf(await done);
-    expect(final).toEqual({ text: HINDI, confidence: 0.9, startMs: 0, endMs: 1300, audioMs: 1300, endOfUtterance: true });
+    expect(final).toEqual({ text: HINDI, confidence: null, startMs: 0, endMs: 1300, audioMs: 1300, endOfUtterance: true });
     expect(stream.state).toBe('done');
     stream.finish();
     expect(stream.state).toBe('done');
@@ -133,7 +133,7 @@ describe('SarvamRecognizer', () => {
     // All of it reaches Sarvam after finish(): its END_SPEECH ends "haan", the flush the rest.
     pushFrames(stream, concat([tone(400), silence(600), tone(500), silence(100)]));
     stream.finish();
-    expect(finalOf(await done)).toEqual({ text: 'haan main kal payment kar dunga', confidence: 0.9, startMs: 0, endMs: 1600, audioMs: 1600 });
+    expect(finalOf(await done)).toEqual({ text: 'haan main kal payment kar dunga', confidence: null, startMs: 0, endMs: 1600, audioMs: 1600 });
     expect(fake.connections[0]!.transcripts).toEqual(['haan', 'main kal payment kar dunga']);
     await new Promise((r) => setTimeout(r, 50));
     expect(extra).toEqual([]);
