@@ -476,6 +476,8 @@ export interface EventTurnInput extends Omit<TurnInput, 'text'> {
  * - `silence`: the `no_input` line ("Are you still there?") then the current step's re-prompt
  *   (or its question), or — while a readback awaits the caller's yes — the readback again.
  *   The step's `attempts` (and the readback's) are left alone: silence is not a wrong answer.
+ *   At an `optional` step (no readback pending) silence is the caller leaving it unanswered:
+ *   the step is `skipped`, its `fallback` said, and the next step (or the closing) follows.
  * - `not_heard`: the `not_understood` line then the same re-ask; attempts untouched too (the
  *   recogniser failed, not the caller). A step that has gone unheard more than its
  *   `max_attempts` times gives up as when its attempts run out: its `fallback`, then the next step.
@@ -508,7 +510,15 @@ export function runEventTurn(agent: CompiledAgent, prev: EngineState, input: Eve
         t.trace.push({ layer, result: 'skip', detail: 'closing' });
         break;
       }
-      const step = input.kind === 'not_heard' && !t.state.confirm ? currentStep(t.agent, t.state) : undefined;
+      const asked = t.state.confirm ? undefined : currentStep(t.agent, t.state);
+      if (input.kind === 'silence' && asked?.optional) {
+        // An optional question the caller leaves unanswered is skipped, not asked until the
+        // silence re-prompts run out and the call is given up (docs/agents.md, "Phone calls").
+        t.trace.push({ layer, result: 'match', detail: 'skip_optional' });
+        t.giveUpStep(asked);
+        break;
+      }
+      const step = input.kind === 'not_heard' ? asked : undefined;
       if (step && unheardTooOften(t, step)) {
         t.trace.push({ layer, result: 'match', detail: 'fallback' });
         t.giveUpStep(step);

@@ -57,6 +57,21 @@ describe('runEventTurn', () => {
     expect(runTurn(a, after, { text: '42', nowMs: REF, refMs: REF, vars: VARS }).state.steps.name!.attempts).toBe(1);
   });
 
+  it('silence at an optional step skips it: the closing follows and the booking completes', () => {
+    const a = clinic();
+    const state = say(a, initialState(a), 'Priya Sharma', 'yes', 'tomorrow', 'yes', '5 pm', 'yes', '9876543210', 'yes');
+    expect(state.cursor).toBe('reason');
+    const out = event(a, state, 'silence', 1);
+    expect(out.trace).toEqual([{ layer: 'no_input', result: 'match', detail: 'skip_optional' }]);
+    expect(out.state.steps.reason!.status).toBe('skipped');
+    expect(out.clips.map((c) => c.text)).not.toContain('Are you still there?');
+    expect(out.clips.at(-1)!.text).toBe(a.def.closing);
+    expect(buildSummary(a, out.state).outcome).toBe('completed');
+    // A required step is not skipped by silence: it is asked again.
+    const first = event(a, initialState(a), 'silence', 1);
+    expect(first.state.steps.name!.status).toBe('pending');
+  });
+
   it('silence during a readback re-asks the readback; its attempts untouched', () => {
     const a = clinic();
     const s = say(a, initialState(a), 'My name is Priya Sharma');
