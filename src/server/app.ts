@@ -63,7 +63,7 @@ export interface HealthExtras {
     status: 'on' | 'off'; provider: string | null; reason?: string;
     languages?: Array<{ range: string; provider: string | null; fallback: string | null; reason?: string }>;
   };
-  media?: { workers: number; streams: number };
+  media?: { workers: number; streams: number; rooms?: number; warm_up?: { state: 'warming' | 'ready'; opening_clips: number } };
 }
 
 const HealthExtrasSchema = {
@@ -71,7 +71,11 @@ const HealthExtrasSchema = {
     status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional(),
     languages: z.array(z.object({ range: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional() })).optional(),
   }).optional(),
-  media: z.object({ workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional() }).optional(),
+  media: z.object({
+    workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional(),
+    // Ahead of the first call (docs/media.md, "The first call after start").
+    warm_up: z.object({ state: z.enum(['warming', 'ready']), opening_clips: z.number().int() }).optional(),
+  }).optional(),
 };
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
