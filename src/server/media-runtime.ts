@@ -144,7 +144,9 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   });
   const warmStarted = performance.now();
   const openings = services.agents.cachedOpeningFiles();
-  const warmed = Promise.all([pool.warm(openings), roomPool?.warm(openings)]).then(() => {
+  const warmed = Promise.all([pool.warm(openings), roomPool?.warm(openings) ?? []]).then((answers) => {
+    // A worker that stopped first (shutdown, a fault) answers null: then nothing was warmed up.
+    if (answers.flat().includes(null)) return;
     log.info({ ms: Math.round(performance.now() - warmStarted), opening_clips: pool.warmth().clips }, 'media workers warmed up');
   });
   let timer: NodeJS.Timeout | undefined;
