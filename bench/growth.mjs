@@ -51,8 +51,9 @@
  * BENCH_GROWTH_OPEN_EVERY (2000: one session in this many left open), BENCH_GROWTH_STARTS (5),
  * BENCH_GROWTH_TEMPLATE_CALLS (8), BENCH_GROWTH_TEMPLATE_BOOKINGS (4), and as in run.mjs
  * BENCH_CONNECTIONS (50), BENCH_WARMUP_S (2), BENCH_PAIRED_ROUNDS (4), BENCH_PAIRED_SLICE_S (3),
- * BENCH_VAGENT_LOG_LEVEL (warn). A quick smoke: BENCH_GROWTH_SESSIONS=20000 BENCH_PAIRED_ROUNDS=2
- * (targets are then not meaningful for "big").
+ * BENCH_VAGENT_LOG_LEVEL (warn). BENCH_SMOKE=1 (bench/smoke.mjs): 2,000 sessions, 3 templates, 1 start
+ * each, 10 connections, no warm-up, 1 round of 1 s; no target judged, a failed request fails the
+ * run; results in bench/results/smoke/.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -66,23 +67,23 @@ import { measureAlternating, warmUp, idempotencyKeys } from './lib/http.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
 import { waitForAllAudio } from './sessions.mjs';
-import { CALL_BODY, loud, numEnv, warnings } from './lib/report.mjs';
+import { CALL_BODY, invalid, judged, loud, numEnv, resultsFile, smokeOr, warnings } from './lib/report.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json');
+const RESULTS = resultsFile('latest.json');
 const run = promisify(execFile);
 
-const SESSIONS = numEnv('BENCH_GROWTH_SESSIONS', 200_000);
+const SESSIONS = numEnv('BENCH_GROWTH_SESSIONS', smokeOr(2000, 200_000));
 const DAYS = Math.max(1, numEnv('BENCH_GROWTH_DAYS', 60));
 const OPEN_EVERY = Math.max(1, numEnv('BENCH_GROWTH_OPEN_EVERY', 2000));
-const STARTS = Math.max(1, numEnv('BENCH_GROWTH_STARTS', 5));
-const TEMPLATE_CALLS = numEnv('BENCH_GROWTH_TEMPLATE_CALLS', 8);
-const TEMPLATE_BOOKINGS = numEnv('BENCH_GROWTH_TEMPLATE_BOOKINGS', 4);
+const STARTS = Math.max(1, numEnv('BENCH_GROWTH_STARTS', smokeOr(1, 5)));
+const TEMPLATE_CALLS = numEnv('BENCH_GROWTH_TEMPLATE_CALLS', smokeOr(2, 8));
+const TEMPLATE_BOOKINGS = numEnv('BENCH_GROWTH_TEMPLATE_BOOKINGS', smokeOr(1, 4));
 const TEMPLATE_OPEN = 2;
-const CONNECTIONS = numEnv('BENCH_CONNECTIONS', 50);
-const WARMUP_S = numEnv('BENCH_WARMUP_S', 2);
-const ROUNDS = Math.max(1, numEnv('BENCH_PAIRED_ROUNDS', 4));
-const SLICE_S = numEnv('BENCH_PAIRED_SLICE_S', 3);
+const CONNECTIONS = numEnv('BENCH_CONNECTIONS', smokeOr(10, 50));
+const WARMUP_S = numEnv('BENCH_WARMUP_S', smokeOr(0, 2));
+const ROUNDS = Math.max(1, numEnv('BENCH_PAIRED_ROUNDS', smokeOr(1, 4)));
+const SLICE_S = numEnv('BENCH_PAIRED_SLICE_S', smokeOr(1, 3));
 const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
 /** Rupees a day: far above what the bench spends, so the check runs in full and never refuses. */
 const BUDGET_INR = 1_000_000;
@@ -198,7 +199,7 @@ async function timedStart(store, profileDir) {
 
 function checkClean(r) {
   if (r.non_2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-    loud(`${r.title}: ${r.non_2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts. Its figures are NOT comparable.`);
+    invalid(`${r.title}: ${r.non_2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts. Its figures are NOT comparable.`);
   }
   return r;
 }
@@ -209,7 +210,7 @@ function gitRevision() {
   });
 }
 
-const verdict = (pass) => (pass ? 'PASS' : 'BELOW TARGET');
+const verdict = (pass) => judged(pass);
 const pct = (x) => `${fixed(x * 100, 1)}%`;
 const mib = (b) => b / 2 ** 20;
 

@@ -1,6 +1,7 @@
 // Measures the idempotency bodies vagent stores (issue 15 item 4): bytes of typical responses
 // (POST /v1/sessions, a turn, POST /v1/calls, POST /v1/trunks) and what deflate-raw and brotli
 // make of them, with the cost per body. Run after `npm run build`: node bench/idempotency-bodies.mjs
+// (BENCH_SMOKE=1, bench/smoke.mjs: 1 run of 50 calls per body, 500 rows).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,12 @@ import { AudioCache } from '../dist/speech/cache.js';
 import { FakeSynthesizer } from '../dist/speech/fake.js';
 import { SpeechService } from '../dist/speech/synthesis.js';
 import crypto from 'node:crypto';
+import { smokeOr } from './lib/report.mjs';
+
+/** Timing runs per body (the best is kept) and calls per run; rows of the whole-row comparison. */
+const RUNS = smokeOr(1, 7);
+const ROUNDS = smokeOr(50, 1000);
+const ROWS = smokeOr(500, 20_000);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-bodies-'));
 const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent' });
@@ -40,10 +47,10 @@ const stored = runtime.services.repos.store.db.prepare('SELECT body FROM idempot
 if (stored.length !== Object.keys(bodies).length) throw new Error(`expected ${Object.keys(bodies).length} stored bodies, found ${stored.length}`);
 
 /** µs per call of fn(body): the best of 7 runs of 1,000 (the machine is shared; the best run is the least disturbed). */
-function perBody(fn, body, rounds = 1000) {
-  for (let i = 0; i < 200; i++) fn(body);
+function perBody(fn, body, rounds = ROUNDS) {
+  for (let i = 0; i < Math.min(200, rounds); i++) fn(body);
   let best = Infinity;
-  for (let r = 0; r < 7; r++) {
+  for (let r = 0; r < RUNS; r++) {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < rounds; i++) fn(body);
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / rounds / 1000);
@@ -68,7 +75,7 @@ for (const [name, text] of Object.entries(bodies)) {
   console.log(name.padEnd(22), String(buf.length).padStart(6), ...cols);
 }
 
-// Whole rows: 20,000 idempotency rows with these bodies in turn (the mix of a session's life:
+// Whole rows: 20,000 idempotency rows (500 in the smoke mode) with these bodies in turn (the mix of a session's life:
 // open, two turns), stored plain vs deflated, in a table shaped like the real one.
 const Database = (await import('better-sqlite3')).default;
 const mix = [bodies['POST /v1/sessions'], bodies['POST turn (name)'], bodies['POST turn (yes)']];
@@ -80,14 +87,14 @@ for (const mode of ['plain text', 'deflateRaw l6 blob']) {
     CREATE INDEX idempotency_created ON idempotency(created_at);`);
   const ins = db.prepare('INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, body_z, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   db.transaction(() => {
-    for (let i = 0; i < 20000; i++) {
+    for (let i = 0; i < ROWS; i++) {
       const body = mix[i % 3];
       const z = mode === 'plain text' ? null : zlib.deflateRawSync(body, { level: 6 });
       ins.run('default', crypto.randomUUID(), crypto.randomBytes(32).toString('hex'), 'done', 201, z ? null : body, z, 1.7e9 + i);
     }
   })();
   const bytes = db.pragma('page_count', { simple: true }) * db.pragma('page_size', { simple: true });
-  console.log(`${mode}: ${(bytes / 20000).toFixed(0)} bytes per row (whole file / rows)`);
+  console.log(`${mode}: ${(bytes / ROWS).toFixed(0)} bytes per row (whole file / rows)`);
   db.close();
 }
 await app.close();

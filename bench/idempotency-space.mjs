@@ -3,15 +3,19 @@
 // keeps them), then reports: one purge batch of 1,000 rows (p50 / max, ms) against the old
 // single DELETE of every expired row; one reclaim step (incremental_vacuum of 256 pages); and
 // the VACUUM that converts a database without auto-vacuum (ms per MiB).
-// Run after `npm run build`: node bench/idempotency-space.mjs [rows, default 200000]
+// Run after `npm run build`: node bench/idempotency-space.mjs [rows, default 200000; 3000 with
+// BENCH_SMOKE=1 (bench/smoke.mjs), which also reclaims down to no free page]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openRepos } from '../dist/store/index.js';
 import { reclaimFreePages } from '../dist/store/space.js';
+import { smokeOr } from './lib/report.mjs';
 
-const ROWS = Number(process.argv[2] ?? 200_000);
+const ROWS = Number(process.argv[2] ?? smokeOr(3000, 200_000));
+/** Free pages the reclaim leaves (the daemon's default; none in the smoke mode, whose table is small). */
+const RECLAIM_THRESHOLD_PAGES = smokeOr(0, 1024);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-space-'));
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
@@ -56,7 +60,7 @@ for (;;) {
 const steps = [];
 const real = repos.store.write.bind(repos.store);
 repos.store.write = (fn, o) => { const s = process.hrtime.bigint(); return real(fn, o).finally(() => steps.push(ms(s))); };
-const r = await reclaimFreePages(repos.store, { thresholdPages: 1024, stepPages: 256 });
+const r = await reclaimFreePages(repos.store, { thresholdPages: RECLAIM_THRESHOLD_PAGES, stepPages: 256 });
 repos.store.write = real;
 repos.store.close();
 
@@ -76,6 +80,7 @@ console.log(`idempotency table: ${ROWS} expired rows, ${sizeMiB.toFixed(0)} MiB`
 console.log(`purge, one DELETE of all (before):   ${single.toFixed(0)} ms with the write lock held`);
 console.log(`purge, batches of 1,000 (now):       ${batches.length} batches; the DELETE holds the event loop p50 ${pct(inside, 0.5).toFixed(1)} ms, max ${Math.max(...inside).toFixed(1)} ms; ` +
   `with commit and WAL sync p50 ${pct(batches, 0.5).toFixed(1)} ms, max ${Math.max(...batches).toFixed(1)} ms`);
-console.log(`reclaim, 256 pages a step:           ${r.steps} steps (${r.freeBefore} → ${r.freeAfter} free pages), p50 ${pct(steps, 0.5).toFixed(1)} ms, max ${Math.max(...steps).toFixed(1)} ms`);
+console.log(`reclaim, 256 pages a step:           ${r.steps} steps (${r.freeBefore} → ${r.freeAfter} free pages)`
+  + (steps.length ? `, p50 ${pct(steps, 0.5).toFixed(1)} ms, max ${Math.max(...steps).toFixed(1)} ms` : `: none needed, ${RECLAIM_THRESHOLD_PAGES} free pages or fewer`));
 console.log(`conversion VACUUM:                   ${convMiB.toFixed(0)} MiB in ${conv.toFixed(0)} ms (${(conv / convMiB).toFixed(1)} ms per MiB)`);
 fs.rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,8 @@
  *           every 20 ms), the way a call delivers it: the latency a caller waits on
  *   wer     word error rate against the words said, % (numbers as the grammar writes them)
  *   wer 8k  the same for the ten lines resampled to 8 kHz first (a telephone's band), pushed at 8 kHz
- * Exits 1 when pocketsphinx or the embedded synthesiser is not installed.
+ * Exits 1 when pocketsphinx or the embedded synthesiser is not installed. BENCH_SMOKE=1
+ * (bench/smoke.mjs): two grammars of two lines each, shorter pauses.
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -29,8 +30,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { resample } from '../dist/media/audio.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../dist/media/pocketsphinx.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { SMOKE, smokeOr } from './lib/report.mjs';
 
-const LINES = {
+const ALL_LINES = {
   digits: ['nine eight seven six five four three two one zero', 'four five six', 'one two three four', 'seven seven zero one', 'eight oh five two six',
     'two four six eight', 'nine one one', 'three three five five', 'six oh two one nine eight', 'five five five'],
   yes_no: ['yes', 'no', 'yeah', 'yes please', 'no thanks', 'correct', 'nope', 'sure', 'that is right', 'not really'],
@@ -46,9 +48,22 @@ const LINES = {
     'I have a fever and a cough', 'can I come in the evening', 'thank you very much', 'I need to see a doctor', 'is the doctor available today',
     'please call me back'],
 };
+/** The lines recognised: two grammars of two lines each in the smoke mode. */
+const LINES = SMOKE
+  ? Object.fromEntries(['yes_no', 'digits'].map((g) => [g, ALL_LINES[g].slice(0, 2)]))
+  : ALL_LINES;
+/** Pauses: for a grammar's warm process to start, and between utterances (ms). */
+const PREWARM_MS = smokeOr(300, 1000);
+const GAP_MS = smokeOr(100, 500);
+const GAP_8K_MS = smokeOr(100, 300);
 
 const status = pocketsphinxStatus();
 if (!status.available) {
+  // The smoke (bench/smoke.mjs) runs where the recogniser may not be installed: nothing to run then.
+  if (SMOKE) {
+    console.log(`bench/media-rtf: skipped: ${status.reason}`);
+    process.exit(0);
+  }
   console.error(`bench/media-rtf: ${status.reason}`);
   process.exit(1);
 }
@@ -122,7 +137,7 @@ for (const grammar of Object.keys(LINES)) {
   // warm
   const rec = new PocketsphinxRecognizer({ spares: 1 });
   rec.prewarm([grammar]);
-  await sleep(1000);
+  await sleep(PREWARM_MS);
   const rtf = [];
   const fin = [];
   for (let i = 1; i < clips.length; i++) {
@@ -130,14 +145,14 @@ for (const grammar of Object.keys(LINES)) {
     rtf.push(r.totalMs / 1000 / secs[i]);
     fin.push(r.finalMs);
     score(i, r.text);
-    await sleep(500);
+    await sleep(GAP_MS);
   }
   const live = await recognise(rec, clips[0], grammar, true);
   let errors8k = 0;
   for (let i = 0; i < clips.length; i++) {
     const r = await recognise(rec, speech8k[grammar][i], grammar, false, 8000);
     errors8k += edits(words(LINES[grammar][i]), words(r.text));
-    await sleep(300);
+    await sleep(GAP_8K_MS);
   }
   await rec.close();
   rows.push({

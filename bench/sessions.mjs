@@ -6,7 +6,8 @@
  *       spread over 200 open sessions; ratio to (b) POST /bare, target ≥ 25% (measured in
  *       alternating slices right after the single run, see run.mjs); p99 < 20 ms.
  *   RSS of the daemon with 10,000 open sessions (VmRSS, 15 s after the last one opened, and
- *   right after), target < 300 MiB.
+ *   right after), target < 300 MiB. (The smoke mode, BENCH_SMOKE=1: 300 sessions, 20 for (e),
+ *   no settling.)
  *   Cache-hit percentage of reply clips over a scripted clinic booking, target ≥ 80%.
  *   The rows one bench turn wrote (its stored response, its turn-log row), for the reference
  *   route (g) of bench/durable-server.mjs.
@@ -15,7 +16,15 @@ import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { readDatabase } from './lib/db.mjs';
 import { measure } from './lib/http.mjs';
+import { smokeOr } from './lib/report.mjs';
 import { api as call, rssMiB as rssMiBExact } from './lib/vagent.mjs';
+
+/** Sessions open for the RSS figure (a few hundred in the smoke mode, see lib/report.mjs). */
+export const OPEN_SESSIONS = smokeOr(300, 10_000);
+/** Sessions the turn load of (e) is spread over. */
+const TURN_SESSIONS = smokeOr(20, 200);
+/** How long the RSS is left to settle after the last session opened, ms. */
+const SETTLE_MS = smokeOr(0, 15_000);
 
 /** Resident memory of `pid`, whole MiB. */
 const rssMiB = (pid) => { const m = rssMiBExact(pid); return m === null ? null : Math.round(m); };
@@ -93,7 +102,7 @@ export async function benchSessions(daemon, key, common, database, afterTurn) {
   const detail = await call(daemon.url, key, 'GET', `/v1/sessions/${booking.session_id}`);
 
   // Turn throughput over 200 sessions.
-  const ids = await openMany(daemon.url, key, 200, 10);
+  const ids = await openMany(daemon.url, key, TURN_SESSIONS, 10);
   let seq = 0;
   const keyPrefix = `bench-turn-${crypto.randomBytes(6).toString('hex')}`;
   const turnRoute = {
@@ -117,11 +126,11 @@ export async function benchSessions(daemon, key, common, database, afterTurn) {
 
   // RSS with 10,000 open sessions.
   const rssBefore = rssMiB(daemon.pid);
-  await openMany(daemon.url, key, 10_000 - ids.length - 1, 20);
+  await openMany(daemon.url, key, OPEN_SESSIONS - ids.length - 1, 20);
   const rss10kNow = rssMiB(daemon.pid);
   // V8 returns memory after an allocation burst once the process is quiet (its memory reducer);
   // the settled figure is what 10,000 idle open sessions hold.
-  await new Promise((r) => setTimeout(r, 15_000));
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
   const rss10k = rssMiB(daemon.pid);
 
   return {

@@ -14,16 +14,21 @@
  *   miss   share of speech frames reported as silence, %;  false  share of silence frames
  *          reported as speech, % (the detector's own ~90 ms hangover after each line counts
  *          here as false speech)
- * Exits 1 when the embedded synthesiser is not installed.
+ * Exits 1 when the embedded synthesiser is not installed. BENCH_SMOKE=1 (bench/smoke.mjs): 5
+ * streams, one round, 20 ms frames only.
  */
 import { performance } from 'node:perf_hooks';
 import { WebRtcVad } from '../dist/media/vad.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { resampleMono16 } from '../dist/speech/wav.js';
+import { smokeOr } from './lib/report.mjs';
 
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];
 const GAPS_MS = [700, 900, 1100, 1300, 1000];
-const STREAMS = 100;
+const STREAMS = smokeOr(5, 100);
+/** Rounds of the CPU measurement (the best is kept), and the frame lengths tried. */
+const ROUNDS = smokeOr(1, 3);
+const FRAME_LENGTHS_MS = smokeOr([20], [10, 20, 30]);
 
 if (!(await EspeakSynthesizer.available())) {
   console.error('bench/vad: the embedded synthesiser is not installed (optional dependency @echogarden/espeak-ng-emscripten), or dist/ is not built');
@@ -81,11 +86,11 @@ for (const rate of [8000, 16000]) {
   const c = conversation(rate);
   const seconds = c.pcm.length / rate;
   const chunk = rate / 50;
-  for (const frameMs of [10, 20, 30]) {
+  for (const frameMs of FRAME_LENGTHS_MS) {
     // CPU: STREAMS detectors, each fed the whole conversation (20 dB SNR) chunk by chunk, in turn.
     const noisy = withNoise(c.pcm, c.speechRms / 10);
     let best = Infinity;
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const detectors = Array.from({ length: STREAMS }, () => vad.createDetector({ sampleRate: rate, frameMs }));
       const t0 = performance.now();
       for (let at = 0; at < noisy.length; at += chunk) {

@@ -17,8 +17,13 @@ export function admin(stateDir, ...args) {
   return JSON.parse(r.stdout);
 }
 
-/** One API request with `key`; the parsed JSON answer. @throws Error on a status other than 2xx */
+/**
+ * One API request with `key`; `body` (an object, JSON-encoded here) or none; the parsed JSON answer.
+ * @throws TypeError for a body that is already a string (it would be encoded twice: a 400)
+ * @throws Error on a status other than 2xx
+ */
 export async function api(url, key, method, pathname, body) {
+  if (typeof body === 'string') throw new TypeError(`${method} ${pathname}: pass the body as an object, not a string (api() encodes it)`);
   const headers = { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url + pathname, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

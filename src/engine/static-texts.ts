@@ -7,6 +7,20 @@ import { digitWord } from './spoken.js';
 import type { CompiledAgent } from './state.js';
 
 /**
+ * The static texts of the agent's opening, as a session's first reply says them
+ * (`openingClips` in ./turn.ts): its opening lines, then the first step's question when no
+ * opening line asks for the caller's input. Lines with placeholders are left out (they are
+ * rendered per session). Deduplicated, in order; the first texts {@link staticTexts} lists.
+ */
+export function staticOpeningTexts(agent: CompiledAgent): string[] {
+  const { def } = agent;
+  const texts = def.opening.map((o) => o.text);
+  const first = def.steps[0];
+  if (first && !def.opening.some((o) => o.requires_user_input)) texts.push(first.ask);
+  return [...new Set(texts.filter((t) => t.length > 0 && !isTemplate(t)))];
+}
+
+/**
  * Every static text of the agent: opening, asks, re-prompts, fallbacks, stop lines, FAQ answers, closing,
  * engine lines (fillers, not-understood, confirm prompt, …; the keypad offer only when a step
  * captures digits) and the digits 0–9 as words.
@@ -14,7 +28,7 @@ import type { CompiledAgent } from './state.js';
  */
 export function staticTexts(agent: CompiledAgent): string[] {
   const { def, messages } = agent;
-  const texts: string[] = [];
+  const texts: string[] = staticOpeningTexts(agent);
   for (const o of def.opening) texts.push(o.text);
   for (const s of def.steps) {
     texts.push(s.ask);

@@ -114,6 +114,12 @@ interface Slot {
   index: number;
   worker: WorkerLike;
   ready: Promise<void>;
+  /** Warm-up requests not answered yet, by request number. */
+  warming: Map<number, (files: string[] | null) => void>;
+  /** Files this worker has converted ahead of calls (its answers to `warm`). */
+  warmed: Set<string>;
+  /** Warm-ups it has answered. */
+  warmups: number;
   outbox: ToWorker[];
   scheduled: boolean;
   streams: Map<number, StreamHandlers>;
@@ -123,11 +129,24 @@ interface Slot {
   shutdown?: () => void;
 }
 
+/** Where the warm-up of a pool stands (`/v1/health`'s `media.warm_up`; docs/media.md). */
+export interface PoolWarmth {
+  /** Every worker has answered a warm-up, and every warm-up asked of it so far. */
+  ready: boolean;
+  /** Clip files converted ahead of calls by every worker (the agents' openings). */
+  clips: number;
+}
+
 /** The pool. */
 export class MediaWorkerPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closing = false;
+  private nextWarm = 1;
+  /** Every file asked to be warmed so far: a worker that replaces a dead one is warmed with them. */
+  private readonly warmFiles = new Set<string>();
+  /** {@link MediaWorkerPool.warm} was called: replacement workers are warmed too. */
+  private warmed = false;
 
   private constructor(private readonly options: MediaWorkerPoolOptions & { workerPath: string }) {}
 
@@ -189,6 +208,37 @@ export class MediaWorkerPool {
     return { id, hangup: () => this.post(slot, { k: 'hangup', id }) };
   }
 
+  /**
+   * Warms every worker ahead of calls (docs/media.md, "The first call after start"): each
+   * converts clip files `files` (cached WAVs: the agents' openings) into every outbound format
+   * it plays, and the first warm-up of a worker also runs silent streams through its media
+   * path. A worker started later to replace one that died is warmed with every file asked so
+   * far. Resolves once every worker answered, with the files each converted (null for a worker
+   * that stopped first). Never rejects.
+   */
+  warm(files: readonly string[] = []): Promise<Array<string[] | null>> {
+    this.warmed = true;
+    for (const f of files) this.warmFiles.add(f);
+    return Promise.all(this.slots.map((slot) => this.warmSlot(slot, [...files])));
+  }
+
+  /** Where the warm-up stands (see {@link PoolWarmth}). */
+  warmth(): PoolWarmth {
+    return {
+      ready: this.slots.every((s) => s.warmups > 0 && s.warming.size === 0),
+      clips: Math.min(...this.slots.map((s) => s.warmed.size)),
+    };
+  }
+
+  private warmSlot(slot: Slot, files: string[]): Promise<string[] | null> {
+    return new Promise((resolve) => {
+      const req = this.nextWarm++;
+      slot.warming.set(req, resolve);
+      // A worker takes messages once it is ready (its VAD loaded), not before.
+      slot.ready.then(() => this.post(slot, { k: 'warm', req, files }), () => undefined);
+    });
+  }
+
   /** Stops the workers (their recogniser processes first, for at most 2 s), ending any stream left. */
   async close(): Promise<void> {
     this.closing = true;
@@ -212,7 +262,7 @@ export class MediaWorkerPool {
     let ready!: () => void;
     let failed!: (err: Error) => void;
     const slot: Slot = {
-      index, worker, outbox: [], scheduled: false, streams: new Map(), resets: [],
+      index, worker, outbox: [], scheduled: false, streams: new Map(), resets: [], warming: new Map(), warmed: new Set(), warmups: 0,
       ready: new Promise<void>((resolve, reject) => { ready = resolve; failed = reject; }),
     };
     worker.on('message', (batch: FromWorker[]) => {
@@ -225,10 +275,13 @@ export class MediaWorkerPool {
     worker.on('exit', () => {
       failed(new Error('the media worker exited before it was ready'));
       this.failStreams(slot, 'media worker stopped');
+      for (const resolve of slot.warming.values()) resolve(null);
+      slot.warming.clear();
       if (!this.closing && this.slots[index] === slot) {
         const next = this.spawn(index);
         this.slots[index] = next;
         next.ready.catch(() => undefined);
+        if (this.warmed) void this.warmSlot(next, [...this.warmFiles]);
       }
     });
     return slot;
@@ -250,6 +303,14 @@ export class MediaWorkerPool {
       case 'shutdown':
         slot.shutdown?.();
         return;
+      case 'warmed': {
+        for (const f of msg.files) slot.warmed.add(f);
+        slot.warmups += 1;
+        const resolve = slot.warming.get(msg.req);
+        slot.warming.delete(msg.req);
+        resolve?.(msg.files);
+        return;
+      }
       case 'out':
         slot.streams.get(msg.id)?.send(msg.frames);
         return;

@@ -103,7 +103,14 @@ export type ToWorker =
   /** Hang the call up (the API's hang-up, daemon shutdown). */
   | { k: 'hangup'; id: number }
   /** Stop: end the recogniser's engine processes, then answer `shutdown`. */
-  | { k: 'shutdown' };
+  | { k: 'shutdown' }
+  /**
+   * Warm up ahead of the first call (docs/media.md, "The first call after start"): convert
+   * clip files `files` (cached WAVs: the agents' openings) into every outbound format this
+   * worker plays, and, once per worker, run a silent stream of each carrier dialect through
+   * the whole media path; answer `warmed` with request number `req`.
+   */
+  | { k: 'warm'; req: number; files: string[] };
 
 /** A media event of one stream, for logs, the CLI and the bench. */
 export type StreamEvent =
@@ -135,7 +142,12 @@ export type FromWorker =
   /** The worker is ready (its VAD loaded). */
   | { k: 'ready' }
   /** The worker's child processes are gone; it may be terminated. */
-  | { k: 'shutdown' };
+  | { k: 'shutdown' }
+  /**
+   * Warm-up `req` is done: `files` are those of its files now converted into every outbound
+   * format (a file that could not be read is left out), `ms` how long it took.
+   */
+  | { k: 'warmed'; req: number; files: string[]; ms: number };
 
 /** What a finished stream reports. */
 export interface StreamStats {

@@ -21,6 +21,7 @@ import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { buildRecognizer } from './recognizer-factory.js';
 import { WebRtcVad } from './vad.js';
+import { CARRIER_WARM_FORMATS, ROOM_WARM_FORMATS, WARM_STREAMS, WARM_STREAM_MS, WARM_STREAM_SETTINGS, warmStreamFrames } from './warm-up.js';
 import { emptyStreamStats } from './worker-protocol.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, ToWorker } from './worker-protocol.js';
 
@@ -69,6 +70,8 @@ if (!port) throw new Error('media worker: not started as a worker thread or a ch
 let outbox: FromWorker[] = [];
 let flushing = false;
 function post(msg: FromWorker): void {
+  // Warm-up streams (negative ids, see warm()) are nobody's: what they say goes nowhere.
+  if ('id' in msg && msg.id < 0) return;
   outbox.push(msg);
   if (!flushing) {
     flushing = true;
@@ -87,6 +90,7 @@ function flush(): void {
 /** Outbound frames per stream are joined into one `out` message per flush. */
 const pendingOut = new Map<number, string[]>();
 function sendFrame(id: number, text: string): void {
+  if (id < 0) return;
   let list = pendingOut.get(id);
   if (!list) {
     list = [];
@@ -341,7 +345,63 @@ function handle(msg: ToWorker): void {
     case 'shutdown':
       void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
       return;
+    case 'warm':
+      // A warm-up that fails leaves the first call as cold as before, nothing worse.
+      void warm(msg).catch(() => post({ k: 'warmed', req: msg.req, files: [], ms: 0 }));
+      return;
   }
+}
+
+// --- warm-up ahead of the first call (docs/media.md, "The first call after start") ---------
+
+let codeWarmed = false;
+let nextWarmId = -1;
+
+/**
+ * Converts `msg.files` into every outbound format this worker plays (the LRU above keeps them),
+ * one file per turn of the event loop, and, the first time, plays a silent stream of each of {@link WARM_STREAMS} through the whole
+ * media path (with the first file as its opening) and hangs it up after
+ * {@link WARM_STREAM_MS}; then answers `warmed`. Warm-up streams have negative ids: nothing they
+ * send leaves the worker. Only after `ready` (the pool waits for it).
+ */
+async function warm(msg: Extract<ToWorker, { k: 'warm' }>): Promise<void> {
+  const started = performance.now();
+  const formats = data.livekitRooms ? ROOM_WARM_FORMATS : CARRIER_WARM_FORMATS;
+  const files: string[] = [];
+  for (const file of msg.files) {
+    if (formats.every((f) => clipFrames(file, f.encoding, f.sampleRate) !== null)) files.push(file);
+    // One file at a time: the frames of calls already under way go between.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const ids: number[] = [];
+  if (!codeWarmed && !data.livekitRooms) {
+    codeWarmed = true;
+    const opening: ReplyData = { clips: files.slice(0, 1).map((file) => ({ file, text: '', bargeIn: true, asksConfirmation: false })), ended: false, expectation: 'free' };
+    for (const { dialect, format } of WARM_STREAMS) {
+      const id = nextWarmId--;
+      try {
+        attach({ k: 'attach', id, dialect, frames: warmStreamFrames(dialect, format), settings: WARM_STREAM_SETTINGS, recognizer: { kind: 'off', reason: 'warm-up' }, opening });
+        ids.push(id);
+      } catch {
+        streams.delete(id); // a warm-up that fails leaves the first call as cold as before, nothing worse
+      }
+    }
+  }
+  const done = (): void => post({ k: 'warmed', req: msg.req, files, ms: Math.round(performance.now() - started) });
+  if (ids.length === 0) {
+    done();
+    return;
+  }
+  setTimeout(() => {
+    for (const id of ids) {
+      try {
+        handle({ k: 'hangup', id });
+      } catch {
+        streams.delete(id);
+      }
+    }
+    done();
+  }, WARM_STREAM_MS);
 }
 
 port.on('message', (batch: ToWorker[]) => {

@@ -72,7 +72,7 @@ export interface HealthExtras {
     /** With `?language=`: what hears that language, and when nothing does, why not and the settings that would. */
     for_language?: LanguageRecognition;
   };
-  media?: { workers: number; streams: number };
+  media?: { workers: number; streams: number; rooms?: number; warm_up?: { state: 'warming' | 'ready'; opening_clips: number } };
 }
 
 const HealthExtrasSchema = {
@@ -83,7 +83,11 @@ const HealthExtrasSchema = {
       language: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional(), fix: z.string().optional(),
     }).optional().meta({ description: 'With ?language=: the recogniser that hears callers of that language; when none does (provider null), why not (reason) and the settings that would serve it (fix).' }),
   }).optional(),
-  media: z.object({ workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional() }).optional(),
+  media: z.object({
+    workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional(),
+    // Ahead of the first call (docs/media.md, "The first call after start").
+    warm_up: z.object({ state: z.enum(['warming', 'ready']), opening_clips: z.number().int() }).optional(),
+  }).optional(),
 };
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */

@@ -68,6 +68,24 @@ export function recognitionNotice(lines: readonly RecognitionLine[]): string {
 }
 
 /**
+ * Longest the daemon waits for its media warm-up before it listens, ms (docs/media.md, "The first
+ * call after start"); the rest goes on in the background. The warm-up takes a fraction of
+ * this on an idle 2-core host (bench/media.mjs, section (d)).
+ */
+export const WARM_UP_WAIT_MS = 1500;
+
+/**
+ * `/v1/health`'s `media.warm_up`: `ready` once every worker (and room process) has run its
+ * warm-up and converted every opening handed to it so far, else `warming`; `opening_clips`:
+ * the opening clips converted ahead of calls by every worker thread.
+ */
+export function warmUpHealth(pool: MediaWorkerPool, roomPool: MediaWorkerPool | null): { state: 'warming' | 'ready'; opening_clips: number } {
+  const threads = pool.warmth();
+  const ready = threads.ready && (roomPool?.warmth().ready ?? true);
+  return { state: ready ? 'ready' : 'warming', opening_clips: threads.clips };
+}
+
+/**
  * Default worker threads: one per CPU, at least 2 and at most 4. Two workers on a 2-core host
  * kept reply latency p99 within the end-of-utterance silence + 48 ms at 100 calls, where one
  * worker gave + 75 ms (`npm run bench`, bench/media.mjs).
@@ -77,10 +95,12 @@ export function defaultMediaWorkers(): number {
 }
 
 /**
- * Starts the media workers and the carrier streams over `services`.
+ * Starts the media workers and the carrier streams over `services`, and warms the workers up
+ * (waiting at most `warmUpWaitMs`, default {@link WARM_UP_WAIT_MS}, for it).
  * @throws Error when the worker is not built or a worker cannot start; the daemon then runs without call audio
  */
-export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void }): Promise<RunningMedia> {
+export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void },
+  warmUpWaitMs = WARM_UP_WAIT_MS): Promise<RunningMedia> {
   const embedded = embeddedStatus(settings);
   const lines = describeRecognition(settings, embedded);
   // The embedded recogniser's warm engines start only where a language may use it (as the
@@ -123,13 +143,31 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     void services.media.noteActivity([...streams.takeActive(), ...(liveRooms?.liveCalls() ?? [])]);
   }, ACTIVITY_HEARTBEAT_MS);
   heartbeat.unref();
+  // Warm-up ahead of the first call (docs/media.md, "The first call after start"): before the
+  // daemon listens (for at most WARM_UP_WAIT_MS), the workers run their media path once and
+  // convert the openings already cached; each opening pre-synthesis makes later (at start-up
+  // on a new state dir, when an agent is applied) is converted as soon as it is cached.
+  services.agents.onOpeningReady((files) => {
+    void pool.warm(files);
+    void roomPool?.warm(files);
+  });
+  const warmStarted = performance.now();
+  const openings = services.agents.cachedOpeningFiles();
+  const warmed = Promise.all([pool.warm(openings), roomPool?.warm(openings) ?? []]).then((answers) => {
+    // A worker that stopped first (shutdown, a fault) answers null: then nothing was warmed up.
+    if (answers.flat().includes(null)) return;
+    log.info({ ms: Math.round(performance.now() - warmStarted), opening_clips: pool.warmth().clips }, 'media workers warmed up');
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([warmed, new Promise((resolve) => { timer = setTimeout(resolve, warmUpWaitMs); })]);
+  clearTimeout(timer);
   return {
     streams,
     pool,
     rooms,
     health: (language) => ({
       recognition: { ...recognitionHealth(lines), ...(language === undefined ? {} : { for_language: recognitionOf(settings, language, embedded) }) },
-      media: { workers, streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}) },
+      media: { workers, streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}), warm_up: warmUpHealth(pool, roomPool) },
     }),
     notice: () => recognitionNotice(lines),
     stop: async () => {

@@ -11,7 +11,7 @@ import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../
 import { ApiError } from '../domain/errors.js';
 import { isAgentId, shortId } from '../domain/ids.js';
 import type { AgentAudioProgress, AgentSummary } from '../domain/resources.js';
-import { staticTexts } from '../engine/static-texts.js';
+import { staticOpeningTexts, staticTexts } from '../engine/static-texts.js';
 import { toSpokenText } from '../engine/spoken.js';
 import { compileAgent, type CompiledAgent } from '../engine/state.js';
 import type { AgentRow } from '../store/index.js';
@@ -25,13 +25,18 @@ export type AgentView = AgentSummary & { definition?: AgentDefinition };
 /** Agent use cases. */
 export class AgentService {
   private readonly compiled = new Map<string, CompiledAgent>();
-  /** Per revision: its voice, and its static texts as spoken with their cache keys (immutable). */
-  private readonly statics = new Map<string, { voice: string; texts: string[]; keys: string[] }>();
+  /**
+   * Per revision: its voice, its static texts as spoken with their cache keys, and the first
+   * `opening` of them, which are its opening's (immutable).
+   */
+  private readonly statics = new Map<string, { voice: string; texts: string[]; keys: string[]; opening: number }>();
   private readonly failures = new Map<string, number>();
   /** Aborted by {@link AgentService.stopPresynthesis}: no pre-synthesis starts after that. */
   private readonly presynthesis = new AbortController();
   /** Pre-syntheses under way (the start-up sweep, one per agent applied). */
   private readonly presynthesizing = new Set<Promise<void>>();
+  /** Told of each revision's opening clips once they are cached (see {@link AgentService.onOpeningReady}). */
+  private openingListener: ((files: string[]) => void) | null = null;
 
   constructor(private readonly deps: ServiceDeps, private readonly speech: SpeechPort) {}
 
@@ -80,25 +85,73 @@ export class AgentService {
    */
   presynthesize(digest: string): Promise<void> {
     return this.track(async () => {
-      const { voice, texts } = this.staticsOf(digest);
-      const { failed } = await this.speech.prepare(texts, voice, { signal: this.presynthesis.signal });
-      if (failed > 0) this.failures.set(digest, failed);
-      else this.failures.delete(digest);
+      await this.presynthesizeOpening(digest);
+      await this.presynthesizeTexts(digest);
     });
   }
 
   /**
-   * Pre-synthesises every current agent revision, one after another (daemon start-up: the
-   * cache may have been cleared, or agents applied while speech was off). Stops between
-   * texts and between agents once {@link AgentService.stopPresynthesis} was called.
+   * Pre-synthesises every current agent revision (daemon start-up: the cache may have been
+   * cleared, or agents applied while speech was off): the openings of all of them first, so
+   * that a call arriving meanwhile finds its opening ready whichever agent it is for, then
+   * each revision's other texts, one revision after another. Stops between texts and between
+   * agents once {@link AgentService.stopPresynthesis} was called.
    */
   presynthesizeAll(): Promise<void> {
     return this.track(async () => {
-      for (const digest of this.deps.repos.agents.currentDigests()) {
+      const digests = this.deps.repos.agents.currentDigests();
+      for (const digest of digests) {
         if (this.presynthesis.signal.aborted) return;
-        await this.presynthesize(digest);
+        await this.presynthesizeOpening(digest);
+      }
+      for (const digest of digests) {
+        if (this.presynthesis.signal.aborted) return;
+        await this.presynthesizeTexts(digest);
       }
     });
+  }
+
+  /**
+   * Registers the listener told, during pre-synthesis, of each revision's opening clips once
+   * they are cached: the absolute paths of their WAV files (the static ones; a line with
+   * placeholders is rendered per session). The media runtime converts them ahead of the first
+   * call (docs/media.md, "The first call after start"). One listener; a new one replaces it.
+   */
+  onOpeningReady(listener: (files: string[]) => void): void {
+    this.openingListener = listener;
+  }
+
+  /** Synthesises every static text of revision `digest` not cached yet, counting failures for its `audio`. */
+  private async presynthesizeTexts(digest: string): Promise<void> {
+    const { voice, texts } = this.staticsOf(digest);
+    const { failed } = await this.speech.prepare(texts, voice, { signal: this.presynthesis.signal });
+    if (failed > 0) this.failures.set(digest, failed);
+    else this.failures.delete(digest);
+  }
+
+  /**
+   * The WAV files of every current agent revision's static opening clips that are cached now
+   * (absolute paths; after a restart, usually all of them): what the media workers convert
+   * before the daemon listens (docs/media.md, "The first call after start").
+   */
+  cachedOpeningFiles(): string[] {
+    return [...new Set(this.deps.repos.agents.currentDigests().flatMap((d) => this.openingFiles(d)))];
+  }
+
+  /** The files of revision `digest`'s static opening clips that are cached. */
+  private openingFiles(digest: string): string[] {
+    const { keys, opening } = this.staticsOf(digest);
+    return keys.slice(0, opening).filter((k) => this.speech.has(k)).map((k) => this.speech.fileOf(this.speech.nameOf(k)))
+      .filter((f): f is string => f !== null);
+  }
+
+  /** Synthesises the static texts of revision `digest`'s opening, then tells the listener of their files. */
+  private async presynthesizeOpening(digest: string): Promise<void> {
+    const { voice, texts, opening } = this.staticsOf(digest);
+    if (opening === 0) return;
+    await this.speech.prepare(texts.slice(0, opening), voice, { signal: this.presynthesis.signal });
+    const files = this.openingFiles(digest);
+    if (files.length > 0) this.openingListener?.(files);
   }
 
   /**
@@ -167,13 +220,16 @@ export class AgentService {
   }
 
   /** The revision's static texts as spoken, and their cache keys: worked out once per revision. */
-  private staticsOf(digest: string): { voice: string; texts: string[]; keys: string[] } {
+  private staticsOf(digest: string): { voice: string; texts: string[]; keys: string[]; opening: number } {
     let s = this.statics.get(digest);
     if (!s) {
       const agent = this.compiledRevision(digest);
       const voice = this.voiceOf(agent);
-      const texts = [...new Set(staticTexts(agent).map((t) => toSpokenText(t, agent.def.language)))];
-      s = { voice, texts, keys: texts.map((t) => this.speech.keyFor(t, voice)) };
+      const spoken = (list: string[]): string[] => [...new Set(list.map((t) => toSpokenText(t, agent.def.language)))];
+      // staticTexts lists the opening's texts first: the first `opening` spoken texts are theirs.
+      const texts = spoken(staticTexts(agent));
+      const opening = spoken(staticOpeningTexts(agent)).length;
+      s = { voice, texts, keys: texts.map((t) => this.speech.keyFor(t, voice)), opening };
       this.statics.set(digest, s);
     }
     return s;
