@@ -94,7 +94,7 @@ export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {
   const client = await ctx.client();
   const onTrunk = (await client.listNumbers()).data.filter((n) => n.trunk_id === id);
   const names = onTrunk.map((n) => n.number).join(', ');
-  await confirmDelete(onTrunk.length === 0 ? `trunk ${id}` : `trunk ${id} (${names} use it and will be detached: their trunk is cleared, and adding a trunk again does not re-attach them)`, flags.yes);
+  await confirmDelete(onTrunk.length === 0 ? `trunk ${id}` : `trunk ${id} (${names} ${onTrunk.length === 1 ? 'uses it and will be detached: its trunk is cleared, and adding a trunk again does not re-attach it' : 'use it and will be detached: their trunk is cleared, and adding a trunk again does not re-attach them'})`, flags.yes);
   const res = await client.deleteTrunk(id);
   if (ctx.json) return printJson(res);
   ok(`trunk ${res.id} removed`);
