@@ -34,7 +34,7 @@ const CHECK_ONLY: CheckOnly[] = [
   { file: 'README.md', command: /^vagent serve$/, reason: THE_DAEMON },
   { file: 'README.md', command: /^vagent login --url \S+$/, reason: 'a hidden prompt on a terminal (typed into by test/cli/operator.test.ts); the piped login below it runs' },
   { file: 'README.md', command: /^vagent number rm \+\d+$/, reason: 'asks on a terminal, and the test has none (answered on one by test/cli/operator.test.ts); the --yes form runs' },
-  { file: 'README.md', command: /^npm (test|run (lint|typecheck|bench|eval))$/, reason: 'the test suite, linters and benchmarks themselves (minutes each)' },
+  { file: 'README.md', command: /^npm (test|run (lint|typecheck|bench|bench:smoke|eval))$/, reason: 'the test suite, linters and benchmarks themselves (minutes each)' },
   { file: 'README.md', command: /^npm run fake-livekit$/, reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port' },
   { file: 'README.md', command: /^vagent call simulate ag_clinic_booking\s+--say "My name is Priya Patel" --say "yes"/, reason: 'a whole call at real-time pacing with the embedded recogniser; run as written, with --strict, by test/cli/call-simulate-strict.test.ts' },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
