@@ -5,23 +5,10 @@
  * `vagent trunk list` never loads fastify, SQLite or the table renderer it does not use.
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { contextOf, type CommandContext } from './context.js';
+import { action, adminOptions, collect, examples, yesOption } from './command-kit.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { printError } from './output.js';
 import { versionLine } from '../version.js';
-
-type Handler = (ctx: CommandContext, ...args: never[]) => unknown;
-
-/** Wraps a lazily loaded handler: builds the context and leaves errors to {@link main}. */
-function action<M>(load: () => Promise<M>, pick: (m: M) => Handler) {
-  return async (...args: unknown[]) => {
-    const cmd = args[args.length - 1] as Command;
-    const positional = args.slice(0, -2);
-    const opts = cmd.opts();
-    const handler = pick(await load()) as (ctx: CommandContext, ...rest: unknown[]) => unknown;
-    await handler(contextOf(cmd), ...positional, opts);
-  };
-}
 
 const trunkCmd = () => import('./commands/trunk.js');
 const numberCmd = () => import('./commands/number.js');
@@ -37,24 +24,6 @@ const callCmd = () => import('./commands/call.js');
 const callSimulateCmd = () => import('./commands/call-simulate.js');
 const telephonyCmd = () => import('./commands/telephony.js');
 const carrierCmd = () => import('./commands/carrier.js');
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** Appends an "Examples:" block to a command's help. */
-function examples(cmd: Command, ...lines: string[]): Command {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
-}
-
-/** `-y, --yes` of the delete commands, which otherwise ask on a terminal and refuse without one. */
-function yesOption(cmd: Command): Command {
-  return cmd.option('-y, --yes', 'delete without asking (required when stdin is not a terminal)');
-}
-
-function adminOptions(cmd: Command): Command {
-  return cmd
-    .option('--state-dir <dir>', 'state directory (default: $VAGENT_STATE_DIR or ~/.local/share/vagent)')
-    .option('--config <file>', 'settings file (YAML or JSON)');
-}
 
 /** Builds the commander program. */
 export function buildProgram(): Command {
