@@ -12,16 +12,15 @@
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
 import type { SessionListItem } from '../domain/resources.js';
-import { isoTimeMs } from '../domain/time.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
 import { addCost, costView, type CostInr } from '../domain/money.js';
 import { buildSummary, type SessionSummary } from '../engine/summary.js';
-import { graceLapsed, openingClips, runEventTurn, runTurn, TURN_EVENT_KINDS, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
+import { graceLapsed, openingClips, runEventTurn, runTurn, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
 import { mediaHintsOf, type MediaHints } from '../engine/media-hints.js';
 import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
-import { missingSessionValues, withContextDefaults, type MissingValue } from '../engine/context-needs.js';
-import { mediaSettingsOf, type AgentDefinition, type MediaSettings } from '../domain/agent.js';
+import { withContextDefaults } from '../engine/context-needs.js';
+import { mediaSettingsOf, type MediaSettings } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
@@ -33,6 +32,8 @@ import {
   type SessionDetailExtension, type SessionMetrics, type StoredTurn,
 } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
+import { referenceTime, requireSessionValues } from './session-values.js';
+import { checkEvent, checkSttAudio, type MediaTurnFields, type SessionEventInput, type SttTelemetry, type TurnInputBody } from './turn-input.js';
 
 /** A validated `POST /v1/sessions` body. */
 export interface OpenSessionInput {
@@ -41,48 +42,6 @@ export interface OpenSessionInput {
   customer_name?: string | null;
   customer_phone?: string | null;
   title?: string | null;
-}
-
-/** A validated turn body (spec: Endpoints › Sessions). `stt_ms`/`silence_ms` are ms. */
-export interface TurnInputBody {
-  text: string;
-  stt_confidence?: number | null;
-  stt_provider?: string | null;
-  stt_ms?: number | null;
-  silence_ms?: number | null;
-}
-
-/** Speech-recognition telemetry of one turn (the turn body's fields, and the media core's exact audio). */
-export type SttTelemetry = Omit<TurnInputBody, 'text'> & MediaTurnFields;
-
-/** Fields only the media core sets on a turn (never part of the HTTP turn body). */
-export interface MediaTurnFields {
-  /**
-   * Audio the recogniser consumed for this turn, ms (pre-roll and silence included): metered into
-   * `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`. A whole or fractional number 0–86400000.
-   */
-  stt_audio_ms?: number | null;
-  /**
-   * The turn came over the call's audio (the media core: a carrier stream or a LiveKit room),
-   * so the engine speaks as on a phone (a `digits` step asked again offers the keypad). A turn
-   * through the HTTP API is typed (`vagent agent chat`, an app) and never sets it.
-   */
-  phone?: boolean;
-  /**
-   * The recogniser heard this turn but gives no confidence (Sarvam; `stt_confidence` is then
-   * null): the engine reads back every value it extracts (docs/agents.md "Recogniser confidence").
-   */
-  stt_unmeasured?: boolean;
-}
-
-/**
- * A phone-line event for {@link SessionService.eventTurn}: its kind (the engine's
- * `TURN_EVENT_KINDS`), which silence re-prompt it is (`attempt`, 1-based), and the
- * recogniser's telemetry when it heard something (`not_heard`: the audio it failed on).
- */
-export interface SessionEventInput extends SttTelemetry {
-  kind: TurnEventKind;
-  attempt?: number | null;
 }
 
 /** {@link SessionService.mediaHints}: the engine's hints of the current step, and the session's language, settings and end. */
@@ -660,65 +619,3 @@ function notFound(sessionId: string): ApiError {
 }
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** Longest duration a turn's telemetry may give, ms (a day, as the turn body's `stt_ms`). */
-const MAX_TELEMETRY_MS = 86_400_000;
-
-/** @throws ApiError invalid_request unless `ms` is absent or a duration 0–{@link MAX_TELEMETRY_MS}. */
-function checkMs(name: string, ms: unknown): void {
-  if (ms === undefined || ms === null) return;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_TELEMETRY_MS) {
-    throw new ApiError('invalid_request', `${name} must be a number of milliseconds from 0 to ${MAX_TELEMETRY_MS}`, { param: name });
-  }
-}
-
-function checkSttAudio(ms: unknown): void {
-  checkMs('stt_audio_ms', ms);
-}
-
-/** @throws ApiError invalid_request naming the first bad field of a phone-line event. */
-function checkEvent(event: SessionEventInput): void {
-  if (event === null || typeof event !== 'object') throw new ApiError('invalid_request', 'a turn event must be an object with kind');
-  if (!(TURN_EVENT_KINDS as readonly string[]).includes(event.kind)) {
-    throw new ApiError('invalid_request', `kind must be one of ${TURN_EVENT_KINDS.join(', ')}`, { param: 'kind' });
-  }
-  if (event.attempt != null && !(Number.isInteger(event.attempt) && event.attempt >= 1 && event.attempt <= 100)) {
-    throw new ApiError('invalid_request', 'attempt must be a whole number from 1 to 100', { param: 'attempt' });
-  }
-  for (const name of ['stt_ms', 'silence_ms', 'stt_audio_ms'] as const) checkMs(name, event[name]);
-  const c = event.stt_confidence;
-  if (c != null && !(typeof c === 'number' && c >= 0 && c <= 1)) throw new ApiError('invalid_request', 'stt_confidence must be a number from 0 to 1', { param: 'stt_confidence' });
-  const p = event.stt_provider;
-  if (p != null && !(typeof p === 'string' && p.length >= 1 && p.length <= 100)) throw new ApiError('invalid_request', 'stt_provider must be a string of 1 to 100 characters', { param: 'stt_provider' });
-}
-
-/**
- * The reference time of a session: `context.now` (ISO 8601) when given, else `fallbackMs`.
- * @throws ApiError invalid_request when `context.now` is present but not a valid time.
- */
-export function referenceTime(context: Record<string, unknown>, fallbackMs: number): number {
-  const now = context.now;
-  if (now === undefined || now === null) return fallbackMs;
-  const ms = isoTimeMs(now);
-  if (ms === null) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
-  return ms;
-}
-
-const REASONS: Record<MissingValue['reason'], string> = { missing: '', empty: ' (empty)', not_text: ' (not text or a number)' };
-
-/**
- * Refuses to open a session of `def` without the values its prompts speak (DESIGN.md §6,
- * docs/agents.md "Context"): every `required_context` key and, when a prompt says
- * `{{customer_name}}`, `customer_name` — each a non-blank string, a number or a boolean.
- * @throws ApiError invalid_request naming every missing value; `param` is the first
- *         (`context.<key>` or `customer_name`).
- */
-export function requireSessionValues(def: AgentDefinition, values: { customer_name: string | null; context: Record<string, unknown> }): void {
-  const missing = missingSessionValues(def, values);
-  if (missing.length === 0) return;
-  const names = missing.map((m) => `${m.param}${REASONS[m.reason]}`);
-  const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
-  throw new ApiError('invalid_request',
-    `agent ${def.id} needs ${list}: its prompts speak ${missing.length === 1 ? 'it' : 'them'}, so the session was not opened; pass ${missing.length === 1 ? 'it' : 'them'} in the request (context is a JSON object)`,
-    { param: missing[0]!.param });
-}

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Caller } from '../../src/services/context.js';
-import type { SessionEventInput } from '../../src/services/sessions.js';
+import type { SessionEventInput } from '../../src/services/turn-input.js';
 import { makeTestApp, minimalAgent, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { testSpeech } from '../support/speech.js';
