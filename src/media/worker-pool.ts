@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CarrierDialect } from './carriers/types.js';
-import type { EndCause, TurnRequest } from './call-session.js';
+import type { EndCause, TurnRequest } from './call-session-port.js';
 import type { StopReason } from './transport.js';
 import type { MediaWorkerData } from './worker.js';
 import { emptyStreamStats } from './worker-protocol.js';

@@ -11,7 +11,7 @@ import type { BargeInReason, ExpectationKind } from './endpointing.js';
 import type { ClearReport } from './playout.js';
 import type { FakeUtterance } from './fake-recognizer.js';
 import type { RecognizerErrorData } from './recognizer.js';
-import type { EndCause, TurnRequest } from './call-session.js';
+import type { EndCause, TurnRequest } from './call-session-port.js';
 import type { RoomJoin } from './room.js';
 import type { StopReason } from './transport.js';
 

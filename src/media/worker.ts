@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { clipToTelephony } from './audio.js';
-import { CallMediaSession, type ReplyClip, type TurnReply, type TurnRequest } from './call-session.js';
+import { CallMediaSession } from './call-session.js';
+import type { ReplyClip, TurnReply, TurnRequest } from './call-session-port.js';
 import { CarrierTransport } from './carrier-transport.js';
 import type { LiveKitRoomTransport } from './livekit-transport.js';
 import type { MediaTransport } from './transport.js';

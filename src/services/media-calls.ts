@@ -16,7 +16,7 @@ import { isE164 } from '../domain/e164.js';
 import { parseSessionNumber } from '../domain/ids.js';
 import type { CarrierDialect } from '../media/carriers/types.js';
 import type { ExpectationKind } from '../media/endpointing.js';
-import type { TurnRequest } from '../media/call-session.js';
+import type { TurnRequest } from '../media/call-session-port.js';
 import type { ClipRef, ReplyData, StreamSettings } from '../media/worker-protocol.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';

@@ -6,7 +6,7 @@
  * exact to the micro-rupee, and counted by the tenant's daily budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TurnRequest, TurnTelemetry } from '../../src/media/call-session.js';
+import type { TurnRequest, TurnTelemetry } from '../../src/media/call-session-port.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;

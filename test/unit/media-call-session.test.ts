@@ -8,7 +8,8 @@
  * media-vad.test.ts) so this file never runs a stale build.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CallMediaSession, CallSessionError, type CallSessionOptions, type EndedEvent, type HeardEvent, type ReplyClip, type ReplyEvent, type TurnReply, type TurnRequest } from '../../src/media/call-session.js';
+import { CallMediaSession, CallSessionError } from '../../src/media/call-session.js';
+import type { CallSessionOptions, EndedEvent, HeardEvent, ReplyClip, ReplyEvent, TurnReply, TurnRequest } from '../../src/media/call-session-port.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';

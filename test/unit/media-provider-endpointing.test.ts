@@ -7,7 +7,8 @@
  * media-call-session.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CallMediaSession, type HeardEvent, type ReplyEvent, type TurnReply, type TurnRequest } from '../../src/media/call-session.js';
+import { CallMediaSession } from '../../src/media/call-session.js';
+import type { HeardEvent, ReplyEvent, TurnReply, TurnRequest } from '../../src/media/call-session-port.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
