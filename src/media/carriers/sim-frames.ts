@@ -24,7 +24,8 @@
  *   Plivo sends no `stop`: the socket closes.
  */
 import crypto from 'node:crypto';
-import { sampleBytesOf } from './common.js';
+import { pcmToTelephony } from '../audio.js';
+import { sampleBytesOf, toBase64 } from './common.js';
 import { exotelChunkRules } from './exotel.js';
 import { CarrierProtocolError, MAX_CUSTOM_PARAMETER_CHARS, MAX_CUSTOM_PARAMETERS, MAX_MARK_NAME_CHARS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
 
@@ -284,4 +285,39 @@ export function parseSimInbound(dialect: CarrierDialect, ids: SimStreamIds, form
   }
   if (event === names.clear) return { type: 'clear' };
   return { type: 'other', event };
+}
+
+/** A caller line cut into one stream format's frames, base64 payloads ready to send (plain data; share it between calls). */
+export interface SimPreparedLine {
+  dialect: CarrierDialect;
+  format: CarrierAudioFormat;
+  /** Base64 payload of each frame, in order. */
+  frames: readonly string[];
+  /** Length of the speech (silence trimmed), ms. */
+  speechMs: number;
+}
+
+/**
+ * Cuts a caller line into the frames of `dialect` in `format` (default: the dialect's default):
+ * leading and trailing silence (|sample| ≤ `threshold`) trimmed, resampled and encoded with
+ * ../audio.ts `pcmToTelephony`, 20 ms frames (Exotel 100 ms), the last padded with silence.
+ * @param pcm mono PCM16 at `sampleRate` Hz (one of ../audio.ts SAMPLE_RATES)
+ * @throws RangeError for an empty line or an unsupported rate or format
+ */
+export function prepareSimLine(pcm: Int16Array, sampleRate: number, dialect: CarrierDialect, format: CarrierAudioFormat = defaultSimFormat(dialect), threshold = 500): SimPreparedLine {
+  if (!(pcm instanceof Int16Array) || pcm.length === 0) throw new RangeError('a caller line must be non-empty 16-bit samples');
+  const span = speechSpan(pcm, threshold);
+  const speech = span ? pcm.subarray(span[0], span[1]) : pcm;
+  const frames = pcmToTelephony(speech, sampleRate, { encoding: format.encoding, sampleRate: format.sampleRate }, { frameMs: simFrameMs(dialect) });
+  return { dialect, format: { ...format }, frames: frames.map((f) => toBase64(f.payload)), speechMs: Math.round((speech.length / sampleRate) * 1000) };
+}
+
+/** Index of the first and one past the last sample louder than `threshold`, or null for silence. */
+function speechSpan(pcm: Int16Array, threshold: number): [number, number] | null {
+  let a = 0;
+  while (a < pcm.length && Math.abs(pcm[a]!) <= threshold) a++;
+  if (a === pcm.length) return null;
+  let b = pcm.length;
+  while (b > a && Math.abs(pcm[b - 1]!) <= threshold) b--;
+  return [a, b];
 }
