@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WaveFile } from 'wavefile';
-import { pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
-import { adminKey, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
+import { cleanupAll, runCli, startEmbeddedDaemon, tempDir } from '../support/daemon.js';
 
 /** The clinic booking's phone step (config/agents/ag_clinic_booking.yaml), then a free-text step. */
 const AGENT = `
@@ -41,7 +40,6 @@ close_grace_ms: 0
 `;
 const KEYPAD = "Or type it on your phone's keypad and press hash.";
 
-let daemon: Daemon;
 let env: Record<string, string>;
 let garbled: string;
 
@@ -68,11 +66,7 @@ function babble(seconds: number): Int16Array {
 }
 
 beforeAll(async () => {
-  requireBuild();
-  const status = pocketsphinxStatus();
-  if (!status.available) throw new Error(`the embedded recogniser is needed here: ${status.reason}`);
-  daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'pocketsphinx' } });
-  env = { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) };
+  ({ env } = await startEmbeddedDaemon());
   const dir = tempDir();
   const file = path.join(dir, 'ag_keypad_check.yaml');
   fs.writeFileSync(file, AGENT);

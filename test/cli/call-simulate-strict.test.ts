@@ -10,19 +10,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
-import { adminKey, cleanupAll, requireBuild, ROOT, runCli, startDaemon, type Daemon } from '../support/daemon.js';
+import { cleanupAll, ROOT, runCli, startEmbeddedDaemon, type Daemon } from '../support/daemon.js';
 import { docCommands } from '../support/doc-commands.js';
 
 let daemon: Daemon;
 let key: string;
 
 beforeAll(async () => {
-  requireBuild();
-  const status = pocketsphinxStatus();
-  if (!status.available) throw new Error(`the embedded recogniser is needed here: ${status.reason}`);
-  daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'pocketsphinx' } });
-  key = await adminKey(daemon.stateDir);
+  let env: Record<string, string>;
+  ({ daemon, env } = await startEmbeddedDaemon());
+  key = env.VAGENT_API_KEY!;
 }, 60_000);
 afterAll(cleanupAll, 30_000);
 

@@ -10,10 +10,9 @@
  * IVRs ask callers to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 import { prepareSimLine, simulateCall, type SimStep } from '../../src/media/carriers/sim-client.js';
 import type { CarrierAudioFormat, CarrierDialect } from '../../src/media/carriers/types.js';
-import { adminKey, api, cleanupAll, requireBuild, startDaemon, type Daemon } from '../support/daemon.js';
+import { api, cleanupAll, startEmbeddedDaemon, type Daemon } from '../support/daemon.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 
 let daemon: Daemon;
@@ -22,12 +21,9 @@ const LINES = ['My name is Priya Sharma', 'yes', 'tomorrow', 'five p m', 'nine e
 let audio: Map<string, { samples: Int16Array; sampleRate: number }>;
 
 beforeAll(async () => {
-  requireBuild();
-  const status = pocketsphinxStatus();
-  // install.sh installs it; a machine without it cannot run this file's claim at all.
-  if (!status.available) throw new Error(`the embedded recogniser is needed here: ${status.reason}`);
-  daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'pocketsphinx' } });
-  key = await adminKey(daemon.stateDir);
+  let env: Record<string, string>;
+  ({ daemon, env } = await startEmbeddedDaemon());
+  key = env.VAGENT_API_KEY!;
   const spoken = await synthesizeLines('media-embedded', LINES, 'en');
   audio = new Map(LINES.map((l, i) => [l, spoken[i]!]));
 }, 60_000);

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 
 /** The repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -131,6 +132,17 @@ export async function startDaemonWithKey(opts: DaemonOptions = {}): Promise<{ da
   requireBuild();
   const daemon = await startDaemon(opts);
   return { daemon, env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: await adminKey(daemon.stateDir) } };
+}
+
+/**
+ * {@link startDaemonWithKey} hearing callers with the embedded recogniser (Debian's pocketsphinx,
+ * which install.sh installs): the tests of real speech cannot make their claim without it.
+ * @throws Error naming how to install it when it is missing
+ */
+export async function startEmbeddedDaemon(): Promise<{ daemon: Daemon; env: Record<string, string> }> {
+  const status = pocketsphinxStatus();
+  if (!status.available) throw new Error(`the embedded recogniser is needed here: ${status.reason}`);
+  return startDaemonWithKey({ env: { VAGENT_RECOGNIZER: 'pocketsphinx' } });
 }
 
 /** A free TCP port on 127.0.0.1 (free when this returns). */
