@@ -38,7 +38,7 @@ export interface TurnReply {
   expectation?: ExpectationKind;
 }
 
-/** Speech-recognition telemetry of one turn: the per-turn columns of issue 16. */
+/** Speech-recognition telemetry of one turn: the per-turn columns of a turn heard on a call (docs/media.md). */
 export interface TurnTelemetry {
   /**
    * The pricing key of the provider that heard the turn (e.g. `pocketsphinx`, `deepgram`, `fake`):

@@ -22,8 +22,8 @@ export function referenceTime(context: Record<string, unknown>, fallbackMs: numb
 const REASONS: Record<MissingValue['reason'], string> = { missing: '', empty: ' (empty)', not_text: ' (not text or a number)' };
 
 /**
- * Refuses to open a session of `def` without the values its prompts speak (DESIGN.md §6,
- * docs/agents.md "Context"): every `required_context` key and, when a prompt says
+ * Refuses to open a session of `def` without the values its prompts speak (docs/agents.md
+ * "Context"): every `required_context` key and, when a prompt says
  * `{{customer_name}}`, `customer_name` — each a non-blank string, a number or a boolean.
  * @throws ApiError invalid_request naming every missing value; `param` is the first
  *         (`context.<key>` or `customer_name`).
