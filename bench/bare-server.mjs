@@ -16,5 +16,10 @@ await app.listen({ host: '127.0.0.1', port: Number(process.argv[2] ?? 0) });
 process.stdout.write(`bare-server listening on http://127.0.0.1:${app.server.address().port}\n`);
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)); });
+  process.once(signal, () => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
 }

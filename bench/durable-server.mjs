@@ -53,14 +53,17 @@ app.post('/durable', async (request, reply) => {
   const key = typeof header === 'string' ? header : `durable-${requests}`;
   const session = requests % SESSIONS;
   requests += 1;
-  const body = await repos.store.write(() => {
-    const found = repos.idempotency.get(TENANT, key);
-    if (found?.body) return found.body;
-    turnIndex[session] += 1;
-    repos.idempotency.put(TENANT, key, FINGERPRINT, 200, rows.body, Date.now() / 1000);
-    repos.sessions.addTurn(session + 1, turnIndex[session], rows.data, rows.engine, rows.metrics);
-    return rows.body;
-  }, { savepoint: false });
+  const body = await repos.store.write(
+    () => {
+      const found = repos.idempotency.get(TENANT, key);
+      if (found?.body) return found.body;
+      turnIndex[session] += 1;
+      repos.idempotency.put(TENANT, key, FINGERPRINT, 200, rows.body, Date.now() / 1000);
+      repos.sessions.addTurn(session + 1, turnIndex[session], rows.data, rows.engine, rows.metrics);
+      return rows.body;
+    },
+    { savepoint: false },
+  );
   reply.header('content-type', 'application/json; charset=utf-8');
   return body;
 });
@@ -70,12 +73,16 @@ process.stdout.write(`durable-server listening on http://127.0.0.1:${app.server.
 
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.once(signal, () => {
-    app.close()
+    app
+      .close()
       .then(() => repos.store.stopBackgroundCheckpoints())
-      .then(() => {
-        repos.store.close();
-        if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
-        process.exit(0);
-      }, () => process.exit(1));
+      .then(
+        () => {
+          repos.store.close();
+          if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+          process.exit(0);
+        },
+        () => process.exit(1),
+      );
   });
 }

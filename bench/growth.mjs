@@ -121,7 +121,13 @@ function treeBytes(dir) {
 
 /** vagent.db + its WAL, bytes. */
 function dbBytes(stateDir) {
-  const size = (f) => { try { return fs.statSync(f).size; } catch { return 0; } };
+  const size = (f) => {
+    try {
+      return fs.statSync(f).size;
+    } catch {
+      return 0;
+    }
+  };
   const db = path.join(stateDir, 'vagent.db');
   return { db: size(db), wal: size(`${db}-wal`) };
 }
@@ -144,7 +150,10 @@ async function audioSettled(dir, quietMs = 1500, timeoutMs = 60_000) {
   for (const until = Date.now() + timeoutMs; Date.now() < until;) {
     await new Promise((r) => setTimeout(r, 250));
     const now = treeBytes(dir);
-    if (now !== last) { last = now; since = Date.now(); } else if (Date.now() - since >= quietMs) return now;
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return now;
   }
   return last;
 }
@@ -172,14 +181,26 @@ async function prepareStore(store, profileDir, seed) {
   store.keys.nobudget = (await admin('key', 'create', '--tenant', 'nobudget')).key;
   await admin('tenant', 'set', 'default', '--budget-inr', String(BUDGET_INR));
   await waitForAllAudio(daemon.url, store.keys.default);
-  await vagent(['agent', 'apply', '-f', path.join(ROOT, 'config', 'agents', 'ag_emi_reminder.yaml')],
-    { ...process.env, VAGENT_URL: daemon.url, VAGENT_API_KEY: store.keys.nobudget, XDG_CONFIG_HOME: profileDir });
+  await vagent(['agent', 'apply', '-f', path.join(ROOT, 'config', 'agents', 'ag_emi_reminder.yaml')], {
+    ...process.env,
+    VAGENT_URL: daemon.url,
+    VAGENT_API_KEY: store.keys.nobudget,
+    XDG_CONFIG_HOME: profileDir,
+  });
   const audioDir = path.join(store.dir, 'audio');
   const audioBefore = await audioSettled(audioDir);
-  store.templates = await driveTemplates(daemon.url, store.keys.default, path.join(store.dir, 'vagent.db'),
-    { calls: TEMPLATE_CALLS, bookings: TEMPLATE_BOOKINGS, open: TEMPLATE_OPEN, seed });
+  store.templates = await driveTemplates(daemon.url, store.keys.default, path.join(store.dir, 'vagent.db'), {
+    calls: TEMPLATE_CALLS,
+    bookings: TEMPLATE_BOOKINGS,
+    open: TEMPLATE_OPEN,
+    seed,
+  });
   const audioAfter = await audioSettled(audioDir);
-  store.audio = { static_bytes: audioBefore, template_dynamic_bytes: audioAfter - audioBefore, template_sessions: store.templates.length };
+  store.audio = {
+    static_bytes: audioBefore,
+    template_dynamic_bytes: audioAfter - audioBefore,
+    template_sessions: store.templates.length,
+  };
   await daemon.stop();
 }
 
@@ -226,18 +247,27 @@ async function main() {
   const toAdd = Math.max(0, SESSIONS - big.templates.length);
   say(`generating ${toAdd} sessions in the big store`);
   const generated = await generateSessions({
-    database: path.join(big.dir, 'vagent.db'), templates: big.templates, n: toAdd, days: DAYS, openEvery: OPEN_EVERY,
+    database: path.join(big.dir, 'vagent.db'),
+    templates: big.templates,
+    n: toAdd,
+    days: DAYS,
+    openEvery: OPEN_EVERY,
     retentionH: IDEMPOTENCY_RETENTION_H,
-    progress: (done) => { if (done % 50_000 < 2000 || done === toAdd) say(`  ${done} / ${toAdd}`); },
+    progress: (done) => {
+      if (done % 50_000 < 2000 || done === toAdd) say(`  ${done} / ${toAdd}`);
+    },
   });
-  say(`generated ${generated.sessions} sessions in ${fixed(generated.seconds, 1)} s (${fixed(generated.sessions / generated.seconds, 0)}/s)`);
-  const counts = (store) => readDatabase(path.join(store.dir, 'vagent.db'), (db) => ({
-    sessions: db.prepare('SELECT count(*) FROM sessions').pluck().get(),
-    turns: db.prepare('SELECT count(*) FROM session_turns').pluck().get(),
-    calls: db.prepare('SELECT count(*) FROM calls').pluck().get(),
-    open_sessions: db.prepare("SELECT count(*) FROM sessions WHERE status = 'open'").pluck().get(),
-    idempotency_rows: db.prepare('SELECT count(*) FROM idempotency').pluck().get(),
-  }));
+  say(
+    `generated ${generated.sessions} sessions in ${fixed(generated.seconds, 1)} s (${fixed(generated.sessions / generated.seconds, 0)}/s)`,
+  );
+  const counts = (store) =>
+    readDatabase(path.join(store.dir, 'vagent.db'), (db) => ({
+      sessions: db.prepare('SELECT count(*) FROM sessions').pluck().get(),
+      turns: db.prepare('SELECT count(*) FROM session_turns').pluck().get(),
+      calls: db.prepare('SELECT count(*) FROM calls').pluck().get(),
+      open_sessions: db.prepare("SELECT count(*) FROM sessions WHERE status = 'open'").pluck().get(),
+      idempotency_rows: db.prepare('SELECT count(*) FROM idempotency').pluck().get(),
+    }));
   const bigDbAtRest = dbBytes(big.dir);
 
   say(`start-up: ${STARTS} starts of each store, alternating`);
@@ -259,12 +289,19 @@ async function main() {
   const keys = idempotencyKeys('growth');
   const uniqueKeys = keys.requests;
   const listRoute = (store) => ({
-    title: `GET /v1/calls?status=in_progress (${store.name})`, url: store.daemon.url, pid: store.daemon.pid,
-    path: '/v1/calls?status=in_progress', headers: { authorization: `Bearer ${store.keys.default}` },
+    title: `GET /v1/calls?status=in_progress (${store.name})`,
+    url: store.daemon.url,
+    pid: store.daemon.pid,
+    path: '/v1/calls?status=in_progress',
+    headers: { authorization: `Bearer ${store.keys.default}` },
   });
   const callRoute = (store, budget) => ({
-    title: `POST /v1/calls (${store.name}, ${budget ? 'budget' : 'no budget'})`, url: store.daemon.url, pid: store.daemon.pid,
-    path: '/v1/calls', method: 'POST', body: CALL_BODY,
+    title: `POST /v1/calls (${store.name}, ${budget ? 'budget' : 'no budget'})`,
+    url: store.daemon.url,
+    pid: store.daemon.pid,
+    path: '/v1/calls',
+    method: 'POST',
+    body: CALL_BODY,
     headers: { ...json, authorization: `Bearer ${store.keys[budget ? 'default' : 'nobudget']}` },
     requests: uniqueKeys(`${store.name}-${budget ? 'b' : 'n'}`),
   });
@@ -273,37 +310,47 @@ async function main() {
     const r = callRoute(store, budget);
     const tag = `${store.name}-${budget ? 'B' : 'N'}`;
     return {
-      ...r, title: `POST /v1/calls + /end (${store.name}, ${budget ? 'budget' : 'no budget'})`,
-      requests: [{
-        setupRequest(req) {
-          req.headers['Idempotency-Key'] = keys.next(tag);
-          return req;
+      ...r,
+      title: `POST /v1/calls + /end (${store.name}, ${budget ? 'budget' : 'no budget'})`,
+      requests: [
+        {
+          setupRequest(req) {
+            req.headers['Idempotency-Key'] = keys.next(tag);
+            return req;
+          },
+          onResponse(status, body, context) {
+            context.session = status === 201 ? JSON.parse(body).session_id : null;
+          },
         },
-        onResponse(status, body, context) {
-          context.session = status === 201 ? JSON.parse(body).session_id : null;
+        {
+          setupRequest(req, context) {
+            if (!context.session) return null; // the call failed (counted): start over with a new call
+            req.path = `/v1/sessions/${context.session}/end`;
+            req.body = '{}';
+            req.headers['Idempotency-Key'] = keys.next(tag);
+            return req;
+          },
         },
-      }, {
-        setupRequest(req, context) {
-          if (!context.session) return null; // the call failed (counted): start over with a new call
-          req.path = `/v1/sessions/${context.session}/end`;
-          req.body = '{}';
-          req.headers['Idempotency-Key'] = keys.next(tag);
-          return req;
-        },
-      }],
+      ],
     };
   };
   const opts = { rounds: ROUNDS, sliceS: SLICE_S, connections: CONNECTIONS };
-  const openInBudgetTenant = (store) => readDatabase(path.join(store.dir, 'vagent.db'),
-    (db) => db.prepare("SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open'").pluck().get());
+  const openInBudgetTenant = (store) =>
+    readDatabase(path.join(store.dir, 'vagent.db'), (db) =>
+      db.prepare("SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open'").pluck().get(),
+    );
 
   // For the list, the small store gets as many open calls as the big one (at most 1,000), so that
   // the lists differ in the store's size only: the in-progress list builds a row for each open
   // call. They are ended after it: opened today, unlike most of the big store's, each would be
   // read by the small store's budget checks.
   const bigOpen = openInBudgetTenant(big);
-  const extraOpen = await openCalls(small.daemon.url, small.keys.default, CALL_BODY,
-    Math.max(0, Math.min(1000, bigOpen) - openInBudgetTenant(small)));
+  const extraOpen = await openCalls(
+    small.daemon.url,
+    small.keys.default,
+    CALL_BODY,
+    Math.max(0, Math.min(1000, bigOpen) - openInBudgetTenant(small)),
+  );
   small.rows = counts(small);
   big.rows = counts(big);
 
@@ -314,12 +361,19 @@ async function main() {
   listed.routes.forEach(checkClean);
   // What the list answered (one page), read once per store.
   for (const store of [small, big]) {
-    const res = await fetch(`${store.daemon.url}/v1/calls?status=in_progress`, { headers: { authorization: `Bearer ${store.keys.default}` } });
+    const res = await fetch(`${store.daemon.url}/v1/calls?status=in_progress`, {
+      headers: { authorization: `Bearer ${store.keys.default}` },
+    });
     store.in_progress_page = (await res.json()).data.length;
   }
   await endSessions(small.daemon.url, small.keys.default, extraOpen);
-  const openToday = (store) => readDatabase(path.join(store.dir, 'vagent.db'), (db) => db.prepare(
-    "SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open' AND created_at >= ?").pluck().get(dayStart()));
+  const openToday = (store) =>
+    readDatabase(path.join(store.dir, 'vagent.db'), (db) =>
+      db
+        .prepare("SELECT count(*) FROM sessions WHERE tenant_id = 'default' AND status = 'open' AND created_at >= ?")
+        .pluck()
+        .get(dayStart()),
+    );
 
   const openBefore = { small: openToday(small), big: openToday(big) };
   say(`POST /v1/calls then /end, small and big × budget and none: ${ROUNDS} rounds of ${SLICE_S} s per route`);
@@ -339,7 +393,10 @@ async function main() {
   for (const store of [small, big]) {
     store.rss_after_load_mib = rssMiB(store.daemon.pid);
     store.peak_rss_mib = peakRssMiB(store.daemon.pid);
-    if (store.daemon.out.count > 0) loud(`the ${store.name} daemon wrote ${store.daemon.out.count} log lines; last ones:\n${store.daemon.out.lines.slice(-5).join('\n')}`);
+    if (store.daemon.out.count > 0)
+      loud(
+        `the ${store.name} daemon wrote ${store.daemon.out.count} log lines; last ones:\n${store.daemon.out.lines.slice(-5).join('\n')}`,
+      );
   }
   for (const store of [small, big]) {
     await store.daemon.stop();
@@ -350,8 +407,13 @@ async function main() {
 
   const [smallList, bigList] = listed.routes;
   const startMedian = (name) => median(starts[name].map((s) => s.listening_ms));
-  const ratio = (value, of, min, max) => ({ value, of, ...(min !== undefined ? { target_min: min } : {}), ...(max !== undefined ? { target_max: max } : {}),
-    pass: (min === undefined || value >= min) && (max === undefined || value <= max) });
+  const ratio = (value, of, min, max) => ({
+    value,
+    of,
+    ...(min !== undefined ? { target_min: min } : {}),
+    ...(max !== undefined ? { target_max: max } : {}),
+    pass: (min === undefined || value >= min) && (max === undefined || value <= max),
+  });
   const callRatios = (tag, label, [sNo, sBudget, bNo, bBudget]) => ({
     [`${tag}_budget_vs_none_small`]: ratio(sBudget.requests_per_s / sNo.requests_per_s, `${label} small: budget / none`, 1 - WITHIN),
     [`${tag}_budget_vs_none_big`]: ratio(bBudget.requests_per_s / bNo.requests_per_s, `${label} big: budget / none`, 1 - WITHIN),
@@ -361,9 +423,21 @@ async function main() {
   const ratios = {
     ...callRatios('calls_ended', 'calls + /end,', ended.routes),
     ...callRatios('calls', 'calls left open,', called.routes),
-    list_in_progress_big_vs_small: ratio(bigList.requests_per_s / smallList.requests_per_s, 'GET /v1/calls?status=in_progress: big / small', 1 - WITHIN),
-    startup_big_vs_small: ratio(startMedian('big') / startMedian('small'), 'start-up (median spawn → listening): big / small', undefined, 1 + WITHIN),
-    rss_after_load_big_vs_small: { value: big.rss_after_load_mib / small.rss_after_load_mib, of: 'VmRSS after the call load: big / small' },
+    list_in_progress_big_vs_small: ratio(
+      bigList.requests_per_s / smallList.requests_per_s,
+      'GET /v1/calls?status=in_progress: big / small',
+      1 - WITHIN,
+    ),
+    startup_big_vs_small: ratio(
+      startMedian('big') / startMedian('small'),
+      'start-up (median spawn → listening): big / small',
+      undefined,
+      1 + WITHIN,
+    ),
+    rss_after_load_big_vs_small: {
+      value: big.rss_after_load_mib / small.rss_after_load_mib,
+      of: 'VmRSS after the call load: big / small',
+    },
   };
   const bigSessions = big.rows_at_end.sessions;
   const disk = {
@@ -374,30 +448,62 @@ async function main() {
     big_audio_bytes: big.audio.bytes,
     big_audio_bytes_per_session: big.audio.bytes / bigSessions,
     small_audio_bytes: small.audio.bytes,
-    dynamic_audio_bytes_per_template_session: (small.audio.template_dynamic_bytes + big.audio.template_dynamic_bytes) / (small.audio.template_sessions + big.audio.template_sessions),
+    dynamic_audio_bytes_per_template_session:
+      (small.audio.template_dynamic_bytes + big.audio.template_dynamic_bytes) /
+      (small.audio.template_sessions + big.audio.template_sessions),
     static_audio_bytes: big.audio.static_bytes,
   };
   const result = {
     meta: {
-      date: new Date().toISOString(), git: await gitRevision(), node_version: process.version, cpu_count: os.cpus().length,
-      sessions_target: SESSIONS, days: DAYS, open_every: OPEN_EVERY, starts: STARTS, connections: CONNECTIONS, warmup_s: WARMUP_S,
-      rounds: ROUNDS, slice_s: SLICE_S, budget_inr: BUDGET_INR, seconds: Math.round((Date.now() - started) / 1000),
+      date: new Date().toISOString(),
+      git: await gitRevision(),
+      node_version: process.version,
+      cpu_count: os.cpus().length,
+      sessions_target: SESSIONS,
+      days: DAYS,
+      open_every: OPEN_EVERY,
+      starts: STARTS,
+      connections: CONNECTIONS,
+      warmup_s: WARMUP_S,
+      rounds: ROUNDS,
+      slice_s: SLICE_S,
+      budget_inr: BUDGET_INR,
+      seconds: Math.round((Date.now() - started) / 1000),
     },
     generated,
-    stores: Object.fromEntries([small, big].map((s) => [s.name, {
-      rows_before_load: s.rows, rows_at_end: s.rows_at_end, db_bytes_at_end: s.db_bytes, audio: s.audio, in_progress_page: s.in_progress_page,
-      rss_after_start_mib: s.rss_after_start_mib, rss_after_load_mib: s.rss_after_load_mib, peak_rss_mib: s.peak_rss_mib,
-    }])),
+    stores: Object.fromEntries(
+      [small, big].map((s) => [
+        s.name,
+        {
+          rows_before_load: s.rows,
+          rows_at_end: s.rows_at_end,
+          db_bytes_at_end: s.db_bytes,
+          audio: s.audio,
+          in_progress_page: s.in_progress_page,
+          rss_after_start_mib: s.rss_after_start_mib,
+          rss_after_load_mib: s.rss_after_load_mib,
+          peak_rss_mib: s.peak_rss_mib,
+        },
+      ]),
+    ),
     startup: { small: starts.small, big: starts.big, small_median_ms: startMedian('small'), big_median_ms: startMedian('big') },
     http: { list: listed, calls_then_end: ended, calls_left_open: called },
-    open_today_in_budget_tenant: { before_calls: openBefore, after_calls_then_end: openBetween, after_calls_left_open: openAfter },
+    open_today_in_budget_tenant: {
+      before_calls: openBefore,
+      after_calls_then_end: openBetween,
+      after_calls_left_open: openAfter,
+    },
     disk,
     ratios,
     warnings,
   };
   report(result);
   let all = {};
-  try { all = JSON.parse(fs.readFileSync(RESULTS, 'utf8')); } catch { /* none yet */ }
+  try {
+    all = JSON.parse(fs.readFileSync(RESULTS, 'utf8'));
+  } catch {
+    /* none yet */
+  }
   all.growth = result;
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
   fs.writeFileSync(RESULTS, `${JSON.stringify(all, null, 2)}\n`);
@@ -408,39 +514,90 @@ function report(r) {
   const { small, big } = r.stores;
   const out = [];
   out.push('', `vagent growth bench — ${r.meta.date}${r.meta.git ? `, git ${r.meta.git}` : ''}; ${r.meta.seconds} s`);
-  out.push(`big store: ${big.rows_before_load.sessions} sessions (${r.generated.today} today, ${big.rows_before_load.open_sessions} open), `
-    + `${big.rows_before_load.turns} turns, ${big.rows_before_load.calls} calls, ${big.rows_before_load.idempotency_rows} idempotency rows; `
-    + `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions (${small.rows_before_load.open_sessions} open `
-    + `while the lists are measured). In-progress page: ${small.in_progress_page} / ${big.in_progress_page} rows.`);
-  out.push(`HTTP: ${r.meta.connections} connections, ${r.meta.warmup_s} s warm-up per route, then ${r.meta.rounds} rounds of ${r.meta.slice_s} s per route, alternating`, '');
-  const row = (x) => [x.title, fixed(x.requests_per_s, 0), fixed(x.latency_p50_ms, 0), fixed(x.latency_p99_ms, 0), String(x.non_2xx + x.errors + x.timeouts),
-    fixed(x.server_us_per_request, 0), fixed(x.other_cores, 2), fixed(x.steal_cores, 2)];
-  out.push(table(['Route', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'µs/req', 'other CPU', 'steal'], [...r.http.list.routes, ...r.http.calls_then_end.routes, ...r.http.calls_left_open.routes].map(row)));
+  out.push(
+    `big store: ${big.rows_before_load.sessions} sessions (${r.generated.today} today, ${big.rows_before_load.open_sessions} open), ` +
+      `${big.rows_before_load.turns} turns, ${big.rows_before_load.calls} calls, ${big.rows_before_load.idempotency_rows} idempotency rows; ` +
+      `generated in ${fixed(r.generated.seconds, 1)} s. small store: ${small.rows_before_load.sessions} sessions (${small.rows_before_load.open_sessions} open ` +
+      `while the lists are measured). In-progress page: ${small.in_progress_page} / ${big.in_progress_page} rows.`,
+  );
+  out.push(
+    `HTTP: ${r.meta.connections} connections, ${r.meta.warmup_s} s warm-up per route, then ${r.meta.rounds} rounds of ${r.meta.slice_s} s per route, alternating`,
+    '',
+  );
+  const row = (x) => [
+    x.title,
+    fixed(x.requests_per_s, 0),
+    fixed(x.latency_p50_ms, 0),
+    fixed(x.latency_p99_ms, 0),
+    String(x.non_2xx + x.errors + x.timeouts),
+    fixed(x.server_us_per_request, 0),
+    fixed(x.other_cores, 2),
+    fixed(x.steal_cores, 2),
+  ];
+  out.push(
+    table(
+      ['Route', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'µs/req', 'other CPU', 'steal'],
+      [...r.http.list.routes, ...r.http.calls_then_end.routes, ...r.http.calls_left_open.routes].map(row),
+    ),
+  );
   const o = r.open_today_in_budget_tenant;
-  out.push('  (p50: median of the slices\' p50; p99: the worst slice\'s; µs/req: daemon CPU per response; other CPU: the',
+  out.push(
+    "  (p50: median of the slices' p50; p99: the worst slice's; µs/req: daemon CPU per response; other CPU: the",
     '   rest of the host in cores, the bench and the daemon left out — above 0.25 the figures are skewed; a call + /end',
     '   route counts both responses. Open sessions of the budget tenant opened today, small / big: before the calls',
-    `   ${o.before_calls.small} / ${o.before_calls.big}, after calls + /end ${o.after_calls_then_end.small} / ${o.after_calls_then_end.big}, `
-    + `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: what each open call holds is in the spend ledger)`, '');
-  const target = (x) => (x.target_min !== undefined ? `≥ ${pct(x.target_min)}` : x.target_max !== undefined ? `≤ ${pct(x.target_max)}` : '(none)');
-  out.push(table(['Ratio', 'value', 'target', 'verdict'], Object.values(r.ratios).map((x) => [x.of, pct(x.value), target(x), x.pass === undefined ? '' : verdict(x.pass)])), '');
-  out.push(table(['Start-up (spawn → listening)', 'median ms', 'samples ms', 'then /v1/health ms'], ['small', 'big'].map((n) => [
-    n, fixed(r.startup[`${n}_median_ms`], 0), r.startup[n].map((s) => fixed(s.listening_ms, 0)).join(', '), r.startup[n].map((s) => fixed(s.health_ms, 0)).join(', ')])), '');
-  out.push(table(['Memory (MiB)', 'small', 'big'], [
-    ['RSS after start-up', fixed(small.rss_after_start_mib, 1), fixed(big.rss_after_start_mib, 1)],
-    ['RSS after the call load', fixed(small.rss_after_load_mib, 1), fixed(big.rss_after_load_mib, 1)],
-    ['peak RSS (VmHWM)', fixed(small.peak_rss_mib, 1), fixed(big.peak_rss_mib, 1)],
-  ]), '');
+    `   ${o.before_calls.small} / ${o.before_calls.big}, after calls + /end ${o.after_calls_then_end.small} / ${o.after_calls_then_end.big}, ` +
+      `after calls left open ${o.after_calls_left_open.small} / ${o.after_calls_left_open.big}: what each open call holds is in the spend ledger)`,
+    '',
+  );
+  const target = (x) =>
+    x.target_min !== undefined ? `≥ ${pct(x.target_min)}` : x.target_max !== undefined ? `≤ ${pct(x.target_max)}` : '(none)';
+  out.push(
+    table(
+      ['Ratio', 'value', 'target', 'verdict'],
+      Object.values(r.ratios).map((x) => [x.of, pct(x.value), target(x), x.pass === undefined ? '' : verdict(x.pass)]),
+    ),
+    '',
+  );
+  out.push(
+    table(
+      ['Start-up (spawn → listening)', 'median ms', 'samples ms', 'then /v1/health ms'],
+      ['small', 'big'].map((n) => [
+        n,
+        fixed(r.startup[`${n}_median_ms`], 0),
+        r.startup[n].map((s) => fixed(s.listening_ms, 0)).join(', '),
+        r.startup[n].map((s) => fixed(s.health_ms, 0)).join(', '),
+      ]),
+    ),
+    '',
+  );
+  out.push(
+    table(
+      ['Memory (MiB)', 'small', 'big'],
+      [
+        ['RSS after start-up', fixed(small.rss_after_start_mib, 1), fixed(big.rss_after_start_mib, 1)],
+        ['RSS after the call load', fixed(small.rss_after_load_mib, 1), fixed(big.rss_after_load_mib, 1)],
+        ['peak RSS (VmHWM)', fixed(small.peak_rss_mib, 1), fixed(big.peak_rss_mib, 1)],
+      ],
+    ),
+    '',
+  );
   const d = r.disk;
-  out.push(table(['Disk', 'value'], [
-    ['big: DB bytes per session (db + WAL, as generated)', fixed(d.big_db_bytes_per_session_at_rest, 0)],
-    ['big: audio-cache bytes per session (du of audio / sessions)', fixed(d.big_audio_bytes_per_session, 0)],
-    ['audio cache: static clips of the example agents, MiB', fixed(mib(d.static_audio_bytes), 1)],
-    ['audio cache: big / small at the end, MiB', `${fixed(mib(d.big_audio_bytes), 1)} / ${fixed(mib(d.small_audio_bytes), 1)}`],
-    ['dynamic audio per session with distinct values (templates), KiB', fixed(d.dynamic_audio_bytes_per_template_session / 1024, 0)],
-  ]));
-  out.push('  (the generator copies rows, not clips: the big store\'s audio is what its templates and the bench\'s calls made;',
-    '   a session with distinct customer values adds the dynamic audio above unless the cache evicts it)');
+  out.push(
+    table(
+      ['Disk', 'value'],
+      [
+        ['big: DB bytes per session (db + WAL, as generated)', fixed(d.big_db_bytes_per_session_at_rest, 0)],
+        ['big: audio-cache bytes per session (du of audio / sessions)', fixed(d.big_audio_bytes_per_session, 0)],
+        ['audio cache: static clips of the example agents, MiB', fixed(mib(d.static_audio_bytes), 1)],
+        ['audio cache: big / small at the end, MiB', `${fixed(mib(d.big_audio_bytes), 1)} / ${fixed(mib(d.small_audio_bytes), 1)}`],
+        ['dynamic audio per session with distinct values (templates), KiB', fixed(d.dynamic_audio_bytes_per_template_session / 1024, 0)],
+      ],
+    ),
+  );
+  out.push(
+    "  (the generator copies rows, not clips: the big store's audio is what its templates and the bench's calls made;",
+    '   a session with distinct customer values adds the dynamic audio above unless the cache evicts it)',
+  );
   if (r.warnings.length) out.push('', `!!! ${r.warnings.length} warning(s) above: some figures are not valid.`);
   console.log(out.join('\n'));
 }

@@ -23,14 +23,29 @@ const ROWS = smokeOr(500, 20_000);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-bodies-'));
 const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent' });
 // Speech on (a fake synthesiser, the real cache): replies carry their clips' audio URLs, as in production.
-const speech = new SpeechService(new FakeSynthesizer({ mode: 'ok', msPerChar: 0 }), new AudioCache(path.join(dir, 'audio'), crypto.randomBytes(32)), { timeoutMs: 5000 });
+const speech = new SpeechService(
+  new FakeSynthesizer({ mode: 'ok', msPerChar: 0 }),
+  new AudioCache(path.join(dir, 'audio'), crypto.randomBytes(32)),
+  { timeoutMs: 5000 },
+);
 const runtime = openRuntime(settings, { speech, audioBaseUrl: () => 'https://vagent.example.in' });
-const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'bench', checkResponses: false });
+const app = await buildApp({
+  services: runtime.services,
+  bodyLimitBytes: settings.body_limit_bytes,
+  logger: false,
+  version: 'bench',
+  checkResponses: false,
+});
 await app.ready();
 const key = runtime.services.tenants.createKey('default').key;
 let n = 0;
 const call = async (method, url, payload) => {
-  const res = await app.inject({ method, url, headers: { authorization: `Bearer ${key}`, 'idempotency-key': `k${n++}` }, payload });
+  const res = await app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${key}`, 'idempotency-key': `k${n++}` },
+    payload,
+  });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return res;
 };
@@ -40,11 +55,20 @@ bodies['POST /v1/sessions'] = s.body;
 const sid = s.json().session_id;
 bodies['POST turn (name)'] = (await call('POST', `/v1/sessions/${sid}/turn`, { text: 'My name is Priya Sharma' })).body;
 bodies['POST turn (yes)'] = (await call('POST', `/v1/sessions/${sid}/turn`, { text: 'yes' })).body;
-bodies['POST /v1/calls'] = (await call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: '+919876543210', customer_name: 'Ravi Kumar',
-  context: { emi_amount: '12500', due_date: 'the 5th', loan_last4: '4321' } })).body;
-bodies['POST /v1/trunks'] = (await call('POST', '/v1/trunks', { address: 'sip.example-carrier.in', name: 'Mumbai PRI', numbers: ['+912240001234'] })).body;
+bodies['POST /v1/calls'] = (
+  await call('POST', '/v1/calls', {
+    agent_id: 'ag_emi_reminder',
+    to: '+919876543210',
+    customer_name: 'Ravi Kumar',
+    context: { emi_amount: '12500', due_date: 'the 5th', loan_last4: '4321' },
+  })
+).body;
+bodies['POST /v1/trunks'] = (
+  await call('POST', '/v1/trunks', { address: 'sip.example-carrier.in', name: 'Mumbai PRI', numbers: ['+912240001234'] })
+).body;
 const stored = runtime.services.repos.store.db.prepare('SELECT body FROM idempotency').pluck().all();
-if (stored.length !== Object.keys(bodies).length) throw new Error(`expected ${Object.keys(bodies).length} stored bodies, found ${stored.length}`);
+if (stored.length !== Object.keys(bodies).length)
+  throw new Error(`expected ${Object.keys(bodies).length} stored bodies, found ${stored.length}`);
 
 /** µs per call of fn(body): the best of 7 runs of 1,000 (the machine is shared; the best run is the least disturbed). */
 function perBody(fn, body, rounds = ROUNDS) {
@@ -60,17 +84,30 @@ function perBody(fn, body, rounds = ROUNDS) {
 const methods = {
   'deflateRaw l1': (b) => zlib.deflateRawSync(b, { level: 1 }),
   'deflateRaw l6': (b) => zlib.deflateRawSync(b, { level: 6 }),
-  'brotli q4': (b) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }),
-  'brotli q5': (b) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }),
+  'brotli q4': (b) =>
+    zlib.brotliCompressSync(b, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length },
+    }),
+  'brotli q5': (b) =>
+    zlib.brotliCompressSync(b, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length },
+    }),
 };
-const inflate = { 'deflateRaw l1': zlib.inflateRawSync, 'deflateRaw l6': zlib.inflateRawSync, 'brotli q4': zlib.brotliDecompressSync, 'brotli q5': zlib.brotliDecompressSync };
+const inflate = {
+  'deflateRaw l1': zlib.inflateRawSync,
+  'deflateRaw l6': zlib.inflateRawSync,
+  'brotli q4': zlib.brotliDecompressSync,
+  'brotli q5': zlib.brotliDecompressSync,
+};
 console.log('body'.padEnd(22), 'bytes'.padStart(6), ...Object.keys(methods).map((m) => `${m}: bytes ratio µs-in µs-out`.padStart(40)));
 for (const [name, text] of Object.entries(bodies)) {
   const buf = Buffer.from(text);
   const cols = Object.entries(methods).map(([m, fn]) => {
     const z = fn(buf);
     if (inflate[m](z).toString() !== text) throw new Error('round trip');
-    return `${z.length} ${(buf.length / z.length).toFixed(2)}x ${perBody(fn, buf).toFixed(1)} ${perBody(inflate[m], z).toFixed(1)}`.padStart(40);
+    return `${z.length} ${(buf.length / z.length).toFixed(2)}x ${perBody(fn, buf).toFixed(1)} ${perBody(inflate[m], z).toFixed(1)}`.padStart(
+      40,
+    );
   });
   console.log(name.padEnd(22), String(buf.length).padStart(6), ...cols);
 }
@@ -85,7 +122,9 @@ for (const mode of ['plain text', 'deflateRaw l6 blob']) {
   db.exec(`CREATE TABLE idempotency (seq INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
     state TEXT NOT NULL, status INTEGER, body TEXT, body_z BLOB, created_at REAL NOT NULL, UNIQUE (tenant_id, key)) STRICT;
     CREATE INDEX idempotency_created ON idempotency(created_at);`);
-  const ins = db.prepare('INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, body_z, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const ins = db.prepare(
+    'INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, body_z, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   db.transaction(() => {
     for (let i = 0; i < ROWS; i++) {
       const body = mix[i % 3];

@@ -19,14 +19,22 @@ const RECLAIM_THRESHOLD_PAGES = smokeOr(0, 1024);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-space-'));
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
-const body = (i) => JSON.stringify({ session_id: `se_${i}`, reply: 'Thank you. Which day suits you for the appointment?',
-  clips: Array.from({ length: 3 }, () => ({ audio_url: `https://vagent.example.in/v1/audio/${crypto.randomBytes(32).toString('hex')}.wav`, text: 'Which day suits you?' })) });
+const body = (i) =>
+  JSON.stringify({
+    session_id: `se_${i}`,
+    reply: 'Thank you. Which day suits you for the appointment?',
+    clips: Array.from({ length: 3 }, () => ({
+      audio_url: `https://vagent.example.in/v1/audio/${crypto.randomBytes(32).toString('hex')}.wav`,
+      text: 'Which day suits you?',
+    })),
+  });
 
 function build(file) {
   const repos = openRepos(file);
   const old = Date.now() / 1000 - 48 * 3600;
   repos.store.writeNow(() => {
-    for (let i = 0; i < ROWS; i++) repos.idempotency.put('default', crypto.randomUUID(), crypto.randomBytes(32).toString('hex'), 201, body(i), old);
+    for (let i = 0; i < ROWS; i++)
+      repos.idempotency.put('default', crypto.randomUUID(), crypto.randomBytes(32).toString('hex'), 201, body(i), old);
   });
   repos.store.db.pragma('wal_checkpoint(TRUNCATE)');
   return repos;
@@ -47,19 +55,25 @@ const inside = [];
 const cutoff = Date.now() / 1000 - 24 * 3600;
 for (;;) {
   t0 = process.hrtime.bigint();
-  const n = await repos.store.write(() => {
-    const s = process.hrtime.bigint();
-    const deleted = repos.idempotency.purgeBatch(cutoff, 1000);
-    inside.push(ms(s));
-    return deleted;
-  }, { savepoint: false });
+  const n = await repos.store.write(
+    () => {
+      const s = process.hrtime.bigint();
+      const deleted = repos.idempotency.purgeBatch(cutoff, 1000);
+      inside.push(ms(s));
+      return deleted;
+    },
+    { savepoint: false },
+  );
   batches.push(ms(t0));
   if (n < 1000) break;
 }
 // 3. The reclaim, 256 pages per step.
 const steps = [];
 const real = repos.store.write.bind(repos.store);
-repos.store.write = (fn, o) => { const s = process.hrtime.bigint(); return real(fn, o).finally(() => steps.push(ms(s))); };
+repos.store.write = (fn, o) => {
+  const s = process.hrtime.bigint();
+  return real(fn, o).finally(() => steps.push(ms(s)));
+};
 const r = await reclaimFreePages(repos.store, { thresholdPages: RECLAIM_THRESHOLD_PAGES, stepPages: 256 });
 repos.store.write = real;
 repos.store.close();
@@ -78,9 +92,17 @@ repos.store.close();
 
 console.log(`idempotency table: ${ROWS} expired rows, ${sizeMiB.toFixed(0)} MiB`);
 console.log(`purge, one DELETE of all (before):   ${single.toFixed(0)} ms with the write lock held`);
-console.log(`purge, batches of 1,000 (now):       ${batches.length} batches; the DELETE holds the event loop p50 ${pct(inside, 0.5).toFixed(1)} ms, max ${Math.max(...inside).toFixed(1)} ms; ` +
-  `with commit and WAL sync p50 ${pct(batches, 0.5).toFixed(1)} ms, max ${Math.max(...batches).toFixed(1)} ms`);
-console.log(`reclaim, 256 pages a step:           ${r.steps} steps (${r.freeBefore} → ${r.freeAfter} free pages)`
-  + (steps.length ? `, p50 ${pct(steps, 0.5).toFixed(1)} ms, max ${Math.max(...steps).toFixed(1)} ms` : `: none needed, ${RECLAIM_THRESHOLD_PAGES} free pages or fewer`));
-console.log(`conversion VACUUM:                   ${convMiB.toFixed(0)} MiB in ${conv.toFixed(0)} ms (${(conv / convMiB).toFixed(1)} ms per MiB)`);
+console.log(
+  `purge, batches of 1,000 (now):       ${batches.length} batches; the DELETE holds the event loop p50 ${pct(inside, 0.5).toFixed(1)} ms, max ${Math.max(...inside).toFixed(1)} ms; ` +
+    `with commit and WAL sync p50 ${pct(batches, 0.5).toFixed(1)} ms, max ${Math.max(...batches).toFixed(1)} ms`,
+);
+console.log(
+  `reclaim, 256 pages a step:           ${r.steps} steps (${r.freeBefore} → ${r.freeAfter} free pages)` +
+    (steps.length
+      ? `, p50 ${pct(steps, 0.5).toFixed(1)} ms, max ${Math.max(...steps).toFixed(1)} ms`
+      : `: none needed, ${RECLAIM_THRESHOLD_PAGES} free pages or fewer`),
+);
+console.log(
+  `conversion VACUUM:                   ${convMiB.toFixed(0)} MiB in ${conv.toFixed(0)} ms (${(conv / convMiB).toFixed(1)} ms per MiB)`,
+);
 fs.rmSync(dir, { recursive: true, force: true });

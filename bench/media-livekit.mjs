@@ -106,9 +106,20 @@ async function runCalls(ctx, n, timeoutMs = 150_000) {
   const rooms = [];
   const placing = [];
   for (let i = 0; i < n; i++) {
-    placing.push(api(daemon.url, key, 'POST', '/v1/calls', {
-      ...EMI_CALL, from: FROM, dial: true, context: { ...EMI_CALL.context, vagent_fake_transcripts: LINES.map((l) => l.text) },
-    }).then((p) => rooms.push(p.room_name), (err) => { rooms.push(null); console.error(`  a dial failed: ${err.message}`); }));
+    placing.push(
+      api(daemon.url, key, 'POST', '/v1/calls', {
+        ...EMI_CALL,
+        from: FROM,
+        dial: true,
+        context: { ...EMI_CALL.context, vagent_fake_transcripts: LINES.map((l) => l.text) },
+      }).then(
+        (p) => rooms.push(p.room_name),
+        (err) => {
+          rooms.push(null);
+          console.error(`  a dial failed: ${err.message}`);
+        },
+      ),
+    );
     await sleep(STAGGER_MS);
   }
   await Promise.all(placing);
@@ -136,9 +147,13 @@ async function runCalls(ctx, n, timeoutMs = 150_000) {
 }
 
 const summary = (r) => ({
-  calls: r.calls, complete: r.complete, turns: r.latencies.length,
-  latency_p50_ms: percentile(r.latencies, 50), latency_p99_ms: percentile(r.latencies, 99),
-  overhead_p50_ms: percentile(r.overheads, 50), overhead_p99_ms: percentile(r.overheads, 99),
+  calls: r.calls,
+  complete: r.complete,
+  turns: r.latencies.length,
+  latency_p50_ms: percentile(r.latencies, 50),
+  latency_p99_ms: percentile(r.latencies, 99),
+  overhead_p50_ms: percentile(r.overheads, 50),
+  overhead_p99_ms: percentile(r.overheads, 99),
 });
 
 async function main() {
@@ -146,15 +161,25 @@ async function main() {
   const stateDir = path.join(tmp, 'state');
   const lines = await synthesise();
   const fake = await startFakeLiveKit({
-    callee: { steps: [...LINES.map((l, i) => ({ say: l.text, pcm: lines[i], sampleRate: 48_000 })), { hangup: true }], replyTimeoutMs: 20_000 },
+    callee: {
+      steps: [...LINES.map((l, i) => ({ say: l.text, pcm: lines[i], sampleRate: 48_000 })), { hangup: true }],
+      replyTimeoutMs: 20_000,
+    },
   });
   const daemon = await startServer({
     name: 'vagent serve',
     args: ['bin/vagent', 'serve', '--port', '0', '--state-dir', stateDir],
     cwd: ROOT,
     env: {
-      ...process.env, VAGENT_LOG_LEVEL: LOG_LEVEL, VAGENT_RECOGNIZER: 'fake', XDG_CONFIG_HOME: path.join(tmp, 'profile'),
-      LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_CALL_RESERVATION_INR: '0',
+      ...process.env,
+      VAGENT_LOG_LEVEL: LOG_LEVEL,
+      VAGENT_RECOGNIZER: 'fake',
+      XDG_CONFIG_HOME: path.join(tmp, 'profile'),
+      LIVEKIT_URL: fake.url,
+      LIVEKIT_API_KEY: fake.apiKey,
+      LIVEKIT_API_SECRET: fake.apiSecret,
+      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_CALL_RESERVATION_INR: '0',
     },
     stream: 'stderr',
   });
@@ -171,12 +196,26 @@ async function main() {
     console.log('(a) reply latency: callee end of line → first reply frame, ms (overhead = latency − end-of-utterance silence)');
     const latency = [];
     for (const n of LATENCY_CALLS) latency.push(summary(await runCalls(ctx, n)));
-    console.log(table(['calls', 'complete', 'turns', 'p50', 'p99', 'overhead p50', 'overhead p99'],
-      latency.map((r) => [r.calls, r.complete, r.turns, fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), fixed(r.overhead_p50_ms, 0), fixed(r.overhead_p99_ms, 0)])));
+    console.log(
+      table(
+        ['calls', 'complete', 'turns', 'p50', 'p99', 'overhead p50', 'overhead p99'],
+        latency.map((r) => [
+          r.calls,
+          r.complete,
+          r.turns,
+          fixed(r.latency_p50_ms, 0),
+          fixed(r.latency_p99_ms, 0),
+          fixed(r.overhead_p50_ms, 0),
+          fixed(r.overhead_p99_ms, 0),
+        ]),
+      ),
+    );
     const at20 = latency.find((r) => r.calls === 20) ?? latency.at(-1);
     if (at20) {
       const latencyPass = at20.overhead_p99_ms !== null && at20.overhead_p99_ms <= LATENCY_TARGET_MS;
-      console.log(`  target: overhead p99 ≤ ${LATENCY_TARGET_MS} ms at ${at20.calls} calls: ${judged(latencyPass, 'FAIL')} (${fixed(at20.overhead_p99_ms, 0)} ms)`);
+      console.log(
+        `  target: overhead p99 ≤ ${LATENCY_TARGET_MS} ms at ${at20.calls} calls: ${judged(latencyPass, 'FAIL')} (${fixed(at20.overhead_p99_ms, 0)} ms)`,
+      );
     } else {
       console.log('  (no latency step run)');
     }
@@ -190,9 +229,16 @@ async function main() {
       const totalRss = () => [daemon.pid, ...rooms].reduce((n, pid) => n + (rssMiB(pid) ?? 0), 0);
       const roomTicks = () => rooms.reduce((n, pid) => n + procTicks(pid), 0);
       const idleRss = totalRss();
-      const t0 = { at: Date.now(), daemon: procTicks(daemon.pid), room: rooms.length > 0 ? roomTicks() : null, self: process.cpuUsage() };
+      const t0 = {
+        at: Date.now(),
+        daemon: procTicks(daemon.pid),
+        room: rooms.length > 0 ? roomTicks() : null,
+        self: process.cpuUsage(),
+      };
       let peak = idleRss;
-      const sampler = setInterval(() => { peak = Math.max(peak, totalRss()); }, 500);
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, totalRss());
+      }, 500);
       const result = await runCalls(ctx, n);
       clearInterval(sampler);
       const seconds = (Date.now() - t0.at) / 1000;
@@ -201,17 +247,40 @@ async function main() {
       const s = summary(result);
       const ok = s.complete === n && s.overhead_p99_ms !== null && s.overhead_p99_ms <= CAPACITY_OVERHEAD_MS;
       capacity.push({
-        ...s, ok, rss_per_call_mib: (peak - idleRss) / n,
-        daemon_cores: cores(t0.daemon, procTicks(daemon.pid)), room_processes: rooms.length, room_process_cores: rooms.length > 0 ? cores(t0.room, roomTicks()) : null,
+        ...s,
+        ok,
+        rss_per_call_mib: (peak - idleRss) / n,
+        daemon_cores: cores(t0.daemon, procTicks(daemon.pid)),
+        room_processes: rooms.length,
+        room_process_cores: rooms.length > 0 ? cores(t0.room, roomTicks()) : null,
         bench_cores: (self.user + self.system) / 1e6 / seconds,
       });
       if (!ok) break;
       best = n;
     }
-    console.log(table(['calls', 'complete', 'overhead p99', 'RSS/call MiB', 'daemon cores', 'room processes', 'their cores', 'fake+callees cores', ''],
-      capacity.map((r) => [r.calls, r.complete, fixed(r.overhead_p99_ms, 0), fixed(r.rss_per_call_mib, 2), fixed(r.daemon_cores, 2), r.room_processes, fixed(r.room_process_cores, 2), fixed(r.bench_cores, 2), r.ok ? 'ok' : 'FAIL'])));
-    console.log(QUICK && !SMOKE ? `  capacity: ${best} calls (quick: capped at ${CAPACITY_MAX}, target not judged)` : `  capacity: ${best} calls (target ≥ 50: ${judged(best >= 50, 'FAIL')})`);
-    for (const r of capacity) if (r.complete < r.calls) invalid(`${r.calls} LiveKit calls at once: only ${r.complete} heard a reply to every line`);
+    console.log(
+      table(
+        ['calls', 'complete', 'overhead p99', 'RSS/call MiB', 'daemon cores', 'room processes', 'their cores', 'fake+callees cores', ''],
+        capacity.map((r) => [
+          r.calls,
+          r.complete,
+          fixed(r.overhead_p99_ms, 0),
+          fixed(r.rss_per_call_mib, 2),
+          fixed(r.daemon_cores, 2),
+          r.room_processes,
+          fixed(r.room_process_cores, 2),
+          fixed(r.bench_cores, 2),
+          r.ok ? 'ok' : 'FAIL',
+        ]),
+      ),
+    );
+    console.log(
+      QUICK && !SMOKE
+        ? `  capacity: ${best} calls (quick: capped at ${CAPACITY_MAX}, target not judged)`
+        : `  capacity: ${best} calls (target ≥ 50: ${judged(best >= 50, 'FAIL')})`,
+    );
+    for (const r of capacity)
+      if (r.complete < r.calls) invalid(`${r.calls} LiveKit calls at once: only ${r.complete} heard a reply to every line`);
     fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
     fs.writeFileSync(RESULTS, JSON.stringify({ at: new Date().toISOString(), latency, capacity, capacity_calls: best }, null, 2));
   } finally {

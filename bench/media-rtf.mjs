@@ -33,25 +33,82 @@ import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { SMOKE, smokeOr } from './lib/report.mjs';
 
 const ALL_LINES = {
-  digits: ['nine eight seven six five four three two one zero', 'four five six', 'one two three four', 'seven seven zero one', 'eight oh five two six',
-    'two four six eight', 'nine one one', 'three three five five', 'six oh two one nine eight', 'five five five'],
+  digits: [
+    'nine eight seven six five four three two one zero',
+    'four five six',
+    'one two three four',
+    'seven seven zero one',
+    'eight oh five two six',
+    'two four six eight',
+    'nine one one',
+    'three three five five',
+    'six oh two one nine eight',
+    'five five five',
+  ],
   yes_no: ['yes', 'no', 'yeah', 'yes please', 'no thanks', 'correct', 'nope', 'sure', 'that is right', 'not really'],
-  name: ['My name is Priya Sharma', 'This is Rahul Gupta', 'Vikram Shah', 'My name is Anjali Rao', 'I am Sunita Patel', 'Amit Kumar',
-    'My name is Neha Joshi', 'Deepak Verma', 'This is Kavita Iyer', 'My name is Arjun Reddy'],
-  date: ['tomorrow', 'today', 'next Monday', 'on Friday', 'the fourteenth', 'day after tomorrow', 'this Saturday', 'the first of December',
-    'November twentieth', 'next Wednesday'],
-  time: ['five p m', 'ten thirty in the morning', 'half past four', 'quarter to six', 'noon', 'four in the evening', 'eleven a m',
-    "nine o'clock", 'three fifteen p m', 'at seven p m'],
-  number: ['twenty five', 'three hundred', 'one thousand two hundred', 'seventeen', 'ninety nine', 'five hundred and ten', 'forty',
-    'two thousand', 'sixty three', 'eight'],
-  free: ['I would like to book an appointment', 'what time do you open', 'how much is the consultation fee', 'where is the clinic',
-    'I have a fever and a cough', 'can I come in the evening', 'thank you very much', 'I need to see a doctor', 'is the doctor available today',
-    'please call me back'],
+  name: [
+    'My name is Priya Sharma',
+    'This is Rahul Gupta',
+    'Vikram Shah',
+    'My name is Anjali Rao',
+    'I am Sunita Patel',
+    'Amit Kumar',
+    'My name is Neha Joshi',
+    'Deepak Verma',
+    'This is Kavita Iyer',
+    'My name is Arjun Reddy',
+  ],
+  date: [
+    'tomorrow',
+    'today',
+    'next Monday',
+    'on Friday',
+    'the fourteenth',
+    'day after tomorrow',
+    'this Saturday',
+    'the first of December',
+    'November twentieth',
+    'next Wednesday',
+  ],
+  time: [
+    'five p m',
+    'ten thirty in the morning',
+    'half past four',
+    'quarter to six',
+    'noon',
+    'four in the evening',
+    'eleven a m',
+    "nine o'clock",
+    'three fifteen p m',
+    'at seven p m',
+  ],
+  number: [
+    'twenty five',
+    'three hundred',
+    'one thousand two hundred',
+    'seventeen',
+    'ninety nine',
+    'five hundred and ten',
+    'forty',
+    'two thousand',
+    'sixty three',
+    'eight',
+  ],
+  free: [
+    'I would like to book an appointment',
+    'what time do you open',
+    'how much is the consultation fee',
+    'where is the clinic',
+    'I have a fever and a cough',
+    'can I come in the evening',
+    'thank you very much',
+    'I need to see a doctor',
+    'is the doctor available today',
+    'please call me back',
+  ],
 };
 /** The lines recognised: two grammars of two lines each in the smoke mode. */
-const LINES = SMOKE
-  ? Object.fromEntries(['yes_no', 'digits'].map((g) => [g, ALL_LINES[g].slice(0, 2)]))
-  : ALL_LINES;
+const LINES = SMOKE ? Object.fromEntries(['yes_no', 'digits'].map((g) => [g, ALL_LINES[g].slice(0, 2)])) : ALL_LINES;
 /** Pauses: for a grammar's warm process to start, and between utterances (ms). */
 const PREWARM_MS = smokeOr(300, 1000);
 const GAP_MS = smokeOr(100, 500);
@@ -68,7 +125,9 @@ if (!status.available) {
   process.exit(1);
 }
 if (!(await EspeakSynthesizer.available())) {
-  console.error('bench/media-rtf: the embedded synthesiser is not installed (optional dependency @echogarden/espeak-ng-emscripten), or dist/ is not built');
+  console.error(
+    'bench/media-rtf: the embedded synthesiser is not installed (optional dependency @echogarden/espeak-ng-emscripten), or dist/ is not built',
+  );
   process.exit(1);
 }
 
@@ -86,13 +145,19 @@ for (const [grammar, lines] of Object.entries(LINES)) {
 }
 await synth.close();
 
-const words = (s) => s.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean);
+const words = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z' ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 /** Word-level edit distance. */
 function edits(a, b) {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
   }
   return d[a.length][b.length];
 }
@@ -171,6 +236,8 @@ const head = ['grammar', 'audio s', 'cold RTF', 'warm RTF p50/max', 'finish→fi
 const table = rows.map((r) => [r.grammar, r.audio, r.cold, r.warm, r.final, r.live, r.wer, r.wer8k]);
 const width = head.map((h, i) => Math.max(h.length, ...table.map((t) => String(t[i]).length)));
 const line = (cells) => cells.map((c, i) => String(c).padEnd(width[i])).join('  ');
-console.log(`pocketsphinx ${status.version ?? ''} (${status.binary}), 16 kHz eSpeak speech, one utterance at a time; load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores`);
+console.log(
+  `pocketsphinx ${status.version ?? ''} (${status.binary}), 16 kHz eSpeak speech, one utterance at a time; load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores`,
+);
 console.log(line(head));
 for (const t of table) console.log(line(t));

@@ -103,14 +103,14 @@ const TICKS_PER_S = 100;
 
 /** `node bin/vagent admin … --json` on the daemon's state dir. */
 
-
-
 /** utime + stime per thread of a process (tid → ticks), for the busiest thread: the daemon's main loop or a media worker. */
 function threadTicks(pid) {
   const out = new Map();
   try {
     for (const tid of fs.readdirSync(`/proc/${pid}/task`)) out.set(Number(tid), procTicks(`${pid}/task/${tid}`));
-  } catch { /* gone */ }
+  } catch {
+    /* gone */
+  }
   return out;
 }
 
@@ -123,7 +123,9 @@ function hostBusyTicks() {
 /** Synthesises the caller's lines once and cuts them into Twilio frames once. */
 async function prepareLines() {
   if (!(await EspeakSynthesizer.available())) {
-    throw new Error('the embedded synthesiser (optional dependency @echogarden/espeak-ng-emscripten) is not installed, or dist/ is not built');
+    throw new Error(
+      'the embedded synthesiser (optional dependency @echogarden/espeak-ng-emscripten) is not installed, or dist/ is not built',
+    );
   }
   const synth = new EspeakSynthesizer();
   try {
@@ -162,14 +164,26 @@ function turnLoad(url, key, sessions, rate) {
       i += 1;
       const start = performance.now();
       const p = api(url, key, 'POST', `/v1/sessions/${sid}/turn`, { text: TURN_TEXT })
-        .then(() => { latencies.push(performance.now() - start); }, () => { errors += 1; })
+        .then(
+          () => {
+            latencies.push(performance.now() - start);
+          },
+          () => {
+            errors += 1;
+          },
+        )
         .finally(() => inflight.delete(p));
       inflight.add(p);
     }
     await Promise.all(inflight);
     return { latencies, errors };
   })();
-  return { stop: () => { stopped = true; return done; } };
+  return {
+    stop: () => {
+      stopped = true;
+      return done;
+    },
+  };
 }
 
 /**
@@ -180,15 +194,30 @@ async function runCalls(ctx, n) {
   await waitQuiet();
   const clients = Math.ceil(n / CALLS_PER_CLIENT);
   const staggerMs = Math.min(STAGGER_MS, MAX_RAMP_MS / n) * clients;
-  const ticks0 = { daemon: procTicks(ctx.daemon.pid), threads: threadTicks(ctx.daemon.pid), host: hostBusyTicks(), at: performance.now() };
+  const ticks0 = {
+    daemon: procTicks(ctx.daemon.pid),
+    threads: threadTicks(ctx.daemon.pid),
+    host: hostBusyTicks(),
+    at: performance.now(),
+  };
   const children = [];
   for (let c = 0; c < clients; c++) {
     const calls = Math.floor(n / clients) + (c < n % clients ? 1 : 0);
     const file = path.join(ctx.tmp, `load-${n}-${c}.json`);
-    fs.writeFileSync(file, JSON.stringify({
-      url: `${ctx.daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`, key: ctx.key, agentId: AGENT, calls, staggerMs,
-      lines: ctx.lines, afterReplyMs: 200, timeoutMs: 90_000,
-    }), { mode: 0o600 });
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        url: `${ctx.daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
+        key: ctx.key,
+        agentId: AGENT,
+        calls,
+        staggerMs,
+        lines: ctx.lines,
+        afterReplyMs: 200,
+        timeoutMs: 90_000,
+      }),
+      { mode: 0o600 },
+    );
     await sleep(staggerMs / clients);
     children.push(spawnLoad(file));
   }
@@ -217,18 +246,34 @@ async function runCalls(ctx, n) {
     else busiestOther = Math.max(busiestOther, used);
   }
   return {
-    results, peakRss, seconds, clients,
-    cpu: { daemon: daemonCores, mainThread, busiestOther, clients: clientCores, other: Math.max(0, hostCores - daemonCores - clientCores) },
+    results,
+    peakRss,
+    seconds,
+    clients,
+    cpu: {
+      daemon: daemonCores,
+      mainThread,
+      busiestOther,
+      clients: clientCores,
+      other: Math.max(0, hostCores - daemonCores - clientCores),
+    },
   };
 }
 
 /** Spawns one load child; `done` resolves with its per-call summaries. */
 function spawnLoad(file) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'lib', 'media-load.mjs'), file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'lib', 'media-load.mjs'), file], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
-  child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    out += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    err += d;
+  });
   const done = new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
@@ -250,7 +295,10 @@ function summarise(run, n, reference) {
   for (const c of ok) {
     for (const [i, silence] of SILENCE_MS.entries()) {
       const t = c.turns.find((u) => u.turn === i);
-      if (!t || t.latencyMs === null || t.noReply) { missingTurns += 1; continue; }
+      if (!t || t.latencyMs === null || t.noReply) {
+        missingTurns += 1;
+        continue;
+      }
       latencies.push(t.latencyMs);
       overheads.push(t.latencyMs - silence);
     }
@@ -281,7 +329,12 @@ function summarise(run, n, reference) {
     latencyP99: latencies.length ? percentile(latencies, 99) : null,
     overheadP50: overheads.length ? percentile(overheads, 50) : null,
     overheadP99: overheads.length ? percentile(overheads, 99) : null,
-    openingP99: ok.length ? percentile(ok.map((c) => c.openingMs ?? Infinity), 99) : null,
+    openingP99: ok.length
+      ? percentile(
+          ok.map((c) => c.openingMs ?? Infinity),
+          99,
+        )
+      : null,
     latenessP99Worst: p99s.length ? Math.max(...p99s) : null,
     latenessMax: ok.length ? Math.max(...ok.map((c) => c.received.latenessMax)) : null,
     callsWithGaps: ok.filter((c) => c.received.latenessMax > 0).length,
@@ -316,13 +369,18 @@ async function waitIdle(url, key) {
  */
 async function waitQuiet() {
   let busy = await hostBusyCores(500);
-  for (const until = Date.now() + WAIT_QUIET_S * 1000; busy && busy.busy > NOISY_CORES && Date.now() < until;) busy = await hostBusyCores(1000);
+  for (const until = Date.now() + WAIT_QUIET_S * 1000; busy && busy.busy > NOISY_CORES && Date.now() < until;)
+    busy = await hostBusyCores(1000);
   return busy;
 }
 
 /** Runs bench/media-rtf.mjs; returns its stdout, or a note why not. */
 function rtf() {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'media-rtf.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'media-rtf.mjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   if (r.status !== 0) return { ok: false, text: (r.stderr || r.stdout || `exit ${r.status}`).trim() };
   return { ok: true, text: r.stdout.trimEnd() };
 }
@@ -334,7 +392,7 @@ async function main() {
   const hangoverMs = detector.hangoverMs;
   detector.close();
 
-  process.stderr.write('bench/media: synthesising the caller\'s lines once\n');
+  process.stderr.write("bench/media: synthesising the caller's lines once\n");
   const lines = await prepareLines();
   const stateDir = makeTempDir('vagent-media-state-');
   const profileDir = makeTempDir('vagent-media-profile-');
@@ -353,7 +411,8 @@ async function main() {
 
   // Sessions for the /v1 turn load (another set of sessions than the calls').
   const turnSessions = [];
-  for (let i = 0; i < 20; i++) turnSessions.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: AGENT, customer_name: 'Bench' })).session_id);
+  for (let i = 0; i < 20; i++)
+    turnSessions.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: AGENT, customer_name: 'Bench' })).session_id);
 
   // Warm-up: one call, not reported (first-use costs of the workers and the clip cache); its
   // replies' frame counts are the reference for the drop checks.
@@ -399,14 +458,20 @@ async function main() {
   const peakRss = peakRssMiB(daemon.pid);
   await daemon.stop();
   for (const st of [...latency, ...capacity]) {
-    if (st.incomplete || st.missingTurns) invalid(`${st.calls} calls: ${st.incomplete} calls incomplete, ${st.missingTurns} turns without a reply${st.errors.length ? `: ${st.errors.join('; ')}` : ''}`);
+    if (st.incomplete || st.missingTurns)
+      invalid(
+        `${st.calls} calls: ${st.incomplete} calls incomplete, ${st.missingTurns} turns without a reply${st.errors.length ? `: ${st.errors.join('; ')}` : ''}`,
+      );
   }
 
   // (d) the first call after start: the same state dir (its audio cache filled), restarted with
   // the default recogniser.
   process.stderr.write(`bench/media: (d) the first call after start: the daemon restarted, ${FIRST_CALLS} calls one after another\n`);
   const firstCall = await measureFirstCall({
-    root: ROOT, stateDir, key, calls: FIRST_CALLS,
+    root: ROOT,
+    stateDir,
+    key,
+    calls: FIRST_CALLS,
     env: { ...process.env, VAGENT_LOG_LEVEL: LOG_LEVEL, XDG_CONFIG_HOME: profileDir },
   });
 
@@ -420,64 +485,148 @@ async function main() {
   // Report
   const eou = LINES.map((l, i) => `${l.expect} ${SILENCE_MS[i]}`).join(', ');
   const lat = (s) => [
-    `${s.calls}`, `${s.turns}/${s.calls * LINES.length}`, fixed(s.latencyP50, 0), fixed(s.latencyP99, 0), fixed(s.overheadP50, 0), fixed(s.overheadP99, 0),
-    fixed(s.openingP99, 0), fixed(s.latenessP99Worst, 1), String(s.framesShort), `${fixed(s.cpu.daemon, 2)} / ${fixed(s.cpu.clients, 2)} / ${fixed(s.cpu.other, 2)}`,
+    `${s.calls}`,
+    `${s.turns}/${s.calls * LINES.length}`,
+    fixed(s.latencyP50, 0),
+    fixed(s.latencyP99, 0),
+    fixed(s.overheadP50, 0),
+    fixed(s.overheadP99, 0),
+    fixed(s.openingP99, 0),
+    fixed(s.latenessP99Worst, 1),
+    String(s.framesShort),
+    `${fixed(s.cpu.daemon, 2)} / ${fixed(s.cpu.clients, 2)} / ${fixed(s.cpu.other, 2)}`,
     `${fixed(s.cpu.mainThread, 2)} / ${fixed(s.cpu.busiestOther, 2)}`,
   ];
   const out = [];
   out.push('');
-  out.push(`vagent media bench — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load at start ${loadAtStart.join(' ')}, node ${process.version}`);
-  out.push(`  daemon: VAGENT_RECOGNIZER=fake, VAD on (WebRTC mode 2, 20 ms frames, hangover ${hangoverMs} ms, subtracted by the segmenter),`);
-  out.push(`  recognition ${health?.recognition?.status ?? '?'}; calls: Twilio μ-law 8 kHz, ${LINES.length} caller turns each, end-of-utterance silence per turn (ms): ${eou}`);
-  out.push('  The simulated callers run in child processes on the same 2 cores as the daemon: "cpu d/c/o" shows daemon / clients / other processes,');
+  out.push(
+    `vagent media bench — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load at start ${loadAtStart.join(' ')}, node ${process.version}`,
+  );
+  out.push(
+    `  daemon: VAGENT_RECOGNIZER=fake, VAD on (WebRTC mode 2, 20 ms frames, hangover ${hangoverMs} ms, subtracted by the segmenter),`,
+  );
+  out.push(
+    `  recognition ${health?.recognition?.status ?? '?'}; calls: Twilio μ-law 8 kHz, ${LINES.length} caller turns each, end-of-utterance silence per turn (ms): ${eou}`,
+  );
+  out.push(
+    '  The simulated callers run in child processes on the same 2 cores as the daemon: "cpu d/c/o" shows daemon / clients / other processes,',
+  );
   out.push('  "main/wkr" the daemon\'s main thread / its busiest other thread (the media worker), in cores averaged over the step.');
   out.push('');
-  out.push('(a) response latency: caller end of speech → first reply frame received, ms; overhead = latency − that turn\'s silence');
+  out.push("(a) response latency: caller end of speech → first reply frame received, ms; overhead = latency − that turn's silence");
   const head = ['calls', 'turns', 'lat p50', 'lat p99', 'over p50', 'over p99', 'open p99', 'late p99', 'short', 'cpu d/c/o', 'main/wkr'];
   out.push(table(head, latency.map(lat)));
   out.push('');
-  out.push(`(b) capacity: + ${TURN_RATE} text turns/s on /v1 (baseline with no calls: p99 ${fixed(baseP99, 1)} ms over ${baseTurns.latencies.length} turns)`);
-  out.push(table([...head, 'gaps', 'RSS/call MiB', 'turn p99', 'ratio', 'step'], capacity.map((s) => [
-    ...lat(s), `${s.callsWithGaps}`, fixed(s.rssPerCallMiB, 2), fixed(s.turnP99, 1), `${fixed(s.turnRatio, 2)}×`, s.pass ? 'ok' : 'FAIL',
-  ])));
-  out.push('  late p99: the worst call\'s p99 of outbound frame lateness (client play-out queue ran dry mid-clip), ms; short: reply frames');
+  out.push(
+    `(b) capacity: + ${TURN_RATE} text turns/s on /v1 (baseline with no calls: p99 ${fixed(baseP99, 1)} ms over ${baseTurns.latencies.length} turns)`,
+  );
+  out.push(
+    table(
+      [...head, 'gaps', 'RSS/call MiB', 'turn p99', 'ratio', 'step'],
+      capacity.map((s) => [
+        ...lat(s),
+        `${s.callsWithGaps}`,
+        fixed(s.rssPerCallMiB, 2),
+        fixed(s.turnP99, 1),
+        `${fixed(s.turnRatio, 2)}×`,
+        s.pass ? 'ok' : 'FAIL',
+      ]),
+    ),
+  );
+  out.push("  late p99: the worst call's p99 of outbound frame lateness (client play-out queue ran dry mid-clip), ms; short: reply frames");
   out.push('  missing against the single call; gaps: calls with any late frame; the daemon logs no play-out statistics of its own.');
   for (const s of [...latency, ...capacity]) {
-    if (s.incomplete || s.missingTurns) out.push(`  ${s.calls} calls: ${s.incomplete} calls incomplete, ${s.missingTurns} turns without a reply${s.errors.length ? `: ${s.errors.join('; ')}` : ''}`);
+    if (s.incomplete || s.missingTurns)
+      out.push(
+        `  ${s.calls} calls: ${s.incomplete} calls incomplete, ${s.missingTurns} turns without a reply${s.errors.length ? `: ${s.errors.join('; ')}` : ''}`,
+      );
   }
   if (rtfOut) {
     out.push('');
     out.push('(c) embedded recogniser (pocketsphinx) real-time factor, bench/media-rtf.mjs:');
-    out.push(rtfOut.ok ? rtfOut.text.split('\n').map((l) => `  ${l}`).join('\n') : `  not measured: ${rtfOut.text}`);
+    out.push(
+      rtfOut.ok
+        ? rtfOut.text
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n')
+        : `  not measured: ${rtfOut.text}`,
+    );
   }
   const busy = [...latency, ...capacity].filter((s) => s.cpu.other > 0.25);
   if (busy.length) {
-    loud(`other processes used the CPU during ${busy.length} of ${latency.length + capacity.length} steps (up to ${fixed(Math.max(...busy.map((s) => s.cpu.other)), 2)} cores of ${os.cpus().length}): the figures are pessimistic`);
+    loud(
+      `other processes used the CPU during ${busy.length} of ${latency.length + capacity.length} steps (up to ${fixed(Math.max(...busy.map((s) => s.cpu.other)), 2)} cores of ${os.cpus().length}): the figures are pessimistic`,
+    );
   }
   const at100 = latency.find((s) => s.calls === 100) ?? latency.at(-1);
   const verdict = (ok) => judged(ok, 'FAIL');
   out.push('');
-  out.push(`(d) the first call after start: the daemon restarted on its state dir (audio cached), default recogniser; ${firstCall.calls} calls`);
-  out.push(`  one after another from ${fixed(firstCall.listening_to_first_call_ms, 0)} ms after its listening line, each hung up at its opening's first frame`);
-  out.push(table(['opening latency, ms', 'first call', `call ${firstCall.calls}`, `calls 2–${firstCall.calls} p50`, 'first / last'], [[
-    'start sent → first opening frame', fixed(firstCall.first_ms, 0), fixed(firstCall.last_ms, 0), fixed(firstCall.others_p50_ms, 0), `${fixed(firstCall.first_over_last, 1)}×`]]));
+  out.push(
+    `(d) the first call after start: the daemon restarted on its state dir (audio cached), default recogniser; ${firstCall.calls} calls`,
+  );
+  out.push(
+    `  one after another from ${fixed(firstCall.listening_to_first_call_ms, 0)} ms after its listening line, each hung up at its opening's first frame`,
+  );
+  out.push(
+    table(
+      ['opening latency, ms', 'first call', `call ${firstCall.calls}`, `calls 2–${firstCall.calls} p50`, 'first / last'],
+      [
+        [
+          'start sent → first opening frame',
+          fixed(firstCall.first_ms, 0),
+          fixed(firstCall.last_ms, 0),
+          fixed(firstCall.others_p50_ms, 0),
+          `${fixed(firstCall.first_over_last, 1)}×`,
+        ],
+      ],
+    ),
+  );
   const warmState = (w) => (w ? `${w.state}, ${w.opening_clips} opening clips converted` : 'not reported');
-  out.push(`  /v1/health media.warm_up when the first call started: ${warmState(firstCall.warm_up_at_first_call)}; at the end: ${warmState(firstCall.warm_up_at_end)}`);
+  out.push(
+    `  /v1/health media.warm_up when the first call started: ${warmState(firstCall.warm_up_at_first_call)}; at the end: ${warmState(firstCall.warm_up_at_end)}`,
+  );
   out.push('');
-  out.push(`${verdict(firstCall.first_ms <= TARGETS.first_call_opening_ms)}  the first call after start hears its opening within ${TARGETS.first_call_opening_ms} ms: ${fixed(firstCall.first_ms, 0)} ms (call ${firstCall.calls}: ${fixed(firstCall.last_ms, 0)} ms)`);
-  if (at100) out.push(`${verdict(at100.overheadP99 !== null && at100.overheadP99 <= TARGETS.overhead_p99_ms)}  latency at ${at100.calls} calls: p99 overhead ${fixed(at100.overheadP99, 0)} ms ≤ ${TARGETS.overhead_p99_ms} ms (p99 ≤ silence + ${TARGETS.overhead_p99_ms})`);
+  out.push(
+    `${verdict(firstCall.first_ms <= TARGETS.first_call_opening_ms)}  the first call after start hears its opening within ${TARGETS.first_call_opening_ms} ms: ${fixed(firstCall.first_ms, 0)} ms (call ${firstCall.calls}: ${fixed(firstCall.last_ms, 0)} ms)`,
+  );
+  if (at100)
+    out.push(
+      `${verdict(at100.overheadP99 !== null && at100.overheadP99 <= TARGETS.overhead_p99_ms)}  latency at ${at100.calls} calls: p99 overhead ${fixed(at100.overheadP99, 0)} ms ≤ ${TARGETS.overhead_p99_ms} ms (p99 ≤ silence + ${TARGETS.overhead_p99_ms})`,
+    );
   else out.push('(no latency step run)');
   const capped = best + CAPACITY_STEP > CAPACITY_MAX && capacity.every((s) => s.pass);
-  out.push(`${!SMOKE && (QUICK || CAPACITY_MAX < TARGETS.capacity_calls) ? `(quick: capped at ${CAPACITY_MAX}, target not judged)` : verdict(best >= TARGETS.capacity_calls)}  capacity: ${best}${capped ? ' (the cap; no step failed)' : ''} concurrent calls with lateness p99 ≤ ${TARGETS.lateness_p99_ms} ms and no frame dropped (target ≥ ${TARGETS.capacity_calls})`);
+  out.push(
+    `${!SMOKE && (QUICK || CAPACITY_MAX < TARGETS.capacity_calls) ? `(quick: capped at ${CAPACITY_MAX}, target not judged)` : verdict(best >= TARGETS.capacity_calls)}  capacity: ${best}${capped ? ' (the cap; no step failed)' : ''} concurrent calls with lateness p99 ≤ ${TARGETS.lateness_p99_ms} ms and no frame dropped (target ≥ ${TARGETS.capacity_calls})`,
+  );
   out.push(`  daemon peak RSS ${fixed(peakRss, 0)} MiB`);
   for (const w of warnings) out.push(`  WARNING: ${w}`);
   process.stdout.write(`${out.join('\n')}\n`);
 
   fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-  fs.writeFileSync(RESULTS, `${JSON.stringify({
-    at: new Date().toISOString(), cores: os.cpus().length, loadAtStart, quick: QUICK, hangoverMs, silenceMs: Object.fromEntries(LINES.map((l, i) => [l.expect, SILENCE_MS[i]])),
-    latency, turnBaselineP99: baseP99, capacity, capacityCalls: best, peakRssMiB: peakRss, firstCall, rtf: rtfOut, warnings,
-  }, null, 2)}\n`);
+  fs.writeFileSync(
+    RESULTS,
+    `${JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        cores: os.cpus().length,
+        loadAtStart,
+        quick: QUICK,
+        hangoverMs,
+        silenceMs: Object.fromEntries(LINES.map((l, i) => [l.expect, SILENCE_MS[i]])),
+        latency,
+        turnBaselineP99: baseP99,
+        capacity,
+        capacityCalls: best,
+        peakRssMiB: peakRss,
+        firstCall,
+        rtf: rtfOut,
+        warnings,
+      },
+      null,
+      2,
+    )}\n`,
+  );
 }
 
 try {

@@ -69,7 +69,7 @@ const CLI_RUNS = numEnv('BENCH_CLI_RUNS', smokeOr(2, 20));
 const WAIT_QUIET_S = numEnv('BENCH_WAIT_QUIET_S', 0);
 const LOG_LEVEL = process.env.BENCH_VAGENT_LOG_LEVEL || 'warn';
 const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-const TARGETS = { create: 0.20, list: 0.50, cli: 4, turn: 0.25, turn_p99_ms: 20, rss_10k_mib: 300, cache_hit_percent: 80 };
+const TARGETS = { create: 0.2, list: 0.5, cli: 4, turn: 0.25, turn_p99_ms: 20, rss_10k_mib: 300, cache_hit_percent: 80 };
 const LIST_TRUNKS = 20;
 const CLI_TRUNKS = 5;
 const NOISY_CORES = 0.25;
@@ -87,7 +87,9 @@ const TRUNK_BODY = JSON.stringify({
 async function seedTrunks(url, key, n) {
   for (let i = 0; i < n; i++) {
     await api(url, key, 'POST', '/v1/trunks', {
-      address: `sip${i}.example-carrier.in`, name: `seed ${i}`, numbers: [`+9122400${String(10000 + i)}`],
+      address: `sip${i}.example-carrier.in`,
+      name: `seed ${i}`,
+      numbers: [`+9122400${String(10000 + i)}`],
       auth: { username: 'acme', password: `seed-password-${i}` },
     });
   }
@@ -102,14 +104,23 @@ function countTrunks(database, tenantId) {
 
 function checkClean(r) {
   if (r.non_2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-    invalid(`${r.title}: ${r.non_2xx} non-2xx responses (status codes ${JSON.stringify(r.status_codes)}), `
-      + `${r.errors} errors, ${r.timeouts} timeouts. Its figures are NOT comparable.`);
+    invalid(
+      `${r.title}: ${r.non_2xx} non-2xx responses (status codes ${JSON.stringify(r.status_codes)}), ` +
+        `${r.errors} errors, ${r.timeouts} timeouts. Its figures are NOT comparable.`,
+    );
   }
   return r;
 }
 
 function fsTypeOf(dir) {
-  const names = { 0xef53: 'ext4', 0x01021994: 'tmpfs', 0x58465342: 'xfs', 0x9123683e: 'btrfs', 0x794c7630: 'overlayfs', 0x2fc12fc1: 'zfs' };
+  const names = {
+    0xef53: 'ext4',
+    0x01021994: 'tmpfs',
+    0x58465342: 'xfs',
+    0x9123683e: 'btrfs',
+    0x794c7630: 'overlayfs',
+    0x2fc12fc1: 'zfs',
+  };
   try {
     const t = fs.statfsSync(dir).type;
     return names[t] ?? `0x${t.toString(16)}`;
@@ -136,8 +147,10 @@ async function main() {
     before = await hostBusyCores(1000);
   }
   if (noisy(before)) {
-    process.stderr.write(`bench: note: the host is already busy (${before.busy} cores in use by other processes, `
-      + `${before.steal} cores taken by the hypervisor)\n`);
+    process.stderr.write(
+      `bench: note: the host is already busy (${before.busy} cores in use by other processes, ` +
+        `${before.steal} cores taken by the hypervisor)\n`,
+    );
   }
   const stateDir = makeTempDir('vagent-bench-state-');
   const profileDir = makeTempDir('vagent-bench-profile-'); // XDG_CONFIG_HOME: no user profile or keychain lookups
@@ -161,7 +174,7 @@ async function main() {
   const listKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-list').key;
   const cliKey = admin(stateDir, 'key', 'create', '--tenant', 'bench-cli').key;
   // The daemon synthesises the example agents' clips after start-up: let it finish first.
-  process.stderr.write('bench: waiting for the example agents\' pre-synthesis\n');
+  process.stderr.write("bench: waiting for the example agents' pre-synthesis\n");
   await waitForAllAudio(daemon.url, createKey);
   await seedTrunks(daemon.url, listKey, LIST_TRUNKS);
   await seedTrunks(daemon.url, cliKey, CLI_TRUNKS);
@@ -174,19 +187,38 @@ async function main() {
 
   const routes = {
     a: { title: '(a) GET /bare (fastify)', url: bare.url, pid: bare.pid, path: '/bare' },
-    b: { title: '(b) POST /bare (fastify echo)', url: bare.url, pid: bare.pid, path: '/bare', method: 'POST', headers: json, body: TRUNK_BODY },
+    b: {
+      title: '(b) POST /bare (fastify echo)',
+      url: bare.url,
+      pid: bare.pid,
+      path: '/bare',
+      method: 'POST',
+      headers: json,
+      body: TRUNK_BODY,
+    },
     c: {
-      title: '(c) POST /v1/trunks (unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/trunks', method: 'POST',
-      headers: { ...json, authorization: `Bearer ${createKey}` }, body: TRUNK_BODY, requests: uniqueKeys('trunk'),
+      title: '(c) POST /v1/trunks (unique keys)',
+      url: daemon.url,
+      pid: daemon.pid,
+      path: '/v1/trunks',
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${createKey}` },
+      body: TRUNK_BODY,
+      requests: uniqueKeys('trunk'),
     },
     d: {
-      title: `(d) GET /v1/trunks (${LIST_TRUNKS} trunks)`, url: daemon.url, pid: daemon.pid, path: '/v1/trunks',
+      title: `(d) GET /v1/trunks (${LIST_TRUNKS} trunks)`,
+      url: daemon.url,
+      pid: daemon.pid,
+      path: '/v1/trunks',
       headers: { authorization: `Bearer ${listKey}` },
     },
   };
   /** The ratio of route `other` to `base` from alternating slices (see measurePaired). */
   const pairedRatio = async (base, other) => {
-    process.stderr.write(`bench: ${other.title.slice(0, 3)}/${base.title.slice(0, 3)} paired, ${PAIRED_ROUNDS} rounds of ${PAIRED_SLICE_S} s each\n`);
+    process.stderr.write(
+      `bench: ${other.title.slice(0, 3)}/${base.title.slice(0, 3)} paired, ${PAIRED_ROUNDS} rounds of ${PAIRED_SLICE_S} s each\n`,
+    );
     const p = await measurePaired(base, other, { rounds: PAIRED_ROUNDS, sliceS: PAIRED_SLICE_S, connections: CONNECTIONS });
     checkClean(p.base);
     checkClean(p.other);
@@ -224,23 +256,35 @@ async function main() {
   http.trunk_create.trunks_in_tenant = created;
   if (created < counted) invalid(`(c) counted ${counted} 2xx creates but the tenant has only ${created} trunks: keys were replayed`);
   process.stderr.write(`bench: (e) POST /v1/sessions/{id}/turn, then ${OPEN_SESSIONS.toLocaleString('en')} open sessions\n`);
-  const sessions = await benchSessions(daemon, createKey, common, path.join(stateDir, 'vagent.db'),
-    (turnRoute) => pairedRatio(routes.b, turnRoute));
+  const sessions = await benchSessions(daemon, createKey, common, path.join(stateDir, 'vagent.db'), (turnRoute) =>
+    pairedRatio(routes.b, turnRoute),
+  );
   http.turn = checkClean(sessions.turn);
   paired.turn = sessions.afterTurn;
   delete sessions.turn;
   delete sessions.afterTurn;
 
-  process.stderr.write('bench: (g) POST /durable (a turn\'s durable write alone)\n');
+  process.stderr.write("bench: (g) POST /durable (a turn's durable write alone)\n");
   const durableDir = makeTempDir('vagent-bench-durable-');
   const rowsFile = path.join(durableDir, 'turn-rows.json');
   fs.writeFileSync(rowsFile, JSON.stringify(sessions.turnRows));
   sessions.turn_rows_bytes = Object.fromEntries(Object.entries(sessions.turnRows).map(([k, v]) => [k, Buffer.byteLength(v)]));
   delete sessions.turnRows;
-  const durable = await startServer({ name: 'durable-server', args: ['bench/durable-server.mjs', '0', rowsFile, durableDir], cwd: ROOT, stream: 'stdout' });
+  const durable = await startServer({
+    name: 'durable-server',
+    args: ['bench/durable-server.mjs', '0', rowsFile, durableDir],
+    cwd: ROOT,
+    stream: 'stdout',
+  });
   const durableRoute = {
-    title: '(g) POST /durable (a turn\'s durable write alone)', url: durable.url, pid: durable.pid, path: '/durable',
-    method: 'POST', headers: json, body: JSON.stringify({ text: 'what are your fees?' }), requests: uniqueKeys('durable'),
+    title: "(g) POST /durable (a turn's durable write alone)",
+    url: durable.url,
+    pid: durable.pid,
+    path: '/durable',
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ text: 'what are your fees?' }),
+    requests: uniqueKeys('durable'),
   };
   http.turn_durable_write = checkClean(await measure({ ...common, ...durableRoute }));
   paired.turn_ceiling = await pairedRatio(routes.b, durableRoute);
@@ -249,10 +293,19 @@ async function main() {
   memory.daemon_rss_10k_sessions_right_after_opening_mib = sessions.rss_mib_10k_sessions_right_after_opening;
 
   process.stderr.write('bench: (f) POST /v1/calls (prepare-only)\n');
-  http.call_prepare = checkClean(await measure({
-    ...common, title: '(f) POST /v1/calls (prepare-only, unique keys)', url: daemon.url, pid: daemon.pid, path: '/v1/calls', method: 'POST',
-    headers: { ...json, authorization: `Bearer ${createKey}` }, body: CALL_BODY, requests: uniqueKeys('call'),
-  }));
+  http.call_prepare = checkClean(
+    await measure({
+      ...common,
+      title: '(f) POST /v1/calls (prepare-only, unique keys)',
+      url: daemon.url,
+      pid: daemon.pid,
+      path: '/v1/calls',
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${createKey}` },
+      body: CALL_BODY,
+      requests: uniqueKeys('call'),
+    }),
+  );
 
   if (daemon.out.count > 0) {
     loud(`the daemon wrote ${daemon.out.count} log lines at level ${LOG_LEVEL}; last ones:\n${daemon.out.lines.slice(-5).join('\n')}`);
@@ -260,7 +313,9 @@ async function main() {
 
   /** A ratio from alternating slices, with the ratio of the two single runs beside it. */
   const pairedFigure = (pair, route, base, of) => ({
-    value: pair.ratio, single_runs: route.requests_per_s / base.requests_per_s, of: `${of}, alternating slices`,
+    value: pair.ratio,
+    single_runs: route.requests_per_s / base.requests_per_s,
+    of: `${of}, alternating slices`,
   });
   const ratios = {
     create: { ...pairedFigure(paired.create, http.trunk_create, http.bare_post, '(c)/(b)'), target_min: TARGETS.create },
@@ -271,13 +326,26 @@ async function main() {
     turn_ceiling: pairedFigure(paired.turn_ceiling, http.turn_durable_write, http.bare_post, '(g)/(b)'),
     // Both paired against (b): the quotient of the two paired ratios.
     turn_of_ceiling: {
-      value: paired.turn.ratio / paired.turn_ceiling.ratio, single_runs: http.turn.requests_per_s / http.turn_durable_write.requests_per_s,
+      value: paired.turn.ratio / paired.turn_ceiling.ratio,
+      single_runs: http.turn.requests_per_s / http.turn_durable_write.requests_per_s,
       of: '(e)/(g), from the paired ratios of each against (b)',
     },
     call_prepare: { value: http.call_prepare.requests_per_s / http.bare_post.requests_per_s, of: '(f)/(b)' },
-    call_prepare_p99_ms: { value: http.call_prepare.latency_p99_ms, bare_p99_ms: http.bare_post.latency_p99_ms, of: 'p99 of (f) vs p99 of (b)' },
-    rss_10k_sessions_mib: { value: sessions.rss_mib_10k_sessions, target_max: TARGETS.rss_10k_mib, of: `VmRSS with ${OPEN_SESSIONS.toLocaleString('en')} open sessions` },
-    cache_hit_percent: { value: sessions.booking_cache_hit_percent, target_min: TARGETS.cache_hit_percent, of: 'reply clips from the cache, scripted booking' },
+    call_prepare_p99_ms: {
+      value: http.call_prepare.latency_p99_ms,
+      bare_p99_ms: http.bare_post.latency_p99_ms,
+      of: 'p99 of (f) vs p99 of (b)',
+    },
+    rss_10k_sessions_mib: {
+      value: sessions.rss_mib_10k_sessions,
+      target_max: TARGETS.rss_10k_mib,
+      of: `VmRSS with ${OPEN_SESSIONS.toLocaleString('en')} open sessions`,
+    },
+    cache_hit_percent: {
+      value: sessions.booking_cache_hit_percent,
+      target_min: TARGETS.cache_hit_percent,
+      of: 'reply clips from the cache, scripted booking',
+    },
   };
   ratios.turn.pass = ratios.turn.value >= TARGETS.turn;
   ratios.turn_p99_ms.pass = ratios.turn_p99_ms.value < TARGETS.turn_p99_ms;
@@ -321,66 +389,182 @@ function report({ meta, http, paired, ratios, cli, memory }) {
   const out = [];
   out.push('', `vagent ${meta.vagent_version} benchmark — ${meta.date}${meta.git ? `, git ${meta.git}` : ''}`);
   out.push(`node ${meta.node_version}, ${meta.platform}, ${meta.cpu_count} × ${meta.cpu_model}, ${meta.total_memory_mib} MiB RAM`);
-  out.push(`state dir on ${meta.state_dir_filesystem ?? 'unknown fs'}; daemon log level ${meta.daemon_log_level}; `
-    + `host busy before start: ${fixed(meta.host_busy_cores_before_start, 2)} cores, `
-    + `stolen ${fixed(meta.host_steal_cores_before_start, 2)}`
-    + `${meta.daemon_node_args.length ? `; daemon node args ${meta.daemon_node_args.join(' ')}` : ''}`);
+  out.push(
+    `state dir on ${meta.state_dir_filesystem ?? 'unknown fs'}; daemon log level ${meta.daemon_log_level}; ` +
+      `host busy before start: ${fixed(meta.host_busy_cores_before_start, 2)} cores, ` +
+      `stolen ${fixed(meta.host_steal_cores_before_start, 2)}` +
+      `${meta.daemon_node_args.length ? `; daemon node args ${meta.daemon_node_args.join(' ')}` : ''}`,
+  );
   out.push(`HTTP: ${meta.connections} connections, ${meta.warmup_s} s warm-up + ${meta.duration_s} s measured per route`, '');
 
-  const row = (r) => [r.title, fixed(r.requests_per_s, 0), fixed(r.latency_p50_ms, 0), fixed(r.latency_p99_ms, 0), String(r.non_2xx),
-    fixed(r.cpu?.server_cores, 2), fixed(r.cpu?.server_us_per_request, 0), fixed(r.cpu?.bench_cores, 2), fixed(r.cpu?.other_cores, 2), fixed(r.cpu?.steal_cores, 2)];
-  out.push(table(['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU', 'steal'],
-    [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.turn_durable_write, http.call_prepare].map(row)));
-  out.push('  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
+  const row = (r) => [
+    r.title,
+    fixed(r.requests_per_s, 0),
+    fixed(r.latency_p50_ms, 0),
+    fixed(r.latency_p99_ms, 0),
+    String(r.non_2xx),
+    fixed(r.cpu?.server_cores, 2),
+    fixed(r.cpu?.server_us_per_request, 0),
+    fixed(r.cpu?.bench_cores, 2),
+    fixed(r.cpu?.other_cores, 2),
+    fixed(r.cpu?.steal_cores, 2),
+  ];
+  out.push(
+    table(
+      ['HTTP throughput', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU', 'µs/req', 'bench CPU', 'other CPU', 'steal'],
+      [http.bare_get, http.bare_post, http.trunk_create, http.trunk_list, http.turn, http.turn_durable_write, http.call_prepare].map(row),
+    ),
+  );
+  out.push(
+    '  (latencies in whole ms, as autocannon records them; CPU in cores during the measured run;',
     '   µs/req = server CPU time per response, the figure least disturbed by other load on the host;',
-    '   other CPU = the rest of this machine, kernel threads writing the server\'s files included;',
-    '   steal = CPU time the hypervisor took from this virtual machine)', '');
+    "   other CPU = the rest of this machine, kernel threads writing the server's files included;",
+    '   steal = CPU time the hypervisor took from this virtual machine)',
+    '',
+  );
 
-  const pairRow = (name, p) => [name, fixed(p.base.requests_per_s, 0), fixed(p.other.requests_per_s, 0), pct(p.ratio),
-    fixed(p.base.steal_cores, 2), fixed(p.other.steal_cores, 2)];
-  out.push(table([`Alternating slices (${meta.paired_rounds} rounds of ${meta.paired_slice_s} s each)`, 'base req/s', 'route req/s', 'ratio', 'steal base', 'steal route'], [
-    pairRow('create (c) against (b)', paired.create),
-    pairRow('list   (d) against (a)', paired.list),
-    pairRow('turn   (e) against (b)', paired.turn),
-    pairRow('ceiling (g) against (b)', paired.turn_ceiling),
-  ]));
-  out.push('  (each pair measured base, route / route, base / … so that load on the host, which comes and goes',
+  const pairRow = (name, p) => [
+    name,
+    fixed(p.base.requests_per_s, 0),
+    fixed(p.other.requests_per_s, 0),
+    pct(p.ratio),
+    fixed(p.base.steal_cores, 2),
+    fixed(p.other.steal_cores, 2),
+  ];
+  out.push(
+    table(
+      [
+        `Alternating slices (${meta.paired_rounds} rounds of ${meta.paired_slice_s} s each)`,
+        'base req/s',
+        'route req/s',
+        'ratio',
+        'steal base',
+        'steal route',
+      ],
+      [
+        pairRow('create (c) against (b)', paired.create),
+        pairRow('list   (d) against (a)', paired.list),
+        pairRow('turn   (e) against (b)', paired.turn),
+        pairRow('ceiling (g) against (b)', paired.turn_ceiling),
+      ],
+    ),
+  );
+  out.push(
+    '  (each pair measured base, route / route, base / … so that load on the host, which comes and goes',
     '   over minutes, falls on both alike: the target ratios below are these; the single runs above',
-    '   are minutes apart and are shown beside them)', '');
+    '   are minutes apart and are shown beside them)',
+    '',
+  );
 
-  out.push(table(['Target', 'ratio', 'single runs', 'target', 'verdict'], [
-    [`create = (c)/(b)`, pct(ratios.create.value), pct(ratios.create.single_runs), `≥ ${pct(ratios.create.target_min)}`, verdict(ratios.create.pass)],
-    [`list   = (d)/(a)`, pct(ratios.list.value), pct(ratios.list.single_runs), `≥ ${pct(ratios.list.target_min)}`, verdict(ratios.list.pass)],
-    [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, '', `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
-    [`turn   = (e)/(b)`, pct(ratios.turn.value), pct(ratios.turn.single_runs), `≥ ${pct(ratios.turn.target_min)}`, verdict(ratios.turn.pass)],
-    [`turn p99 (e)`, `${fixed(ratios.turn_p99_ms.value, 0)} ms`, '', `< ${ratios.turn_p99_ms.target_max} ms`, verdict(ratios.turn_p99_ms.pass)],
-    [`turn ceiling = (g)/(b)`, pct(ratios.turn_ceiling.value), pct(ratios.turn_ceiling.single_runs), '(none)', 'a turn\'s durable write alone'],
-    [`turn of ceiling = (e)/(g)`, pct(ratios.turn_of_ceiling.value), pct(ratios.turn_of_ceiling.single_runs), '(none)', ''],
-    [`RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions`, `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`, '', `< ${ratios.rss_10k_sessions_mib.target_max} MiB`, verdict(ratios.rss_10k_sessions_mib.pass)],
-    [`cache hits, scripted booking`, `${fixed(ratios.cache_hit_percent.value, 1)}%`, '', `≥ ${ratios.cache_hit_percent.target_min}%`, verdict(ratios.cache_hit_percent.pass)],
-    [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '', '(none)', ''],
-    [`calls p99 (f) vs (b)`, `${fixed(ratios.call_prepare_p99_ms.value, 0)} ms vs ${fixed(ratios.call_prepare_p99_ms.bare_p99_ms, 0)} ms`, '', '(none)', ''],
-  ]), '');
+  out.push(
+    table(
+      ['Target', 'ratio', 'single runs', 'target', 'verdict'],
+      [
+        [
+          `create = (c)/(b)`,
+          pct(ratios.create.value),
+          pct(ratios.create.single_runs),
+          `≥ ${pct(ratios.create.target_min)}`,
+          verdict(ratios.create.pass),
+        ],
+        [
+          `list   = (d)/(a)`,
+          pct(ratios.list.value),
+          pct(ratios.list.single_runs),
+          `≥ ${pct(ratios.list.target_min)}`,
+          verdict(ratios.list.pass),
+        ],
+        [`CLI    = vagent / node`, `${fixed(ratios.cli.value, 2)}×`, '', `≤ ${ratios.cli.target_max}×`, verdict(ratios.cli.pass)],
+        [
+          `turn   = (e)/(b)`,
+          pct(ratios.turn.value),
+          pct(ratios.turn.single_runs),
+          `≥ ${pct(ratios.turn.target_min)}`,
+          verdict(ratios.turn.pass),
+        ],
+        [
+          `turn p99 (e)`,
+          `${fixed(ratios.turn_p99_ms.value, 0)} ms`,
+          '',
+          `< ${ratios.turn_p99_ms.target_max} ms`,
+          verdict(ratios.turn_p99_ms.pass),
+        ],
+        [
+          `turn ceiling = (g)/(b)`,
+          pct(ratios.turn_ceiling.value),
+          pct(ratios.turn_ceiling.single_runs),
+          '(none)',
+          "a turn's durable write alone",
+        ],
+        [`turn of ceiling = (e)/(g)`, pct(ratios.turn_of_ceiling.value), pct(ratios.turn_of_ceiling.single_runs), '(none)', ''],
+        [
+          `RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions`,
+          `${fixed(ratios.rss_10k_sessions_mib.value, 0)} MiB`,
+          '',
+          `< ${ratios.rss_10k_sessions_mib.target_max} MiB`,
+          verdict(ratios.rss_10k_sessions_mib.pass),
+        ],
+        [
+          `cache hits, scripted booking`,
+          `${fixed(ratios.cache_hit_percent.value, 1)}%`,
+          '',
+          `≥ ${ratios.cache_hit_percent.target_min}%`,
+          verdict(ratios.cache_hit_percent.pass),
+        ],
+        [`calls  = (f)/(b)`, pct(ratios.call_prepare.value), '', '(none)', ''],
+        [
+          `calls p99 (f) vs (b)`,
+          `${fixed(ratios.call_prepare_p99_ms.value, 0)} ms vs ${fixed(ratios.call_prepare_p99_ms.bare_p99_ms, 0)} ms`,
+          '',
+          '(none)',
+          '',
+        ],
+      ],
+    ),
+    '',
+  );
 
-  out.push(table([`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],
-    [cli.baseline, cli.vagent].map((c) => [c.command, fixed(c.median_ms, 1), fixed(c.p90_ms, 1), fixed(c.min_ms, 1)])), '');
+  out.push(
+    table(
+      [`CLI start-up (${cli.vagent.runs} runs each, alternating)`, 'median ms', 'p90 ms', 'min ms'],
+      [cli.baseline, cli.vagent].map((c) => [c.command, fixed(c.median_ms, 1), fixed(c.p90_ms, 1), fixed(c.min_ms, 1)]),
+    ),
+    '',
+  );
 
-  out.push(table(['Memory', 'MiB'], [
-    ['vagent daemon peak RSS (VmHWM)', fixed(memory.daemon_peak_rss_mib, 1)],
-    ['bare fastify peak RSS (VmHWM)', fixed(memory.bare_server_peak_rss_mib, 1)],
-    [`daemon RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions, right after opening`, fixed(memory.daemon_rss_10k_sessions_right_after_opening_mib, 1)],
-    [`daemon RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions, ${SMOKE ? 'not settled' : '15 s later'}`, fixed(memory.daemon_rss_10k_sessions_mib, 1)],
-  ]));
+  out.push(
+    table(
+      ['Memory', 'MiB'],
+      [
+        ['vagent daemon peak RSS (VmHWM)', fixed(memory.daemon_peak_rss_mib, 1)],
+        ['bare fastify peak RSS (VmHWM)', fixed(memory.bare_server_peak_rss_mib, 1)],
+        [
+          `daemon RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions, right after opening`,
+          fixed(memory.daemon_rss_10k_sessions_right_after_opening_mib, 1),
+        ],
+        [
+          `daemon RSS, ${OPEN_SESSIONS.toLocaleString('en')} open sessions, ${SMOKE ? 'not settled' : '15 s later'}`,
+          fixed(memory.daemon_rss_10k_sessions_mib, 1),
+        ],
+      ],
+    ),
+  );
   const runs = Object.values(http);
   const busy = runs.filter((r) => (r.cpu?.other_cores ?? 0) > NOISY_CORES);
   if (busy.length) {
-    out.push('', `NOTE: other processes used > ${NOISY_CORES} core during ${busy.map((r) => r.title.slice(0, 3)).join(', ')} `
-      + '(see "other CPU"): a noisy host skews the ratios; rerun when it is quiet.');
+    out.push(
+      '',
+      `NOTE: other processes used > ${NOISY_CORES} core during ${busy.map((r) => r.title.slice(0, 3)).join(', ')} ` +
+        '(see "other CPU"): a noisy host skews the ratios; rerun when it is quiet.',
+    );
   }
   const stolen = runs.filter((r) => (r.cpu?.steal_cores ?? 0) > NOISY_CORES);
   if (stolen.length) {
-    out.push('', `NOTE: the hypervisor took > ${NOISY_CORES} core from this machine during ${stolen.map((r) => r.title.slice(0, 3)).join(', ')} `
-      + '(see "steal"): the host under it is busy and the ratios are skewed; rerun when it is quiet.');
+    out.push(
+      '',
+      `NOTE: the hypervisor took > ${NOISY_CORES} core from this machine during ${stolen.map((r) => r.title.slice(0, 3)).join(', ')} ` +
+        '(see "steal"): the host under it is busy and the ratios are skewed; rerun when it is quiet.',
+    );
   }
   if (warnings.length) out.push('', `!!! ${warnings.length} warning(s) above: some figures are not valid.`);
   console.log(out.join('\n'));

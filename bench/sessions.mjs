@@ -27,25 +27,36 @@ const TURN_SESSIONS = smokeOr(20, 200);
 const SETTLE_MS = smokeOr(0, 15_000);
 
 /** Resident memory of `pid`, whole MiB. */
-const rssMiB = (pid) => { const m = rssMiBExact(pid); return m === null ? null : Math.round(m); };
+const rssMiB = (pid) => {
+  const m = rssMiBExact(pid);
+  return m === null ? null : Math.round(m);
+};
 
 const BOOKING = [
-  'My name is Priya Sharma', 'yes', 'tomorrow', 'yes', 'half past ten in the morning', 'yes',
-  'nine eight seven six five four three two one zero', 'yes', 'fever and cough', 'thank you',
+  'My name is Priya Sharma',
+  'yes',
+  'tomorrow',
+  'yes',
+  'half past ten in the morning',
+  'yes',
+  'nine eight seven six five four three two one zero',
+  'yes',
+  'fever and cough',
+  'thank you',
 ];
-
-
 
 async function openMany(url, key, n, concurrency) {
   const ids = [];
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      next += 1;
-      const s = await call(url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_name: 'Bench' });
-      ids.push(s.session_id);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next += 1;
+        const s = await call(url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_name: 'Bench' });
+        ids.push(s.session_id);
+      }
+    }),
+  );
   return ids;
 }
 
@@ -74,12 +85,13 @@ export async function waitForAllAudio(url, key) {
  */
 function lastTurnRows(database, keyPrefix) {
   return readDatabase(database, (db) => {
-    const row = db.prepare('SELECT body, body_z FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
+    const row = db
+      .prepare('SELECT body, body_z FROM idempotency WHERE key >= ? AND key < ? ORDER BY seq DESC LIMIT 1')
       .get(`${keyPrefix}-`, `${keyPrefix}.`);
     // A body over 512 bytes is stored deflated (body_z), as src/store/repos/idempotency.ts does.
     const idem = row && { body: row.body ?? (row.body_z ? zlib.inflateRawSync(row.body_z).toString('utf8') : null) };
     const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
-    if (!idem?.body || !turn) throw new Error('the turn benchmark left no stored turn in the daemon\'s database');
+    if (!idem?.body || !turn) throw new Error("the turn benchmark left no stored turn in the daemon's database");
     return { body: idem.body, ...turn };
   });
 }
@@ -97,7 +109,10 @@ export async function benchSessions(daemon, key, common, database, afterTurn) {
   const audio = await waitForAudio(daemon.url, key, 'ag_clinic_booking');
 
   // Cache-hit percentage over a scripted booking.
-  const booking = await call(daemon.url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: '2026-11-21T10:00:00+05:30' } });
+  const booking = await call(daemon.url, key, 'POST', '/v1/sessions', {
+    agent_id: 'ag_clinic_booking',
+    context: { now: '2026-11-21T10:00:00+05:30' },
+  });
   for (const text of BOOKING) await call(daemon.url, key, 'POST', `/v1/sessions/${booking.session_id}/turn`, { text });
   const detail = await call(daemon.url, key, 'GET', `/v1/sessions/${booking.session_id}`);
 
@@ -106,18 +121,23 @@ export async function benchSessions(daemon, key, common, database, afterTurn) {
   let seq = 0;
   const keyPrefix = `bench-turn-${crypto.randomBytes(6).toString('hex')}`;
   const turnRoute = {
-    title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)', url: daemon.url, pid: daemon.pid,
-    path: `/v1/sessions/${ids[0]}/turn`, method: 'POST',
+    title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)',
+    url: daemon.url,
+    pid: daemon.pid,
+    path: `/v1/sessions/${ids[0]}/turn`,
+    method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ text: 'what are your fees?' }),
-    requests: [{
-      setupRequest(req) {
-        seq += 1;
-        req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
-        req.headers['Idempotency-Key'] = `${keyPrefix}-${seq}`;
-        return req;
+    requests: [
+      {
+        setupRequest(req) {
+          seq += 1;
+          req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
+          req.headers['Idempotency-Key'] = `${keyPrefix}-${seq}`;
+          return req;
+        },
       },
-    }],
+    ],
   };
   const turn = await measure({ ...common, ...turnRoute });
   const paired = afterTurn ? await afterTurn(turnRoute) : undefined;

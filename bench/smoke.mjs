@@ -24,7 +24,16 @@ const BENCH = path.join(ROOT, 'bench');
 const TIMEOUT_S = numEnv('BENCH_SMOKE_TIMEOUT_S', 300);
 
 /** The bench scripts, in the order `npm run bench` runs its own, then the others. */
-const SCRIPTS = ['run.mjs', 'growth.mjs', 'media.mjs', 'media-livekit.mjs', 'media-rtf.mjs', 'vad.mjs', 'idempotency-bodies.mjs', 'idempotency-space.mjs'];
+const SCRIPTS = [
+  'run.mjs',
+  'growth.mjs',
+  'media.mjs',
+  'media-livekit.mjs',
+  'media-rtf.mjs',
+  'vad.mjs',
+  'idempotency-bodies.mjs',
+  'idempotency-space.mjs',
+];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {
   'sessions.mjs': 'run.mjs, for (e) and the open-sessions RSS',
@@ -47,12 +56,19 @@ for (const script of asked.length > 0 ? asked : SCRIPTS) {
   process.stderr.write(`\n=== bench/smoke: ${script} ===\n`);
   const started = Date.now();
   const r = spawnSync(process.execPath, [path.join(BENCH, script)], {
-    cwd: ROOT, env: { ...process.env, BENCH_SMOKE: '1' }, stdio: 'inherit', timeout: TIMEOUT_S * 1000, killSignal: 'SIGTERM',
+    cwd: ROOT,
+    env: { ...process.env, BENCH_SMOKE: '1' },
+    stdio: 'inherit',
+    timeout: TIMEOUT_S * 1000,
+    killSignal: 'SIGTERM',
   });
   const seconds = (Date.now() - started) / 1000;
-  const outcome = r.error?.code === 'ETIMEDOUT' ? `FAILED: over ${TIMEOUT_S} s`
-    : r.status === 0 ? 'ok'
-      : `FAILED: ${r.signal ? `signal ${r.signal}` : `exit ${r.status}`}`;
+  const outcome =
+    r.error?.code === 'ETIMEDOUT'
+      ? `FAILED: over ${TIMEOUT_S} s`
+      : r.status === 0
+        ? 'ok'
+        : `FAILED: ${r.signal ? `signal ${r.signal}` : `exit ${r.status}`}`;
   if (outcome !== 'ok') failed = true;
   rows.push([script, fixed(seconds, 1), outcome]);
 }
@@ -61,7 +77,10 @@ const out = ['', 'bench smoke (BENCH_SMOKE=1: tiny runs, no target judged)', tab
 const total = rows.reduce((n, r) => n + Number(r[1]), 0);
 out.push(`  total ${fixed(total, 0)} s`);
 if (unknown.length > 0) {
-  out.push('', `FAILED: bench/${unknown.join(', bench/')} ${unknown.length === 1 ? 'is' : 'are'} neither a smoke-tested script nor a known part of one: add to SCRIPTS (with a smoke mode) or PARTS in bench/smoke.mjs`);
+  out.push(
+    '',
+    `FAILED: bench/${unknown.join(', bench/')} ${unknown.length === 1 ? 'is' : 'are'} neither a smoke-tested script nor a known part of one: add to SCRIPTS (with a smoke mode) or PARTS in bench/smoke.mjs`,
+  );
 }
 console.log(out.join('\n'));
 process.exitCode = failed ? 1 : 0;

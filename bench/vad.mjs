@@ -31,7 +31,9 @@ const ROUNDS = smokeOr(1, 3);
 const FRAME_LENGTHS_MS = smokeOr([20], [10, 20, 30]);
 
 if (!(await EspeakSynthesizer.available())) {
-  console.error('bench/vad: the embedded synthesiser is not installed (optional dependency @echogarden/espeak-ng-emscripten), or dist/ is not built');
+  console.error(
+    'bench/vad: the embedded synthesiser is not installed (optional dependency @echogarden/espeak-ng-emscripten), or dist/ is not built',
+  );
   process.exit(1);
 }
 const synth = new EspeakSynthesizer();
@@ -70,14 +72,20 @@ function conversation(rate) {
   });
   let sum = 0;
   let n = 0;
-  for (const c of clips) for (const v of c) { sum += v * v; n++; }
+  for (const c of clips)
+    for (const v of c) {
+      sum += v * v;
+      n++;
+    }
   return { pcm, speech, speechRms: Math.sqrt(sum / n) };
 }
 /** Deterministic white noise of `level` RMS added to `pcm`. */
 function withNoise(pcm, level) {
   let s = 7;
   const u = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) + 1) / 4294967297;
-  return Int16Array.from(pcm, (v) => Math.max(-32768, Math.min(32767, Math.round(v + level * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())))));
+  return Int16Array.from(pcm, (v) =>
+    Math.max(-32768, Math.min(32767, Math.round(v + level * Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())))),
+  );
 }
 
 const vad = await WebRtcVad.load();
@@ -106,18 +114,32 @@ for (const rate of [8000, 16000]) {
       const d = vad.createDetector({ sampleRate: rate, frameMs });
       const frames = d.push(pcm);
       d.close();
-      let agree = 0, speech = 0, miss = 0, silence = 0, falseSpeech = 0;
+      let agree = 0,
+        speech = 0,
+        miss = 0,
+        silence = 0,
+        falseSpeech = 0;
       for (const f of frames) {
         const mid = f.startMs + f.durationMs / 2;
         const truth = c.speech.some(([a, b]) => mid >= a && mid < b);
         if (truth === f.speech) agree++;
-        if (truth) { speech++; if (!f.speech) miss++; }
-        else { silence++; if (f.speech) falseSpeech++; }
+        if (truth) {
+          speech++;
+          if (!f.speech) miss++;
+        } else {
+          silence++;
+          if (f.speech) falseSpeech++;
+        }
       }
       rows.push({
-        rate, frameMs, snr: snrDb === null ? 'clean' : `${snrDb} dB`,
-        'cpu µs/s': Math.round(usPerSecond), '% core': +(usPerSecond / 1e4).toFixed(3),
-        'agree %': +((agree / frames.length) * 100).toFixed(1), 'miss %': +((miss / speech) * 100).toFixed(1), 'false %': +((falseSpeech / silence) * 100).toFixed(1),
+        rate,
+        frameMs,
+        snr: snrDb === null ? 'clean' : `${snrDb} dB`,
+        'cpu µs/s': Math.round(usPerSecond),
+        '% core': +(usPerSecond / 1e4).toFixed(3),
+        'agree %': +((agree / frames.length) * 100).toFixed(1),
+        'miss %': +((miss / speech) * 100).toFixed(1),
+        'false %': +((falseSpeech / silence) * 100).toFixed(1),
       });
     }
   }

@@ -24,8 +24,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
  * Where the SGD sample is looked for: `$VAGENT_SGD_SAMPLE`, else `../shared/data/sgd-dev/sample.jsonl`
  * relative to the repository's root (the data sits beside the checkout, never inside it).
  */
-export const SGD_SAMPLE = process.env.VAGENT_SGD_SAMPLE
-  || path.resolve(HERE, '..', '..', 'shared', 'data', 'sgd-dev', 'sample.jsonl');
+export const SGD_SAMPLE = process.env.VAGENT_SGD_SAMPLE || path.resolve(HERE, '..', '..', 'shared', 'data', 'sgd-dev', 'sample.jsonl');
 /** Our own Hindi/Hinglish/digits fixtures. */
 export const FIXTURES = path.join(HERE, 'fixtures', 'hinglish.jsonl');
 /** The reference time of every case: SGD's "today" is 2019-03-01 (a Friday). */
@@ -34,10 +33,33 @@ export const NOW_ISO = '2019-03-01T12:00:00+05:30';
 export const TIMEZONE = 'Asia/Kolkata';
 
 /** Accuracy targets (percent) per slot type, without any LLM. */
-export const TARGETS = { time: 95, number: 95, yes_no: 95, date: 90, amount: 90, person_name: 85, digits: 95, choice: 95, text: 95 };
+export const TARGETS = {
+  time: 95,
+  number: 95,
+  yes_no: 95,
+  date: 90,
+  amount: 90,
+  person_name: 85,
+  digits: 95,
+  choice: 95,
+  text: 95,
+};
 
-const COUNT_SLOTS = new Set(['number_of_seats', 'number_of_rooms', 'passengers', 'number_of_riders', 'travelers', 'number_of_beds',
-  'number_of_days', 'stay_length', 'number_of_baths', 'number_checked_bags', 'number_of_tickets', 'group_size', 'party_size']);
+const COUNT_SLOTS = new Set([
+  'number_of_seats',
+  'number_of_rooms',
+  'passengers',
+  'number_of_riders',
+  'travelers',
+  'number_of_beds',
+  'number_of_days',
+  'stay_length',
+  'number_of_baths',
+  'number_checked_bags',
+  'number_of_tickets',
+  'group_size',
+  'party_size',
+]);
 const PERSON_SLOTS = new Set(['recipient_name', 'contact_name', 'receiver', 'payer', 'name_of_person', 'person_name']);
 
 /** The slot type of an SGD slot name, or null when it is not evaluated. */
@@ -64,7 +86,11 @@ function canonical(type, raw) {
 
 /** Cases from the SGD sample: [{id, source, type, text, expected, capture, note}]. */
 export function loadSgdCases(file = SGD_SAMPLE) {
-  const rows = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const rows = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const cases = [];
   for (const row of rows) {
     const id = `${row.dialogue_id}#${row.turn_index}`;
@@ -77,16 +103,41 @@ export function loadSgdCases(file = SGD_SAMPLE) {
       if (!prev || entry.at < prev.at) byType.set(type, entry);
     }
     for (const [type, e] of byType) {
-      cases.push({ id, source: 'sgd', type, text: row.user_text, expected: e.value, capture: {}, note: `${e.slot}="${e.surface}"` });
+      cases.push({
+        id,
+        source: 'sgd',
+        type,
+        text: row.user_text,
+        expected: e.value,
+        capture: {},
+        note: `${e.slot}="${e.surface}"`,
+      });
     }
     if (row.tags.includes('person_name') && !byType.has('person_name')) {
-      cases.push({ id, source: 'sgd', type: 'person_name', text: row.user_text, expected: null, capture: {}, note: 'no name said' });
+      cases.push({
+        id,
+        source: 'sgd',
+        type: 'person_name',
+        text: row.user_text,
+        expected: null,
+        capture: {},
+        note: 'no name said',
+      });
     }
     const acts = new Set(row.user_acts);
     if (row.tags.includes('yes') || row.tags.includes('no')) {
       const yes = acts.has('AFFIRM') || acts.has('AFFIRM_INTENT');
       const no = acts.has('NEGATE') || acts.has('NEGATE_INTENT');
-      if (yes !== no) cases.push({ id, source: 'sgd', type: 'yes_no', text: row.user_text, expected: yes, capture: {}, note: [...acts].join(',') });
+      if (yes !== no)
+        cases.push({
+          id,
+          source: 'sgd',
+          type: 'yes_no',
+          text: row.user_text,
+          expected: yes,
+          capture: {},
+          note: [...acts].join(','),
+        });
     }
   }
   return cases;
@@ -94,10 +145,22 @@ export function loadSgdCases(file = SGD_SAMPLE) {
 
 /** Cases from our fixtures: one JSON object per line {text, type, expected, capture?, note?}. */
 export function loadFixtureCases(file = FIXTURES) {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('//')).map((l, i) => {
-    const c = JSON.parse(l);
-    return { id: `fixture#${i + 1}`, source: 'hinglish', type: c.type, text: c.text, expected: c.expected, capture: c.capture ?? {}, note: c.note ?? '' };
-  });
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('//'))
+    .map((l, i) => {
+      const c = JSON.parse(l);
+      return {
+        id: `fixture#${i + 1}`,
+        source: 'hinglish',
+        type: c.type,
+        text: c.text,
+        expected: c.expected,
+        capture: c.capture ?? {},
+        note: c.note ?? '',
+      };
+    });
 }
 
 /** Every case: SGD first, then the fixtures. */
@@ -142,19 +205,37 @@ export function report(results, { verbose = false, json = false, title = '' } = 
     return { ...row, accuracy, target, pass: accuracy >= target };
   });
   if (json) {
-    const out = table.map(({ failures, ...row }) => ({ ...row, failures: failures.map((f) => ({ id: f.case.id, text: f.case.text, expected: f.case.expected, got: f.got ?? null, error: f.error })) }));
+    const out = table.map(({ failures, ...row }) => ({
+      ...row,
+      failures: failures.map((f) => ({
+        id: f.case.id,
+        text: f.case.text,
+        expected: f.case.expected,
+        got: f.got ?? null,
+        error: f.error,
+      })),
+    }));
     process.stdout.write(`${JSON.stringify({ title, rows: out }, null, 2)}\n`);
   } else {
     if (title) process.stdout.write(`${title}\n`);
     const head = ['slot type', 'rows', 'correct', 'accuracy', 'target', 'result'];
-    const lines = table.map((r) => [r.label, String(r.rows), String(r.correct), `${r.accuracy.toFixed(1)}%`, `${r.target}%`, r.pass ? 'PASS' : 'FAIL']);
+    const lines = table.map((r) => [
+      r.label,
+      String(r.rows),
+      String(r.correct),
+      `${r.accuracy.toFixed(1)}%`,
+      `${r.target}%`,
+      r.pass ? 'PASS' : 'FAIL',
+    ]);
     const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
     const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
     process.stdout.write(`${fmt(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(fmt).join('\n')}\n`);
     if (verbose) {
       for (const r of table) {
         for (const f of r.failures) {
-          process.stdout.write(`\nFAIL ${r.label} ${f.case.id} (${f.case.note})\n  text:     ${f.case.text}\n  expected: ${JSON.stringify(f.case.expected)}\n  got:      ${JSON.stringify(f.got ?? null)}${f.error ? `\n  error:    ${f.error}` : ''}\n`);
+          process.stdout.write(
+            `\nFAIL ${r.label} ${f.case.id} (${f.case.note})\n  text:     ${f.case.text}\n  expected: ${JSON.stringify(f.case.expected)}\n  got:      ${JSON.stringify(f.got ?? null)}${f.error ? `\n  error:    ${f.error}` : ''}\n`,
+          );
         }
       }
     }

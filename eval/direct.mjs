@@ -14,7 +14,13 @@ export async function runDirect(cases) {
   const nowMs = Date.parse(NOW_ISO);
   return cases.map((c) => {
     try {
-      const found = extractSlot(c.text, { capture: { slot: 'value', type: c.type, ...c.capture }, language: 'en-IN', nowMs, timezone: TIMEZONE, mode: 'answer' });
+      const found = extractSlot(c.text, {
+        capture: { slot: 'value', type: c.type, ...c.capture },
+        language: 'en-IN',
+        nowMs,
+        timezone: TIMEZONE,
+        mode: 'answer',
+      });
       const got = found ? found.value : null;
       return { case: c, got, ok: sameValue(c.type, got, c.expected) };
     } catch (err) {
@@ -26,5 +32,9 @@ export async function runDirect(cases) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = new Set(process.argv.slice(2));
   const results = await runDirect(loadAllCases());
-  process.exitCode = report(results, { verbose: args.has('--verbose'), json: args.has('--json'), title: args.has('--json') ? 'direct' : 'Slot extraction, direct (dist/engine/slots)' });
+  process.exitCode = report(results, {
+    verbose: args.has('--verbose'),
+    json: args.has('--json'),
+    title: args.has('--json') ? 'direct' : 'Slot extraction, direct (dist/engine/slots)',
+  });
 }

@@ -89,7 +89,10 @@ async function waitForHealth(base, daemon, timeoutMs = 30_000) {
 }
 
 function createKey(stateDir, env) {
-  const r = spawnSync(process.execPath, [BIN, 'admin', 'key', 'create', '--tenant', 'default', '--state-dir', stateDir, '--json'], { env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [BIN, 'admin', 'key', 'create', '--tenant', 'default', '--state-dir', stateDir, '--json'], {
+    env,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`vagent admin key create failed (${r.status}): ${r.stderr || r.stdout}`);
   const out = JSON.parse(r.stdout);
   if (!out.key) throw new Error(`vagent admin key create printed no key: ${r.stdout}`);
@@ -122,7 +125,15 @@ function agentDefinition(id, type, capture) {
     language: 'en-IN',
     timezone: TIMEZONE,
     opening: [{ text: 'Hello, this is the evaluation line.' }],
-    steps: [{ id: 'q', ask: ASKS[type] ?? 'Please answer.', capture: { slot: 'value', type, ...capture }, confirm: 'none', max_attempts: 1 }],
+    steps: [
+      {
+        id: 'q',
+        ask: ASKS[type] ?? 'Please answer.',
+        capture: { slot: 'value', type, ...capture },
+        confirm: 'none',
+        max_attempts: 1,
+      },
+    ],
     closing: 'Thank you. Goodbye!',
   };
 }
@@ -158,16 +169,24 @@ async function playCase(call, agentId, c) {
 }
 
 async function runSessions(cases, concurrency) {
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` (or `npm run eval`) first');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` (or `npm run eval`) first');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-eval-'));
   const stateDir = path.join(tmp, 'state');
   const env = childEnv(tmp);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const daemon = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const daemon = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let logs = '';
-  daemon.stdout.on('data', (d) => { logs += d; });
-  daemon.stderr.on('data', (d) => { logs += d; });
+  daemon.stdout.on('data', (d) => {
+    logs += d;
+  });
+  daemon.stderr.on('data', (d) => {
+    logs += d;
+  });
   try {
     await waitForHealth(base, daemon);
     const call = client(base, createKey(stateDir, env));
@@ -200,12 +219,19 @@ async function main() {
   const cases = loadAllCases();
   const results = args.direct ? await runDirect(cases) : await runSessions(cases, args.concurrency);
   const title = args.direct ? 'Slot extraction, direct (dist/engine/slots)' : 'Slot extraction through sessions (vagent serve)';
-  return report(results, { verbose: args.verbose, json: args.json, title: args.json ? (args.direct ? 'direct' : 'sessions') : title });
+  return report(results, {
+    verbose: args.verbose,
+    json: args.json,
+    title: args.json ? (args.direct ? 'direct' : 'sessions') : title,
+  });
 }
 
-main().then((code) => {
-  process.exitCode = code;
-}, (err) => {
-  process.stderr.write(`eval: ${err.message}\n`);
-  process.exitCode = 2;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`eval: ${err.message}\n`);
+    process.exitCode = 2;
+  },
+);

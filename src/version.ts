@@ -31,15 +31,22 @@ export function vagentVersion(): string {
 export function buildCommit(root: string = ROOT): string {
   if (fs.existsSync(path.join(root, '.git'))) {
     try {
-      const out = execFileSync('git', ['-C', root, 'rev-parse', '--short=7', 'HEAD'],
-        { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      const out = execFileSync('git', ['-C', root, 'rev-parse', '--short=7', 'HEAD'], {
+        encoding: 'utf8',
+        timeout: 2000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
       if (/^[0-9a-f]{7,40}$/.test(out)) return out;
-    } catch { /* no git, or not a repository after all: try the recorded commit */ }
+    } catch {
+      /* no git, or not a repository after all: try the recorded commit */
+    }
   }
   try {
     const info = JSON.parse(fs.readFileSync(path.join(root, BUILD_INFO_FILE), 'utf8')) as { commit?: unknown };
     if (typeof info.commit === 'string' && /^[0-9a-f]{7,40}$/.test(info.commit)) return info.commit;
-  } catch { /* not recorded */ }
+  } catch {
+    /* not recorded */
+  }
   return 'unknown';
 }
 

@@ -37,7 +37,10 @@ export function sourcesStamp(root = ROOT) {
   for (const f of fs.readdirSync(root)) if (/^tsconfig.*\.json$/.test(f)) files.push(f);
   files.push('package.json', 'package-lock.json');
   const h = crypto.createHash('sha256').update(process.version);
-  for (const f of files.sort()) h.update(`${f}\0`).update(fs.readFileSync(path.join(root, f))).update('\0');
+  for (const f of files.sort())
+    h.update(`${f}\0`)
+      .update(fs.readFileSync(path.join(root, f)))
+      .update('\0');
   return h.digest('hex');
 }
 

@@ -58,7 +58,11 @@ async function openingOnly(url, key, agentId) {
 export async function measureFirstCall({ root, stateDir, env, key, calls, agentId = 'ag_clinic_booking' }) {
   if (calls < 2) throw new RangeError(`the first-call figure needs at least 2 calls, got ${calls}`);
   const daemon = await startServer({
-    name: 'vagent serve (restarted)', args: ['bin/vagent', 'serve', '--port', '0', '--state-dir', stateDir], cwd: root, env, stream: 'stderr',
+    name: 'vagent serve (restarted)',
+    args: ['bin/vagent', 'serve', '--port', '0', '--state-dir', stateDir],
+    cwd: root,
+    env,
+    stream: 'stderr',
   });
   try {
     const listening = performance.now();

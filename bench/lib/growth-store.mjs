@@ -24,9 +24,28 @@
 import crypto from 'node:crypto';
 import { readDatabase } from './db.mjs';
 
-const NAMES = ['Ravi Kumar', 'Priya Sharma', 'Anil Mehta', 'Sunita Rao', 'Vikram Singh', 'Meera Iyer', 'Arjun Nair',
-  'Kavita Joshi', 'Rahul Gupta', 'Deepa Menon', 'Suresh Patil', 'Anjali Desai', 'Manoj Verma', 'Lakshmi Pillai',
-  'Imran Khan', 'Neha Kapoor', 'Gopal Reddy', 'Farida Shaikh', 'Rohit Bansal', 'Asha Kulkarni'];
+const NAMES = [
+  'Ravi Kumar',
+  'Priya Sharma',
+  'Anil Mehta',
+  'Sunita Rao',
+  'Vikram Singh',
+  'Meera Iyer',
+  'Arjun Nair',
+  'Kavita Joshi',
+  'Rahul Gupta',
+  'Deepa Menon',
+  'Suresh Patil',
+  'Anjali Desai',
+  'Manoj Verma',
+  'Lakshmi Pillai',
+  'Imran Khan',
+  'Neha Kapoor',
+  'Gopal Reddy',
+  'Farida Shaikh',
+  'Rohit Bansal',
+  'Asha Kulkarni',
+];
 const EMI_TURNS = ['yes', 'yes', 'this Friday', 'yes'];
 const BOOKING_TURNS = ['My name is Priya Sharma', 'yes', 'tomorrow', 'yes'];
 /** What a speech recogniser reports with each turn (costs: deepgram per minute of audio). */
@@ -54,8 +73,10 @@ export async function driveTemplates(url, key, database, { calls, bookings, open
   const prefix = `tpl-${crypto.randomBytes(4).toString('hex')}`;
   const out = [];
   // Calls and bookings interleaved evenly; the last `open` stay open.
-  const kinds = [...Array.from({ length: calls }, (_, c) => ({ kind: 'call', at: (c + 0.5) / calls })),
-    ...Array.from({ length: bookings }, (_, b) => ({ kind: 'booking', at: (b + 0.5) / bookings }))].sort((a, b) => a.at - b.at);
+  const kinds = [
+    ...Array.from({ length: calls }, (_, c) => ({ kind: 'call', at: (c + 0.5) / calls })),
+    ...Array.from({ length: bookings }, (_, b) => ({ kind: 'booking', at: (b + 0.5) / bookings })),
+  ].sort((a, b) => a.at - b.at);
   const total = kinds.length;
   for (let i = 0; i < total; i++) {
     const { kind } = kinds[i];
@@ -63,13 +84,33 @@ export async function driveTemplates(url, key, database, { calls, bookings, open
     const n = 1000 + i + seed * 97;
     let sessionId;
     if (kind === 'call') {
-      const placed = await api(url, key, 'POST', '/v1/calls', {
-        agent_id: 'ag_emi_reminder', to: `+9198${String(76543210 + n).padStart(8, '0')}`, customer_name: name,
-        context: { emi_amount: `${(4 + (n % 20)) * 1000 + 250}`, due_date: `the ${5 + (n % 20)}th of December`, loan_last4: String(1000 + (n * 37) % 9000) },
-      }, `${prefix}-${i}-open`);
+      const placed = await api(
+        url,
+        key,
+        'POST',
+        '/v1/calls',
+        {
+          agent_id: 'ag_emi_reminder',
+          to: `+9198${String(76543210 + n).padStart(8, '0')}`,
+          customer_name: name,
+          context: {
+            emi_amount: `${(4 + (n % 20)) * 1000 + 250}`,
+            due_date: `the ${5 + (n % 20)}th of December`,
+            loan_last4: String(1000 + ((n * 37) % 9000)),
+          },
+        },
+        `${prefix}-${i}-open`,
+      );
       sessionId = placed.session_id;
     } else {
-      const opened = await api(url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_name: name }, `${prefix}-${i}-open`);
+      const opened = await api(
+        url,
+        key,
+        'POST',
+        '/v1/sessions',
+        { agent_id: 'ag_clinic_booking', customer_name: name },
+        `${prefix}-${i}-open`,
+      );
       sessionId = opened.session_id;
     }
     const id = Number(sessionId.slice(3));
@@ -148,26 +189,42 @@ export function creationTimes(n, days, nowS, offsetS) {
  *          spend over all days, read from the ledger and checked against a walk of its sessions
  * @throws Error when the ledger and the walk differ (the copies are not what the daemon writes)
  */
-export async function generateSessions({ database, templates, n, days, openEvery, retentionH, tenant = 'default', batch = 2000, progress }) {
+export async function generateSessions({
+  database,
+  templates,
+  n,
+  days,
+  openEvery,
+  retentionH,
+  tenant = 'default',
+  batch = 2000,
+  progress,
+}) {
   const { openRepos } = await import('../../dist/store/index.js');
   const { newSessionNumber } = await import('../../dist/domain/ids.js');
   const started = process.hrtime.bigint();
   const repos = openRepos(database);
   const { db } = repos.store;
   try {
-    const tpl = templates.map((t) => {
-      const s = repos.sessions.get(t.id);
-      if (!s) throw new Error(`template session se_${t.id} is not in ${database}`);
-      const turns = db.prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx').all(s.seq)
-        .map((r) => ({ ...r, data: JSON.parse(r.data) }));
-      const call = db.prepare('SELECT * FROM calls WHERE id = ?').get(t.id) ?? null;
-      // Through the repo, which inflates a body stored deflated (body_z, over 512 bytes).
-      const idem = db.prepare("SELECT tenant_id, key FROM idempotency WHERE state = 'done'").all()
-        .map((k) => repos.idempotency.get(k.tenant_id, k.key))
-        .filter((r) => r.body?.includes(`se_${t.id}"`));
-      if (s.status !== 'ended') return null;
-      return { s, turns, call, idem, open: t.open };
-    }).filter(Boolean);
+    const tpl = templates
+      .map((t) => {
+        const s = repos.sessions.get(t.id);
+        if (!s) throw new Error(`template session se_${t.id} is not in ${database}`);
+        const turns = db
+          .prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx')
+          .all(s.seq)
+          .map((r) => ({ ...r, data: JSON.parse(r.data) }));
+        const call = db.prepare('SELECT * FROM calls WHERE id = ?').get(t.id) ?? null;
+        // Through the repo, which inflates a body stored deflated (body_z, over 512 bytes).
+        const idem = db
+          .prepare("SELECT tenant_id, key FROM idempotency WHERE state = 'done'")
+          .all()
+          .map((k) => repos.idempotency.get(k.tenant_id, k.key))
+          .filter((r) => r.body?.includes(`se_${t.id}"`));
+        if (s.status !== 'ended') return null;
+        return { s, turns, call, idem, open: t.open };
+      })
+      .filter(Boolean);
     if (tpl.length === 0) throw new Error('no ended template session to copy');
 
     const nowS = Date.now() / 1000;
@@ -186,10 +243,21 @@ export async function generateSessions({ database, templates, n, days, openEvery
           const name = NAMES[(i * 7) % NAMES.length];
           const phone = `+9198${String(10_000_000 + ((i * 7919) % 89_999_999)).padStart(8, '0')}`;
           const seq = repos.sessions.insert({
-            id, tenant_id: tenant, agent_id: t.s.agent_id, agent_digest: t.s.agent_digest, customer_name: name,
-            customer_phone: t.call ? phone : t.s.customer_phone, title: t.s.title, context: t.s.context,
-            ref_ms: t.s.ref_ms + shift * 1000, engine: t.open.engine, metrics: t.open.metrics, status: 'open',
-            created_at: created, ended_at: null, summary: null,
+            id,
+            tenant_id: tenant,
+            agent_id: t.s.agent_id,
+            agent_digest: t.s.agent_digest,
+            customer_name: name,
+            customer_phone: t.call ? phone : t.s.customer_phone,
+            title: t.s.title,
+            context: t.s.context,
+            ref_ms: t.s.ref_ms + shift * 1000,
+            engine: t.open.engine,
+            metrics: t.open.metrics,
+            status: 'open',
+            created_at: created,
+            ended_at: null,
+            summary: null,
           });
           if (t.call) {
             const { seq: _seq, ...call } = t.call;

@@ -26,7 +26,19 @@ function run(opts) {
  * @param {object[]} [o.requests] autocannon `requests` (for setupRequest hooks)
  * @returns summary object (see summarise)
  */
-export async function measure({ title, url, pid, connections, durationS, warmupS, method = 'GET', path = '/', headers = {}, body, requests }) {
+export async function measure({
+  title,
+  url,
+  pid,
+  connections,
+  durationS,
+  warmupS,
+  method = 'GET',
+  path = '/',
+  headers = {},
+  body,
+  requests,
+}) {
   const base = cannonOptions({ url, connections, method, path, headers, body, requests });
   let warmup = null;
   if (warmupS > 0) warmup = await run({ ...base, title: `${title} (warm-up)`, duration: warmupS });
@@ -63,7 +75,9 @@ function cannonOptions({ url, connections, method = 'GET', path = '/', headers =
  */
 export async function measurePaired(base, other, { rounds, sliceS, connections }) {
   // Two routes alternating, each round starting one later, is base, other / other, base / …
-  const { routes: [b, o] } = await measureAlternating([base, other], { rounds, sliceS, connections });
+  const {
+    routes: [b, o],
+  } = await measureAlternating([base, other], { rounds, sliceS, connections });
   return { rounds, slice_s: sliceS, base: b, other: o, ratio: o.requests_per_s / b.requests_per_s };
 }
 
@@ -104,8 +118,22 @@ function summarise(title, r) {
  */
 export async function measureAlternating(routes, { rounds, sliceS, connections }) {
   const sides = routes.map((r) => ({
-    route: r, options: cannonOptions({ ...r, connections }),
-    total: { title: r.title, total_2xx: 0, seconds: 0, non_2xx: 0, errors: 0, timeouts: 0, steal: 0, other: 0, serverS: 0, cpuKnown: true, p50: [], p99: [] },
+    route: r,
+    options: cannonOptions({ ...r, connections }),
+    total: {
+      title: r.title,
+      total_2xx: 0,
+      seconds: 0,
+      non_2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      steal: 0,
+      other: 0,
+      serverS: 0,
+      cpuKnown: true,
+      p50: [],
+      p99: [],
+    },
   }));
   for (let i = 0; i < rounds; i++) {
     for (let j = 0; j < sides.length; j++) {
@@ -164,11 +192,13 @@ export function idempotencyKeys(prefix) {
   };
   return {
     next,
-    requests: (tag) => [{
-      setupRequest(req) {
-        req.headers['Idempotency-Key'] = next(tag);
-        return req;
+    requests: (tag) => [
+      {
+        setupRequest(req) {
+          req.headers['Idempotency-Key'] = next(tag);
+          return req;
+        },
       },
-    }],
+    ],
   };
 }

@@ -51,7 +51,12 @@ async function one(k) {
       turns: t.turns.map((u) => ({ turn: u.turn, latencyMs: u.latencyMs ?? null, noReply: u.noReply === true })),
       replyFrames: t.events.filter((e) => e.type === 'reply_end').map((e) => ({ turn: e.turn, frames: e.frames })),
       openingFrames: t.events.find((e) => e.type === 'reply_end' && e.turn === -1)?.frames ?? null,
-      received: { frames: t.received.frames, latenessP99: t.received.lateness.p99, latenessMax: t.received.lateness.max, protocolErrors: t.received.protocolErrors },
+      received: {
+        frames: t.received.frames,
+        latenessP99: t.received.lateness.p99,
+        latenessMax: t.received.lateness.max,
+        protocolErrors: t.received.protocolErrors,
+      },
       maxSendLagMs: t.sent.maxSendLagMs,
       timeout: t.events.some((e) => e.type === 'timeout'),
       close: t.close,

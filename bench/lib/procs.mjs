@@ -70,7 +70,15 @@ export function startServer({ name, args, env = process.env, cwd, stream = 'stdo
       clearTimeout(timer);
       child.off('exit', onExit);
       resolve({
-        name, child, pid: child.pid, url: m[1], port: Number(m[2]), banner: line, out, err, describe,
+        name,
+        child,
+        pid: child.pid,
+        url: m[1],
+        port: Number(m[2]),
+        banner: line,
+        out,
+        err,
+        describe,
         stop: () => stopChild(child),
       });
     };
@@ -82,7 +90,10 @@ export function stopChild(child, graceMs = 10_000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
     child.kill('SIGTERM');
   });
 }
@@ -106,11 +117,19 @@ export async function cleanup() {
 /** Last resort (process 'exit', signals): SIGKILL children and rm -rf temp dirs, synchronously. */
 export function cleanupSync() {
   for (const c of children) {
-    try { c.kill('SIGKILL'); } catch { /* gone */ }
+    try {
+      c.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   children.clear();
   for (const d of tempDirs) {
-    try { fs.rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
+    try {
+      fs.rmSync(d, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
   }
   tempDirs.clear();
 }

@@ -76,7 +76,8 @@ export function numListEnv(name, fallback) {
   if (raw === undefined || raw === '') return fallback;
   return raw.split(',').map((item) => {
     const n = Number(item);
-    if (item.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error(`${name} must be comma-separated non-negative numbers, got ${JSON.stringify(raw)}`);
+    if (item.trim() === '' || !Number.isFinite(n) || n < 0)
+      throw new Error(`${name} must be comma-separated non-negative numbers, got ${JSON.stringify(raw)}`);
     return n;
   });
 }

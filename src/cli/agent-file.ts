@@ -154,7 +154,10 @@ function parseJson(text: string): { value: unknown } | { error: string; offset: 
   } catch (err) {
     const message = (err as Error).message;
     const at = /at position (\d+)/.exec(message);
-    return { error: message.replace(/ in JSON at position \d+.*$/s, '').replace(/^JSON\.parse: /, ''), offset: at ? Number(at[1]) : 0 };
+    return {
+      error: message.replace(/ in JSON at position \d+.*$/s, '').replace(/^JSON\.parse: /, ''),
+      offset: at ? Number(at[1]) : 0,
+    };
   }
 }
 
@@ -180,7 +183,13 @@ export function parseAgentSource(file: string, text: string): AgentFile {
     source = parsed.value;
   } else {
     if (doc.errors.length > 0) {
-      return fail(doc.errors.map((e) => ({ file, ...pos(e.pos[0]), message: `invalid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}` })));
+      return fail(
+        doc.errors.map((e) => ({
+          file,
+          ...pos(e.pos[0]),
+          message: `invalid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        })),
+      );
     }
     source = doc.toJS({ maxAliasCount: 100 });
   }
@@ -194,7 +203,12 @@ export function parseAgentSource(file: string, text: string): AgentFile {
       const unknown = /^Unrecognized keys?: (.+)$/.exec(issue.message);
       if (unknown) {
         for (const m of unknown[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-          problems.push({ file, ...locate(issue.path, m[1]!), field: formatIssuePath([...issue.path, m[1]!]), message: 'unknown key' });
+          problems.push({
+            file,
+            ...locate(issue.path, m[1]!),
+            field: formatIssuePath([...issue.path, m[1]!]),
+            message: 'unknown key',
+          });
         }
         continue;
       }
@@ -260,7 +274,8 @@ export function expandAgentPaths(paths: string[]): { files: string[]; problems: 
       .sort()
       .map((n) => path.join(p, n))
       .filter((f) => fs.statSync(f, { throwIfNoEntry: false })?.isDirectory() !== true);
-    if (found.length === 0) problems.push({ file: p, message: `no ${AGENT_FILE_EXTENSIONS.join(', ')} files in this directory`, unreadable: true });
+    if (found.length === 0)
+      problems.push({ file: p, message: `no ${AGENT_FILE_EXTENSIONS.join(', ')} files in this directory`, unreadable: true });
     files.push(...found);
   }
   return { files, problems };

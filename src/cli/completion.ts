@@ -62,8 +62,11 @@ function nodesOf(program: Command): Node[] {
 
 /** `[from path, typed word, to path]` for every subcommand name and alias. */
 function transitions(nodes: Node[]): Array<[string, string, string]> {
-  return nodes.flatMap((n) => n.commands.flatMap((c) =>
-    [c.name, ...c.aliases].map((word): [string, string, string] => [n.path, word, n.path ? `${n.path} ${c.name}` : c.name])));
+  return nodes.flatMap((n) =>
+    n.commands.flatMap((c) =>
+      [c.name, ...c.aliases].map((word): [string, string, string] => [n.path, word, n.path ? `${n.path} ${c.name}` : c.name]),
+    ),
+  );
 }
 
 /** Flags (all commands) that take a value: the word after one is not a subcommand. */
@@ -163,7 +166,8 @@ function fishScript(program: string, nodes: Node[]): string {
   for (const n of nodes) {
     const cond = `${pre}_at ${fishSq(n.path)}`;
     for (const c of n.commands) {
-      for (const w of [c.name, ...c.aliases]) lines.push(`complete -c ${program} -f -n ${fishSq(cond)} -a ${fishSq(w)} -d ${fishSq(oneLine(c.description))}`);
+      for (const w of [c.name, ...c.aliases])
+        lines.push(`complete -c ${program} -f -n ${fishSq(cond)} -a ${fishSq(w)} -d ${fishSq(oneLine(c.description))}`);
     }
     for (const v of n.values) lines.push(`complete -c ${program} -f -n ${fishSq(cond)} -a ${fishSq(v)}`);
     for (const o of n.options) {

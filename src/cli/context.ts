@@ -36,9 +36,12 @@ export function contextOf(cmd: Command): CommandContext {
         // Without a key nothing can be sent, so ask the daemon only whether it is there: a
         // login hint for an address where nothing listens would send the operator the wrong way.
         await new VagentClient({ url, retryDelaysMs: [] }).health();
-        throw new CliError(`no API key for ${url}`, EXIT.error,
+        throw new CliError(
+          `no API key for ${url}`,
+          EXIT.error,
           'run `vagent login --url ' + url + '`, or set VAGENT_API_KEY (create a key with `vagent admin key create --tenant default`)',
-          'unauthorized');
+          'unauthorized',
+        );
       }
       return new VagentClient({ url, apiKey });
     },

@@ -33,6 +33,9 @@ export function suggestIndianE164(value: string): string | undefined {
 export function requireE164(value: string, what: string, param: string): string {
   if (isE164(value)) return value;
   const suggestion = suggestIndianE164(value);
-  throw new InvalidValueError(`${what} must be an E.164 number (+, country code, number; no spaces), not "${value}"`, param,
-    suggestion === undefined ? `use E.164, e.g. ${EXAMPLE_DID}` : `use E.164: ${suggestion}`);
+  throw new InvalidValueError(
+    `${what} must be an E.164 number (+, country code, number; no spaces), not "${value}"`,
+    param,
+    suggestion === undefined ? `use E.164, e.g. ${EXAMPLE_DID}` : `use E.164: ${suggestion}`,
+  );
 }

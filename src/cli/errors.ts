@@ -30,7 +30,8 @@ export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 13
  * (`call simulate --strict`, exit 1), `recognition_off` (`call simulate` of a language no
  * recogniser of the daemon hears, exit 1).
  */
-export type LocalErrorCode = 'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
+export type LocalErrorCode =
+  'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {
@@ -40,8 +41,13 @@ export class CliError extends Error {
    *   and `cli_error` otherwise
    * @param param the flag or field at fault, as the API's `param`
    */
-  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string,
-    readonly code: string = exitCode === EXIT.usage ? 'bad_arguments' : 'cli_error', readonly param?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.error,
+    readonly hint?: string,
+    readonly code: string = exitCode === EXIT.usage ? 'bad_arguments' : 'cli_error',
+    readonly param?: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -94,7 +100,10 @@ export class InvalidValueError extends CliError {
  * (`error: <code>: <message>`, exit 1; with `--json` the API's own error object).
  */
 export class HintedApiError extends CliError {
-  constructor(readonly api: ApiResponseError, hint: string) {
+  constructor(
+    readonly api: ApiResponseError,
+    hint: string,
+  ) {
     const param = api.param && !api.message.startsWith(api.param) ? ` (${api.param})` : '';
     super(`${api.code}: ${api.message}${param}`, EXIT.error, hint, api.code, api.param);
     this.name = 'HintedApiError';
@@ -123,7 +132,7 @@ export interface ErrorObject {
  */
 export function errorObject(err: unknown): ErrorObject {
   const withParam = (code: string, message: string, param: string | undefined): ErrorObject =>
-    (param === undefined ? { code, message } : { code, message, param });
+    param === undefined ? { code, message } : { code, message, param };
   if (err instanceof HintedApiError) return errorObject(err.api);
   if (err instanceof ApiResponseError || err instanceof ApiError) return withParam(err.code, err.message, err.param);
   if (err instanceof CliError) return withParam(err.code, err.message, err.param);

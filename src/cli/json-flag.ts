@@ -18,7 +18,8 @@ export function parseContextFlag(text: string, example: string): Record<string, 
   } catch (err) {
     throw new InvalidValueError(`--context is not valid JSON: ${(err as Error).message}`, 'context', example);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidValueError('--context must be a JSON object', 'context', example);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InvalidValueError('--context must be a JSON object', 'context', example);
   return parsed as Record<string, unknown>;
 }
 
@@ -43,5 +44,8 @@ export function explainMissingContext(err: unknown): unknown {
   const flags: string[] = [];
   if (/\bcustomer_name\b/.test(listed)) flags.push('--customer-name "NAME"');
   if (Object.keys(example).length > 0) flags.push(`--context '${JSON.stringify(example)}'`);
-  return new HintedApiError(err, `add ${flags.join(' ')} (see the agent's required_context: vagent agent show ${listed.split(' ')[1]} --yaml)`);
+  return new HintedApiError(
+    err,
+    `add ${flags.join(' ')} (see the agent's required_context: vagent agent show ${listed.split(' ')[1]} --yaml)`,
+  );
 }

@@ -51,13 +51,32 @@ export async function printTable<T>(rows: T[], columns: Column<T>[], empty: stri
   const table = new Table({
     head: columns.map((c) => c.header),
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '',
-      'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '  ',
     },
     style: { head: pc.isColorSupported ? ['bold'] : [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
   for (const row of rows) table.push(columns.map((c) => c.cell(row)));
-  say(table.toString().split('\n').map((l) => l.trimEnd()).join('\n'));
+  say(
+    table
+      .toString()
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .join('\n'),
+  );
 }
 
 /** Prints `label: value` pairs aligned. */
@@ -79,9 +98,19 @@ export function formatTime(epochS: number): string {
  * @throws RangeError for an unknown zone
  */
 export function formatTimeIn(epochS: number, timeZone: string): string {
-  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-CA', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-  }).formatToParts(new Date(epochS * 1000)).map((x) => [x.type, x.value]));
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(new Date(epochS * 1000))
+      .map((x) => [x.type, x.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
 }
 
@@ -141,7 +170,8 @@ export const mark = (s: string): string => pc.yellow(s);
 // Built on first use: loading the en-IN locale data costs ~25 ms, which every command would
 // pay at start-up (`vagent trunk list` prints no money).
 let paise: Intl.NumberFormat | undefined;
-const paiseFormat = (): Intl.NumberFormat => (paise ??= new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+const paiseFormat = (): Intl.NumberFormat =>
+  (paise ??= new Intl.NumberFormat('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 
 /**
  * Money for people: rupees with paise and Indian digit grouping (`₹0.42`, `₹12,500.00`,

@@ -54,7 +54,9 @@ export function playFile(player: Player, file: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(player.command, [...player.args, file], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve();
@@ -74,8 +76,11 @@ export type PlayResult = { played: true; player: string } | { played: false };
  * @returns `{played: false}` when no player is installed (nothing is downloaded then)
  * @throws whatever `download` or {@link playFile} throws
  */
-export async function playUrls(urls: string[], download: (url: string) => Promise<Uint8Array>,
-  player: Player | null = findPlayer()): Promise<PlayResult> {
+export async function playUrls(
+  urls: string[],
+  download: (url: string) => Promise<Uint8Array>,
+  player: Player | null = findPlayer(),
+): Promise<PlayResult> {
   if (!player) return { played: false };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-play-'));
   try {

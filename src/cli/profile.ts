@@ -98,7 +98,10 @@ export async function saveLogin(url: string, key: string): Promise<{ store: 'key
     writeCredentialsFile(creds);
   }
   const db = await openProfile();
-  await db.update((d) => { d.url = url; d.key_store = store; });
+  await db.update((d) => {
+    d.url = url;
+    d.key_store = store;
+  });
   return store === 'file' ? { store, path: files().credentials } : { store };
 }
 
@@ -107,7 +110,11 @@ export async function forgetLogin(url: string): Promise<boolean> {
   let removed = false;
   const kc = await keychain();
   if (kc) {
-    try { removed = new kc.Entry(KEYCHAIN_SERVICE, url).deletePassword() || removed; } catch { /* no keychain */ }
+    try {
+      removed = new kc.Entry(KEYCHAIN_SERVICE, url).deletePassword() || removed;
+    } catch {
+      /* no keychain */
+    }
   }
   const creds = readCredentialsFile();
   if (creds.keys[url] !== undefined) {
@@ -125,7 +132,9 @@ export async function storedKey(url: string, profile: ProfileData): Promise<stri
     try {
       const k = kc ? new kc.Entry(KEYCHAIN_SERVICE, url).getPassword() : undefined;
       if (k) return k;
-    } catch { /* fall through to the file */ }
+    } catch {
+      /* fall through to the file */
+    }
   }
   return readCredentialsFile().keys[url];
 }
@@ -140,10 +149,14 @@ export interface ConnectionFlags {
 export type UrlSource = '--url' | 'VAGENT_URL' | 'the login profile' | 'the default';
 
 function urlFrom(flags: ConnectionFlags, profile: ProfileData): { url: string; source: UrlSource } {
-  const [raw, source]: [string, UrlSource] = flags.url !== undefined ? [flags.url, '--url']
-    : process.env.VAGENT_URL ? [process.env.VAGENT_URL, 'VAGENT_URL']
-      : profile.url !== undefined ? [profile.url, 'the login profile']
-        : [DEFAULT_URL, 'the default'];
+  const [raw, source]: [string, UrlSource] =
+    flags.url !== undefined
+      ? [flags.url, '--url']
+      : process.env.VAGENT_URL
+        ? [process.env.VAGENT_URL, 'VAGENT_URL']
+        : profile.url !== undefined
+          ? [profile.url, 'the login profile']
+          : [DEFAULT_URL, 'the default'];
   return { url: checkDaemonUrl(raw, source).replace(/\/+$/, ''), source };
 }
 
@@ -156,19 +169,27 @@ function urlFrom(flags: ConnectionFlags, profile: ProfileData): { url: string; s
  */
 export function checkDaemonUrl(raw: string, source: UrlSource): string {
   let parsed: URL | null;
-  try { parsed = new URL(raw); } catch { parsed = null; }
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = null;
+  }
   const from = source === '--url' ? '--url' : `the daemon address from ${source}`;
   if (parsed === null || !['http:', 'https:'].includes(parsed.protocol) || parsed.host === '') {
-    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? 'it must start with http:// or https://' : 'it has no http:// or https:// in front';
-    throw new UsageError(`${from} "${raw}" is not a daemon URL: ${scheme}`,
-      `for example --url http://${/^[\w.-]+:\d+$/.test(raw) ? raw : '127.0.0.1:8787'}`);
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw)
+      ? 'it must start with http:// or https://'
+      : 'it has no http:// or https:// in front';
+    throw new UsageError(
+      `${from} "${raw}" is not a daemon URL: ${scheme}`,
+      `for example --url http://${/^[\w.-]+:\d+$/.test(raw) ? raw : '127.0.0.1:8787'}`,
+    );
   }
   return raw;
 }
 
 /** Resolves the daemon URL by the precedence above (the profile is read only when needed). @throws UsageError for an address that is not an http(s) URL. */
 export async function resolveUrl(flags: ConnectionFlags): Promise<string> {
-  return urlFrom(flags, flags.url ?? process.env.VAGENT_URL ? {} : await readProfile()).url;
+  return urlFrom(flags, (flags.url ?? process.env.VAGENT_URL) ? {} : await readProfile()).url;
 }
 
 /** Resolves the daemon URL and key by the precedence above. @throws UsageError for an address that is not an http(s) URL. */

@@ -8,7 +8,9 @@ import { CliError, EXIT, CancelledError, UsageError } from './errors.js';
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /**
@@ -23,7 +25,10 @@ export async function promptHidden(question: string, flagHint: string): Promise<
   const out = rl as unknown as { _writeToOutput: (s: string) => void; output: NodeJS.WritableStream };
   let prompted = false;
   out._writeToOutput = (s: string) => {
-    if (!prompted) { process.stderr.write(s); prompted = true; }
+    if (!prompted) {
+      process.stderr.write(s);
+      prompted = true;
+    }
   };
   try {
     // In raw mode Ctrl-C reaches readline as a key, not as a signal: without a listener the
@@ -31,8 +36,13 @@ export async function promptHidden(question: string, flagHint: string): Promise<
     return await new Promise<string>((resolve, reject) => {
       let answered = false;
       rl.once('SIGINT', () => reject(new CancelledError()));
-      rl.once('close', () => { if (!answered) reject(new CancelledError()); });
-      rl.question(question, (answer) => { answered = true; resolve(answer); });
+      rl.once('close', () => {
+        if (!answered) reject(new CancelledError());
+      });
+      rl.question(question, (answer) => {
+        answered = true;
+        resolve(answer);
+      });
     });
   } finally {
     rl.close();
@@ -63,8 +73,11 @@ export interface PromptStreams {
  * @throws UsageError (exit 2) when stdin is not a terminal and `--yes` was not given;
  *   CliError `cancelled` (exit 1) when the answer is not yes. Nothing is deleted then.
  */
-export async function confirmDelete(what: string, yes: boolean | undefined,
-  streams: PromptStreams = { input: process.stdin, output: process.stderr }): Promise<void> {
+export async function confirmDelete(
+  what: string,
+  yes: boolean | undefined,
+  streams: PromptStreams = { input: process.stdin, output: process.stderr },
+): Promise<void> {
   if (yes) return;
   if (streams.input.isTTY !== true) {
     throw new UsageError(`not deleting ${what}: stdin is not a terminal, so nobody can confirm; add --yes to delete without asking`);

@@ -8,8 +8,21 @@ import crypto from 'node:crypto';
 import { DIAL_LIMITS, type CallSource } from '../domain/calls.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type {
-  Agent, AgentSummary, CallHangup, CallPlacement, CallStatus, CarrierList, CarrierView, ListResponse, NumberRecord, SessionDetail, SessionEndResult, SessionListItem,
-  SessionOpened, Trunk, TurnResult,
+  Agent,
+  AgentSummary,
+  CallHangup,
+  CallPlacement,
+  CallStatus,
+  CarrierList,
+  CarrierView,
+  ListResponse,
+  NumberRecord,
+  SessionDetail,
+  SessionEndResult,
+  SessionListItem,
+  SessionOpened,
+  Trunk,
+  TurnResult,
 } from '../domain/resources.js';
 
 /** An error response from the daemon (`{error: {code, message, param?}}`). */
@@ -28,9 +41,14 @@ export class ApiResponseError extends Error {
 
 /** The daemon could not be reached (refused, DNS, timeout, reset). */
 export class DaemonUnreachableError extends Error {
-  constructor(readonly url: string, readonly reason: string) {
-    super(`cannot reach the vagent daemon at ${url} (${reason}); is \`vagent serve\` running there? ` +
-      'Set the address with --url or VAGENT_URL.');
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(
+      `cannot reach the vagent daemon at ${url} (${reason}); is \`vagent serve\` running there? ` +
+        'Set the address with --url or VAGENT_URL.',
+    );
     this.name = 'DaemonUnreachableError';
   }
 }
@@ -60,8 +78,29 @@ export interface ClientOptions {
 }
 
 export type {
-  Agent, AgentAudioProgress, AgentSummary, CallHangup, CallPlacement, CallStatus, Clip, CostInr, DialStatus, LineOutcome, ListResponse, NumberRecord, SessionDetail,
-  SessionEndResult, SessionListItem, SessionOpened, SessionSummary, SessionTotals, StepProgress, Trunk, TurnResult, TurnState, TurnTrace,
+  Agent,
+  AgentAudioProgress,
+  AgentSummary,
+  CallHangup,
+  CallPlacement,
+  CallStatus,
+  Clip,
+  CostInr,
+  DialStatus,
+  LineOutcome,
+  ListResponse,
+  NumberRecord,
+  SessionDetail,
+  SessionEndResult,
+  SessionListItem,
+  SessionOpened,
+  SessionSummary,
+  SessionTotals,
+  StepProgress,
+  Trunk,
+  TurnResult,
+  TurnState,
+  TurnTrace,
 } from '../domain/resources.js';
 export type { CallSource } from '../domain/calls.js';
 
@@ -251,7 +290,12 @@ export class VagentClient {
    * @param path Path under the base URL, starting with `/v1/`.
    * @throws ApiResponseError for an error answer; DaemonUnreachableError when no answer came.
    */
-  async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<{ status: number; body: T; replayed: boolean }> {
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<{ status: number; body: T; replayed: boolean }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -260,7 +304,7 @@ export class VagentClient {
     const persistent = options.persistent === true && options.idempotencyKey !== undefined;
     const transient = persistent ? TRANSIENT_OR_REFUSED : TRANSIENT;
     let inProgressUntil: number | undefined;
-    for (let attempt = 0, waits = 0; ; ) {
+    for (let attempt = 0, waits = 0; ;) {
       let res: Response;
       try {
         res = await fetch(this.url + path, {
@@ -290,8 +334,13 @@ export class VagentClient {
             continue;
           }
         }
-        throw new ApiResponseError(res.status, e?.code ?? `http_${res.status}`, e?.message ?? `HTTP ${res.status}`, e?.param,
-          res.headers.get('x-request-id') ?? undefined);
+        throw new ApiResponseError(
+          res.status,
+          e?.code ?? `http_${res.status}`,
+          e?.message ?? `HTTP ${res.status}`,
+          e?.param,
+          res.headers.get('x-request-id') ?? undefined,
+        );
       }
       return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
     }
@@ -303,7 +352,11 @@ export class VagentClient {
     try {
       return text.length > 0 ? JSON.parse(text) : undefined;
     } catch {
-      throw new ApiResponseError(res.status, 'invalid_response', `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`);
+      throw new ApiResponseError(
+        res.status,
+        'invalid_response',
+        `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`,
+      );
     }
   }
 
@@ -312,7 +365,9 @@ export class VagentClient {
    * what hears callers of that language (absent from a daemon without call audio).
    */
   async health(language?: string): Promise<HealthStatus> {
-    return (await this.request<HealthStatus>('GET', `/v1/health${language === undefined ? '' : `?language=${encodeURIComponent(language)}`}`)).body;
+    return (
+      await this.request<HealthStatus>('GET', `/v1/health${language === undefined ? '' : `?language=${encodeURIComponent(language)}`}`)
+    ).body;
   }
 
   /** `POST /v1/trunks`. */
@@ -329,7 +384,9 @@ export class VagentClient {
   }
   /** `DELETE /v1/trunks/{trunk_id}`. */
   async deleteTrunk(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
+    return (
+      await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, withKey(options))
+    ).body;
   }
 
   /** `POST /v1/numbers`. */
@@ -342,11 +399,20 @@ export class VagentClient {
   }
   /** `POST /v1/numbers/{number}/bind` (the `+` is sent as `%2B`). */
   async bindNumber(number: string, agentId: string, options?: RequestOptions): Promise<NumberRecord> {
-    return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, withKey(options))).body;
+    return (
+      await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, withKey(options))
+    ).body;
   }
   /** `DELETE /v1/numbers/{number}`. */
   async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
-    return (await this.request<{ number: string; deleted: true }>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, withKey(options))).body;
+    return (
+      await this.request<{ number: string; deleted: true }>(
+        'DELETE',
+        `/v1/numbers/${encodeURIComponent(number)}`,
+        undefined,
+        withKey(options),
+      )
+    ).body;
   }
 
   /** `PUT /v1/agents/{agent_id}`: creates or replaces an agent from its definition (DESIGN.md §6). */
@@ -363,7 +429,9 @@ export class VagentClient {
   }
   /** `DELETE /v1/agents/{agent_id}`. */
   async deleteAgent(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return (await this.request<{ id: string; deleted: true }>('DELETE', `/v1/agents/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
+    return (
+      await this.request<{ id: string; deleted: true }>('DELETE', `/v1/agents/${encodeURIComponent(id)}`, undefined, withKey(options))
+    ).body;
   }
 
   /** `POST /v1/sessions`: opens a text session with an agent (spec: Endpoints › Sessions). */
@@ -376,7 +444,8 @@ export class VagentClient {
   }
   /** `POST /v1/sessions/{session_id}/end`: closes the session and returns its summary and cost. */
   async endSession(sessionId: string, options?: RequestOptions): Promise<SessionEndResult> {
-    return (await this.request<SessionEndResult>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/end`, undefined, withKey(options))).body;
+    return (await this.request<SessionEndResult>('POST', `/v1/sessions/${encodeURIComponent(sessionId)}/end`, undefined, withKey(options)))
+      .body;
   }
   /** `GET /v1/sessions` (extension): one page of the tenant's sessions, newest first. */
   async listSessions(query: SessionListQuery = {}): Promise<ListResponse<SessionListItem>> {
@@ -463,7 +532,14 @@ export class VagentClient {
   }
   /** `DELETE /v1/carriers/{dialect}`. */
   async deleteCarrier(dialect: string, options?: RequestOptions): Promise<{ dialect: string; deleted: true }> {
-    return (await this.request<{ dialect: string; deleted: true }>('DELETE', `/v1/carriers/${encodeURIComponent(dialect)}`, undefined, withKey(options))).body;
+    return (
+      await this.request<{ dialect: string; deleted: true }>(
+        'DELETE',
+        `/v1/carriers/${encodeURIComponent(dialect)}`,
+        undefined,
+        withKey(options),
+      )
+    ).body;
   }
   /**
    * `POST /v1/carriers/stream_token`: a new stream token (the old one stops working). Sent
@@ -496,5 +572,4 @@ export class VagentClient {
     if (!res.ok) throw new ApiResponseError(res.status, `http_${res.status}`, `audio download failed (HTTP ${res.status})`);
     return new Uint8Array(await res.arrayBuffer());
   }
-
 }

@@ -69,7 +69,10 @@ const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam', Record<string, string>> = {
  */
 function parseRecognizersEnv(value: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const i = pair.indexOf('=');
     if (i < 0) out[pair] = '';
     else out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
@@ -100,12 +103,16 @@ function readConfigFile(file: string): Record<string, unknown> {
 function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, file?: string): string {
   if (fromFlags.has(key)) return 'flag';
   if (key === 'livekit') {
-    const names = Object.entries(LIVEKIT_ENV).filter(([, k]) => fromEnv.has(`livekit.${k}`)).map(([n]) => n);
+    const names = Object.entries(LIVEKIT_ENV)
+      .filter(([, k]) => fromEnv.has(`livekit.${k}`))
+      .map(([n]) => n);
     if (names.length > 0) return `environment ${names.join(', ')}${file ? ` and config file ${file}` : ''}`;
   }
   for (const [block, names] of Object.entries(RECOGNIZER_ENV)) {
     if (key !== block && !key.startsWith(`${block}.`)) continue;
-    const used = Object.entries(names).filter(([, k]) => fromEnv.has(`${block}.${k}`) && (key === block || key === `${block}.${k}`)).map(([n]) => n);
+    const used = Object.entries(names)
+      .filter(([, k]) => fromEnv.has(`${block}.${k}`) && (key === block || key === `${block}.${k}`))
+      .map(([n]) => n);
     if (used.length > 0) return `environment ${used.join(', ')}`;
   }
   if (key.startsWith('recognizers') && fromEnv.has('recognizers')) return 'environment VAGENT_RECOGNIZERS';
@@ -122,8 +129,14 @@ function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, fil
  * README's "Settings" list names each of them (checked by test/unit/docs-agree.test.ts).
  */
 export function settingsEnvNames(): string[] {
-  return ['VAGENT_CONFIG', 'VAGENT_STATE_DIR', ...Object.keys(ENV_KEYS), 'VAGENT_RECOGNIZERS',
-    ...Object.values(RECOGNIZER_ENV).flatMap((names) => Object.keys(names)), ...Object.keys(LIVEKIT_ENV)];
+  return [
+    'VAGENT_CONFIG',
+    'VAGENT_STATE_DIR',
+    ...Object.keys(ENV_KEYS),
+    'VAGENT_RECOGNIZERS',
+    ...Object.values(RECOGNIZER_ENV).flatMap((names) => Object.keys(names)),
+    ...Object.keys(LIVEKIT_ENV),
+  ];
 }
 
 /**
@@ -169,12 +182,21 @@ export function loadSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv =
   }
   const recognizersEnv = env.VAGENT_RECOGNIZERS;
   if (recognizersEnv !== undefined && recognizersEnv.trim() !== '') {
-    merged.recognizers = { ...((merged.recognizers as Record<string, unknown> | undefined) ?? {}), ...parseRecognizersEnv(recognizersEnv) };
+    merged.recognizers = {
+      ...((merged.recognizers as Record<string, unknown> | undefined) ?? {}),
+      ...parseRecognizersEnv(recognizersEnv),
+    };
     fromEnv.add('recognizers');
   }
 
-  if (flags.host !== undefined) { merged.host = flags.host; fromFlags.add('host'); }
-  if (flags.port !== undefined) { merged.port = flags.port; fromFlags.add('port'); }
+  if (flags.host !== undefined) {
+    merged.host = flags.host;
+    fromFlags.add('host');
+  }
+  if (flags.port !== undefined) {
+    merged.port = flags.port;
+    fromFlags.add('port');
+  }
   const stateDirRaw = flags.stateDir ?? env.VAGENT_STATE_DIR ?? (merged.state_dir as string | undefined);
   merged.state_dir = resolveStateDir(stateDirRaw, { ...env, VAGENT_STATE_DIR: undefined });
 

@@ -21,8 +21,10 @@ export function telephonyNotice(livekit: Settings['livekit']): string {
     }
     return `telephony: LiveKit at ${host}, joining call rooms as "${livekit.agent_name}" (check it: vagent telephony check)`;
   }
-  return 'telephony: not configured: calls cannot be dialled and inbound calls are refused. ' +
-    'To enable it, set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: url, api_key, api_secret in the config file) and restart vagent serve';
+  return (
+    'telephony: not configured: calls cannot be dialled and inbound calls are refused. ' +
+    'To enable it, set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: url, api_key, api_secret in the config file) and restart vagent serve'
+  );
 }
 
 /**
@@ -31,9 +33,11 @@ export function telephonyNotice(livekit: Settings['livekit']): string {
  * when a second tenant exists.
  */
 export function auditModeNotice(): string {
-  return 'warning: auth_mode is audit: tenants are not isolated. A key of one tenant can read and change ' +
+  return (
+    'warning: auth_mode is audit: tenants are not isolated. A key of one tenant can read and change ' +
     "another tenant's resources by id (each such access is recorded: vagent admin audit). " +
-    'To isolate tenants, start vagent serve with VAGENT_AUTH_MODE=enforce (or auth_mode: enforce in the config file)';
+    'To isolate tenants, start vagent serve with VAGENT_AUTH_MODE=enforce (or auth_mode: enforce in the config file)'
+  );
 }
 
 /** `1.5 GiB`, `320 MiB`, `12 KiB`, `512 B` (binary units). */
@@ -57,9 +61,11 @@ export function formatBytes(n: number): string {
  * @param bytes the database's size
  */
 export function vacuumNotice(stateDir: string, bytes: number): string {
-  return `notice: the database (${formatBytes(bytes)}) was created without incremental auto-vacuum, so space freed by ` +
+  return (
+    `notice: the database (${formatBytes(bytes)}) was created without incremental auto-vacuum, so space freed by ` +
     'expired records is reused but never returned to the disk. To convert and compact it once, stop vagent serve and run: ' +
-    `vagent admin db vacuum --state-dir ${stateDir}   (it rewrites the whole file and needs free disk of about twice its size)`;
+    `vagent admin db vacuum --state-dir ${stateDir}   (it rewrites the whole file and needs free disk of about twice its size)`
+  );
 }
 
 /**
@@ -68,9 +74,13 @@ export function vacuumNotice(stateDir: string, bytes: number): string {
  */
 export function retentionNotice(days: number): string {
   if (days > 0) {
-    return `retention: sessions, calls and events older than ${days} day${days === 1 ? '' : 's'} are purged in the background ` +
-      '(a tenant may differ: vagent admin tenant set NAME --retention-days N|0|default)';
+    return (
+      `retention: sessions, calls and events older than ${days} day${days === 1 ? '' : 's'} are purged in the background ` +
+      '(a tenant may differ: vagent admin tenant set NAME --retention-days N|0|default)'
+    );
   }
-  return 'retention: off, records are kept for ever (the database grows). To purge old ones, set VAGENT_RETENTION_DAYS ' +
-    '(or retention_days in the config file), or run vagent admin export then vagent admin purge --before DATE';
+  return (
+    'retention: off, records are kept for ever (the database grows). To purge old ones, set VAGENT_RETENTION_DAYS ' +
+    '(or retention_days in the config file), or run vagent admin export then vagent admin purge --before DATE'
+  );
 }

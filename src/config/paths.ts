@@ -19,9 +19,7 @@ export const shippedPaths = {
 
 /** The default state directory when neither a flag nor `VAGENT_STATE_DIR` names one. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME)
-    ? env.XDG_DATA_HOME
-    : path.join(os.homedir(), '.local', 'share');
+  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(os.homedir(), '.local', 'share');
   return path.join(base, 'vagent');
 }
 
@@ -48,8 +46,6 @@ export function statePaths(stateDir: string) {
 
 /** The CLI's profile directory (`~/.config/vagent`), holding `config.json` and `credentials.json`. */
 export function profileDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
-    ? env.XDG_CONFIG_HOME
-    : path.join(os.homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), '.config');
   return path.join(base, 'vagent');
 }

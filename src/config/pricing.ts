@@ -14,11 +14,16 @@ const inr = z.number().min(0).max(1e6);
 /** The shape of `pricing.yaml`. */
 export const PricingSchema = z.object({
   currency: z.literal('INR').default('INR'),
-  llm: z.record(z.string(), z.object({
-    input_per_1m_tokens: inr.default(0),
-    output_per_1m_tokens: inr.default(0),
-    cached_per_1m_tokens: inr.default(0),
-  })).default({}),
+  llm: z
+    .record(
+      z.string(),
+      z.object({
+        input_per_1m_tokens: inr.default(0),
+        output_per_1m_tokens: inr.default(0),
+        cached_per_1m_tokens: inr.default(0),
+      }),
+    )
+    .default({}),
   tts: z.record(z.string(), z.object({ per_1k_chars: inr.default(0) })).default({}),
   stt: z.record(z.string(), z.object({ per_minute: inr.default(0) })).default({}),
 });
@@ -44,8 +49,11 @@ export class Pricing {
   llmMicro(model: string, tokens: { input: number; output: number; cached: number }): number {
     const p = this.list.llm[model];
     if (!p) return 0;
-    return priceMicro(tokens.input, p.input_per_1m_tokens, 1e6) + priceMicro(tokens.output, p.output_per_1m_tokens, 1e6)
-      + priceMicro(tokens.cached, p.cached_per_1m_tokens, 1e6);
+    return (
+      priceMicro(tokens.input, p.input_per_1m_tokens, 1e6) +
+      priceMicro(tokens.output, p.output_per_1m_tokens, 1e6) +
+      priceMicro(tokens.cached, p.cached_per_1m_tokens, 1e6)
+    );
   }
 }
 
@@ -62,7 +70,9 @@ export function loadPricing(file: string): Pricing {
   }
   const r = PricingSchema.safeParse(parsed);
   if (!r.success) {
-    throw new ConfigError(`invalid price list ${file}:\n${r.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`);
+    throw new ConfigError(
+      `invalid price list ${file}:\n${r.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`,
+    );
   }
   return new Pricing(r.data);
 }

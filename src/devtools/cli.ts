@@ -17,8 +17,10 @@ export function shellQuote(value: string): string {
  * @param count how many `export` lines were printed
  */
 export function restartNote(name: string, count: number): string {
-  return `[${name}] now start vagent serve in a shell with the ${count} export lines above (paste them, or eval "$(…)"); ` +
-    'a vagent serve already running reads its settings only at start: stop it and start it again there\n';
+  return (
+    `[${name}] now start vagent serve in a shell with the ${count} export lines above (paste them, or eval "$(…)"); ` +
+    'a vagent serve already running reads its settings only at start: stop it and start it again there\n'
+  );
 }
 
 /**

@@ -35,7 +35,10 @@ function readScript(file: string | undefined): string[] {
   } catch (err) {
     throw new UsageError(`cannot read --script ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 function handshakeLine(h: FakeDeepgramHandshake): string {
@@ -61,7 +64,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const speechLevel = values['speech-level'] === undefined ? undefined : Number(values['speech-level']);
-    if (speechLevel !== undefined && !(speechLevel > 0)) throw new UsageError(`--speech-level must be a number > 0, got ${values['speech-level']}`);
+    if (speechLevel !== undefined && !(speechLevel > 0))
+      throw new UsageError(`--speech-level must be a number > 0, got ${values['speech-level']}`);
     const script = readScript(values.script);
     let served = 0;
     const fake = await startFakeDeepgram({
@@ -75,10 +79,16 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`${handshakeLine(h)}\n`);
       },
     });
-    process.stdout.write([`export DEEPGRAM_API_KEY=${shellQuote(fake.apiKey)}`, `export VAGENT_DEEPGRAM_URL=${shellQuote(fake.url)}`].join('\n') + '\n');
+    process.stdout.write(
+      [`export DEEPGRAM_API_KEY=${shellQuote(fake.apiKey)}`, `export VAGENT_DEEPGRAM_URL=${shellQuote(fake.url)}`].join('\n') + '\n',
+    );
     process.stderr.write(`[fake-deepgram] listening on ${fake.url} with ${script.length} scripted utterance(s); Ctrl-C stops\n`);
     process.stderr.write(restartNote('fake-deepgram', 2));
-    closeOnSignals('fake-deepgram', () => fake.close(), () => ` after ${served} stream(s), ${fake.remaining} utterance(s) unheard`);
+    closeOnSignals(
+      'fake-deepgram',
+      () => fake.close(),
+      () => ` after ${served} stream(s), ${fake.remaining} utterance(s) unheard`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

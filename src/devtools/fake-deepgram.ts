@@ -139,7 +139,19 @@ export interface FakeDeepgram {
 
 /** Encodings Deepgram's live endpoint accepts (https://developers.deepgram.com/docs/encoding). */
 const ENCODINGS = ['linear16', 'linear32', 'flac', 'alaw', 'mulaw', 'amr-nb', 'amr-wb', 'opus', 'ogg-opus', 'speex', 'g729'];
-const BOOLEAN_PARAMS = ['interim_results', 'vad_events', 'smart_format', 'punctuate', 'diarize', 'numerals', 'profanity_filter', 'filler_words', 'multichannel', 'no_delay', 'dictation'];
+const BOOLEAN_PARAMS = [
+  'interim_results',
+  'vad_events',
+  'smart_format',
+  'punctuate',
+  'diarize',
+  'numerals',
+  'profanity_filter',
+  'filler_words',
+  'multichannel',
+  'no_delay',
+  'dictation',
+];
 const FRAME_MS = 10;
 const INTERIM_EVERY_MS = 300;
 const MODEL_UUID = '40bd3654-e622-47c4-a111-63a61b23bfa4';
@@ -166,7 +178,9 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true });
   const server = http.createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'application/json' }).end(JSON.stringify({ err_code: 'UPGRADE_REQUIRED', err_msg: 'This endpoint speaks WebSocket only.' }));
+    res
+      .writeHead(426, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ err_code: 'UPGRADE_REQUIRED', err_msg: 'This endpoint speaks WebSocket only.' }));
   });
 
   const fake: FakeDeepgram = {
@@ -253,7 +267,8 @@ export async function startFakeDeepgram(options: FakeDeepgramOptions = {}): Prom
 
 function checkUtterance(u: FakeDeepgramUtterance, i: number): { text: string; confidence: number } {
   const item = typeof u === 'string' ? { text: u } : u;
-  if (typeof item !== 'object' || item === null || typeof item.text !== 'string') throw new RangeError(`script[${i}] must be a string or {text, confidence}`);
+  if (typeof item !== 'object' || item === null || typeof item.text !== 'string')
+    throw new RangeError(`script[${i}] must be a string or {text, confidence}`);
   const confidence = item.confidence ?? 0.95;
   if (!(confidence >= 0 && confidence <= 1)) throw new RangeError(`script[${i}].confidence must be 0..1; got ${confidence}`);
   return { text: item.text.trim(), confidence };
@@ -274,7 +289,8 @@ function badParams(params: URLSearchParams): string | undefined {
   const rate = params.get('sample_rate');
   if (encoding !== null && !ENCODINGS.includes(encoding)) return `Invalid query string. The encoding "${encoding}" is not supported.`;
   if (encoding !== null && rate === null) return 'Invalid query string. sample_rate is required when encoding is set.';
-  if (rate !== null && !(/^\d+$/.test(rate) && Number(rate) >= 8000 && Number(rate) <= 48000)) return `Invalid query string. sample_rate "${rate}" is not a valid sample rate.`;
+  if (rate !== null && !(/^\d+$/.test(rate) && Number(rate) >= 8000 && Number(rate) <= 48000))
+    return `Invalid query string. sample_rate "${rate}" is not a valid sample rate.`;
   if (encoding !== 'linear16') return 'This fake decodes raw linear16 audio only (set encoding=linear16).';
   const channels = params.get('channels');
   if (channels !== null && channels !== '1') return 'This fake serves mono audio only (channels=1).';
@@ -283,7 +299,8 @@ function badParams(params: URLSearchParams): string | undefined {
     if (v !== null && v !== 'true' && v !== 'false') return `Invalid query string. ${name} must be true or false.`;
   }
   const endpointing = params.get('endpointing');
-  if (endpointing !== null && endpointing !== 'false' && endpointing !== 'true' && !/^\d+$/.test(endpointing)) return 'Invalid query string. endpointing must be a whole number of ms or false.';
+  if (endpointing !== null && endpointing !== 'false' && endpointing !== 'true' && !/^\d+$/.test(endpointing))
+    return 'Invalid query string. endpointing must be a whole number of ms or false.';
   const ue = params.get('utterance_end_ms');
   if (ue !== null && !/^\d+$/.test(ue)) return 'Invalid query string. utterance_end_ms must be a whole number of ms.';
   return undefined;
@@ -476,7 +493,11 @@ class Connection {
     } else if (this.inSpeech && this.endpointingMs === null && (this.pos - this.speechTo) * 1000 >= INTERIM_EVERY_MS * this.rate) {
       this.inSpeech = false; // a new onset may send SpeechStarted again
     }
-    if (this.owedUtteranceEnd >= 0 && this.utteranceEndMs !== null && (this.pos - this.owedUtteranceEnd) * 1000 >= this.utteranceEndMs * this.rate) {
+    if (
+      this.owedUtteranceEnd >= 0 &&
+      this.utteranceEndMs !== null &&
+      (this.pos - this.owedUtteranceEnd) * 1000 >= this.utteranceEndMs * this.rate
+    ) {
       this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: this.seconds(this.owedUtteranceEnd) });
       this.owedUtteranceEnd = -1;
     }
@@ -517,7 +538,11 @@ class Connection {
     this.inSpeech = false;
   }
 
-  private results(words: string[], confidence: number, flags: { isFinal: boolean; speechFinal: boolean; fromFinalize: boolean }): Record<string, unknown> {
+  private results(
+    words: string[],
+    confidence: number,
+    flags: { isFinal: boolean; speechFinal: boolean; fromFinalize: boolean },
+  ): Record<string, unknown> {
     const from = this.speechFrom >= 0 ? this.speechFrom : this.cursor;
     const to = this.speechTo > from ? this.speechTo : this.pos;
     const step = words.length > 0 ? (to - from) / words.length : 0;
@@ -543,7 +568,11 @@ class Connection {
           },
         ],
       },
-      metadata: { request_id: this.requestId, model_info: { name: 'general-nova-3', version: '2024-12-20.0', arch: 'nova-3' }, model_uuid: MODEL_UUID },
+      metadata: {
+        request_id: this.requestId,
+        model_info: { name: 'general-nova-3', version: '2024-12-20.0', arch: 'nova-3' },
+        model_uuid: MODEL_UUID,
+      },
     };
     if (flags.fromFinalize) message.from_finalize = true;
     return message;

@@ -80,7 +80,9 @@ function calleeScript(values: Values): CalleeScript | undefined {
     try {
       text = readFileSync(values['callee-script'], 'utf8');
     } catch (err) {
-      throw new UsageError(`--callee-script: cannot read ${values['callee-script']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `--callee-script: cannot read ${values['callee-script']}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     lines.push(...text.split(/\r?\n/));
   }
@@ -105,15 +107,19 @@ async function serve(values: Values): Promise<void> {
     onRequest: (r, status) => process.stderr.write(`${requestLine(r, status)}\n`),
     onWebhook: (d) => process.stderr.write(`${webhookLine(d)}\n`),
   });
-  process.stdout.write([
-    `export LIVEKIT_URL=${shellQuote(fake.url)}`,
-    `export LIVEKIT_API_KEY=${shellQuote(fake.apiKey)}`,
-    `export LIVEKIT_API_SECRET=${shellQuote(fake.apiSecret)}`,
-    // vagent joins this fake's rooms with its development room driver.
-    'export VAGENT_LIVEKIT_ROOMS=fake',
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `export LIVEKIT_URL=${shellQuote(fake.url)}`,
+      `export LIVEKIT_API_KEY=${shellQuote(fake.apiKey)}`,
+      `export LIVEKIT_API_SECRET=${shellQuote(fake.apiSecret)}`,
+      // vagent joins this fake's rooms with its development room driver.
+      'export VAGENT_LIVEKIT_ROOMS=fake',
+    ].join('\n') + '\n',
+  );
   if (callee) process.stderr.write(`[fake-livekit] callees say ${callee.steps.length} scripted step(s) in ${callee.language}\n`);
-  process.stderr.write(`[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`);
+  process.stderr.write(
+    `[fake-livekit] listening on ${fake.url}${fake.webhookUrl ? `, webhooks to ${fake.webhookUrl}` : ''}; Ctrl-C stops\n`,
+  );
   process.stderr.write(restartNote('fake-livekit', 4));
   closeOnSignals('fake-livekit', () => fake.close());
 }
@@ -163,7 +169,9 @@ async function main(argv: string[]): Promise<number> {
     }
     if (command === 'hangup') {
       const v = required(values, 'webhook', 'call-id', 'room', 'identity');
-      const { status } = await oneShot(values, (f) => f.hangup({ callId: v['call-id'], room: v.room, identity: v.identity, inbound: values.inbound ?? false, url: v.webhook }));
+      const { status } = await oneShot(values, (f) =>
+        f.hangup({ callId: v['call-id'], room: v.room, identity: v.identity, inbound: values.inbound ?? false, url: v.webhook }),
+      );
       process.stderr.write(`[fake-livekit] participant_left → ${v.webhook}: ${status}\n`);
       return status >= 200 && status < 300 ? 0 : 1;
     }

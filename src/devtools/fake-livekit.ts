@@ -19,10 +19,28 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  AgentDispatch, AgentDispatchState, CreateAgentDispatchRequest, CreateSIPOutboundTrunkRequest, CreateSIPParticipantRequest,
-  DeleteRoomRequest, DeleteRoomResponse, DeleteSIPTrunkRequest, DisconnectReason, ListParticipantsRequest, ListParticipantsResponse,
-  ListSIPOutboundTrunkRequest, ListSIPOutboundTrunkResponse, ParticipantInfo, ParticipantInfo_Kind, ParticipantInfo_State,
-  RemoveParticipantResponse, Room, RoomParticipantIdentity, SIPParticipantInfo, SIPTrunkInfo, WebhookEvent,
+  AgentDispatch,
+  AgentDispatchState,
+  CreateAgentDispatchRequest,
+  CreateSIPOutboundTrunkRequest,
+  CreateSIPParticipantRequest,
+  DeleteRoomRequest,
+  DeleteRoomResponse,
+  DeleteSIPTrunkRequest,
+  DisconnectReason,
+  ListParticipantsRequest,
+  ListParticipantsResponse,
+  ListSIPOutboundTrunkRequest,
+  ListSIPOutboundTrunkResponse,
+  ParticipantInfo,
+  ParticipantInfo_Kind,
+  ParticipantInfo_State,
+  RemoveParticipantResponse,
+  Room,
+  RoomParticipantIdentity,
+  SIPParticipantInfo,
+  SIPTrunkInfo,
+  WebhookEvent,
 } from '@livekit/protocol';
 import type { SIPOutboundTrunkInfo } from '@livekit/protocol';
 import type { FakeRoomParticipant } from '../media/room-fake.js';
@@ -191,9 +209,24 @@ const MAX_BODY_BYTES = 1 << 20;
 
 /** Twirp error codes → HTTP status (twitchtv/twirp `errors.go`). */
 const TWIRP_STATUS: Record<string, number> = {
-  canceled: 408, unknown: 500, invalid_argument: 400, malformed: 400, deadline_exceeded: 408, not_found: 404, bad_route: 404,
-  already_exists: 409, permission_denied: 403, unauthenticated: 401, resource_exhausted: 429, failed_precondition: 412,
-  aborted: 409, out_of_range: 400, unimplemented: 501, internal: 500, unavailable: 503, data_loss: 500,
+  canceled: 408,
+  unknown: 500,
+  invalid_argument: 400,
+  malformed: 400,
+  deadline_exceeded: 408,
+  not_found: 404,
+  bad_route: 404,
+  already_exists: 409,
+  permission_denied: 403,
+  unauthenticated: 401,
+  resource_exhausted: 429,
+  failed_precondition: 412,
+  aborted: 409,
+  out_of_range: 400,
+  unimplemented: 501,
+  internal: 500,
+  unavailable: 503,
+  data_loss: 500,
 };
 
 /** SIP status simulated by the last three digits of the dialed number → Twirp code (livekit/protocol `sipCodeToGRPCCode`). */
@@ -206,7 +239,12 @@ const SIP_FAILURES: Record<string, { code: string; status: string; reason: Disco
 
 /** A Twirp error on its way to the client. */
 class TwirpFailure extends Error {
-  constructor(readonly code: string, msg: string, readonly meta?: Record<string, string>, readonly status = TWIRP_STATUS[code] ?? 500) {
+  constructor(
+    readonly code: string,
+    msg: string,
+    readonly meta?: Record<string, string>,
+    readonly status = TWIRP_STATUS[code] ?? 500,
+  ) {
     super(msg);
   }
 }
@@ -215,15 +253,39 @@ type JsonObject = Record<string, unknown>;
 /** protobuf-es's `JsonValue`, named through a class so no extra package is imported. */
 type ProtoJson = Parameters<typeof CreateSIPParticipantRequest.fromJson>[0];
 /** What the normaliser needs from a protobuf-es message class. */
-interface FieldLike { name: string; jsonName: string; kind: string; repeated: boolean; T?: unknown; V?: { kind: string; T?: unknown } }
-interface SchemaLike { fields: { list(): readonly FieldLike[] } }
-interface Decoder<T> extends SchemaLike { fromJson(json: ProtoJson, options: { ignoreUnknownFields: boolean }): T }
-interface Encodable { toJson(options: { emitDefaultValues: boolean; useProtoFieldName: boolean }): unknown }
-interface Claims { video?: { roomAdmin?: unknown; roomCreate?: unknown; room?: unknown }; sip?: { call?: unknown; admin?: unknown }; [claim: string]: unknown }
+interface FieldLike {
+  name: string;
+  jsonName: string;
+  kind: string;
+  repeated: boolean;
+  T?: unknown;
+  V?: { kind: string; T?: unknown };
+}
+interface SchemaLike {
+  fields: { list(): readonly FieldLike[] };
+}
+interface Decoder<T> extends SchemaLike {
+  fromJson(json: ProtoJson, options: { ignoreUnknownFields: boolean }): T;
+}
+interface Encodable {
+  toJson(options: { emitDefaultValues: boolean; useProtoFieldName: boolean }): unknown;
+}
+interface Claims {
+  video?: { roomAdmin?: unknown; roomCreate?: unknown; room?: unknown };
+  sip?: { call?: unknown; admin?: unknown };
+  [claim: string]: unknown;
+}
 
 /** One Twirp method: decode the body, check grants (a denial message or undefined), answer. */
-interface Route<T> { schema: Decoder<T>; permit(claims: Claims, req: T): string | undefined; handle(req: T): Promise<Encodable> }
-interface AnyRoute { schema: SchemaLike; run(claims: Claims, body: JsonObject): Promise<Encodable> }
+interface Route<T> {
+  schema: Decoder<T>;
+  permit(claims: Claims, req: T): string | undefined;
+  handle(req: T): Promise<Encodable>;
+}
+interface AnyRoute {
+  schema: SchemaLike;
+  run(claims: Claims, body: JsonObject): Promise<Encodable>;
+}
 
 /** Erases a route's request type behind a closure. */
 function route<T>(r: Route<T>): AnyRoute {
@@ -261,10 +323,14 @@ function normalise(value: JsonObject, schema: SchemaLike): JsonObject {
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
     const f = fields.find((x) => x.jsonName === key || x.name === key);
-    if (!f) { out[key] = v; continue; }
+    if (!f) {
+      out[key] = v;
+      continue;
+    }
     const sub = (x: unknown, T: unknown): unknown => (isObject(x) && isSchema(T) ? normalise(x, T) : x);
     if (f.kind === 'message') out[f.jsonName] = f.repeated && Array.isArray(v) ? v.map((x) => sub(x, f.T)) : sub(v, f.T);
-    else if (f.kind === 'map' && f.V?.kind === 'message' && isObject(v)) out[f.jsonName] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sub(x, f.V?.T)]));
+    else if (f.kind === 'map' && f.V?.kind === 'message' && isObject(v))
+      out[f.jsonName] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sub(x, f.V?.T)]));
     else out[f.jsonName] = v;
   }
   return out;
@@ -276,7 +342,12 @@ function verifyToken(token: string, apiKey: string, secret: string): Claims | st
   if (parts.length !== 3) return 'invalid token: not a JWT';
   const [h, p, s] = parts as [string, string, string];
   const parse = (x: string): JsonObject | undefined => {
-    try { const o: unknown = JSON.parse(Buffer.from(x, 'base64url').toString('utf8')); return isObject(o) ? o : undefined; } catch { return undefined; }
+    try {
+      const o: unknown = JSON.parse(Buffer.from(x, 'base64url').toString('utf8'));
+      return isObject(o) ? o : undefined;
+    } catch {
+      return undefined;
+    }
   };
   const header = parse(h);
   const claims = parse(p);
@@ -288,7 +359,8 @@ function verifyToken(token: string, apiKey: string, secret: string): Claims | st
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return 'invalid token: signature is invalid';
   const now = nowS();
   if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW_S < now) return 'invalid token: token is expired (exp)';
-  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf - CLOCK_SKEW_S > now)) return 'invalid token: token is not valid yet (nbf)';
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf - CLOCK_SKEW_S > now))
+    return 'invalid token: token is not valid yet (nbf)';
   return claims as Claims;
 }
 
@@ -303,7 +375,10 @@ function hostProblem(host: string, what: 'hostname' | 'address'): string | undef
 /** livekit/protocol `CreateSIPParticipantRequest.Validate` plus the checks livekit/sip makes before dialing. */
 function dialProblem(req: CreateSIPParticipantRequest, fromNumber: string): string | undefined {
   if (!req.sipTrunkId && !req.trunk && !req.sipNumber) return 'missing sip trunk id';
-  if (req.trunk) { const p = hostProblem(req.trunk.hostname, 'hostname'); if (p) return p; }
+  if (req.trunk) {
+    const p = hostProblem(req.trunk.hostname, 'hostname');
+    if (p) return p;
+  }
   if (!req.sipCallTo) return 'missing sip callee number';
   if (req.sipCallTo.includes('@')) return 'SipCallTo should be a phone number or SIP user, not a full SIP URI';
   if (!req.roomName) return 'missing room name';
@@ -320,7 +395,12 @@ const needRoomAdmin = (room: string) => (c: Claims) => {
   return v.roomAdmin === true && v.room === room ? undefined : DENIED;
 };
 
-interface FakeRoom { sid: string; name: string; creationTime: bigint; participants: Map<string, ParticipantInfo> }
+interface FakeRoom {
+  sid: string;
+  name: string;
+  creationTime: bigint;
+  participants: Map<string, ParticipantInfo>;
+}
 
 /** The fake; {@link startFakeLiveKit} is its public face. */
 class FakeServer implements FakeLiveKit {
@@ -337,39 +417,54 @@ class FakeServer implements FakeLiveKit {
   readonly callees = new Map<string, CalleeScript>();
   private readonly hub: FakeRoomHub;
 
-  constructor(readonly apiKey: string, readonly apiSecret: string, private readonly opts: FakeLiveKitOptions) {
+  constructor(
+    readonly apiKey: string,
+    readonly apiSecret: string,
+    private readonly opts: FakeLiveKitOptions,
+  ) {
     this.webhookUrl = opts.webhookUrl;
     this.server = http.createServer((req, res) => void this.serve(req, res));
-    this.hub = new FakeRoomHub({
-      verify: (token) => {
-        const claims = verifyToken(token, this.apiKey, this.apiSecret);
-        if (typeof claims === 'string') return claims;
-        const v = videoGrant(claims) as { roomJoin?: unknown; room?: unknown };
-        if (v.roomJoin !== true || typeof v.room !== 'string' || v.room === '') return 'the token has no video.roomJoin grant for a room';
-        if (typeof claims['sub'] !== 'string' || claims['sub'] === '') return 'the token has no identity (sub)';
-        return { room: v.room, identity: claims['sub'] };
+    this.hub = new FakeRoomHub(
+      {
+        verify: (token) => {
+          const claims = verifyToken(token, this.apiKey, this.apiSecret);
+          if (typeof claims === 'string') return claims;
+          const v = videoGrant(claims) as { roomJoin?: unknown; room?: unknown };
+          if (v.roomJoin !== true || typeof v.room !== 'string' || v.room === '') return 'the token has no video.roomJoin grant for a room';
+          if (typeof claims['sub'] !== 'string' || claims['sub'] === '') return 'the token has no identity (sub)';
+          return { room: v.room, identity: claims['sub'] };
+        },
+        participants: (room) => [...(this.rooms.get(room)?.participants.values() ?? [])].map(roomView),
+        script: (_room, p) => this.callees.get(p.attributes['sip.phoneNumber'] ?? '') ?? opts.callee ?? null,
+        joined: (roomName, identity) => {
+          const room = this.room(roomName);
+          room.participants.set(
+            identity,
+            new ParticipantInfo({
+              sid: newId('PA_'),
+              identity,
+              name: identity,
+              kind: ParticipantInfo_Kind.AGENT,
+              state: ParticipantInfo_State.ACTIVE,
+              joinedAt: BigInt(nowS()),
+              joinedAtMs: BigInt(Date.now()),
+            }),
+          );
+          // LiveKit answers a ringing inbound call once an agent subscribes to the caller's audio.
+          for (const p of room.participants.values()) {
+            if (p.kind === ParticipantInfo_Kind.SIP && p.attributes['sip.callStatus'] === 'ringing') this.activate(room, p);
+          }
+        },
+        calleeHangup: (roomName, identity) => {
+          const p = this.rooms.get(roomName)?.participants.get(identity);
+          if (p) this.leave(roomName, p, DisconnectReason.CLIENT_INITIATED, 'hangup');
+        },
+        left: (roomName, identity) => {
+          this.rooms.get(roomName)?.participants.delete(identity);
+        },
       },
-      participants: (room) => [...(this.rooms.get(room)?.participants.values() ?? [])].map(roomView),
-      script: (_room, p) => this.callees.get(p.attributes['sip.phoneNumber'] ?? '') ?? opts.callee ?? null,
-      joined: (roomName, identity) => {
-        const room = this.room(roomName);
-        room.participants.set(identity, new ParticipantInfo({
-          sid: newId('PA_'), identity, name: identity, kind: ParticipantInfo_Kind.AGENT, state: ParticipantInfo_State.ACTIVE,
-          joinedAt: BigInt(nowS()), joinedAtMs: BigInt(Date.now()),
-        }));
-        // LiveKit answers a ringing inbound call once an agent subscribes to the caller's audio.
-        for (const p of room.participants.values()) {
-          if (p.kind === ParticipantInfo_Kind.SIP && p.attributes['sip.callStatus'] === 'ringing') this.activate(room, p);
-        }
-      },
-      calleeHangup: (roomName, identity) => {
-        const p = this.rooms.get(roomName)?.participants.get(identity);
-        if (p) this.leave(roomName, p, DisconnectReason.CLIENT_INITIATED, 'hangup');
-      },
-      left: (roomName, identity) => {
-        this.rooms.get(roomName)?.participants.delete(identity);
-      },
-    }, opts.synthesize ?? espeakVoice());
+      opts.synthesize ?? espeakVoice(),
+    );
     this.hub.attach(this.server);
     this.routes = {
       'livekit.SIP/CreateSIPParticipant': route({
@@ -377,14 +472,22 @@ class FakeServer implements FakeLiveKit {
         permit: (c) => (sipGrant(c).call === true ? undefined : DENIED),
         handle: (r) => this.createSipParticipant(r),
       }),
-      'livekit.SIP/CreateSIPOutboundTrunk': route({ schema: CreateSIPOutboundTrunkRequest, permit: needSipAdmin, handle: async (r) => this.createTrunk(r) }),
+      'livekit.SIP/CreateSIPOutboundTrunk': route({
+        schema: CreateSIPOutboundTrunkRequest,
+        permit: needSipAdmin,
+        handle: async (r) => this.createTrunk(r),
+      }),
       'livekit.SIP/ListSIPOutboundTrunk': route({
         schema: ListSIPOutboundTrunkRequest,
         permit: needSipAdmin,
-        handle: async (r) => new ListSIPOutboundTrunkResponse({
-          items: [...this.trunks.values()].filter((t) => (r.trunkIds.length === 0 || r.trunkIds.includes(t.sipTrunkId))
-            && (r.numbers.length === 0 || t.numbers.some((n) => r.numbers.includes(n)))),
-        }),
+        handle: async (r) =>
+          new ListSIPOutboundTrunkResponse({
+            items: [...this.trunks.values()].filter(
+              (t) =>
+                (r.trunkIds.length === 0 || r.trunkIds.includes(t.sipTrunkId)) &&
+                (r.numbers.length === 0 || t.numbers.some((n) => r.numbers.includes(n))),
+            ),
+          }),
       }),
       'livekit.SIP/DeleteSIPTrunk': route({
         schema: DeleteSIPTrunkRequest,
@@ -397,10 +500,17 @@ class FakeServer implements FakeLiveKit {
       'livekit.AgentDispatchService/CreateDispatch': route({
         schema: CreateAgentDispatchRequest,
         permit: (c, r) => needRoomAdmin(r.room)(c),
-        handle: async (r) => new AgentDispatch({
-          id: newId('AD_'), agentName: r.agentName, room: r.room, metadata: r.metadata, restartPolicy: r.restartPolicy, deployment: r.deployment,
-          attributes: r.attributes, state: new AgentDispatchState({ jobs: [], createdAt: BigInt(Date.now()) * 1_000_000n }),
-        }),
+        handle: async (r) =>
+          new AgentDispatch({
+            id: newId('AD_'),
+            agentName: r.agentName,
+            room: r.room,
+            metadata: r.metadata,
+            restartPolicy: r.restartPolicy,
+            deployment: r.deployment,
+            attributes: r.attributes,
+            state: new AgentDispatchState({ jobs: [], createdAt: BigInt(Date.now()) * 1_000_000n }),
+          }),
       }),
       'livekit.RoomService/ListParticipants': route({
         schema: ListParticipantsRequest,
@@ -473,7 +583,9 @@ class FakeServer implements FakeLiveKit {
   }
 
   hangups(): RecordedRequest[] {
-    return this.requests.filter((r) => r.service === 'livekit.RoomService' && (r.method === 'RemoveParticipant' || r.method === 'DeleteRoom'));
+    return this.requests.filter(
+      (r) => r.service === 'livekit.RoomService' && (r.method === 'RemoveParticipant' || r.method === 'DeleteRoom'),
+    );
   }
 
   /** Throws {@link FakeBehaviour.failNextRoom} once, if set. */
@@ -486,7 +598,12 @@ class FakeServer implements FakeLiveKit {
 
   signWebhook(body: string): string {
     const now = nowS();
-    const claims = { iss: this.apiKey, nbf: now, exp: now + WEBHOOK_TTL_S, sha256: createHash('sha256').update(body, 'utf8').digest('base64') };
+    const claims = {
+      iss: this.apiKey,
+      nbf: now,
+      exp: now + WEBHOOK_TTL_S,
+      sha256: createHash('sha256').update(body, 'utf8').digest('base64'),
+    };
     const unsigned = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
     return `${unsigned}.${createHmac('sha256', this.apiSecret).update(unsigned).digest('base64url')}`;
   }
@@ -500,8 +617,12 @@ class FakeServer implements FakeLiveKit {
     const callId = opts.callId ?? newId('SCL_');
     const room = this.room(opts.room ?? `call-${opts.from}_${newId('').slice(0, 8)}`);
     const p = this.sipParticipant(`sip_${opts.from}`, `Phone ${opts.from}`, {
-      'sip.callID': callId, 'sip.callStatus': 'ringing', 'sip.trunkPhoneNumber': opts.to, 'sip.phoneNumber': opts.from,
-      'sip.ruleID': newId('SDR_'), 'sip.trunkID': newId('ST_'),
+      'sip.callID': callId,
+      'sip.callStatus': 'ringing',
+      'sip.trunkPhoneNumber': opts.to,
+      'sip.phoneNumber': opts.from,
+      'sip.ruleID': newId('SDR_'),
+      'sip.trunkID': newId('ST_'),
     });
     room.participants.set(p.identity, p);
     this.hub.participantJoined(room.name, roomView(p));
@@ -511,10 +632,20 @@ class FakeServer implements FakeLiveKit {
 
   async hangup(opts: HangupOptions): Promise<{ status: number }> {
     const known = this.rooms.get(opts.room)?.participants.get(opts.identity);
-    const p = known ?? this.sipParticipant(opts.identity, '', {
-      'sip.callID': opts.callId, 'sip.callStatus': 'active', 'sip.trunkID': '', ...(opts.inbound ? { 'sip.ruleID': newId('SDR_') } : {}),
-    });
-    const room = this.rooms.get(opts.room) ?? { sid: newId('RM_'), name: opts.room, creationTime: BigInt(nowS()), participants: new Map() };
+    const p =
+      known ??
+      this.sipParticipant(opts.identity, '', {
+        'sip.callID': opts.callId,
+        'sip.callStatus': 'active',
+        'sip.trunkID': '',
+        ...(opts.inbound ? { 'sip.ruleID': newId('SDR_') } : {}),
+      });
+    const room = this.rooms.get(opts.room) ?? {
+      sid: newId('RM_'),
+      name: opts.room,
+      creationTime: BigInt(nowS()),
+      participants: new Map(),
+    };
     room.participants.delete(opts.identity);
     this.hub.participantLeft(room.name, opts.identity);
     const left = this.departed(p, DisconnectReason.CLIENT_INITIATED, 'hangup');
@@ -545,7 +676,10 @@ class FakeServer implements FakeLiveKit {
     const fail = (e: TwirpFailure): number => send(e.status, { code: e.code, msg: e.message, ...(e.meta ? { meta: e.meta } : {}) });
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const m = /^\/twirp\/([\w.]+)\/(\w+)$/.exec(path);
-    if (!m) { fail(new TwirpFailure('bad_route', `no handler for path "${path}"`)); return; }
+    if (!m) {
+      fail(new TwirpFailure('bad_route', `no handler for path "${path}"`));
+      return;
+    }
     const [, service = '', method = ''] = m;
     const contentType = req.headers['content-type'] ?? '';
     const record: RecordedRequest = { service, method, contentType, grants: {}, body: {}, at: Date.now() };
@@ -600,21 +734,35 @@ class FakeServer implements FakeLiveKit {
     const sipCode = req.sipCallTo.slice(-3);
     const failure = SIP_FAILURES[sipCode];
     if (failure && req.waitUntilAnswered) {
-      throw new TwirpFailure(failure.code, `twirp error unknown: sip status: ${sipCode}: ${failure.status}`, { sip_status_code: sipCode, sip_status: failure.status });
+      throw new TwirpFailure(failure.code, `twirp error unknown: sip status: ${sipCode}: ${failure.status}`, {
+        sip_status_code: sipCode,
+        sip_status: failure.status,
+      });
     }
     const callId = newId('SCL_');
     const room = this.room(req.roomName);
-    const phone: Record<string, string> = req.hidePhoneNumber ? {} : { 'sip.trunkPhoneNumber': fromNumber, 'sip.phoneNumber': req.sipCallTo };
-    const p = this.sipParticipant(req.participantIdentity || `sip_${req.sipCallTo}`, req.participantName, {
-      ...req.participantAttributes, 'sip.callID': callId, 'sip.callStatus': 'dialing', ...phone, 'sip.trunkID': req.sipTrunkId,
-    }, req.participantMetadata);
+    const phone: Record<string, string> = req.hidePhoneNumber
+      ? {}
+      : { 'sip.trunkPhoneNumber': fromNumber, 'sip.phoneNumber': req.sipCallTo };
+    const p = this.sipParticipant(
+      req.participantIdentity || `sip_${req.sipCallTo}`,
+      req.participantName,
+      {
+        ...req.participantAttributes,
+        'sip.callID': callId,
+        'sip.callStatus': 'dialing',
+        ...phone,
+        'sip.trunkID': req.sipTrunkId,
+      },
+      req.participantMetadata,
+    );
     // The participant joins before the INVITE (livekit/sip outbound.go), so participant_joined says `dialing`.
     this.fireAndForget('participant_joined', () => this.eventBody('participant_joined', room, p));
     if (failure) {
       // Without waitUntilAnswered the request has already succeeded; the rejected call just leaves.
       this.fireAndForget('participant_left', () => this.eventBody('participant_left', room, this.departed(p, failure.reason)));
     } else {
-      const ringMs = req.waitUntilAnswered ? 0 : this.behaviour.ringMs ?? 0;
+      const ringMs = req.waitUntilAnswered ? 0 : (this.behaviour.ringMs ?? 0);
       room.participants.set(p.identity, p);
       this.hub.participantJoined(room.name, roomView(p));
       if (ringMs > 0) {
@@ -626,7 +774,12 @@ class FakeServer implements FakeLiveKit {
         this.activate(room, p);
       }
     }
-    return new SIPParticipantInfo({ participantId: p.sid, participantIdentity: p.identity, roomName: room.name, sipCallId: callId });
+    return new SIPParticipantInfo({
+      participantId: p.sid,
+      participantIdentity: p.identity,
+      roomName: room.name,
+      sipCallId: callId,
+    });
   }
 
   private createTrunk(req: CreateSIPOutboundTrunkRequest): SIPOutboundTrunkInfo {
@@ -661,8 +814,15 @@ class FakeServer implements FakeLiveKit {
   private sipParticipant(identity: string, name: string, attributes: Record<string, string>, metadata = ''): ParticipantInfo {
     const ms = Date.now();
     return new ParticipantInfo({
-      sid: newId('PA_'), identity, name, metadata, attributes, kind: ParticipantInfo_Kind.SIP, state: ParticipantInfo_State.ACTIVE,
-      joinedAt: BigInt(Math.floor(ms / 1000)), joinedAtMs: BigInt(ms),
+      sid: newId('PA_'),
+      identity,
+      name,
+      metadata,
+      attributes,
+      kind: ParticipantInfo_Kind.SIP,
+      state: ParticipantInfo_State.ACTIVE,
+      joinedAt: BigInt(Math.floor(ms / 1000)),
+      joinedAtMs: BigInt(ms),
     });
   }
 
@@ -680,14 +840,21 @@ class FakeServer implements FakeLiveKit {
     const r = this.room(room);
     r.participants.delete(p.identity);
     this.hub.participantLeft(room, p.identity);
-    this.fireAndForget('participant_left', () => this.eventBody('participant_left', r, this.departed(p, reason, p.kind === ParticipantInfo_Kind.SIP ? callStatus : undefined)));
+    this.fireAndForget('participant_left', () =>
+      this.eventBody('participant_left', r, this.departed(p, reason, p.kind === ParticipantInfo_Kind.SIP ? callStatus : undefined)),
+    );
   }
 
   private eventBody(event: string, room: FakeRoom, participant: ParticipantInfo): string {
-    return JSON.stringify(new WebhookEvent({
-      event, id: newId('EV_'), createdAt: BigInt(nowS()), participant,
-      room: new Room({ sid: room.sid, name: room.name, creationTime: room.creationTime }),
-    }).toJson());
+    return JSON.stringify(
+      new WebhookEvent({
+        event,
+        id: newId('EV_'),
+        createdAt: BigInt(nowS()),
+        participant,
+        room: new Room({ sid: room.sid, name: room.name, creationTime: room.creationTime }),
+      }).toJson(),
+    );
   }
 
   /** Queues a webhook to {@link webhookUrl} (if set), in order, without waiting for it. */
@@ -695,7 +862,12 @@ class FakeServer implements FakeLiveKit {
     const url = this.webhookUrl;
     if (!url) return;
     const text = body();
-    this.queue = this.queue.then(() => this.post(text, event, url).then(() => undefined, () => undefined));
+    this.queue = this.queue.then(() =>
+      this.post(text, event, url).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
   }
 
   private async post(body: string, event: string, url = this.webhookUrl): Promise<{ status: number; body: string }> {
@@ -720,7 +892,10 @@ class FakeServer implements FakeLiveKit {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(() => { this.timers.delete(t); resolve(); }, ms);
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, ms);
       this.timers.add(t);
     });
   }
@@ -762,14 +937,19 @@ export async function startFakeLiveKit(opts: FakeLiveKitOptions = {}): Promise<F
 /** A participant as the fake room's socket describes it. */
 function roomView(p: ParticipantInfo): FakeRoomParticipant {
   return {
-    identity: p.identity, kind: Number(p.kind), attributes: { ...p.attributes },
+    identity: p.identity,
+    kind: Number(p.kind),
+    attributes: { ...p.attributes },
     audio: p.kind === ParticipantInfo_Kind.SIP && p.attributes['sip.callStatus'] === 'active',
   };
 }
 
 /** The embedded espeak-ng voice, started on first use (lines of a callee script). */
 function espeakVoice(): (text: string, language: string) => Promise<{ samples: Int16Array; sampleRate: number }> {
-  let synth: Promise<{ synthesize(text: string, voice: string, o: { timeoutMs: number }): Promise<{ samples: Int16Array; sampleRate: number }>; voiceFor(l: string): string }> | null = null;
+  let synth: Promise<{
+    synthesize(text: string, voice: string, o: { timeoutMs: number }): Promise<{ samples: Int16Array; sampleRate: number }>;
+    voiceFor(l: string): string;
+  }> | null = null;
   return async (text, language) => {
     synth ??= import('../speech/espeak.js').then(({ EspeakSynthesizer }) => new EspeakSynthesizer());
     const s = await synth;

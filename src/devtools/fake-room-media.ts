@@ -11,7 +11,13 @@
 import type http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resample } from '../media/audio.js';
-import { FAKE_ROOM_FRAME_SAMPLES, FAKE_ROOM_PATH, FAKE_ROOM_RATE, type FakeRoomMessage, type FakeRoomParticipant } from '../media/room-fake.js';
+import {
+  FAKE_ROOM_FRAME_SAMPLES,
+  FAKE_ROOM_PATH,
+  FAKE_ROOM_RATE,
+  type FakeRoomMessage,
+  type FakeRoomParticipant,
+} from '../media/room-fake.js';
 
 /** One step of a callee's script. */
 export type CalleeStep =
@@ -71,7 +77,11 @@ const SPEECH_PEAK = 600;
 /** Audio frames are sent in batches of this many 10 ms frames. */
 const BATCH_FRAMES = 2;
 
-interface Conn { ws: WebSocket; room: string; identity: string }
+interface Conn {
+  ws: WebSocket;
+  room: string;
+  identity: string;
+}
 
 /** The fake's room media. */
 export class FakeRoomHub {
@@ -81,7 +91,10 @@ export class FakeRoomHub {
   /** Logs by room name, kept after the call. */
   readonly logs = new Map<string, CalleeLog>();
 
-  constructor(private readonly host: RoomHost, private readonly synthesize: (text: string, language: string) => Promise<{ samples: Int16Array; sampleRate: number }>) {}
+  constructor(
+    private readonly host: RoomHost,
+    private readonly synthesize: (text: string, language: string) => Promise<{ samples: Int16Array; sampleRate: number }>,
+  ) {}
 
   /** Serves the room WebSocket on `server`. */
   attach(server: http.Server): void {
@@ -203,7 +216,13 @@ class Callee {
   private speaking: { pcm: Int16Array; at: number; line: CalleeLog['lines'][number] } | null = null;
   private framesSent = 0;
 
-  constructor(readonly room: string, readonly identity: string, private readonly script: CalleeScript | null, private readonly log: CalleeLog, private readonly io: CalleeIo) {}
+  constructor(
+    readonly room: string,
+    readonly identity: string,
+    private readonly script: CalleeScript | null,
+    private readonly log: CalleeLog,
+    private readonly io: CalleeIo,
+  ) {}
 
   private now(): number {
     return Date.now() - this.t0;
@@ -212,9 +231,11 @@ class Callee {
   start(): void {
     // Paced by elapsed time (no drift): frames are due every 10 ms from the start.
     this.timer = setInterval(() => this.pump(), 20);
-    void this.run().catch(() => undefined).finally(() => {
-      this.log.done = true;
-    });
+    void this.run()
+      .catch(() => undefined)
+      .finally(() => {
+        this.log.done = true;
+      });
   }
 
   stop(): void {
@@ -295,12 +316,14 @@ class Callee {
     if (!script) return;
     const language = script.language ?? 'en-IN';
     // Lines are synthesised before the call goes on, so none is late.
-    const audio = await Promise.all(script.steps.map(async (step) => {
-      if (!('say' in step)) return null;
-      if (step.pcm) return resample(step.pcm, step.sampleRate ?? 16000, FAKE_ROOM_RATE);
-      const out = await this.io.synthesize(step.say, language);
-      return resample(out.samples, out.sampleRate, FAKE_ROOM_RATE);
-    }));
+    const audio = await Promise.all(
+      script.steps.map(async (step) => {
+        if (!('say' in step)) return null;
+        if (step.pcm) return resample(step.pcm, step.sampleRate ?? 16000, FAKE_ROOM_RATE);
+        const out = await this.io.synthesize(step.say, language);
+        return resample(out.samples, out.sampleRate, FAKE_ROOM_RATE);
+      }),
+    );
     for (let i = 0; i < script.steps.length && !this.stopped; i++) {
       const step = script.steps[i]!;
       if ('wait' in step) {
@@ -360,7 +383,8 @@ export function parseCalleeLines(lines: readonly string[]): CalleeStep[] {
         steps.push({ dtmf: arg });
       } else if (kind === 'wait') {
         const ms = Number(arg);
-        if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) throw new RangeError(`wait: needs milliseconds 0–600000; got ${JSON.stringify(arg)}`);
+        if (!Number.isInteger(ms) || ms < 0 || ms > 600_000)
+          throw new RangeError(`wait: needs milliseconds 0–600000; got ${JSON.stringify(arg)}`);
         steps.push({ wait: ms });
       } else {
         steps.push({ say: arg, bargeInAfterMs: 600 });

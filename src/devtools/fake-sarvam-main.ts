@@ -33,10 +33,14 @@ function parseScript(text: string): string[] {
   const trimmed = text.trim();
   if (trimmed.startsWith('[')) {
     const list: unknown = JSON.parse(trimmed);
-    if (!Array.isArray(list) || !list.every((t) => typeof t === 'string')) throw new UsageError('--script: a JSON script must be an array of strings');
+    if (!Array.isArray(list) || !list.every((t) => typeof t === 'string'))
+      throw new UsageError('--script: a JSON script must be an array of strings');
     return list;
   }
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 function parseNumber(name: string, raw: string | undefined, fallback: number, max: number): number {

@@ -41,14 +41,47 @@ import { WebSocketServer, type WebSocket } from 'ws';
 /** The path the fake serves (Sarvam's). */
 export const FAKE_SARVAM_PATH = '/speech-to-text/ws';
 
-const LANGUAGES = new Set(['unknown', 'en-IN', 'hi-IN', 'bn-IN', 'gu-IN', 'kn-IN', 'ml-IN', 'mr-IN', 'od-IN', 'pa-IN', 'ta-IN', 'te-IN', 'as-IN', 'ur-IN', 'ne-IN', 'kok-IN', 'ks-IN', 'sd-IN', 'sa-IN', 'sat-IN', 'mni-IN', 'brx-IN', 'mai-IN', 'doi-IN']);
+const LANGUAGES = new Set([
+  'unknown',
+  'en-IN',
+  'hi-IN',
+  'bn-IN',
+  'gu-IN',
+  'kn-IN',
+  'ml-IN',
+  'mr-IN',
+  'od-IN',
+  'pa-IN',
+  'ta-IN',
+  'te-IN',
+  'as-IN',
+  'ur-IN',
+  'ne-IN',
+  'kok-IN',
+  'ks-IN',
+  'sd-IN',
+  'sa-IN',
+  'sat-IN',
+  'mni-IN',
+  'brx-IN',
+  'mai-IN',
+  'doi-IN',
+]);
 const MODELS = new Set(['saaras:v3', 'saaras:v4', 'saarika:v2.5']);
 const MODES = new Set(['transcribe', 'translate', 'verbatim', 'translit', 'codemix']);
 const CODECS = new Set(['wav', 'pcm_s16le', 'pcm_l16', 'pcm_raw']);
 const RATES = new Set(['8000', '16000']);
 const BOOLEANS = ['high_vad_sensitivity', 'vad_signals', 'flush_signal'] as const;
 const ENCODINGS = new Set(['audio/wav', 'wav', 'pcm_s16le', 'pcm_l16', 'pcm_raw']);
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
 
 /** Options of {@link startFakeSarvam}. */
 export interface FakeSarvamOptions {
@@ -123,7 +156,9 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
   const sockets = new Set<Socket>();
   const wss = new WebSocketServer({ noServer: true });
   const server = http.createServer((_req, res) => {
-    res.writeHead(426, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'this endpoint speaks WebSocket', code: 'invalid_request_error' } }));
+    res
+      .writeHead(426, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { message: 'this endpoint speaks WebSocket', code: 'invalid_request_error' } }));
   });
   server.on('connection', (s) => {
     sockets.add(s);
@@ -151,26 +186,50 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
     const u = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(u.searchParams);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (k !== 'api-subscription-key' && k !== 'authorization' && typeof v === 'string') headers[k] = v;
-    const conn: FakeSarvamConnection = { query, headers, audioBytes: 0, audio: [], messages: {}, transcripts: [], dropped: false };
+    for (const [k, v] of Object.entries(req.headers))
+      if (k !== 'api-subscription-key' && k !== 'authorization' && typeof v === 'string') headers[k] = v;
+    const conn: FakeSarvamConnection = {
+      query,
+      headers,
+      audioBytes: 0,
+      audio: [],
+      messages: {},
+      transcripts: [],
+      dropped: false,
+    };
     connections.push(conn);
     const refuse = (status: number, message: string, code: string): void => {
       conn.refused = status;
       const body = JSON.stringify({ error: { message, code, request_id: requestId() } });
-      socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     };
     if (u.pathname !== FAKE_SARVAM_PATH) return refuse(404, `no such endpoint: ${u.pathname}`, 'not_found_error');
     if (req.headers['api-subscription-key'] !== apiKey) return refuse(403, 'Invalid API key', 'invalid_api_key_error');
     const forced = rejects.shift();
     if (forced !== undefined) {
-      const code = forced === 429 ? 'rate_limit_exceeded_error' : forced === 403 ? 'invalid_api_key_error' : forced >= 500 ? 'internal_server_error' : 'invalid_request_error';
+      const code =
+        forced === 429
+          ? 'rate_limit_exceeded_error'
+          : forced === 403
+            ? 'invalid_api_key_error'
+            : forced >= 500
+              ? 'internal_server_error'
+              : 'invalid_request_error';
       return refuse(forced, `scripted refusal (${forced})`, code);
     }
     const bad = checkQuery(query);
     if (bad) return refuse(400, bad, 'invalid_request_error');
     wss.handleUpgrade(req, socket, head, (ws) => {
       opts.onConnection?.(conn);
-      serve(ws, conn, { script, drop: drops.shift(), speechRms: opts.speechRms ?? 500, endSilenceMs: opts.endSilenceMs, delay: () => fake.answerDelayMs });
+      serve(ws, conn, {
+        script,
+        drop: drops.shift(),
+        speechRms: opts.speechRms ?? 500,
+        endSilenceMs: opts.endSilenceMs,
+        delay: () => fake.answerDelayMs,
+      });
     });
   });
 
@@ -193,7 +252,8 @@ function checkQuery(q: Record<string, string>): string | undefined {
   if (!MODELS.has(model)) return `model ${model} is not supported on this endpoint`;
   if (q.mode !== undefined && (!MODES.has(q.mode) || !model.startsWith('saaras'))) return `mode ${q.mode} is not valid for model ${model}`;
   if (q.sample_rate !== undefined && !RATES.has(q.sample_rate)) return `sample_rate ${q.sample_rate} is not supported`;
-  if (q.input_audio_codec !== undefined && !CODECS.has(q.input_audio_codec)) return `input_audio_codec ${q.input_audio_codec} is not supported`;
+  if (q.input_audio_codec !== undefined && !CODECS.has(q.input_audio_codec))
+    return `input_audio_codec ${q.input_audio_codec} is not supported`;
   for (const b of BOOLEANS) if (q[b] !== undefined && q[b] !== 'true' && q[b] !== 'false') return `${b} must be true or false`;
   return undefined;
 }
@@ -247,7 +307,15 @@ function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void
       conn.transcripts.push(transcript);
       send({
         type: 'data',
-        data: { request_id: requestId(), transcript, timestamps: null, diarized_transcript: null, language_code: language, language_probability: null, metrics: { audio_duration: audioS, processing_latency: delay / 1000 } },
+        data: {
+          request_id: requestId(),
+          transcript,
+          timestamps: null,
+          diarized_transcript: null,
+          language_code: language,
+          language_probability: null,
+          metrics: { audio_duration: audioS, processing_latency: delay / 1000 },
+        },
       });
     });
   };
@@ -312,7 +380,10 @@ function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void
     if (m.type === undefined && a && typeof a.data === 'string') {
       count('audio');
       if (a.encoding !== undefined && !ENCODINGS.has(String(a.encoding))) {
-        send({ type: 'error', data: { error: `unsupported audio encoding ${String(a.encoding)}`, code: 'invalid_request_error' } });
+        send({
+          type: 'error',
+          data: { error: `unsupported audio encoding ${String(a.encoding)}`, code: 'invalid_request_error' },
+        });
         return;
       }
       let bytes = Buffer.from(a.data, 'base64');
@@ -322,7 +393,11 @@ function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void
       conn.audioBytes += pcm.length * 2;
       conn.audio.push(pcm);
       receivedMs += (pcm.length / rate) * 1000;
-      if (o.drop && ((o.drop.afterBytes !== undefined && conn.audioBytes >= o.drop.afterBytes) || (o.drop.afterMs !== undefined && receivedMs >= o.drop.afterMs))) {
+      if (
+        o.drop &&
+        ((o.drop.afterBytes !== undefined && conn.audioBytes >= o.drop.afterBytes) ||
+          (o.drop.afterMs !== undefined && receivedMs >= o.drop.afterMs))
+      ) {
         conn.dropped = true;
         ended = true;
         ws.terminate();
@@ -332,6 +407,9 @@ function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void
       return;
     }
     count('other');
-    send({ type: 'error', data: { error: 'message must carry audio, or be of type flush, config or end_of_stream', code: 'invalid_request_error' } });
+    send({
+      type: 'error',
+      data: { error: 'message must carry audio, or be of type flush, config or end_of_stream', code: 'invalid_request_error' },
+    });
   });
 }

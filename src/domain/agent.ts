@@ -30,13 +30,17 @@ export type SlotValue = boolean | number | string;
 const Text = z.string().trim().min(1, 'must not be empty').max(1000, 'at most 1000 characters');
 const Word = z.string().trim().min(1).max(100);
 const StepId = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a step id is lowercase letters, digits and _ (1–64, starting with a letter)');
-const SlotName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a slot name is lowercase letters, digits and _ (1–64, starting with a letter)');
+const SlotName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a slot name is lowercase letters, digits and _ (1–64, starting with a letter)');
 
 /** One option of a `choice` slot: its id (the canonical value) and the words that pick it. */
-export const ChoiceOptionSchema = z.object({
-  id: z.string().regex(/^[a-z0-9_]{1,64}$/, 'an option id is lowercase letters, digits and _'),
-  synonyms: z.array(Word).max(50).default([]),
-}).strict();
+export const ChoiceOptionSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9_]{1,64}$/, 'an option id is lowercase letters, digits and _'),
+    synonyms: z.array(Word).max(50).default([]),
+  })
+  .strict();
 /** A choice option after defaults. */
 export type ChoiceOption = z.infer<typeof ChoiceOptionSchema>;
 
@@ -85,7 +89,10 @@ export const StepSchema = z
      * Ends the conversation when the step settles on `value` (e.g. `false` for "Am I speaking
      * with …?"): `say` is spoken instead of the rest of the workflow and its closing line.
      */
-    stop_if: z.object({ value: z.union([z.boolean(), z.number(), z.string()]), say: Text }).strict().optional(),
+    stop_if: z
+      .object({ value: z.union([z.boolean(), z.number(), z.string()]), say: Text })
+      .strict()
+      .optional(),
     /**
      * `false`: on a phone line, caller speech never interrupts this step's question and
      * re-prompt (a legal disclaimer that must be heard whole); their clips carry the flag
@@ -106,11 +113,13 @@ export const StepSchema = z
 export type Step = z.infer<typeof StepSchema>;
 
 /** A frequently asked question: keyword match → answer, then the current step is asked again. */
-export const FaqSchema = z.object({
-  intent: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'an intent is lowercase letters, digits and _'),
-  keywords: z.array(Word).min(1).max(50),
-  answer: Text,
-}).strict();
+export const FaqSchema = z
+  .object({
+    intent: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'an intent is lowercase letters, digits and _'),
+    keywords: z.array(Word).min(1).max(50),
+    answer: Text,
+  })
+  .strict();
 /** An FAQ entry. */
 export type Faq = z.infer<typeof FaqSchema>;
 
@@ -118,11 +127,13 @@ export type Faq = z.infer<typeof FaqSchema>;
  * One opening clip: what the agent says first, before the caller speaks. `barge_in: false`
  * makes the caller hear it whole on a phone line (a recording notice, a legal disclaimer).
  */
-export const OpeningClipSchema = z.object({
-  text: Text,
-  requires_user_input: z.boolean().default(false),
-  barge_in: z.literal(false, { error: 'barge_in on an opening line can only be false (leave it out to allow barge-in)' }).optional(),
-}).strict();
+export const OpeningClipSchema = z
+  .object({
+    text: Text,
+    requires_user_input: z.boolean().default(false),
+    barge_in: z.literal(false, { error: 'barge_in on an opening line can only be false (leave it out to allow barge-in)' }).optional(),
+  })
+  .strict();
 
 /** Bounds of the agent's `media` settings (see {@link MediaSettingsSchema}). */
 export const MEDIA_LIMITS = Object.freeze({
@@ -136,14 +147,16 @@ export const MEDIA_LIMITS = Object.freeze({
   endOfUtteranceMs: { min: MIN_EOU_SILENCE_MS, max: MAX_EOU_SILENCE_MS },
 });
 
-const wholeIn = (name: string, unit: string, b: { min: number; max: number }) => z
-  .number({ error: `${name} must be a number of ${unit}` })
-  .int({ error: `${name} must be a whole number of ${unit}` })
-  .min(b.min, { error: `${name} must be at least ${b.min} ${unit}` })
-  .max(b.max, { error: `${name} must be at most ${b.max} ${unit}` });
+const wholeIn = (name: string, unit: string, b: { min: number; max: number }) =>
+  z
+    .number({ error: `${name} must be a number of ${unit}` })
+    .int({ error: `${name} must be a whole number of ${unit}` })
+    .min(b.min, { error: `${name} must be at least ${b.min} ${unit}` })
+    .max(b.max, { error: `${name} must be at most ${b.max} ${unit}` });
 
 const EouMs = wholeIn('end_of_utterance_ms', 'ms', MEDIA_LIMITS.endOfUtteranceMs);
-const Confidence = z.number({ error: 'min_confidence values must be numbers from 0 to 1' })
+const Confidence = z
+  .number({ error: 'min_confidence values must be numbers from 0 to 1' })
   .min(0, { error: 'min_confidence values must be numbers from 0 to 1' })
   .max(1, { error: 'min_confidence values must be numbers from 0 to 1' });
 
@@ -158,26 +171,53 @@ const Confidence = z.number({ error: 'min_confidence values must be numbers from
  *   `name`, `date`, `time`, `free`), the silence that ends the caller's answer, ms, overriding
  *   the defaults of src/domain/media.ts.
  */
-export const MediaSettingsSchema = z.object({
-  barge_in: z.boolean({ error: 'barge_in must be true or false' }).default(true),
-  no_speech_timeout_ms: wholeIn('no_speech_timeout_ms', 'ms', MEDIA_LIMITS.noSpeechTimeoutMs).default(MEDIA_LIMITS.noSpeechTimeoutMs.default),
-  max_silence_reprompts: wholeIn('max_silence_reprompts', 're-prompts', MEDIA_LIMITS.maxSilenceReprompts).default(MEDIA_LIMITS.maxSilenceReprompts.default),
-  max_call_duration_s: wholeIn('max_call_duration_s', 'seconds', MEDIA_LIMITS.maxCallDurationS).default(MEDIA_LIMITS.maxCallDurationS.default),
-  end_of_utterance_ms: z.object(
-    Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>,
-    { error: (iss) => (iss.code === 'invalid_type' ? `end_of_utterance_ms must be an object of ms by kind (${EXPECTATION_KINDS.join(', ')})` : undefined) },
-  ).strict().default({}),
-  /**
-   * Per slot type, the recogniser confidence (0..1) below which a heard value is read back
-   * before it is stored, overriding src/engine/confidence.ts's defaults (docs/agents.md
-   * "Recogniser confidence"). Optional without a default so definitions stored before it keep
-   * their digest.
-   */
-  min_confidence: z.object(
-    Object.fromEntries(SLOT_TYPES.map((t) => [t, Confidence.optional()])) as Record<SlotType, z.ZodOptional<typeof Confidence>>,
-    { error: (iss) => (iss.code === 'invalid_type' ? `min_confidence must be an object of 0..1 thresholds by slot type (${SLOT_TYPES.join(', ')})` : undefined) },
-  ).strict().optional(),
-}, { error: (iss) => (iss.code === 'invalid_type' ? 'media must be an object' : undefined) }).strict();
+export const MediaSettingsSchema = z
+  .object(
+    {
+      barge_in: z.boolean({ error: 'barge_in must be true or false' }).default(true),
+      no_speech_timeout_ms: wholeIn('no_speech_timeout_ms', 'ms', MEDIA_LIMITS.noSpeechTimeoutMs).default(
+        MEDIA_LIMITS.noSpeechTimeoutMs.default,
+      ),
+      max_silence_reprompts: wholeIn('max_silence_reprompts', 're-prompts', MEDIA_LIMITS.maxSilenceReprompts).default(
+        MEDIA_LIMITS.maxSilenceReprompts.default,
+      ),
+      max_call_duration_s: wholeIn('max_call_duration_s', 'seconds', MEDIA_LIMITS.maxCallDurationS).default(
+        MEDIA_LIMITS.maxCallDurationS.default,
+      ),
+      end_of_utterance_ms: z
+        .object(
+          Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>,
+          {
+            error: (iss) =>
+              iss.code === 'invalid_type'
+                ? `end_of_utterance_ms must be an object of ms by kind (${EXPECTATION_KINDS.join(', ')})`
+                : undefined,
+          },
+        )
+        .strict()
+        .default({}),
+      /**
+       * Per slot type, the recogniser confidence (0..1) below which a heard value is read back
+       * before it is stored, overriding src/engine/confidence.ts's defaults (docs/agents.md
+       * "Recogniser confidence"). Optional without a default so definitions stored before it keep
+       * their digest.
+       */
+      min_confidence: z
+        .object(
+          Object.fromEntries(SLOT_TYPES.map((t) => [t, Confidence.optional()])) as Record<SlotType, z.ZodOptional<typeof Confidence>>,
+          {
+            error: (iss) =>
+              iss.code === 'invalid_type'
+                ? `min_confidence must be an object of 0..1 thresholds by slot type (${SLOT_TYPES.join(', ')})`
+                : undefined,
+          },
+        )
+        .strict()
+        .optional(),
+    },
+    { error: (iss) => (iss.code === 'invalid_type' ? 'media must be an object' : undefined) },
+  )
+  .strict();
 /** An agent's phone-line settings after defaults. */
 export type MediaSettings = z.infer<typeof MediaSettingsSchema>;
 
@@ -222,7 +262,10 @@ export type Messages = z.infer<typeof MessagesSchema>;
  * dotted path into nested objects (`order.id`), the syntax of `{{context.order.id}}`.
  */
 export const CONTEXT_KEY_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*(?:\.[a-zA-Z0-9_]+)*$/;
-const ContextKey = z.string().max(200).regex(CONTEXT_KEY_PATTERN, 'a context key is letters, digits and _ (dots for nested keys), as in {{context.emi_amount}}');
+const ContextKey = z
+  .string()
+  .max(200)
+  .regex(CONTEXT_KEY_PATTERN, 'a context key is letters, digits and _ (dots for nested keys), as in {{context.emi_amount}}');
 /** A default spoken for a context key the session was opened without. */
 const ContextDefault = z.union([z.string().trim().min(1, 'must not be empty').max(1000), z.number().finite()]);
 
@@ -262,7 +305,12 @@ export const AgentDefinitionSchema = z
       if (ids.has(s.id)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `duplicate step id "${s.id}"` });
       ids.add(s.id);
       if (s.capture) {
-        if (slots.has(s.capture.slot)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'capture', 'slot'], message: `slot "${s.capture.slot}" is captured by two steps` });
+        if (slots.has(s.capture.slot))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', i, 'capture', 'slot'],
+            message: `slot "${s.capture.slot}" is captured by two steps`,
+          });
         slots.add(s.capture.slot);
       }
     });
@@ -275,7 +323,11 @@ export const AgentDefinitionSchema = z
     if (defaults.length > 100) ctx.addIssue({ code: 'custom', path: ['context_defaults'], message: 'at most 100 defaults' });
     for (const key of defaults) {
       if (required.has(key)) {
-        ctx.addIssue({ code: 'custom', path: ['context_defaults', key], message: `"${key}" is in required_context, so its default would never be used` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['context_defaults', key],
+          message: `"${key}" is in required_context, so its default would never be used`,
+        });
       }
     }
     const intents = new Set<string>();
@@ -306,7 +358,10 @@ export type AgentParseResult = { ok: true; agent: AgentDefinition } | { ok: fals
 export function parseAgentDefinition(input: unknown): AgentParseResult {
   const r = AgentDefinitionSchema.safeParse(input);
   if (r.success) return { ok: true, agent: r.data };
-  return { ok: false, issues: r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })) };
+  return {
+    ok: false,
+    issues: r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message })),
+  };
 }
 
 /** `steps[2].capture.type` for a zod path. */

@@ -70,18 +70,25 @@ export function expectationForStep(step: Pick<Step, 'id' | 'capture'> | undefine
   const c = step.capture;
   if (!c) return 'free';
   switch (c.type) {
-    case 'yes_no': return 'yes_no';
+    case 'yes_no':
+      return 'yes_no';
     case 'digits': {
       const longest = c.max_length ?? c.min_length ?? 0;
       return longest >= PHONE_MIN_DIGITS || PHONE_NAME.test(c.slot) || PHONE_NAME.test(step.id) ? 'phone' : 'digits';
     }
     case 'number':
-    case 'amount': return 'number';
-    case 'choice': return 'choice';
-    case 'person_name': return 'name';
-    case 'date': return 'date';
-    case 'time': return 'time';
-    case 'text': return 'free';
+    case 'amount':
+      return 'number';
+    case 'choice':
+      return 'choice';
+    case 'person_name':
+      return 'name';
+    case 'date':
+      return 'date';
+    case 'time':
+      return 'time';
+    case 'text':
+      return 'free';
   }
 }
 
@@ -98,5 +105,13 @@ export type RecognitionGrammar = (typeof RECOGNITION_GRAMMARS)[number];
  * biased by its option phrases.
  */
 export const GRAMMAR_OF_EXPECTATION: Readonly<Record<ExpectationKind, RecognitionGrammar>> = Object.freeze({
-  yes_no: 'yes_no', digits: 'digits', phone: 'digits', number: 'number', name: 'name', date: 'date', time: 'time', choice: 'free', free: 'free',
+  yes_no: 'yes_no',
+  digits: 'digits',
+  phone: 'digits',
+  number: 'number',
+  name: 'name',
+  date: 'date',
+  time: 'time',
+  choice: 'free',
+  free: 'free',
 });

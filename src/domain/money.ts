@@ -42,7 +42,12 @@ export interface CostInr {
 
 /** The spec's cost object for a micro-rupee split; the total is summed before conversion. */
 export function costView(c: CostMicro): CostInr {
-  return { llm_inr: microToInr(c.llm), tts_inr: microToInr(c.tts), stt_inr: microToInr(c.stt), total_inr: microToInr(c.llm + c.tts + c.stt) };
+  return {
+    llm_inr: microToInr(c.llm),
+    tts_inr: microToInr(c.tts),
+    stt_inr: microToInr(c.stt),
+    total_inr: microToInr(c.llm + c.tts + c.stt),
+  };
 }
 
 /** `a + b`, per kind. */

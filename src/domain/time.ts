@@ -27,7 +27,14 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (f === undefined) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     if (formatters.size >= MAX_FORMATTERS) formatters.clear();
     formatters.set(timeZone, f);
@@ -47,16 +54,34 @@ interface LocalTime {
 
 /** The local wall time at epoch second `s` by formatter `f`. */
 function localAt(f: Intl.DateTimeFormat, s: number): LocalTime {
-  let year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  let year = 0,
+    month = 0,
+    day = 0,
+    hour = 0,
+    minute = 0,
+    second = 0;
   for (const p of f.formatToParts(new Date(s * 1000))) {
     switch (p.type) {
-      case 'year': year = Number(p.value); break;
-      case 'month': month = Number(p.value); break;
-      case 'day': day = Number(p.value); break;
-      case 'hour': hour = Number(p.value); break;
-      case 'minute': minute = Number(p.value); break;
-      case 'second': second = Number(p.value); break;
-      default: break;
+      case 'year':
+        year = Number(p.value);
+        break;
+      case 'month':
+        month = Number(p.value);
+        break;
+      case 'day':
+        day = Number(p.value);
+        break;
+      case 'hour':
+        hour = Number(p.value);
+        break;
+      case 'minute':
+        minute = Number(p.value);
+        break;
+      case 'second':
+        second = Number(p.value);
+        break;
+      default:
+        break;
     }
   }
   return { year, month, day, dayKey: year * 10_000 + month * 100 + day, secondOfDay: hour * 3600 + minute * 60 + second };

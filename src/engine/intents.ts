@@ -16,22 +16,96 @@ export type ControlIntent = 'goodbye' | 'repeat' | 'wait' | 'human';
  * functions below.
  */
 export function normalizeUtterance(text: string): string {
-  return ` ${text.toLowerCase().normalize('NFC').replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
+  return ` ${text
+    .toLowerCase()
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()} `;
 }
 
 // Phrases are matched on word boundaries against the normalised utterance (` … `).
 const CONTROL_PHRASES: Record<ControlIntent, string[]> = {
-  goodbye: ['bye', 'goodbye', 'good bye', 'bye bye', 'alvida', 'phone rakh', 'phone rakhta', 'phone rakhti', 'call cut', 'disconnect', 'hang up', 'अलविदा', 'बाय', 'फ़ोन रखता', 'फोन रखता'],
-  repeat: ['repeat', 'say that again', 'say again', 'come again', 'pardon', 'what did you say', 'once more', 'dobara', 'phir se', 'fir se', 'firse', 'phirse', 'dubara', 'dobara boliye', 'दोबारा', 'फिर से'],
-  wait: ['wait', 'hold on', 'one minute', 'one sec', 'one second', 'just a minute', 'just a second', 'give me a minute', 'ek minute', 'ek second', 'ruko', 'rukiye', 'ruk jao', 'thoda ruk', 'रुको', 'रुकिए', 'एक मिनट'],
-  human: ['human', 'real person', 'representative', 'customer care', 'talk to someone', 'speak to someone', 'speak to a person', 'talk to a person', 'operator', 'manager', 'agent se', 'insaan', 'kisi se baat', 'executive', 'इंसान', 'किसी से बात'],
+  goodbye: [
+    'bye',
+    'goodbye',
+    'good bye',
+    'bye bye',
+    'alvida',
+    'phone rakh',
+    'phone rakhta',
+    'phone rakhti',
+    'call cut',
+    'disconnect',
+    'hang up',
+    'अलविदा',
+    'बाय',
+    'फ़ोन रखता',
+    'फोन रखता',
+  ],
+  repeat: [
+    'repeat',
+    'say that again',
+    'say again',
+    'come again',
+    'pardon',
+    'what did you say',
+    'once more',
+    'dobara',
+    'phir se',
+    'fir se',
+    'firse',
+    'phirse',
+    'dubara',
+    'dobara boliye',
+    'दोबारा',
+    'फिर से',
+  ],
+  wait: [
+    'wait',
+    'hold on',
+    'one minute',
+    'one sec',
+    'one second',
+    'just a minute',
+    'just a second',
+    'give me a minute',
+    'ek minute',
+    'ek second',
+    'ruko',
+    'rukiye',
+    'ruk jao',
+    'thoda ruk',
+    'रुको',
+    'रुकिए',
+    'एक मिनट',
+  ],
+  human: [
+    'human',
+    'real person',
+    'representative',
+    'customer care',
+    'talk to someone',
+    'speak to someone',
+    'speak to a person',
+    'talk to a person',
+    'operator',
+    'manager',
+    'agent se',
+    'insaan',
+    'kisi se baat',
+    'executive',
+    'इंसान',
+    'किसी से बात',
+  ],
 };
 
 const ORDER: ControlIntent[] = ['human', 'repeat', 'wait', 'goodbye'];
 
 /** The control phrases in matching order, each with its padded form (` phrase `), built once. */
-const CONTROL_MATCHERS: ReadonlyArray<{ intent: ControlIntent; phrase: string; padded: string }> =
-  ORDER.flatMap((intent) => CONTROL_PHRASES[intent].map((phrase) => ({ intent, phrase, padded: ` ${phrase} ` })));
+const CONTROL_MATCHERS: ReadonlyArray<{ intent: ControlIntent; phrase: string; padded: string }> = ORDER.flatMap((intent) =>
+  CONTROL_PHRASES[intent].map((phrase) => ({ intent, phrase, padded: ` ${phrase} ` })),
+);
 
 /**
  * The control intent of an utterance (as {@link normalizeUtterance} gives it), or null. An
@@ -78,7 +152,39 @@ export function matchFaq(norm: string, faq: readonly Faq[]): { faq: Faq; keyword
   return null;
 }
 
-const QUESTION_WORDS = ['what', 'when', 'where', 'how', 'which', 'who', 'why', 'is', 'are', 'do', 'does', 'can', 'could', 'will', 'kya', 'kab', 'kahan', 'kahaan', 'kitna', 'kitni', 'kitne', 'kaise', 'kaun', 'kyun', 'क्या', 'कब', 'कहाँ', 'कितना', 'कितनी', 'कैसे', 'कौन'];
+const QUESTION_WORDS = [
+  'what',
+  'when',
+  'where',
+  'how',
+  'which',
+  'who',
+  'why',
+  'is',
+  'are',
+  'do',
+  'does',
+  'can',
+  'could',
+  'will',
+  'kya',
+  'kab',
+  'kahan',
+  'kahaan',
+  'kitna',
+  'kitni',
+  'kitne',
+  'kaise',
+  'kaun',
+  'kyun',
+  'क्या',
+  'कब',
+  'कहाँ',
+  'कितना',
+  'कितनी',
+  'कैसे',
+  'कौन',
+];
 
 /**
  * True when the utterance reads as a question: a `?` in the raw `text`, or a question word at

@@ -4,7 +4,13 @@
  * grammar that suits it, and the phrases a `choice` step's answer is likely to hold.
  */
 import { mediaSettingsOf } from '../domain/agent.js';
-import { DEFAULT_EOU_SILENCE_MS, GRAMMAR_OF_EXPECTATION, expectationForStep, type ExpectationKind, type RecognitionGrammar } from '../domain/media.js';
+import {
+  DEFAULT_EOU_SILENCE_MS,
+  GRAMMAR_OF_EXPECTATION,
+  expectationForStep,
+  type ExpectationKind,
+  type RecognitionGrammar,
+} from '../domain/media.js';
 import { currentStep, type CompiledAgent, type EngineState } from './state.js';
 
 /** Most phrases in one hint (the recogniser interface's bound). */

@@ -45,7 +45,17 @@ const B = '(?<![\\p{L}\\p{N}\\p{M}]|\\d[.,])';
 const E = '(?![\\p{L}\\p{N}\\p{M}])';
 const rx = (source: string): RegExp => new RegExp(source, 'giu');
 
-const MULTIPLIERS: Readonly<Record<string, number>> = { k: 1e3, l: 1e5, lakh: 1e5, lakhs: 1e5, lac: 1e5, lacs: 1e5, cr: 1e7, crore: 1e7, crores: 1e7 };
+const MULTIPLIERS: Readonly<Record<string, number>> = {
+  k: 1e3,
+  l: 1e5,
+  lakh: 1e5,
+  lakhs: 1e5,
+  lac: 1e5,
+  lacs: 1e5,
+  cr: 1e7,
+  crore: 1e7,
+  crores: 1e7,
+};
 const NUM = '(\\d{1,3}(?:,\\d{2,3})+|\\d+)(?:\\.(\\d+))?';
 const MULT = '(?:\\s?(k|lakhs?|lacs?|l|crores?|cr)(?![\\p{L}\\p{N}]))?';
 const CURRENCY_BEFORE = '(?:₹|rs\\.?|inr|रु\\.?)';
@@ -120,7 +130,14 @@ function meridiemOf(period: string | undefined, h: number): string | undefined {
  * A written time from the groups of {@link TIME}; null when it is not one (a bare hour, or
  * "5.30", need am/pm to count as a time). `period` is a period word written beside it.
  */
-function timeText(ctx: Context, h: string | undefined, sep: string | undefined, m: string | undefined, mer: string | undefined, period?: string): string | null {
+function timeText(
+  ctx: Context,
+  h: string | undefined,
+  sep: string | undefined,
+  m: string | undefined,
+  mer: string | undefined,
+  period?: string,
+): string | null {
   if (h === undefined || (m === undefined && mer === undefined) || (sep === '.' && mer === undefined)) return null;
   const hhmm = to24h(h, m, mer ?? meridiemOf(period?.toLowerCase(), Number(h)));
   return hhmm === null ? null : attempt(() => ctx.say.speakTime(hhmm, ctx.language));
@@ -226,7 +243,10 @@ function plainNumber(intPart: string, frac: string | undefined, suffix: string |
   if (intPart.includes(',')) {
     said = validGrouping(intPart)
       ? cardinal(intPart.replace(/,/g, ''), ctx)
-      : intPart.split(',').map((g) => cardinal(g, ctx)).join(', ');
+      : intPart
+          .split(',')
+          .map((g) => cardinal(g, ctx))
+          .join(', ');
   } else if (intPart.length >= 5 && !frac && !suf) {
     return digitByDigit(false, [intPart], ctx);
   } else {

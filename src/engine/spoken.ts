@@ -78,7 +78,8 @@ export function speakAmount(rupees: number, language: string): string {
   const whole = Math.floor(totalPaise / 100);
   const paise = totalPaise % 100;
   const family = spokenLanguage(language);
-  if (family === 'numeric') return `${rupees < 0 && totalPaise > 0 ? '-' : ''}₹${whole}${paise ? `.${String(paise).padStart(2, '0')}` : ''}`;
+  if (family === 'numeric')
+    return `${rupees < 0 && totalPaise > 0 ? '-' : ''}₹${whole}${paise ? `.${String(paise).padStart(2, '0')}` : ''}`;
   const w = wordsFor(family);
   const hi = family === 'hi';
   const rupeePart = `${w.cardinal(whole)} ${hi ? (whole === 1 ? 'रुपया' : 'रुपये') : whole === 1 ? 'rupee' : 'rupees'}`;

@@ -119,7 +119,10 @@ export function currentStep(agent: CompiledAgent, state: EngineState): Step | un
 }
 
 /** `state.step_progress` of a turn result (spec: Turn result): done, total, pct, steps. */
-export function stepProgress(agent: CompiledAgent, state: EngineState): { done: number; total: number; pct: number; steps: Record<string, StepStatus> } {
+export function stepProgress(
+  agent: CompiledAgent,
+  state: EngineState,
+): { done: number; total: number; pct: number; steps: Record<string, StepStatus> } {
   const steps: Record<string, StepStatus> = {};
   let done = 0;
   for (const s of agent.def.steps) {

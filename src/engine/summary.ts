@@ -27,7 +27,11 @@ export interface SessionSummary {
  * failed; `abandoned` when the session ended before the closing line.
  */
 export function buildSummary(agent: CompiledAgent, state: EngineState): SessionSummary {
-  const steps = agent.def.steps.map((s) => ({ id: s.id, status: state.steps[s.id]?.status ?? 'pending', attempts: state.steps[s.id]?.attempts ?? 0 }));
+  const steps = agent.def.steps.map((s) => ({
+    id: s.id,
+    status: state.steps[s.id]?.status ?? 'pending',
+    attempts: state.steps[s.id]?.attempts ?? 0,
+  }));
   const extracted: Record<string, SlotValue> = {};
   for (const s of agent.def.steps) {
     const slot = s.capture?.slot;

@@ -86,15 +86,23 @@ class Turn {
   /** The utterance normalised once for the keyword layers (control, FAQ, question). */
   readonly norm: string;
 
-  constructor(readonly agent: CompiledAgent, prev: EngineState, readonly input: TurnInput) {
+  constructor(
+    readonly agent: CompiledAgent,
+    prev: EngineState,
+    readonly input: TurnInput,
+  ) {
     this.norm = normalizeUtterance(input.text);
     this.state = cloneState(prev);
     this.state.turns += 1;
     this.startCursor = prev.cursor;
   }
 
-  get lang(): string { return this.agent.def.language; }
-  get msg() { return this.agent.messages; }
+  get lang(): string {
+    return this.agent.def.language;
+  }
+  get msg() {
+    return this.agent.messages;
+  }
 
   render(text: string): string {
     // Named fields rather than a spread: V8 copies a spread object that gains a new key slowly.
@@ -127,7 +135,11 @@ class Turn {
   extract(step: Step, mode: 'answer' | 'volunteer'): SlotValue | null {
     if (!step.capture) return null;
     const found = extractSlot(this.input.text, {
-      capture: step.capture, language: this.lang, nowMs: this.input.refMs, timezone: this.agent.def.timezone, mode,
+      capture: step.capture,
+      language: this.lang,
+      nowMs: this.input.refMs,
+      timezone: this.agent.def.timezone,
+      mode,
     });
     return found ? found.value : null;
   }
@@ -139,10 +151,19 @@ class Turn {
   lowConfidence(step: Step, layer: 'confirm' | 'capture', result: TraceStep['result']): TraceStep | null {
     const type = step.capture?.type;
     if (!type) return null;
-    if (this.input.sttUnmeasured === true && type !== 'yes_no') return { layer, result, detail: 'no_confidence', slot: step.capture!.slot, type };
+    if (this.input.sttUnmeasured === true && type !== 'yes_no')
+      return { layer, result, detail: 'no_confidence', slot: step.capture!.slot, type };
     const confidence = this.input.sttConfidence;
     if (!heardBelow(this.agent.def, type, confidence)) return null;
-    return { layer, result, detail: 'low_confidence', slot: step.capture!.slot, type, confidence: confidence!, threshold: minConfidence(this.agent.def, type) };
+    return {
+      layer,
+      result,
+      detail: 'low_confidence',
+      slot: step.capture!.slot,
+      type,
+      confidence: confidence!,
+      threshold: minConfidence(this.agent.def, type),
+    };
   }
 
   /** The readback clips of a pending confirmation (see {@link pendingMode}). */
@@ -230,7 +251,13 @@ class Turn {
       if (value !== null) {
         this.state.slots[step.capture.slot] = value;
         got.push(step.capture.slot);
-        this.trace.push({ layer: 'capture', result: 'match', detail: 'volunteered', slot: step.capture.slot, type: step.capture.type });
+        this.trace.push({
+          layer: 'capture',
+          result: 'match',
+          detail: 'volunteered',
+          slot: step.capture.slot,
+          type: step.capture.type,
+        });
       }
     }
     return got;
@@ -293,11 +320,18 @@ function controlTurn(t: Turn): string | null {
       const step = t.state.confirm ? undefined : currentStep(t.agent, t.state);
       const value = step ? t.extract(step, 'answer') : null;
       const low = step && value !== null ? t.lowConfidence(step, 'capture', 'skip') : null;
-      if (low) t.trace.push(low); // not stored: nobody is left to confirm it
+      if (low)
+        t.trace.push(low); // not stored: nobody is left to confirm it
       else if (step?.capture && value !== null) {
         t.state.slots[step.capture.slot] = value;
         if (step.confirm === 'none') t.state.steps[step.id]!.status = 'done';
-        t.trace.push({ layer: 'capture', result: 'match', detail: 'before goodbye', slot: step.capture.slot, type: step.capture.type });
+        t.trace.push({
+          layer: 'capture',
+          result: 'match',
+          detail: 'before goodbye',
+          slot: step.capture.slot,
+          type: step.capture.type,
+        });
       }
       t.close();
       break;
@@ -411,7 +445,12 @@ function answerTurn(t: Turn): string {
     t.advance();
     return 'step';
   }
-  t.trace.push({ layer: 'capture', result: captured === null ? 'miss' : 'match', slot: step.capture.slot, type: step.capture.type });
+  t.trace.push({
+    layer: 'capture',
+    result: captured === null ? 'miss' : 'match',
+    slot: step.capture.slot,
+    type: step.capture.type,
+  });
   if (captured !== null) {
     t.accept(step, captured);
     return 'capture';
@@ -588,7 +627,11 @@ function endNow(t: Turn, line: string): void {
  */
 export function openingClips(agent: CompiledAgent, vars: TurnInput['vars']): Array<ClipSpec & { requires_user_input: boolean }> {
   const out: Array<ClipSpec & { requires_user_input: boolean }> = agent.def.opening
-    .map((o) => ({ text: renderTemplate(o.text, vars), flags: noBargeIn(o.barge_in), requires_user_input: o.requires_user_input }))
+    .map((o) => ({
+      text: renderTemplate(o.text, vars),
+      flags: noBargeIn(o.barge_in),
+      requires_user_input: o.requires_user_input,
+    }))
     .filter((c) => c.text.length > 0);
   const first = agent.def.steps[0];
   if (first && !out.some((c) => c.requires_user_input)) {

@@ -79,7 +79,8 @@ export function bytesPerSample(encoding: AudioEncoding): 1 | 2 {
 export function samplesIn(ms: number, sampleRate: number): number {
   assertSampleRate(sampleRate);
   const n = (ms * sampleRate) / 1000;
-  if (!(ms > 0) || !Number.isInteger(n)) throw new RangeError(`${String(ms)} ms at ${sampleRate} Hz is not a whole, positive number of samples`);
+  if (!(ms > 0) || !Number.isInteger(n))
+    throw new RangeError(`${String(ms)} ms at ${sampleRate} Hz is not a whole, positive number of samples`);
   return n;
 }
 
@@ -229,11 +230,15 @@ export function pcm16ToBytes(pcm: Int16Array, bigEndian = false): Uint8Array {
 export function decodeAudio(bytes: Uint8Array, encoding: AudioEncoding): Int16Array {
   assertEncoding(encoding);
   switch (encoding) {
-    case 'mulaw': return decodeMulaw(bytes);
-    case 'alaw': return decodeAlaw(bytes);
+    case 'mulaw':
+      return decodeMulaw(bytes);
+    case 'alaw':
+      return decodeAlaw(bytes);
     case 'pcm16':
-    case 'pcm16le': return pcm16FromBytes(bytes, false);
-    case 'pcm16be': return pcm16FromBytes(bytes, true);
+    case 'pcm16le':
+      return pcm16FromBytes(bytes, false);
+    case 'pcm16be':
+      return pcm16FromBytes(bytes, true);
   }
 }
 
@@ -245,11 +250,15 @@ export function decodeAudio(bytes: Uint8Array, encoding: AudioEncoding): Int16Ar
 export function encodeAudio(pcm: Int16Array, encoding: AudioEncoding): Uint8Array {
   assertEncoding(encoding);
   switch (encoding) {
-    case 'mulaw': return encodeMulaw(pcm);
-    case 'alaw': return encodeAlaw(pcm);
+    case 'mulaw':
+      return encodeMulaw(pcm);
+    case 'alaw':
+      return encodeAlaw(pcm);
     case 'pcm16':
-    case 'pcm16le': return pcm16ToBytes(pcm, false);
-    case 'pcm16be': return pcm16ToBytes(pcm, true);
+    case 'pcm16le':
+      return pcm16ToBytes(pcm, false);
+    case 'pcm16be':
+      return pcm16ToBytes(pcm, true);
   }
 }
 
@@ -498,7 +507,8 @@ export class Framer {
 
   /** @throws RangeError when `frameSamples` is not a positive integer */
   constructor(frameSamples: number) {
-    if (!Number.isInteger(frameSamples) || frameSamples <= 0) throw new RangeError(`frame size must be a positive whole number of samples, got ${String(frameSamples)}`);
+    if (!Number.isInteger(frameSamples) || frameSamples <= 0)
+      throw new RangeError(`frame size must be a positive whole number of samples, got ${String(frameSamples)}`);
     this.frameSamples = frameSamples;
     this.pending = new Int16Array(frameSamples);
   }
@@ -579,11 +589,18 @@ export function clipToTelephony(wavBytes: Uint8Array, format: AudioFormat, optio
  * @throws RangeError for an unsupported rate or encoding, or a `frameMs` that does not hold a
  *         whole number of samples
  */
-export function pcmToTelephony(pcm: Int16Array, sampleRate: number, format: AudioFormat, options: ClipToTelephonyOptions = {}): TelephonyFrame[] {
+export function pcmToTelephony(
+  pcm: Int16Array,
+  sampleRate: number,
+  format: AudioFormat,
+  options: ClipToTelephonyOptions = {},
+): TelephonyFrame[] {
   assertEncoding(format.encoding);
   const frameSamples = samplesIn(options.frameMs ?? 20, format.sampleRate);
   const framer = new Framer(frameSamples);
-  const frames: TelephonyFrame[] = framer.push(resample(pcm, sampleRate, format.sampleRate)).map((f) => ({ payload: encodeAudio(f, format.encoding), padded: false }));
+  const frames: TelephonyFrame[] = framer
+    .push(resample(pcm, sampleRate, format.sampleRate))
+    .map((f) => ({ payload: encodeAudio(f, format.encoding), padded: false }));
   const tail = framer.flush();
   if (tail) frames.push({ payload: encodeAudio(tail.samples, format.encoding), padded: true });
   return frames;

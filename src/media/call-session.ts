@@ -42,11 +42,27 @@ import {
   type SilenceAction,
 } from './endpointing.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock } from './playout.js';
-import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError, type RecognizerErrorData, type SpeechRecognizer } from './recognizer.js';
+import {
+  withTimeout,
+  type FinalTranscript,
+  type RecognitionStream,
+  type RecognizerError,
+  type RecognizerErrorData,
+  type SpeechRecognizer,
+} from './recognizer.js';
 import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
 import type {
-  CallSessionEvents, CallSessionOptions, CallSessionStats, EndCause, ReplyClip, ReplyEvent, TurnPort, TurnReply, TurnRequest, TurnTelemetry,
+  CallSessionEvents,
+  CallSessionOptions,
+  CallSessionStats,
+  EndCause,
+  ReplyClip,
+  ReplyEvent,
+  TurnPort,
+  TurnReply,
+  TurnRequest,
+  TurnTelemetry,
 } from './call-session-port.js';
 
 /** Invalid options of a {@link CallMediaSession}. */
@@ -73,7 +89,6 @@ interface QueuedMark {
   mark: string;
   clip: ReplyClip;
 }
-
 
 const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
 
@@ -129,20 +144,26 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   /** What the current step expects (from the last reply): the recogniser's grammar hint. */
   private expectation: ExpectationKind;
   private readonly counters = { audioInMs: 0, utterances: 0, bargeIns: 0, sttFailures: 0, sttAudioMs: 0, clipsSkipped: 0 };
-  private readonly turnCounts: Record<TurnRequest['kind'], number> = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<TurnRequest['kind'], number>;
+  private readonly turnCounts: Record<TurnRequest['kind'], number> = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<
+    TurnRequest['kind'],
+    number
+  >;
   private readonly latencies: number[] = [];
 
   /** @throws CallSessionError on an option out of range or a VAD not at 16 kHz */
   constructor(opts: CallSessionOptions) {
     super();
-    if (!opts || !opts.transport || !opts.vad || !opts.recognizer || typeof opts.turn !== 'function') throw new CallSessionError('a call session needs a transport, a vad, a recognizer and a turn port');
-    if (opts.vad.sampleRate !== MEDIA_CORE_SAMPLE_RATE) throw new CallSessionError(`the VAD must run at ${MEDIA_CORE_SAMPLE_RATE} Hz (the media core's rate); got ${opts.vad.sampleRate} Hz`);
+    if (!opts || !opts.transport || !opts.vad || !opts.recognizer || typeof opts.turn !== 'function')
+      throw new CallSessionError('a call session needs a transport, a vad, a recognizer and a turn port');
+    if (opts.vad.sampleRate !== MEDIA_CORE_SAMPLE_RATE)
+      throw new CallSessionError(`the VAD must run at ${MEDIA_CORE_SAMPLE_RATE} Hz (the media core's rate); got ${opts.vad.sampleRate} Hz`);
     const preRollMs = num('preRollMs', opts.preRollMs ?? 300, 0, 1000);
     this.recognizerTimeoutMs = num('recognizerTimeoutMs', opts.recognizerTimeoutMs ?? 3000, 1, 60_000);
     this.dtmfTimeoutMs = num('dtmfTimeoutMs', opts.dtmfTimeoutMs ?? 3000, 1, 60_000);
     this.closeGraceMs = num('closeGraceMs', opts.closeGraceMs ?? 500, 0, 60_000);
     this.markAckTimeoutMs = num('markAckTimeoutMs', opts.markAckTimeoutMs ?? 3000, 1, 60_000);
-    this.maxCallDurationMs = opts.maxCallDurationMs === undefined ? null : num('maxCallDurationMs', opts.maxCallDurationMs, 1, 24 * 3600_000);
+    this.maxCallDurationMs =
+      opts.maxCallDurationMs === undefined ? null : num('maxCallDurationMs', opts.maxCallDurationMs, 1, 24 * 3600_000);
     this.maxClosingMs = num('maxClosingMs', opts.maxClosingMs ?? 15_000, 1, 600_000);
     try {
       this.bargeIn = resolveBargeInConfig(opts.bargeIn ?? {});
@@ -172,7 +193,11 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       mark: (name: string) => this.transport.mark(name),
       clear: () => this.transport.clear(),
     };
-    this.playout = new Playout(sink, { frameBytes: this.transport.outbound.frameBytes, clock: this.clock, leadFrames: opts.leadFrames });
+    this.playout = new Playout(sink, {
+      frameBytes: this.transport.outbound.frameBytes,
+      clock: this.clock,
+      leadFrames: opts.leadFrames,
+    });
     this.playout.on('started', () => this.silence.promptStarted());
     this.playout.on('drained', () => this.onDrained());
     this.playout.on('clipPlayed', (mark) => this.onClipPlayed(mark));
@@ -241,14 +266,33 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
       this.counters.utterances++;
       this.silence.speechStart();
       this.cancelSilenceTimer();
-      const u: Utterance = { stream: null, fedTo: 0, onsetMs: event.atMs, endAtClock: null, decidedAtClock: null, silenceMs: 0, partial: '', overlapped: false, interrupted: false };
+      const u: Utterance = {
+        stream: null,
+        fedTo: 0,
+        onsetMs: event.atMs,
+        endAtClock: null,
+        decidedAtClock: null,
+        silenceMs: 0,
+        partial: '',
+        overlapped: false,
+        interrupted: false,
+      };
       this.utterance = u;
       if (this.closing) return; // the closing plays; nothing the caller says changes it
       if (this.dtmfBuffer !== '') return; // keys are being entered: they are the answer, not this sound
       const onsetSample = Math.round((event.atMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
       u.fedTo = Math.max(0, onsetSample - this.preRollSamples, this.history[0]?.start ?? 0);
-        try {
-        u.stream = withTimeout(this.recognizer.start({ language: this.language, sampleRateHz: MEDIA_CORE_SAMPLE_RATE, hints: { grammar: GRAMMAR_OF_EXPECTATION[this.expectation] } }), this.recognizerTimeoutMs, this.clock, this.recognizer.provider);
+      try {
+        u.stream = withTimeout(
+          this.recognizer.start({
+            language: this.language,
+            sampleRateHz: MEDIA_CORE_SAMPLE_RATE,
+            hints: { grammar: GRAMMAR_OF_EXPECTATION[this.expectation] },
+          }),
+          this.recognizerTimeoutMs,
+          this.clock,
+          this.recognizer.provider,
+        );
       } catch (err) {
         this.sttFailed(u, { kind: 'unavailable', provider: this.recognizer.provider, message: (err as Error).message });
         return;
@@ -376,7 +420,12 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
         speechMs: Math.max(0, nowMs - u.onsetMs),
         partialText: u.partial || undefined,
         partialsExpected: this.recognizer.emitsPartials === true && u.stream !== null && u.stream.state === 'open',
-        clip: clip ? { ...(clip.bargeIn === false ? { barge_in: false } : {}), ...(clip.asksConfirmation ? { is_confirm_prompt: true as const } : {}) } : undefined,
+        clip: clip
+          ? {
+              ...(clip.bargeIn === false ? { barge_in: false } : {}),
+              ...(clip.asksConfirmation ? { is_confirm_prompt: true as const } : {}),
+            }
+          : undefined,
       },
       this.bargeIn,
     );
@@ -410,7 +459,8 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.dropSpeech();
     this.silence.speechStart();
     this.cancelSilenceTimer();
-    if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false) this.interrupt('speech', this.clock.now());
+    if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false)
+      this.interrupt('speech', this.clock.now());
     this.cancelDtmfTimer();
     if (digit === '#') {
       this.deliverDtmf();
@@ -458,29 +508,32 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.turnsInFlight++;
     this.cancelSilenceTimer();
     const forceEnd = request.kind === 'max_duration' || (request.kind === 'silence' && request.giveUp);
-    this.turnChain = this.turnChain.then(async () => {
-      let reply: TurnReply;
-      try {
-        if (this.ended) return;
-        reply = await this.port(request);
-      } catch {
+    this.turnChain = this.turnChain
+      .then(async () => {
+        let reply: TurnReply;
+        try {
+          if (this.ended) return;
+          reply = await this.port(request);
+        } catch {
+          this.turnsInFlight--;
+          this.hangup('turn_error');
+          return;
+        }
         this.turnsInFlight--;
+        if (this.ended) return;
+        if (this.closing && request.kind !== 'max_duration') return;
+        this.playReply(forceEnd ? { ...reply, ended: true } : reply, request.kind, endOfSpeechAtMs);
+      })
+      .catch(() => {
+        // A malformed reply (e.g. a bad endOfUtteranceSilenceMs): the call cannot go on sensibly.
         this.hangup('turn_error');
-        return;
-      }
-      this.turnsInFlight--;
-      if (this.ended) return;
-      if (this.closing && request.kind !== 'max_duration') return;
-      this.playReply(forceEnd ? { ...reply, ended: true } : reply, request.kind, endOfSpeechAtMs);
-    }).catch(() => {
-      // A malformed reply (e.g. a bad endOfUtteranceSilenceMs): the call cannot go on sensibly.
-      this.hangup('turn_error');
-    });
+      });
   }
 
   private playReply(reply: TurnReply, cause: ReplyEvent['cause'], endOfSpeechAtMs: number | null): void {
     this.expectation = reply.expectation ?? 'free';
-    if (reply.endOfUtteranceSilenceMs !== undefined) this.segmenter.setMinSilenceMs(num('endOfUtteranceSilenceMs', reply.endOfUtteranceSilenceMs, 0, 60_000));
+    if (reply.endOfUtteranceSilenceMs !== undefined)
+      this.segmenter.setMinSilenceMs(num('endOfUtteranceSilenceMs', reply.endOfUtteranceSilenceMs, 0, 60_000));
     else this.segmenter.setMinSilenceMs(endOfUtteranceSilenceMs(reply.expectation ?? 'free', this.eouTable));
     const seq = ++this.turnSeq;
     const format = { encoding: this.transport.outbound.encoding, sampleRate: this.transport.outbound.sampleRate };
@@ -539,7 +592,8 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.ended) return;
     if (this.closing) {
       // The closing played by the schedule; its mark should follow. Hang up anyway if it does not.
-      if (this.closingMark !== null && !this.cancelClose) this.scheduleHangup(this.markAckTimeoutMs + this.closeGraceMs, this.endCause ?? 'completed');
+      if (this.closingMark !== null && !this.cancelClose)
+        this.scheduleHangup(this.markAckTimeoutMs + this.closeGraceMs, this.endCause ?? 'completed');
       else if (this.closingMark === null && !this.cancelClose) this.scheduleHangup(this.closeGraceMs, this.endCause ?? 'completed');
       return;
     }
@@ -567,8 +621,10 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
         this.armSilenceTimer();
         return;
       }
-      if (action.type === 'reprompt') this.requestTurn({ kind: 'silence', silence: true, attempt: action.attempt, giveUp: false, silentMs: action.silentMs }, null);
-      else this.requestTurn({ kind: 'silence', silence: true, attempt: action.reprompts + 1, giveUp: true, silentMs: action.silentMs }, null);
+      if (action.type === 'reprompt')
+        this.requestTurn({ kind: 'silence', silence: true, attempt: action.attempt, giveUp: false, silentMs: action.silentMs }, null);
+      else
+        this.requestTurn({ kind: 'silence', silence: true, attempt: action.reprompts + 1, giveUp: true, silentMs: action.silentMs }, null);
     }, deadline - this.clock.now());
   }
 
@@ -636,6 +692,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
 }
 
 function num(name: string, value: number, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new CallSessionError(`${name} must be a number of ms in [${min}, ${max}]; got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    throw new CallSessionError(`${name} must be a number of ms in [${min}, ${max}]; got ${String(value)}`);
   return value;
 }

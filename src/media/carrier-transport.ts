@@ -37,8 +37,23 @@
 import { decodeMulaw, pcm16FromBytes, StreamingResampler } from './audio.js';
 import { CarrierStream, type CarrierStart } from './carriers/stream-state.js';
 import { exotelChunkRules, exotelChunks } from './carriers/exotel.js';
-import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect, type CarrierErrorData, type CarrierWriter } from './carriers/types.js';
-import { FRAME_MS, frameBytesOf, isDtmfDigit, MEDIA_CORE_SAMPLE_RATE, type MediaTransport, type OutboundFormat, type StopReason, type TransportListener } from './transport.js';
+import {
+  CarrierProtocolError,
+  type CarrierAudioFormat,
+  type CarrierDialect,
+  type CarrierErrorData,
+  type CarrierWriter,
+} from './carriers/types.js';
+import {
+  FRAME_MS,
+  frameBytesOf,
+  isDtmfDigit,
+  MEDIA_CORE_SAMPLE_RATE,
+  type MediaTransport,
+  type OutboundFormat,
+  type StopReason,
+  type TransportListener,
+} from './transport.js';
 
 /** The socket a {@link CarrierTransport} writes to: a WebSocket's send and close, nothing more. */
 export interface CarrierSocket {
@@ -165,7 +180,15 @@ export class CarrierTransport implements MediaTransport {
   private stopReason: StopReason | null = null;
   private lastErrorValue: CarrierErrorData | null = null;
   private readonly statsValue: CarrierTransportStats = {
-    framesIn: 0, mediaFramesIn: 0, bytesIn: 0, samplesOut: 0, framesOut: 0, bytesOut: 0, framesPlayed: 0, protocolErrors: 0, droppedBeforeStart: 0,
+    framesIn: 0,
+    mediaFramesIn: 0,
+    bytesIn: 0,
+    samplesOut: 0,
+    framesOut: 0,
+    bytesOut: 0,
+    framesPlayed: 0,
+    protocolErrors: 0,
+    droppedBeforeStart: 0,
   };
 
   constructor(dialect: CarrierDialect, socket: CarrierSocket, options: CarrierTransportOptions = {}) {
@@ -244,7 +267,11 @@ export class CarrierTransport implements MediaTransport {
       }
     } catch (e) {
       // The listener threw: the session is broken; end the stream rather than the process.
-      this.lastErrorValue = { code: 'invalid_message', dialect: this.kind, message: `listener failed: ${e instanceof Error ? e.message : String(e)}` };
+      this.lastErrorValue = {
+        code: 'invalid_message',
+        dialect: this.kind,
+        message: `listener failed: ${e instanceof Error ? e.message : String(e)}`,
+      };
       this.closeSocket(CLOSE_CODES.internal, 'internal error');
       this.finish('error');
     }
@@ -276,7 +303,9 @@ export class CarrierTransport implements MediaTransport {
       return;
     }
     if (frame.byteLength !== this.outboundValue.frameBytes) {
-      throw new RangeError(`frame is ${frame.byteLength} bytes; this ${this.kind} stream takes ${this.outboundValue.frameBytes} (${FRAME_MS} ms of ${this.outboundValue.encoding} at ${this.outboundValue.sampleRate} Hz)`);
+      throw new RangeError(
+        `frame is ${frame.byteLength} bytes; this ${this.kind} stream takes ${this.outboundValue.frameBytes} (${FRAME_MS} ms of ${this.outboundValue.encoding} at ${this.outboundValue.sampleRate} Hz)`,
+      );
     }
     this.statsValue.framesPlayed++;
     if (this.kind !== 'exotel') {
@@ -295,7 +324,8 @@ export class CarrierTransport implements MediaTransport {
    * @throws RangeError when `name` is not 1–64 printable ASCII characters
    */
   mark(name: string): void {
-    if (!/^[\x20-\x7e]{1,64}$/.test(name)) throw new RangeError(`mark name must be 1–64 printable ASCII characters; got ${JSON.stringify(name.slice(0, 80))}`);
+    if (!/^[\x20-\x7e]{1,64}$/.test(name))
+      throw new RangeError(`mark name must be 1–64 printable ASCII characters; got ${JSON.stringify(name.slice(0, 80))}`);
     if (this.ended) return;
     if (!this.writer) {
       this.statsValue.droppedBeforeStart++;
@@ -391,7 +421,10 @@ export class CarrierTransport implements MediaTransport {
   }
 
   private protocolError(e: unknown): void {
-    const err = e instanceof CarrierProtocolError ? e : new CarrierProtocolError(this.kind, 'malformed_json', e instanceof Error ? e.message : String(e));
+    const err =
+      e instanceof CarrierProtocolError
+        ? e
+        : new CarrierProtocolError(this.kind, 'malformed_json', e instanceof Error ? e.message : String(e));
     const code = err.code === 'oversized' ? CLOSE_CODES.tooBig : CLOSE_CODES.policy;
     this.statsValue.protocolErrors++;
     this.lastErrorValue = err.toData();

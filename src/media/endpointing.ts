@@ -22,7 +22,13 @@
  * ("98450 … 12345") with pauses of a second or more between them.
  */
 import { z } from 'zod';
-import { DEFAULT_EOU_SILENCE_MS, EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from '../domain/media.js';
+import {
+  DEFAULT_EOU_SILENCE_MS,
+  EXPECTATION_KINDS,
+  MAX_EOU_SILENCE_MS,
+  MIN_EOU_SILENCE_MS,
+  type ExpectationKind,
+} from '../domain/media.js';
 
 // ---------------------------------------------------------------------------------------------
 // Adaptive end-of-utterance silence
@@ -30,10 +36,21 @@ import { DEFAULT_EOU_SILENCE_MS, EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_
 
 // What the agent waits for and the default silences live in the domain, shared with the engine
 // (its `mediaHintsOf`); re-exported here for the media core.
-export { DEFAULT_EOU_SILENCE_MS, EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, PHONE_MIN_DIGITS, expectationForStep } from '../domain/media.js';
+export {
+  DEFAULT_EOU_SILENCE_MS,
+  EXPECTATION_KINDS,
+  MAX_EOU_SILENCE_MS,
+  MIN_EOU_SILENCE_MS,
+  PHONE_MIN_DIGITS,
+  expectationForStep,
+} from '../domain/media.js';
 export type { ExpectationKind } from '../domain/media.js';
 
-const EouMs = z.number().int(`must be a whole number of ms`).min(MIN_EOU_SILENCE_MS, `must be ≥ ${MIN_EOU_SILENCE_MS} ms`).max(MAX_EOU_SILENCE_MS, `must be ≤ ${MAX_EOU_SILENCE_MS} ms`);
+const EouMs = z
+  .number()
+  .int(`must be a whole number of ms`)
+  .min(MIN_EOU_SILENCE_MS, `must be ≥ ${MIN_EOU_SILENCE_MS} ms`)
+  .max(MAX_EOU_SILENCE_MS, `must be ≤ ${MAX_EOU_SILENCE_MS} ms`);
 
 /**
  * Per-agent overrides of {@link DEFAULT_EOU_SILENCE_MS}: any subset of the kinds, each a whole
@@ -41,9 +58,9 @@ const EouMs = z.number().int(`must be a whole number of ms`).min(MIN_EOU_SILENCE
  * rejected so a typo surfaces. Meant to be embedded in the agent definition by the step that
  * wires the media session in.
  */
-export const EouSilenceOverridesSchema = z.object(
-  Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>,
-).strict();
+export const EouSilenceOverridesSchema = z
+  .object(Object.fromEntries(EXPECTATION_KINDS.map((k) => [k, EouMs.optional()])) as Record<ExpectationKind, z.ZodOptional<typeof EouMs>>)
+  .strict();
 /** Per-agent end-of-utterance silence overrides, ms by kind. */
 export type EouSilenceOverrides = Partial<Record<ExpectationKind, number>>;
 
@@ -77,8 +94,12 @@ export function resolveEouSilence(overrides: unknown = {}): Readonly<Record<Expe
  * @param table a table from {@link resolveEouSilence} (default: {@link DEFAULT_EOU_SILENCE_MS})
  * @throws RangeError for an unknown kind
  */
-export function endOfUtteranceSilenceMs(kind: ExpectationKind, table: Readonly<Record<ExpectationKind, number>> = DEFAULT_EOU_SILENCE_MS): number {
-  if (!(EXPECTATION_KINDS as readonly string[]).includes(kind)) throw new RangeError(`unknown expectation kind "${String(kind)}"; one of ${EXPECTATION_KINDS.join(', ')}`);
+export function endOfUtteranceSilenceMs(
+  kind: ExpectationKind,
+  table: Readonly<Record<ExpectationKind, number>> = DEFAULT_EOU_SILENCE_MS,
+): number {
+  if (!(EXPECTATION_KINDS as readonly string[]).includes(kind))
+    throw new RangeError(`unknown expectation kind "${String(kind)}"; one of ${EXPECTATION_KINDS.join(', ')}`);
   return table[kind];
 }
 
@@ -94,13 +115,77 @@ export function endOfUtteranceSilenceMs(kind: ExpectationKind, table: Readonly<R
  */
 export const BACKCHANNELS: readonly string[] = [
   // English
-  'ok', 'okay', 'okey', 'k', 'uh huh', 'uhhuh', 'mhm', 'mm', 'hm', 'hmm', 'mm hmm', 'um', 'uh', 'ah', 'oh',
-  'right', 'alright', 'all right', 'yes', 'yeah', 'yep', 'yup', 'sure', 'i see', 'got it', 'fine', 'cool', 'go on', 'yes yes',
+  'ok',
+  'okay',
+  'okey',
+  'k',
+  'uh huh',
+  'uhhuh',
+  'mhm',
+  'mm',
+  'hm',
+  'hmm',
+  'mm hmm',
+  'um',
+  'uh',
+  'ah',
+  'oh',
+  'right',
+  'alright',
+  'all right',
+  'yes',
+  'yeah',
+  'yep',
+  'yup',
+  'sure',
+  'i see',
+  'got it',
+  'fine',
+  'cool',
+  'go on',
+  'yes yes',
   // Hindi / Hinglish, Latin script
-  'ha', 'haa', 'haan', 'han', 'hanji', 'haanji', 'haan ji', 'han ji', 'ha ji', 'ji', 'jee', 'ji haan', 'ji han',
-  'achha', 'acha', 'accha', 'achchha', 'theek', 'thik', 'theek hai', 'thik hai', 'thik he', 'sahi', 'sahi hai', 'bilkul',
+  'ha',
+  'haa',
+  'haan',
+  'han',
+  'hanji',
+  'haanji',
+  'haan ji',
+  'han ji',
+  'ha ji',
+  'ji',
+  'jee',
+  'ji haan',
+  'ji han',
+  'achha',
+  'acha',
+  'accha',
+  'achchha',
+  'theek',
+  'thik',
+  'theek hai',
+  'thik hai',
+  'thik he',
+  'sahi',
+  'sahi hai',
+  'bilkul',
   // Devanagari
-  'हाँ', 'हां', 'हा', 'जी', 'हाँ जी', 'हां जी', 'जी हाँ', 'जी हां', 'अच्छा', 'ठीक', 'ठीक है', 'सही', 'बिल्कुल', 'हम्म', 'हम',
+  'हाँ',
+  'हां',
+  'हा',
+  'जी',
+  'हाँ जी',
+  'हां जी',
+  'जी हाँ',
+  'जी हां',
+  'अच्छा',
+  'ठीक',
+  'ठीक है',
+  'सही',
+  'बिल्कुल',
+  'हम्म',
+  'हम',
 ];
 
 /**
@@ -108,9 +193,54 @@ export const BACKCHANNELS: readonly string[] = [
  * prompt or readback), these are the answer and interrupt.
  */
 export const ANSWER_BACKCHANNELS: readonly string[] = [
-  'ok', 'okay', 'okey', 'k', 'uh huh', 'uhhuh', 'mhm', 'mm hmm', 'right', 'alright', 'all right', 'yes', 'yeah', 'yep', 'yup', 'sure', 'yes yes', 'fine',
-  'ha', 'haa', 'haan', 'han', 'hanji', 'haanji', 'haan ji', 'han ji', 'ha ji', 'ji', 'jee', 'ji haan', 'ji han', 'theek hai', 'thik hai', 'thik he', 'sahi', 'sahi hai', 'bilkul',
-  'हाँ', 'हां', 'हा', 'जी', 'हाँ जी', 'हां जी', 'जी हाँ', 'जी हां', 'ठीक है', 'सही', 'बिल्कुल',
+  'ok',
+  'okay',
+  'okey',
+  'k',
+  'uh huh',
+  'uhhuh',
+  'mhm',
+  'mm hmm',
+  'right',
+  'alright',
+  'all right',
+  'yes',
+  'yeah',
+  'yep',
+  'yup',
+  'sure',
+  'yes yes',
+  'fine',
+  'ha',
+  'haa',
+  'haan',
+  'han',
+  'hanji',
+  'haanji',
+  'haan ji',
+  'han ji',
+  'ha ji',
+  'ji',
+  'jee',
+  'ji haan',
+  'ji han',
+  'theek hai',
+  'thik hai',
+  'thik he',
+  'sahi',
+  'sahi hai',
+  'bilkul',
+  'हाँ',
+  'हां',
+  'हा',
+  'जी',
+  'हाँ जी',
+  'हां जी',
+  'जी हाँ',
+  'जी हां',
+  'ठीक है',
+  'सही',
+  'बिल्कुल',
 ];
 
 /**
@@ -124,12 +254,22 @@ export function backchannelTokens(text: string): string[] {
     .toLowerCase()
     .replace(/[^\p{L}\p{M}\p{N}\s]+/gu, ' ')
     .replace(/([a-z])\1{2,}/g, '$1$1');
-  return folded.split(/\s+/).filter((t) => t !== '').map((t) => FOLD.get(t) ?? t);
+  return folded
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .map((t) => FOLD.get(t) ?? t);
 }
 
 /** Spellings folded onto one token after letter runs are cut to two. */
 const FOLD = new Map<string, string>([
-  ['okk', 'ok'], ['hhmm', 'hmm'], ['hann', 'han'], ['yess', 'yes'], ['uhh', 'uh'], ['umm', 'um'], ['ohh', 'oh'], ['ahh', 'ah'],
+  ['okk', 'ok'],
+  ['hhmm', 'hmm'],
+  ['hann', 'han'],
+  ['yess', 'yes'],
+  ['uhh', 'uh'],
+  ['umm', 'um'],
+  ['ohh', 'oh'],
+  ['ahh', 'ah'],
 ]);
 
 function phraseSet(list: readonly string[]): { phrases: Set<string>; longest: number } {
@@ -191,15 +331,22 @@ export interface BargeInConfig {
 }
 
 /** Defaults of {@link BargeInConfig}. */
-export const DEFAULT_BARGE_IN: Readonly<BargeInConfig> = Object.freeze({ enabled: true, minSpeechMs: 250, partialWaitMs: 50, backchannelMaxMs: 1500 });
+export const DEFAULT_BARGE_IN: Readonly<BargeInConfig> = Object.freeze({
+  enabled: true,
+  minSpeechMs: 250,
+  partialWaitMs: 50,
+  backchannelMaxMs: 1500,
+});
 
 /** Per-agent barge-in overrides (zod), for the agent definition. Unknown keys are rejected. */
-export const BargeInOverridesSchema = z.object({
-  enabled: z.boolean().optional(),
-  minSpeechMs: z.number().int().min(100).max(2000).optional(),
-  partialWaitMs: z.number().int().min(0).max(1000).optional(),
-  backchannelMaxMs: z.number().int().min(300).max(10_000).optional(),
-}).strict();
+export const BargeInOverridesSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    minSpeechMs: z.number().int().min(100).max(2000).optional(),
+    partialWaitMs: z.number().int().min(0).max(1000).optional(),
+    backchannelMaxMs: z.number().int().min(300).max(10_000).optional(),
+  })
+  .strict();
 
 /**
  * The barge-in configuration of an agent: defaults with its overrides.
@@ -212,7 +359,8 @@ export function resolveBargeInConfig(overrides: unknown = {}): Readonly<BargeInC
   if (!parsed.success) throw new RangeError(`barge-in: ${issuesText(parsed.error)}`);
   const cfg: BargeInConfig = { ...DEFAULT_BARGE_IN };
   for (const [k, v] of Object.entries(parsed.data)) if (v !== undefined) (cfg as unknown as Record<string, unknown>)[k] = v;
-  if (cfg.backchannelMaxMs < cfg.minSpeechMs) throw new RangeError(`barge-in: backchannelMaxMs (${cfg.backchannelMaxMs} ms) must be ≥ minSpeechMs (${cfg.minSpeechMs} ms)`);
+  if (cfg.backchannelMaxMs < cfg.minSpeechMs)
+    throw new RangeError(`barge-in: backchannelMaxMs (${cfg.backchannelMaxMs} ms) must be ≥ minSpeechMs (${cfg.minSpeechMs} ms)`);
   return Object.freeze(cfg);
 }
 
@@ -245,8 +393,17 @@ export interface BargeInInput {
 
 /** Why {@link decideBargeIn} decided as it did (recorded in the decision trace). */
 export type BargeInReason =
-  | 'not_playing' | 'not_speaking' | 'agent_disabled' | 'clip_disabled' | 'too_short'
-  | 'awaiting_partial' | 'backchannel' | 'answer' | 'speech' | 'speech_beyond_backchannel' | 'long_backchannel';
+  | 'not_playing'
+  | 'not_speaking'
+  | 'agent_disabled'
+  | 'clip_disabled'
+  | 'too_short'
+  | 'awaiting_partial'
+  | 'backchannel'
+  | 'answer'
+  | 'speech'
+  | 'speech_beyond_backchannel'
+  | 'long_backchannel';
 
 /** The decision: `interrupt` (clear the playout now), `ignore`, or `wait` (ask again on the next frame or partial). */
 export interface BargeInDecision {
@@ -284,7 +441,8 @@ export function decideBargeIn(input: BargeInInput, config: Readonly<BargeInConfi
     if (input.speechMs >= config.backchannelMaxMs) return { action: 'interrupt', reason: 'long_backchannel' };
     return { action: 'ignore', reason: 'backchannel' };
   }
-  if (input.partialsExpected && input.speechMs < config.minSpeechMs + config.partialWaitMs) return { action: 'wait', reason: 'awaiting_partial' };
+  if (input.partialsExpected && input.speechMs < config.minSpeechMs + config.partialWaitMs)
+    return { action: 'wait', reason: 'awaiting_partial' };
   return { action: 'interrupt', reason: 'speech' };
 }
 
@@ -304,10 +462,12 @@ export interface SilenceConfig {
 export const DEFAULT_SILENCE: Readonly<SilenceConfig> = Object.freeze({ noSpeechMs: 6000, maxReprompts: 2 });
 
 /** Per-agent silence overrides (zod). Unknown keys are rejected. */
-export const SilenceOverridesSchema = z.object({
-  noSpeechMs: z.number().int().min(1000).max(60_000).optional(),
-  maxReprompts: z.number().int().min(0).max(5).optional(),
-}).strict();
+export const SilenceOverridesSchema = z
+  .object({
+    noSpeechMs: z.number().int().min(1000).max(60_000).optional(),
+    maxReprompts: z.number().int().min(0).max(5).optional(),
+  })
+  .strict();
 
 /**
  * The silence configuration of an agent: defaults with its overrides.
@@ -351,7 +511,8 @@ export type SilenceEvent =
   | { type: 'tick'; atMs: number };
 
 /** What the session must do: say the step's re-prompt, or the fallback and then hang up politely. */
-export type SilenceAction = { type: 'reprompt'; attempt: number; silentMs: number } | { type: 'fallback_hangup'; reprompts: number; silentMs: number };
+export type SilenceAction =
+  { type: 'reprompt'; attempt: number; silentMs: number } | { type: 'fallback_hangup'; reprompts: number; silentMs: number };
 
 /**
  * One transition of the silence machine. Pure: returns the next state and the action to take
@@ -362,8 +523,13 @@ export type SilenceAction = { type: 'reprompt'; attempt: number; silentMs: numbe
  *
  * @throws RangeError when an event's time is not a finite number
  */
-export function silenceReduce(state: Readonly<SilenceState>, event: SilenceEvent, config: Readonly<SilenceConfig> = DEFAULT_SILENCE): { state: SilenceState; action: SilenceAction | null } {
-  if (typeof event.atMs !== 'number' || !Number.isFinite(event.atMs)) throw new RangeError(`silence event ${event.type}: atMs must be a finite time in ms, got ${event.atMs}`);
+export function silenceReduce(
+  state: Readonly<SilenceState>,
+  event: SilenceEvent,
+  config: Readonly<SilenceConfig> = DEFAULT_SILENCE,
+): { state: SilenceState; action: SilenceAction | null } {
+  if (typeof event.atMs !== 'number' || !Number.isFinite(event.atMs))
+    throw new RangeError(`silence event ${event.type}: atMs must be a finite time in ms, got ${event.atMs}`);
   if (state.phase === 'ended') return { state: { ...state }, action: null };
   switch (event.type) {
     case 'promptStarted':
@@ -377,10 +543,16 @@ export function silenceReduce(state: Readonly<SilenceState>, event: SilenceEvent
       const silentMs = event.atMs - state.sinceMs;
       if (silentMs < config.noSpeechMs) return { state: { ...state }, action: null };
       if (state.reprompts >= config.maxReprompts) {
-        return { state: { phase: 'ended', sinceMs: event.atMs, reprompts: state.reprompts }, action: { type: 'fallback_hangup', reprompts: state.reprompts, silentMs } };
+        return {
+          state: { phase: 'ended', sinceMs: event.atMs, reprompts: state.reprompts },
+          action: { type: 'fallback_hangup', reprompts: state.reprompts, silentMs },
+        };
       }
       const attempt = state.reprompts + 1;
-      return { state: { phase: 'idle', sinceMs: event.atMs, reprompts: attempt }, action: { type: 'reprompt', attempt, silentMs } };
+      return {
+        state: { phase: 'idle', sinceMs: event.atMs, reprompts: attempt },
+        action: { type: 'reprompt', attempt, silentMs },
+      };
     }
   }
 }
@@ -403,7 +575,10 @@ export class SilenceTimer {
    * @param overrides per-agent overrides, see {@link resolveSilenceConfig}
    * @throws RangeError for bad overrides
    */
-  constructor(private readonly clock: SilenceClock, overrides: unknown = {}) {
+  constructor(
+    private readonly clock: SilenceClock,
+    overrides: unknown = {},
+  ) {
     this.config = resolveSilenceConfig(overrides);
   }
 

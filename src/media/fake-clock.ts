@@ -21,7 +21,10 @@ export class FakeClock implements PlayoutClock {
    * @param delayOf extra ms each timer fires late, ≥ 0, chosen when the timer is set
    *                (e.g. `() => Math.random() * 15`); default none
    */
-  constructor(start = 0, private readonly delayOf: () => number = () => 0) {
+  constructor(
+    start = 0,
+    private readonly delayOf: () => number = () => 0,
+  ) {
     this.t = start;
   }
 

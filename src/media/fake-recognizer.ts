@@ -110,7 +110,8 @@ export class FakeRecognizer implements SpeechRecognizer {
     this.delayMs = checkDelay(options.delayMs ?? 500);
     this.clock = options.clock ?? systemClock;
     this.languages = options.languages ?? ['*'];
-    if (!Array.isArray(this.languages) || this.languages.length === 0) throw new RangeError('languages must list at least one language range');
+    if (!Array.isArray(this.languages) || this.languages.length === 0)
+      throw new RangeError('languages must list at least one language range');
     this.provider = options.provider ?? 'fake';
     this.unavailable = options.unavailable;
     this.enqueue(...(options.script ?? []));
@@ -181,7 +182,6 @@ class FakeStream extends BaseRecognitionStream {
     }
   }
 
-
   protected accept(pcm: Int16Array): void {
     this.samples += pcm.length;
     if (this.endpointed) return;
@@ -189,7 +189,8 @@ class FakeStream extends BaseRecognitionStream {
     if (!u) return;
     const heardMs = this.ms(this.samples - this.segmentStart);
     const partials = u.partials ?? [];
-    while (this.partialsSent < partials.length && partials[this.partialsSent]!.afterMs <= heardMs) this.sendPartial(partials[this.partialsSent++]!.text);
+    while (this.partialsSent < partials.length && partials[this.partialsSent]!.afterMs <= heardMs)
+      this.sendPartial(partials[this.partialsSent++]!.text);
     if (u.endOfUtteranceAfterMs !== undefined && heardMs >= u.endOfUtteranceAfterMs) {
       this.endpointed = true;
       this.release(true, true);
@@ -221,7 +222,9 @@ class FakeStream extends BaseRecognitionStream {
     for (const p of partials.slice(this.partialsSent)) this.sendPartial(p.text);
     this.segmentStart = this.samples;
     this.partialsSent = 0;
-    const final: FinalTranscript = u ? { text: u.text, confidence: u.confidence ?? 0.9, startMs, endMs, audioMs } : { text: '', confidence: 0, startMs, endMs, audioMs };
+    const final: FinalTranscript = u
+      ? { text: u.text, confidence: u.confidence ?? 0.9, startMs, endMs, audioMs }
+      : { text: '', confidence: 0, startMs, endMs, audioMs };
     if (endOfUtterance) final.endOfUtterance = true;
     if (this.owner.finalProvider !== undefined) final.provider = this.owner.finalProvider;
     const { mode, delayMs } = this.owner.behaviour(u);
@@ -232,7 +235,12 @@ class FakeStream extends BaseRecognitionStream {
       });
     } else if (mode === 'crash') {
       this.current = 'failed';
-      this.later(0, () => this.events.emit('error', new RecognizerError('crashed', this.owner.provider, 'the recogniser process exited unexpectedly (scripted crash)')));
+      this.later(0, () =>
+        this.events.emit(
+          'error',
+          new RecognizerError('crashed', this.owner.provider, 'the recogniser process exited unexpectedly (scripted crash)'),
+        ),
+      );
     }
     // 'hang': nothing, ever.
   }
@@ -256,7 +264,8 @@ class FakeStream extends BaseRecognitionStream {
 }
 
 function checkMode(mode: FakeRecognizerMode): FakeRecognizerMode {
-  if (!['ok', 'slow', 'crash', 'hang'].includes(mode)) throw new RangeError(`mode must be ok, slow, crash or hang; got ${JSON.stringify(mode)}`);
+  if (!['ok', 'slow', 'crash', 'hang'].includes(mode))
+    throw new RangeError(`mode must be ok, slow, crash or hang; got ${JSON.stringify(mode)}`);
   return mode;
 }
 
@@ -268,14 +277,17 @@ function checkDelay(ms: number): number {
 function checkUtterance(u: FakeUtterance, i: number): void {
   const at = `script[${i}]`;
   if (typeof u !== 'object' || u === null || typeof u.text !== 'string') throw new RangeError(`${at}.text must be a string`);
-  if (u.confidence !== undefined && !(u.confidence >= 0 && u.confidence <= 1)) throw new RangeError(`${at}.confidence must be 0..1; got ${u.confidence}`);
+  if (u.confidence !== undefined && !(u.confidence >= 0 && u.confidence <= 1))
+    throw new RangeError(`${at}.confidence must be 0..1; got ${u.confidence}`);
   if (u.mode !== undefined) checkMode(u.mode);
   if (u.delayMs !== undefined) checkDelay(u.delayMs);
-  if (u.releaseAfterMs !== undefined && !(Number.isFinite(u.releaseAfterMs) && u.releaseAfterMs > 0)) throw new RangeError(`${at}.releaseAfterMs must be > 0 ms; got ${u.releaseAfterMs}`);
+  if (u.releaseAfterMs !== undefined && !(Number.isFinite(u.releaseAfterMs) && u.releaseAfterMs > 0))
+    throw new RangeError(`${at}.releaseAfterMs must be > 0 ms; got ${u.releaseAfterMs}`);
   if (u.endOfUtteranceAfterMs !== undefined && !(Number.isFinite(u.endOfUtteranceAfterMs) && u.endOfUtteranceAfterMs > 0)) {
     throw new RangeError(`${at}.endOfUtteranceAfterMs must be > 0 ms; got ${u.endOfUtteranceAfterMs}`);
   }
   for (const p of u.partials ?? []) {
-    if (typeof p?.text !== 'string' || !(Number.isFinite(p.afterMs) && p.afterMs >= 0)) throw new RangeError(`${at}.partials entries need a text and afterMs ≥ 0`);
+    if (typeof p?.text !== 'string' || !(Number.isFinite(p.afterMs) && p.afterMs >= 0))
+      throw new RangeError(`${at}.partials entries need a text and afterMs ≥ 0`);
   }
 }

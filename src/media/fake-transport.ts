@@ -6,7 +6,15 @@
  * it echoes marks pending at `clear` like Twilio when `echoMarksOnClear` is set.
  */
 import type { PlayoutClock } from './playout.js';
-import { FRAME_MS, frameBytesOf, type DtmfDigit, type MediaTransport, type OutboundFormat, type StopReason, type TransportListener } from './transport.js';
+import {
+  FRAME_MS,
+  frameBytesOf,
+  type DtmfDigit,
+  type MediaTransport,
+  type OutboundFormat,
+  type StopReason,
+  type TransportListener,
+} from './transport.js';
 
 /** One recorded outbound action. */
 export type SentAction =
@@ -65,7 +73,8 @@ export class FakeTransport implements MediaTransport {
 
   play(frame: Uint8Array): void {
     if (this.stopped) return;
-    if (frame.byteLength !== this.outbound.frameBytes) throw new RangeError(`frame is ${frame.byteLength} bytes; this transport takes ${this.outbound.frameBytes}`);
+    if (frame.byteLength !== this.outbound.frameBytes)
+      throw new RangeError(`frame is ${frame.byteLength} bytes; this transport takes ${this.outbound.frameBytes}`);
     const now = this.clock.now();
     this.playheadEnd = Math.max(this.playheadEnd, now) + FRAME_MS;
     this.sent.push({ kind: 'play', at: now, frame });
@@ -78,10 +87,13 @@ export class FakeTransport implements MediaTransport {
       this.pendingAcks.set(name, () => undefined);
       return;
     }
-    const cancel = this.clock.setTimer(() => {
-      this.pendingAcks.delete(name);
-      this.listener?.onMarkAck(name);
-    }, this.playheadEnd - this.clock.now() + this.ackDelayMs);
+    const cancel = this.clock.setTimer(
+      () => {
+        this.pendingAcks.delete(name);
+        this.listener?.onMarkAck(name);
+      },
+      this.playheadEnd - this.clock.now() + this.ackDelayMs,
+    );
     this.pendingAcks.set(name, cancel);
   }
 

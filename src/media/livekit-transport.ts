@@ -25,7 +25,15 @@
  */
 import { AudioFrame, AudioSource, AudioStream, type Track } from '@livekit/rtc-node';
 import type { RoomConnection, RoomParticipant } from './room.js';
-import { FRAME_MS, isDtmfDigit, MEDIA_CORE_SAMPLE_RATE, type MediaTransport, type OutboundFormat, type StopReason, type TransportListener } from './transport.js';
+import {
+  FRAME_MS,
+  isDtmfDigit,
+  MEDIA_CORE_SAMPLE_RATE,
+  type MediaTransport,
+  type OutboundFormat,
+  type StopReason,
+  type TransportListener,
+} from './transport.js';
 
 /** Sample rate of vagent's published track, Hz (the cached clips' own rate: no resampling on the way out). */
 export const LIVEKIT_OUT_RATE = 48_000;
@@ -36,7 +44,10 @@ const MARK_POLL_MS = 10;
 
 /** Outbound format of a room: PCM16 at 48 kHz, 20 ms frames. */
 export const LIVEKIT_OUTBOUND: OutboundFormat & { minLeadFrames: number } = {
-  encoding: 'pcm16le', sampleRate: LIVEKIT_OUT_RATE, frameBytes: (LIVEKIT_OUT_RATE * FRAME_MS / 1000) * 2, minLeadFrames: 1,
+  encoding: 'pcm16le',
+  sampleRate: LIVEKIT_OUT_RATE,
+  frameBytes: ((LIVEKIT_OUT_RATE * FRAME_MS) / 1000) * 2,
+  minLeadFrames: 1,
 };
 
 /** Options of {@link LiveKitRoomTransport}. */
@@ -69,9 +80,14 @@ export class LiveKitRoomTransport implements MediaTransport {
   /** Resolves when the call is answered; never rejects (a call that ends unanswered stops instead). */
   readonly answered: Promise<void>;
 
-  constructor(private readonly room: RoomConnection, private readonly options: LiveKitTransportOptions) {
+  constructor(
+    private readonly room: RoomConnection,
+    private readonly options: LiveKitTransportOptions,
+  ) {
     this.sipIdentity = options.sipIdentity;
-    this.answered = new Promise<void>((resolve) => { this.answeredResolve = resolve; });
+    this.answered = new Promise<void>((resolve) => {
+      this.answeredResolve = resolve;
+    });
     room.on('participantConnected', (p) => this.consider(p));
     room.on('attributesChanged', (_changed, p) => this.consider(p));
     room.on('participantDisconnected', (p) => {
@@ -115,7 +131,8 @@ export class LiveKitRoomTransport implements MediaTransport {
 
   play(frame: Uint8Array): void {
     if (this.stopped) return;
-    if (frame.byteLength !== this.outbound.frameBytes) throw new RangeError(`a LiveKit frame is ${this.outbound.frameBytes} bytes (20 ms of 48 kHz PCM16); got ${frame.byteLength}`);
+    if (frame.byteLength !== this.outbound.frameBytes)
+      throw new RangeError(`a LiveKit frame is ${this.outbound.frameBytes} bytes (20 ms of 48 kHz PCM16); got ${frame.byteLength}`);
     const samples = new Int16Array(frame.byteLength / 2);
     new Uint8Array(samples.buffer).set(frame);
     const gen = this.generation;
@@ -194,7 +211,11 @@ export class LiveKitRoomTransport implements MediaTransport {
 
   private readAudio(track: Track): void {
     if (this.inbound) return;
-    const reader = new AudioStream(track, { sampleRate: MEDIA_CORE_SAMPLE_RATE, numChannels: 1, frameSizeMs: FRAME_MS }).getReader();
+    const reader = new AudioStream(track, {
+      sampleRate: MEDIA_CORE_SAMPLE_RATE,
+      numChannels: 1,
+      frameSizeMs: FRAME_MS,
+    }).getReader();
     this.inbound = reader;
     void (async () => {
       try {

@@ -152,8 +152,10 @@ export class PlayoutError extends RangeError {
  */
 export function splitFrames(audio: Uint8Array, frameBytes: number, silence: number): Buffer[] {
   if (!(audio instanceof Uint8Array) || audio.byteLength === 0) throw new PlayoutError('audio to split into frames is empty');
-  if (!Number.isInteger(frameBytes) || frameBytes <= 0) throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${frameBytes}`);
-  if (!Number.isInteger(silence) || silence < 0 || silence > 255) throw new PlayoutError(`silence must be a byte value 0–255; got ${silence}`);
+  if (!Number.isInteger(frameBytes) || frameBytes <= 0)
+    throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${frameBytes}`);
+  if (!Number.isInteger(silence) || silence < 0 || silence > 255)
+    throw new PlayoutError(`silence must be a byte value 0–255; got ${silence}`);
   const count = Math.ceil(audio.byteLength / frameBytes);
   const all = Buffer.alloc(count * frameBytes, silence);
   all.set(audio);
@@ -205,7 +207,16 @@ export class Playout extends EventEmitter<PlayoutEvents> {
   private closed = false;
 
   private readonly lateness = new Uint32Array(MAX_TRACKED_MS * BUCKETS_PER_MS + 1);
-  private readonly counters = { framesSent: 0, framesLate: 0, latenessMaxMs: 0, framesDropped: 0, framesDiscarded: 0, marksSent: 0, clipsPlayed: 0, clears: 0 };
+  private readonly counters = {
+    framesSent: 0,
+    framesLate: 0,
+    latenessMaxMs: 0,
+    framesDropped: 0,
+    framesDiscarded: 0,
+    marksSent: 0,
+    clipsPlayed: 0,
+    clears: 0,
+  };
 
   /**
    * @param sink the transport's outbound actions
@@ -216,7 +227,8 @@ export class Playout extends EventEmitter<PlayoutEvents> {
     const frameMs = opts.frameMs ?? FRAME_MS;
     const lead = opts.leadFrames ?? 2;
     const lateAfterMs = opts.lateAfterMs ?? 5;
-    if (!Number.isInteger(opts.frameBytes) || opts.frameBytes <= 0) throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${opts.frameBytes}`);
+    if (!Number.isInteger(opts.frameBytes) || opts.frameBytes <= 0)
+      throw new PlayoutError(`frameBytes must be a positive whole number of bytes; got ${opts.frameBytes}`);
     if (!(frameMs > 0 && frameMs <= 1000)) throw new PlayoutError(`frameMs must be in (0, 1000] ms; got ${frameMs}`);
     if (!Number.isInteger(lead) || lead < 1 || lead > 50) throw new PlayoutError(`leadFrames must be a whole number 1–50; got ${lead}`);
     if (!(lateAfterMs >= 0)) throw new PlayoutError(`lateAfterMs must be ≥ 0 ms; got ${lateAfterMs}`);
@@ -247,14 +259,24 @@ export class Playout extends EventEmitter<PlayoutEvents> {
     clip.frames.forEach((f, i) => {
       if (!(f instanceof Uint8Array)) throw new PlayoutError(`frame ${i} of the clip is not a Buffer/Uint8Array`);
       if (f.byteLength !== this.frameBytes) {
-        throw new PlayoutError(`frame ${i} of the clip is ${f.byteLength} bytes; every frame must be ${this.frameBytes} bytes (${this.frameMs} ms)`);
+        throw new PlayoutError(
+          `frame ${i} of the clip is ${f.byteLength} bytes; every frame must be ${this.frameBytes} bytes (${this.frameMs} ms)`,
+        );
       }
     });
     const mark = clip.mark ?? `clip-${this.clipSeq + 1}`;
     if (!MARK_RE.test(mark)) throw new PlayoutError(`mark name must be 1–64 printable ASCII characters; got ${JSON.stringify(mark)}`);
-    if (this.pending.has(mark) || this.run.some((c) => c.mark === mark && !c.acknowledged)) throw new PlayoutError(`mark name ${JSON.stringify(mark)} is already in use`);
+    if (this.pending.has(mark) || this.run.some((c) => c.mark === mark && !c.acknowledged))
+      throw new PlayoutError(`mark name ${JSON.stringify(mark)} is already in use`);
     this.clipSeq++;
-    const queued: QueuedClip = { mark, frames: clip.frames.slice(), start: 0, sent: 0, acknowledged: false, queuedAt: this.clock.now() };
+    const queued: QueuedClip = {
+      mark,
+      frames: clip.frames.slice(),
+      start: 0,
+      sent: 0,
+      acknowledged: false,
+      queuedAt: this.clock.now(),
+    };
     if (!this.active) {
       this.run = [];
       this.cursor = 0;
@@ -328,7 +350,14 @@ export class Playout extends EventEmitter<PlayoutEvents> {
         framesDiscarded += c.frames.length - c.sent;
         const heardFrames = c.acknowledged ? c.frames.length : Math.max(0, Math.min(c.frames.length, position - c.start));
         if (c.acknowledged) lastAcknowledgedMark = c.mark;
-        if (heardFrames > 0) heard.push({ mark: c.mark, frames: c.frames.length, heardFrames, heardMs: heardFrames * this.frameMs, acknowledged: c.acknowledged });
+        if (heardFrames > 0)
+          heard.push({
+            mark: c.mark,
+            frames: c.frames.length,
+            heardFrames,
+            heardMs: heardFrames * this.frameMs,
+            acknowledged: c.acknowledged,
+          });
         else unheard.push(c.mark);
       }
       this.cancel();
@@ -342,7 +371,14 @@ export class Playout extends EventEmitter<PlayoutEvents> {
       this.counters.clears++;
       this.sink.clear();
     }
-    return { cleared: busy, heard, lastAcknowledgedMark, heardMs: heard.reduce((s, h) => s + h.heardMs, 0), unheard, framesDiscarded };
+    return {
+      cleared: busy,
+      heard,
+      lastAcknowledgedMark,
+      heardMs: heard.reduce((s, h) => s + h.heardMs, 0),
+      unheard,
+      framesDiscarded,
+    };
   }
 
   /** Stops for good (the call ended): cancels the timer and discards the queue without sending `clear`. Idempotent. */

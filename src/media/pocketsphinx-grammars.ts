@@ -29,9 +29,39 @@ export interface GrammarSource {
 const DIGIT_WORDS = ['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth',
-  'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth', 'twentieth', 'twenty first', 'twenty second', 'twenty third',
-  'twenty fourth', 'twenty fifth', 'twenty sixth', 'twenty seventh', 'twenty eighth', 'twenty ninth', 'thirtieth', 'thirty first'];
+const ORDINALS = [
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+  'twentieth',
+  'twenty first',
+  'twenty second',
+  'twenty third',
+  'twenty fourth',
+  'twenty fifth',
+  'twenty sixth',
+  'twenty seventh',
+  'twenty eighth',
+  'twenty ninth',
+  'thirtieth',
+  'thirty first',
+];
 const UNITS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 const TEENS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
 const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
@@ -40,7 +70,8 @@ const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty'
  * Common Indian given names (and a few others heard on Indian lines), lower case. Spelled the
  * usual romanised way, which is also what the confirmation read-back will say.
  */
-export const FIRST_NAMES = `aarav aarti abhay abhishek aditi aditya ajay akash akhil akshay alok aman amar amit amita amol anand ananya anil anita anjali
+export const FIRST_NAMES =
+  `aarav aarti abhay abhishek aditi aditya ajay akash akhil akshay alok aman amar amit amita amol anand ananya anil anita anjali
 ankit ankita anu anupam anuradha anusha aparna archana arjun arun aruna arvind asha ashish ashok ashwin avinash ayesha bharat bhavna chandra
 chetan deepa deepak deepika dev devika dhruv dilip dinesh divya farhan fatima ganesh gaurav geeta girish gita gopal govind hari harish harsh hema
 imran irfan ishaan jaya jyoti kabir kajal kamal kavita kavya kiran krishna kunal lakshmi lalit lata madhu mahesh manish manoj maya meena megha
@@ -50,7 +81,8 @@ saurabh seema shalini shankar sheela shilpa shiv shreya shweta siddharth sneha s
 tarun uma usha varun vidya vijay vikas vikram vinay vinod vishal vivek yash yogesh zoya`.split(/\s+/);
 
 /** Common Indian family names, lower case. */
-export const LAST_NAMES = `agarwal ahmed ali arora bajaj banerjee bansal bhat bhatia bhatt bose chatterjee chauhan chopra das desai deshmukh deshpande
+export const LAST_NAMES =
+  `agarwal ahmed ali arora bajaj banerjee bansal bhat bhatia bhatt bose chatterjee chauhan chopra das desai deshmukh deshpande
 dubey dutta gandhi ghosh gill gupta hegde iyer jadhav jain joshi kapoor khan khanna kohli krishnan kulkarni kumar malhotra mehta menon mishra modi
 mukherjee naidu nair pandey patel patil pawar pillai prasad qureshi rao rathore reddy roy saxena sen sethi shah sharma shetty shinde shukla singh
 sinha srinivasan subramanian thakur tiwari trivedi varma verma yadav`.split(/\s+/);
@@ -69,7 +101,26 @@ export const GRAMMARS: Readonly<Record<'digits' | 'yes_no' | 'name' | 'date' | '
   },
   yes_no: {
     jsgf: `${header('yes_no')}public <answer> = <yes> | <no>;\n<yes> = ${alt(['yes', 'yeah', 'yes please', 'sure', 'correct', 'right', 'that is right', 'okay', 'haan', 'haan ji'])};\n<no> = ${alt(['no', 'nope', 'no thanks', 'not really', 'wrong', 'nahi', 'nahi ji'])};\n`,
-    words: words(['yes', 'yeah', 'please', 'sure', 'correct', 'right', 'that', 'is', 'okay', 'haan', 'ji', 'no', 'nope', 'thanks', 'not', 'really', 'wrong', 'nahi']),
+    words: words([
+      'yes',
+      'yeah',
+      'please',
+      'sure',
+      'correct',
+      'right',
+      'that',
+      'is',
+      'okay',
+      'haan',
+      'ji',
+      'no',
+      'nope',
+      'thanks',
+      'not',
+      'really',
+      'wrong',
+      'nahi',
+    ]),
   },
   name: {
     // "my name is priya sharma", "this is rahul", "priya sharma".
@@ -85,7 +136,32 @@ export const GRAMMARS: Readonly<Record<'digits' | 'yes_no' | 'name' | 'date' | '
   time: {
     // "five pm", "ten thirty in the morning", "half past four", "quarter to six", "noon".
     jsgf: `${header('time')}public <time> = [at] ( <clock> [<part>] | ( half past | quarter past | quarter to ) <hour> [<part>] | noon | midday );\n<clock> = <hour> [o'clock | <minute>];\n<hour> = ${alt([...UNITS, 'ten', 'eleven', 'twelve'])};\n<minute> = ${alt(['fifteen', 'thirty', 'forty five', 'ten', 'twenty', 'forty', 'fifty', 'five'])};\n<part> = ${alt(['am', 'pm', 'a m', 'p m', 'in the morning', 'in the afternoon', 'in the evening'])};\n`,
-    words: words(['at', 'half', 'past', 'quarter', 'to', 'noon', 'midday', "o'clock", 'am', 'pm', 'a', 'm', 'p', 'in', 'the', 'morning', 'afternoon', 'evening', 'forty', 'fifty'], UNITS, ['ten', 'eleven', 'twelve', 'fifteen', 'thirty', 'twenty']),
+    words: words(
+      [
+        'at',
+        'half',
+        'past',
+        'quarter',
+        'to',
+        'noon',
+        'midday',
+        "o'clock",
+        'am',
+        'pm',
+        'a',
+        'm',
+        'p',
+        'in',
+        'the',
+        'morning',
+        'afternoon',
+        'evening',
+        'forty',
+        'fifty',
+      ],
+      UNITS,
+      ['ten', 'eleven', 'twelve', 'fifteen', 'thirty', 'twenty'],
+    ),
   },
   number: {
     // 0–9999 in words: "twenty five", "three hundred and ten", "two thousand".
@@ -105,12 +181,52 @@ export const GRAMMARS: Readonly<Record<'digits' | 'yes_no' | 'name' | 'date' | '
 export function romanisedPhones(word: string): string {
   if (!/^[a-z]+$/.test(word)) throw new RangeError(`romanisedPhones takes lower-case a-z letters; got ${JSON.stringify(word)}`);
   const rules: Array<[string, string[]]> = [
-    ['chh', ['CH']], ['aa', ['AA']], ['ee', ['IY']], ['oo', ['UW']], ['ai', ['AY']], ['au', ['AW']], ['ei', ['EY']], ['ou', ['OW']],
-    ['kh', ['K']], ['gh', ['G']], ['ch', ['CH']], ['jh', ['JH']], ['th', ['T']], ['dh', ['D']], ['ph', ['F']], ['bh', ['B']], ['sh', ['SH']],
-    ['ny', ['N', 'Y']], ['ck', ['K']], ['qu', ['K']], ['x', ['K', 'S']], ['q', ['K']],
-    ['a', ['AH']], ['e', ['EY']], ['i', ['IH']], ['o', ['OW']], ['u', ['UH']], ['y', ['Y']],
-    ['b', ['B']], ['c', ['K']], ['d', ['D']], ['f', ['F']], ['g', ['G']], ['h', ['HH']], ['j', ['JH']], ['k', ['K']], ['l', ['L']], ['m', ['M']],
-    ['n', ['N']], ['p', ['P']], ['r', ['R']], ['s', ['S']], ['t', ['T']], ['v', ['V']], ['w', ['V']], ['z', ['Z']],
+    ['chh', ['CH']],
+    ['aa', ['AA']],
+    ['ee', ['IY']],
+    ['oo', ['UW']],
+    ['ai', ['AY']],
+    ['au', ['AW']],
+    ['ei', ['EY']],
+    ['ou', ['OW']],
+    ['kh', ['K']],
+    ['gh', ['G']],
+    ['ch', ['CH']],
+    ['jh', ['JH']],
+    ['th', ['T']],
+    ['dh', ['D']],
+    ['ph', ['F']],
+    ['bh', ['B']],
+    ['sh', ['SH']],
+    ['ny', ['N', 'Y']],
+    ['ck', ['K']],
+    ['qu', ['K']],
+    ['x', ['K', 'S']],
+    ['q', ['K']],
+    ['a', ['AH']],
+    ['e', ['EY']],
+    ['i', ['IH']],
+    ['o', ['OW']],
+    ['u', ['UH']],
+    ['y', ['Y']],
+    ['b', ['B']],
+    ['c', ['K']],
+    ['d', ['D']],
+    ['f', ['F']],
+    ['g', ['G']],
+    ['h', ['HH']],
+    ['j', ['JH']],
+    ['k', ['K']],
+    ['l', ['L']],
+    ['m', ['M']],
+    ['n', ['N']],
+    ['p', ['P']],
+    ['r', ['R']],
+    ['s', ['S']],
+    ['t', ['T']],
+    ['v', ['V']],
+    ['w', ['V']],
+    ['z', ['Z']],
   ];
   const out: string[] = [];
   let i = 0;

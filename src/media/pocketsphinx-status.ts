@@ -35,7 +35,18 @@ export interface PocketsphinxStatus {
 }
 
 /** Files the model directory must hold. */
-const MODEL_FILES = ['en-us/mdef', 'en-us/means', 'en-us/variances', 'en-us/transition_matrices', 'en-us/sendump', 'en-us/noisedict', 'en-us/feat.params', 'en-us.lm.bin', 'en-us-phone.lm.bin', 'cmudict-en-us.dict'];
+const MODEL_FILES = [
+  'en-us/mdef',
+  'en-us/means',
+  'en-us/variances',
+  'en-us/transition_matrices',
+  'en-us/sendump',
+  'en-us/noisedict',
+  'en-us/feat.params',
+  'en-us.lm.bin',
+  'en-us-phone.lm.bin',
+  'cmudict-en-us.dict',
+];
 
 /**
  * Whether the embedded recogniser can run: the binary is on PATH (or at the given path) and
@@ -47,11 +58,20 @@ export function pocketsphinxStatus(options: PocketsphinxOptions = {}): Pocketsph
   const model = options.model ?? DEFAULT_POCKETSPHINX_MODEL;
   const version = debianVersion('pocketsphinx');
   if (!binary) {
-    return { available: false, reason: `pocketsphinx is not installed (no ${options.binary ?? DEFAULT_POCKETSPHINX_BINARY} found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
+    return {
+      available: false,
+      reason: `pocketsphinx is not installed (no ${options.binary ?? DEFAULT_POCKETSPHINX_BINARY} found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`,
+      ...(version ? { version } : {}),
+    };
   }
   const missing = MODEL_FILES.filter((f) => !isFile(path.join(model, f)));
   if (missing.length > 0) {
-    return { available: false, binary, reason: `the pocketsphinx English model is missing (${path.join(model, missing[0]!)} not found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`, ...(version ? { version } : {}) };
+    return {
+      available: false,
+      binary,
+      reason: `the pocketsphinx English model is missing (${path.join(model, missing[0]!)} not found); speech recognition is off; ${POCKETSPHINX_INSTALL_HINT}`,
+      ...(version ? { version } : {}),
+    };
   }
   return { available: true, binary, model, ...(version ? { version } : {}) };
 }
@@ -66,7 +86,12 @@ function isFile(p: string): boolean {
 
 /** The executable `name` (a path, or a name looked up on PATH) resolved to its path; undefined when not found. */
 export function resolveBinary(name: string): string | undefined {
-  const candidates = name.includes('/') ? [name] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, name));
   for (const c of candidates) {
     try {
       fs.accessSync(c, fs.constants.X_OK);

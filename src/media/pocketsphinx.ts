@@ -65,8 +65,12 @@ import {
 } from './recognizer.js';
 
 export {
-  DEFAULT_POCKETSPHINX_BINARY, DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_INSTALL_HINT, pocketsphinxStatus,
-  type PocketsphinxOptions, type PocketsphinxStatus,
+  DEFAULT_POCKETSPHINX_BINARY,
+  DEFAULT_POCKETSPHINX_MODEL,
+  POCKETSPHINX_INSTALL_HINT,
+  pocketsphinxStatus,
+  type PocketsphinxOptions,
+  type PocketsphinxStatus,
 } from './pocketsphinx-status.js';
 
 /** The provider key of this recogniser (pricing `stt` table, a turn's `stt_provider`). */
@@ -191,7 +195,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     let problem: string | undefined;
     if (this.closed) problem = 'the recogniser is closed';
     else if (!this.status.available) problem = this.status.reason;
-    else if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz)) problem = `sample rate ${checked.sampleRateHz} Hz is not supported (use one of ${SAMPLE_RATES.join(', ')})`;
+    else if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz))
+      problem = `sample rate ${checked.sampleRateHz} Hz is not supported (use one of ${SAMPLE_RATES.join(', ')})`;
     if (problem === undefined) {
       try {
         const engine = this.take(kind);
@@ -251,7 +256,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     const list = this.warm.get(grammar) ?? [];
     this.warm.set(grammar, list);
     try {
-      while (list.filter((e) => !e.exited).length < this.spares && this.engines.size < this.maxProcesses) list.push(this.spawnEngine(grammar));
+      while (list.filter((e) => !e.exited).length < this.spares && this.engines.size < this.maxProcesses)
+        list.push(this.spawnEngine(grammar));
     } catch {
       // the next stream of this grammar starts its own engine and reports the failure
     }
@@ -262,7 +268,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     const fifo = path.join(this.workDir, `audio-${++this.serial}.fifo`);
     fs.rmSync(fifo, { force: true }); // left by a process that died (a given workDir)
     const made = spawnSync('mkfifo', ['-m', '600', fifo], { stdio: 'ignore' });
-    if (made.status !== 0) throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
+    if (made.status !== 0)
+      throw new Error(`cannot make the audio pipe ${fifo} (mkfifo ${made.error?.message ?? `exited with ${made.status}`})`);
     // O_RDWR on a FIFO never blocks on Linux (fifo(7)); libuv opens with O_CLOEXEC, so the engine does not inherit it
     const fd = fs.openSync(fifo, fs.constants.O_RDWR | fs.constants.O_NONBLOCK);
     // The log (stderr) carries the backtrace's acoustic scores (-backtrace yes) and the engine's errors.
@@ -299,7 +306,10 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       for (const f of fs.readdirSync(path.join(model, 'en-us'))) {
         if (f !== 'feat.params') fs.symlinkSync(path.join(model, 'en-us', f), path.join(hmm, f));
       }
-      const params = fs.readFileSync(path.join(model, 'en-us', 'feat.params'), 'utf8').split('\n').filter((l) => !l.startsWith('-cmninit'));
+      const params = fs
+        .readFileSync(path.join(model, 'en-us', 'feat.params'), 'utf8')
+        .split('\n')
+        .filter((l) => !l.startsWith('-cmninit'));
       fs.writeFileSync(path.join(hmm, 'feat.params'), `${params.join('\n').trimEnd()}\n-cmninit ${CMN_INIT}\n`);
     }
     let args: string[];
@@ -315,7 +325,10 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       const gram = path.join(this.workDir, `${grammar}.gram`);
       const dict = path.join(this.workDir, `${grammar}.dict`);
       fs.writeFileSync(gram, source.jsgf);
-      fs.writeFileSync(dict, dictionaryFor(source.words, fs.readFileSync(path.join(model, 'cmudict-en-us.dict'), 'utf8'), new Set(source.names ?? [])));
+      fs.writeFileSync(
+        dict,
+        dictionaryFor(source.words, fs.readFileSync(path.join(model, 'cmudict-en-us.dict'), 'utf8'), new Set(source.names ?? [])),
+      );
       args = ['-hmm', hmm, '-jsgf', gram, '-dict', dict];
       // Names: no filler words between grammar words, or a weak last syllable turns into silence
       // ("priya sharma" heard as "priya shah" once trailing silence follows). The other grammars
@@ -523,7 +536,13 @@ class PocketsphinxStream extends BaseRecognitionStream {
         continue;
       }
       if (!(this.kind === 'phones' ? PHONES_LINE : HYP_LINE).test(line)) {
-        this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process wrote something unexpected: ${JSON.stringify(line.slice(0, 80))}`));
+        this.failLater(
+          new RecognizerError(
+            'crashed',
+            this.owner.provider,
+            `the pocketsphinx process wrote something unexpected: ${JSON.stringify(line.slice(0, 80))}`,
+          ),
+        );
         return;
       }
       if (line !== '') this.segments.push(line);
@@ -541,16 +560,23 @@ class PocketsphinxStream extends BaseRecognitionStream {
     if (this.current !== 'finishing' || code !== 0 || this.out !== '') {
       const why = signal ? `was killed (${signal})` : `exited with status ${code}`;
       const detail = this.log.errors.at(-1);
-      this.failLater(new RecognizerError('crashed', this.owner.provider, `the pocketsphinx process ${why}${this.current === 'open' ? ' while audio was streaming' : ''}${detail ? `: ${detail}` : ''}`));
+      this.failLater(
+        new RecognizerError(
+          'crashed',
+          this.owner.provider,
+          `the pocketsphinx process ${why}${this.current === 'open' ? ' while audio was streaming' : ''}${detail ? `: ${detail}` : ''}`,
+        ),
+      );
       return;
     }
     this.settled = true;
     const text = this.segments.join(' ').replace(/\s+/g, ' ').trim();
     const endMs = this.ms(this.samples);
     // The language model's word posteriors; a grammar's confidence is set by ScoredGrammarStream.
-    const confidence = text !== '' && this.kind === 'free' && this.posteriors.length > 0
-      ? clamp01(this.posteriors.reduce((a, b) => a + b, 0) / this.posteriors.length)
-      : 0;
+    const confidence =
+      text !== '' && this.kind === 'free' && this.posteriors.length > 0
+        ? clamp01(this.posteriors.reduce((a, b) => a + b, 0) / this.posteriors.length)
+        : 0;
     const final = { text, confidence, startMs: 0, endMs, audioMs: endMs };
     setImmediate(() => {
       if (this.current !== 'finishing') return;

@@ -55,7 +55,13 @@ export { SARVAM_LANGUAGES };
 
 const INFO: Record<'pocketsphinx' | 'deepgram' | 'sarvam', RecognizerInfo> = {
   pocketsphinx: { provider: 'pocketsphinx', languages: EMBEDDED_LANGUAGES, priceBasis: 'audio_second' },
-  deepgram: { provider: 'deepgram', languages: DEEPGRAM_LANGUAGES, priceBasis: 'audio_second', emitsPartials: true, endpoints: true },
+  deepgram: {
+    provider: 'deepgram',
+    languages: DEEPGRAM_LANGUAGES,
+    priceBasis: 'audio_second',
+    emitsPartials: true,
+    endpoints: true,
+  },
   sarvam: { provider: 'sarvam', languages: SARVAM_LANGUAGES, priceBasis: 'audio_second', endpoints: true },
 };
 
@@ -74,12 +80,18 @@ export function settingFor(config: RecognitionConfig, language: string): { setti
   return best ? { setting: best[1], range: best[0] } : { setting: config.recognizer, range: null };
 }
 
-function candidates(config: RecognitionConfig, embedded: EmbeddedStatus): Record<'pocketsphinx' | 'deepgram' | 'sarvam', RecognizerCandidate> {
-  const cloud = (p: 'deepgram' | 'sarvam'): RecognizerCandidate => config[p]?.api_key
-    ? { info: INFO[p], available: true }
-    : { info: INFO[p], available: false, reason: `its API key is not set (${RECOGNIZER_KEY_ENV[p]})` };
+function candidates(
+  config: RecognitionConfig,
+  embedded: EmbeddedStatus,
+): Record<'pocketsphinx' | 'deepgram' | 'sarvam', RecognizerCandidate> {
+  const cloud = (p: 'deepgram' | 'sarvam'): RecognizerCandidate =>
+    config[p]?.api_key
+      ? { info: INFO[p], available: true }
+      : { info: INFO[p], available: false, reason: `its API key is not set (${RECOGNIZER_KEY_ENV[p]})` };
   return {
-    pocketsphinx: embedded.available ? { info: INFO.pocketsphinx, available: true } : { info: INFO.pocketsphinx, available: false, reason: embedded.reason ?? 'the embedded recogniser is not installed' },
+    pocketsphinx: embedded.available
+      ? { info: INFO.pocketsphinx, available: true }
+      : { info: INFO.pocketsphinx, available: false, reason: embedded.reason ?? 'the embedded recogniser is not installed' },
     deepgram: cloud('deepgram'),
     sarvam: cloud('sarvam'),
   };
@@ -105,13 +117,26 @@ export function chooseRecognizer(config: RecognitionConfig, language: string, em
   const choice = recognizerFor(tag, order);
   if ('reason' in choice) return { kind: 'off', reason: choice.reason };
   if (choice.provider === 'pocketsphinx') return { kind: 'pocketsphinx' };
-  const fallback = recognizerFor(tag, [c.pocketsphinx]).provider === 'pocketsphinx' ? 'pocketsphinx' as const : null;
+  const fallback = recognizerFor(tag, [c.pocketsphinx]).provider === 'pocketsphinx' ? ('pocketsphinx' as const) : null;
   if (choice.provider === 'deepgram') {
     const d = config.deepgram ?? {};
-    return { kind: 'deepgram', options: { apiKey: d.api_key!, ...(d.url ? { url: d.url } : {}), ...(d.model ? { model: d.model } : {}) }, fallback };
+    return {
+      kind: 'deepgram',
+      options: { apiKey: d.api_key!, ...(d.url ? { url: d.url } : {}), ...(d.model ? { model: d.model } : {}) },
+      fallback,
+    };
   }
   const s = config.sarvam ?? {};
-  return { kind: 'sarvam', options: { apiKey: s.api_key!, ...(s.url ? { url: s.url } : {}), ...(s.model ? { model: s.model } : {}), ...(s.mode ? { mode: s.mode } : {}) }, fallback };
+  return {
+    kind: 'sarvam',
+    options: {
+      apiKey: s.api_key!,
+      ...(s.url ? { url: s.url } : {}),
+      ...(s.model ? { model: s.model } : {}),
+      ...(s.mode ? { mode: s.mode } : {}),
+    },
+    fallback,
+  };
 }
 
 /** What hears one language range, for `/v1/health` and the start-up notice (no keys). */
@@ -144,8 +169,15 @@ export function describeRecognition(config: RecognitionConfig, embedded: Embedde
   return lines;
 }
 
-function describeRange(config: RecognitionConfig, embedded: EmbeddedStatus, range: string, setting: RecognizerSettingName, why: string): RecognitionLine {
-  const overlaps = (info: RecognizerInfo): boolean => range === '*' || info.languages.some((r) => languageMatches(r, range) || languageMatches(range, r));
+function describeRange(
+  config: RecognitionConfig,
+  embedded: EmbeddedStatus,
+  range: string,
+  setting: RecognizerSettingName,
+  why: string,
+): RecognitionLine {
+  const overlaps = (info: RecognizerInfo): boolean =>
+    range === '*' || info.languages.some((r) => languageMatches(r, range) || languageMatches(range, r));
   if (setting === 'off') return { range, setting, provider: null, fallback: null, reason: `${why} is set to off` };
   if (setting === 'fake') return { range, setting, provider: 'fake', fallback: null };
   const c = candidates(config, embedded);
@@ -155,18 +187,36 @@ function describeRange(config: RecognitionConfig, embedded: EmbeddedStatus, rang
   const label = range === '*' ? 'the default' : range;
   if (!chosen) {
     // The embedded recogniser alone, not installed: its own words (how to install it).
-    if (serving.length === 1 && serving[0] === c.pocketsphinx && order.length === 1) return { range, setting, provider: null, fallback: null, reason: c.pocketsphinx.reason! };
-    const reason = serving.length > 0
-      ? `speech recognition is off for ${label}: ${serving.map((x) => `${x.info.provider}: ${x.reason ?? 'unavailable'}`).join('; ')}`
-      : `speech recognition is off for ${label}: no recogniser serves this language`;
+    if (serving.length === 1 && serving[0] === c.pocketsphinx && order.length === 1)
+      return { range, setting, provider: null, fallback: null, reason: c.pocketsphinx.reason! };
+    const reason =
+      serving.length > 0
+        ? `speech recognition is off for ${label}: ${serving.map((x) => `${x.info.provider}: ${x.reason ?? 'unavailable'}`).join('; ')}`
+        : `speech recognition is off for ${label}: no recogniser serves this language`;
     return { range, setting, provider: null, fallback: null, reason };
   }
   const englishOnly = range === '*' && c.pocketsphinx.available;
   if (chosen === c.pocketsphinx) {
-    return { range, setting, provider: 'pocketsphinx', fallback: null, ...(englishOnly ? { reason: 'the embedded recogniser serves English only; other languages are off unless recognizers names a provider for them' } : {}) };
+    return {
+      range,
+      setting,
+      provider: 'pocketsphinx',
+      fallback: null,
+      ...(englishOnly
+        ? {
+            reason: 'the embedded recogniser serves English only; other languages are off unless recognizers names a provider for them',
+          }
+        : {}),
+    };
   }
   const fallback = c.pocketsphinx.available && overlaps(c.pocketsphinx.info) ? 'pocketsphinx' : null;
-  return { range, setting, provider: chosen.info.provider, fallback, ...(fallback && englishOnly ? { reason: 'the embedded fallback serves English only' } : {}) };
+  return {
+    range,
+    setting,
+    provider: chosen.info.provider,
+    fallback,
+    ...(fallback && englishOnly ? { reason: 'the embedded fallback serves English only' } : {}),
+  };
 }
 
 /** What hears callers of one language, for `/v1/health?language=` (no keys). */
@@ -207,7 +257,10 @@ export function recognitionOf(config: RecognitionConfig, language: string, embed
     ways.push(`set recognizers.${tag}: ${p} (VAGENT_RECOGNIZERS=${tag}=${p})${key}`);
   }
   return {
-    language: tag, provider: null, fallback: null, reason: spec.reason,
+    language: tag,
+    provider: null,
+    fallback: null,
+    reason: spec.reason,
     fix: ways.length > 0 ? `${ways.join('; or ')}; then restart vagent serve` : 'no recogniser vagent knows serves this language',
   };
 }

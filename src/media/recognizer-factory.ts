@@ -46,7 +46,10 @@ export function unavailableRecognizer(provider: string, reason: string): SpeechR
 export function buildRecognizer(spec: RecognizerSpec, ctx: RecognizerFactoryContext): SpeechRecognizer {
   switch (spec.kind) {
     case 'fake':
-      return new FakeRecognizer({ script: spec.script, ...(spec.delayMs !== undefined ? { mode: 'slow' as const, delayMs: spec.delayMs } : {}) });
+      return new FakeRecognizer({
+        script: spec.script,
+        ...(spec.delayMs !== undefined ? { mode: 'slow' as const, delayMs: spec.delayMs } : {}),
+      });
     case 'pocketsphinx':
       return ctx.embedded ?? unavailableRecognizer('pocketsphinx', 'the embedded recogniser is not enabled on this daemon');
     case 'deepgram': {

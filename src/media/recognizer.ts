@@ -221,7 +221,8 @@ export interface SpeechRecognizer extends RecognizerInfo {
  * @throws RangeError if `language` is not a well-formed tag
  */
 export function canonicalLanguage(language: string): string {
-  if (typeof language !== 'string' || language.trim() === '') throw new RangeError('language must be a BCP-47 tag such as en-IN; got an empty value');
+  if (typeof language !== 'string' || language.trim() === '')
+    throw new RangeError('language must be a BCP-47 tag such as en-IN; got an empty value');
   try {
     const [tag] = Intl.getCanonicalLocales(language);
     if (tag) return tag;
@@ -254,7 +255,8 @@ export function validateRecognitionOptions(options: RecognitionOptions, language
     throw new RangeError(`language ${language} is not served by this recogniser (it serves ${languages.join(', ') || 'nothing'})`);
   }
   const rate = options.sampleRateHz;
-  if (!Number.isInteger(rate) || rate < 8000 || rate > 48000) throw new RangeError(`sampleRateHz must be a whole number of Hz from 8000 to 48000; got ${rate}`);
+  if (!Number.isInteger(rate) || rate < 8000 || rate > 48000)
+    throw new RangeError(`sampleRateHz must be a whole number of Hz from 8000 to 48000; got ${rate}`);
   const hints = options.hints;
   if (hints !== undefined) {
     if (typeof hints !== 'object' || hints === null) throw new RangeError('hints must be an object');
@@ -262,9 +264,11 @@ export function validateRecognitionOptions(options: RecognitionOptions, language
       throw new RangeError(`hints.grammar must be one of ${RECOGNITION_GRAMMARS.join(', ')}; got ${JSON.stringify(hints.grammar)}`);
     }
     if (hints.phrases !== undefined) {
-      if (!Array.isArray(hints.phrases) || hints.phrases.length > 500) throw new RangeError('hints.phrases must be a list of at most 500 phrases');
+      if (!Array.isArray(hints.phrases) || hints.phrases.length > 500)
+        throw new RangeError('hints.phrases must be a list of at most 500 phrases');
       for (const p of hints.phrases) {
-        if (typeof p !== 'string' || p.trim() === '' || p.length > 200) throw new RangeError(`hints.phrases entries must be 1–200 characters; got ${JSON.stringify(p)}`);
+        if (typeof p !== 'string' || p.trim() === '' || p.length > 200)
+          throw new RangeError(`hints.phrases entries must be 1–200 characters; got ${JSON.stringify(p)}`);
       }
     }
   }
@@ -346,7 +350,11 @@ export interface RecognizerClock {
 
 /** A small typed listener list for {@link RecognitionEvents}; a throwing listener does not stop the others. */
 export class StreamEvents {
-  private readonly listeners: { [K in keyof RecognitionEvents]: Array<(...args: RecognitionEvents[K]) => void> } = { partial: [], final: [], error: [] };
+  private readonly listeners: { [K in keyof RecognitionEvents]: Array<(...args: RecognitionEvents[K]) => void> } = {
+    partial: [],
+    final: [],
+    error: [],
+  };
 
   /** Adds a listener; returns its remover. */
   on<K extends keyof RecognitionEvents>(event: K, listener: (...args: RecognitionEvents[K]) => void): () => void {
@@ -436,8 +444,7 @@ export interface RecognizerCandidate {
 
 /** The outcome of {@link recognizerFor}. */
 export type RecognizerChoice =
-  | { provider: string; info: RecognizerInfo; language: string }
-  | { provider: 'none'; reason: string; language: string };
+  { provider: string; info: RecognizerInfo; language: string } | { provider: 'none'; reason: string; language: string };
 
 /**
  * Chooses the recogniser for an agent's language: the first candidate, in the order given (the

@@ -56,7 +56,13 @@ function toView(p: FakeRoomParticipant): RoomParticipant {
 class FakeRoom extends EventEmitter<RoomEvents> implements RoomConnection {
   private readonly people = new Map<string, FakeRoomParticipant>();
   /** The phone participant's audio, replayed into a real rtc-node source. */
-  private remote: { identity: string; source: AudioSource; track: LocalAudioTrack; chain: Promise<void>; queuedMs: number } | null = null;
+  private remote: {
+    identity: string;
+    source: AudioSource;
+    track: LocalAudioTrack;
+    chain: Promise<void>;
+    queuedMs: number;
+  } | null = null;
   private outbound: ReadableStreamDefaultReader<AudioFrame> | null = null;
   private closed = false;
 
@@ -98,7 +104,8 @@ class FakeRoom extends EventEmitter<RoomEvents> implements RoomConnection {
         for (;;) {
           const { done, value } = await reader.read();
           if (done || this.closed) break;
-          if (this.ws.readyState === WebSocket.OPEN) this.ws.send(Buffer.from(value.data.buffer, value.data.byteOffset, value.data.byteLength));
+          if (this.ws.readyState === WebSocket.OPEN)
+            this.ws.send(Buffer.from(value.data.buffer, value.data.byteOffset, value.data.byteLength));
         }
       } catch {
         // The track went away with the room.
@@ -213,7 +220,9 @@ class FakeRoom extends EventEmitter<RoomEvents> implements RoomConnection {
  */
 export async function connectFakeRoom(join: RoomJoin): Promise<RoomConnection> {
   const base = roomWsUrl(join.url).replace(/\/+$/, '');
-  const ws = new WebSocket(`${base}${FAKE_ROOM_PATH}?access_token=${encodeURIComponent(join.token)}`, { handshakeTimeout: join.connectTimeoutMs });
+  const ws = new WebSocket(`${base}${FAKE_ROOM_PATH}?access_token=${encodeURIComponent(join.token)}`, {
+    handshakeTimeout: join.connectTimeoutMs,
+  });
   const room = new FakeRoom(ws);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

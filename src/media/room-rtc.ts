@@ -12,8 +12,19 @@
  * never in the daemon's worker threads.
  */
 import {
-  DisconnectReason, LocalAudioTrack, ParticipantKind, Room, RoomEvent, TrackKind, TrackPublishOptions, TrackSource,
-  type AudioSource, type Participant, type RemoteParticipant, type RemoteTrack, type Track,
+  DisconnectReason,
+  LocalAudioTrack,
+  ParticipantKind,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+  type AudioSource,
+  type Participant,
+  type RemoteParticipant,
+  type RemoteTrack,
+  type Track,
 } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { RoomConnectError, roomWsUrl, type RoomConnection, type RoomEvents, type RoomJoin, type RoomParticipant } from './room.js';
@@ -86,7 +97,10 @@ export async function connectRtcRoom(join: RoomJoin): Promise<RoomConnection> {
     await Promise.race([
       room.connect(roomWsUrl(join.url), join.token, { autoSubscribe: true, dynacast: false }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RoomConnectError(`LiveKit did not let vagent into room ${join.roomName} within ${join.connectTimeoutMs} ms`)), join.connectTimeoutMs);
+        timer = setTimeout(
+          () => reject(new RoomConnectError(`LiveKit did not let vagent into room ${join.roomName} within ${join.connectTimeoutMs} ms`)),
+          join.connectTimeoutMs,
+        );
       }),
     ]);
   } catch (err) {

@@ -59,9 +59,11 @@ export interface OutboundFormat {
 /** The bytes of one {@link FRAME_MS} frame in `format`'s encoding and rate. */
 export function frameBytesOf(encoding: OutboundFormat['encoding'], sampleRate: number): number {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0 || (sampleRate * FRAME_MS) % 1000 !== 0) {
-    throw new RangeError(`sample rate must be a positive whole number of Hz giving whole samples per ${FRAME_MS} ms frame; got ${sampleRate}`);
+    throw new RangeError(
+      `sample rate must be a positive whole number of Hz giving whole samples per ${FRAME_MS} ms frame; got ${sampleRate}`,
+    );
   }
-  return (sampleRate * FRAME_MS / 1000) * (encoding === 'mulaw' ? 1 : 2);
+  return ((sampleRate * FRAME_MS) / 1000) * (encoding === 'mulaw' ? 1 : 2);
 }
 
 /** What a transport reports to the call media session. Called on the session's thread, in arrival order. */

@@ -115,7 +115,12 @@ interface FvadModule {
  * (https://webrtc.googlesource.com/src/+/refs/heads/main/common_audio/vad/vad_core.c), which
  * applies once a run has more than 6 speech frames, as every spoken word has.
  */
-const WEBRTC_HANGOVER_FRAMES: Record<number, readonly [number, number, number]> = { 0: [14, 7, 5], 1: [14, 7, 5], 2: [9, 5, 3], 3: [9, 5, 3] };
+const WEBRTC_HANGOVER_FRAMES: Record<number, readonly [number, number, number]> = {
+  0: [14, 7, 5],
+  1: [14, 7, 5],
+  2: [9, 5, 3],
+  3: [9, 5, 3],
+};
 
 /** How far back the noise floor looks, ms: longer than a run of speech without a pause. */
 const NOISE_FLOOR_WINDOW_MS = 1500;
@@ -163,7 +168,8 @@ export class WebRtcVad {
       throw new RangeError(`VAD frame length must be one of ${VAD_FRAME_MS.join(', ')} ms, got ${frameMs}`);
     }
     if (!Number.isInteger(mode) || mode < 0 || mode > 3) throw new RangeError(`VAD mode must be 0, 1, 2 or 3, got ${mode}`);
-    if (typeof noiseGateDb !== 'number' || !Number.isFinite(noiseGateDb) || noiseGateDb < 0) throw new RangeError(`VAD noise gate must be a level in dB ≥ 0, got ${noiseGateDb}`);
+    if (typeof noiseGateDb !== 'number' || !Number.isFinite(noiseGateDb) || noiseGateDb < 0)
+      throw new RangeError(`VAD noise gate must be a level in dB ≥ 0, got ${noiseGateDb}`);
     return new WebRtcDetector(this.wasm, sampleRate, frameMs, mode, noiseGateDb);
   }
 }
@@ -187,7 +193,13 @@ class WebRtcDetector implements VoiceActivityDetector {
   private sinceLoudSpeech = Infinity;
   private readonly hangoverFrames: number;
 
-  constructor(private readonly wasm: FvadModule, readonly sampleRate: number, readonly frameMs: number, private readonly mode: number, noiseGateDb: number) {
+  constructor(
+    private readonly wasm: FvadModule,
+    readonly sampleRate: number,
+    readonly frameMs: number,
+    private readonly mode: number,
+    noiseGateDb: number,
+  ) {
     this.frameSamples = (sampleRate * frameMs) / 1000;
     this.hangoverFrames = WEBRTC_HANGOVER_FRAMES[mode]![VAD_FRAME_MS.indexOf(frameMs as VadFrameMs)]!;
     this.hangoverMs = this.hangoverFrames * frameMs;
@@ -234,7 +246,12 @@ class WebRtcDetector implements VoiceActivityDetector {
     const result = this.wasm._fvad_process(this.handle, this.pointer, this.frameSamples);
     if (result < 0) throw new Error(`libfvad rejected a frame of ${this.frameSamples} samples at ${this.sampleRate} Hz`);
     const speech = result === 1 && this.gate();
-    const frame: VadFrame = { startMs: this.frames * this.frameMs, durationMs: this.frameMs, probability: speech ? 1 : 0, speech };
+    const frame: VadFrame = {
+      startMs: this.frames * this.frameMs,
+      durationMs: this.frameMs,
+      probability: speech ? 1 : 0,
+      speech,
+    };
     this.frames++;
     return frame;
   }
@@ -320,7 +337,8 @@ export interface SpeechSegmenterOptions {
 
 /** Checks a duration option: a finite number ≥ 0. */
 function durationOption(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a duration in ms ≥ 0, got ${value}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RangeError(`${name} must be a duration in ms ≥ 0, got ${value}`);
   return value;
 }
 
@@ -377,8 +395,10 @@ export class SpeechSegmenter {
    * @throws RangeError when the frame starts before the end of the previous one
    */
   push(frame: Pick<VadFrame, 'startMs' | 'durationMs' | 'speech'>): SpeechEvent | null {
-    if (!(frame.durationMs > 0) || !Number.isFinite(frame.startMs)) throw new RangeError(`bad VAD frame: start ${frame.startMs} ms, duration ${frame.durationMs} ms`);
-    if (frame.startMs < this.lastEndMs - 1e-6) throw new RangeError(`VAD frames out of order: ${frame.startMs} ms after ${this.lastEndMs} ms`);
+    if (!(frame.durationMs > 0) || !Number.isFinite(frame.startMs))
+      throw new RangeError(`bad VAD frame: start ${frame.startMs} ms, duration ${frame.durationMs} ms`);
+    if (frame.startMs < this.lastEndMs - 1e-6)
+      throw new RangeError(`VAD frames out of order: ${frame.startMs} ms after ${this.lastEndMs} ms`);
     const endMs = frame.startMs + frame.durationMs;
     this.lastEndMs = endMs;
     if (frame.speech) {
@@ -420,7 +440,9 @@ export class SpeechSegmenter {
    * (e.g. the caller hung up mid-sentence), else null. The segmenter is then reset.
    */
   flush(): SpeechEvent | null {
-    const event: SpeechEvent | null = this.speaking ? { type: 'speechEnd', atMs: this.realEndMs(), decidedAtMs: Math.max(this.lastEndMs, this.lastSpeechEndMs) } : null;
+    const event: SpeechEvent | null = this.speaking
+      ? { type: 'speechEnd', atMs: this.realEndMs(), decidedAtMs: Math.max(this.lastEndMs, this.lastSpeechEndMs) }
+      : null;
     this.speaking = false;
     this.onsetMs = null;
     this.onsetSpeechMs = 0;

@@ -155,7 +155,8 @@ export class MediaWorkerPool {
    * @throws Error when the worker script is missing (run `npm run build`) or a worker fails to start
    */
   static async start(options: MediaWorkerPoolOptions): Promise<MediaWorkerPool> {
-    if (!Number.isInteger(options.size) || options.size < 1 || options.size > 64) throw new RangeError(`media workers must be 1–64, got ${options.size}`);
+    if (!Number.isInteger(options.size) || options.size < 1 || options.size > 64)
+      throw new RangeError(`media workers must be 1–64, got ${options.size}`);
     const workerPath = options.workerPath ?? mediaWorkerPath();
     if (!existsSync(workerPath)) throw new Error(`the media worker is not built (${workerPath}); run npm run build`);
     const pool = new MediaWorkerPool({ ...options, workerPath });
@@ -173,13 +174,22 @@ export class MediaWorkerPool {
    * Attaches a stream to the least loaded worker and starts its media session: the worker
    * replays `frames` (the carrier's `connected`/`start` and anything after) and plays `opening`.
    */
-  attach(dialect: CarrierDialect, frames: string[], settings: StreamSettings, recognizer: RecognizerSpec, opening: ReplyData, handlers: StreamHandlers): StreamHandle {
+  attach(
+    dialect: CarrierDialect,
+    frames: string[],
+    settings: StreamSettings,
+    recognizer: RecognizerSpec,
+    opening: ReplyData,
+    handlers: StreamHandlers,
+  ): StreamHandle {
     const slot = this.slots.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
     const id = this.nextId++;
     slot.streams.set(id, handlers);
     this.post(slot, { k: 'attach', id, dialect, frames, settings, recognizer, opening });
     let pendingIn: string[] | null = null;
-    const reset = () => { pendingIn = null; };
+    const reset = () => {
+      pendingIn = null;
+    };
     return {
       id,
       push: (frame) => {
@@ -200,7 +210,13 @@ export class MediaWorkerPool {
    * Joins a LiveKit room on the least loaded worker (issue 17) and runs the call's media
    * session there once the call is answered. Only `send`/`close` of `handlers` go unused.
    */
-  attachRoom(join: RoomJoin, settings: StreamSettings, recognizer: RecognizerSpec, opening: ReplyData, handlers: Omit<StreamHandlers, 'send' | 'close'>): Pick<StreamHandle, 'id' | 'hangup'> {
+  attachRoom(
+    join: RoomJoin,
+    settings: StreamSettings,
+    recognizer: RecognizerSpec,
+    opening: ReplyData,
+    handlers: Omit<StreamHandlers, 'send' | 'close'>,
+  ): Pick<StreamHandle, 'id' | 'hangup'> {
     const slot = this.slots.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
     const id = this.nextId++;
     slot.streams.set(id, { ...handlers, send: () => undefined, close: () => undefined });
@@ -235,35 +251,55 @@ export class MediaWorkerPool {
       const req = this.nextWarm++;
       slot.warming.set(req, resolve);
       // A worker takes messages once it is ready (its VAD loaded), not before.
-      slot.ready.then(() => this.post(slot, { k: 'warm', req, files }), () => undefined);
+      slot.ready.then(
+        () => this.post(slot, { k: 'warm', req, files }),
+        () => undefined,
+      );
     });
   }
 
   /** Stops the workers (their recogniser processes first, for at most 2 s), ending any stream left. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.slots.map((slot) => new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 2000);
-      timer.unref();
-      slot.shutdown = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.post(slot, { k: 'shutdown' });
-    })));
+    await Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 2000);
+            timer.unref();
+            slot.shutdown = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            this.post(slot, { k: 'shutdown' });
+          }),
+      ),
+    );
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
     for (const slot of this.slots) this.failStreams(slot, 'the daemon is stopping');
   }
 
   private spawn(index: number): Slot {
-    const worker: WorkerLike = this.options.mode === 'process'
-      ? forkWorker(this.options.workerPath, this.options.workerData ?? {})
-      : new Worker(this.options.workerPath, { workerData: this.options.workerData ?? {} });
+    const worker: WorkerLike =
+      this.options.mode === 'process'
+        ? forkWorker(this.options.workerPath, this.options.workerData ?? {})
+        : new Worker(this.options.workerPath, { workerData: this.options.workerData ?? {} });
     let ready!: () => void;
     let failed!: (err: Error) => void;
     const slot: Slot = {
-      index, worker, outbox: [], scheduled: false, streams: new Map(), resets: [], warming: new Map(), warmed: new Set(), warmups: 0,
-      ready: new Promise<void>((resolve, reject) => { ready = resolve; failed = reject; }),
+      index,
+      worker,
+      outbox: [],
+      scheduled: false,
+      streams: new Map(),
+      resets: [],
+      warming: new Map(),
+      warmed: new Set(),
+      warmups: 0,
+      ready: new Promise<void>((resolve, reject) => {
+        ready = resolve;
+        failed = reject;
+      }),
     };
     worker.on('message', (batch: FromWorker[]) => {
       for (const msg of batch) this.onMessage(slot, msg, ready);
@@ -331,7 +367,14 @@ export class MediaWorkerPool {
         if (!h) return;
         h.turn(msg.request).then(
           (reply) => this.post(slot, { k: 'reply', id: msg.id, req: msg.req, reply }),
-          (err: unknown) => this.post(slot, { k: 'reply', id: msg.id, req: msg.req, reply: null, error: err instanceof Error ? err.message : String(err) }),
+          (err: unknown) =>
+            this.post(slot, {
+              k: 'reply',
+              id: msg.id,
+              req: msg.req,
+              reply: null,
+              error: err instanceof Error ? err.message : String(err),
+            }),
         );
         return;
       }

@@ -168,5 +168,16 @@ export interface StreamStats {
 
 /** The stats of a stream that ended before its media session reported any. */
 export function emptyStreamStats(): StreamStats {
-  return { audioInMs: 0, utterances: 0, bargeIns: 0, latenciesMs: [], framesSent: 0, framesLate: 0, framesDropped: 0, latenessP99Ms: 0, latenessMaxMs: 0, sttAudioMs: 0 };
+  return {
+    audioInMs: 0,
+    utterances: 0,
+    bargeIns: 0,
+    latenciesMs: [],
+    framesSent: 0,
+    framesLate: 0,
+    framesDropped: 0,
+    latenessP99Ms: 0,
+    latenessMaxMs: 0,
+    sttAudioMs: 0,
+  };
 }

@@ -22,7 +22,14 @@ import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { buildRecognizer } from './recognizer-factory.js';
 import { WebRtcVad } from './vad.js';
-import { CARRIER_WARM_FORMATS, ROOM_WARM_FORMATS, WARM_STREAMS, WARM_STREAM_MS, WARM_STREAM_SETTINGS, warmStreamFrames } from './warm-up.js';
+import {
+  CARRIER_WARM_FORMATS,
+  ROOM_WARM_FORMATS,
+  WARM_STREAMS,
+  WARM_STREAM_MS,
+  WARM_STREAM_SETTINGS,
+  warmStreamFrames,
+} from './warm-up.js';
 import { emptyStreamStats } from './worker-protocol.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, ToWorker } from './worker-protocol.js';
 
@@ -59,7 +66,7 @@ function processPort(): Port | null {
   };
 }
 
-const data = (parentPort ? workerData ?? {} : JSON.parse(process.env['VAGENT_MEDIA_WORKER_DATA'] ?? '{}')) as MediaWorkerData;
+const data = (parentPort ? (workerData ?? {}) : JSON.parse(process.env['VAGENT_MEDIA_WORKER_DATA'] ?? '{}')) as MediaWorkerData;
 
 /** Speech the VAD must hear over playout before it is a barge-in, on a phone line, ms. */
 export const PHONE_BARGE_IN_MIN_SPEECH_MS = 200;
@@ -187,12 +194,16 @@ function toReply(stream: Stream, reply: ReplyData): TurnReply {
 
 function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
   const { id } = msg;
-  const transport = new CarrierTransport(msg.dialect, {
-    send: (text) => sendFrame(id, text),
-    close: (code, reason) => post({ k: 'close', id, code, reason }),
-  }, {
-    onProtocolError: (error) => post({ k: 'event', id, event: { type: 'protocolError', code: error.code, message: error.message } }),
-  });
+  const transport = new CarrierTransport(
+    msg.dialect,
+    {
+      send: (text) => sendFrame(id, text),
+      close: (code, reason) => post({ k: 'close', id, code, reason }),
+    },
+    {
+      onProtocolError: (error) => post({ k: 'event', id, event: { type: 'protocolError', code: error.code, message: error.message } }),
+    },
+  );
   const stream = addStream(id, transport);
   for (const f of msg.frames) transport.receive(f);
   if (transport.stopped || !transport.start) {
@@ -206,7 +217,16 @@ function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
 
 /** Registers stream `id`: a carrier stream with its transport, or a LiveKit room (`null`: its transport comes once joined). */
 function addStream(id: number, carrier: CarrierTransport | null): Stream {
-  const stream: Stream = { id, carrier, transport: carrier, hangupRequested: false, session: null, pending: new Map(), rejects: new Map(), nextReq: 1 };
+  const stream: Stream = {
+    id,
+    carrier,
+    transport: carrier,
+    hangupRequested: false,
+    session: null,
+    pending: new Map(),
+    rejects: new Map(),
+    nextReq: 1,
+  };
   streams.set(id, stream);
   return stream;
 }
@@ -263,7 +283,12 @@ async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<
 }
 
 /** Builds stream `stream`'s media session over `transport` (not started) and wires its events. */
-function startSession(stream: Stream, transport: MediaTransport, msg: { settings: StreamSettings; recognizer: RecognizerSpec; opening: ReplyData }, minLeadFrames: number): CallMediaSession {
+function startSession(
+  stream: Stream,
+  transport: MediaTransport,
+  msg: { settings: StreamSettings; recognizer: RecognizerSpec; opening: ReplyData },
+  minLeadFrames: number,
+): CallMediaSession {
   const { id } = stream;
   const s = msg.settings;
   const session = new CallMediaSession({
@@ -271,12 +296,13 @@ function startSession(stream: Stream, transport: MediaTransport, msg: { settings
     vad: vadEngine!.createDetector({ sampleRate: 16000, frameMs: 20 }),
     recognizer: recognizerOf(msg.recognizer, id, s.recognizerTimeoutMs),
     language: s.language,
-    turn: (request: TurnRequest) => new Promise<TurnReply>((resolve, reject) => {
-      const req = stream.nextReq++;
-      stream.pending.set(req, resolve);
-      stream.rejects.set(req, reject);
-      post({ k: 'turn', id, req, request });
-    }),
+    turn: (request: TurnRequest) =>
+      new Promise<TurnReply>((resolve, reject) => {
+        const req = stream.nextReq++;
+        stream.pending.set(req, resolve);
+        stream.rejects.set(req, reject);
+        post({ k: 'turn', id, req, request });
+      }),
     // 200 ms of speech by the VAD decides: with the VAD's onset lag and the frames in flight,
     // that is about 250 ms of the caller's speech, and the carrier's clear lands within 300 ms.
     bargeIn: s.bargeIn ? { minSpeechMs: PHONE_BARGE_IN_MIN_SPEECH_MS } : { enabled: false },
@@ -291,7 +317,20 @@ function startSession(stream: Stream, transport: MediaTransport, msg: { settings
   stream.session = session;
   session.on('heard', (e) => post({ k: 'event', id, event: { type: 'heard', ...e } }));
   session.on('reply', (e) => post({ k: 'event', id, event: { type: 'reply', text: e.text, cause: e.cause, latencyMs: e.latencyMs } }));
-  session.on('bargeIn', (e) => post({ k: 'event', id, event: { type: 'bargeIn', reason: e.reason, heard: e.report, atMs: e.atMs, speechOnsetAtMs: e.speechOnsetAtMs, speechMs: e.speechMs } }));
+  session.on('bargeIn', (e) =>
+    post({
+      k: 'event',
+      id,
+      event: {
+        type: 'bargeIn',
+        reason: e.reason,
+        heard: e.report,
+        atMs: e.atMs,
+        speechOnsetAtMs: e.speechOnsetAtMs,
+        speechMs: e.speechMs,
+      },
+    }),
+  );
   session.on('dtmf', (e) => post({ k: 'event', id, event: { type: 'dtmf', digit: e.digit } }));
   session.on('sttError', (e) => post({ k: 'event', id, event: { type: 'sttError', error: e } }));
   session.on('ended', (e) => {
@@ -299,10 +338,21 @@ function startSession(stream: Stream, transport: MediaTransport, msg: { settings
     for (const reject of stream.rejects.values()) reject(new Error('the call ended'));
     streams.delete(id);
     post({
-      k: 'ended', id, reason: e.reason, cause: e.cause, stats: {
-        audioInMs: st.audioInMs, utterances: st.utterances, bargeIns: st.bargeIns, latenciesMs: st.latenciesMs,
-        framesSent: st.playout.framesSent, framesLate: st.playout.framesLate, framesDropped: st.playout.framesDropped,
-        latenessP99Ms: st.playout.latenessP99Ms, latenessMaxMs: st.playout.latenessMaxMs, sttAudioMs: st.sttAudioMs,
+      k: 'ended',
+      id,
+      reason: e.reason,
+      cause: e.cause,
+      stats: {
+        audioInMs: st.audioInMs,
+        utterances: st.utterances,
+        bargeIns: st.bargeIns,
+        latenciesMs: st.latenciesMs,
+        framesSent: st.playout.framesSent,
+        framesLate: st.playout.framesLate,
+        framesDropped: st.playout.framesDropped,
+        latenessP99Ms: st.playout.latenessP99Ms,
+        latenessMaxMs: st.playout.latenessMaxMs,
+        sttAudioMs: st.sttAudioMs,
       },
     });
   });
@@ -377,11 +427,23 @@ async function warm(msg: Extract<ToWorker, { k: 'warm' }>): Promise<void> {
   const ids: number[] = [];
   if (!codeWarmed && !data.livekitRooms) {
     codeWarmed = true;
-    const opening: ReplyData = { clips: files.slice(0, 1).map((file) => ({ file, text: '', bargeIn: true, asksConfirmation: false })), ended: false, expectation: 'free' };
+    const opening: ReplyData = {
+      clips: files.slice(0, 1).map((file) => ({ file, text: '', bargeIn: true, asksConfirmation: false })),
+      ended: false,
+      expectation: 'free',
+    };
     for (const { dialect, format } of WARM_STREAMS) {
       const id = nextWarmId--;
       try {
-        attach({ k: 'attach', id, dialect, frames: warmStreamFrames(dialect, format), settings: WARM_STREAM_SETTINGS, recognizer: { kind: 'off', reason: 'warm-up' }, opening });
+        attach({
+          k: 'attach',
+          id,
+          dialect,
+          frames: warmStreamFrames(dialect, format),
+          settings: WARM_STREAM_SETTINGS,
+          recognizer: { kind: 'off', reason: 'warm-up' },
+          opening,
+        });
         ids.push(id);
       } catch {
         streams.delete(id); // a warm-up that fails leaves the first call as cold as before, nothing worse

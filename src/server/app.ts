@@ -5,7 +5,13 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
@@ -67,7 +73,9 @@ export interface HealthExtras {
    * default, then the `recognizers` overrides) the provider, its fallback, and why it is off.
    */
   recognition: {
-    status: 'on' | 'off'; provider: string | null; reason?: string;
+    status: 'on' | 'off';
+    provider: string | null;
+    reason?: string;
     languages?: Array<{ range: string; provider: string | null; fallback: string | null; reason?: string }>;
     /** With `?language=`: what hears that language, and when nothing does, why not and the settings that would. */
     for_language?: LanguageRecognition;
@@ -76,18 +84,45 @@ export interface HealthExtras {
 }
 
 const HealthExtrasSchema = {
-  recognition: z.object({
-    status: z.enum(['on', 'off']), provider: z.string().nullable(), reason: z.string().optional(),
-    languages: z.array(z.object({ range: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional() })).optional(),
-    for_language: z.object({
-      language: z.string(), provider: z.string().nullable(), fallback: z.string().nullable(), reason: z.string().optional(), fix: z.string().optional(),
-    }).optional().meta({ description: 'With ?language=: the recogniser that hears callers of that language; when none does (provider null), why not (reason) and the settings that would serve it (fix).' }),
-  }).optional(),
-  media: z.object({
-    workers: z.number().int(), streams: z.number().int(), rooms: z.number().int().optional(),
-    // Ahead of the first call (docs/media.md, "The first call after start").
-    warm_up: z.object({ state: z.enum(['warming', 'ready']), opening_clips: z.number().int() }).optional(),
-  }).optional(),
+  recognition: z
+    .object({
+      status: z.enum(['on', 'off']),
+      provider: z.string().nullable(),
+      reason: z.string().optional(),
+      languages: z
+        .array(
+          z.object({
+            range: z.string(),
+            provider: z.string().nullable(),
+            fallback: z.string().nullable(),
+            reason: z.string().optional(),
+          }),
+        )
+        .optional(),
+      for_language: z
+        .object({
+          language: z.string(),
+          provider: z.string().nullable(),
+          fallback: z.string().nullable(),
+          reason: z.string().optional(),
+          fix: z.string().optional(),
+        })
+        .optional()
+        .meta({
+          description:
+            'With ?language=: the recogniser that hears callers of that language; when none does (provider null), why not (reason) and the settings that would serve it (fix).',
+        }),
+    })
+    .optional(),
+  media: z
+    .object({
+      workers: z.number().int(),
+      streams: z.number().int(),
+      rooms: z.number().int().optional(),
+      // Ahead of the first call (docs/media.md, "The first call after start").
+      warm_up: z.object({ state: z.enum(['warming', 'ready']), opening_clips: z.number().int() }).optional(),
+    })
+    .optional(),
 };
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
@@ -147,7 +182,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const loggerOption = options.logger ?? false;
   const isInstance = typeof loggerOption === 'object' && loggerOption !== null && 'child' in loggerOption;
   const app = Fastify({
-    ...(isInstance ? { loggerInstance: loggerOption as FastifyServerOptions['loggerInstance'] } : { logger: loggerOption as FastifyServerOptions['logger'] }),
+    ...(isInstance
+      ? { loggerInstance: loggerOption as FastifyServerOptions['loggerInstance'] }
+      : { logger: loggerOption as FastifyServerOptions['logger'] }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: () => `req_${randomToken(12)}`,
     // Each request's child logger is built when it first writes a line (most never do).
@@ -179,7 +216,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'vagent API', version: options.version, description: 'Trunks, numbers, sessions and calls of a vagent daemon.' },
+      info: {
+        title: 'vagent API',
+        version: options.version,
+        description: 'Trunks, numbers, sessions and calls of a vagent daemon.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
@@ -194,46 +235,67 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // ws itself, from its header, before its payload is read.
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_FRAME_CHARS } });
 
-  await app.register(async (open) => {
-    open.get('/health', {
-      schema: {
-        summary: 'Liveness and version (no auth)',
-        tags: ['meta'],
-        security: [],
-        querystring: z.object({
-          language: z.string({ error: 'language must be a BCP-47 language tag such as hi-IN' }).max(64, { error: 'language must be at most 64 characters: a BCP-47 language tag such as hi-IN' }).optional()
-            .meta({ description: 'A BCP-47 language tag (an agent\'s language): recognition.for_language then says what hears it.' }),
-        }),
-        response: { 200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }), ...errorResponses },
-      },
-    }, async (request) => {
-      const { language } = request.query as { language?: string };
-      let extras: HealthExtras | Record<string, never>;
-      try {
-        extras = options.health?.(language) ?? {};
-      } catch (err) {
-        if (err instanceof RangeError) throw new ApiError('invalid_request', `language must be a BCP-47 language tag such as hi-IN: ${err.message}`, { param: 'language' });
-        throw err;
-      }
-      return { status: 'ok' as const, version: options.version, ...extras };
-    });
-    open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    await open.register(audioRoutes(services.speech));
-    await open.register(livekitWebhookRoute(services, () => app.log));
-    await open.register(mediaRoutes(services, options.media ?? (() => null), options.publicUrl ?? null));
-  }, { prefix: '/v1' });
+  await app.register(
+    async (open) => {
+      open.get(
+        '/health',
+        {
+          schema: {
+            summary: 'Liveness and version (no auth)',
+            tags: ['meta'],
+            security: [],
+            querystring: z.object({
+              language: z
+                .string({ error: 'language must be a BCP-47 language tag such as hi-IN' })
+                .max(64, { error: 'language must be at most 64 characters: a BCP-47 language tag such as hi-IN' })
+                .optional()
+                .meta({
+                  description: "A BCP-47 language tag (an agent's language): recognition.for_language then says what hears it.",
+                }),
+            }),
+            response: {
+              200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }),
+              ...errorResponses,
+            },
+          },
+        },
+        async (request) => {
+          const { language } = request.query as { language?: string };
+          let extras: HealthExtras | Record<string, never>;
+          try {
+            extras = options.health?.(language) ?? {};
+          } catch (err) {
+            if (err instanceof RangeError)
+              throw new ApiError('invalid_request', `language must be a BCP-47 language tag such as hi-IN: ${err.message}`, {
+                param: 'language',
+              });
+            throw err;
+          }
+          return { status: 'ok' as const, version: options.version, ...extras };
+        },
+      );
+      open.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      await open.register(audioRoutes(services.speech));
+      await open.register(livekitWebhookRoute(services, () => app.log));
+      await open.register(mediaRoutes(services, options.media ?? (() => null), options.publicUrl ?? null));
+    },
+    { prefix: '/v1' },
+  );
 
-  await app.register(async (authed) => {
-    requireApiKey(authed, services.tenants);
-    installIdempotency(authed, services.repos.store, services.idempotency);
-    await authed.register(trunkRoutes(services));
-    await authed.register(numberRoutes(services));
-    await authed.register(agentRoutes(services, () => app.log));
-    await authed.register(sessionRoutes(services));
-    await authed.register(callRoutes(services, () => app.log));
-    await authed.register(telephonyRoutes(services));
-    await authed.register(carrierRoutes(services));
-  }, { prefix: '/v1' });
+  await app.register(
+    async (authed) => {
+      requireApiKey(authed, services.tenants);
+      installIdempotency(authed, services.repos.store, services.idempotency);
+      await authed.register(trunkRoutes(services));
+      await authed.register(numberRoutes(services));
+      await authed.register(agentRoutes(services, () => app.log));
+      await authed.register(sessionRoutes(services));
+      await authed.register(callRoutes(services, () => app.log));
+      await authed.register(telephonyRoutes(services));
+      await authed.register(carrierRoutes(services));
+    },
+    { prefix: '/v1' },
+  );
 
   return app;
 }

@@ -65,10 +65,17 @@ export function startBackgroundTasks(runtime: Runtime, log: TaskLog, options: Ba
   const purge = () => {
     if (purging || abort.signal.aborted) return;
     purging = true;
-    track(idempotency.purgeExpired({ signal: abort.signal, ...(options.purgeBatchRows ? { batchRows: options.purgeBatchRows } : {}) })
-      .then((n) => { if (n > 0) log.info({ purged: n }, 'expired idempotency records purged'); })
-      .catch((err: unknown) => log.error({ err }, 'idempotency purge failed'))
-      .finally(() => { purging = false; }));
+    track(
+      idempotency
+        .purgeExpired({ signal: abort.signal, ...(options.purgeBatchRows ? { batchRows: options.purgeBatchRows } : {}) })
+        .then((n) => {
+          if (n > 0) log.info({ purged: n }, 'expired idempotency records purged');
+        })
+        .catch((err: unknown) => log.error({ err }, 'idempotency purge failed'))
+        .finally(() => {
+          purging = false;
+        }),
+    );
   };
 
   let reclaiming = false;
@@ -76,28 +83,41 @@ export function startBackgroundTasks(runtime: Runtime, log: TaskLog, options: Ba
   const reclaim = () => {
     if (reclaiming || abort.signal.aborted) return;
     reclaiming = true;
-    track(reclaimFreePages(repos.store, { ...options.reclaim, signal: abort.signal })
-      .then((r) => {
-        if (r.mode === 'none' && !toldNone) {
-          toldNone = true;
-          log.info({ auto_vacuum: r.mode, free_pages: r.freeBefore },
-            'free database pages are not given back to the disk: the database has no incremental auto-vacuum (vagent admin db vacuum converts it)');
-        } else if (r.steps > 0) {
-          log.info({ pages: r.freeBefore - r.freeAfter, free_pages: r.freeAfter }, 'free database pages given back to the disk');
-        }
-      })
-      .catch((err: unknown) => log.error({ err }, 'reclaiming free database pages failed'))
-      .finally(() => { reclaiming = false; }));
+    track(
+      reclaimFreePages(repos.store, { ...options.reclaim, signal: abort.signal })
+        .then((r) => {
+          if (r.mode === 'none' && !toldNone) {
+            toldNone = true;
+            log.info(
+              { auto_vacuum: r.mode, free_pages: r.freeBefore },
+              'free database pages are not given back to the disk: the database has no incremental auto-vacuum (vagent admin db vacuum converts it)',
+            );
+          } else if (r.steps > 0) {
+            log.info({ pages: r.freeBefore - r.freeAfter, free_pages: r.freeAfter }, 'free database pages given back to the disk');
+          }
+        })
+        .catch((err: unknown) => log.error({ err }, 'reclaiming free database pages failed'))
+        .finally(() => {
+          reclaiming = false;
+        }),
+    );
   };
 
   let expiring = false;
   const expirePrepared = () => {
     if (expiring || abort.signal.aborted) return;
     expiring = true;
-    track(runtime.services.callLines.endExpiredPrepared()
-      .then((n) => { if (n > 0) log.info({ calls: n }, 'prepared calls ended: no carrier stream arrived within their max_call_duration_s'); })
-      .catch((err: unknown) => log.error({ err }, 'ending expired prepared calls failed'))
-      .finally(() => { expiring = false; }));
+    track(
+      runtime.services.callLines
+        .endExpiredPrepared()
+        .then((n) => {
+          if (n > 0) log.info({ calls: n }, 'prepared calls ended: no carrier stream arrived within their max_call_duration_s');
+        })
+        .catch((err: unknown) => log.error({ err }, 'ending expired prepared calls failed'))
+        .finally(() => {
+          expiring = false;
+        }),
+    );
   };
 
   const purgeTimer = setInterval(purge, options.purgeIntervalMs ?? PURGE_INTERVAL_MS);

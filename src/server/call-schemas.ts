@@ -18,62 +18,73 @@ const seconds = (name: keyof typeof DIAL_LIMITS) => {
  * `POST /v1/calls` body; a malformed agent id is `workflow_not_found`, a malformed trunk id
  * `trunk_not_found` (spec: Errors).
  */
-export const PlaceCallBody = z.object({
-  agent_id: idField('agent', 'workflow_not_found', 'agent_id is required: an outbound agent, for example ag_emi_reminder'),
-  to: z.string({ error: `to is required: the number to call, in E.164 such as ${EXAMPLE_DID}` })
-    .regex(E164_PATTERN, { error: `to must be an E.164 number such as ${EXAMPLE_DID}` }),
-  from: e164('from').nullish(),
-  context: RequestContext.nullish(),
-  title: text(200, 'title').nullish(),
-  customer_name: text(200, 'customer_name').nullish(),
-  dial: z.boolean({ error: 'dial must be true or false' }).nullish(),
-  trunk_id: idField('trunk', 'trunk_not_found', 'trunk_id must be a string such as tk_…').nullish(),
-  ringing_timeout_s: seconds('ringing_timeout_s'),
-  max_call_duration_s: seconds('max_call_duration_s'),
-}, { error: 'request body must be a JSON object with agent_id and to' });
+export const PlaceCallBody = z.object(
+  {
+    agent_id: idField('agent', 'workflow_not_found', 'agent_id is required: an outbound agent, for example ag_emi_reminder'),
+    to: z
+      .string({ error: `to is required: the number to call, in E.164 such as ${EXAMPLE_DID}` })
+      .regex(E164_PATTERN, { error: `to must be an E.164 number such as ${EXAMPLE_DID}` }),
+    from: e164('from').nullish(),
+    context: RequestContext.nullish(),
+    title: text(200, 'title').nullish(),
+    customer_name: text(200, 'customer_name').nullish(),
+    dial: z.boolean({ error: 'dial must be true or false' }).nullish(),
+    trunk_id: idField('trunk', 'trunk_not_found', 'trunk_id must be a string such as tk_…').nullish(),
+    ringing_timeout_s: seconds('ringing_timeout_s'),
+    max_call_duration_s: seconds('max_call_duration_s'),
+  },
+  { error: 'request body must be a JSON object with agent_id and to' },
+);
 
 /** The placement response. */
-export const CallPlacementSchema = z.object({
-  call_id: z.string(),
-  session_id: z.string(),
-  agent_id: z.string(),
-  to: z.string(),
-  from: z.string().nullable(),
-  idempotent: z.boolean(),
-  status: z.enum(['prepared', 'ringing']),
-  dial_required: z.boolean(),
-  room_name: z.string().optional(),
-  provider_call_id: z.string().optional(),
-  trunk_id: z.string().optional(),
-  dial_status: z.enum(DIAL_STATUSES).optional(),
-  answered_at: z.number().nullable().optional(),
-}).meta({ id: 'CallPlacement' });
+export const CallPlacementSchema = z
+  .object({
+    call_id: z.string(),
+    session_id: z.string(),
+    agent_id: z.string(),
+    to: z.string(),
+    from: z.string().nullable(),
+    idempotent: z.boolean(),
+    status: z.enum(['prepared', 'ringing']),
+    dial_required: z.boolean(),
+    room_name: z.string().optional(),
+    provider_call_id: z.string().optional(),
+    trunk_id: z.string().optional(),
+    dial_status: z.enum(DIAL_STATUSES).optional(),
+    answered_at: z.number().nullable().optional(),
+  })
+  .meta({ id: 'CallPlacement' });
 
 /** The status response, with vagent's extension fields after `cost`. */
-export const CallStatusSchema = z.object({
-  call_id: z.string(),
-  session_id: z.string(),
-  agent_id: z.string(),
-  status: z.enum(['in_progress', 'completed']),
-  started_at: z.number(),
-  ended_at: z.number().nullable(),
-  duration_s: z.number().nullable(),
-  customer_name: z.string().nullable(),
-  cost: Cost,
-  direction: z.enum(['outbound', 'inbound']),
-  to: z.string(),
-  from: z.string().nullable(),
-  dial_status: z.enum(DIAL_STATUSES),
-  dial_error: z.string().nullable(),
-  trunk_id: z.string().nullable(),
-  room_name: z.string().nullable(),
-  provider_call_id: z.string().nullable(),
-  answered_at: z.number().nullable(),
-  transport: z.enum(['twilio', 'exotel', 'plivo', 'livekit']).nullable()
-    .meta({ description: 'What carries the call\'s audio: a carrier WebSocket stream or a LiveKit room; null while none has (a prepared call).' }),
-  source: z.enum(CALL_SOURCES)
-    .meta({ description: 'Who made the call: phone (a call on a line: a carrier stream, a LiveKit room, a prepared call) or simulator (a stream `vagent call simulate` opened with an API key). A label for reports; budgets and costs treat both alike.' }),
-}).meta({ id: 'CallStatus' });
+export const CallStatusSchema = z
+  .object({
+    call_id: z.string(),
+    session_id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(['in_progress', 'completed']),
+    started_at: z.number(),
+    ended_at: z.number().nullable(),
+    duration_s: z.number().nullable(),
+    customer_name: z.string().nullable(),
+    cost: Cost,
+    direction: z.enum(['outbound', 'inbound']),
+    to: z.string(),
+    from: z.string().nullable(),
+    dial_status: z.enum(DIAL_STATUSES),
+    dial_error: z.string().nullable(),
+    trunk_id: z.string().nullable(),
+    room_name: z.string().nullable(),
+    provider_call_id: z.string().nullable(),
+    answered_at: z.number().nullable(),
+    transport: z.enum(['twilio', 'exotel', 'plivo', 'livekit']).nullable().meta({
+      description: "What carries the call's audio: a carrier WebSocket stream or a LiveKit room; null while none has (a prepared call).",
+    }),
+    source: z.enum(CALL_SOURCES).meta({
+      description:
+        'Who made the call: phone (a call on a line: a carrier stream, a LiveKit room, a prepared call) or simulator (a stream `vagent call simulate` opened with an API key). A label for reports; budgets and costs treat both alike.',
+    }),
+  })
+  .meta({ id: 'CallStatus' });
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call after it, and what became of its line. */
 export const CallHangupSchema = CallStatusSchema.extend({
@@ -81,12 +92,18 @@ export const CallHangupSchema = CallStatusSchema.extend({
 }).meta({ id: 'CallHangup' });
 
 /** `GET /v1/calls` page. */
-export const CallListSchema = z.object({ data: z.array(CallStatusSchema), has_more: z.boolean(), next_cursor: z.string().nullable() });
+export const CallListSchema = z.object({
+  data: z.array(CallStatusSchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
 
 /** `GET /v1/calls` query. */
 export const CallListQuery = z.object({
   status: z.enum(['in_progress', 'completed'], { error: 'status must be in_progress or completed' }).optional(),
-  source: z.enum(CALL_SOURCES, { error: `source must be ${CALL_SOURCES.join(' or ')}` }).optional()
+  source: z
+    .enum(CALL_SOURCES, { error: `source must be ${CALL_SOURCES.join(' or ')}` })
+    .optional()
     .meta({ description: 'Only calls of this source: phone or simulator.' }),
   ...pageQuery(CALLS_CURSOR),
 });
@@ -95,24 +112,30 @@ export const CallListQuery = z.object({
 export const CallParams = z.object({ call_id: idField('call', 'session_not_found') });
 
 /** `GET /v1/telephony/check` response. */
-export const TelephonyCheckSchema = z.object({
-  ok: z.boolean(),
-  url: z.string().nullable(),
-  outbound_trunks: z.number().int().optional(),
-  ms: z.number().optional(),
-  problem: z.string().optional(),
-  message: z.string().optional(),
-  agent_name: z.string().nullable(),
-  events: z.object({ since_start: z.record(z.string(), z.number()), recorded: z.record(z.string(), z.number()) }),
-  budget: z.object({ budget_inr: z.number().nullable(), spent_inr: z.number(), day: z.string(), timezone: z.string() }),
-  /** Each configured cloud speech recogniser's handshake (issue 17); empty when none is configured. */
-  recognizers: z.array(z.object({
-    provider: z.string(),
-    used_for: z.array(z.string()),
+export const TelephonyCheckSchema = z
+  .object({
     ok: z.boolean(),
-    detail: z.string().optional(),
+    url: z.string().nullable(),
+    outbound_trunks: z.number().int().optional(),
+    ms: z.number().optional(),
     problem: z.string().optional(),
     message: z.string().optional(),
-    ms: z.number(),
-  })).optional(),
-}).meta({ id: 'TelephonyCheck' });
+    agent_name: z.string().nullable(),
+    events: z.object({ since_start: z.record(z.string(), z.number()), recorded: z.record(z.string(), z.number()) }),
+    budget: z.object({ budget_inr: z.number().nullable(), spent_inr: z.number(), day: z.string(), timezone: z.string() }),
+    /** Each configured cloud speech recogniser's handshake (issue 17); empty when none is configured. */
+    recognizers: z
+      .array(
+        z.object({
+          provider: z.string(),
+          used_for: z.array(z.string()),
+          ok: z.boolean(),
+          detail: z.string().optional(),
+          problem: z.string().optional(),
+          message: z.string().optional(),
+          ms: z.number(),
+        }),
+      )
+      .optional(),
+  })
+  .meta({ id: 'TelephonyCheck' });

@@ -36,20 +36,26 @@ export interface RunningDaemon {
  * @param say Where human hints go (stderr by default); logs go to stdout as JSON.
  * @throws StateDirError when another daemon holds the state dir; ConfigError/Error otherwise.
  */
-export async function startDaemon(settings: Settings, say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
-  background: BackgroundTaskOptions = {}): Promise<RunningDaemon> {
+export async function startDaemon(
+  settings: Settings,
+  say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  background: BackgroundTaskOptions = {},
+): Promise<RunningDaemon> {
   ensureStateDir(settings.state_dir);
   const lock = acquireDaemonLock(settings.state_dir);
   // Log lines are written synchronously: none is lost to a kill -9, and none is left buffered at
   // exit, where flushing an asynchronous destination whose reader has gone (EPIPE) retries for
   // ever (sonic-boom's flushSync) and the daemon never exits. A broken pipe silences the log
   // (pino's own EPIPE handling) and the daemon keeps serving.
-  const logger = pino({
-    level: settings.log_level,
-    redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
-    serializers: { ...LOG_SERIALIZERS, err: pino.stdSerializers.err },
-    base: { pid: process.pid },
-  }, pino.destination({ dest: 1, sync: true }));
+  const logger = pino(
+    {
+      level: settings.log_level,
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      serializers: { ...LOG_SERIALIZERS, err: pino.stdSerializers.err },
+      base: { pid: process.pid },
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
   // Audio links use the public URL, or the address the daemon really bound (known after listen).
   let audioBase = settings.public_url?.replace(/\/+$/, '') ?? clientUrl(settings.host, settings.port);
   // The cap on the audio cache's dynamic clips: the setting, or a share of the state dir's disk.
@@ -66,20 +72,31 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
     const lk = settings.livekit;
     // The LiveKit SDK (and its protobuf types) is loaded only when LiveKit is configured.
-    const telephony = lk.url && lk.api_key && lk.api_secret
-      ? new (await import('../telephony/livekit.js')).LiveKitTelephony({
-        url: lk.url, apiKey: lk.api_key, apiSecret: lk.api_secret, agentName: lk.agent_name,
-        requestTimeoutS: lk.request_timeout_s, waitUntilAnswered: lk.wait_until_answered,
-      })
-      : undefined;
-    const policy = { allowHttp: settings.inbound_webhook_allow_http, allowPrivate: settings.inbound_webhook_allow_private, timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS };
+    const telephony =
+      lk.url && lk.api_key && lk.api_secret
+        ? new (await import('../telephony/livekit.js')).LiveKitTelephony({
+            url: lk.url,
+            apiKey: lk.api_key,
+            apiSecret: lk.api_secret,
+            agentName: lk.agent_name,
+            requestTimeoutS: lk.request_timeout_s,
+            waitUntilAnswered: lk.wait_until_answered,
+          })
+        : undefined;
+    const policy = {
+      allowHttp: settings.inbound_webhook_allow_http,
+      allowPrivate: settings.inbound_webhook_allow_private,
+      timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
+    };
     runtime = openRuntime(settings, {
       ...(telephony ? { telephony } : {}),
-      routingWebhook: (url, payload, secret, eventId) => postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),
+      routingWebhook: (url, payload, secret, eventId) =>
+        postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),
       inboundLog: logger.child({ component: 'inbound' }),
       ...(speech ? { speech } : {}),
       audioBaseUrl: () => audioBase,
-      onSpeechError: (err) => logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
+      onSpeechError: (err) =>
+        logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
     });
   } catch (err) {
     await speech?.close();
@@ -107,14 +124,27 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
     checkResponses: false,
     media: () => media?.streams ?? null,
     publicUrl: settings.public_url ?? null,
-    health: (language) => media?.health(language) ?? { recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' } },
+    health: (language) =>
+      media?.health(language) ?? {
+        recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' },
+      },
   });
   // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
   const retention = runtime.services.retention.startBackground({
     firstDelayMs: RETENTION_FIRST_DELAY_MS,
     intervalMs: RETENTION_INTERVAL_MS,
-    onPurged: (c) => logger.info({ sessions: c.sessions, turns: c.turns, calls: c.calls, telephony_events: c.telephony_events,
-      audit_events: c.audit_events, agent_revisions: c.agent_revisions }, 'retention: old records purged'),
+    onPurged: (c) =>
+      logger.info(
+        {
+          sessions: c.sessions,
+          turns: c.turns,
+          calls: c.calls,
+          telephony_events: c.telephony_events,
+          audit_events: c.audit_events,
+          agent_revisions: c.agent_revisions,
+        },
+        'retention: old records purged',
+      ),
     onError: (err) => logger.error({ err }, 'retention purge failed'),
   });
 
@@ -142,21 +172,40 @@ export async function startDaemon(settings: Settings, say: (line: string) => voi
   // Expired idempotency records are purged from now on, in small batches, and freed pages given back.
   const tasks: BackgroundTasks = startBackgroundTasks(runtime, logger, background);
   const { store } = runtime.services.repos;
-  if (store.convertedAtOpen) logger.info({ bytes: databaseBytes(store.db) }, 'database converted to incremental auto-vacuum (compacted once)');
+  if (store.convertedAtOpen)
+    logger.info({ bytes: databaseBytes(store.db) }, 'database converted to incremental auto-vacuum (compacted once)');
   const spaceNotice = autoVacuumMode(store.db) === 'none' ? vacuumNotice(settings.state_dir, databaseBytes(store.db)) : null;
   if (spaceNotice) logger.warn({ database: statePaths(settings.state_dir).database, auto_vacuum: 'none' }, spaceNotice);
-  logger.info({ url, state_dir: settings.state_dir, auth_mode: settings.auth_mode, version: vagentVersion(),
-    claims_released: runtime.recovered.released, interrupted_dials: runtime.recovered.interruptedDials, telephony_events_resumed: resumed,
-    telephony: runtime.services.telephony.configured ? 'livekit' : 'none',
-    audio_cache_max_bytes: audioCap.bytes, audio_cache_cap_source: audioCap.source, audio_url_keep_hours: settings.audio_url_keep_hours }, 'vagent listening');
+  logger.info(
+    {
+      url,
+      state_dir: settings.state_dir,
+      auth_mode: settings.auth_mode,
+      version: vagentVersion(),
+      claims_released: runtime.recovered.released,
+      interrupted_dials: runtime.recovered.interruptedDials,
+      telephony_events_resumed: resumed,
+      telephony: runtime.services.telephony.configured ? 'livekit' : 'none',
+      audio_cache_max_bytes: audioCap.bytes,
+      audio_cache_cap_source: audioCap.source,
+      audio_url_keep_hours: settings.audio_url_keep_hours,
+    },
+    'vagent listening',
+  );
   if (runtime.recovered.interruptedDials > 0) {
-    logger.warn({ calls: runtime.recovered.interruptedDials }, 'dials in flight when vagent last stopped are marked unknown and will not be dialled again');
+    logger.warn(
+      { calls: runtime.recovered.interruptedDials },
+      'dials in flight when vagent last stopped are marked unknown and will not be dialled again',
+    );
   }
 
   // Local commands (`vagent admin key create`) name this address in their hints.
   const recorded: DaemonAddress = {
-    url: clientUrl(settings.host, port), public_url: settings.public_url ?? null, auth_mode: settings.auth_mode,
-    pid: process.pid, started_at: new Date().toISOString(),
+    url: clientUrl(settings.host, port),
+    public_url: settings.public_url ?? null,
+    auth_mode: settings.auth_mode,
+    pid: process.pid,
+    started_at: new Date().toISOString(),
   };
   try {
     writeDaemonAddress(settings.state_dir, recorded);

@@ -7,7 +7,15 @@ import fs from 'node:fs';
 import { statePaths } from '../config/paths.js';
 import { vacuumNotice } from '../config/notices.js';
 import { Store } from '../store/database.js';
-import { autoVacuumMode, convertToIncremental, databaseBytes, databaseStats, liveBytes, type AutoVacuumMode, type DatabaseStats } from '../store/space.js';
+import {
+  autoVacuumMode,
+  convertToIncremental,
+  databaseBytes,
+  databaseStats,
+  liveBytes,
+  type AutoVacuumMode,
+  type DatabaseStats,
+} from '../store/space.js';
 import { acquireDaemonLock, StateDirError } from '../store/state-dir.js';
 
 /** {@link DatabaseStats} and, while the database gives no space back, the notice saying what to do. */
@@ -18,7 +26,10 @@ export interface DatabaseReport extends DatabaseStats {
 
 /** A state dir that cannot be vacuumed now: a daemon runs on it, or the disk is too full. */
 export class VacuumRefusedError extends Error {
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
     this.name = 'VacuumRefusedError';
   }
@@ -65,8 +76,10 @@ export function vacuumDatabase(stateDir: string): VacuumResult {
     lock = acquireDaemonLock(stateDir);
   } catch (err) {
     if (!(err instanceof StateDirError)) throw err;
-    throw new VacuumRefusedError(`${err.message.replace(/; stop it first.*$/, '')}: vacuum rewrites the whole database, so it runs only with the daemon stopped`,
-      'stop vagent serve (SIGTERM, or systemctl stop vagent), run this again, then start it');
+    throw new VacuumRefusedError(
+      `${err.message.replace(/; stop it first.*$/, '')}: vacuum rewrites the whole database, so it runs only with the daemon stopped`,
+      'stop vagent serve (SIGTERM, or systemctl stop vagent), run this again, then start it',
+    );
   }
   try {
     const file = statePaths(stateDir).database;
@@ -82,11 +95,19 @@ export function vacuumDatabase(stateDir: string): VacuumResult {
       const st = fs.statfsSync(stateDir);
       const free = st.bavail * st.bsize;
       if (free < need) {
-        throw new VacuumRefusedError(`not enough free disk in ${stateDir} to vacuum: ${free} bytes free, about ${need} needed (twice the live data)`,
-          'free some disk space (or set SQLITE_TMPDIR to a directory on another disk with room for one copy), then run this again');
+        throw new VacuumRefusedError(
+          `not enough free disk in ${stateDir} to vacuum: ${free} bytes free, about ${need} needed (twice the live data)`,
+          'free some disk space (or set SQLITE_TMPDIR to a directory on another disk with room for one copy), then run this again',
+        );
       }
       convertToIncremental(db);
-      return { file, before_bytes: before, after_bytes: fs.statSync(file).size, auto_vacuum_before: modeBefore, auto_vacuum: autoVacuumMode(db) };
+      return {
+        file,
+        before_bytes: before,
+        after_bytes: fs.statSync(file).size,
+        auto_vacuum_before: modeBefore,
+        auto_vacuum: autoVacuumMode(db),
+      };
     } finally {
       store.close();
     }

@@ -41,13 +41,7 @@ export class ListCache {
  * tenant from `cache`, building it with `rows()` and the list's response `schema` when the
  * data changed.
  */
-export function sendList(
-  reply: FastifyReply,
-  cache: ListCache,
-  tenantId: string,
-  schema: z.ZodType,
-  rows: () => unknown[],
-): FastifyReply {
+export function sendList(reply: FastifyReply, cache: ListCache, tenantId: string, schema: z.ZodType, rows: () => unknown[]): FastifyReply {
   const body = cache.get(tenantId, () => JSON.stringify(schema.parse({ data: rows(), has_more: false, next_cursor: null })));
   return sendSerialized(reply, 200, body);
 }

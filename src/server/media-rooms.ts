@@ -60,7 +60,10 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
   /** Hang-ups asked for while the join was still being prepared. */
   private readonly early = new Set<number>();
 
-  constructor(private readonly services: Services, private readonly options: MediaRoomsOptions) {
+  constructor(
+    private readonly services: Services,
+    private readonly options: MediaRoomsOptions,
+  ) {
     super();
   }
 
@@ -72,10 +75,12 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
   join(call: RoomCall): void {
     if (this.live.draining || this.live.has(call.n)) return;
     this.live.set(call.n, { hangup: () => this.early.add(call.n) });
-    void this.live.track(this.start(call).catch((err: unknown) => {
-      this.options.log.error({ call_id: `cl_${call.n}`, err: (err as Error).message }, 'could not start the call\'s room media');
-      this.live.delete(call.n);
-    }));
+    void this.live.track(
+      this.start(call).catch((err: unknown) => {
+        this.options.log.error({ call_id: `cl_${call.n}`, err: (err as Error).message }, "could not start the call's room media");
+        this.live.delete(call.n);
+      }),
+    );
   }
 
   hangUp(n: number): boolean {
@@ -105,7 +110,12 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
       } catch {
         // LiveKit unreachable: the call is still ended here; its room empties on LiveKit's own timeouts.
       }
-      await services.media.ended(o.tenant_id, o.id, 'vagent restarted during the call: its room media was lost', services.media.lastSeen(o.id));
+      await services.media.ended(
+        o.tenant_id,
+        o.id,
+        'vagent restarted during the call: its room media was lost',
+        services.media.lastSeen(o.id),
+      );
     }
     return orphans.length;
   }
@@ -122,9 +132,19 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     if (url === null) throw new Error('no LiveKit URL is configured');
     let problem: string | null = null;
     const handle = options.pool.attachRoom(
-      { url, token, roomName, sipIdentity: call.sipIdentity, driver: options.driver, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 },
+      {
+        url,
+        token,
+        roomName,
+        sipIdentity: call.sipIdentity,
+        driver: options.driver,
+        connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      },
       opened.settings,
-      options.recognizerSpec(opened.settings.language, opened.fakeTranscripts === undefined ? {} : { vagent_fake_transcripts: opened.fakeTranscripts }),
+      options.recognizerSpec(
+        opened.settings.language,
+        opened.fakeTranscripts === undefined ? {} : { vagent_fake_transcripts: opened.fakeTranscripts },
+      ),
       opened.opening,
       {
         turn: (request) => services.media.turn(tenantId, n, request),
@@ -132,9 +152,15 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
           if (e.type === 'answered') void services.media.roomAnswered(n);
           else if (e.type === 'roomFailed') {
             problem = e.message;
-            options.log.error({ call_id: callId, room: roomName, err: e.message }, 'vagent could not join the call\'s LiveKit room; hanging the call up');
+            options.log.error(
+              { call_id: callId, room: roomName, err: e.message },
+              "vagent could not join the call's LiveKit room; hanging the call up",
+            );
           } else if (e.type === 'bargeIn') {
-            options.log.info({ call_id: callId, reason: e.reason, speech_ms: e.speechMs, heard_ms: Math.round(e.heard.heardMs) }, 'barge-in');
+            options.log.info(
+              { call_id: callId, reason: e.reason, speech_ms: e.speechMs, heard_ms: Math.round(e.heard.heardMs) },
+              'barge-in',
+            );
           }
           this.emit('roomEvent', callId, e);
         },
@@ -146,7 +172,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     );
     this.live.set(n, handle);
     if (this.early.delete(n) || this.live.draining) handle.hangup();
-    options.log.info({ call_id: callId, room: roomName, driver: options.driver }, 'joining the call\'s LiveKit room');
+    options.log.info({ call_id: callId, room: roomName, driver: options.driver }, "joining the call's LiveKit room");
   }
 
   /**
@@ -167,10 +193,18 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
       }
     }
     if (problem === null) await services.media.ended(call.tenantId, call.n);
-    options.log.info({
-      call_id: `cl_${call.n}`, reason, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
-      frames_sent: stats.framesSent, lateness_p99_ms: stats.latenessP99Ms,
-    }, 'room media ended');
+    options.log.info(
+      {
+        call_id: `cl_${call.n}`,
+        reason,
+        audio_in_ms: stats.audioInMs,
+        utterances: stats.utterances,
+        barge_ins: stats.bargeIns,
+        frames_sent: stats.framesSent,
+        lateness_p99_ms: stats.latenessP99Ms,
+      },
+      'room media ended',
+    );
     this.emit('roomEnded', { callId: `cl_${call.n}`, reason, problem, stats });
   }
 }

@@ -7,7 +7,13 @@
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
-import { chooseRecognizer, describeRecognition, recognitionOf, type EmbeddedStatus, type RecognitionLine } from '../media/recognizer-choice.js';
+import {
+  chooseRecognizer,
+  describeRecognition,
+  recognitionOf,
+  type EmbeddedStatus,
+  type RecognitionLine,
+} from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
 import type { Services } from '../services/index.js';
 import { ACTIVITY_HEARTBEAT_MS } from '../services/media-calls.js';
@@ -37,21 +43,39 @@ export interface RunningMedia {
  * it is not installed (`recognizer: pocketsphinx`, or a `recognizers` range set to it).
  * @throws Error naming the setting and how to install the recogniser
  */
-export function embeddedStatus(settings: Pick<Settings, 'recognizer' | 'recognizers'>, status: EmbeddedStatus = pocketsphinxStatus()): EmbeddedStatus {
+export function embeddedStatus(
+  settings: Pick<Settings, 'recognizer' | 'recognizers'>,
+  status: EmbeddedStatus = pocketsphinxStatus(),
+): EmbeddedStatus {
   if (status.available) return { available: true };
-  const named = [...(settings.recognizer === 'pocketsphinx' ? ['recognizer'] : []),
-    ...Object.entries(settings.recognizers).filter(([, p]) => p === 'pocketsphinx').map(([r]) => `recognizers.${r}`)];
-  if (named.length > 0) throw new Error(`${named.join(', ')} is set to pocketsphinx but ${status.reason ?? 'the embedded recogniser is not installed'}`);
+  const named = [
+    ...(settings.recognizer === 'pocketsphinx' ? ['recognizer'] : []),
+    ...Object.entries(settings.recognizers)
+      .filter(([, p]) => p === 'pocketsphinx')
+      .map(([r]) => `recognizers.${r}`),
+  ];
+  if (named.length > 0)
+    throw new Error(`${named.join(', ')} is set to pocketsphinx but ${status.reason ?? 'the embedded recogniser is not installed'}`);
   return { available: false, reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
 }
 
 /** `/v1/health`'s `recognition` for the lines of {@link describeRecognition} (no keys). */
 export function recognitionHealth(lines: readonly RecognitionLine[]): HealthExtras['recognition'] {
   const def = lines[0]!;
-  const languages = lines.map((l) => ({ range: l.range, provider: l.provider, fallback: l.fallback, ...(l.reason ? { reason: l.reason } : {}) }));
+  const languages = lines.map((l) => ({
+    range: l.range,
+    provider: l.provider,
+    fallback: l.fallback,
+    ...(l.reason ? { reason: l.reason } : {}),
+  }));
   const on = lines.some((l) => l.provider !== null);
   if (!on) return { status: 'off', provider: null, reason: def.reason ?? 'off', languages };
-  return { status: 'on', provider: def.provider, ...(def.provider === null && def.reason ? { reason: def.reason } : {}), languages };
+  return {
+    status: 'on',
+    provider: def.provider,
+    ...(def.provider === null && def.reason ? { reason: def.reason } : {}),
+    languages,
+  };
 }
 
 /** The start-up line about speech recognition, per language range (no keys). */
@@ -79,7 +103,10 @@ export const WARM_UP_WAIT_MS = 1500;
  * warm-up and converted every opening handed to it so far, else `warming`; `opening_clips`:
  * the opening clips converted ahead of calls by every worker thread.
  */
-export function warmUpHealth(pool: MediaWorkerPool, roomPool: MediaWorkerPool | null): { state: 'warming' | 'ready'; opening_clips: number } {
+export function warmUpHealth(
+  pool: MediaWorkerPool,
+  roomPool: MediaWorkerPool | null,
+): { state: 'warming' | 'ready'; opening_clips: number } {
   const threads = pool.warmth();
   const ready = threads.ready && (roomPool?.warmth().ready ?? true);
   return { state: ready ? 'ready' : 'warming', opening_clips: threads.clips };
@@ -99,8 +126,12 @@ export function defaultMediaWorkers(): number {
  * (waiting at most `warmUpWaitMs`, default {@link WARM_UP_WAIT_MS}, for it).
  * @throws Error when the worker is not built or a worker cannot start; the daemon then runs without call audio
  */
-export async function startMedia(settings: Settings, services: Services, log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void },
-  warmUpWaitMs = WARM_UP_WAIT_MS): Promise<RunningMedia> {
+export async function startMedia(
+  settings: Settings,
+  services: Services,
+  log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void },
+  warmUpWaitMs = WARM_UP_WAIT_MS,
+): Promise<RunningMedia> {
   const embedded = embeddedStatus(settings);
   const lines = describeRecognition(settings, embedded);
   // The embedded recogniser's warm engines start only where a language may use it (as the
@@ -112,9 +143,14 @@ export async function startMedia(settings: Settings, services: Services, log: Me
   const pool = await MediaWorkerPool.start({
     size: workers,
     workerData: { embeddedRecognizer: embeddedUsed },
-    onWorkerExit: (index, error) => log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
+    onWorkerExit: (index, error) =>
+      log.error({ worker: index, err: error }, 'a media worker stopped; its calls ended, and it was replaced'),
   });
-  const streams = new MediaStreams(services, { pool, recognizerFor: (language) => chooseRecognizer(settings, language, embedded), log });
+  const streams = new MediaStreams(services, {
+    pool,
+    recognizerFor: (language) => chooseRecognizer(settings, language, embedded),
+    log,
+  });
   let rooms: MediaRooms | null = null;
   let roomPool: MediaWorkerPool | null = null;
   if (services.telephony.configured) {
@@ -125,14 +161,18 @@ export async function startMedia(settings: Settings, services: Services, log: Me
       size: workers,
       mode: 'process',
       workerData: { embeddedRecognizer: embeddedUsed, livekitRooms: true },
-      onWorkerExit: (index, error) => log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
+      onWorkerExit: (index, error) =>
+        log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
     });
     rooms = new MediaRooms(services, {
-      pool: roomPool, driver: settings.livekit.rooms, log,
+      pool: roomPool,
+      driver: settings.livekit.rooms,
+      log,
       recognizerSpec: (language, params) => streams.recognizerSpec(language, params),
     });
     const lost = await rooms.endOrphans();
-    if (lost > 0) log.warn({ calls: lost }, 'LiveKit calls in progress when vagent last stopped were hung up and ended (their room media was lost)');
+    if (lost > 0)
+      log.warn({ calls: lost }, 'LiveKit calls in progress when vagent last stopped were hung up and ended (their room media was lost)');
     services.calls.setCallRooms(rooms);
     services.inbound.setCallRooms(rooms);
   }
@@ -159,14 +199,22 @@ export async function startMedia(settings: Settings, services: Services, log: Me
     log.info({ ms: Math.round(performance.now() - warmStarted), opening_clips: pool.warmth().clips }, 'media workers warmed up');
   });
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([warmed, new Promise((resolve) => { timer = setTimeout(resolve, warmUpWaitMs); })]);
+  await Promise.race([
+    warmed,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, warmUpWaitMs);
+    }),
+  ]);
   clearTimeout(timer);
   return {
     streams,
     pool,
     rooms,
     health: (language) => ({
-      recognition: { ...recognitionHealth(lines), ...(language === undefined ? {} : { for_language: recognitionOf(settings, language, embedded) }) },
+      recognition: {
+        ...recognitionHealth(lines),
+        ...(language === undefined ? {} : { for_language: recognitionOf(settings, language, embedded) }),
+      },
       media: { workers, streams: streams.size, ...(rooms ? { rooms: rooms.size } : {}), warm_up: warmUpHealth(pool, roomPool) },
     }),
     notice: () => recognitionNotice(lines),

@@ -19,7 +19,6 @@ import { LiveCalls } from './live-calls.js';
 import { UNPROVEN_LIMITS, UnprovenSockets, type UnprovenTicket } from './unproven-sockets.js';
 import type { Services } from '../services/index.js';
 
-
 /** A finished stream, as the `streamEnded` event reports it. */
 export interface StreamEndedInfo {
   callId: string | null;
@@ -63,7 +62,10 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   /** Calls whose stream sent a frame since the last heartbeat. */
   private active = new Set<number>();
 
-  constructor(private readonly services: Services, private readonly options: MediaStreamsOptions) {
+  constructor(
+    private readonly services: Services,
+    private readonly options: MediaStreamsOptions,
+  ) {
     super();
   }
 
@@ -79,8 +81,13 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
    * waiting for their `start` ({@link UNPROVEN_LIMITS}). `origin.byKey`: it authenticated with an
    * API key, so its call may be labelled a simulation.
    */
-  accept(socket: WebSocket, dialect: CarrierDialect, tenantId: string | null, queryParams: Record<string, string> = {},
-    origin: { byKey?: boolean; address?: string } = {}): void {
+  accept(
+    socket: WebSocket,
+    dialect: CarrierDialect,
+    tenantId: string | null,
+    queryParams: Record<string, string> = {},
+    origin: { byKey?: boolean; address?: string } = {},
+  ): void {
     const byKey = origin.byKey === true;
     const address = origin.address ?? 'unknown';
     let ticket: UnprovenTicket | null = null;
@@ -207,7 +214,8 @@ function fakeScript(raw: string | undefined): FakeUtterance[] {
     if (typeof o['text'] !== 'string' || o['text'].trim() === '') continue;
     const u: FakeUtterance = { text: o['text'].slice(0, MAX_FAKE_LINE_CHARS) };
     if (o['mode'] === 'ok' || o['mode'] === 'slow' || o['mode'] === 'crash' || o['mode'] === 'hang') u.mode = o['mode'];
-    if (typeof o['delay_ms'] === 'number' && Number.isFinite(o['delay_ms']) && o['delay_ms'] >= 0 && o['delay_ms'] <= 60_000) u.delayMs = o['delay_ms'];
+    if (typeof o['delay_ms'] === 'number' && Number.isFinite(o['delay_ms']) && o['delay_ms'] >= 0 && o['delay_ms'] <= 60_000)
+      u.delayMs = o['delay_ms'];
     const eou = o['end_of_utterance_after_ms'];
     if (typeof eou === 'number' && Number.isFinite(eou) && eou > 0 && eou <= 600_000) u.endOfUtteranceAfterMs = eou;
     if (typeof o['confidence'] === 'number' && o['confidence'] >= 0 && o['confidence'] <= 1) u.confidence = o['confidence'];
@@ -244,14 +252,25 @@ class StreamConnection {
   private earlyBytes = 0;
 
   /** `ticket`: the socket's place among the unproven ones (no credentials yet), released once it proves who it is or closes. */
-  constructor(private readonly owner: MediaStreams, private readonly socket: WebSocket, private readonly dialect: CarrierDialect, tenantId: string | null,
-    private readonly queryParams: Record<string, string>, private readonly byKey: boolean, private ticket: UnprovenTicket | null) {
+  constructor(
+    private readonly owner: MediaStreams,
+    private readonly socket: WebSocket,
+    private readonly dialect: CarrierDialect,
+    tenantId: string | null,
+    private readonly queryParams: Record<string, string>,
+    private readonly byKey: boolean,
+    private ticket: UnprovenTicket | null,
+  ) {
     this.tenant = tenantId;
     // Refused on the loop's next check phase, after its poll phase has read what arrived
     // meanwhile: a daemon that was busy when the deadline fell still sees a `start` already sent.
-    this.deadline = setTimeout(() => setImmediate(() => {
-      if (this.phase === 'awaiting_start') this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`);
-    }), START_DEADLINE_MS);
+    this.deadline = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (this.phase === 'awaiting_start') this.refuse(1008, `no start event within ${START_DEADLINE_MS / 1000} s`);
+        }),
+      START_DEADLINE_MS,
+    );
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => this.onFrame(data, isBinary));
     socket.on('close', (code: number) => this.onClose(code));
     socket.on('error', () => undefined);
@@ -295,7 +314,8 @@ class StreamConnection {
       this.refuse(1008, `${this.dialect}: a ${event.type} event before start`);
       return;
     }
-    if (this.early.length > MAX_FRAMES_BEFORE_START) this.refuse(1008, `${this.dialect}: no start event in the first ${MAX_FRAMES_BEFORE_START} frames`);
+    if (this.early.length > MAX_FRAMES_BEFORE_START)
+      this.refuse(1008, `${this.dialect}: no start event in the first ${MAX_FRAMES_BEFORE_START} frames`);
   }
 
   private async onStart(event: Extract<CarrierEvent, { type: 'start' }>): Promise<void> {
@@ -307,7 +327,10 @@ class StreamConnection {
     if (this.tenant === null) {
       this.tenant = svc.carriers.tenantOfStreamToken(params['stream_token']);
       if (this.tenant === null) {
-        this.refuse(1008, 'unauthenticated: send Authorization: Bearer <API key>, the carrier\'s signature, or a valid stream_token parameter');
+        this.refuse(
+          1008,
+          "unauthenticated: send Authorization: Bearer <API key>, the carrier's signature, or a valid stream_token parameter",
+        );
         return;
       }
     }
@@ -316,7 +339,14 @@ class StreamConnection {
       this.refuse(1001, 'vagent is stopping');
       return;
     }
-    const start: StreamStart = { dialect: this.dialect, carrierCallId: event.callId, from: event.from, to: event.to, params, source: streamSource(params, this.byKey) };
+    const start: StreamStart = {
+      dialect: this.dialect,
+      carrierCallId: event.callId,
+      from: event.from,
+      to: event.to,
+      params,
+      source: streamSource(params, this.byKey),
+    };
     let opened;
     this.openInFlight = true;
     try {
@@ -344,42 +374,84 @@ class StreamConnection {
       const refused = this.refused;
       this.phase = 'done';
       void this.owner.endCall(tenant, n, this.refusal);
-      this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason: refused ? 'refused' : 'caller-hangup', stats: null });
+      this.owner.emit('streamEnded', {
+        callId,
+        dialect: this.dialect,
+        reason: refused ? 'refused' : 'caller-hangup',
+        stats: null,
+      });
       return;
     }
     const frames = this.early;
     this.early = [];
     this.phase = 'attached';
-    this.handle = this.owner.pool.attach(this.dialect, frames, opened.settings, this.owner.recognizerSpec(opened.settings.language, params), opened.opening, {
-      send: (out) => {
-        if (this.socket.readyState !== this.socket.OPEN) return;
-        for (const f of out) this.socket.send(f);
+    this.handle = this.owner.pool.attach(
+      this.dialect,
+      frames,
+      opened.settings,
+      this.owner.recognizerSpec(opened.settings.language, params),
+      opened.opening,
+      {
+        send: (out) => {
+          if (this.socket.readyState !== this.socket.OPEN) return;
+          for (const f of out) this.socket.send(f);
+        },
+        close: (code, reason) => this.closeSocket(code, reason),
+        turn: (request) => svc.media.turn(tenant, n, request),
+        event: (e) => {
+          if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
+          else if (e.type === 'sttFallback') {
+            log.warn(
+              {
+                call_id: callId,
+                from: e.from,
+                to: e.to,
+                kind: e.error.kind,
+                message: e.error.message,
+                primary_skipped: e.primarySkipped,
+              },
+              e.to
+                ? `speech recognition: ${e.from} failed; ${e.to} heard the utterance`
+                : `speech recognition: ${e.from} failed and no fallback serves this language`,
+            );
+          } else if (e.type === 'bargeIn') {
+            log.info(
+              {
+                call_id: callId,
+                reason: e.reason,
+                speech_ms: e.speechMs,
+                decided_after_ms: Math.round(e.atMs - e.speechOnsetAtMs),
+                heard_ms: Math.round(e.heard.heardMs),
+              },
+              'barge-in',
+            );
+          }
+          this.owner.emit('streamEvent', callId, e);
+        },
+        ended: (reason, cause, stats) => {
+          this.phase = 'done';
+          this.owner.unregister(n);
+          void this.owner.endCall(tenant, n, this.refusal);
+          log.info(
+            {
+              call_id: callId,
+              reason,
+              cause,
+              audio_in_ms: stats.audioInMs,
+              utterances: stats.utterances,
+              barge_ins: stats.bargeIns,
+              frames_sent: stats.framesSent,
+              frames_late: stats.framesLate,
+              frames_dropped: stats.framesDropped,
+              lateness_p99_ms: stats.latenessP99Ms,
+            },
+            'media stream ended',
+          );
+          this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason, stats });
+          this.closeSocket(1000, 'call ended');
+        },
       },
-      close: (code, reason) => this.closeSocket(code, reason),
-      turn: (request) => svc.media.turn(tenant, n, request),
-      event: (e) => {
-        if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
-        else if (e.type === 'sttFallback') {
-          log.warn({ call_id: callId, from: e.from, to: e.to, kind: e.error.kind, message: e.error.message, primary_skipped: e.primarySkipped },
-            e.to ? `speech recognition: ${e.from} failed; ${e.to} heard the utterance` : `speech recognition: ${e.from} failed and no fallback serves this language`);
-        }
-        else if (e.type === 'bargeIn') {
-          log.info({ call_id: callId, reason: e.reason, speech_ms: e.speechMs, decided_after_ms: Math.round(e.atMs - e.speechOnsetAtMs), heard_ms: Math.round(e.heard.heardMs) }, 'barge-in');
-        }
-        this.owner.emit('streamEvent', callId, e);
-      },
-      ended: (reason, cause, stats) => {
-        this.phase = 'done';
-        this.owner.unregister(n);
-        void this.owner.endCall(tenant, n, this.refusal);
-        log.info({
-          call_id: callId, reason, cause, audio_in_ms: stats.audioInMs, utterances: stats.utterances, barge_ins: stats.bargeIns,
-          frames_sent: stats.framesSent, frames_late: stats.framesLate, frames_dropped: stats.framesDropped, lateness_p99_ms: stats.latenessP99Ms,
-        }, 'media stream ended');
-        this.owner.emit('streamEnded', { callId, dialect: this.dialect, reason, stats });
-        this.closeSocket(1000, 'call ended');
-      },
-    });
+    );
     this.owner.register(n, this.handle);
   }
 

@@ -77,8 +77,17 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.routingWebhook ? { routingWebhook: options.routingWebhook } : {}),
       ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),
       ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
-      budget: { dailyBudgetInr: settings.tenant_daily_budget_inr, timezone: settings.timezone, callReservationInr: settings.call_reservation_inr },
-      recognition: { recognizer: settings.recognizer, recognizers: settings.recognizers, deepgram: settings.deepgram, sarvam: settings.sarvam },
+      budget: {
+        dailyBudgetInr: settings.tenant_daily_budget_inr,
+        timezone: settings.timezone,
+        callReservationInr: settings.call_reservation_inr,
+      },
+      recognition: {
+        recognizer: settings.recognizer,
+        recognizers: settings.recognizers,
+        deepgram: settings.deepgram,
+        sarvam: settings.sarvam,
+      },
     });
     const fresh = services.tenants.ensureDefaultTenant();
     const examples = fresh
@@ -86,13 +95,21 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       : [];
     // Only the lock-holding daemon may release claims: an admin command running beside a live
     // daemon must not free claims of requests that are still in flight.
-    const recovered = options.recover === false
-      ? { released: 0, interruptedDials: 0 }
-      : { ...services.idempotency.recover(), interruptedDials: services.calls.recoverInterruptedDials() };
+    const recovered =
+      options.recover === false
+        ? { released: 0, interruptedDials: 0 }
+        : { ...services.idempotency.recover(), interruptedDials: services.calls.recoverInterruptedDials() };
     return {
-      settings, services, fresh, recovered, examples,
+      settings,
+      services,
+      fresh,
+      recovered,
+      examples,
       // Watches of ringing calls stop before the store they write to closes.
-      close: () => { services.callLines.stop(); repos.store.close(); },
+      close: () => {
+        services.callLines.stop();
+        repos.store.close();
+      },
     };
   } catch (err) {
     repos.store.close();

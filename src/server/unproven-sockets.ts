@@ -53,7 +53,9 @@ export class UnprovenSockets {
   admit(address: string): UnprovenTicket | { refused: string } {
     const here = this.byAddress.get(address) ?? 0;
     if (here >= this.limits.perAddress) {
-      return { refused: `too many unauthenticated media sockets from this address (${this.limits.perAddress}) are waiting for start; try again later` };
+      return {
+        refused: `too many unauthenticated media sockets from this address (${this.limits.perAddress}) are waiting for start; try again later`,
+      };
     }
     if (this.count >= this.limits.total) {
       return { refused: `too many unauthenticated media sockets (${this.limits.total}) are waiting for start; try again later` };

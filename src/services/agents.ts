@@ -38,7 +38,10 @@ export class AgentService {
   /** Told of each revision's opening clips once they are cached (see {@link AgentService.onOpeningReady}). */
   private openingListener: ((files: string[]) => void) | null = null;
 
-  constructor(private readonly deps: ServiceDeps, private readonly speech: SpeechPort) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly speech: SpeechPort,
+  ) {}
 
   /**
    * Validates an agent definition for `PUT /v1/agents/{agentId}`.
@@ -52,12 +55,17 @@ export class AgentService {
     }
     const input = { ...(body as Record<string, unknown>) };
     if (input.id === undefined) input.id = agentId;
-    else if (input.id !== agentId) throw new ApiError('invalid_request', `id ${shortId(String(input.id))} in the body differs from ${agentId} in the path`, { param: 'id' });
+    else if (input.id !== agentId)
+      throw new ApiError('invalid_request', `id ${shortId(String(input.id))} in the body differs from ${agentId} in the path`, {
+        param: 'id',
+      });
     const r = parseAgentDefinition(input);
     if (!r.ok) {
       const shown = r.issues.slice(0, 10).map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
       if (r.issues.length > 10) shown.push(`… and ${r.issues.length - 10} more`);
-      throw new ApiError('invalid_request', `invalid agent definition: ${shown.join('; ')}`, { param: formatIssuePath(r.issues[0]!.path) });
+      throw new ApiError('invalid_request', `invalid agent definition: ${shown.join('; ')}`, {
+        param: formatIssuePath(r.issues[0]!.path),
+      });
     }
     return { agent: r.agent, digest: digestOf(r.agent) };
   }
@@ -71,7 +79,14 @@ export class AgentService {
     let row: AgentRow;
     if (prev && prev.digest === digest) row = prev;
     else {
-      row = { tenant_id: tenantId, id: agent.id, version: (prev?.version ?? 0) + 1, digest, created_at: prev?.created_at ?? now, updated_at: now };
+      row = {
+        tenant_id: tenantId,
+        id: agent.id,
+        version: (prev?.version ?? 0) + 1,
+        digest,
+        created_at: prev?.created_at ?? now,
+        updated_at: now,
+      };
       repo.upsert(row);
     }
     return this.view(row, true);
@@ -141,7 +156,10 @@ export class AgentService {
   /** The files of revision `digest`'s static opening clips that are cached. */
   private openingFiles(digest: string): string[] {
     const { keys, opening } = this.staticsOf(digest);
-    return keys.slice(0, opening).filter((k) => this.speech.has(k)).map((k) => this.speech.fileOf(this.speech.nameOf(k)))
+    return keys
+      .slice(0, opening)
+      .filter((k) => this.speech.has(k))
+      .map((k) => this.speech.fileOf(this.speech.nameOf(k)))
       .filter((f): f is string => f !== null);
   }
 
@@ -198,7 +216,10 @@ export class AgentService {
     if (!isAgentId(agentId)) throw malformedAgentId('workflow_not_found', agentId);
     const repo = this.deps.repos.agents;
     const row = repo.get(caller.tenantId, agentId) ?? scoped(this.deps, caller, repo.getAnyTenant(agentId), agentId);
-    if (!row) throw new ApiError('not_found', `no agent ${agentId} (see: GET /v1/agents, or apply one with \`vagent agent apply -f FILE\`)`, { param: 'agent_id' });
+    if (!row)
+      throw new ApiError('not_found', `no agent ${agentId} (see: GET /v1/agents, or apply one with \`vagent agent apply -f FILE\`)`, {
+        param: 'agent_id',
+      });
     return row;
   }
 
@@ -262,10 +283,15 @@ export class AgentService {
 }
 
 function malformedAgentId(code: 'invalid_request' | 'workflow_not_found', agentId: string): ApiError {
-  return new ApiError(code, `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, { param: 'agent_id' });
+  return new ApiError(code, `agent id ${shortId(agentId)} is malformed: ag_ followed by 1–64 of a-z, 0-9 and _`, {
+    param: 'agent_id',
+  });
 }
 
 /** SHA-256 (hex) of an agent definition's canonical JSON (keys sorted). */
 export function digestOf(agent: AgentDefinition): string {
-  return crypto.createHash('sha256').update(stringify(agent) ?? '').digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(stringify(agent) ?? '')
+    .digest('hex');
 }

@@ -46,7 +46,10 @@ export class BudgetService {
   /** The last day {@link day} computed: days do not overlap, so any time inside it has this one. */
   private lastDay: { start: number; end: number; date: string } | null = null;
 
-  constructor(private readonly deps: ServiceDeps, private readonly settings: BudgetSettings) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly settings: BudgetSettings,
+  ) {}
 
   /**
    * The day (in `timezone`) that `now` (epoch seconds) falls in: `dayBounds`, whose time-zone
@@ -61,7 +64,9 @@ export class BudgetService {
   }
 
   /** Micro-rupees a new call reserves. */
-  get reservationMicro(): number { return inrToMicro(this.settings.callReservationInr); }
+  get reservationMicro(): number {
+    return inrToMicro(this.settings.callReservationInr);
+  }
 
   /** The tenant's budget in micro-rupees, or null when none applies. */
   private budgetMicro(tenantId: string): number | null {
@@ -96,8 +101,10 @@ export class BudgetService {
     const { start, end } = this.day(now);
     const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
     if (spent >= budget) {
-      throw new ApiError('rate_limit_exceeded',
-        `tenant ${tenantId} has reached its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`);
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `tenant ${tenantId} has reached its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`,
+      );
     }
   }
 

@@ -75,12 +75,18 @@ export class CallLineService {
     const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     const released = (await this.releaseLine(n, true))!;
-    return this.sessions.end(caller, `se_${n}`, (fn) => commit(() => {
-      fn();
-      released.record();
-      const view: CallHangup = { ...callStatusView(this.deps.repos.calls.get(n)!), line: released.line };
-      return view;
-    }), { lineHandled: true });
+    return this.sessions.end(
+      caller,
+      `se_${n}`,
+      (fn) =>
+        commit(() => {
+          fn();
+          released.record();
+          const view: CallHangup = { ...callStatusView(this.deps.repos.calls.get(n)!), line: released.line };
+          return view;
+        }),
+      { lineHandled: true },
+    );
   }
 
   /**
@@ -117,13 +123,19 @@ export class CallLineService {
       const waitedS = Math.round(c.reserve_until - c.created_at);
       const reason = `no carrier stream arrived within ${waitedS} s (max_call_duration_s) of preparing the call; vagent ended it`;
       try {
-        const endedNow = await this.sessions.end(expiryCaller(c.tenant_id), `se_${c.id}`, (fn) => this.deps.repos.store.write(() => {
-          // Hung up meanwhile: the session's end already happened, and its reason is not ours.
-          const open = this.deps.repos.calls.get(c.id)?.session_status === 'open';
-          fn();
-          if (open) this.deps.repos.calls.notePreparedEnd(c.id, reason);
-          return open;
-        }), { lineHandled: true });
+        const endedNow = await this.sessions.end(
+          expiryCaller(c.tenant_id),
+          `se_${c.id}`,
+          (fn) =>
+            this.deps.repos.store.write(() => {
+              // Hung up meanwhile: the session's end already happened, and its reason is not ours.
+              const open = this.deps.repos.calls.get(c.id)?.session_status === 'open';
+              fn();
+              if (open) this.deps.repos.calls.notePreparedEnd(c.id, reason);
+              return open;
+            }),
+          { lineHandled: true },
+        );
         if (endedNow) ended++;
       } catch {
         // Purged, or the store is closing: the next run (or the next start) sees it again if it is still open.
@@ -149,7 +161,9 @@ export class CallLineService {
   async releaseLine(n: number, required: boolean): Promise<ReleasedLine | null> {
     const row = this.deps.repos.calls.get(n);
     if (!row) return null;
-    const record = () => { this.deps.repos.calls.moveDial(n, 'completed'); };
+    const record = () => {
+      this.deps.repos.calls.moveDial(n, 'completed');
+    };
     if (row.dial_status === 'not_dialled') return { line: 'not_dialled', record };
     if (row.transport !== null && row.transport !== 'livekit') {
       // A carrier stream: vagent hangs up by closing it (the carrier then ends the call leg).
@@ -158,9 +172,11 @@ export class CallLineService {
     if (!lineMayBeUp(row.dial_status) || row.room_name === null) return { line: 'already_gone', record };
     if (!this.telephony.configured) {
       if (!required) return null;
-      throw new ApiError('telephony_not_configured',
+      throw new ApiError(
+        'telephony_not_configured',
         `call cl_${n} may still be on the line but no telephony provider is configured to hang it up: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET for vagent serve`,
-        { param: 'call_id' });
+        { param: 'call_id' },
+      );
     }
     try {
       // Outbound: vagent named the phone participant; inbound: deleting the room hangs up.

@@ -154,43 +154,62 @@ export class CallService {
     if (input.dial === true) return this.dial(caller, input, ctx);
 
     const from = input.from ?? null;
-    return this.sessions.open(caller, this.sessionInput(input), (fn) => ctx.commit(() => {
-      const opened = fn() as OpenedView;
-      const n = parseSessionNumber(opened.session_id)!;
-      this.insertCall(caller, n, opened.created_at, input, {
-        dial_status: 'not_dialled', trunk_id: null, room_name: null, idempotency_key: null, idempotency_print: null, from_number: from,
-      });
-      const view: CallPlacement = {
-        call_id: `cl_${n}`, session_id: opened.session_id, agent_id: agentRow.id, to: input.to, from,
-        idempotent: ctx.idempotencyKey !== null, status: 'prepared', dial_required: true,
-      };
-      return view;
-    }));
+    return this.sessions.open(caller, this.sessionInput(input), (fn) =>
+      ctx.commit(() => {
+        const opened = fn() as OpenedView;
+        const n = parseSessionNumber(opened.session_id)!;
+        this.insertCall(caller, n, opened.created_at, input, {
+          dial_status: 'not_dialled',
+          trunk_id: null,
+          room_name: null,
+          idempotency_key: null,
+          idempotency_print: null,
+          from_number: from,
+        });
+        const view: CallPlacement = {
+          call_id: `cl_${n}`,
+          session_id: opened.session_id,
+          agent_id: agentRow.id,
+          to: input.to,
+          from,
+          idempotent: ctx.idempotencyKey !== null,
+          status: 'prepared',
+          dial_required: true,
+        };
+        return view;
+      }),
+    );
   }
 
   private async dial<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
     const store = this.deps.repos.store;
     if (!this.telephony.configured) {
-      throw new ApiError('telephony_not_configured',
+      throw new ApiError(
+        'telephony_not_configured',
         'dial is true but no telephony provider is configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET for vagent serve (or leave dial unset to prepare the call only)',
-        { param: 'dial' });
+        { param: 'dial' },
+      );
     }
     const trunk = this.resolveTrunk(caller, input.trunk_id ?? null);
     const numbers = JSON.parse(trunk.numbers) as string[];
     const from = input.from ?? null;
     if (from !== null && !numbers.includes(from)) {
-      throw new ApiError('caller_id_not_on_trunk',
+      throw new ApiError(
+        'caller_id_not_on_trunk',
         `from ${shortId(from)} is not one of trunk ${trunk.id}'s caller-ID numbers (${numbers.length === 0 ? 'it has none' : numbers.join(', ')})`,
-        { param: 'from' });
+        { param: 'from' },
+      );
     }
     // The caller ID presented: `from`, else the trunk's first number. An inline trunk needs
     // one (LiveKit refuses "trunk outbound number must be set"); a provider trunk has its own.
     let callerId = from;
     if (callerId === null && !trunk.provider_trunk_id) {
       if (numbers.length === 0) {
-        throw new ApiError('invalid_request',
+        throw new ApiError(
+          'invalid_request',
           `from is required when dialling through trunk ${trunk.id}: it has no caller-ID numbers (pass from, or register numbers on the trunk)`,
-          { param: 'from' });
+          { param: 'from' },
+        );
       }
       callerId = numbers[0]!;
     }
@@ -199,22 +218,33 @@ export class CallService {
       dialTrunk = { kind: 'provider', providerTrunkId: trunk.provider_trunk_id };
     } else {
       const creds = this.trunks.credentialsOf(trunk);
-      dialTrunk = { kind: 'inline', hostname: trunk.address, username: creds?.username ?? null, password: creds?.password ?? null };
+      dialTrunk = {
+        kind: 'inline',
+        hostname: trunk.address,
+        username: creds?.username ?? null,
+        password: creds?.password ?? null,
+      };
     }
 
     // The session and the call (as `dialling`) are durable before the provider hears of it.
     let n = 0;
     let sessionId = '';
-    await this.sessions.open(caller, this.sessionInput(input), (fn) => store.write(() => {
-      const opened = fn() as OpenedView;
-      sessionId = opened.session_id;
-      n = parseSessionNumber(sessionId)!;
-      this.insertCall(caller, n, opened.created_at, input, {
-        dial_status: 'dialling', trunk_id: trunk.id, room_name: callRoom(n).roomName, idempotency_key: ctx.idempotencyKey,
-        idempotency_print: ctx.idempotencyKey === null ? null : ctx.idempotencyPrint, from_number: callerId,
-      });
-      return opened;
-    }));
+    await this.sessions.open(caller, this.sessionInput(input), (fn) =>
+      store.write(() => {
+        const opened = fn() as OpenedView;
+        sessionId = opened.session_id;
+        n = parseSessionNumber(sessionId)!;
+        this.insertCall(caller, n, opened.created_at, input, {
+          dial_status: 'dialling',
+          trunk_id: trunk.id,
+          room_name: callRoom(n).roomName,
+          idempotency_key: ctx.idempotencyKey,
+          idempotency_print: ctx.idempotencyKey === null ? null : ctx.idempotencyPrint,
+          from_number: callerId,
+        });
+        return opened;
+      }),
+    );
     const { roomName, identity } = callRoom(n);
     const metadata = callMetadata(n, caller.tenantId);
     // vagent joins the room first (LiveKit creates it on the join), so its voice is published
@@ -222,8 +252,13 @@ export class CallService {
     // background and never stops the call: a room that cannot be joined ends it politely.
     this.rooms?.join({ n, tenantId: caller.tenantId, roomName, sipIdentity: identity });
     const result = await this.telephony.dial({
-      to: input.to, from: callerId, trunk: dialTrunk, roomName, participantIdentity: identity,
-      participantName: input.customer_name ?? input.to, metadata,
+      to: input.to,
+      from: callerId,
+      trunk: dialTrunk,
+      roomName,
+      participantIdentity: identity,
+      participantName: input.customer_name ?? input.to,
+      metadata,
       ringingTimeoutS: input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default,
       maxCallDurationS: input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default,
     });
@@ -235,19 +270,31 @@ export class CallService {
       // phone may have rung (no answer, busy): the key stays on the call, and a retry under it
       // gets this failure again instead of a second ring.
       const carrierReached = result.sipStatus !== null;
-      await this.sessions.end(caller, sessionId, (fn) => store.write(() => {
-        fn();
-        this.deps.repos.calls.moveDial(n, 'failed', {
-          provider_call_id: null, dial_error: result.message, idempotency_key: carrierReached ? ctx.idempotencyKey : null,
-        });
-      }), { lineHandled: true });
+      await this.sessions.end(
+        caller,
+        sessionId,
+        (fn) =>
+          store.write(() => {
+            fn();
+            this.deps.repos.calls.moveDial(n, 'failed', {
+              provider_call_id: null,
+              dial_error: result.message,
+              idempotency_key: carrierReached ? ctx.idempotencyKey : null,
+            });
+          }),
+        { lineHandled: true },
+      );
       this.rooms?.hangUp(n);
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
     if (result.kind === 'unknown') {
-      await store.write(() => this.deps.repos.calls.moveDial(n, 'unknown', {
-        provider_call_id: null, dial_error: result.message, idempotency_key: ctx.idempotencyKey,
-      }));
+      await store.write(() =>
+        this.deps.repos.calls.moveDial(n, 'unknown', {
+          provider_call_id: null,
+          dial_error: result.message,
+          idempotency_key: ctx.idempotencyKey,
+        }),
+      );
       throw outcomeUnknown({ id: n, dial_error: result.message });
     }
 
@@ -257,14 +304,26 @@ export class CallService {
     let settled: DialStatus | undefined;
     const reply = await ctx.commit(() => {
       const calls = this.deps.repos.calls;
-      calls.moveDial(n, result.answered ? 'answered' : 'ringing', { provider_call_id: result.sipCallId, ...(answeredAt ? { answered_at: answeredAt } : {}) });
+      calls.moveDial(n, result.answered ? 'answered' : 'ringing', {
+        provider_call_id: result.sipCallId,
+        ...(answeredAt ? { answered_at: answeredAt } : {}),
+      });
       const row = calls.get(n)!;
       settled = row.dial_status;
       const view: CallPlacement = {
-        call_id: `cl_${n}`, session_id: sessionId, agent_id: input.agent_id, to: input.to, from,
-        idempotent: ctx.idempotencyKey !== null, status: 'ringing', dial_required: false,
-        room_name: roomName, provider_call_id: result.sipCallId, trunk_id: trunk.id,
-        dial_status: row.dial_status, answered_at: row.answered_at,
+        call_id: `cl_${n}`,
+        session_id: sessionId,
+        agent_id: input.agent_id,
+        to: input.to,
+        from,
+        idempotent: ctx.idempotencyKey !== null,
+        status: 'ringing',
+        dial_required: false,
+        room_name: roomName,
+        provider_call_id: result.sipCallId,
+        trunk_id: trunk.id,
+        dial_status: row.dial_status,
+        answered_at: row.answered_at,
       };
       return view;
     });
@@ -279,21 +338,23 @@ export class CallService {
     }
     // Dialled without waiting for the answer: LiveKit sends no webhook when the callee picks
     // up, so the call is watched until it is answered, gone, or could no longer ring.
-    if (settled === 'ringing') this.lines.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
+    if (settled === 'ringing')
+      this.lines.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
     return reply;
   }
-
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
   private resolveTrunk(caller: Caller, trunkId: string | null) {
     if (trunkId !== null) return this.trunks.resolve(caller, trunkId);
     const all = this.deps.repos.trunks.list(caller.tenantId);
     if (all.length !== 1) {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         all.length === 0
           ? 'trunk_id is required when dialling: this tenant has no trunk (add one with POST /v1/trunks or vagent trunk add)'
           : `trunk_id is required when dialling: this tenant has ${all.length} trunks (see GET /v1/trunks)`,
-        { param: 'trunk_id' });
+        { param: 'trunk_id' },
+      );
     }
     return all[0]!;
   }
@@ -312,14 +373,38 @@ export class CallService {
    * Inserts call `cl_<n>` of session `se_<n>`, opened at `openedAt` (epoch seconds), with the
    * budget check and reservation in the same write.
    */
-  private insertCall(caller: Caller, n: number, openedAt: number, input: PlaceCallInput,
-    d: { dial_status: DialStatus; trunk_id: string | null; room_name: string | null; idempotency_key: string | null; idempotency_print: string | null; from_number: string | null }): void {
+  private insertCall(
+    caller: Caller,
+    n: number,
+    openedAt: number,
+    input: PlaceCallInput,
+    d: {
+      dial_status: DialStatus;
+      trunk_id: string | null;
+      room_name: string | null;
+      idempotency_key: string | null;
+      idempotency_print: string | null;
+      from_number: string | null;
+    },
+  ): void {
     const reserved = this.budget.reserveTx(caller.tenantId);
     this.deps.repos.calls.insert({
-      id: n, tenant_id: caller.tenantId, agent_id: input.agent_id, direction: 'outbound',
-      to_number: input.to, from_number: d.from_number, dial_status: d.dial_status, trunk_id: d.trunk_id, room_name: d.room_name,
-      provider_call_id: null, dial_error: null, idempotency_key: d.idempotency_key, idempotency_print: d.idempotency_print,
-      reserved_micro: reserved, answered_at: null, transport: d.room_name !== null ? 'livekit' : null,
+      id: n,
+      tenant_id: caller.tenantId,
+      agent_id: input.agent_id,
+      direction: 'outbound',
+      to_number: input.to,
+      from_number: d.from_number,
+      dial_status: d.dial_status,
+      trunk_id: d.trunk_id,
+      room_name: d.room_name,
+      provider_call_id: null,
+      dial_error: null,
+      idempotency_key: d.idempotency_key,
+      idempotency_print: d.idempotency_print,
+      reserved_micro: reserved,
+      answered_at: null,
+      transport: d.room_name !== null ? 'livekit' : null,
       reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
     });
   }
@@ -343,12 +428,28 @@ export class CallService {
    * @param limit 1–100.
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
-  list(caller: Caller, status: 'in_progress' | 'completed' | null, cursor: string | null, limit: number, source: CallSource | null = null): CallPage {
+  list(
+    caller: Caller,
+    status: 'in_progress' | 'completed' | null,
+    cursor: string | null,
+    limit: number,
+    source: CallSource | null = null,
+  ): CallPage {
     const before = cursor === null ? Number.MAX_SAFE_INTEGER : CALLS_CURSOR.parse(cursor);
-    const rows = this.deps.repos.calls.list(caller.tenantId, status === null ? null : status === 'completed' ? 'ended' : 'open', before, limit + 1, source);
+    const rows = this.deps.repos.calls.list(
+      caller.tenantId,
+      status === null ? null : status === 'completed' ? 'ended' : 'open',
+      before,
+      limit + 1,
+      source,
+    );
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: page.map(callStatusView), has_more: hasMore, next_cursor: hasMore ? CALLS_CURSOR.encode(page[page.length - 1]!.seq) : null };
+    return {
+      data: page.map(callStatusView),
+      has_more: hasMore,
+      next_cursor: hasMore ? CALLS_CURSOR.encode(page[page.length - 1]!.seq) : null,
+    };
   }
 
   /** Start-up: dials left in flight by a stopped daemon become `unknown` (never re-dialled). */
@@ -363,7 +464,10 @@ export class CallService {
  */
 export function parseCallId(callId: string): number {
   const n = parseSessionNumber(callId, 'call');
-  if (n === null) throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, { param: 'call_id' });
+  if (n === null)
+    throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, {
+      param: 'call_id',
+    });
   return n;
 }
 
@@ -371,16 +475,19 @@ export function parseCallId(callId: string): number {
 function earlierAttemptError(call: CallRow, print: string | null): ApiError {
   if (print !== null && call.idempotency_print !== null && call.idempotency_print !== print) return keyReuseError();
   if (call.dial_status === 'failed') {
-    return new ApiError('dial_failed',
+    return new ApiError(
+      'dial_failed',
       `dial of cl_${call.id} failed: ${call.dial_error ?? 'the carrier refused the call'} (an earlier attempt under this Idempotency-Key; ` +
-      'the phone may have rung, so it is not dialled again: use a new key to call again)');
+        'the phone may have rung, so it is not dialled again: use a new key to call again)',
+    );
   }
   return outcomeUnknown(call);
 }
 
 function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {
-  return new ApiError('dial_outcome_unknown',
+  return new ApiError(
+    'dial_outcome_unknown',
     `the outcome of dial cl_${call.id} under this Idempotency-Key is unknown (${call.dial_error ?? 'LiveKit did not answer'}); ` +
-    `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`);
+      `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`,
+  );
 }
-

@@ -58,8 +58,8 @@ export const MAX_SIGNED_URLS = 4;
 const SECRET_MESSAGE = 'must be 8–256 printable ASCII characters without spaces, as the carrier console shows it';
 
 /** A secret field named `what` (its errors say how to get it right, never echo it). */
-const secretField = (what: string, where: string) => z.string({ error: `${what} is required: ${where}` })
-  .regex(CARRIER_SECRET_PATTERN, { error: `${what} ${SECRET_MESSAGE}` });
+const secretField = (what: string, where: string) =>
+  z.string({ error: `${what} is required: ${where}` }).regex(CARRIER_SECRET_PATTERN, { error: `${what} ${SECRET_MESSAGE}` });
 
 /**
  * A body of exactly `shape`: a field it does not know is refused by name (`param`), saying
@@ -67,33 +67,47 @@ const secretField = (what: string, where: string) => z.string({ error: `${what} 
  */
 const strictBody = <S extends z.ZodRawShape>(dialect: CarrierDialect, shape: S) => {
   const fields = Object.keys(shape).join(', ');
-  return z.looseObject(shape, { error: `request body must be a JSON object {${fields}}` })
-    .superRefine((body, ctx) => {
-      for (const key of Object.keys(body)) {
-        if (!Object.hasOwn(shape, key)) ctx.addIssue({ code: 'custom', path: [key.slice(0, 40)], message: `unknown field: ${dialect} credentials take only ${fields}` });
-      }
-    })
-    // Published as what it is: no other member is accepted.
-    .meta({ additionalProperties: false });
+  return (
+    z
+      .looseObject(shape, { error: `request body must be a JSON object {${fields}}` })
+      .superRefine((body, ctx) => {
+        for (const key of Object.keys(body)) {
+          if (!Object.hasOwn(shape, key))
+            ctx.addIssue({
+              code: 'custom',
+              path: [key.slice(0, 40)],
+              message: `unknown field: ${dialect} credentials take only ${fields}`,
+            });
+        }
+      })
+      // Published as what it is: no other member is accepted.
+      .meta({ additionalProperties: false })
+  );
 };
 
 /** `PUT /v1/carriers/twilio` body: the account's auth token (primary or secondary), its SID optional. */
 export const TwilioCredentialsBody = strictBody('twilio', {
-  account_sid: z.string({ error: 'account_sid must be a string: AC and 32 hex digits (Twilio console, Account Info)' })
-    .regex(TWILIO_ACCOUNT_SID_PATTERN, { error: 'account_sid must be AC followed by 32 hex digits (Twilio console, Account Info)' }).optional(),
+  account_sid: z
+    .string({ error: 'account_sid must be a string: AC and 32 hex digits (Twilio console, Account Info)' })
+    .regex(TWILIO_ACCOUNT_SID_PATTERN, {
+      error: 'account_sid must be AC followed by 32 hex digits (Twilio console, Account Info)',
+    })
+    .optional(),
   auth_token: secretField('auth_token', 'the Twilio auth token that signs requests (Twilio console, Account Info)'),
 });
 
 /** `PUT /v1/carriers/plivo` body: the account's Auth ID and Auth Token. */
 export const PlivoCredentialsBody = strictBody('plivo', {
-  auth_id: z.string({ error: 'auth_id is required: the Plivo Auth ID (Plivo console, Overview)' })
-    .regex(PLIVO_AUTH_ID_PATTERN, { error: 'auth_id must be a Plivo Auth ID: MA or SA and 18 capitals or digits (Plivo console, Overview)' }),
+  auth_id: z.string({ error: 'auth_id is required: the Plivo Auth ID (Plivo console, Overview)' }).regex(PLIVO_AUTH_ID_PATTERN, {
+    error: 'auth_id must be a Plivo Auth ID: MA or SA and 18 capitals or digits (Plivo console, Overview)',
+  }),
   auth_token: secretField('auth_token', 'the Plivo Auth Token (Plivo console, Overview)'),
 });
 
 /** `PUT /v1/carriers/exotel` body: the API key and token Exotel puts in the stream URL's user info. */
 export const ExotelCredentialsBody = strictBody('exotel', {
-  api_key: z.string({ error: 'api_key is required: the Exotel API key (Exotel dashboard, API Settings)' })
+  api_key: z
+    .string({ error: 'api_key is required: the Exotel API key (Exotel dashboard, API Settings)' })
     .regex(EXOTEL_API_KEY_PATTERN, { error: 'api_key must be 1–128 letters, digits, _ or - (Exotel dashboard, API Settings)' }),
   api_token: secretField('api_token', 'the Exotel API token (Exotel dashboard, API Settings)'),
 });
@@ -155,7 +169,12 @@ function single(value: string | string[] | undefined): string | undefined | null
  * stream URL, and `http://` too, as integrations report Plivo's upgrade validating only with
  * the stream URL written as `http://` (see `validatePlivoSignatureV3`).
  */
-const TWIN_SCHEMES: Record<string, string[]> = { 'wss:': ['https:', 'http:'], 'ws:': ['http:'], 'https:': ['wss:'], 'http:': ['ws:'] };
+const TWIN_SCHEMES: Record<string, string[]> = {
+  'wss:': ['https:', 'http:'],
+  'ws:': ['http:'],
+  'https:': ['wss:'],
+  'http:': ['ws:'],
+};
 
 /** `urls` (first {@link MAX_SIGNED_URLS} strings) and their scheme twins, without duplicates. */
 function candidateUrls(urls: unknown): string[] {
@@ -165,7 +184,7 @@ function candidateUrls(urls: unknown): string[] {
     if (typeof url !== 'string') continue;
     out.add(url);
     const m = /^([a-z]+:)(\/\/.*)$/i.exec(url);
-    for (const twin of m ? TWIN_SCHEMES[m[1]!.toLowerCase()] ?? [] : []) out.add(twin + m![2]);
+    for (const twin of m ? (TWIN_SCHEMES[m[1]!.toLowerCase()] ?? []) : []) out.add(twin + m![2]);
   }
   return [...out];
 }
@@ -199,7 +218,12 @@ export class CarrierService {
     const creds = this.parse(dialect, body);
     const { dialect: d, ...secret } = creds;
     const sealed = this.deps.credentials.sealText(JSON.stringify(secret), caller.tenantId, purposeOf(d));
-    const row: CarrierCredentialRow = { tenant_id: caller.tenantId, dialect: d, hint: hintOf(creds), updated_at: this.deps.now() };
+    const row: CarrierCredentialRow = {
+      tenant_id: caller.tenantId,
+      dialect: d,
+      hint: hintOf(creds),
+      updated_at: this.deps.now(),
+    };
     this.deps.repos.carriers.upsert(row, sealed);
     return this.viewOf(caller.tenantId, d, row);
   }
@@ -222,7 +246,9 @@ export class CarrierService {
   removeTx(caller: Caller, dialect: string): { dialect: CarrierDialect; deleted: true } {
     const d = this.dialectOf(dialect);
     if (!this.deps.repos.carriers.delete(caller.tenantId, d)) {
-      throw new ApiError('not_found', `no ${d} credentials are stored for this tenant (see: GET /v1/carriers)`, { param: 'dialect' });
+      throw new ApiError('not_found', `no ${d} credentials are stored for this tenant (see: GET /v1/carriers)`, {
+        param: 'dialect',
+      });
     }
     return { dialect: d, deleted: true };
   }
@@ -304,7 +330,9 @@ export class CarrierService {
   dialectOf(dialect: string): CarrierDialect {
     if (typeof dialect === 'string' && CARRIER_DIALECT_PATTERN.test(dialect)) return dialect as CarrierDialect;
     const shown = typeof dialect === 'string' ? dialect.slice(0, 40) : typeof dialect;
-    throw new ApiError('not_found', `no carrier dialect ${JSON.stringify(shown)}: vagent speaks twilio, exotel and plivo`, { param: 'dialect' });
+    throw new ApiError('not_found', `no carrier dialect ${JSON.stringify(shown)}: vagent speaks twilio, exotel and plivo`, {
+      param: 'dialect',
+    });
   }
 
   /** The decrypted credentials of `tenantId` for `dialect`, or null (none, or they cannot be opened). */
@@ -313,7 +341,10 @@ export class CarrierService {
     const sealed = this.deps.repos.carriers.sealed(tenantId, dialect);
     if (sealed === null) return null;
     try {
-      return { dialect, ...JSON.parse(this.deps.credentials.openText(sealed, tenantId, purposeOf(dialect))) } as CarrierCredentials;
+      return {
+        dialect,
+        ...JSON.parse(this.deps.credentials.openText(sealed, tenantId, purposeOf(dialect))),
+      } as CarrierCredentials;
     } catch {
       return null;
     }

@@ -117,7 +117,13 @@ function clipViews(speech: SpeechPort, specs: readonly ClipSpec[], keys: readonl
  *
  * @param baseUrl where clients fetch `/v1/audio/{name}.wav`
  */
-export function renderCachedClips(speech: SpeechPort, specs: readonly ClipSpec[], language: string, voice: string, baseUrl: string): RenderedReply | null {
+export function renderCachedClips(
+  speech: SpeechPort,
+  specs: readonly ClipSpec[],
+  language: string,
+  voice: string,
+  baseUrl: string,
+): RenderedReply | null {
   if (specs.length === 0) return null;
   const { spoken, keys } = spokenKeys(speech, specs, language, voice);
   const whole = speech.combinedIfCached(keys);
@@ -157,27 +163,29 @@ export async function renderClips(
   let misses = 0;
   let waited = false;
   const { spoken, keys } = spokenKeys(speech, specs, language, voice);
-  const got = await Promise.all(spoken.map(async (text, i) => {
-    const key = keys[i]!;
-    if (speech.has(key)) {
-      hits += 1;
-      return key;
-    }
-    waited = true;
-    try {
-      const clip = await speech.ensure(text, voice);
-      if (clip.cacheHit) hits += 1;
-      else {
-        misses += 1;
-        liveChars += clip.chars;
+  const got = await Promise.all(
+    spoken.map(async (text, i) => {
+      const key = keys[i]!;
+      if (speech.has(key)) {
+        hits += 1;
+        return key;
       }
-      return clip.key;
-    } catch (err) {
-      misses += 1;
-      onError(err);
-      return null;
-    }
-  }));
+      waited = true;
+      try {
+        const clip = await speech.ensure(text, voice);
+        if (clip.cacheHit) hits += 1;
+        else {
+          misses += 1;
+          liveChars += clip.chars;
+        }
+        return clip.key;
+      } catch (err) {
+        misses += 1;
+        onError(err);
+        return null;
+      }
+    }),
+  );
   const clips = clipViews(speech, specs, got, baseUrl);
   const have = got.filter((k): k is string => k !== null);
   let audioUrl: string | null = null;

@@ -18,11 +18,8 @@ import { ApiError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../domain/ids.js';
 import type { Repos } from '../store/index.js';
 
-
 /** What a claim attempt found. */
-export type ClaimOutcome =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: string };
+export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
 
 /** What a look without claiming found: `absent` means the key is free. */
 export type PeekOutcome = { kind: 'absent' } | { kind: 'replay'; status: number; body: string };
@@ -33,7 +30,9 @@ export type PeekOutcome = { kind: 'absent' } | { kind: 'replay'; status: number;
  */
 export function checkIdempotencyKey(key: string): void {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 printable ASCII characters', { param: 'Idempotency-Key' });
+    throw new ApiError('invalid_request', 'Idempotency-Key must be 1–255 printable ASCII characters', {
+      param: 'Idempotency-Key',
+    });
   }
 }
 
@@ -45,8 +44,13 @@ export function checkIdempotencyKey(key: string): void {
  */
 export function fingerprint(key: Buffer, method: string, path: string, body: unknown): string {
   let decoded = path;
-  try { decoded = decodeURIComponent(path); } catch { /* keep the raw path */ }
-  return crypto.createHmac('sha256', key)
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    /* keep the raw path */
+  }
+  return crypto
+    .createHmac('sha256', key)
     .update(`${method.toUpperCase()} ${decoded}\n`)
     .update(stringify(body ?? null) ?? 'null')
     .digest('hex');
@@ -59,9 +63,11 @@ export function fingerprintKey(masterKey: Buffer): Buffer {
 
 /** The error for a key already used with a different request (`idempotency_key_reuse`, 422). */
 export function keyReuseError(): ApiError {
-  return new ApiError('idempotency_key_reuse',
+  return new ApiError(
+    'idempotency_key_reuse',
     'this Idempotency-Key was already used with a different request; use a new key for a new request',
-    { param: 'Idempotency-Key' });
+    { param: 'Idempotency-Key' },
+  );
 }
 
 /** True when a response with this status is stored for replay. */
@@ -146,9 +152,9 @@ export class IdempotencyService {
     if (row && row.created_at >= now - this.retentionS) {
       if (row.fingerprint !== print) throw keyReuseError();
       if (row.state === 'in_progress') {
-        throw new ApiError('idempotency_key_in_progress',
-          'a request with this Idempotency-Key is still being processed; retry shortly',
-          { param: 'Idempotency-Key' });
+        throw new ApiError('idempotency_key_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', {
+          param: 'Idempotency-Key',
+        });
       }
       return { kind: 'replay', status: row.status!, body: row.body! };
     }
@@ -190,7 +196,9 @@ export class IdempotencyService {
   purgeExpired(options: PurgeOptions = {}): Promise<number> {
     const batch = options.batchRows ?? PURGE_BATCH_ROWS;
     if (!Number.isInteger(batch) || batch < 1) throw new RangeError(`batchRows must be a whole number ≥ 1, not ${batch}`);
-    this.#purging ??= this.purgeInBatches(batch, options.signal).finally(() => { this.#purging = null; });
+    this.#purging ??= this.purgeInBatches(batch, options.signal).finally(() => {
+      this.#purging = null;
+    });
     return this.#purging;
   }
 

@@ -149,21 +149,28 @@ export class InboundService {
   /** Events of one call run in order (a hang-up never overtakes its join). */
   private schedule(callKey: string, row: Pick<TelephonyEventRow, 'seq' | 'event_key' | 'kind' | 'payload'>): void {
     const prev = this.chains.get(callKey) ?? Promise.resolve();
-    const next = prev.then(() => this.process(row)).catch((err: unknown) => {
-      this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event processing failed');
-    });
+    const next = prev
+      .then(() => this.process(row))
+      .catch((err: unknown) => {
+        this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event processing failed');
+      });
     this.chains.set(callKey, next);
     this.idle = Promise.all([this.idle, next]).then(() => undefined);
-    void next.then(() => { if (this.chains.get(callKey) === next) this.chains.delete(callKey); });
+    void next.then(() => {
+      if (this.chains.get(callKey) === next) this.chains.delete(callKey);
+    });
   }
 
   private async process(row: Pick<TelephonyEventRow, 'seq' | 'event_key' | 'kind' | 'payload'>): Promise<void> {
     const ev = JSON.parse(row.payload) as TelephonyEvent;
     let outcome: EventOutcome;
     try {
-      outcome = row.kind === 'inbound_call' ? await this.inboundCall(ev, row.seq)
-        : row.kind === 'sip_answered' ? await this.answered(ev, row.seq)
-          : await this.participantLeft(ev, row.seq);
+      outcome =
+        row.kind === 'inbound_call'
+          ? await this.inboundCall(ev, row.seq)
+          : row.kind === 'sip_answered'
+            ? await this.answered(ev, row.seq)
+            : await this.participantLeft(ev, row.seq);
     } catch (err) {
       outcome = { state: 'failed', outcome: 'error' };
       this.log.warn({ err: errText(err), event_key: row.event_key }, 'telephony event failed');
@@ -171,7 +178,9 @@ export class InboundService {
     this.count(outcome.outcome);
     // `done` events were finished inside their own write; the rest are marked here.
     if (outcome.state !== 'done') {
-      await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()));
+      await this.deps.repos.store.write(() =>
+        this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()),
+      );
     }
   }
 
@@ -190,14 +199,19 @@ export class InboundService {
     const records = this.deps.repos.numbers.everyTenant(to);
     const number = records[0];
     if (!number) {
-      this.log.warn({ to: maskNumber(to), event_id: ev.id }, 'inbound call to a number vagent does not know (register it: vagent number add)');
+      this.log.warn(
+        { to: maskNumber(to), event_id: ev.id },
+        'inbound call to a number vagent does not know (register it: vagent number add)',
+      );
       return { state: 'ignored', outcome: 'unknown_number' };
     }
     // Numbers are unique per tenant only: a DID two tenants registered cannot say whose call
     // this is, and answering for either could hand one tenant's callers to the other.
     if (records.length > 1) {
-      this.log.warn({ to: maskNumber(to), tenants: records.map((r) => r.tenant_id) },
-        'inbound call to a number registered by several tenants; not answered: remove it from all but its owner (vagent number rm)');
+      this.log.warn(
+        { to: maskNumber(to), tenants: records.map((r) => r.tenant_id) },
+        'inbound call to a number registered by several tenants; not answered: remove it from all but its owner (vagent number rm)',
+      );
       return { state: 'ignored', outcome: 'ambiguous_number' };
     }
     const tenantId = number.tenant_id;
@@ -205,12 +219,17 @@ export class InboundService {
     let routedBy = 'number';
     const tenant = this.deps.repos.tenants.getTenant(tenantId);
     if (tenant?.inbound_webhook_url) {
-      const chosen = await this.agentFromWebhook(tenantId, tenant.inbound_webhook_url, {
-        type: 'inbound_call',
-        event_id: ev.id,
-        call: { to, from, sip_call_id: callId || null, room_name: room || null },
-        number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
-      }, ev.id);
+      const chosen = await this.agentFromWebhook(
+        tenantId,
+        tenant.inbound_webhook_url,
+        {
+          type: 'inbound_call',
+          event_id: ev.id,
+          call: { to, from, sip_call_id: callId || null, room_name: room || null },
+          number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
+        },
+        ev.id,
+      );
       if (chosen) {
         agentId = chosen;
         routedBy = 'webhook';
@@ -223,28 +242,54 @@ export class InboundService {
     const caller = systemCaller(tenantId, ev.id);
     let callN = 0;
     try {
-      await this.sessions.open(caller, {
-        agent_id: agentId,
-        customer_phone: from,
-        context: { call: { direction: 'inbound', to, from } },
-      }, (fn) => this.deps.repos.store.write(() => {
-        const opened = fn() as { session_id: string };
-        callN = parseSessionNumber(opened.session_id)!;
-        this.deps.repos.calls.insert({
-          id: callN, tenant_id: tenantId, agent_id: agentId, direction: 'inbound', to_number: to, from_number: from,
-          dial_status: 'answered', trunk_id: number.trunk_id, room_name: room || null, provider_call_id: callId || null, dial_error: null,
-          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(), transport: 'livekit',
-        });
-        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
-        return opened;
-      }));
+      await this.sessions.open(
+        caller,
+        {
+          agent_id: agentId,
+          customer_phone: from,
+          context: { call: { direction: 'inbound', to, from } },
+        },
+        (fn) =>
+          this.deps.repos.store.write(() => {
+            const opened = fn() as { session_id: string };
+            callN = parseSessionNumber(opened.session_id)!;
+            this.deps.repos.calls.insert({
+              id: callN,
+              tenant_id: tenantId,
+              agent_id: agentId,
+              direction: 'inbound',
+              to_number: to,
+              from_number: from,
+              dial_status: 'answered',
+              trunk_id: number.trunk_id,
+              room_name: room || null,
+              provider_call_id: callId || null,
+              dial_error: null,
+              idempotency_key: null,
+              idempotency_print: null,
+              reserved_micro: 0,
+              reserve_until: 0,
+              answered_at: this.deps.now(),
+              transport: 'livekit',
+            });
+            this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
+            return opened;
+          }),
+      );
     } catch (err) {
-      this.log.warn({ to: maskNumber(to), tenant: tenantId, agent_id: agentId, err: errText(err) }, 'inbound call: could not open a session');
+      this.log.warn(
+        { to: maskNumber(to), tenant: tenantId, agent_id: agentId, err: errText(err) },
+        'inbound call: could not open a session',
+      );
       return { state: 'failed', outcome: 'agent_unavailable' };
     }
-    this.log.info({ call_id: `cl_${callN}`, tenant: tenantId, agent_id: agentId, routed_by: routedBy, to: maskNumber(to) }, 'inbound call answered');
+    this.log.info(
+      { call_id: `cl_${callN}`, tenant: tenantId, agent_id: agentId, routed_by: routedBy, to: maskNumber(to) },
+      'inbound call answered',
+    );
     // vagent joins the room; LiveKit answers the caller once vagent subscribes to its audio.
-    if (room && this.telephony.configured) this.rooms?.join({ n: callN, tenantId, roomName: room, sipIdentity: ev.participant!.identity || null });
+    if (room && this.telephony.configured)
+      this.rooms?.join({ n: callN, tenantId, roomName: room, sipIdentity: ev.participant!.identity || null });
     return { state: 'done', outcome: 'session_opened' };
   }
 
@@ -265,15 +310,17 @@ export class InboundService {
       ({ body } = await this.routingWebhook(url, payload, secret, eventId));
     } catch (err) {
       this.count('routing_webhook_failed');
-      this.log.warn({ tenant: tenantId, err: errText(err) }, 'inbound routing webhook failed; using the number\'s bound agent');
+      this.log.warn({ tenant: tenantId, err: errText(err) }, "inbound routing webhook failed; using the number's bound agent");
       return null;
     }
     const chosen = (body as { agent_id?: unknown } | null)?.agent_id;
     if (chosen === undefined || chosen === null) return null;
     if (typeof chosen !== 'string' || !isAgentId(chosen) || !this.deps.repos.agents.get(tenantId, chosen)) {
       this.count('routing_webhook_bad_agent');
-      this.log.warn({ tenant: tenantId, agent_id: typeof chosen === 'string' ? chosen.slice(0, 80) : typeof chosen },
-        'inbound routing webhook named an agent this tenant does not have; using the number\'s bound agent');
+      this.log.warn(
+        { tenant: tenantId, agent_id: typeof chosen === 'string' ? chosen.slice(0, 80) : typeof chosen },
+        "inbound routing webhook named an agent this tenant does not have; using the number's bound agent",
+      );
       return null;
     }
     return chosen;
@@ -301,7 +348,8 @@ export class InboundService {
     let moved = false;
     await this.deps.repos.store.write(() => {
       moved = this.deps.repos.calls.moveDial(call.id, 'answered', {
-        answered_at: this.deps.now(), provider_call_id: call.provider_call_id ?? sipCallId,
+        answered_at: this.deps.now(),
+        provider_call_id: call.provider_call_id ?? sipCallId,
       });
       this.deps.repos.telephonyEvents.finish(eventSeq, 'done', moved ? 'call_answered' : 'answer_too_late', this.deps.now());
     });
@@ -321,20 +369,34 @@ export class InboundService {
     }
     // An outbound call that never connected: LiveKit says why (dialled without waiting for the answer).
     const reason = p.disconnectReason ?? null;
-    const notConnected = call.direction === 'outbound' && call.dial_status !== 'answered'
-      && reason !== null && NOT_CONNECTED.has(reason)
-      && (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
+    const notConnected =
+      call.direction === 'outbound' &&
+      call.dial_status !== 'answered' &&
+      reason !== null &&
+      NOT_CONNECTED.has(reason) &&
+      (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
-    await this.sessions.end(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, (fn) => this.deps.repos.store.write(() => {
-      fn();
-      if (notConnected) {
-        this.deps.repos.calls.moveDial(call.id, 'failed', { dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})` });
-      } else {
-        this.deps.repos.calls.moveDial(call.id, 'completed');
-      }
-      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
-    }), { lineHandled: true });
-    this.log.info({ call_id: `cl_${call.id}`, reason }, notConnected ? 'outbound call did not connect' : 'call ended: the phone participant left');
+    await this.sessions.end(
+      systemCaller(call.tenant_id, ev.id),
+      `se_${call.id}`,
+      (fn) =>
+        this.deps.repos.store.write(() => {
+          fn();
+          if (notConnected) {
+            this.deps.repos.calls.moveDial(call.id, 'failed', {
+              dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
+            });
+          } else {
+            this.deps.repos.calls.moveDial(call.id, 'completed');
+          }
+          this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
+        }),
+      { lineHandled: true },
+    );
+    this.log.info(
+      { call_id: `cl_${call.id}`, reason },
+      notConnected ? 'outbound call did not connect' : 'call ended: the phone participant left',
+    );
     return { state: 'done', outcome };
   }
 
@@ -364,7 +426,13 @@ function eventKind(event: string, attributes: Record<string, string>): 'inbound_
 
 /** The caller the webhook acts as within a tenant. */
 function systemCaller(tenantId: string, eventId: string): Caller {
-  return { tenantId, keyId: 'livekit-webhook', requestId: eventId || 'livekit-webhook', method: 'POST', route: '/v1/telephony/livekit/webhook' };
+  return {
+    tenantId,
+    keyId: 'livekit-webhook',
+    requestId: eventId || 'livekit-webhook',
+    method: 'POST',
+    route: '/v1/telephony/livekit/webhook',
+  };
 }
 
 function errText(err: unknown): string {

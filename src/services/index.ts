@@ -98,27 +98,46 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
   const agents = new AgentService(deps, speech);
-  const sessions: SessionService = new SessionService(deps, agents, speech, options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }), {
-    audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
-    ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
-    ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
-    ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
-    // Ending a dialled call's session hangs up its line (the call service is built below).
-    closeLine: async (n): Promise<(() => void) | null> => (await callLines.releaseLine(n, false))?.record ?? null,
-  });
+  const sessions: SessionService = new SessionService(
+    deps,
+    agents,
+    speech,
+    options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }),
+    {
+      audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+      ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+      ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
+      ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
+      // Ending a dialled call's session hangs up its line (the call service is built below).
+      closeLine: async (n): Promise<(() => void) | null> => (await callLines.releaseLine(n, false))?.record ?? null,
+    },
+  );
   const telephony = options.telephony ?? new NoTelephony();
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
   const callLines = new CallLineService(deps, sessions, telephony);
   const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
   const silent: InboundLog = { info: () => {}, warn: () => {} };
-  const noWebhook: RoutingWebhookCall = async () => { throw new Error('inbound routing webhooks are not enabled'); };
-  const inbound = new InboundService(deps, sessions, telephony, credentials, options.routingWebhook ?? noWebhook, options.inboundLog ?? silent);
-  const retention = new RetentionService(repos, {
-    retentionDays: options.retentionDays ?? 0,
-    ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
-    // Purged sessions read as missing from then on, not from the ended window in memory.
-    onSessionsPurged: (ids) => sessions.forget(ids),
-  }, now);
+  const noWebhook: RoutingWebhookCall = async () => {
+    throw new Error('inbound routing webhooks are not enabled');
+  };
+  const inbound = new InboundService(
+    deps,
+    sessions,
+    telephony,
+    credentials,
+    options.routingWebhook ?? noWebhook,
+    options.inboundLog ?? silent,
+  );
+  const retention = new RetentionService(
+    repos,
+    {
+      retentionDays: options.retentionDays ?? 0,
+      ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
+      // Purged sessions read as missing from then on, not from the ended window in memory.
+      onSessionsPurged: (ids) => sessions.forget(ids),
+    },
+    now,
+  );
   const media = new MediaCallService(deps, agents, sessions, budget, inbound, speech);
   return {
     media,

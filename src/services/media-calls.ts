@@ -103,19 +103,25 @@ export class MediaCallService {
     let agentId = p['agent_id'] ?? null;
     let routedBy: OpenedStream['routedBy'] = 'agent_id';
     if (agentId === null) {
-      if (to === null) throw new StreamRefused('no call_id, agent_id or called number in the stream\'s start: add a custom parameter call_id or agent_id');
+      if (to === null)
+        throw new StreamRefused("no call_id, agent_id or called number in the stream's start: add a custom parameter call_id or agent_id");
       const number = this.deps.repos.numbers.get(tenantId, to);
       if (!number) throw new StreamRefused('the called number is not registered (vagent number add), and no call_id or agent_id was given');
       agentId = number.agent_id;
       routedBy = 'number';
       const tenant = this.deps.repos.tenants.getTenant(tenantId);
       if (tenant?.inbound_webhook_url) {
-        const chosen = await this.inbound.agentFromWebhook(tenantId, tenant.inbound_webhook_url, {
-          type: 'inbound_call',
-          event_id: `${start.dialect}:${start.carrierCallId}`,
-          call: { to, from, carrier: start.dialect, carrier_call_id: start.carrierCallId },
-          number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
-        }, `${start.dialect}:${start.carrierCallId}`);
+        const chosen = await this.inbound.agentFromWebhook(
+          tenantId,
+          tenant.inbound_webhook_url,
+          {
+            type: 'inbound_call',
+            event_id: `${start.dialect}:${start.carrierCallId}`,
+            call: { to, from, carrier: start.dialect, carrier_call_id: start.carrierCallId },
+            number: { id: number.id, number: number.number, label: number.label, agent_id: number.agent_id },
+          },
+          `${start.dialect}:${start.carrierCallId}`,
+        );
         if (chosen) {
           agentId = chosen;
           routedBy = 'webhook';
@@ -136,28 +142,47 @@ export class MediaCallService {
       try {
         this.budget.check(tenantId);
       } catch (err) {
-        throw new StreamRefused(err instanceof ApiError ? err.message : 'the tenant\'s budget refused the call');
+        throw new StreamRefused(err instanceof ApiError ? err.message : "the tenant's budget refused the call");
       }
     }
     let n = 0;
     let openingClips: ClipView[] = [];
     try {
-      await this.sessions.open(caller, {
-        agent_id: agentId,
-        customer_phone: direction === 'inbound' ? from : to,
-        context: { call: { direction, to, from, transport: start.dialect } },
-      }, (fn) => this.deps.repos.store.write(() => {
-        const opened = fn() as { session_id: string; opening: { clips: ClipView[] } };
-        n = parseSessionNumber(opened.session_id)!;
-        openingClips = opened.opening.clips;
-        this.deps.repos.calls.insert({
-          id: n, tenant_id: tenantId, agent_id: agentId, direction, to_number: to ?? '', from_number: from,
-          dial_status: 'answered', trunk_id: null, room_name: null, provider_call_id: start.carrierCallId, dial_error: null,
-          idempotency_key: null, idempotency_print: null, reserved_micro: 0, reserve_until: 0, answered_at: this.deps.now(),
-          transport: start.dialect, source: start.source ?? 'phone',
-        });
-        return opened;
-      }));
+      await this.sessions.open(
+        caller,
+        {
+          agent_id: agentId,
+          customer_phone: direction === 'inbound' ? from : to,
+          context: { call: { direction, to, from, transport: start.dialect } },
+        },
+        (fn) =>
+          this.deps.repos.store.write(() => {
+            const opened = fn() as { session_id: string; opening: { clips: ClipView[] } };
+            n = parseSessionNumber(opened.session_id)!;
+            openingClips = opened.opening.clips;
+            this.deps.repos.calls.insert({
+              id: n,
+              tenant_id: tenantId,
+              agent_id: agentId,
+              direction,
+              to_number: to ?? '',
+              from_number: from,
+              dial_status: 'answered',
+              trunk_id: null,
+              room_name: null,
+              provider_call_id: start.carrierCallId,
+              dial_error: null,
+              idempotency_key: null,
+              idempotency_print: null,
+              reserved_micro: 0,
+              reserve_until: 0,
+              answered_at: this.deps.now(),
+              transport: start.dialect,
+              source: start.source ?? 'phone',
+            });
+            return opened;
+          }),
+      );
     } catch (err) {
       throw new StreamRefused(err instanceof ApiError ? `the agent cannot take this call: ${err.message}` : 'the call could not be opened');
     }
@@ -170,12 +195,20 @@ export class MediaCallService {
     if (!row || row.tenant_id !== caller.tenantId) throw new StreamRefused('call_id names no call of this tenant');
     if (row.session_status === 'ended') throw new StreamRefused('the call named by call_id has ended');
     if (row.transport !== null || row.dial_status !== 'not_dialled') {
-      throw new StreamRefused('the call named by call_id is not a prepared call waiting for its stream (it was dialled or already has one)');
+      throw new StreamRefused(
+        'the call named by call_id is not a prepared call waiting for its stream (it was dialled or already has one)',
+      );
     }
     const n = row.id;
     let moved = false;
     await this.deps.repos.store.write(() => {
-      moved = this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now(), start.source ?? 'phone');
+      moved = this.deps.repos.calls.attachTransport(
+        n,
+        start.dialect,
+        start.carrierCallId || null,
+        this.deps.now(),
+        start.source ?? 'phone',
+      );
     });
     if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
     return this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
@@ -185,7 +218,10 @@ export class MediaCallService {
     const hints = this.sessions.mediaHints(caller, `se_${n}`);
     const media = hints.media;
     return {
-      n, tenantId: caller.tenantId, agentId, routedBy,
+      n,
+      tenantId: caller.tenantId,
+      agentId,
+      routedBy,
       settings: {
         language: hints.language,
         bargeIn: media.barge_in,
@@ -253,25 +289,46 @@ export class MediaCallService {
     switch (request.kind) {
       case 'speech': {
         const t = request.telemetry;
-        view = await this.sessions.turn(caller, sessionId, {
-          text: request.text, stt_provider: t.stt_provider, stt_ms: Math.round(t.stt_ms),
-          stt_confidence: t.stt_confidence === null ? null : clamp01(t.stt_confidence), stt_unmeasured: t.stt_confidence === null,
-          silence_ms: Math.round(t.silence_ms), stt_audio_ms: Math.round(t.audio_ms),
-          phone: true,
-        }, commit);
+        view = await this.sessions.turn(
+          caller,
+          sessionId,
+          {
+            text: request.text,
+            stt_provider: t.stt_provider,
+            stt_ms: Math.round(t.stt_ms),
+            stt_confidence: t.stt_confidence === null ? null : clamp01(t.stt_confidence),
+            stt_unmeasured: t.stt_confidence === null,
+            silence_ms: Math.round(t.silence_ms),
+            stt_audio_ms: Math.round(t.audio_ms),
+            phone: true,
+          },
+          commit,
+        );
         break;
       }
       case 'dtmf':
         view = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, commit);
         break;
       case 'silence':
-        view = await this.sessions.eventTurn(caller, sessionId, { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt, phone: true }, commit);
+        view = await this.sessions.eventTurn(
+          caller,
+          sessionId,
+          { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt, phone: true },
+          commit,
+        );
         break;
       case 'failed':
-        view = await this.sessions.eventTurn(caller, sessionId, {
-          kind: 'not_heard', stt_provider: request.telemetry.stt_provider, stt_audio_ms: Math.round(request.telemetry.audio_ms),
-          phone: true,
-        }, commit);
+        view = await this.sessions.eventTurn(
+          caller,
+          sessionId,
+          {
+            kind: 'not_heard',
+            stt_provider: request.telemetry.stt_provider,
+            stt_audio_ms: Math.round(request.telemetry.audio_ms),
+            phone: true,
+          },
+          commit,
+        );
         break;
       case 'max_duration':
         view = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration', phone: true }, commit);
@@ -280,7 +337,11 @@ export class MediaCallService {
     const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);
     // The closing line said (close-grace begins): on the phone, vagent hangs up after it plays.
     const ended = view.ended || hints?.closing === true;
-    return { clips: view.clips.map((c) => this.clipRef(c)), ended, expectation: hints?.expectation ?? 'free' as ExpectationKind };
+    return {
+      clips: view.clips.map((c) => this.clipRef(c)),
+      ended,
+      expectation: hints?.expectation ?? ('free' as ExpectationKind),
+    };
   }
 
   /**
@@ -291,10 +352,16 @@ export class MediaCallService {
    */
   async ended(tenantId: string, n: number, problem: string | null = null, endedAt: number | null = null): Promise<void> {
     try {
-      await this.sessions.end(mediaCaller(tenantId), `se_${n}`, (fn) => this.deps.repos.store.write(() => {
-        fn();
-        this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
-      }), { lineHandled: true, ...(endedAt === null ? {} : { endedAt }) });
+      await this.sessions.end(
+        mediaCaller(tenantId),
+        `se_${n}`,
+        (fn) =>
+          this.deps.repos.store.write(() => {
+            fn();
+            this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
+          }),
+        { lineHandled: true, ...(endedAt === null ? {} : { endedAt }) },
+      );
     } catch {
       // Already ended and purged, or the store is closing: nothing more to record.
     }
@@ -357,7 +424,13 @@ export class MediaCallService {
 
 /** The caller a stream's writes are recorded under (audit: the carrier stream). */
 function streamCaller(tenantId: string, start: StreamStart): Caller {
-  return { tenantId, keyId: `media-${start.dialect}`, requestId: `${start.dialect}:${start.carrierCallId}`.slice(0, 120), method: 'GET', route: `/v1/media/${start.dialect}` };
+  return {
+    tenantId,
+    keyId: `media-${start.dialect}`,
+    requestId: `${start.dialect}:${start.carrierCallId}`.slice(0, 120),
+    method: 'GET',
+    route: `/v1/media/${start.dialect}`,
+  };
 }
 
 function mediaCaller(tenantId: string): Caller {

@@ -31,7 +31,11 @@ export const numberView = (row: NumberRow): NumberView => ({ ...row });
 
 /** Number-record use cases. */
 export class NumberService {
-  constructor(private readonly deps: ServiceDeps, private readonly trunks: TrunkService, private readonly agents: AgentService) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly trunks: TrunkService,
+    private readonly agents: AgentService,
+  ) {}
 
   /**
    * Registers a DID for the caller's tenant.
@@ -69,12 +73,15 @@ export class NumberService {
    */
   resolve(caller: Caller, number: string): NumberRow {
     if (!isE164(number)) {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         'the number in the path must be E.164, with the leading + encoded as %2B (for example /v1/numbers/%2B919876543210)',
-        { param: 'number' });
+        { param: 'number' },
+      );
     }
-    const row = this.deps.repos.numbers.get(caller.tenantId, number)
-      ?? scoped(this.deps, caller, this.deps.repos.numbers.getAnyTenant(number), number);
+    const row =
+      this.deps.repos.numbers.get(caller.tenantId, number) ??
+      scoped(this.deps, caller, this.deps.repos.numbers.getAnyTenant(number), number);
     if (!row) throw new ApiError('not_found', `${number} is not registered (see: GET /v1/numbers)`, { param: 'number' });
     return row;
   }
@@ -102,20 +109,29 @@ export class NumberService {
   private requireInboundAgent(tenantId: string, agentId: string): void {
     const row = this.deps.repos.agents.get(tenantId, agentId);
     if (!row) {
-      throw new ApiError('not_found', `no agent ${agentId} in this tenant (see: GET /v1/agents; add one with vagent agent apply)`, { param: 'agent_id' });
+      throw new ApiError('not_found', `no agent ${agentId} in this tenant (see: GET /v1/agents; add one with vagent agent apply)`, {
+        param: 'agent_id',
+      });
     }
     const def = this.agents.compiledRevision(row.digest).def;
     if (def.direction !== 'inbound') {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         `agent ${agentId} has direction ${def.direction}: a number answers inbound calls, so bind an agent with direction inbound (outbound agents are placed with POST /v1/calls)`,
-        { param: 'agent_id' });
+        { param: 'agent_id' },
+      );
     }
     // An inbound call brings only its numbers (services/inbound.ts): an agent needing more could never answer it.
-    const needs = missingSessionValues(def, { customer_name: null, context: { call: { direction: 'inbound', to: '+0', from: '+0' } } });
+    const needs = missingSessionValues(def, {
+      customer_name: null,
+      context: { call: { direction: 'inbound', to: '+0', from: '+0' } },
+    });
     if (needs.length > 0) {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         `agent ${agentId} needs ${needs.map((m) => m.param).join(', ')}, which an inbound call does not bring: a call on this number could not be answered`,
-        { param: 'agent_id' });
+        { param: 'agent_id' },
+      );
     }
   }
 

@@ -16,8 +16,7 @@ import { checkSarvam } from '../media/recognizers/sarvam.js';
 
 /** The outcome of a provider's check function (the adapters' `DeepgramCheck`/`SarvamCheck`). */
 export type ProviderCheck =
-  | { ok: true; detail: string }
-  | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
+  { ok: true; detail: string } | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
 
 /** One recogniser's check, as `GET /v1/telephony/check` reports it in `recognizers`. */
 export interface RecognizerCheckResult {
@@ -46,7 +45,10 @@ export interface RecognizerCheckOptions {
 
 /** Checks the daemon's cloud recognisers. */
 export class RecognizerCheckService {
-  constructor(private readonly config: RecognitionConfig | null, private readonly options: RecognizerCheckOptions = {}) {}
+  constructor(
+    private readonly config: RecognitionConfig | null,
+    private readonly options: RecognizerCheckOptions = {},
+  ) {}
 
   /** The providers a check would cover: a key set or named by a setting. */
   get providers(): Array<'deepgram' | 'sarvam'> {
@@ -65,22 +67,24 @@ export class RecognizerCheckService {
     if (!c) return [];
     const lines = describeRecognition(c, { available: false });
     const timeoutMs = this.options.timeoutMs ?? 5000;
-    return Promise.all(this.providers.map(async (provider): Promise<RecognizerCheckResult> => {
-      const block = c[provider] ?? {};
-      const key = block.api_key ?? '';
-      const usedFor = lines.filter((l) => l.setting === provider).map((l) => l.range);
-      const started = performance.now();
-      let r: ProviderCheck;
-      try {
-        const fn = this.options.checks?.[provider] ?? (provider === 'deepgram' ? checkDeepgram : checkSarvam);
-        r = await fn({ apiKey: key, ...(block.url ? { url: block.url } : {}), timeoutMs });
-      } catch (err) {
-        r = { ok: false, problem: 'error', message: `the check failed: ${(err as Error).message}` };
-      }
-      const ms = Math.round(performance.now() - started);
-      return r.ok
-        ? { provider, used_for: usedFor, ok: true, detail: redactSecrets(r.detail, [key]), ms }
-        : { provider, used_for: usedFor, ok: false, problem: r.problem, message: redactSecrets(r.message, [key]), ms };
-    }));
+    return Promise.all(
+      this.providers.map(async (provider): Promise<RecognizerCheckResult> => {
+        const block = c[provider] ?? {};
+        const key = block.api_key ?? '';
+        const usedFor = lines.filter((l) => l.setting === provider).map((l) => l.range);
+        const started = performance.now();
+        let r: ProviderCheck;
+        try {
+          const fn = this.options.checks?.[provider] ?? (provider === 'deepgram' ? checkDeepgram : checkSarvam);
+          r = await fn({ apiKey: key, ...(block.url ? { url: block.url } : {}), timeoutMs });
+        } catch (err) {
+          r = { ok: false, problem: 'error', message: `the check failed: ${(err as Error).message}` };
+        }
+        const ms = Math.round(performance.now() - started);
+        return r.ok
+          ? { provider, used_for: usedFor, ok: true, detail: redactSecrets(r.detail, [key]), ms }
+          : { provider, used_for: usedFor, ok: false, problem: r.problem, message: redactSecrets(r.message, [key]), ms };
+      }),
+    );
   }
 }

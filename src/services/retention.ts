@@ -120,12 +120,18 @@ const pause = (ms: number) => new Promise<void>((resolve) => (ms > 0 ? setTimeou
 export class RetentionService {
   private readonly batchSize: number;
 
-  constructor(private readonly repos: Repos, private readonly options: RetentionOptions, private readonly now: () => number) {
+  constructor(
+    private readonly repos: Repos,
+    private readonly options: RetentionOptions,
+    private readonly now: () => number,
+  ) {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
   /** The instance's retention in days (0: keep for ever). */
-  get instanceDays(): number { return this.options.retentionDays; }
+  get instanceDays(): number {
+    return this.options.retentionDays;
+  }
 
   /**
    * Counts what {@link purge} would delete for `scope` right now, per table, changing nothing
@@ -179,7 +185,7 @@ export class RetentionService {
     for (const t of this.repos.tenants.listTenants()) {
       const days = t.retention_days ?? this.options.retentionDays;
       if (days <= 0) continue;
-      if (!await this.purgeTenant(t.id, now - days * DAY_S, totals, options)) return { ...totals, complete: false };
+      if (!(await this.purgeTenant(t.id, now - days * DAY_S, totals, options))) return { ...totals, complete: false };
     }
     let complete = true;
     if (this.options.retentionDays > 0) complete = await this.purgeInstance(now - this.options.retentionDays * DAY_S, totals, options);
@@ -243,10 +249,13 @@ export class RetentionService {
   private async purgeInstance(before: number, totals: PurgeCounts, options: PurgeOptions): Promise<boolean> {
     const r = this.repos.retention;
     const size = this.batchSize;
-    if (!await this.batches(options, totals, () => {
-      const n = r.purgeTelephonyEvents(before, size);
-      return { n, counts: { telephony_events: n } };
-    })) return false;
+    if (
+      !(await this.batches(options, totals, () => {
+        const n = r.purgeTelephonyEvents(before, size);
+        return { n, counts: { telephony_events: n } };
+      }))
+    )
+      return false;
     return this.batches(options, totals, () => {
       const n = r.purgeRevisions(before, size);
       return { n, counts: { agent_revisions: n } };
@@ -257,8 +266,11 @@ export class RetentionService {
    * Runs `step` in one write after another until a batch comes back short of the batch size,
    * yielding to the event loop between them. False when stopped by `options.signal`.
    */
-  private async batches(options: PurgeOptions, totals: PurgeCounts,
-    step: () => { n: number; ids?: number[]; counts: Partial<PurgeCounts> }): Promise<boolean> {
+  private async batches(
+    options: PurgeOptions,
+    totals: PurgeCounts,
+    step: () => { n: number; ids?: number[]; counts: Partial<PurgeCounts> },
+  ): Promise<boolean> {
     for (;;) {
       if (options.signal?.aborted) return false;
       const done = await this.repos.store.write(step);
@@ -279,9 +291,11 @@ export class RetentionService {
   private checkScope(scope: PurgeScope): void {
     if (!Number.isFinite(scope.before)) throw new ApiError('invalid_request', 'the cut-off must be a time', { param: 'before' });
     if (scope.before > this.now()) {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         `the cut-off ${new Date(scope.before * 1000).toISOString()} is in the future; a purge deletes only what is older than a past time`,
-        { param: 'before' });
+        { param: 'before' },
+      );
     }
     if (scope.tenant !== null && !this.repos.tenants.getTenant(scope.tenant)) {
       throw new ApiError('not_found', `no tenant named ${scope.tenant} (see: vagent admin tenant list)`, { param: 'tenant' });

@@ -28,8 +28,18 @@ export interface SessionMetrics {
 /** Metrics of a new session. */
 export function emptyMetrics(): SessionMetrics {
   return {
-    turns: 0, llm_calls: 0, llm_input_tokens: 0, llm_output_tokens: 0, llm_cached_tokens: 0, tts_chars: 0,
-    stt_audio_ms: 0, cache_hits: 0, live_tts_calls: 0, cost: { llm: 0, tts: 0, stt: 0 }, total_latency_ms: 0, total_silence_ms: 0,
+    turns: 0,
+    llm_calls: 0,
+    llm_input_tokens: 0,
+    llm_output_tokens: 0,
+    llm_cached_tokens: 0,
+    tts_chars: 0,
+    stt_audio_ms: 0,
+    cache_hits: 0,
+    live_tts_calls: 0,
+    cost: { llm: 0, tts: 0, stt: 0 },
+    total_latency_ms: 0,
+    total_silence_ms: 0,
   };
 }
 
@@ -126,7 +136,13 @@ export function stepViews(defSteps: Array<{ id: string; capture?: { slot: string
   return defSteps.map((d) => {
     const st = byId.get(d.id);
     const slot = d.capture?.slot ?? null;
-    return { id: d.id, status: st?.status ?? 'pending', attempts: st?.attempts ?? 0, slot, value: slot === null ? null : (summary.extracted[slot] ?? null) };
+    return {
+      id: d.id,
+      status: st?.status ?? 'pending',
+      attempts: st?.attempts ?? 0,
+      slot,
+      value: slot === null ? null : (summary.extracted[slot] ?? null),
+    };
   });
 }
 
@@ -134,7 +150,15 @@ export function stepViews(defSteps: Array<{ id: string; capture?: { slot: string
 export function sessionListItem(row: SessionListRow): SessionListItem {
   const m = JSON.parse(row.metrics) as SessionMetrics;
   return {
-    session_id: `se_${row.id}`, agent_id: row.agent_id, status: row.status, outcome: row.outcome, title: row.title,
-    customer_name: row.customer_name, created_at: row.created_at, ended_at: row.ended_at, turns: m.turns, cost: costView(m.cost),
+    session_id: `se_${row.id}`,
+    agent_id: row.agent_id,
+    status: row.status,
+    outcome: row.outcome,
+    title: row.title,
+    customer_name: row.customer_name,
+    created_at: row.created_at,
+    ended_at: row.ended_at,
+    turns: m.turns,
+    cost: costView(m.cost),
   };
 }

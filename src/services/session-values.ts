@@ -15,7 +15,10 @@ export function referenceTime(context: Record<string, unknown>, fallbackMs: numb
   const now = context.now;
   if (now === undefined || now === null) return fallbackMs;
   const ms = isoTimeMs(now);
-  if (ms === null) throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', { param: 'context.now' });
+  if (ms === null)
+    throw new ApiError('invalid_request', 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30', {
+      param: 'context.now',
+    });
   return ms;
 }
 
@@ -28,12 +31,17 @@ const REASONS: Record<MissingValue['reason'], string> = { missing: '', empty: ' 
  * @throws ApiError invalid_request naming every missing value; `param` is the first
  *         (`context.<key>` or `customer_name`).
  */
-export function requireSessionValues(def: AgentDefinition, values: { customer_name: string | null; context: Record<string, unknown> }): void {
+export function requireSessionValues(
+  def: AgentDefinition,
+  values: { customer_name: string | null; context: Record<string, unknown> },
+): void {
   const missing = missingSessionValues(def, values);
   if (missing.length === 0) return;
   const names = missing.map((m) => `${m.param}${REASONS[m.reason]}`);
   const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]!}`;
-  throw new ApiError('invalid_request',
+  throw new ApiError(
+    'invalid_request',
     `agent ${def.id} needs ${list}: its prompts speak ${missing.length === 1 ? 'it' : 'them'}, so the session was not opened; pass ${missing.length === 1 ? 'it' : 'them'} in the request (context is a JSON object)`,
-    { param: missing[0]!.param });
+    { param: missing[0]!.param },
+  );
 }

@@ -28,12 +28,25 @@ import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import {
-  emptyMetrics, sessionDetail, sessionListItem, sessionTotals, stepViews,
-  type SessionDetailExtension, type SessionMetrics, type StoredTurn,
+  emptyMetrics,
+  sessionDetail,
+  sessionListItem,
+  sessionTotals,
+  stepViews,
+  type SessionDetailExtension,
+  type SessionMetrics,
+  type StoredTurn,
 } from './session-model.js';
 import type { SpeechPort } from './speech-port.js';
 import { referenceTime, requireSessionValues } from './session-values.js';
-import { checkEvent, checkSttAudio, type MediaTurnFields, type SessionEventInput, type SttTelemetry, type TurnInputBody } from './turn-input.js';
+import {
+  checkEvent,
+  checkSttAudio,
+  type MediaTurnFields,
+  type SessionEventInput,
+  type SttTelemetry,
+  type TurnInputBody,
+} from './turn-input.js';
 
 /** A validated `POST /v1/sessions` body. */
 export interface OpenSessionInput {
@@ -183,8 +196,17 @@ export class SessionService {
     const vars = { customer_name: input.customer_name ?? null, context };
     const opening = openingClips(agent, vars);
     const voice = this.agents.voiceOf(agent);
-    const rendered = await renderClips(this.speech, opening, agent.def.language, voice, this.options.audioBaseUrl(), this.options.onSpeechError);
-    const clips: ClipView[] = rendered.clips.map((c, i) => Object.assign(c, { display_order: i, requires_user_input: opening[i]!.requires_user_input }));
+    const rendered = await renderClips(
+      this.speech,
+      opening,
+      agent.def.language,
+      voice,
+      this.options.audioBaseUrl(),
+      this.options.onSpeechError,
+    );
+    const clips: ClipView[] = rendered.clips.map((c, i) =>
+      Object.assign(c, { display_order: i, requires_user_input: opening[i]!.requires_user_input }),
+    );
     const state = initialState(agent);
     state.last_clips = opening;
     const createdAt = this.deps.now();
@@ -198,18 +220,39 @@ export class SessionService {
       created_at: createdAt,
     };
     const session: LiveSession = {
-      id, seq: 0, tenantId: caller.tenantId, agent, voice,
-      customerName: input.customer_name ?? null, context, refMs, status: 'open', state, metrics: emptyMetrics(), summary: null,
+      id,
+      seq: 0,
+      tenantId: caller.tenantId,
+      agent,
+      voice,
+      customerName: input.customer_name ?? null,
+      context,
+      refMs,
+      status: 'open',
+      state,
+      metrics: emptyMetrics(),
+      summary: null,
     };
     const result = await commit(() => {
       while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
       session.id = id;
       view.session_id = `se_${id}`;
       const row: Omit<SessionRow, 'seq'> = {
-        id, tenant_id: caller.tenantId, agent_id: agentRow.id, agent_digest: agentRow.digest,
-        customer_name: input.customer_name ?? null, customer_phone: input.customer_phone ?? null, title: input.title ?? null,
-        context: JSON.stringify(context), ref_ms: refMs, engine: JSON.stringify(state), metrics: JSON.stringify(session.metrics),
-        status: 'open', created_at: createdAt, ended_at: null, summary: null,
+        id,
+        tenant_id: caller.tenantId,
+        agent_id: agentRow.id,
+        agent_digest: agentRow.digest,
+        customer_name: input.customer_name ?? null,
+        customer_phone: input.customer_phone ?? null,
+        title: input.title ?? null,
+        context: JSON.stringify(context),
+        ref_ms: refMs,
+        engine: JSON.stringify(state),
+        metrics: JSON.stringify(session.metrics),
+        status: 'open',
+        created_at: createdAt,
+        ended_at: null,
+        summary: null,
       };
       session.seq = this.deps.repos.sessions.insert(row);
       return view;
@@ -232,11 +275,24 @@ export class SessionService {
    */
   async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
     checkSttAudio(input.stt_audio_ms);
-    return this.recordTurn(caller, sessionId, input, '', commit, (s, nowMs) =>
-      runTurn(s.agent, s.state, {
-        text: input.text, nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context }, phone: input.phone === true,
-        sttConfidence: input.stt_confidence ?? null, ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
-      }), input.text);
+    return this.recordTurn(
+      caller,
+      sessionId,
+      input,
+      '',
+      commit,
+      (s, nowMs) =>
+        runTurn(s.agent, s.state, {
+          text: input.text,
+          nowMs,
+          refMs: s.refMs,
+          vars: { customer_name: s.customerName, context: s.context },
+          phone: input.phone === true,
+          sttConfidence: input.stt_confidence ?? null,
+          ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
+        }),
+      input.text,
+    );
   }
 
   /**
@@ -257,11 +313,23 @@ export class SessionService {
    */
   async eventTurn<R>(caller: Caller, sessionId: string, event: SessionEventInput, commit: Commit<R>): Promise<R> {
     checkEvent(event);
-    return this.recordTurn(caller, sessionId, event, event.kind, commit, (s, nowMs) =>
-      runEventTurn(s.agent, s.state, {
-        kind: event.kind, ...(event.attempt != null ? { attempt: event.attempt } : {}), nowMs, refMs: s.refMs, vars: { customer_name: s.customerName, context: s.context },
-        phone: event.phone === true,
-      }), '');
+    return this.recordTurn(
+      caller,
+      sessionId,
+      event,
+      event.kind,
+      commit,
+      (s, nowMs) =>
+        runEventTurn(s.agent, s.state, {
+          kind: event.kind,
+          ...(event.attempt != null ? { attempt: event.attempt } : {}),
+          nowMs,
+          refMs: s.refMs,
+          vars: { customer_name: s.customerName, context: s.context },
+          phone: event.phone === true,
+        }),
+      '',
+    );
   }
 
   /**
@@ -277,14 +345,24 @@ export class SessionService {
     const s = this.load(caller, n, sessionId);
     const ended = s.status === 'ended' || s.state.closed;
     return {
-      ...mediaHintsOf(s.agent, s.state), language: s.agent.def.language, ended, closing: !ended && s.state.closing_at_ms !== null, closeGraceMs: s.agent.def.close_grace_ms, media: mediaSettingsOf(s.agent.def),
+      ...mediaHintsOf(s.agent, s.state),
+      language: s.agent.def.language,
+      ended,
+      closing: !ended && s.state.closing_at_ms !== null,
+      closeGraceMs: s.agent.def.close_grace_ms,
+      media: mediaSettingsOf(s.agent.def),
     };
   }
 
   /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */
   private async recordTurn<R>(
-    caller: Caller, sessionId: string, input: SttTelemetry, event: TurnEventKind | '', commit: Commit<R>,
-    engine: (s: LiveSession, nowMs: number) => TurnOutput, userText: string,
+    caller: Caller,
+    sessionId: string,
+    input: SttTelemetry,
+    event: TurnEventKind | '',
+    commit: Commit<R>,
+    engine: (s: LiveSession, nowMs: number) => TurnOutput,
+    userText: string,
   ): Promise<R> {
     const started = performance.now();
     const n = this.parseId(sessionId);
@@ -292,15 +370,27 @@ export class SessionService {
       const s = this.load(caller, n, sessionId);
       const nowMs = this.deps.now() * 1000;
       if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) await this.finish(s, () => undefined);
-      if (s.status === 'ended') throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
+      if (s.status === 'ended')
+        throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
 
       const engineStart = performance.now();
       const out = engine(s, nowMs);
       const classifierMs = performance.now() - engineStart;
-      const reply = await renderClips(this.speech, out.clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
+      const reply = await renderClips(
+        this.speech,
+        out.clips,
+        s.agent.def.language,
+        s.voice,
+        this.options.audioBaseUrl(),
+        this.options.onSpeechError,
+      );
 
       const sttAudioMs = input.stt_audio_ms ?? (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
-      const cost = { llm: 0, tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars), stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs) };
+      const cost = {
+        llm: 0,
+        tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
+        stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs),
+      };
       const metrics: SessionMetrics = {
         ...s.metrics,
         turns: s.metrics.turns + 1,
@@ -314,7 +404,13 @@ export class SessionService {
       const text = reply.clips.map((c) => c.text).join(' ');
       const totalMs = performance.now() - started;
       metrics.total_latency_ms = s.metrics.total_latency_ms + totalMs;
-      const latency = { total: round3(totalMs), llm: null, stt: input.stt_ms ?? null, tts: round3(reply.ttsMs), classifier: round3(classifierMs) };
+      const latency = {
+        total: round3(totalMs),
+        llm: null,
+        stt: input.stt_ms ?? null,
+        tts: round3(reply.ttsMs),
+        classifier: round3(classifierMs),
+      };
       const view = {
         session_id: sessionId,
         text,
@@ -329,11 +425,23 @@ export class SessionService {
         session_totals: sessionTotals(metrics),
       };
       const stored: StoredTurn = {
-        index: metrics.turns, at: this.deps.now(), user_text: userText, reply_text: text, layer: out.layer, cursor: out.state.cursor,
-        ended: out.ended, cache_hits: reply.hits, live_tts_calls: reply.misses, tts_chars: reply.liveChars, cost: view.cost,
+        index: metrics.turns,
+        at: this.deps.now(),
+        user_text: userText,
+        reply_text: text,
+        layer: out.layer,
+        cursor: out.state.cursor,
+        ended: out.ended,
+        cache_hits: reply.hits,
+        live_tts_calls: reply.misses,
+        tts_chars: reply.liveChars,
+        cost: view.cost,
         latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
-        stt_confidence: input.stt_confidence ?? null, stt_provider: input.stt_provider ?? null, silence_ms: input.silence_ms ?? null,
-        stt_ms: input.stt_ms ?? null, stt_audio_ms: sttAudioMs,
+        stt_confidence: input.stt_confidence ?? null,
+        stt_provider: input.stt_provider ?? null,
+        silence_ms: input.silence_ms ?? null,
+        stt_ms: input.stt_ms ?? null,
+        stt_audio_ms: sttAudioMs,
         ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
       };
       // The session in memory changes only once the write has committed (and not at all when
@@ -366,11 +474,16 @@ export class SessionService {
     return this.withLock(n, async () => {
       const s = this.load(caller, n, sessionId);
       if (s.status === 'ended') return commit(() => this.endView(s, sessionId, s.summary));
-      const recordLine = options.lineHandled ? null : await this.options.closeLine?.(n) ?? null;
-      return this.finish(s, (summary) => {
-        recordLine?.();
-        return this.endView(s, sessionId, summary);
-      }, commit, options.endedAt);
+      const recordLine = options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
+      return this.finish(
+        s,
+        (summary) => {
+          recordLine?.();
+          return this.endView(s, sessionId, summary);
+        },
+        commit,
+        options.endedAt,
+      );
     });
   }
 
@@ -383,7 +496,14 @@ export class SessionService {
   async lastClips(caller: Caller, sessionId: string): Promise<ClipView[]> {
     const n = this.parseId(sessionId);
     const s = this.load(caller, n, sessionId);
-    const rendered = await renderClips(this.speech, s.state.last_clips, s.agent.def.language, s.voice, this.options.audioBaseUrl(), this.options.onSpeechError);
+    const rendered = await renderClips(
+      this.speech,
+      s.state.last_clips,
+      s.agent.def.language,
+      s.voice,
+      this.options.audioBaseUrl(),
+      this.options.onSpeechError,
+    );
     return rendered.clips;
   }
 
@@ -427,13 +547,19 @@ export class SessionService {
     // The row says ended as soon as the end commits (the session list and the call's status read
     // it); `s` is marked ended only once that commit is durable. Both views must agree.
     const ended = s.status === 'ended' || row.status === 'ended';
-    const summary = s.summary ?? (ended && row.summary ? JSON.parse(row.summary) as Summary : null);
+    const summary = s.summary ?? (ended && row.summary ? (JSON.parse(row.summary) as Summary) : null);
     const outcome = ended && summary && 'outcome' in summary ? summary.outcome : null;
     return {
       ...sessionDetail(s.id, s.metrics, turns),
       session: {
-        agent_id: row.agent_id, status: ended ? 'ended' : 'open', title: row.title, customer_name: row.customer_name,
-        created_at: row.created_at, ended_at: ended ? row.ended_at : null, outcome, steps,
+        agent_id: row.agent_id,
+        status: ended ? 'ended' : 'open',
+        title: row.title,
+        customer_name: row.customer_name,
+        created_at: row.created_at,
+        ended_at: ended ? row.ended_at : null,
+        outcome,
+        steps,
       },
     };
   }
@@ -458,14 +584,22 @@ export class SessionService {
     const rows = this.deps.repos.sessions.list(caller.tenantId, before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: page.map(sessionListItem), has_more: hasMore, next_cursor: hasMore ? SESSIONS_CURSOR.encode(page[page.length - 1]!.seq) : null };
+    return {
+      data: page.map(sessionListItem),
+      has_more: hasMore,
+      next_cursor: hasMore ? SESSIONS_CURSOR.encode(page[page.length - 1]!.seq) : null,
+    };
   }
 
   /** Sessions held in memory (open and ended). */
-  cachedCount(): number { return this.live.size + this.ended.size; }
+  cachedCount(): number {
+    return this.live.size + this.ended.size;
+  }
 
   /** Sessions held in memory, open and ended apart (issue 15 item 7: tests assert the bound). */
-  cacheSizes(): SessionCacheSizes { return { open: this.live.size, ended: this.ended.size }; }
+  cacheSizes(): SessionCacheSizes {
+    return { open: this.live.size, ended: this.ended.size };
+  }
 
   /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
   private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>, endedAt?: number): Promise<R> {
@@ -487,7 +621,13 @@ export class SessionService {
     } catch {
       summary = {};
     }
-    this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), endedAt ?? this.deps.now(), JSON.stringify(summary));
+    this.deps.repos.sessions.end(
+      s.seq,
+      JSON.stringify(state),
+      JSON.stringify(metrics),
+      endedAt ?? this.deps.now(),
+      JSON.stringify(summary),
+    );
     return summary;
   }
 
@@ -500,7 +640,11 @@ export class SessionService {
     this.remember(s);
   }
 
-  private endView(s: LiveSession, sessionId: string, summary: Summary | null): { session_id: string; ended: true; summary: object; cost: CostInr } {
+  private endView(
+    s: LiveSession,
+    sessionId: string,
+    summary: Summary | null,
+  ): { session_id: string; ended: true; summary: object; cost: CostInr } {
     return { session_id: sessionId, ended: true, summary: summary ?? {}, cost: costView(s.metrics.cost) };
   }
 
@@ -510,7 +654,10 @@ export class SessionService {
 
   private parseId(sessionId: string): number {
     const n = parseSessionNumber(sessionId);
-    if (n === null) throw new ApiError('session_not_found', `session id ${shortId(sessionId)} is malformed: se_ followed by a number`, { param: 'session_id' });
+    if (n === null)
+      throw new ApiError('session_not_found', `session id ${shortId(sessionId)} is malformed: se_ followed by a number`, {
+        param: 'session_id',
+      });
     return n;
   }
 
@@ -543,9 +690,17 @@ export class SessionService {
     const agent = this.agents.compiledRevision(row.agent_digest);
     const latest = row.status === 'open' ? this.deps.repos.sessions.latestState(row.seq) : undefined;
     return {
-      id: row.id, seq: row.seq, tenantId: row.tenant_id, agent, voice: this.agents.voiceOf(agent), customerName: row.customer_name,
-      context: JSON.parse(row.context) as Record<string, unknown>, refMs: row.ref_ms, status: row.status,
-      state: JSON.parse(latest?.engine ?? row.engine) as EngineState, metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
+      id: row.id,
+      seq: row.seq,
+      tenantId: row.tenant_id,
+      agent,
+      voice: this.agents.voiceOf(agent),
+      customerName: row.customer_name,
+      context: JSON.parse(row.context) as Record<string, unknown>,
+      refMs: row.ref_ms,
+      status: row.status,
+      state: JSON.parse(latest?.engine ?? row.engine) as EngineState,
+      metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
       summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
     };
   }
@@ -566,7 +721,10 @@ export class SessionService {
    * holds (the request's end trims again, see {@link withLock}).
    */
   private trim(): void {
-    for (const [map, max] of [[this.live, this.maxCached], [this.ended, this.maxEndedCached]] as const) {
+    for (const [map, max] of [
+      [this.live, this.maxCached],
+      [this.ended, this.maxEndedCached],
+    ] as const) {
       if (map.size <= max) continue;
       for (const n of map.keys()) {
         if (map.size <= max) break;
@@ -600,11 +758,17 @@ export class SessionService {
    */
   private async prepareSessionTexts(s: LiveSession): Promise<void> {
     const vars = { customer_name: s.customerName, context: s.context };
-    const texts = s.agent.def.steps.flatMap((st) => [st.ask, st.reprompt ?? '']).concat(s.agent.def.closing)
+    const texts = s.agent.def.steps
+      .flatMap((st) => [st.ask, st.reprompt ?? ''])
+      .concat(s.agent.def.closing)
       .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
       .map((t) => spokenTextOf(this.speech, renderTemplate(t, vars), s.agent.def.language, s.voice));
     if (texts.length === 0) return;
-    if (s.status === 'open') this.speech.pin(pinOwner(s.id), texts.map((t) => this.speech.keyFor(t, s.voice)));
+    if (s.status === 'open')
+      this.speech.pin(
+        pinOwner(s.id),
+        texts.map((t) => this.speech.keyFor(t, s.voice)),
+      );
     await this.speech.prepare(texts, s.voice, { dynamic: true });
   }
 }

@@ -78,15 +78,33 @@ export interface PrepareOptions {
 /** Speech switched off (`speech: off`): every clip is text only, at no cost. */
 export class NoSpeech implements SpeechPort {
   readonly provider = 'none';
-  voiceFor(): string { return 'none'; }
-  keyFor(spokenText: string, voice: string): string { return `${voice}:${spokenText.length}`; }
-  nameOf(key: string): string { return key; }
-  has(): boolean { return false; }
-  ensure(): Promise<EnsuredClip> { return Promise.reject(new Error('speech synthesis is off')); }
-  prepare(spokenTexts: string[]): Promise<{ ready: number; failed: number }> { return Promise.resolve({ ready: 0, failed: spokenTexts.length }); }
-  async combine(): Promise<string> { throw new Error('speech synthesis is off'); }
-  combinedIfCached(): string | null { return null; }
-  fileOf(): string | null { return null; }
+  voiceFor(): string {
+    return 'none';
+  }
+  keyFor(spokenText: string, voice: string): string {
+    return `${voice}:${spokenText.length}`;
+  }
+  nameOf(key: string): string {
+    return key;
+  }
+  has(): boolean {
+    return false;
+  }
+  ensure(): Promise<EnsuredClip> {
+    return Promise.reject(new Error('speech synthesis is off'));
+  }
+  prepare(spokenTexts: string[]): Promise<{ ready: number; failed: number }> {
+    return Promise.resolve({ ready: 0, failed: spokenTexts.length });
+  }
+  async combine(): Promise<string> {
+    throw new Error('speech synthesis is off');
+  }
+  combinedIfCached(): string | null {
+    return null;
+  }
+  fileOf(): string | null {
+    return null;
+  }
   pin(): void {}
   unpin(): void {}
 }

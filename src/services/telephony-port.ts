@@ -88,7 +88,12 @@ export class MalformedWebhookError extends Error {
 /** Result of {@link TelephonyPort.check}. */
 export type TelephonyCheck =
   | { ok: true; url: string; outboundTrunks: number; ms: number }
-  | { ok: false; url: string | null; problem: 'not_configured' | 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error'; message: string };
+  | {
+      ok: false;
+      url: string | null;
+      problem: 'not_configured' | 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error';
+      message: string;
+    };
 
 /** A telephony provider. */
 export interface TelephonyPort {
@@ -139,13 +144,29 @@ export class NoTelephony implements TelephonyPort {
   readonly configured = false;
   readonly url = null;
   readonly agentName = null;
-  async dial(): Promise<DialResult> { return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null }; }
-  async roomToken(): Promise<string> { throw new Error('no telephony provider is configured'); }
-  async hangUp(): Promise<HangupResult> { throw new HangupError('no telephony provider is configured'); }
-  async watchAnswer(): Promise<AnswerWatch> { return 'gone'; }
-  async verifyWebhook(): Promise<TelephonyEvent> { throw new Error('no telephony provider is configured'); }
+  async dial(): Promise<DialResult> {
+    return { kind: 'rejected', message: 'no telephony provider is configured', sipStatus: null };
+  }
+  async roomToken(): Promise<string> {
+    throw new Error('no telephony provider is configured');
+  }
+  async hangUp(): Promise<HangupResult> {
+    throw new HangupError('no telephony provider is configured');
+  }
+  async watchAnswer(): Promise<AnswerWatch> {
+    return 'gone';
+  }
+  async verifyWebhook(): Promise<TelephonyEvent> {
+    throw new Error('no telephony provider is configured');
+  }
   async check(): Promise<TelephonyCheck> {
-    return { ok: false, url: null, problem: 'not_configured', message: 'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve' };
+    return {
+      ok: false,
+      url: null,
+      problem: 'not_configured',
+      message:
+        'LiveKit is not configured: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (or livekit: in the config file) and restart vagent serve',
+    };
   }
 }
 

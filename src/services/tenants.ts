@@ -71,7 +71,11 @@ const tenantView = (t: TenantRow): TenantView => ({
   has_inbound_webhook_secret: Boolean(t.has_webhook_secret),
 });
 const keyView = (k: ApiKeyRow): ApiKeyView => ({
-  id: k.id, tenant: k.tenant_id, hint: k.hint, created_at: k.created_at, revoked_at: k.revoked_at,
+  id: k.id,
+  tenant: k.tenant_id,
+  hint: k.hint,
+  created_at: k.created_at,
+  revoked_at: k.revoked_at,
 });
 
 /** Tenant and key administration over a store (used by `vagent admin` and at start-up). */
@@ -80,7 +84,10 @@ export class TenantService {
   private readonly keyCache = new Map<string, { tenantId: string; keyId: string }>();
   private keyCacheVersion = -1;
 
-  constructor(private readonly repos: Repos, private readonly now: () => number = () => Date.now() / 1000) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly now: () => number = () => Date.now() / 1000,
+  ) {}
 
   /** Creates tenant `default` when the database has no tenant. Returns true when it did. */
   ensureDefaultTenant(): boolean {
@@ -97,9 +104,11 @@ export class TenantService {
    */
   createTenant(name: string): TenantView {
     if (!TENANT_NAME_PATTERN.test(name)) {
-      throw new ApiError('invalid_request',
+      throw new ApiError(
+        'invalid_request',
         'tenant name must be 1–63 lowercase letters, digits, "-" or "_", starting with a letter or digit (for example acme-collections)',
-        { param: 'name' });
+        { param: 'name' },
+      );
     }
     return this.repos.store.writeNow(() => {
       if (this.repos.tenants.getTenant(name)) throw new ApiError('already_exists', `tenant ${name} already exists`, { param: 'name' });
@@ -108,7 +117,9 @@ export class TenantService {
     });
   }
 
-  listTenants(): TenantView[] { return this.repos.tenants.listTenants().map(tenantView); }
+  listTenants(): TenantView[] {
+    return this.repos.tenants.listTenants().map(tenantView);
+  }
 
   /** One tenant. @throws ApiError not_found. */
   getTenant(name: string): TenantView {
@@ -124,7 +135,9 @@ export class TenantService {
    */
   setBudget(name: string, inr: number | null): TenantView {
     if (inr !== null && (!Number.isFinite(inr) || inr < 0 || inr > 1e9)) {
-      throw new ApiError('invalid_request', 'budget must be a number of rupees from 0 (no budget) to 1000000000', { param: 'budget' });
+      throw new ApiError('invalid_request', 'budget must be a number of rupees from 0 (no budget) to 1000000000', {
+        param: 'budget',
+      });
     }
     return this.repos.store.writeNow(() => {
       this.getTenant(name);
@@ -140,7 +153,9 @@ export class TenantService {
    */
   setRetention(name: string, days: number | null): TenantView {
     if (days !== null && (!Number.isInteger(days) || days < 0 || days > MAX_RETENTION_DAYS)) {
-      throw new ApiError('invalid_request', `retention must be a whole number of days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}`, { param: 'retention_days' });
+      throw new ApiError('invalid_request', `retention must be a whole number of days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}`, {
+        param: 'retention_days',
+      });
     }
     return this.repos.store.writeNow(() => {
       this.getTenant(name);
@@ -174,13 +189,19 @@ export class TenantService {
       const key = `vk_${randomBase62(43)}`;
       const id = newApiKeyId();
       this.repos.tenants.insertKey({
-        id, tenant_id: tenant, key_hash: hashApiKey(key), hint: `${key.slice(0, 7)}…${key.slice(-4)}`, created_at: this.now(),
+        id,
+        tenant_id: tenant,
+        key_hash: hashApiKey(key),
+        hint: `${key.slice(0, 7)}…${key.slice(-4)}`,
+        created_at: this.now(),
       });
       return { key, tenant, id };
     });
   }
 
-  listKeys(tenant?: string): ApiKeyView[] { return this.repos.tenants.listKeys(tenant).map(keyView); }
+  listKeys(tenant?: string): ApiKeyView[] {
+    return this.repos.tenants.listKeys(tenant).map(keyView);
+  }
 
   /**
    * Revokes a key by id (`key_…`). Revoked keys get 401 from then on.
@@ -196,7 +217,9 @@ export class TenantService {
     });
   }
 
-  listAudit(limit: number, tenant?: string): AuditEventRow[] { return this.repos.tenants.listAudit(limit, tenant); }
+  listAudit(limit: number, tenant?: string): AuditEventRow[] {
+    return this.repos.tenants.listAudit(limit, tenant);
+  }
 
   /**
    * Finds the live key matching a presented secret.

@@ -55,7 +55,9 @@ const MAX_TELEMETRY_MS = 86_400_000;
 function checkMs(name: string, ms: unknown): void {
   if (ms === undefined || ms === null) return;
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_TELEMETRY_MS) {
-    throw new ApiError('invalid_request', `${name} must be a number of milliseconds from 0 to ${MAX_TELEMETRY_MS}`, { param: name });
+    throw new ApiError('invalid_request', `${name} must be a number of milliseconds from 0 to ${MAX_TELEMETRY_MS}`, {
+      param: name,
+    });
   }
 }
 
@@ -75,7 +77,9 @@ export function checkEvent(event: SessionEventInput): void {
   }
   for (const name of ['stt_ms', 'silence_ms', 'stt_audio_ms'] as const) checkMs(name, event[name]);
   const c = event.stt_confidence;
-  if (c != null && !(typeof c === 'number' && c >= 0 && c <= 1)) throw new ApiError('invalid_request', 'stt_confidence must be a number from 0 to 1', { param: 'stt_confidence' });
+  if (c != null && !(typeof c === 'number' && c >= 0 && c <= 1))
+    throw new ApiError('invalid_request', 'stt_confidence must be a number from 0 to 1', { param: 'stt_confidence' });
   const p = event.stt_provider;
-  if (p != null && !(typeof p === 'string' && p.length >= 1 && p.length <= 100)) throw new ApiError('invalid_request', 'stt_provider must be a string of 1 to 100 characters', { param: 'stt_provider' });
+  if (p != null && !(typeof p === 'string' && p.length >= 1 && p.length <= 100))
+    throw new ApiError('invalid_request', 'stt_provider must be a string of 1 to 100 characters', { param: 'stt_provider' });
 }

@@ -148,7 +148,9 @@ function migrateLegacyLayout(dir: string): number {
       if (!isNoEnt(err)) throw err;
     }
   }
-  fs.writeFileSync(marker, 'vagent audio cache layout 2: static clips in the parent directory, dynamic clips here\n', { mode: 0o600 });
+  fs.writeFileSync(marker, 'vagent audio cache layout 2: static clips in the parent directory, dynamic clips here\n', {
+    mode: 0o600,
+  });
   return moved;
 }
 
@@ -336,7 +338,11 @@ export class AudioCache {
     }
     try {
       const d = await fs.promises.open(dir, 'r');
-      try { await d.sync(); } finally { await d.close(); }
+      try {
+        await d.sync();
+      } finally {
+        await d.close();
+      }
     } catch {
       // best effort: not every platform can open a directory (e.g. Windows)
     }
@@ -463,7 +469,9 @@ export class AudioCache {
    * Without a cap, does nothing. Never rejects on a file already gone.
    */
   evict(): Promise<EvictionResult> {
-    this.evicting ??= this.runEviction().finally(() => { this.evicting = null; });
+    this.evicting ??= this.runEviction().finally(() => {
+      this.evicting = null;
+    });
     return this.evicting;
   }
 
@@ -473,7 +481,11 @@ export class AudioCache {
    */
   startMaintenance(intervalMs: number = DEFAULT_MAINTENANCE_MS): void {
     if (this.maintenance) return;
-    const pass = () => { void this.evict().catch((err: unknown) => this.onWarning(`audio cache eviction failed: ${(err as Error)?.message ?? String(err)}`, {})); };
+    const pass = () => {
+      void this.evict().catch((err: unknown) =>
+        this.onWarning(`audio cache eviction failed: ${(err as Error)?.message ?? String(err)}`, {}),
+      );
+    };
     pass();
     this.maintenance = setInterval(pass, intervalMs);
     this.maintenance.unref();
@@ -608,21 +620,23 @@ export class AudioCache {
     this.scanning ??= (async () => {
       const unknown = [...this.dyn.keys()].filter((k) => this.dyn.get(k)!.size < 0);
       for (let i = 0; i < unknown.length; i += IO_BATCH) {
-        await Promise.all(unknown.slice(i, i + IO_BATCH).map(async (key) => {
-          let st: fs.Stats;
-          try {
-            st = await fs.promises.stat(this.fileIn('dynamic', key));
-          } catch (err) {
-            if (isNoEnt(err) && this.dyn.get(key)?.size === -1) this.forget(key);
-            return;
-          }
-          const e = this.dyn.get(key);
-          if (e === undefined || e.size >= 0) return;
-          e.size = st.size;
-          this.dynamicBytes += st.size;
-          e.lastUse = Math.max(e.lastUse, st.mtimeMs);
-          e.persisted = Math.max(e.persisted, st.mtimeMs);
-        }));
+        await Promise.all(
+          unknown.slice(i, i + IO_BATCH).map(async (key) => {
+            let st: fs.Stats;
+            try {
+              st = await fs.promises.stat(this.fileIn('dynamic', key));
+            } catch (err) {
+              if (isNoEnt(err) && this.dyn.get(key)?.size === -1) this.forget(key);
+              return;
+            }
+            const e = this.dyn.get(key);
+            if (e === undefined || e.size >= 0) return;
+            e.size = st.size;
+            this.dynamicBytes += st.size;
+            e.lastUse = Math.max(e.lastUse, st.mtimeMs);
+            e.persisted = Math.max(e.persisted, st.mtimeMs);
+          }),
+        );
       }
       const sorted = [...this.dyn].sort((a, b) => a[1].lastUse - b[1].lastUse);
       this.dyn.clear();
@@ -671,23 +685,31 @@ export class AudioCache {
     }
     let bytes = 0;
     for (let i = 0; i < victims.length; i += IO_BATCH) {
-      await Promise.all(victims.slice(i, i + IO_BATCH).map(async ([key, size]) => {
-        // Used again since the pass chose it (between batches): keep it.
-        const e = this.dyn.get(key);
-        if (e === undefined || e.lastUse > keepBefore || this.pinCount.has(key)) return;
-        this.forget(key);
-        bytes += Math.max(0, size);
-        const job = fs.promises.rm(this.fileIn('dynamic', key), { force: true }).catch(() => undefined)
-          .finally(() => { if (this.deleting.get(key) === job) this.deleting.delete(key); });
-        this.deleting.set(key, job);
-        await job;
-      }));
+      await Promise.all(
+        victims.slice(i, i + IO_BATCH).map(async ([key, size]) => {
+          // Used again since the pass chose it (between batches): keep it.
+          const e = this.dyn.get(key);
+          if (e === undefined || e.lastUse > keepBefore || this.pinCount.has(key)) return;
+          this.forget(key);
+          bytes += Math.max(0, size);
+          const job = fs.promises
+            .rm(this.fileIn('dynamic', key), { force: true })
+            .catch(() => undefined)
+            .finally(() => {
+              if (this.deleting.get(key) === job) this.deleting.delete(key);
+            });
+          this.deleting.set(key, job);
+          await job;
+        }),
+      );
     }
     const removed = victims.length;
     if (this.dynamicBytes > cap && this.now() - this.lastWarning >= WARN_EVERY_MS) {
       this.lastWarning = this.now();
-      this.onWarning('audio cache: dynamic clips that may not be evicted yet (used within audio_url_keep_hours, or by open sessions) exceed audio_cache_max_mb',
-        { dynamic_bytes: this.dynamicBytes, cap_bytes: cap, keep_hours: this.keepMs / 3_600_000 });
+      this.onWarning(
+        'audio cache: dynamic clips that may not be evicted yet (used within audio_url_keep_hours, or by open sessions) exceed audio_cache_max_mb',
+        { dynamic_bytes: this.dynamicBytes, cap_bytes: cap, keep_hours: this.keepMs / 3_600_000 },
+      );
     }
     return { removed, bytes, dynamicBytes: this.dynamicBytes };
   }
@@ -840,8 +862,9 @@ export async function pruneAudioCache(dir: string, options: PruneOptions): Promi
   const now = options.now ?? Date.now;
   if (!options.dryRun && fs.existsSync(dir)) migrateLegacyLayout(dir);
   const stats = audioCacheStats(dir);
-  const clips = (stats.legacyLayout ? [...listClips(path.join(dir, DYNAMIC_DIR)), ...listClips(dir)] : listClips(path.join(dir, DYNAMIC_DIR)))
-    .sort((a, b) => a.mtimeMs - b.mtimeMs);
+  const clips = (
+    stats.legacyLayout ? [...listClips(path.join(dir, DYNAMIC_DIR)), ...listClips(dir)] : listClips(path.join(dir, DYNAMIC_DIR))
+  ).sort((a, b) => a.mtimeMs - b.mtimeMs);
   const before = clips.reduce((n, c) => n + c.size, 0);
   const result: PruneResult = { removed: 0, bytes: 0, dynamicBytesBefore: before, dynamicBytesAfter: before, keptRecent: 0 };
   if (options.capBytes <= 0 || before <= options.capBytes) return result;

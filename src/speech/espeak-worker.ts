@@ -48,7 +48,12 @@ function handle(engine: EspeakInstance, req: WorkerRequest, state: { voice: stri
     const code = engine.set_voice(req.voice);
     if (code !== 0) {
       state.voice = null;
-      send({ type: 'error', id: req.id, reason: 'failed', message: `eSpeak NG has no voice ${JSON.stringify(req.voice)} (code ${code})` });
+      send({
+        type: 'error',
+        id: req.id,
+        reason: 'failed',
+        message: `eSpeak NG has no voice ${JSON.stringify(req.voice)} (code ${code})`,
+      });
       return;
     }
     state.voice = req.voice;
@@ -60,7 +65,12 @@ function handle(engine: EspeakInstance, req: WorkerRequest, state: { voice: stri
   });
   const out = joinSamples(chunks);
   // Resampled here, so the parent's event loop never spends time on it.
-  send({ type: 'result', id: req.id, samples: resampleMono16(out, engine.get_samplerate(), CLIP_SAMPLE_RATE), sampleRate: CLIP_SAMPLE_RATE });
+  send({
+    type: 'result',
+    id: req.id,
+    samples: resampleMono16(out, engine.get_samplerate(), CLIP_SAMPLE_RATE),
+    sampleRate: CLIP_SAMPLE_RATE,
+  });
 }
 
 async function main(): Promise<void> {

@@ -15,17 +15,25 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESPEAK_PACKAGE, type WorkerReply, type WorkerRequest } from './espeak-protocol.js';
-import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer, type SynthesizedAudio, type SynthesizeOptions } from './types.js';
+import {
+  DEFAULT_SYNTHESIS_TIMEOUT_MS,
+  SpeechError,
+  type SpeechSynthesizer,
+  type SynthesizedAudio,
+  type SynthesizeOptions,
+} from './types.js';
 
 /**
  * Language names the bundled eSpeak NG data (package version 0.3.5) answers to in `set_voice`.
  * Indian languages: as, bn, gu, hi, kn, kok, ml, mr, ne, or, pa, sd, si, ta, te, ur.
  */
-const ESPEAK_LANGUAGES = new Set(`af am an ar as az ba be bg bn bpy bs ca ca-ba ca-nw ca-va cmn cs cv cy da de el en
+const ESPEAK_LANGUAGES = new Set(
+  `af am an ar as az ba be bg bn bpy bs ca ca-ba ca-nw ca-va cmn cs cv cy da de el en
 en-029 en-gb en-gb-scotland en-gb-x-gbclan en-gb-x-gbcwmd en-gb-x-rp en-us en-us-nyc eo es es-419 es-mx et eu fa fi fo fr
 fr-be fr-ch fr-fr ga gd gn grc gu hak haw he hi hr ht hu hy hyw ia id io is it ja jbo ka kk kl kn ko kok ku ky la lb lfn
 lt ltg lv mi mk ml mr ms mt my nb ne nl no om or pa pap pl pt pt-br pt-pt py qu ro ru sd shn si sk sl smj sq sr sv sw ta
-te th ti tk tn tr tt ug uk ur uz vi yue zh`.split(/\s+/));
+te th ti tk tn tr tt ug uk ur uz vi yue zh`.split(/\s+/),
+);
 
 /** Tags whose closest eSpeak voice is not found by their own name. */
 const VOICE_ALIASES: Readonly<Record<string, string>> = {
@@ -130,7 +138,8 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   synthesize(text: string, voice: string, opts: SynthesizeOptions = {}): Promise<SynthesizedAudio> {
     if (this.closed) return Promise.reject(new SpeechError('the speech engine is closed', 'unavailable'));
     if (this.unavailable) return Promise.reject(new SpeechError(this.unavailable, 'unavailable'));
-    const limit = opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? opts.timeoutMs : DEFAULT_SYNTHESIS_TIMEOUT_MS;
+    const limit =
+      opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs) && opts.timeoutMs > 0 ? opts.timeoutMs : DEFAULT_SYNTHESIS_TIMEOUT_MS;
     return new Promise<SynthesizedAudio>((resolve, reject) => {
       const req: Pending = {
         id: this.nextId++,
@@ -195,7 +204,8 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();
     this.startupTimer = setTimeout(() => {
-      if (this.child === child && !this.ready) this.crash(child, `the speech engine did not start within ${STARTUP_TIMEOUT_MS} ms`, 'unavailable');
+      if (this.child === child && !this.ready)
+        this.crash(child, `the speech engine did not start within ${STARTUP_TIMEOUT_MS} ms`, 'unavailable');
     }, STARTUP_TIMEOUT_MS);
     this.startupTimer.unref();
     child.on('message', (msg: WorkerReply) => this.onMessage(child, msg, started));

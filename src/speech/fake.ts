@@ -3,7 +3,13 @@
  * them"): deterministic tone audio whose length is proportional to the text, and switches to
  * make calls crash, hang or fail the way the real engine can.
  */
-import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer, type SynthesizedAudio, type SynthesizeOptions } from './types.js';
+import {
+  DEFAULT_SYNTHESIS_TIMEOUT_MS,
+  SpeechError,
+  type SpeechSynthesizer,
+  type SynthesizedAudio,
+  type SynthesizeOptions,
+} from './types.js';
 
 /** How the fake answers: normally, or like a crashed, hung or refusing engine. */
 export type FakeMode = 'ok' | 'crash' | 'hang' | 'fail';

@@ -21,10 +21,18 @@ export type OpenedSpeech = { speech: SpeechService; reason?: undefined } | { spe
  * @param cache     the cap on dynamic clips and their keep window (issue 15 item 3); default no cap
  * @throws StateDirError when `audio.key` is readable by group or others, or malformed
  */
-export async function openSpeech(mode: 'embedded' | 'off', stateDir: string, timeoutMs: number, cache: AudioCacheOptions = {}): Promise<OpenedSpeech> {
+export async function openSpeech(
+  mode: 'embedded' | 'off',
+  stateDir: string,
+  timeoutMs: number,
+  cache: AudioCacheOptions = {},
+): Promise<OpenedSpeech> {
   if (mode === 'off') return { speech: null, reason: 'speech is off (setting speech: off)' };
   if (!(await EspeakSynthesizer.available())) {
-    return { speech: null, reason: 'the embedded speech engine (@echogarden/espeak-ng-emscripten, an optional dependency) is not installed' };
+    return {
+      speech: null,
+      reason: 'the embedded speech engine (@echogarden/espeak-ng-emscripten, an optional dependency) is not installed',
+    };
   }
   const audio = new AudioCache(statePaths(stateDir).audio, loadAudioKey(stateDir), cache);
   return { speech: new SpeechService(new EspeakSynthesizer(), audio, { timeoutMs }) };

@@ -42,7 +42,11 @@ export class SpeechService implements SpeechPort {
    * @param cache       where clips are kept
    * @param options     time limit and pre-synthesis concurrency
    */
-  constructor(readonly synthesizer: SpeechSynthesizer, readonly cache: AudioCache, options: SpeechServiceOptions = {}) {
+  constructor(
+    readonly synthesizer: SpeechSynthesizer,
+    readonly cache: AudioCache,
+    options: SpeechServiceOptions = {},
+  ) {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS;
     this.prepareTimeoutMs = options.prepareTimeoutMs ?? 20_000;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));

@@ -52,7 +52,10 @@ export class SpeechError extends Error {
    * @param reason  'timeout' (took longer than allowed), 'crashed' (engine process died),
    *                'unavailable' (engine not installed or closed), 'failed' (engine refused)
    */
-  constructor(message: string, readonly reason: SpeechErrorReason) {
+  constructor(
+    message: string,
+    readonly reason: SpeechErrorReason,
+  ) {
     super(message);
   }
 }

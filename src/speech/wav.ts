@@ -118,7 +118,9 @@ export function clipSamples(buf: Uint8Array): Int16Array {
   const wav = parse(buf);
   const fmt = wav.fmt as { audioFormat: number; sampleRate: number; numChannels: number; bitsPerSample: number };
   if (fmt.audioFormat !== 1 || fmt.sampleRate !== CLIP_SAMPLE_RATE || fmt.numChannels !== 1 || fmt.bitsPerSample !== 16) {
-    throw new RangeError(`expected 48 kHz mono PCM16, got ${fmt.sampleRate} Hz, ${fmt.numChannels} ch, ${fmt.bitsPerSample}-bit (format ${fmt.audioFormat})`);
+    throw new RangeError(
+      `expected 48 kHz mono PCM16, got ${fmt.sampleRate} Hz, ${fmt.numChannels} ch, ${fmt.bitsPerSample}-bit (format ${fmt.audioFormat})`,
+    );
   }
   return clipSamplesOf(wav);
 }

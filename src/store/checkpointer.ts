@@ -104,7 +104,8 @@ export function startCheckpointer(file: string, host: CheckpointHost, options: C
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
-      sqlite, file,
+      sqlite,
+      file,
       intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
       restartFrames: options.restartFrames ?? RESTART_FRAMES,
     },
@@ -129,11 +130,15 @@ export function startCheckpointer(file: string, host: CheckpointHost, options: C
       release();
     }
   });
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => {
-    release();
-    resolve();
-  }));
-  worker.on('error', () => { /* the auto-checkpoint safety net takes over */ });
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      release();
+      resolve();
+    }),
+  );
+  worker.on('error', () => {
+    /* the auto-checkpoint safety net takes over */
+  });
   return {
     stop() {
       stopping = true;

@@ -179,7 +179,11 @@ export class Store {
   static open(file: string, options: StoreOptions = {}): Store {
     const db = new Database(file);
     if (file !== ':memory:') {
-      try { fs.chmodSync(file, 0o600); } catch { /* best effort */ }
+      try {
+        fs.chmodSync(file, 0o600);
+      } catch {
+        /* best effort */
+      }
     }
     if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
@@ -226,12 +230,15 @@ export class Store {
     }
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
-      this.db.transaction(() => {
-        this.db.exec(m.sql);
-        m.apply?.(this.db);
-        this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-          .run(m.version, m.name, Date.now() / 1000);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.db.exec(m.sql);
+          m.apply?.(this.db);
+          this.db
+            .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+            .run(m.version, m.name, Date.now() / 1000);
+        })
+        .immediate();
       if (m.afterCommit?.(this.db, context)) this.converted = true;
     }
   }
@@ -314,10 +321,14 @@ export class Store {
   startBackgroundCheckpoints(options: CheckpointerOptions = {}): void {
     if (this.checkpointer || this.walFile === null) return;
     try {
-      this.checkpointer = startCheckpointer(this.walFile.slice(0, -'-wal'.length), {
-        pause: () => this.holdCommits(),
-        resume: () => this.releaseCommits(),
-      }, options);
+      this.checkpointer = startCheckpointer(
+        this.walFile.slice(0, -'-wal'.length),
+        {
+          pause: () => this.holdCommits(),
+          resume: () => this.releaseCommits(),
+        },
+        options,
+      );
       this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER}`);
     } catch {
       this.checkpointer = null;
@@ -435,7 +446,11 @@ export class Store {
       this.writeCount += batch.length;
     } catch (error) {
       if (this.db.inTransaction) {
-        try { tx.rollback.run(); } catch { /* already rolled back */ }
+        try {
+          tx.rollback.run();
+        } catch {
+          /* already rolled back */
+        }
       }
       for (const item of batch) item.reject(error);
       return;
@@ -466,7 +481,11 @@ export class Store {
       this.tx.commit.run();
     } catch (error) {
       if (this.db.inTransaction) {
-        try { this.tx.rollback.run(); } catch { /* already rolled back */ }
+        try {
+          this.tx.rollback.run();
+        } catch {
+          /* already rolled back */
+        }
       }
       for (const item of reads) item.reject(error);
       return;

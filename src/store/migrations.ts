@@ -29,8 +29,22 @@ export interface Migration {
 
 /** The columns of the calls table from version 4 on. */
 const CALL_COLUMNS = [
-  'seq', 'id', 'tenant_id', 'agent_id', 'direction', 'to_number', 'from_number', 'dial_status', 'trunk_id', 'room_name',
-  'provider_call_id', 'dial_error', 'idempotency_key', 'idempotency_print', 'reserved_micro', 'reserve_until',
+  'seq',
+  'id',
+  'tenant_id',
+  'agent_id',
+  'direction',
+  'to_number',
+  'from_number',
+  'dial_status',
+  'trunk_id',
+  'room_name',
+  'provider_call_id',
+  'dial_error',
+  'idempotency_key',
+  'idempotency_print',
+  'reserved_micro',
+  'reserve_until',
 ] as const;
 
 /**

@@ -40,7 +40,9 @@ export function databaseBytes(db: Db): number {
 
 /** Bytes of the database's pages that hold data: its size less its free pages (what a VACUUM keeps). */
 export function liveBytes(db: Db): number {
-  return databaseBytes(db) - (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+  return (
+    databaseBytes(db) - (db.pragma('freelist_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number)
+  );
 }
 
 /**
@@ -150,12 +152,17 @@ export interface DatabaseStats {
 export function databaseStats(store: Store, file: string): DatabaseStats {
   const { db } = store;
   const size = (f: string): number => {
-    try { return fs.statSync(f).size; } catch { return 0; }
+    try {
+      return fs.statSync(f).size;
+    } catch {
+      return 0;
+    }
   };
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const freePages = db.pragma('freelist_count', { simple: true }) as number;
-  const rows = db.transaction(() => Object.fromEntries(COUNTED_TABLES.map((t) =>
-    [t, db.prepare(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number])))() as DatabaseStats['rows'];
+  const rows = db.transaction(() =>
+    Object.fromEntries(COUNTED_TABLES.map((t) => [t, db.prepare(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number])),
+  )() as DatabaseStats['rows'];
   return {
     file,
     file_bytes: size(file),

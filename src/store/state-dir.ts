@@ -54,19 +54,30 @@ export function acquireDaemonLock(dir: string): DaemonLock {
         release() {
           try {
             if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
-          } catch { /* already gone */ }
+          } catch {
+            /* already gone */
+          }
         },
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       let holder = NaN;
-      try { holder = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10); } catch { /* vanished */ }
+      try {
+        holder = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+      } catch {
+        /* vanished */
+      }
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && pidAlive(holder)) {
         throw new StateDirError(
           `another vagent daemon (pid ${holder}) is already serving state dir ${dir}; ` +
-          `stop it first, or give this one its own --state-dir`);
+            `stop it first, or give this one its own --state-dir`,
+        );
       }
-      try { fs.unlinkSync(file); } catch { /* raced with another starter */ }
+      try {
+        fs.unlinkSync(file);
+      } catch {
+        /* raced with another starter */
+      }
     }
   }
   throw new StateDirError(`could not take the lock ${file}; another vagent is starting on the same state dir`);
@@ -104,8 +115,7 @@ export function loadKeyFile(file: string): Buffer {
   }
   const st = fs.statSync(file);
   if ((st.mode & 0o077) !== 0) {
-    throw new StateDirError(
-      `${file} has mode ${(st.mode & 0o777).toString(8)}; it must be readable by its owner only (chmod 600 ${file})`);
+    throw new StateDirError(`${file} has mode ${(st.mode & 0o777).toString(8)}; it must be readable by its owner only (chmod 600 ${file})`);
   }
   return decodeKey(fs.readFileSync(file, 'utf8'), file);
 }

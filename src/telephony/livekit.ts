@@ -20,10 +20,26 @@
 import crypto from 'node:crypto';
 import { redactSecrets } from '../domain/redact.js';
 import { DisconnectReason, SIPOutboundConfig } from '@livekit/protocol';
-import { AccessToken, RoomServiceClient, ServerError, SipCallError, SipClient, TokenVerifier, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import {
+  AccessToken,
+  RoomServiceClient,
+  ServerError,
+  SipCallError,
+  SipClient,
+  TokenVerifier,
+  WebhookReceiver,
+  type WebhookEvent,
+} from 'livekit-server-sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  HangupError, MalformedWebhookError, type AnswerWatch, type DialRequest, type DialResult, type HangupResult, type TelephonyCheck, type TelephonyEvent,
+  HangupError,
+  MalformedWebhookError,
+  type AnswerWatch,
+  type DialRequest,
+  type DialResult,
+  type HangupResult,
+  type TelephonyCheck,
+  type TelephonyEvent,
   type TelephonyPort,
 } from '../services/telephony-port.js';
 
@@ -46,8 +62,19 @@ export interface LiveKitSettings {
 const KIND_SIP = 3;
 
 /** Transport errors raised before the request could reach LiveKit: the dial was certainly not placed. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ERR_INVALID_URL',
+  'CERT_HAS_EXPIRED',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /** The low-level code of a fetch failure (`TypeError('fetch failed')` with a `cause`). */
 function transportCode(err: unknown): string | undefined {
@@ -56,23 +83,42 @@ function transportCode(err: unknown): string | undefined {
 }
 
 /** Plain words for a LiveKit error that refused a request (no secrets: messages come from LiveKit or Node). */
-export function explainLiveKitError(err: unknown, url: string): { problem: 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error'; message: string } {
+export function explainLiveKitError(
+  err: unknown,
+  url: string,
+): { problem: 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error'; message: string } {
   const origin = safeOrigin(url);
   if (err instanceof ServerError) {
     if (err.status === 401) {
-      return { problem: 'unauthenticated', message: `LiveKit at ${origin} rejected vagent's credentials (401 unauthenticated): LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair of that LiveKit project` };
+      return {
+        problem: 'unauthenticated',
+        message: `LiveKit at ${origin} rejected vagent's credentials (401 unauthenticated): LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair of that LiveKit project`,
+      };
     }
     if (err.status === 403) {
-      return { problem: 'permission_denied', message: `LiveKit at ${origin} refused the request (403 permission_denied): the API key lacks the SIP/room admin grants this needs` };
+      return {
+        problem: 'permission_denied',
+        message: `LiveKit at ${origin} refused the request (403 permission_denied): the API key lacks the SIP/room admin grants this needs`,
+      };
     }
-    return { problem: 'error', message: redact(`LiveKit at ${origin} answered ${err.status} ${err.code ?? ''}: ${err.message}`.replace(/\s+:/, ':'), []) };
+    return {
+      problem: 'error',
+      message: redact(`LiveKit at ${origin} answered ${err.status} ${err.code ?? ''}: ${err.message}`.replace(/\s+:/, ':'), []),
+    };
   }
   const code = transportCode(err);
-  if (code) return { problem: 'unreachable', message: `cannot reach LiveKit at ${origin} (${code}): is the server running and LIVEKIT_URL right?` };
+  if (code)
+    return {
+      problem: 'unreachable',
+      message: `cannot reach LiveKit at ${origin} (${code}): is the server running and LIVEKIT_URL right?`,
+    };
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return { problem: 'unreachable', message: `LiveKit at ${origin} did not answer in time` };
   }
-  return { problem: 'error', message: `LiveKit request to ${origin} failed: ${err instanceof Error ? err.message : String(err)}` };
+  return {
+    problem: 'error',
+    message: `LiveKit request to ${origin} failed: ${err instanceof Error ? err.message : String(err)}`,
+  };
 }
 
 /** Longest piece of a LiveKit error message passed on. */
@@ -142,14 +188,26 @@ export class LiveKitTelephony implements TelephonyPort {
       ...(r.from ? { fromNumber: r.from } : {}),
     };
     try {
-      const info = r.trunk.kind === 'provider'
-        ? await this.sip.createSipParticipant(r.trunk.providerTrunkId, r.to, r.roomName, opts)
-        : await this.sip.createSipParticipant('', r.to, r.roomName, opts, new SIPOutboundConfig({
-          hostname: r.trunk.hostname,
-          ...(r.trunk.username !== null ? { authUsername: r.trunk.username } : {}),
-          ...(r.trunk.password !== null ? { authPassword: r.trunk.password } : {}),
-        }));
-      return { kind: 'placed', sipCallId: info.sipCallId, participantId: info.participantId, answered: this.settings.waitUntilAnswered };
+      const info =
+        r.trunk.kind === 'provider'
+          ? await this.sip.createSipParticipant(r.trunk.providerTrunkId, r.to, r.roomName, opts)
+          : await this.sip.createSipParticipant(
+              '',
+              r.to,
+              r.roomName,
+              opts,
+              new SIPOutboundConfig({
+                hostname: r.trunk.hostname,
+                ...(r.trunk.username !== null ? { authUsername: r.trunk.username } : {}),
+                ...(r.trunk.password !== null ? { authPassword: r.trunk.password } : {}),
+              }),
+            );
+      return {
+        kind: 'placed',
+        sipCallId: info.sipCallId,
+        participantId: info.participantId,
+        answered: this.settings.waitUntilAnswered,
+      };
     } catch (err) {
       const result = this.classify(err, timeoutS);
       const secrets = r.trunk.kind === 'inline' ? [r.trunk.username, r.trunk.password] : [];
@@ -166,7 +224,11 @@ export class LiveKitTelephony implements TelephonyPort {
   private classify(err: unknown, timeoutS: number): Exclude<DialResult, { kind: 'placed' }> {
     if (err instanceof SipCallError) {
       const status = err.sipStatusCode ?? null;
-      return { kind: 'rejected', sipStatus: status, message: `the carrier refused the call: SIP ${status ?? '?'}${err.sipStatus ? ` ${err.sipStatus}` : ''}` };
+      return {
+        kind: 'rejected',
+        sipStatus: status,
+        message: `the carrier refused the call: SIP ${status ?? '?'}${err.sipStatus ? ` ${err.sipStatus}` : ''}`,
+      };
     }
     if (err instanceof ServerError) {
       // 4xx: LiveKit refused the request itself (bad argument, credentials, quota); 408/5xx:
@@ -174,15 +236,26 @@ export class LiveKitTelephony implements TelephonyPort {
       if (err.status >= 400 && err.status < 500 && err.status !== 408) {
         return { kind: 'rejected', sipStatus: null, message: explainLiveKitError(err, this.url).message };
       }
-      return { kind: 'unknown', message: `LiveKit answered ${err.status} ${err.code ?? ''} without saying whether the call was placed`.replace(/ +/g, ' ') };
+      return {
+        kind: 'unknown',
+        message: `LiveKit answered ${err.status} ${err.code ?? ''} without saying whether the call was placed`.replace(/ +/g, ' '),
+      };
     }
     const code = transportCode(err);
     if (code && NOT_SENT.has(code)) return { kind: 'rejected', sipStatus: null, message: explainLiveKitError(err, this.url).message };
-    if (blockedPort(err)) return { kind: 'rejected', sipStatus: null, message: `LIVEKIT_URL ${safeOrigin(this.url)} uses a port fetch refuses to connect to` };
+    if (blockedPort(err))
+      return {
+        kind: 'rejected',
+        sipStatus: null,
+        message: `LIVEKIT_URL ${safeOrigin(this.url)} uses a port fetch refuses to connect to`,
+      };
     if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
       return { kind: 'unknown', message: `LiveKit did not answer the dial within ${timeoutS} s` };
     }
-    return { kind: 'unknown', message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})` };
+    return {
+      kind: 'unknown',
+      message: `the connection to LiveKit failed mid-request (${code ?? (err instanceof Error ? err.message : 'error')})`,
+    };
   }
 
   async hangUp(roomName: string, participantIdentity: string | null): Promise<HangupResult> {
@@ -229,7 +302,11 @@ export class LiveKitTelephony implements TelephonyPort {
   }
 
   async roomToken(roomName: string, identity: string, ttlS: number): Promise<string> {
-    const at = new AccessToken(this.settings.apiKey, this.settings.apiSecret, { identity, name: this.settings.agentName, ttl: ttlS });
+    const at = new AccessToken(this.settings.apiKey, this.settings.apiSecret, {
+      identity,
+      name: this.settings.agentName,
+      ttl: ttlS,
+    });
     at.addGrant({ roomJoin: true, room: roomName, canPublish: true, canSubscribe: true, canPublishData: true });
     return at.toJwt();
   }
@@ -245,19 +322,25 @@ export class LiveKitTelephony implements TelephonyPort {
     try {
       ev = await this.receiver.receive(rawBody, undefined, true);
     } catch (err) {
-      throw new MalformedWebhookError(err instanceof SyntaxError
-        ? 'the webhook body is not JSON'
-        : 'the webhook body is not a LiveKit WebhookEvent in its JSON form (an object whose fields have their protocol types)');
+      throw new MalformedWebhookError(
+        err instanceof SyntaxError
+          ? 'the webhook body is not JSON'
+          : 'the webhook body is not a LiveKit WebhookEvent in its JSON form (an object whose fields have their protocol types)',
+      );
     }
     const p = ev.participant;
     return {
       event: ev.event,
       id: ev.id,
       room: ev.room ? { name: ev.room.name, sid: ev.room.sid } : null,
-      participant: p ? {
-        identity: p.identity, sip: Number(p.kind) === KIND_SIP, attributes: { ...p.attributes },
-        disconnectReason: p.disconnectReason ? (DisconnectReason[p.disconnectReason] ?? null) : null,
-      } : null,
+      participant: p
+        ? {
+            identity: p.identity,
+            sip: Number(p.kind) === KIND_SIP,
+            attributes: { ...p.attributes },
+            disconnectReason: p.disconnectReason ? (DisconnectReason[p.disconnectReason] ?? null) : null,
+          }
+        : null,
     };
   }
 

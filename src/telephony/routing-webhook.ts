@@ -205,7 +205,13 @@ export function signWebhookBody(secret: string, body: string, unixSeconds: numbe
  * @param nowSeconds the receiver's clock, unix seconds.
  * @param toleranceS accepted clock difference in seconds (default 300); negative counts as 0.
  */
-export function verifyWebhookSignature(secret: string, body: string, header: string, nowSeconds: number, toleranceS: number = DEFAULT_SIGNATURE_TOLERANCE_S): boolean {
+export function verifyWebhookSignature(
+  secret: string,
+  body: string,
+  header: string,
+  nowSeconds: number,
+  toleranceS: number = DEFAULT_SIGNATURE_TOLERANCE_S,
+): boolean {
   if (typeof header !== 'string' || header.length > 4096 || !Number.isFinite(nowSeconds)) return false;
   let t: number | undefined;
   const candidates: string[] = [];
@@ -247,13 +253,24 @@ function checkedLookup(origin: string, allowPrivate: boolean): LookupFunction {
     dns.lookup(hostname, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) => {
       if (err || addresses.length === 0) {
         const code = err?.code ?? 'no addresses';
-        callback(new WebhookTargetError('dns_failed', `webhook host of ${origin} did not resolve (${code})`, { cause: err ?? undefined }), []);
+        callback(
+          new WebhookTargetError('dns_failed', `webhook host of ${origin} did not resolve (${code})`, {
+            cause: err ?? undefined,
+          }),
+          [],
+        );
         return;
       }
       if (!allowPrivate) {
         const bad = addresses.find((a) => !isPublicUnicastAddress(a.address));
         if (bad) {
-          callback(new WebhookTargetError('address_not_allowed', `webhook host of ${origin} resolves to ${bad.address}, which is not a public address`), []);
+          callback(
+            new WebhookTargetError(
+              'address_not_allowed',
+              `webhook host of ${origin} resolves to ${bad.address}, which is not a public address`,
+            ),
+            [],
+          );
           return;
         }
       }

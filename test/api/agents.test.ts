@@ -17,7 +17,9 @@ const AGENT = {
 };
 
 let t: TestApp;
-beforeAll(async () => { t = await makeTestApp({}, { speech: testSpeech() }); });
+beforeAll(async () => {
+  t = await makeTestApp({}, { speech: testSpeech() });
+});
 afterAll(async () => t.close());
 
 async function waitForAudio(id: string) {
@@ -42,7 +44,13 @@ describe('/v1/agents', () => {
   it('creates, versions and pre-synthesises an agent', async () => {
     const put = await t.call('PUT', '/v1/agents/ag_test_one', AGENT);
     expect(put.statusCode, put.body).toBe(200);
-    expect(put.json()).toMatchObject({ id: 'ag_test_one', name: 'Test agent', direction: 'outbound', version: 1, description: null });
+    expect(put.json()).toMatchObject({
+      id: 'ag_test_one',
+      name: 'Test agent',
+      direction: 'outbound',
+      version: 1,
+      description: null,
+    });
     expect(put.json().definition).toMatchObject({ id: 'ag_test_one', timezone: 'Asia/Kolkata', close_grace_ms: 8000 });
     const audio = await waitForAudio('ag_test_one');
     expect(audio.failed).toBe(0);
@@ -58,17 +66,38 @@ describe('/v1/agents', () => {
   });
 
   it('rejects invalid definitions with the field path, and stores nothing', async () => {
-    const e = expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, steps: [{ id: 'x', ask: 'Q?', capture: { slot: 'v', type: 'colour' } }] }), 400, 'invalid_request');
+    const e = expectError(
+      await t.call('PUT', '/v1/agents/ag_bad', {
+        ...AGENT,
+        steps: [{ id: 'x', ask: 'Q?', capture: { slot: 'v', type: 'colour' } }],
+      }),
+      400,
+      'invalid_request',
+    );
     expect(e.param).toBe('steps[0].capture.type');
     expect(e.message).toContain('steps[0].capture.type');
     expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, direction: 'sideways' }), 400, 'invalid_request', 'direction');
     expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, colour: 'blue' }), 400, 'invalid_request');
-    expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, steps: [{ id: 'x', ask: 'Q?', confrim: 'readback' }] }), 400, 'invalid_request');
+    expectError(
+      await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, steps: [{ id: 'x', ask: 'Q?', confrim: 'readback' }] }),
+      400,
+      'invalid_request',
+    );
     expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, id: 'ag_other' }), 400, 'invalid_request', 'id');
     expectError(await t.call('PUT', '/v1/agents/ag_bad', [AGENT]), 400, 'invalid_request');
     expectError(await t.call('PUT', '/v1/agents/Not-An-Id', AGENT), 400, 'invalid_request', 'agent_id');
-    expectError(await t.call('PUT', '/v1/agents/ag_bad', { ...AGENT, steps: [
-      { id: 'a', ask: 'Q?', capture: { slot: 'v', type: 'text' } }, { id: 'a', ask: 'Q?' }] }), 400, 'invalid_request', 'steps[1].id');
+    expectError(
+      await t.call('PUT', '/v1/agents/ag_bad', {
+        ...AGENT,
+        steps: [
+          { id: 'a', ask: 'Q?', capture: { slot: 'v', type: 'text' } },
+          { id: 'a', ask: 'Q?' },
+        ],
+      }),
+      400,
+      'invalid_request',
+      'steps[1].id',
+    );
     expectError(await t.call('GET', '/v1/agents/ag_bad'), 404, 'not_found');
   });
 

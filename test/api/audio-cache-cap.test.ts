@@ -21,7 +21,14 @@ const AGENT = {
   direction: 'inbound',
   language: 'en-IN',
   opening: [{ text: 'Hello from the clinic.' }],
-  steps: [{ id: 'patient', ask: 'What is the patient\'s name?', capture: { slot: 'patient_name', type: 'person_name' }, confirm: 'readback' }],
+  steps: [
+    {
+      id: 'patient',
+      ask: "What is the patient's name?",
+      capture: { slot: 'patient_name', type: 'person_name' },
+      confirm: 'readback',
+    },
+  ],
   closing: 'Thank you, goodbye.',
 };
 
@@ -41,7 +48,7 @@ afterEach(async () => {
 });
 
 describe('audio cache cap under distinct readbacks (issue 15 item 3)', () => {
-  it('holds the cap, never evicts an open session\'s clips, and synthesises an evicted text again', async () => {
+  it("holds the cap, never evicts an open session's clips, and synthesises an evicted text again", async () => {
     audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
     let clock = Date.now();
     const cache = new AudioCache(audioDir, crypto.randomBytes(32), { maxBytes: CAP, keepMs: 0, now: () => clock });
@@ -111,16 +118,29 @@ describe('audio cache cap under distinct readbacks (issue 15 item 3)', () => {
     expect((await fetchAudio(again.readbackUrl)).statusCode).toBe(200); // still open
   }, 60_000);
 
-  it('stores a session\'s rendered prompts (its customer\'s name) as dynamic clips, pinned while it is open', async () => {
+  it("stores a session's rendered prompts (its customer's name) as dynamic clips, pinned while it is open", async () => {
     audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
     const cache = new AudioCache(audioDir, crypto.randomBytes(32), { maxBytes: CAP, keepMs: 0 });
     const fake = new FakeSynthesizer({ msPerChar: 5 });
     t = await makeTestApp({}, { speech: new SpeechService(fake, cache, { timeoutMs: 2000 }) });
-    const agent = { ...AGENT, id: 'ag_named_ask', steps: [{ ...AGENT.steps[0]!, ask: 'Is {{customer_name}} the patient?', capture: { slot: 'ok', type: 'yes_no' }, confirm: 'none' }] };
+    const agent = {
+      ...AGENT,
+      id: 'ag_named_ask',
+      steps: [
+        {
+          ...AGENT.steps[0]!,
+          ask: 'Is {{customer_name}} the patient?',
+          capture: { slot: 'ok', type: 'yes_no' },
+          confirm: 'none',
+        },
+      ],
+    };
     expect((await t.call('PUT', `/v1/agents/${agent.id}`, agent)).statusCode).toBeLessThan(300);
     // Pre-synthesis of the agent's static texts is done.
     for (let i = 0; i < 200; i++) {
-      const a = (await t.call('GET', `/v1/agents/${agent.id}`)).json() as { audio: { total: number; ready: number; failed: number } };
+      const a = (await t.call('GET', `/v1/agents/${agent.id}`)).json() as {
+        audio: { total: number; ready: number; failed: number };
+      };
       if (a.audio.ready + a.audio.failed === a.audio.total) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

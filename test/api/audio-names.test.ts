@@ -29,7 +29,9 @@ const VOICE = 'fake-en';
  */
 function plainHash(text: string): string {
   const spoken = toSpokenText(text, 'en-IN');
-  return createHash('sha256').update(JSON.stringify(['vagent-audio-v1 wav-48k-mono-pcm16', 'clip', 'fake', VOICE, spoken])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(['vagent-audio-v1 wav-48k-mono-pcm16', 'clip', 'fake', VOICE, spoken]))
+    .digest('hex');
 }
 
 const apps: TestApp[] = [];
@@ -79,7 +81,7 @@ describe('audio URLs', () => {
     expect(fs.statSync(statePaths(a.stateDir).audioKey).mode & 0o777).toBe(0o600);
   });
 
-  it('name joined clips (a turn\'s whole reply) the same way', async () => {
+  it("name joined clips (a turn's whole reply) the same way", async () => {
     const { t } = await install();
     const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_names' })).json();
     const turn = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'what?' })).json();

@@ -4,15 +4,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEventRow } from '../../src/store/index.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
-import {
-  createNumber, createTrunk, enc, expectError, expectOk, listNumbers, listTrunks,
-  type NumberBody,
-} from '../support/expect.js';
+import { createNumber, createTrunk, enc, expectError, expectOk, listNumbers, listTrunks, type NumberBody } from '../support/expect.js';
 
 const DID = '+919876543210';
 
 let t: TestApp;
-afterEach(async () => { await t?.close(); });
+afterEach(async () => {
+  await t?.close();
+});
 
 describe('API keys', () => {
   it.each([
@@ -39,7 +38,7 @@ describe('API keys', () => {
     expectOk(await t.call('GET', '/v1/trunks', undefined, { key: null, headers: { authorization: `bearer ${t.key}` } }), 200);
   });
 
-  it('answers 401 for a revoked key while the tenant\'s other keys keep working', async () => {
+  it("answers 401 for a revoked key while the tenant's other keys keep working", async () => {
     t = await makeTestApp();
     const { tenants } = t.runtime.services;
     const second = tenants.createKey('default');
@@ -55,7 +54,9 @@ describe('API keys', () => {
     t = await makeTestApp();
     expect(expectOk(await t.call('GET', '/v1/health', undefined, { key: null }), 200)).toEqual({ status: 'ok', version: 'test' });
     const doc = expectOk<{ openapi: string; paths: Record<string, Record<string, unknown>> }>(
-      await t.call('GET', '/v1/openapi.json', undefined, { key: null }), 200);
+      await t.call('GET', '/v1/openapi.json', undefined, { key: null }),
+      200,
+    );
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths['/v1/trunks'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/v1/trunks/{trunk_id}'] ?? {}).sort()).toEqual(['delete', 'get']);
@@ -112,7 +113,7 @@ function auditOf(tenant: string): AuditEventRow[] {
 }
 
 describe('auth_mode enforce: foreign ids resolve as missing', () => {
-  it('GET and DELETE of another tenant\'s trunk answer trunk_not_found', async () => {
+  it("GET and DELETE of another tenant's trunk answer trunk_not_found", async () => {
     const { keyB, trunkA } = await setupTenants('enforce');
     expectError(await t.call('GET', `/v1/trunks/${trunkA.id}`, undefined, { key: keyB }), 404, 'trunk_not_found', 'trunk_id');
     expectError(await t.call('DELETE', `/v1/trunks/${trunkA.id}`, undefined, { key: keyB }), 404, 'trunk_not_found', 'trunk_id');
@@ -120,15 +121,20 @@ describe('auth_mode enforce: foreign ids resolve as missing', () => {
     expect(auditOf('acme')).toEqual([]);
   });
 
-  it('bind and DELETE of another tenant\'s number answer not_found', async () => {
+  it("bind and DELETE of another tenant's number answer not_found", async () => {
     const { keyB, numberA } = await setupTenants('enforce');
-    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB }), 404, 'not_found', 'number');
+    expectError(
+      await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB }),
+      404,
+      'not_found',
+      'number',
+    );
     expectError(await t.call('DELETE', `/v1/numbers/${enc(DID)}`, undefined, { key: keyB }), 404, 'not_found', 'number');
     expect(await listNumbers(t)).toEqual([numberA]);
     expect(auditOf('acme')).toEqual([]);
   });
 
-  it('POST /v1/numbers with another tenant\'s trunk_id answers trunk_not_found', async () => {
+  it("POST /v1/numbers with another tenant's trunk_id answers trunk_not_found", async () => {
     const { keyB, trunkA, numberB } = await setupTenants('enforce');
     const res = await t.call('POST', '/v1/numbers', { number: '+442071234567', trunk_id: trunkA.id }, { key: keyB });
     expectError(res, 404, 'trunk_not_found', 'trunk_id');
@@ -139,7 +145,10 @@ describe('auth_mode enforce: foreign ids resolve as missing', () => {
   it('the owner still reaches its own resources', async () => {
     const { trunkA, numberA } = await setupTenants('enforce');
     expect(expectOk(await t.call('GET', `/v1/trunks/${trunkA.id}`), 200)).toEqual(trunkA);
-    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_x' }), 200)).toEqual({ ...numberA, agent_id: 'ag_x' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_x' }), 200)).toEqual({
+      ...numberA,
+      agent_id: 'ag_x',
+    });
   });
 });
 
@@ -163,7 +172,7 @@ describe('auth_mode audit (default): foreign ids resolve and are audited', () =>
     expect(t.settings.auth_mode).toBe('audit');
   });
 
-  it('GET of another tenant\'s trunk returns it and writes an audit event', async () => {
+  it("GET of another tenant's trunk returns it and writes an audit event", async () => {
     const { keyB, trunkA } = await setupTenants('audit');
     const res = await t.call('GET', `/v1/trunks/${trunkA.id}`, undefined, { key: keyB });
     expect(expectOk(res, 200)).toEqual(trunkA);
@@ -171,14 +180,17 @@ describe('auth_mode audit (default): foreign ids resolve and are audited', () =>
     expect(auditOf('acme')[0]!.request_id).toBe(res.headers['x-request-id']);
   });
 
-  it('DELETE of another tenant\'s trunk deletes it and writes an audit event', async () => {
+  it("DELETE of another tenant's trunk deletes it and writes an audit event", async () => {
     const { keyB, trunkA } = await setupTenants('audit');
-    expect(expectOk(await t.call('DELETE', `/v1/trunks/${trunkA.id}`, undefined, { key: keyB }), 200)).toEqual({ id: trunkA.id, deleted: true });
+    expect(expectOk(await t.call('DELETE', `/v1/trunks/${trunkA.id}`, undefined, { key: keyB }), 200)).toEqual({
+      id: trunkA.id,
+      deleted: true,
+    });
     expect(await listTrunks(t)).toEqual([]);
     expectOneAudit('/v1/trunks/:trunk_id', 'DELETE', trunkA.id);
   });
 
-  it('bind of another tenant\'s number binds it (to an agent of the number\'s tenant) and writes an audit event', async () => {
+  it("bind of another tenant's number binds it (to an agent of the number's tenant) and writes an audit event", async () => {
     const { keyB, numberA } = await setupTenants('audit');
     const res = await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_x' }, { key: keyB });
     expect(expectOk<NumberBody>(res, 200)).toEqual({ ...numberA, agent_id: 'ag_x' });
@@ -186,27 +198,35 @@ describe('auth_mode audit (default): foreign ids resolve and are audited', () =>
     expectOneAudit('/v1/numbers/:number/bind', 'POST', DID);
   });
 
-  it('bind of another tenant\'s number to an agent only the caller has is not_found: the number\'s tenant answers its calls', async () => {
+  it("bind of another tenant's number to an agent only the caller has is not_found: the number's tenant answers its calls", async () => {
     const { keyB, numberA } = await setupTenants('audit');
-    expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB }), 404, 'not_found', 'agent_id');
+    expectError(
+      await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_b_agent' }, { key: keyB }),
+      404,
+      'not_found',
+      'agent_id',
+    );
     expect(await listNumbers(t)).toEqual([numberA]);
   });
 
-  it('DELETE of another tenant\'s number deletes it and writes an audit event', async () => {
+  it("DELETE of another tenant's number deletes it and writes an audit event", async () => {
     const { keyB } = await setupTenants('audit');
-    expect(expectOk(await t.call('DELETE', `/v1/numbers/${enc(DID)}`, undefined, { key: keyB }), 200)).toEqual({ number: DID, deleted: true });
+    expect(expectOk(await t.call('DELETE', `/v1/numbers/${enc(DID)}`, undefined, { key: keyB }), 200)).toEqual({
+      number: DID,
+      deleted: true,
+    });
     expect(await listNumbers(t)).toEqual([]);
     expectOneAudit('/v1/numbers/:number', 'DELETE', DID);
   });
 
-  it('POST /v1/numbers with another tenant\'s trunk_id succeeds and writes an audit event', async () => {
+  it("POST /v1/numbers with another tenant's trunk_id succeeds and writes an audit event", async () => {
     const { keyB, trunkA } = await setupTenants('audit');
     const rec = await createNumber(t, { number: '+442071234567', trunk_id: trunkA.id }, keyB);
     expect(rec).toMatchObject({ tenant_id: 'acme', trunk_id: trunkA.id });
     expectOneAudit('/v1/numbers', 'POST', trunkA.id);
   });
 
-  it('writes no audit event for a tenant\'s own resources or for missing ids', async () => {
+  it("writes no audit event for a tenant's own resources or for missing ids", async () => {
     const { keyB, trunkB } = await setupTenants('audit');
     expectOk(await t.call('GET', `/v1/trunks/${trunkB.id}`, undefined, { key: keyB }), 200);
     expectOk(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_b' }, { key: keyB }), 200);
@@ -225,7 +245,7 @@ describe('auth_mode audit (default): foreign ids resolve and are audited', () =>
 });
 
 describe.each(['audit', 'enforce'] as const)('lists in %s mode', (mode) => {
-  it('show only the caller\'s tenant', async () => {
+  it("show only the caller's tenant", async () => {
     const { keyB, trunkA, numberA, trunkB, numberB } = await setupTenants(mode);
     expect(await listTrunks(t)).toEqual([trunkA]);
     expect(await listNumbers(t)).toEqual([numberA]);

@@ -9,7 +9,10 @@ import { EMI, EMI_CONTEXT } from '../support/agents.js';
 import { expectError } from '../support/expect.js';
 
 let t: TestApp | undefined;
-afterEach(async () => { await t?.close(); t = undefined; });
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
 
 const TO = '+919876543210';
 const NOW_MESSAGE = 'context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30';
@@ -48,8 +51,16 @@ describe('POST /v1/calls context.now', () => {
       expect(res.statusCode, res.body).toBe(201);
     }
     // With dial: true and no telephony, the body passes and the telephony check answers.
-    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, context: { ...EMI_CONTEXT, now: '2026-11-21T10:30:00+05:30' } }),
-      503, 'telephony_not_configured');
+    expectError(
+      await t.call('POST', '/v1/calls', {
+        ...EMI,
+        to: TO,
+        dial: true,
+        context: { ...EMI_CONTEXT, now: '2026-11-21T10:30:00+05:30' },
+      }),
+      503,
+      'telephony_not_configured',
+    );
   });
 });
 
@@ -61,9 +72,16 @@ describe('deeply nested context', () => {
     expect(body.length).toBeLessThan(t.settings.body_limit_bytes);
     const res = await t.call('POST', '/v1/calls', body, { headers: JSON_HEADERS });
     expect(expectError(res, 400, 'invalid_request', 'context').message).toBe(DEPTH_MESSAGE);
-    const dial = await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_emi_reminder', to: TO, dial: true }, 100_000), { headers: JSON_HEADERS });
+    const dial = await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_emi_reminder', to: TO, dial: true }, 100_000), {
+      headers: JSON_HEADERS,
+    });
     expectError(dial, 400, 'invalid_request', 'context');
-    expectError(await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_emi_reminder', to: TO }, 33), { headers: JSON_HEADERS }), 400, 'invalid_request', 'context');
+    expectError(
+      await t.call('POST', '/v1/calls', deepBody({ agent_id: 'ag_emi_reminder', to: TO }, 33), { headers: JSON_HEADERS }),
+      400,
+      'invalid_request',
+      'context',
+    );
     expect(count(t, 'calls')).toBe(0);
     expect(count(t, 'sessions')).toBe(0);
 
@@ -77,7 +95,9 @@ describe('deeply nested context', () => {
 
   it('POST /v1/sessions: 100 000 levels is 400 and creates nothing; 32 levels is accepted', async () => {
     t = await makeTestApp();
-    const res = await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 100_000), { headers: JSON_HEADERS });
+    const res = await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 100_000), {
+      headers: JSON_HEADERS,
+    });
     expect(expectError(res, 400, 'invalid_request', 'context').message).toBe(DEPTH_MESSAGE);
     expect(count(t, 'sessions')).toBe(0);
     const ok = await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 32), { headers: JSON_HEADERS });

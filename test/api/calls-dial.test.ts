@@ -26,8 +26,12 @@ let t: TestApp;
 
 function telephony(overrides: Partial<{ apiSecret: string; requestTimeoutS: number; url: string; waitUntilAnswered: boolean }> = {}) {
   return new LiveKitTelephony({
-    url: overrides.url ?? fake.url, apiKey: fake.apiKey, apiSecret: overrides.apiSecret ?? fake.apiSecret,
-    agentName: 'vagent-media', requestTimeoutS: overrides.requestTimeoutS ?? 5, waitUntilAnswered: overrides.waitUntilAnswered ?? true,
+    url: overrides.url ?? fake.url,
+    apiKey: fake.apiKey,
+    apiSecret: overrides.apiSecret ?? fake.apiSecret,
+    agentName: 'vagent-media',
+    requestTimeoutS: overrides.requestTimeoutS ?? 5,
+    waitUntilAnswered: overrides.waitUntilAnswered ?? true,
   });
 }
 
@@ -71,37 +75,68 @@ afterEach(() => {
 describe('dial through an inline trunk', () => {
   let trunkId: string;
   beforeAll(async () => {
-    trunkId = (await addTrunk(t, { address: 'sip.example-carrier.in:5060', numbers: [FROM], auth: { username: 'acme-sip', password: 'pa55-w0rd!' } })).id;
+    trunkId = (
+      await addTrunk(t, {
+        address: 'sip.example-carrier.in:5060',
+        numbers: [FROM],
+        auth: { username: 'acme-sip', password: 'pa55-w0rd!' },
+      })
+    ).id;
   });
 
   it('sends CreateSIPParticipant (no agent dispatch) with the decrypted credentials, room, identity and timeouts', async () => {
     const before = fake.requests.length;
-    const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
-      { headers: { 'idempotency-key': 'dial-1' } });
+    const res = await t.call(
+      'POST',
+      '/v1/calls',
+      { ...EMI, to: TO, from: FROM, dial: true, customer_name: 'Ravi' },
+      { headers: { 'idempotency-key': 'dial-1' } },
+    );
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     const n = body.call_id.slice(3);
     expect(body).toEqual({
-      call_id: `cl_${n}`, session_id: `se_${n}`, agent_id: 'ag_emi_reminder', to: TO, from: FROM, idempotent: true,
-      status: 'ringing', dial_required: false, room_name: `call-cl_${n}`, provider_call_id: expect.stringMatching(/^SCL_/), trunk_id: trunkId,
+      call_id: `cl_${n}`,
+      session_id: `se_${n}`,
+      agent_id: 'ag_emi_reminder',
+      to: TO,
+      from: FROM,
+      idempotent: true,
+      status: 'ringing',
+      dial_required: false,
+      room_name: `call-cl_${n}`,
+      provider_call_id: expect.stringMatching(/^SCL_/),
+      trunk_id: trunkId,
       // The dial waited for the callee (livekit.wait_until_answered), who answered.
-      dial_status: 'answered', answered_at: expect.any(Number),
+      dial_status: 'answered',
+      answered_at: expect.any(Number),
     });
     const sent = fake.requests.slice(before);
     // No agent dispatch: vagent joins call rooms itself (issue 17; none here, as call audio does not run in app tests).
     expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.SIP/CreateSIPParticipant']);
-    const [dial] = sent as [typeof sent[0]];
+    const [dial] = sent as [(typeof sent)[0]];
     expect(dial.contentType).toBe('application/json;charset=UTF-8');
     expect(dial.grants).toMatchObject({ iss: fake.apiKey, sip: { call: true } });
     expect(dial.body).toEqual({
-      sipCallTo: TO, sipNumber: FROM, roomName: `call-cl_${n}`, participantIdentity: `sip-cl_${n}`, participantName: 'Ravi',
+      sipCallTo: TO,
+      sipNumber: FROM,
+      roomName: `call-cl_${n}`,
+      participantIdentity: `sip-cl_${n}`,
+      participantName: 'Ravi',
       participantMetadata: JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: 'default' }),
-      ringingTimeout: '30s', maxCallDuration: '1800s', waitUntilAnswered: true,
+      ringingTimeout: '30s',
+      maxCallDuration: '1800s',
+      waitUntilAnswered: true,
       trunk: { hostname: 'sip.example-carrier.in:5060', authUsername: 'acme-sip', authPassword: 'pa55-w0rd!' },
     });
     const status = (await t.call('GET', `/v1/calls/cl_${n}`)).json();
     expect(status).toMatchObject({
-      status: 'in_progress', dial_status: 'answered', answered_at: body.answered_at, room_name: `call-cl_${n}`, provider_call_id: body.provider_call_id, trunk_id: trunkId,
+      status: 'in_progress',
+      dial_status: 'answered',
+      answered_at: body.answered_at,
+      room_name: `call-cl_${n}`,
+      provider_call_id: body.provider_call_id,
+      trunk_id: trunkId,
     });
     // The password is never in a response.
     expect(JSON.stringify(status)).not.toContain('pa55-w0rd!');
@@ -109,7 +144,13 @@ describe('dial through an inline trunk', () => {
   });
 
   it('passes ringing_timeout_s and max_call_duration_s as LiveKit durations', async () => {
-    const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, ringing_timeout_s: 25, max_call_duration_s: 600 });
+    const res = await t.call('POST', '/v1/calls', {
+      ...EMI,
+      to: TO,
+      dial: true,
+      ringing_timeout_s: 25,
+      max_call_duration_s: 600,
+    });
     expect(res.statusCode, res.body).toBe(201);
     const dial = fake.sipParticipants().at(-1)!;
     expect(dial.body).toMatchObject({ ringingTimeout: '25s', maxCallDuration: '600s' });
@@ -122,7 +163,11 @@ describe('dial through an inline trunk', () => {
   it('refuses a from that is not on the trunk before contacting LiveKit', async () => {
     const before = fake.requests.length;
     expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, from: '+918069000099', dial: true }), 'caller_id_not_on_trunk', 'from');
-    expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' }), 'trunk_not_found', 'trunk_id');
+    expectError(
+      await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, trunk_id: 'tk_aaaaaaaaaaaaaaaaaaaa' }),
+      'trunk_not_found',
+      'trunk_id',
+    );
     expectError(await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true, trunk_id: 'bogus' }), 'trunk_not_found', 'trunk_id');
     expect(fake.requests.length).toBe(before);
   });
@@ -143,7 +188,10 @@ describe('dial through an inline trunk', () => {
     expect(again.message).toMatch(/earlier attempt under this Idempotency-Key/);
     expect(fake.sipParticipants().length).toBe(before + 1);
     // Another body under the key is a reuse of it; a new key dials again.
-    expectError(await t.call('POST', '/v1/calls', { ...body, customer_name: 'Someone else' }, { headers: { 'idempotency-key': 'busy-1' } }), 'idempotency_key_reuse');
+    expectError(
+      await t.call('POST', '/v1/calls', { ...body, customer_name: 'Someone else' }, { headers: { 'idempotency-key': 'busy-1' } }),
+      'idempotency_key_reuse',
+    );
     expectError(await t.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'busy-2' } }), 'dial_failed');
     expect(fake.sipParticipants().length).toBe(before + 2);
   });
@@ -160,7 +208,13 @@ describe('dial through an inline trunk', () => {
   });
 
   it('never passes a trunk credential on from a LiveKit error that echoes it', async () => {
-    fake.behaviour = { failNext: { status: 400, code: 'invalid_argument', msg: 'proxy echo: {"authUsername":"acme-sip","authPassword":"pa55-w0rd!"}\n\u0007' } };
+    fake.behaviour = {
+      failNext: {
+        status: 400,
+        code: 'invalid_argument',
+        msg: 'proxy echo: {"authUsername":"acme-sip","authPassword":"pa55-w0rd!"}\n\u0007',
+      },
+    };
     const res = await t.call('POST', '/v1/calls', { ...EMI, to: TO, dial: true });
     const err = expectError(res, 'dial_failed');
     expect(err.message).toContain('[redacted]');
@@ -221,7 +275,9 @@ describe('exactly once', () => {
       fake.behaviour = { delayMs: 150 };
       const before = fake.sipParticipants().length;
       const body = { ...EMI, to: '+919812345678', from: FROM, dial: true };
-      const results = await Promise.all(Array.from({ length: 50 }, () => app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'same-key' } })));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'same-key' } })),
+      );
       expect(fake.sipParticipants().length - before).toBe(1);
       const ok = results.filter((r) => r.statusCode === 201);
       const busy = results.filter((r) => r.statusCode === 409);
@@ -244,17 +300,32 @@ describe('exactly once', () => {
       fake.behaviour = { delayMs: 2500 };
       const before = fake.sipParticipants().length;
       const body = { ...EMI, to: TO, dial: true };
-      const err = expectError(await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }), 'dial_outcome_unknown');
+      const err = expectError(
+        await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }),
+        'dial_outcome_unknown',
+      );
       expect(err.message).toMatch(/within 1 s/);
       const n = /cl_([0-9]+)/.exec(err.message)![1];
       fake.behaviour = {};
-      const again = expectError(await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }), 'dial_outcome_unknown');
+      const again = expectError(
+        await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-1' } }),
+        'dial_outcome_unknown',
+      );
       expect(again.message).toContain(`cl_${n}`);
       expect(fake.sipParticipants().length - before).toBe(1);
-      expect((await app.call('GET', `/v1/calls/cl_${n}`)).json()).toMatchObject({ dial_status: 'unknown', status: 'in_progress' });
+      expect((await app.call('GET', `/v1/calls/cl_${n}`)).json()).toMatchObject({
+        dial_status: 'unknown',
+        status: 'in_progress',
+      });
       // The key stays bound to that request: another body under it is a reuse, a prepare-only one too.
-      expectError(await app.call('POST', '/v1/calls', { ...body, to: '+919812345678' }, { headers: { 'idempotency-key': 'slow-1' } }), 'idempotency_key_reuse');
-      expectError(await app.call('POST', '/v1/calls', { ...body, dial: false }, { headers: { 'idempotency-key': 'slow-1' } }), 'idempotency_key_reuse');
+      expectError(
+        await app.call('POST', '/v1/calls', { ...body, to: '+919812345678' }, { headers: { 'idempotency-key': 'slow-1' } }),
+        'idempotency_key_reuse',
+      );
+      expectError(
+        await app.call('POST', '/v1/calls', { ...body, dial: false }, { headers: { 'idempotency-key': 'slow-1' } }),
+        'idempotency_key_reuse',
+      );
       expect(fake.sipParticipants().length - before).toBe(1);
       // A new key is a new call.
       expect((await app.call('POST', '/v1/calls', body, { headers: { 'idempotency-key': 'slow-2' } })).statusCode).toBe(201);
@@ -276,7 +347,12 @@ describe('exactly once', () => {
       runtime2 = openRuntime(app.settings, { telephony: telephony() });
       expect(runtime2.recovered.interruptedDials).toBe(1);
       second = await buildApp({ services: runtime2.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
-      const err = await second.inject({ method: 'POST', url: '/v1/calls', payload: body, headers: { authorization: `Bearer ${app.key}`, 'idempotency-key': 'crash-1' } });
+      const err = await second.inject({
+        method: 'POST',
+        url: '/v1/calls',
+        payload: body,
+        headers: { authorization: `Bearer ${app.key}`, 'idempotency-key': 'crash-1' },
+      });
       expect(err.statusCode, err.body).toBe(504);
       expect(err.json().error.code).toBe('dial_outcome_unknown');
       expect(fake.sipParticipants().length - before).toBe(1);
@@ -294,7 +370,13 @@ describe('GET /v1/telephony/check (the doctor)', () => {
     const before = fake.requests.length;
     const res = await t.call('GET', '/v1/telephony/check');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ ok: true, url: fake.url, outbound_trunks: 0, agent_name: 'vagent-media', budget: { budget_inr: null } });
+    expect(res.json()).toMatchObject({
+      ok: true,
+      url: fake.url,
+      outbound_trunks: 0,
+      agent_name: 'vagent-media',
+      budget: { budget_inr: null },
+    });
     const sent = fake.requests.slice(before);
     expect(sent.map((r) => r.method)).toEqual(['ListSIPOutboundTrunk']);
     expect(sent[0]!.grants).toMatchObject({ iss: fake.apiKey, sip: { admin: true } });
@@ -306,7 +388,11 @@ describe('GET /v1/telephony/check (the doctor)', () => {
     const down = await makeTestApp({}, { telephony: telephony({ url: `http://127.0.0.1:${port}` }) });
     try {
       const unauth = (await bad.call('GET', '/v1/telephony/check')).json();
-      expect(unauth).toMatchObject({ ok: false, problem: 'unauthenticated', message: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair/) });
+      expect(unauth).toMatchObject({
+        ok: false,
+        problem: 'unauthenticated',
+        message: expect.stringMatching(/LIVEKIT_API_KEY and LIVEKIT_API_SECRET must be a key pair/),
+      });
       expect(JSON.stringify(unauth)).not.toContain('wrong_secret');
       const unreachable = (await down.call('GET', '/v1/telephony/check')).json();
       expect(unreachable).toMatchObject({ ok: false, problem: 'unreachable', message: expect.stringContaining('ECONNREFUSED') });

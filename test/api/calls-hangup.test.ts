@@ -27,19 +27,36 @@ let ringing: TestApp;
 
 /** An app whose LiveKit is the fake, listening so the fake's webhooks reach it, with one trunk. */
 async function dialApp(waitUntilAnswered: boolean): Promise<TestApp & { hookUrl: string }> {
-  const app = await makeTestApp({}, {
-    telephony: new LiveKitTelephony({
-      url: fake.url, apiKey: fake.apiKey, apiSecret: fake.apiSecret, agentName: 'vagent-media', requestTimeoutS: 5, waitUntilAnswered, answerPollMs: 50,
-    }),
-  });
+  const app = await makeTestApp(
+    {},
+    {
+      telephony: new LiveKitTelephony({
+        url: fake.url,
+        apiKey: fake.apiKey,
+        apiSecret: fake.apiSecret,
+        agentName: 'vagent-media',
+        requestTimeoutS: 5,
+        waitUntilAnswered,
+        answerPollMs: 50,
+      }),
+    },
+  );
   const address = await app.app.listen({ port: 0, host: '127.0.0.1' });
   expect((await app.call('POST', '/v1/trunks', { address: 'sip.example-carrier.in', numbers: [FROM] })).statusCode).toBe(201);
   return Object.assign(app, { hookUrl: `${address}/v1/telephony/livekit/webhook` });
 }
 
 /** Places a dialled call on `app`; returns the placement. */
-async function dial(app: TestApp, key?: string): Promise<Record<string, unknown> & { call_id: string; session_id: string; room_name: string; provider_call_id: string }> {
-  const res = await app.call('POST', '/v1/calls', { agent_id: 'ag_emi_reminder', to: TO, dial: true, ...EMI }, key ? { headers: { 'idempotency-key': key } } : {});
+async function dial(
+  app: TestApp,
+  key?: string,
+): Promise<Record<string, unknown> & { call_id: string; session_id: string; room_name: string; provider_call_id: string }> {
+  const res = await app.call(
+    'POST',
+    '/v1/calls',
+    { agent_id: 'ag_emi_reminder', to: TO, dial: true, ...EMI },
+    key ? { headers: { 'idempotency-key': key } } : {},
+  );
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }
@@ -78,7 +95,9 @@ describe('outbound calls show as answered', () => {
     expect(placed.answered_at as number).toBeGreaterThanOrEqual(before - 1);
     const call = await callOf(waiting, placed.call_id);
     expect(call).toMatchObject({ status: 'in_progress', dial_status: 'answered', answered_at: placed.answered_at });
-    const listed = (await waiting.call('GET', '/v1/calls?limit=100')).json().data.find((c: { call_id: string }) => c.call_id === placed.call_id);
+    const listed = (await waiting.call('GET', '/v1/calls?limit=100'))
+      .json()
+      .data.find((c: { call_id: string }) => c.call_id === placed.call_id);
     expect(listed).toMatchObject({ dial_status: 'answered', answered_at: placed.answered_at });
   });
 
@@ -121,7 +140,10 @@ describe('outbound calls show as answered', () => {
         event,
         room: { sid: 'RM_x', name: placed.room_name },
         participant: {
-          sid: 'PA_x', identity: identityOf(placed.call_id), kind: 'SIP', state: 'ACTIVE',
+          sid: 'PA_x',
+          identity: identityOf(placed.call_id),
+          kind: 'SIP',
+          state: 'ACTIVE',
           attributes: { 'sip.callID': placed.provider_call_id, 'sip.callStatus': 'active', 'sip.phoneNumber': TO },
         },
       });
@@ -133,7 +155,10 @@ describe('outbound calls show as answered', () => {
       expect(answered).toMatchObject({ status: 'in_progress', dial_status: 'answered', answered_at: expect.any(Number) });
 
       // Another event showing it active is the same answer: deduplicated, answered_at kept.
-      expect(JSON.parse((await fake.sendWebhook(active('participant_joined'))).body)).toMatchObject({ recorded: true, duplicate: true });
+      expect(JSON.parse((await fake.sendWebhook(active('participant_joined'))).body)).toMatchObject({
+        recorded: true,
+        duplicate: true,
+      });
       await settle(ringing);
       expect(await callOf(ringing, placed.call_id)).toMatchObject({ dial_status: 'answered', answered_at: answered.answered_at });
 
@@ -142,10 +167,22 @@ describe('outbound calls show as answered', () => {
       const second = await dial(ringing);
       await ringing.call('POST', `/v1/calls/${second.call_id}/hangup`);
       await settle(ringing);
-      const late = await fake.sendWebhook({ ...active('track_published'), participant: { ...active('x').participant, identity: identityOf(second.call_id), attributes: { 'sip.callID': second.provider_call_id, 'sip.callStatus': 'active' } }, room: { sid: 'RM_y', name: second.room_name } });
+      const late = await fake.sendWebhook({
+        ...active('track_published'),
+        participant: {
+          ...active('x').participant,
+          identity: identityOf(second.call_id),
+          attributes: { 'sip.callID': second.provider_call_id, 'sip.callStatus': 'active' },
+        },
+        room: { sid: 'RM_y', name: second.room_name },
+      });
       expect(JSON.parse(late.body)).toMatchObject({ recorded: true, duplicate: false });
       await settle(ringing);
-      expect(await callOf(ringing, second.call_id)).toMatchObject({ status: 'completed', dial_status: 'completed', answered_at: null });
+      expect(await callOf(ringing, second.call_id)).toMatchObject({
+        status: 'completed',
+        dial_status: 'completed',
+        answered_at: null,
+      });
     } finally {
       fake.webhookUrl = (waiting as TestApp & { hookUrl: string }).hookUrl;
     }
@@ -156,12 +193,20 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
   it('removes the SIP participant and deletes the room through the RoomService, ends the session and completes the call', async () => {
     const placed = await dial(waiting);
     const before = fake.requests.length;
-    const res = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, { headers: { 'idempotency-key': 'hang-1' } });
+    const res = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, {
+      headers: { 'idempotency-key': 'hang-1' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({
-      call_id: placed.call_id, session_id: placed.session_id, status: 'completed', dial_status: 'completed', line: 'hung_up',
-      ended_at: expect.any(Number), duration_s: expect.any(Number), answered_at: placed.answered_at,
+      call_id: placed.call_id,
+      session_id: placed.session_id,
+      status: 'completed',
+      dial_status: 'completed',
+      line: 'hung_up',
+      ended_at: expect.any(Number),
+      duration_s: expect.any(Number),
+      answered_at: placed.answered_at,
     });
     const sent = fake.requests.slice(before).filter((r) => r.service === 'livekit.RoomService');
     expect(sent.map((r) => r.method)).toEqual(['RemoveParticipant', 'DeleteRoom']);
@@ -175,14 +220,21 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
 
     // A retry under the key replays the response; LiveKit hears nothing more.
     const count = fake.requests.length;
-    const replay = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, { headers: { 'idempotency-key': 'hang-1' } });
+    const replay = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, {
+      headers: { 'idempotency-key': 'hang-1' },
+    });
     expect(replay.statusCode).toBe(200);
     expect(replay.headers['idempotency-replayed']).toBe('true');
     expect(replay.json()).toEqual(body);
     // Hanging up again (another key) succeeds and says the line is already gone, without asking LiveKit.
     const again = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`);
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toMatchObject({ status: 'completed', dial_status: 'completed', line: 'already_gone', ended_at: body.ended_at });
+    expect(again.json()).toMatchObject({
+      status: 'completed',
+      dial_status: 'completed',
+      line: 'already_gone',
+      ended_at: body.ended_at,
+    });
     await settle(waiting);
     expect(fake.requests.length).toBe(count);
   });
@@ -201,7 +253,12 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
     const res = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'completed', dial_status: 'completed', line: 'already_gone' });
-    expect(fake.hangups().slice(before).map((r) => r.method)).toEqual(['RemoveParticipant', 'DeleteRoom']);
+    expect(
+      fake
+        .hangups()
+        .slice(before)
+        .map((r) => r.method),
+    ).toEqual(['RemoveParticipant', 'DeleteRoom']);
   });
 
   it('ends a prepared call that was never dialled without asking LiveKit (line not_dialled)', async () => {
@@ -216,11 +273,15 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
   it('a hang-up LiveKit refuses is hangup_failed (502) and changes nothing; a retry under the same key hangs up', async () => {
     const placed = await dial(waiting);
     fake.behaviour = { failNextRoom: { status: 503, code: 'unavailable', msg: 'room service unavailable' } };
-    const failed = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, { headers: { 'idempotency-key': 'hang-fail-1' } });
+    const failed = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, {
+      headers: { 'idempotency-key': 'hang-fail-1' },
+    });
     const err = expectError(failed, 502, 'hangup_failed');
     expect(err.message).toMatch(/was not hung up and nothing changed: .*503 unavailable/);
     expect(await callOf(waiting, placed.call_id)).toMatchObject({ status: 'in_progress', dial_status: 'answered' });
-    const retry = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, { headers: { 'idempotency-key': 'hang-fail-1' } });
+    const retry = await waiting.call('POST', `/v1/calls/${placed.call_id}/hangup`, undefined, {
+      headers: { 'idempotency-key': 'hang-fail-1' },
+    });
     expect(retry.statusCode, retry.body).toBe(200);
     expect(retry.headers['idempotency-replayed']).toBeUndefined();
     expect(retry.json()).toMatchObject({ status: 'completed', line: 'hung_up' });
@@ -231,7 +292,9 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
     expect((await waiting.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_clinic_booking' })).statusCode).toBe(201);
     const inbound = await fake.simulateInbound({ from: '+919812345678', to: DID });
     await settle(waiting);
-    const call = (await waiting.call('GET', '/v1/calls?limit=100')).json().data.find((c: { provider_call_id: string }) => c.provider_call_id === inbound.callId);
+    const call = (await waiting.call('GET', '/v1/calls?limit=100'))
+      .json()
+      .data.find((c: { provider_call_id: string }) => c.provider_call_id === inbound.callId);
     expect(call).toMatchObject({ direction: 'inbound', dial_status: 'answered', answered_at: expect.any(Number) });
     const before = fake.hangups().length;
     const res = await waiting.call('POST', `/v1/calls/${call.call_id}/hangup`);
@@ -257,13 +320,19 @@ describe('POST /v1/calls/{call_id}/hangup', () => {
     expect(placed.json()).toMatchObject({ call_id: `cl_${n}`, dial_status: 'completed', answered_at: null });
     expect(await callOf(waiting, `cl_${n}`)).toMatchObject({ status: 'completed', dial_status: 'completed', answered_at: null });
     // The reply is sent once the call is recorded; the removal follows it.
-    const removalsOf = () => fake.hangups().slice(before).filter((r) => r.method === 'RemoveParticipant');
+    const removalsOf = () =>
+      fake
+        .hangups()
+        .slice(before)
+        .filter((r) => r.method === 'RemoveParticipant');
     for (let i = 0; i < 100 && removalsOf().length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 50));
     const removals = removalsOf();
     expect(removals).toHaveLength(2);
     expect(removals[1]!.body).toEqual({ room: `call-cl_${n}`, identity: `sip-cl_${n}` });
-    await expect(new RoomServiceClient(fake.url, fake.apiKey, fake.apiSecret).listParticipants(`call-cl_${n}`)).rejects.toThrow(/does not exist/);
+    await expect(new RoomServiceClient(fake.url, fake.apiKey, fake.apiSecret).listParticipants(`call-cl_${n}`)).rejects.toThrow(
+      /does not exist/,
+    );
   });
 
   it('refuses a malformed call id (session_not_found) and an unknown one (not_found)', async () => {

@@ -62,11 +62,15 @@ describe('prepared calls whose stream never arrives', { timeout: 30_000 }, () =>
 
     clock = start + DIAL_LIMITS.max_call_duration_s.default;
     expect(await expire()).toBe(1);
-    expect(await status(long)).toMatchObject({ status: 'completed', dial_status: 'not_dialled', dial_error: expect.stringContaining(`${DIAL_LIMITS.max_call_duration_s.default} s`) });
+    expect(await status(long)).toMatchObject({
+      status: 'completed',
+      dial_status: 'not_dialled',
+      dial_error: expect.stringContaining(`${DIAL_LIMITS.max_call_duration_s.default} s`),
+    });
     expect(await expire()).toBe(0);
   });
 
-  it('are ended by the daemon\'s background task', async () => {
+  it("are ended by the daemon's background task", async () => {
     const start = clock;
     const callId = await prepare({ max_call_duration_s: 10 });
     const tasks = startBackgroundTasks(t.runtime, quiet, { preparedExpiryIntervalMs: 20 });
@@ -86,7 +90,12 @@ describe('prepared calls whose stream never arrives', { timeout: 30_000 }, () =>
     const key = first.services.tenants.createKey('default').key;
     const app1 = await buildApp({ services: first.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
     const headers = { authorization: `Bearer ${key}` };
-    const placed = await app1.inject({ method: 'POST', url: '/v1/calls', headers, payload: { ...EMI, to: TO, max_call_duration_s: 30 } });
+    const placed = await app1.inject({
+      method: 'POST',
+      url: '/v1/calls',
+      headers,
+      payload: { ...EMI, to: TO, max_call_duration_s: 30 },
+    });
     expect(placed.statusCode, placed.body).toBe(201);
     const callId = placed.json().call_id as string;
     await app1.close();
@@ -97,10 +106,13 @@ describe('prepared calls whose stream never arrives', { timeout: 30_000 }, () =>
     const app2 = await buildApp({ services: second.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
     const tasks = startBackgroundTasks(second, quiet);
     try {
-      await vi.waitFor(async () => {
-        const res = await app2.inject({ method: 'GET', url: `/v1/calls/${callId}`, headers });
-        expect(res.json()).toMatchObject({ status: 'completed', dial_error: expect.stringContaining('within 30 s') });
-      }, { timeout: 10_000, interval: 50 });
+      await vi.waitFor(
+        async () => {
+          const res = await app2.inject({ method: 'GET', url: `/v1/calls/${callId}`, headers });
+          expect(res.json()).toMatchObject({ status: 'completed', dial_error: expect.stringContaining('within 30 s') });
+        },
+        { timeout: 10_000, interval: 50 },
+      );
     } finally {
       await tasks.stop();
       await app2.close();

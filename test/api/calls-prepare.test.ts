@@ -32,8 +32,14 @@ describe('POST /v1/calls (prepare-only)', () => {
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body).toEqual({
-      call_id: expect.stringMatching(/^cl_[1-9][0-9]*$/), session_id: expect.stringMatching(/^se_[1-9][0-9]*$/),
-      agent_id: 'ag_emi_reminder', to: TO, from: null, idempotent: false, status: 'prepared', dial_required: true,
+      call_id: expect.stringMatching(/^cl_[1-9][0-9]*$/),
+      session_id: expect.stringMatching(/^se_[1-9][0-9]*$/),
+      agent_id: 'ag_emi_reminder',
+      to: TO,
+      from: null,
+      idempotent: false,
+      status: 'prepared',
+      dial_required: true,
     });
     expect(body.call_id.slice(3)).toBe(body.session_id.slice(3));
     const session = await t.call('GET', `/v1/sessions/${body.session_id}`);
@@ -94,8 +100,12 @@ describe('hostile input on POST /v1/calls', () => {
     ['a non-numeric ringing timeout', { ...EMI, to: TO, ringing_timeout_s: '30' }, 'invalid_request'],
   ])('%s → %s, nothing created', async (_name, body, code) => {
     const before = (await t.call('GET', '/v1/calls?limit=100')).json().data.length;
-    const res = await t.app.inject({ method: 'POST', url: '/v1/calls', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-      payload: JSON.stringify(body) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/calls',
+      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
     expect(res.statusCode, res.body.slice(0, 200)).toBe(code === 'workflow_not_found' ? 404 : 400);
     expect(res.json().error.code).toBe(code);
     expect(res.body.length).toBeLessThan(2000);
@@ -104,7 +114,12 @@ describe('hostile input on POST /v1/calls', () => {
 
   it('keeps a context with __proto__ and constructor keys as plain data', async () => {
     const payload = `{"agent_id":"ag_emi_reminder","to":"${TO}","context":{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"emi_amount":"5,000"}}`;
-    const res = await t.app.inject({ method: 'POST', url: '/v1/calls', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, payload });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/calls',
+      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+      payload,
+    });
     expect([201, 400]).toContain(res.statusCode);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -116,9 +131,18 @@ describe('GET /v1/calls/{call_id}', () => {
     const open = await t.call('GET', `/v1/calls/${placed.call_id}`);
     expect(open.statusCode).toBe(200);
     expect(open.json()).toMatchObject({
-      call_id: placed.call_id, session_id: placed.session_id, agent_id: 'ag_emi_reminder', status: 'in_progress',
-      started_at: clock, ended_at: null, duration_s: null, customer_name: 'Asha',
-      cost: { llm_inr: 0, tts_inr: 0, stt_inr: 0, total_inr: 0 }, direction: 'outbound', to: TO, dial_status: 'not_dialled',
+      call_id: placed.call_id,
+      session_id: placed.session_id,
+      agent_id: 'ag_emi_reminder',
+      status: 'in_progress',
+      started_at: clock,
+      ended_at: null,
+      duration_s: null,
+      customer_name: 'Asha',
+      cost: { llm_inr: 0, tts_inr: 0, stt_inr: 0, total_inr: 0 },
+      direction: 'outbound',
+      to: TO,
+      dial_status: 'not_dialled',
     });
     clock += 42.5;
     const ended = await t.call('POST', `/v1/sessions/${placed.session_id}/end`);
@@ -139,7 +163,7 @@ describe('GET /v1/calls/{call_id}', () => {
     expectError(await t.call('GET', `/v1/calls/cl_${s.session_id.slice(3)}`), 'not_found');
   });
 
-  it('hides another tenant\'s call in enforce mode', async () => {
+  it("hides another tenant's call in enforce mode", async () => {
     const e = await makeTestApp({ auth_mode: 'enforce' });
     try {
       const placed = (await e.call('POST', '/v1/calls', { ...EMI, to: TO })).json();
@@ -170,7 +194,10 @@ describe('GET /v1/calls', () => {
     } while (cursor);
     expect(seen.slice(0, 5)).toEqual([...ids].reverse());
     expect(new Set(seen).size).toBe(seen.length);
-    const completed = (await t.call('GET', '/v1/calls?status=completed&limit=100')).json().data as Array<{ call_id: string; status: string }>;
+    const completed = (await t.call('GET', '/v1/calls?status=completed&limit=100')).json().data as Array<{
+      call_id: string;
+      status: string;
+    }>;
     expect(completed.map((c) => c.call_id)).toContain(ids[1]);
     expect(completed.every((c) => c.status === 'completed')).toBe(true);
     const inProgress = (await t.call('GET', '/v1/calls?status=in_progress&limit=100')).json().data as Array<{ call_id: string }>;

@@ -24,8 +24,12 @@ let streams = 0;
 /** Opens an inbound call as a carrier stream's `start` would, labelled `source`. */
 async function streamCall(source?: CallSource): Promise<string> {
   const opened = await t.runtime.services.media.open(tenantId, {
-    dialect: 'exotel', carrierCallId: `CA-source-${++streams}`, from: '+919812345678', to: '+918045671234',
-    params: { agent_id: 'ag_inbound_test' }, ...(source ? { source } : {}),
+    dialect: 'exotel',
+    carrierCallId: `CA-source-${++streams}`,
+    from: '+919812345678',
+    to: '+918045671234',
+    params: { agent_id: 'ag_inbound_test' },
+    ...(source ? { source } : {}),
   });
   return `cl_${opened.n}`;
 }
@@ -35,7 +39,12 @@ async function preparedStream(source: CallSource): Promise<string> {
   const res = await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210' });
   expect(res.statusCode, res.body).toBe(201);
   const callId = res.json<{ call_id: string }>().call_id;
-  await t.runtime.services.media.open(tenantId, { dialect: 'twilio', carrierCallId: `CA-source-${++streams}`, params: { call_id: callId }, source });
+  await t.runtime.services.media.open(tenantId, {
+    dialect: 'twilio',
+    carrierCallId: `CA-source-${++streams}`,
+    params: { call_id: callId },
+    source,
+  });
   return callId;
 }
 
@@ -74,7 +83,11 @@ describe('the source of a call', () => {
     expect(await listIds('?source=phone&limit=100')).not.toContain(sims[0]);
 
     // Pages of one source follow next_cursor, newest first.
-    const first = (await t.call('GET', '/v1/calls?source=simulator&limit=2')).json<{ data: Array<{ call_id: string }>; has_more: boolean; next_cursor: string }>();
+    const first = (await t.call('GET', '/v1/calls?source=simulator&limit=2')).json<{
+      data: Array<{ call_id: string }>;
+      has_more: boolean;
+      next_cursor: string;
+    }>();
     expect(first.data.map((c) => c.call_id)).toEqual([sims[2], sims[1]]);
     expect(first.has_more).toBe(true);
     const second = await listIds(`?source=simulator&limit=2&cursor=${first.next_cursor}`);
@@ -92,11 +105,16 @@ describe('the source of a call', () => {
 
   it('is documented in the OpenAPI document: the call resource and the list filter', async () => {
     const doc = (await t.call('GET', '/v1/openapi.json')).json<{
-      components: { schemas: Record<string, { properties: Record<string, { enum?: string[]; description?: string }>; required?: string[] }> };
+      components: {
+        schemas: Record<string, { properties: Record<string, { enum?: string[]; description?: string }>; required?: string[] }>;
+      };
       paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: { enum?: string[] } }> }>>;
     }>();
     const status = doc.components.schemas.CallStatus!;
-    expect(status.properties.source).toMatchObject({ enum: ['phone', 'simulator'], description: expect.stringContaining('vagent call simulate') });
+    expect(status.properties.source).toMatchObject({
+      enum: ['phone', 'simulator'],
+      description: expect.stringContaining('vagent call simulate'),
+    });
     expect(status.required).toContain('source');
     const filter = doc.paths['/v1/calls']!.get!.parameters!.find((p) => p.name === 'source');
     expect(filter).toMatchObject({ in: 'query', schema: { enum: ['phone', 'simulator'] } });

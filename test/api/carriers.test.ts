@@ -18,8 +18,17 @@ const PLIVO = { auth_id: 'MAZDQ1ZDFHNZCYMDY4ZT', auth_token: 'ZWY5ODQ1YzE0ZTA0OT
 const EXOTEL = { api_key: 'c6d8a1e2f3b4a5c6d7e8f9a0b1c2d3e4', api_token: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4' };
 const SECRETS = [TWILIO.auth_token, PLIVO.auth_token, EXOTEL.api_token];
 
-interface CarrierBody { dialect: string; configured: boolean; hint: string | null; updated_at: number | null; stream_url_path: string }
-interface ListBody { data: CarrierBody[]; stream_token: { configured: boolean; created_at: number | null } }
+interface CarrierBody {
+  dialect: string;
+  configured: boolean;
+  hint: string | null;
+  updated_at: number | null;
+  stream_url_path: string;
+}
+interface ListBody {
+  data: CarrierBody[];
+  stream_token: { configured: boolean; created_at: number | null };
+}
 
 let t: TestApp;
 let carriers: CarrierService;
@@ -35,7 +44,10 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 async function send(method: string, url: string, body?: unknown, opts: { key?: string; idem?: string } = {}) {
-  const res = await t.call(method, url, body, { ...(opts.key ? { key: opts.key } : {}), headers: opts.idem ? { 'idempotency-key': opts.idem } : {} });
+  const res = await t.call(method, url, body, {
+    ...(opts.key ? { key: opts.key } : {}),
+    headers: opts.idem ? { 'idempotency-key': opts.idem } : {},
+  });
   responses.push(res);
   return res;
 }
@@ -54,31 +66,61 @@ describe('PUT, GET and DELETE /v1/carriers', () => {
     });
     // Another tenant's paths name it (but Twilio's, whose <Stream url> takes no query string).
     const acme = await list(t.tenantKey('acme'));
-    expect(acme.data.map((d) => d.stream_url_path)).toEqual(['/v1/media/twilio', '/v1/media/exotel?tenant=acme', '/v1/media/plivo?tenant=acme']);
+    expect(acme.data.map((d) => d.stream_url_path)).toEqual([
+      '/v1/media/twilio',
+      '/v1/media/exotel?tenant=acme',
+      '/v1/media/plivo?tenant=acme',
+    ]);
   });
 
   it('stores each dialect, shows a hint of the account id only, replaces, and removes', async () => {
-    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/twilio', TWILIO), 200))
-      .toEqual({ dialect: 'twilio', configured: true, hint: 'cd12', updated_at: clock, stream_url_path: '/v1/media/twilio' });
-    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/plivo', PLIVO), 200)).toMatchObject({ configured: true, hint: 'Y4ZT' });
-    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/exotel', EXOTEL), 200)).toMatchObject({ configured: true, hint: 'd3e4' });
+    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/twilio', TWILIO), 200)).toEqual({
+      dialect: 'twilio',
+      configured: true,
+      hint: 'cd12',
+      updated_at: clock,
+      stream_url_path: '/v1/media/twilio',
+    });
+    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/plivo', PLIVO), 200)).toMatchObject({
+      configured: true,
+      hint: 'Y4ZT',
+    });
+    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/exotel', EXOTEL), 200)).toMatchObject({
+      configured: true,
+      hint: 'd3e4',
+    });
     // The SID is optional for Twilio: no hint then. A second PUT replaces the first.
     clock += 60;
-    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/twilio', { auth_token: TWILIO.auth_token }), 200))
-      .toMatchObject({ configured: true, hint: null, updated_at: clock });
+    expect(expectOk<CarrierBody>(await send('PUT', '/v1/carriers/twilio', { auth_token: TWILIO.auth_token }), 200)).toMatchObject({
+      configured: true,
+      hint: null,
+      updated_at: clock,
+    });
     const all = await list();
-    expect(all.data.map((d) => [d.dialect, d.configured, d.hint])).toEqual([['twilio', true, null], ['exotel', true, 'd3e4'], ['plivo', true, 'Y4ZT']]);
+    expect(all.data.map((d) => [d.dialect, d.configured, d.hint])).toEqual([
+      ['twilio', true, null],
+      ['exotel', true, 'd3e4'],
+      ['plivo', true, 'Y4ZT'],
+    ]);
     // Another tenant sees none of them.
     expect((await list(t.tenantKey('acme'))).data.every((d) => !d.configured)).toBe(true);
 
     expect(expectOk(await send('DELETE', '/v1/carriers/plivo'), 200)).toEqual({ dialect: 'plivo', deleted: true });
-    expect((await list()).data.find((d) => d.dialect === 'plivo')).toMatchObject({ configured: false, hint: null, updated_at: null });
+    expect((await list()).data.find((d) => d.dialect === 'plivo')).toMatchObject({
+      configured: false,
+      hint: null,
+      updated_at: null,
+    });
     const again = expectError(await send('DELETE', '/v1/carriers/plivo'), 404, 'not_found', 'dialect');
     expect(again.message).toBe('no plivo credentials are stored for this tenant (see: GET /v1/carriers)');
   });
 
   it('answers an unknown dialect 404 not_found naming the three, and leaves stream_token POST-only', async () => {
-    for (const [method, url] of [['PUT', '/v1/carriers/vonage'], ['DELETE', '/v1/carriers/vonage'], ['PUT', '/v1/carriers/Twilio']] as const) {
+    for (const [method, url] of [
+      ['PUT', '/v1/carriers/vonage'],
+      ['DELETE', '/v1/carriers/vonage'],
+      ['PUT', '/v1/carriers/Twilio'],
+    ] as const) {
       const err = expectError(await send(method, url, method === 'PUT' ? TWILIO : undefined), 404, 'not_found', 'dialect');
       expect(err.message).toMatch(/^no carrier dialect "(vonage|Twilio)": vagent speaks twilio, exotel and plivo$/);
     }
@@ -114,7 +156,12 @@ describe('PUT, GET and DELETE /v1/carriers', () => {
     // The stored Plivo credentials still verify (nothing was overwritten).
     const url = 'wss://vagent.example.in/v1/media/plivo';
     const sig = plivoSignatureV3(PLIVO.auth_token, 'GET', url, '123456');
-    expect(carriers.verifyNative('plivo', 'default', { headers: { 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': '123456' }, urls: [url] })).toBe('ok');
+    expect(
+      carriers.verifyNative('plivo', 'default', {
+        headers: { 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': '123456' },
+        urls: [url],
+      }),
+    ).toBe('ok');
   });
 
   it('replays a PUT under its Idempotency-Key, and no response or stored record holds a secret', async () => {
@@ -124,8 +171,16 @@ describe('PUT, GET and DELETE /v1/carriers', () => {
     const replay = await send('PUT', '/v1/carriers/exotel', EXOTEL, { idem: 'exo-1' });
     expect(replay.headers['idempotency-replayed']).toBe('true');
     expect(replay.body).toBe(first.body);
-    expectError(await send('PUT', '/v1/carriers/exotel', { ...EXOTEL, api_token: `${EXOTEL.api_token}x` }, { idem: 'exo-1' }), 422, 'idempotency_key_reuse');
-    expectError(await send('PUT', '/v1/carriers/twilio', { auth_token: `${TWILIO.auth_token} x` }, { idem: 'bad-1' }), 400, 'invalid_request');
+    expectError(
+      await send('PUT', '/v1/carriers/exotel', { ...EXOTEL, api_token: `${EXOTEL.api_token}x` }, { idem: 'exo-1' }),
+      422,
+      'idempotency_key_reuse',
+    );
+    expectError(
+      await send('PUT', '/v1/carriers/twilio', { auth_token: `${TWILIO.auth_token} x` }, { idem: 'bad-1' }),
+      400,
+      'invalid_request',
+    );
     expectOk(await send('PUT', '/v1/carriers/twilio', TWILIO, { idem: 'tw-1' }), 200);
     expectOk(await send('PUT', '/v1/carriers/plivo', PLIVO, { idem: 'pl-1' }), 200);
     expectOk(await send('DELETE', '/v1/carriers/plivo', undefined, { idem: 'pl-del' }), 200);
@@ -142,7 +197,9 @@ describe('PUT, GET and DELETE /v1/carriers', () => {
     expect(rows).toContain('exo-1');
     for (const secret of SECRETS) expect(rows.includes(secret)).toBe(false);
     // At rest, the credentials are sealed: the table holds no secret in clear.
-    const stored = t.runtime.services.repos.store.db.prepare('SELECT * FROM carrier_credentials').all() as Array<{ sealed: Buffer }>;
+    const stored = t.runtime.services.repos.store.db.prepare('SELECT * FROM carrier_credentials').all() as Array<{
+      sealed: Buffer;
+    }>;
     expect(stored).toHaveLength(2);
     for (const row of stored) for (const secret of SECRETS) expect(row.sealed.includes(Buffer.from(secret))).toBe(false);
   });
@@ -150,7 +207,10 @@ describe('PUT, GET and DELETE /v1/carriers', () => {
 
 describe('POST /v1/carriers/stream_token and tenantOfStreamToken', () => {
   const rotate = async (key?: string) =>
-    expectOk<{ stream_token: string; created_at: number }>(await send('POST', '/v1/carriers/stream_token', undefined, key ? { key } : {}), 201);
+    expectOk<{ stream_token: string; created_at: number }>(
+      await send('POST', '/v1/carriers/stream_token', undefined, key ? { key } : {}),
+      201,
+    );
 
   it('shows a new token once; the tenant is found by it; rotating invalidates the old one', async () => {
     const first = await rotate();
@@ -177,16 +237,36 @@ describe('POST /v1/carriers/stream_token and tenantOfStreamToken', () => {
 
   it('finds no tenant for anything but a current token, without throwing', async () => {
     const { stream_token: token } = await rotate();
-    for (const bad of [undefined, null, 42, {}, [token], '', 'vst_', token.slice(0, -1), `${token}x`, ` ${token}`, token.toUpperCase(), 'x'.repeat(100_000)]) {
+    for (const bad of [
+      undefined,
+      null,
+      42,
+      {},
+      [token],
+      '',
+      'vst_',
+      token.slice(0, -1),
+      `${token}x`,
+      ` ${token}`,
+      token.toUpperCase(),
+      'x'.repeat(100_000),
+    ]) {
       expect(carriers.tenantOfStreamToken(bad), String(bad).slice(0, 20)).toBeNull();
     }
   });
 
   it('refuses an Idempotency-Key (a replay would have to store the token), creating nothing', async () => {
-    const err = expectError(await send('POST', '/v1/carriers/stream_token', undefined, { idem: 'tok-1' }), 400, 'invalid_request', 'Idempotency-Key');
+    const err = expectError(
+      await send('POST', '/v1/carriers/stream_token', undefined, { idem: 'tok-1' }),
+      400,
+      'invalid_request',
+      'Idempotency-Key',
+    );
     expect(err.message).toMatch(/shown once and never stored/);
     expect((await list()).stream_token.configured).toBe(false);
-    expect(t.runtime.services.repos.store.db.prepare("SELECT COUNT(*) AS n FROM idempotency WHERE key = 'tok-1'").get()).toEqual({ n: 0 });
+    expect(t.runtime.services.repos.store.db.prepare("SELECT COUNT(*) AS n FROM idempotency WHERE key = 'tok-1'").get()).toEqual({
+      n: 0,
+    });
   });
 });
 
@@ -229,7 +309,9 @@ describe('verifyNative', () => {
     const nonce = '05429567804466091622';
     const sig = plivoSignatureV3(PLIVO.auth_token, 'GET', url, nonce);
     // By hand: query sorted, then "." and the nonce (https://www.plivo.com/docs/voice/concepts/signature-validation).
-    expect(sig).toBe(createHmac('sha256', PLIVO.auth_token).update(`${BASE}/plivo?agent_id=ag_clinic_booking&tenant=default.${nonce}`).digest('base64'));
+    expect(sig).toBe(
+      createHmac('sha256', PLIVO.auth_token).update(`${BASE}/plivo?agent_id=ag_clinic_booking&tenant=default.${nonce}`).digest('base64'),
+    );
     const check = (headers: Record<string, string | undefined>, urls = [url], tenant = 'default') =>
       carriers.verifyNative('plivo', tenant, { headers, urls });
     expect(check({ 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': nonce })).toBe('ok');
@@ -237,12 +319,22 @@ describe('verifyNative', () => {
     expect(check({ 'x-plivo-signature-v3': `AAAA,${sig}`, 'x-plivo-signature-v3-nonce': nonce })).toBe('ok');
     // Signed as http:// (reported for Plivo's upgrade): the scheme twin of the wss:// candidate.
     const http = url.replace('wss://', 'http://');
-    expect(check({ 'x-plivo-signature-v3': plivoSignatureV3(PLIVO.auth_token, 'GET', http, nonce), 'x-plivo-signature-v3-nonce': nonce })).toBe('ok');
+    expect(
+      check({
+        'x-plivo-signature-v3': plivoSignatureV3(PLIVO.auth_token, 'GET', http, nonce),
+        'x-plivo-signature-v3-nonce': nonce,
+      }),
+    ).toBe('ok');
     expect(check({ 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': `${nonce}1` })).toBe('bad');
     expect(check({ 'x-plivo-signature-v3': sig })).toBe('bad');
     expect(check({ 'x-plivo-signature-v3-nonce': nonce })).toBe('bad');
     expect(check({ 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': nonce }, [url.replace('default', 'acme')])).toBe('bad');
-    expect(check({ 'x-plivo-signature-v3': plivoSignatureV3('wrong-token-123', 'GET', url, nonce), 'x-plivo-signature-v3-nonce': nonce })).toBe('bad');
+    expect(
+      check({
+        'x-plivo-signature-v3': plivoSignatureV3('wrong-token-123', 'GET', url, nonce),
+        'x-plivo-signature-v3-nonce': nonce,
+      }),
+    ).toBe('bad');
     expect(check({})).toBe('absent');
     expect(check({ 'x-plivo-signature-v3': sig, 'x-plivo-signature-v3-nonce': nonce }, [url], 'acme')).toBe('bad');
   });
@@ -269,9 +361,15 @@ describe('verifyNative', () => {
     // A sealed blob moved to another tenant does not open there (bound to its tenant).
     const db = t.runtime.services.repos.store.db;
     t.tenantKey('acme');
-    db.prepare("INSERT INTO carrier_credentials SELECT 'acme', dialect, sealed, hint, updated_at FROM carrier_credentials WHERE tenant_id = 'default' AND dialect = 'twilio'").run();
+    db.prepare(
+      "INSERT INTO carrier_credentials SELECT 'acme', dialect, sealed, hint, updated_at FROM carrier_credentials WHERE tenant_id = 'default' AND dialect = 'twilio'",
+    ).run();
     expect(carriers.verifyNative('twilio', 'acme', { headers: { 'x-twilio-signature': sig }, urls: [url] })).toBe('bad');
-    for (const req of [{ headers: null, urls: null }, { headers: { 'x-twilio-signature': sig }, urls: 'x' }, { headers: { 'x-twilio-signature': sig }, urls: [42, null] }]) {
+    for (const req of [
+      { headers: null, urls: null },
+      { headers: { 'x-twilio-signature': sig }, urls: 'x' },
+      { headers: { 'x-twilio-signature': sig }, urls: [42, null] },
+    ]) {
       expect(carriers.verifyNative('twilio', 'default', req as never)).toBe(req.headers === null ? 'absent' : 'bad');
     }
     expect(carriers.verifyNative('twilio', 42 as never, { headers: { 'x-twilio-signature': sig }, urls: [url] })).toBe('bad');

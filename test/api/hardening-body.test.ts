@@ -12,11 +12,20 @@ const DID = '+919876543210';
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 let t: TestApp;
-beforeEach(async () => { t = await makeTestApp(); });
-afterEach(async () => { await t.close(); });
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
 
 function send(method: string, url: string, payload: string | Buffer, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${t.key}`, ...JSON_TYPE, ...headers }, payload });
+  return t.app.inject({
+    method: method as 'POST',
+    url,
+    headers: { authorization: `Bearer ${t.key}`, ...JSON_TYPE, ...headers },
+    payload,
+  });
 }
 
 /** `{"address":…,"x":[[…]]}` with `x` nested `levels` deep (the issue's reproduction at 5000). */
@@ -76,7 +85,8 @@ describe('nesting depth (item 1)', () => {
 });
 
 describe('UTF-8 (item 5)', () => {
-  const withBytes = (bytes: number[]) => Buffer.concat([Buffer.from('{"address":"sip.a.in","name":"a'), Buffer.from(bytes), Buffer.from('b"}')]);
+  const withBytes = (bytes: number[]) =>
+    Buffer.concat([Buffer.from('{"address":"sip.a.in","name":"a'), Buffer.from(bytes), Buffer.from('b"}')]);
 
   it.each([
     ['a stray continuation byte', [0x80]],
@@ -88,13 +98,25 @@ describe('UTF-8 (item 5)', () => {
   ])('%s → 400, nothing stored as U+FFFD', async (_label, bytes) => {
     const err = expectError(await send('POST', '/v1/trunks', withBytes(bytes), { 'idempotency-key': 'utf8' }), 400, 'invalid_request');
     expect(err.message).toMatch(/not valid UTF-8/);
-    expectError(await send('POST', '/v1/numbers', Buffer.concat([Buffer.from(`{"number":"${DID}","label":"`), Buffer.from(bytes), Buffer.from('"}')])), 400, 'invalid_request');
+    expectError(
+      await send(
+        'POST',
+        '/v1/numbers',
+        Buffer.concat([Buffer.from(`{"number":"${DID}","label":"`), Buffer.from(bytes), Buffer.from('"}')]),
+      ),
+      400,
+      'invalid_request',
+    );
     expect(await listTrunks(t)).toEqual([]);
     expect(await listNumbers(t)).toEqual([]);
   });
 
   it('valid multi-byte UTF-8 and a leading byte-order mark are accepted', async () => {
-    const res = await send('POST', '/v1/trunks', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"address":"sip.a.in","name":"मुंबई 📞"}')]));
+    const res = await send(
+      'POST',
+      '/v1/trunks',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"address":"sip.a.in","name":"मुंबई 📞"}')]),
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().name).toBe('मुंबई 📞');
   });
@@ -103,7 +125,11 @@ describe('UTF-8 (item 5)', () => {
 describe('prototype keys (item 6)', () => {
   it.each([
     ['__proto__ at the top', '{"address":"sip.a.in","__proto__":{"polluted":"yes"}}', '__proto__'],
-    ['__proto__ inside auth', '{"address":"sip.a.in","auth":{"username":"u","password":"p","__proto__":{"polluted":"yes"}}}', 'auth.__proto__'],
+    [
+      '__proto__ inside auth',
+      '{"address":"sip.a.in","auth":{"username":"u","password":"p","__proto__":{"polluted":"yes"}}}',
+      'auth.__proto__',
+    ],
     ['__proto__ with a primitive value', '{"address":"sip.a.in","__proto__":1}', '__proto__'],
     ['constructor.prototype', '{"address":"sip.a.in","constructor":{"prototype":{"polluted":"yes"}}}', 'constructor.prototype'],
     ['__proto__ inside an array', '{"address":"sip.a.in","numbers":[{"__proto__":{"polluted":"yes"}}]}', 'numbers[0].__proto__'],

@@ -16,15 +16,24 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as net.AddressInfo).port;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
-interface RawResponse { status: number; headers: Record<string, string>; body: string }
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /**
  * Writes `request` as is (`end` half-closes the socket after it; `then` is written `thenAfterMs`
  * later, after `between` ran), reads every response until the server closes.
  */
-function exchange(request: string, opts: { end?: boolean; then?: string; between?: () => void; thenAfterMs?: number } = {}): Promise<RawResponse[]> {
+function exchange(
+  request: string,
+  opts: { end?: boolean; then?: string; between?: () => void; thenAfterMs?: number } = {},
+): Promise<RawResponse[]> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     if (opts.then !== undefined) {
@@ -56,9 +65,13 @@ function parseResponses(raw: string): RawResponse[] {
       headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
     }
     const length = Number(headers['content-length']);
-    const body = Buffer.from(rest.slice(head + 4)).subarray(0, length).toString('utf8');
+    const body = Buffer.from(rest.slice(head + 4))
+      .subarray(0, length)
+      .toString('utf8');
     out.push({ status: Number(statusLine!.split(' ')[1]), headers, body });
-    rest = Buffer.from(rest.slice(head + 4)).subarray(length).toString('utf8');
+    rest = Buffer.from(rest.slice(head + 4))
+      .subarray(length)
+      .toString('utf8');
   }
   return out;
 }
@@ -76,7 +89,8 @@ function expectShaped(res: RawResponse, status: number): string {
 }
 
 /** A `POST /v1/trunks` with the API key (filled in when sent), `headers` and `body` as given. */
-const post = (headers: string, body: string) => `POST /v1/trunks HTTP/1.1\r\nHost: x\r\n{AUTH}Content-Type: application/json\r\n${headers}\r\n${body}`;
+const post = (headers: string, body: string) =>
+  `POST /v1/trunks HTTP/1.1\r\nHost: x\r\n{AUTH}Content-Type: application/json\r\n${headers}\r\n${body}`;
 
 describe('errors raised before routing', () => {
   it('over-long headers → 431', async () => {
@@ -94,9 +108,17 @@ describe('errors raised before routing', () => {
     ['a Content-Length that is not a number', post('Content-Length: twelve\r\n', '{}'), /Content-Length is not a valid length/],
     ['a negative Content-Length', post('Content-Length: -1\r\n', '{}'), /Content-Length is not a valid length/],
     ['two different Content-Lengths', post('Content-Length: 2\r\nContent-Length: 3\r\n', '{}'), /Content-Length/],
-    ['Content-Length beside Transfer-Encoding', post('Content-Length: 2\r\nTransfer-Encoding: chunked\r\n', '2\r\n{}\r\n0\r\n\r\n'), /cannot come with a Content-Length/],
+    [
+      'Content-Length beside Transfer-Encoding',
+      post('Content-Length: 2\r\nTransfer-Encoding: chunked\r\n', '2\r\n{}\r\n0\r\n\r\n'),
+      /cannot come with a Content-Length/,
+    ],
     ['a chunk size that is not hexadecimal', post('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'), /chunk size/],
-    ['a Transfer-Encoding other than chunked last', post('Transfer-Encoding: chunked, gzip\r\n', '2\r\n{}\r\n0\r\n\r\n'), /Transfer-Encoding/],
+    [
+      'a Transfer-Encoding other than chunked last',
+      post('Transfer-Encoding: chunked, gzip\r\n', '2\r\n{}\r\n0\r\n\r\n'),
+      /Transfer-Encoding/,
+    ],
     ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', /not valid HTTP\/1.1/],
     ['a header without a colon', 'GET /v1/health HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n', /not valid HTTP\/1.1/],
   ])('%s → 400 invalid_request', async (_label, request, message) => {
@@ -129,7 +151,11 @@ describe('errors raised before routing', () => {
   it('a request that does not arrive in time maps to 408, any unknown parser code to 400 naming it', () => {
     expect(clientApiError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' })).status).toBe(408);
     const other = clientApiError(Object.assign(new Error('x'), { code: 'HPE_SOMETHING_NEW' }));
-    expect([other.status, other.code, other.message]).toEqual([400, 'invalid_request', 'the request framing is not valid HTTP/1.1 (HPE_SOMETHING_NEW)']);
+    expect([other.status, other.code, other.message]).toEqual([
+      400,
+      'invalid_request',
+      'the request framing is not valid HTTP/1.1 (HPE_SOMETHING_NEW)',
+    ]);
   });
 
   it('an HTTP/1.1 request without Host → 400 with param Host (Node would send an empty body)', async () => {
@@ -168,7 +194,9 @@ describe('errors raised before routing', () => {
       const body = '{"address":"sip.keepalive.in"}';
       let closed: Promise<unknown> | undefined;
       const responses = await exchange(post(`Content-Length: ${body.length}\r\n`, body.slice(0, 10)), {
-        between: () => { closed = t.app.close(); },
+        between: () => {
+          closed = t.app.close();
+        },
         then: body.slice(10),
       });
       await closed;
@@ -179,7 +207,9 @@ describe('errors raised before routing', () => {
     it('a request whose headers are still arriving when the drain begins → 503 in the shape, with Connection: close', async () => {
       let closed: Promise<unknown> | undefined;
       const responses = await exchange('GET /v1/health HTTP/1.1\r\nHost: x\r\n', {
-        between: () => { closed = t.app.close(); },
+        between: () => {
+          closed = t.app.close();
+        },
         then: '\r\n',
       });
       await closed;
@@ -197,7 +227,9 @@ describe('errors raised before routing', () => {
       const body = '{"address":"sip.drain.in"}';
       let closed: Promise<unknown> | undefined;
       const responses = await exchange(post(`Content-Length: ${body.length}\r\n`, body.slice(0, 10)), {
-        between: () => { closed = t.app.close(); },
+        between: () => {
+          closed = t.app.close();
+        },
         then: `${body.slice(10)}GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n`,
       });
       await closed;

@@ -8,8 +8,12 @@ import { enc, expectError } from '../support/expect.js';
 
 const DID = '+919876543210';
 let t: TestApp;
-beforeAll(async () => { t = await makeTestApp(); });
-afterAll(async () => { await t.close(); });
+beforeAll(async () => {
+  t = await makeTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
 
 describe('405 Method Not Allowed', () => {
   it.each([
@@ -46,7 +50,11 @@ describe('405 Method Not Allowed', () => {
   });
 
   it('paths no route has are still 404 not_found, without Allow', async () => {
-    for (const [method, url] of [['PATCH', '/v1/nope'], ['GET', '/v2/trunks'], ['DELETE', '/v1/trunks/tk_a/extra']] as const) {
+    for (const [method, url] of [
+      ['PATCH', '/v1/nope'],
+      ['GET', '/v2/trunks'],
+      ['DELETE', '/v1/trunks/tk_a/extra'],
+    ] as const) {
       const res = await t.call(method, url);
       expectError(res, 404, 'not_found', null);
       expect(res.headers.allow).toBeUndefined();
@@ -63,8 +71,11 @@ describe('405 Method Not Allowed', () => {
       const allow = [...has, ...(has.includes('GET') ? ['HEAD'] : [])].sort().join(', ');
       for (const method of all.filter((m) => !has.includes(m))) {
         const res = await t.call(method, url);
-        expect({ route: `${method} ${template}`, status: res.statusCode, allow: res.headers.allow })
-          .toEqual({ route: `${method} ${template}`, status: 405, allow });
+        expect({ route: `${method} ${template}`, status: res.statusCode, allow: res.headers.allow }).toEqual({
+          route: `${method} ${template}`,
+          status: 405,
+          allow,
+        });
         checked += 1;
       }
     }

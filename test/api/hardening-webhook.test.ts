@@ -15,9 +15,19 @@ let hookUrl: string;
 
 beforeAll(async () => {
   fake = await startFakeLiveKit();
-  t = await makeTestApp({}, {
-    telephony: new LiveKitTelephony({ url: fake.url, apiKey: fake.apiKey, apiSecret: fake.apiSecret, agentName: 'vagent-media', requestTimeoutS: 5, waitUntilAnswered: false }),
-  });
+  t = await makeTestApp(
+    {},
+    {
+      telephony: new LiveKitTelephony({
+        url: fake.url,
+        apiKey: fake.apiKey,
+        apiSecret: fake.apiSecret,
+        agentName: 'vagent-media',
+        requestTimeoutS: 5,
+        waitUntilAnswered: false,
+      }),
+    },
+  );
   hookUrl = `${await t.app.listen({ port: 0, host: '127.0.0.1' })}/v1/telephony/livekit/webhook`;
 });
 afterAll(async () => {
@@ -25,13 +35,20 @@ afterAll(async () => {
   await fake.close();
 });
 
-async function post(body: string, authorization: string | null): Promise<{ status: number; error: { code: string; message: string }; requestId: string | null }> {
+async function post(
+  body: string,
+  authorization: string | null,
+): Promise<{ status: number; error: { code: string; message: string }; requestId: string | null }> {
   const res = await fetch(hookUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/webhook+json', ...(authorization === null ? {} : { authorization }) },
     body,
   });
-  return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string } }).error, requestId: res.headers.get('x-request-id') };
+  return {
+    status: res.status,
+    error: ((await res.json()) as { error: { code: string; message: string } }).error,
+    requestId: res.headers.get('x-request-id'),
+  };
 }
 
 function recorded(): number {
@@ -39,7 +56,8 @@ function recorded(): number {
 }
 
 describe('a signed webhook whose event is malformed', () => {
-  const joined = (participant: Record<string, unknown>) => JSON.stringify({ event: 'participant_joined', id: 'EV_m', room: { sid: 'RM_m', name: 'call-m' }, participant });
+  const joined = (participant: Record<string, unknown>) =>
+    JSON.stringify({ event: 'participant_joined', id: 'EV_m', room: { sid: 'RM_m', name: 'call-m' }, participant });
   it.each([
     ['not JSON', 'participant_joined sip.callID=SCL_1', /not JSON/],
     ['truncated JSON', '{"event":"participant_joined","participant":{', /not JSON/],
@@ -48,7 +66,11 @@ describe('a signed webhook whose event is malformed', () => {
     ['a JSON string', '"participant_joined"', /not a LiveKit WebhookEvent/],
     ['attributes as a list', joined({ identity: 'sip_x', kind: 'SIP', attributes: ['sip.callID', 'SCL_1'] }), /not a LiveKit WebhookEvent/],
     ['a participant that is a string', JSON.stringify({ event: 'participant_joined', participant: 'sip_x' }), /not a LiveKit WebhookEvent/],
-    ['a numeric field as an object', joined({ identity: 'sip_x', kind: 'SIP', joinedAt: { at: 1 }, attributes: {} }), /not a LiveKit WebhookEvent/],
+    [
+      'a numeric field as an object',
+      joined({ identity: 'sip_x', kind: 'SIP', joinedAt: { at: 1 }, attributes: {} }),
+      /not a LiveKit WebhookEvent/,
+    ],
   ])('%s → 400 invalid_request, nothing recorded', async (_label, body, message) => {
     const before = recorded();
     const res = await post(body, fake.signWebhook(body));

@@ -9,8 +9,12 @@ import { createNumber, createTrunk, enc, expectError, expectOk, listNumbers, lis
 const DID = '+919876543210';
 
 let t: TestApp;
-beforeEach(async () => { t = await makeTestApp(); });
-afterEach(async () => { await t.close(); });
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
 
 /** A raw request: `payload` is sent as is, with exactly the given headers plus the API key. */
 function raw(method: string, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}) {
@@ -205,7 +209,11 @@ describe('text content', () => {
     ['provider_trunk_id', { address: 'sip.a.in', provider_trunk_id: 'p'.repeat(201) }, 'provider_trunk_id'],
     ['auth.username', { address: 'sip.a.in', auth: { username: 'u'.repeat(257), password: 'p' } }, 'auth.username'],
     ['auth.password', { address: 'sip.a.in', auth: { username: 'u', password: 'p'.repeat(1025) } }, 'auth.password'],
-    ['numbers (count)', { address: 'sip.a.in', numbers: Array.from({ length: 1001 }, (_, i) => `+9198765${String(i).padStart(5, '0')}`) }, 'numbers'],
+    [
+      'numbers (count)',
+      { address: 'sip.a.in', numbers: Array.from({ length: 1001 }, (_, i) => `+9198765${String(i).padStart(5, '0')}`) },
+      'numbers',
+    ],
   ])('a too-long %s → 400', async (_label, body, param) => {
     expectError(await t.call('POST', '/v1/trunks', body), 400, 'invalid_request', param);
     expect(await listTrunks(t)).toEqual([]);

@@ -25,7 +25,11 @@ let waiting: Array<(fail: boolean) => void>;
 let runs: number;
 let onCall: (() => void) | undefined;
 /** Resolves when a handler call is waiting. */
-const nextCall = () => new Promise<void>((r) => { if (waiting.length > 0) r(); else onCall = r; });
+const nextCall = () =>
+  new Promise<void>((r) => {
+    if (waiting.length > 0) r();
+    else onCall = r;
+  });
 const finish = (fail = false) => waiting.shift()!(fail);
 
 beforeEach(async () => {
@@ -46,7 +50,11 @@ beforeEach(async () => {
     installIdempotency(scope, repos.store, service);
     scope.post('/dial', async (request, reply) => {
       runs += 1;
-      const fail = await new Promise<boolean>((resolve) => { waiting.push(resolve); onCall?.(); onCall = undefined; });
+      const fail = await new Promise<boolean>((resolve) => {
+        waiting.push(resolve);
+        onCall?.();
+        onCall = undefined;
+      });
       if (fail) throw new Error('provider exploded');
       return commitResponse(repos.store, service, request, reply, 201, () => ({ dialled: (request.body as { to: string }).to }));
     });

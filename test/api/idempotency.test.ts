@@ -5,16 +5,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
-import {
-  createNumber, createTrunk, enc, expectError, expectOk, listNumbers, listTrunks,
-  type TrunkBody,
-} from '../support/expect.js';
+import { createNumber, createTrunk, enc, expectError, expectOk, listNumbers, listTrunks, type TrunkBody } from '../support/expect.js';
 
 const TRUNK = { address: 'sip.example-carrier.in', name: 'primary', numbers: ['+919876543210'] };
 const DID = '+919876543210';
 
 let t: TestApp;
-beforeEach(async () => { t = await makeTestApp(); });
+beforeEach(async () => {
+  t = await makeTestApp();
+});
 afterEach(async () => {
   vi.restoreAllMocks();
   await t.close();
@@ -42,7 +41,10 @@ describe('replay', () => {
     const first = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay', context: { note: 'x'.repeat(300) } }, withKey('open-1'));
     expectOk(first, 201);
     const { db } = t.runtime.services.repos.store;
-    const stored = db.prepare("SELECT body, body_z FROM idempotency WHERE key = 'open-1'").get() as { body: string | null; body_z: Buffer | null };
+    const stored = db.prepare("SELECT body, body_z FROM idempotency WHERE key = 'open-1'").get() as {
+      body: string | null;
+      body_z: Buffer | null;
+    };
     expect(stored.body).toBeNull();
     expect(stored.body_z!.length).toBeLessThan(Buffer.byteLength(first.body));
     const again = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay', context: { note: 'x'.repeat(300) } }, withKey('open-1'));
@@ -118,7 +120,12 @@ describe('replay', () => {
 describe('key reuse and scope', () => {
   it('rejects the same key with a different body (422) and keeps the first response', async () => {
     const first = await t.call('POST', '/v1/trunks', TRUNK, withKey('k'));
-    expectError(await t.call('POST', '/v1/trunks', { ...TRUNK, name: 'other' }, withKey('k')), 422, 'idempotency_key_reuse', 'Idempotency-Key');
+    expectError(
+      await t.call('POST', '/v1/trunks', { ...TRUNK, name: 'other' }, withKey('k')),
+      422,
+      'idempotency_key_reuse',
+      'Idempotency-Key',
+    );
     const again = await t.call('POST', '/v1/trunks', TRUNK, withKey('k'));
     expect(again.body).toBe(first.body);
     expect(await listTrunks(t)).toHaveLength(1);
@@ -214,7 +221,7 @@ describe('concurrency and failures', () => {
     expect(after.json()).toEqual(trunks[0]);
   });
 
-  it('a 5xx leaves the key reusable, leaks nothing internal, and keeps none of the handler\'s writes', async () => {
+  it("a 5xx leaves the key reusable, leaks nothing internal, and keeps none of the handler's writes", async () => {
     const { trunks } = t.runtime.services;
     const real = trunks.createTx.bind(trunks);
     const spy = vi.spyOn(trunks, 'createTx').mockImplementationOnce((caller, input) => {
@@ -237,7 +244,7 @@ describe('concurrency and failures', () => {
     expect((await t.call('POST', '/v1/trunks', TRUNK, withKey('flaky'))).body).toBe(retry.body);
   });
 
-  it('a response not in its schema\'s exact shape fails in a checking app, and nothing it wrote is kept', async () => {
+  it("a response not in its schema's exact shape fails in a checking app, and nothing it wrote is kept", async () => {
     const { trunks } = t.runtime.services;
     const real = trunks.createTx.bind(trunks);
     vi.spyOn(trunks, 'createTx').mockImplementationOnce((caller, input) => ({ ...real(caller, input), tenant_seq: 7 }) as never);
@@ -270,8 +277,16 @@ describe('retention', () => {
 
   function storeOld(key: string, body: unknown, ageS: number, stored = '{"stale":true}'): void {
     const { repos } = t.runtime.services;
-    repos.store.writeNow(() => repos.idempotency.store('default', key,
-      t.runtime.services.idempotency.fingerprint('POST', '/v1/trunks', body), 201, stored, Date.now() / 1000 - ageS));
+    repos.store.writeNow(() =>
+      repos.idempotency.store(
+        'default',
+        key,
+        t.runtime.services.idempotency.fingerprint('POST', '/v1/trunks', body),
+        201,
+        stored,
+        Date.now() / 1000 - ageS,
+      ),
+    );
   }
 
   it('runs an expired key anew instead of replaying it', async () => {

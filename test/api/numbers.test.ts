@@ -3,23 +3,29 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
-import {
-  createNumber, createTrunk, enc, expectError, expectOk, listNumbers,
-  type ListBody, type NumberBody,
-} from '../support/expect.js';
+import { createNumber, createTrunk, enc, expectError, expectOk, listNumbers, type ListBody, type NumberBody } from '../support/expect.js';
 
 const NUMBER_ID = /^num_[a-z2-7]{20}$/;
 const DID = '+919876543210';
 
 let t: TestApp;
-beforeEach(async () => { t = await makeTestApp(); });
-afterEach(async () => { await t.close(); });
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
 
 describe('POST /v1/numbers', () => {
   it('registers a number with every field and returns 201', async () => {
     const trunk = await createTrunk(t);
     const before = Date.now() / 1000;
-    const res = await t.call('POST', '/v1/numbers', { number: DID, trunk_id: trunk.id, agent_id: 'ag_clinic_booking', label: 'Front desk' });
+    const res = await t.call('POST', '/v1/numbers', {
+      number: DID,
+      trunk_id: trunk.id,
+      agent_id: 'ag_clinic_booking',
+      label: 'Front desk',
+    });
     const rec = expectOk<NumberBody>(res, 201);
     expect(rec.id).toMatch(NUMBER_ID);
     expect(rec).toEqual({
@@ -116,8 +122,13 @@ describe('POST /v1/numbers/{number}/bind', () => {
 
   it('accepts the number with a literal + and with a lower-case %2b', async () => {
     await createNumber(t, { number: DID });
-    expect(expectOk(await t.call('POST', `/v1/numbers/${DID}/bind`, { agent_id: 'ag_plus' }), 200)).toMatchObject({ number: DID, agent_id: 'ag_plus' });
-    expect(expectOk(await t.call('POST', `/v1/numbers/%2b${DID.slice(1)}/bind`, { agent_id: 'ag_lower' }), 200)).toMatchObject({ agent_id: 'ag_lower' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${DID}/bind`, { agent_id: 'ag_plus' }), 200)).toMatchObject({
+      number: DID,
+      agent_id: 'ag_plus',
+    });
+    expect(expectOk(await t.call('POST', `/v1/numbers/%2b${DID.slice(1)}/bind`, { agent_id: 'ag_lower' }), 200)).toMatchObject({
+      agent_id: 'ag_lower',
+    });
   });
 
   it('rejects a body without agent_id as invalid_request and changes nothing', async () => {
@@ -148,7 +159,7 @@ describe('POST /v1/numbers/{number}/bind', () => {
   });
 });
 
-describe('the bound agent must exist in the caller\'s tenant', () => {
+describe("the bound agent must exist in the caller's tenant", () => {
   it('bind refuses an unknown agent with not_found (param agent_id) and keeps the binding', async () => {
     const rec = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking', label: 'desk' });
     const err = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_nobody' }), 404, 'not_found', 'agent_id');
@@ -183,7 +194,7 @@ describe('the bound agent must exist in the caller\'s tenant', () => {
     expect(await listNumbers(t)).toEqual([rec]);
   });
 
-  it('in enforce mode, another tenant\'s agent is refused for bind and create alike', async () => {
+  it("in enforce mode, another tenant's agent is refused for bind and create alike", async () => {
     await t.close();
     t = await makeTestApp({ auth_mode: 'enforce' });
     const keyB = t.tenantKey('acme');
@@ -195,12 +206,23 @@ describe('the bound agent must exist in the caller\'s tenant', () => {
     expectError(await t.call('POST', '/v1/numbers', { number: '+442071234567', agent_id: 'ag_acme_only' }), 404, 'not_found', 'agent_id');
     expect(await listNumbers(t)).toEqual([recA]);
     // …nor acme default's example agent
-    expectError(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_clinic_booking' }, { key: keyB }), 404, 'not_found', 'agent_id');
-    expectError(await t.call('POST', '/v1/numbers', { number: '+442071234567', agent_id: 'ag_clinic_booking' }, { key: keyB }), 404, 'not_found', 'agent_id');
+    expectError(
+      await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_clinic_booking' }, { key: keyB }),
+      404,
+      'not_found',
+      'agent_id',
+    );
+    expectError(
+      await t.call('POST', '/v1/numbers', { number: '+442071234567', agent_id: 'ag_clinic_booking' }, { key: keyB }),
+      404,
+      'not_found',
+      'agent_id',
+    );
     expect(await listNumbers(t, keyB)).toEqual([recB]);
     // while acme binds its own
-    expect(expectOk(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_acme_only' }, { key: keyB }), 200))
-      .toEqual({ ...recB, agent_id: 'ag_acme_only' });
+    expect(
+      expectOk(await t.call('POST', `/v1/numbers/${enc('+14155550100')}/bind`, { agent_id: 'ag_acme_only' }, { key: keyB }), 200),
+    ).toEqual({ ...recB, agent_id: 'ag_acme_only' });
   });
 });
 
@@ -208,7 +230,12 @@ describe('only an inbound agent answers a number', () => {
   it('bind refuses an outbound agent with invalid_request (param agent_id, naming the direction) and keeps the binding', async () => {
     const rec = await createNumber(t, { number: DID, agent_id: 'ag_clinic_booking' });
     for (const agentId of ['ag_delivery_confirmation', 'ag_emi_reminder']) {
-      const err = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: agentId }), 400, 'invalid_request', 'agent_id');
+      const err = expectError(
+        await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: agentId }),
+        400,
+        'invalid_request',
+        'agent_id',
+      );
       expect(err.message).toContain(agentId);
       expect(err.message).toMatch(/direction outbound/);
     }
@@ -217,7 +244,12 @@ describe('only an inbound agent answers a number', () => {
 
   it('POST /v1/numbers refuses an outbound agent_id and creates nothing', async () => {
     await t.agent('ag_dialler', { direction: 'outbound' });
-    const err = expectError(await t.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_dialler' }), 400, 'invalid_request', 'agent_id');
+    const err = expectError(
+      await t.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_dialler' }),
+      400,
+      'invalid_request',
+      'agent_id',
+    );
     expect(err.message).toMatch(/direction outbound/);
     expect(await listNumbers(t)).toEqual([]);
   });
@@ -228,12 +260,19 @@ describe('only an inbound agent answers a number', () => {
     expectOk(await t.call('PUT', '/v1/agents/ag_greets', { ...base, opening: [{ text: 'Hello {{customer_name}}.' }] }), 200);
     expectOk(await t.call('PUT', '/v1/agents/ag_member', { ...base, required_context: ['member_id'] }), 200);
     expectOk(await t.call('PUT', '/v1/agents/ag_caller_id', { ...base, required_context: ['call.from'] }), 200);
-    const greets = expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_greets' }), 400, 'invalid_request', 'agent_id');
+    const greets = expectError(
+      await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_greets' }),
+      400,
+      'invalid_request',
+      'agent_id',
+    );
     expect(greets.message).toContain('needs customer_name, which an inbound call does not bring');
     expectError(await t.call('POST', '/v1/numbers', { number: '+14155550100', agent_id: 'ag_member' }), 400, 'invalid_request', 'agent_id');
     expect(await listNumbers(t)).toEqual([rec]);
     // The caller's number is what an inbound call brings.
-    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_caller_id' }), 200)).toMatchObject({ agent_id: 'ag_caller_id' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_caller_id' }), 200)).toMatchObject({
+      agent_id: 'ag_caller_id',
+    });
   });
 
   it('an agent re-applied as outbound can no longer be bound; as inbound it can', async () => {
@@ -241,7 +280,9 @@ describe('only an inbound agent answers a number', () => {
     await createNumber(t, { number: DID });
     expectError(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_switch' }), 400, 'invalid_request', 'agent_id');
     await t.agent('ag_switch', { direction: 'inbound' });
-    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_switch' }), 200)).toMatchObject({ agent_id: 'ag_switch' });
+    expect(expectOk(await t.call('POST', `/v1/numbers/${enc(DID)}/bind`, { agent_id: 'ag_switch' }), 200)).toMatchObject({
+      agent_id: 'ag_switch',
+    });
   });
 });
 

@@ -12,7 +12,12 @@ import { ID_PATTERNS } from '../../src/domain/ids.js';
 import { MAX_SIP_ADDRESS_LENGTH, SIP_ADDRESS_PATTERN } from '../../src/domain/sip.js';
 import { ISO_TIME_PATTERN } from '../../src/domain/time.js';
 import { NON_BLANK_TEXT, UNICODE_TEXT } from '../../src/server/schemas.js';
-import { CARRIER_SECRET_PATTERN, EXOTEL_API_KEY_PATTERN, PLIVO_AUTH_ID_PATTERN, TWILIO_ACCOUNT_SID_PATTERN } from '../../src/services/carriers.js';
+import {
+  CARRIER_SECRET_PATTERN,
+  EXOTEL_API_KEY_PATTERN,
+  PLIVO_AUTH_ID_PATTERN,
+  TWILIO_ACCOUNT_SID_PATTERN,
+} from '../../src/services/carriers.js';
 import { MAX_TURN_TEXT } from '../../src/server/session-schemas.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { fieldsOf, nonNull, operationsOf, servedDocument, type Field, type JsonSchema, type Operation } from '../support/openapi.js';
@@ -82,7 +87,14 @@ const where = (f: Field) => `${f.op.method} ${f.op.path} ${f.in} ${f.path}`;
 describe('GET /v1/openapi.json publishes what the server enforces', () => {
   it('walks the operations of every route family', () => {
     const paths = new Set(ops.map((o) => o.path));
-    for (const p of ['/v1/trunks/{trunk_id}', '/v1/numbers/{number}/bind', '/v1/agents/{agent_id}', '/v1/sessions/{session_id}/turn', '/v1/calls', '/v1/calls/{call_id}']) {
+    for (const p of [
+      '/v1/trunks/{trunk_id}',
+      '/v1/numbers/{number}/bind',
+      '/v1/agents/{agent_id}',
+      '/v1/sessions/{session_id}/turn',
+      '/v1/calls',
+      '/v1/calls/{call_id}',
+    ]) {
       expect(paths).toContain(p);
     }
     expect(fields.length).toBeGreaterThan(40);
@@ -123,7 +135,7 @@ describe('GET /v1/openapi.json publishes what the server enforces', () => {
     const byName = new Map<string, Set<string>>();
     for (const f of fields) {
       const s = nonNull(f.schema);
-      if (s === null || s.type !== 'string' || f.in === 'body' && f.path.includes('.')) continue;
+      if (s === null || s.type !== 'string' || (f.in === 'body' && f.path.includes('.'))) continue;
       if (OPERATION_RULES[`${f.op.method} ${f.op.path} ${f.name}`]) continue;
       const rule = JSON.stringify({ pattern: s.pattern, minLength: s.minLength, maxLength: s.maxLength });
       byName.set(f.name, (byName.get(f.name) ?? new Set()).add(rule));

@@ -132,7 +132,7 @@ describe('requests generated from the served OpenAPI document', () => {
         seen.set(`${label} → ${outcome}`, (seen.get(`${label} → ${outcome}`) ?? 0) + 1);
         const request = `${op.method} ${url.slice(0, 120)} ${JSON.stringify(body ?? null).slice(0, 300)}`;
         if (res.statusCode >= 400) {
-          if (!error || !isErrorCode(error.code) || ERROR_STATUS[error.code] !== res.statusCode && error.code !== 'invalid_request') {
+          if (!error || !isErrorCode(error.code) || (ERROR_STATUS[error.code] !== res.statusCode && error.code !== 'invalid_request')) {
             failures.push(`${request} → ${res.statusCode} not in the error shape of DESIGN.md §4: ${res.body.slice(0, 200)}`);
             continue;
           }
@@ -153,8 +153,17 @@ describe('requests generated from the served OpenAPI document', () => {
     expect(sent).toBe(ROUNDS * ops.length);
     // It went past "not found": sessions opened and turned, trunks and numbers created, calls prepared,
     // carrier credentials stored and a stream token made.
-    for (const reached of ['POST /v1/sessions → 201', 'POST /v1/sessions/{session_id}/turn → 200', 'POST /v1/trunks → 201', 'POST /v1/numbers → 201', 'POST /v1/calls → 201',
-      'PUT /v1/carriers/twilio → 200', 'PUT /v1/carriers/plivo → 200', 'PUT /v1/carriers/exotel → 200', 'POST /v1/carriers/stream_token → 201']) {
+    for (const reached of [
+      'POST /v1/sessions → 201',
+      'POST /v1/sessions/{session_id}/turn → 200',
+      'POST /v1/trunks → 201',
+      'POST /v1/numbers → 201',
+      'POST /v1/calls → 201',
+      'PUT /v1/carriers/twilio → 200',
+      'PUT /v1/carriers/plivo → 200',
+      'PUT /v1/carriers/exotel → 200',
+      'POST /v1/carriers/stream_token → 201',
+    ]) {
       expect([...seen.keys()], reached).toContain(reached);
     }
   }, 120_000);

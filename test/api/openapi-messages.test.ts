@@ -8,10 +8,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
-import { fieldsOf, nonNull, operationsOf, sampleOne, servedDocument, urlOf, valuesOf, type Field, type Operation } from '../support/openapi.js';
+import {
+  fieldsOf,
+  nonNull,
+  operationsOf,
+  sampleOne,
+  servedDocument,
+  urlOf,
+  valuesOf,
+  type Field,
+  type Operation,
+} from '../support/openapi.js';
 
 /** One field pushed past one of its bounds. */
-interface Case { field: Field; bound: string; limit: number; value: unknown }
+interface Case {
+  field: Field;
+  bound: string;
+  limit: number;
+  value: unknown;
+}
 
 /** The values of `field` just past each bound its schema publishes. */
 function casesOf(field: Field): Case[] {
@@ -62,7 +77,10 @@ let cases: Case[];
 beforeAll(async () => {
   t = await makeTestApp();
   const ops = operationsOf(await servedDocument(t));
-  cases = ops.flatMap(fieldsOf).filter((f) => f.in !== 'path' && !f.path.includes('[]')).flatMap(casesOf);
+  cases = ops
+    .flatMap(fieldsOf)
+    .filter((f) => f.in !== 'path' && !f.path.includes('[]'))
+    .flatMap(casesOf);
 });
 afterAll(async () => t.close());
 
@@ -75,7 +93,10 @@ describe('a value past a published bound is refused with a message naming the fi
   });
 
   it('says "auth.password: at most 1024 characters" for an over-long trunk password', async () => {
-    const res = await t.call('POST', '/v1/trunks', { address: 'sip.example.in', auth: { username: 'u', password: 'p'.repeat(1025) } });
+    const res = await t.call('POST', '/v1/trunks', {
+      address: 'sip.example.in',
+      auth: { username: 'u', password: 'p'.repeat(1025) },
+    });
     expect(expectError(res, 400, 'invalid_request', 'auth.password').message).toBe('auth.password: at most 1024 characters');
     expect(res.body).not.toContain('ppppp');
   });
@@ -88,7 +109,8 @@ describe('a value past a published bound is refused with a message naming the fi
       const where = `${c.field.op.method} ${url.slice(0, 80)} ${c.field.path} ${c.bound}`;
       const error = expectError(res, 400, 'invalid_request', c.field.path);
       const message = error.message;
-      const mentionsBound = message.includes(String(c.limit)) || (c.bound === 'minLength' && /empty|at least/.test(message)) || /SIP host/.test(message);
+      const mentionsBound =
+        message.includes(String(c.limit)) || (c.bound === 'minLength' && /empty|at least/.test(message)) || /SIP host/.test(message);
       if (!message.startsWith(c.field.path) || !mentionsBound || /required|must be a (string|number)\b(?! from)/.test(message)) {
         wrong.push(`${where}: ${message}`);
       }

@@ -21,7 +21,9 @@ beforeAll(async () => {
   expect(res.statusCode).toBe(200);
   doc = res.json() as Record<string, unknown>;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 /** Every `$id` anywhere in `node`, with its JSON path. */
 function ids(node: unknown, at = '#'): string[] {
@@ -38,7 +40,9 @@ describe('GET /v1/openapi.json', () => {
   it('has component schemas valid against the JSON Schema 2020-12 meta-schema (OpenAPI 3.1 §4.8.24)', () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const schemas = (doc['components'] as { schemas: Record<string, object> }).schemas;
-    const invalid = Object.entries(schemas).filter(([, s]) => !ajv.validateSchema(s)).map(([name]) => `${name}: ${ajv.errorsText()}`);
+    const invalid = Object.entries(schemas)
+      .filter(([, s]) => !ajv.validateSchema(s))
+      .map(([name]) => `${name}: ${ajv.errorsText()}`);
     expect(invalid).toEqual([]);
   });
 

@@ -32,7 +32,9 @@ describe('AgentService.stopPresynthesis', () => {
     const agents = t.runtime.services.agents;
     // The example agents of a fresh state dir: several revisions, dozens of texts.
     let sweepError: unknown;
-    const sweep = agents.presynthesizeAll().catch((err: unknown) => { sweepError = err; });
+    const sweep = agents.presynthesizeAll().catch((err: unknown) => {
+      sweepError = err;
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = fake.calls;
     expect(started).toBeGreaterThan(0);
@@ -50,7 +52,7 @@ describe('AgentService.stopPresynthesis', () => {
 });
 
 describe('AgentService.presynthesizeAll: the openings first', () => {
-  it('synthesises the opening of every agent before any other text, and hands each opening\'s clip files to the listener', async () => {
+  it("synthesises the opening of every agent before any other text, and hands each opening's clip files to the listener", async () => {
     audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
     const fake = new FakeSynthesizer({ msPerChar: 1 });
     const speech = new SpeechService(fake, new AudioCache(audioDir, crypto.randomBytes(32)), { timeoutMs: 2000 });
@@ -64,10 +66,12 @@ describe('AgentService.presynthesizeAll: the openings first', () => {
 
     // The example agents of a fresh state dir: their openings' spoken texts, per voice.
     const digests = t.runtime.services.repos.agents.currentDigests();
-    const openings = new Set(digests.flatMap((d) => {
-      const agent = agents.compiledRevision(d);
-      return staticOpeningTexts(agent).map((text) => `${fake.voiceFor(agent.def.language)}|${toSpokenText(text, agent.def.language)}`);
-    }));
+    const openings = new Set(
+      digests.flatMap((d) => {
+        const agent = agents.compiledRevision(d);
+        return staticOpeningTexts(agent).map((text) => `${fake.voiceFor(agent.def.language)}|${toSpokenText(text, agent.def.language)}`);
+      }),
+    );
     expect(openings.size).toBeGreaterThan(digests.length); // several agents, some with two opening clips
     const order = fake.requests.map((r) => `${r.voice}|${r.text}`);
     expect(new Set(order.slice(0, openings.size))).toEqual(openings);

@@ -26,11 +26,18 @@ beforeEach(async () => {
   t = await makeTestApp();
   keyB = t.tenantKey('acme');
   logged = [];
-  const logger = pino({
-    level: 'trace',
-    redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
-    serializers: LOG_SERIALIZERS,
-  }, { write: (line: string) => { logged.push(line); } });
+  const logger = pino(
+    {
+      level: 'trace',
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
+      serializers: LOG_SERIALIZERS,
+    },
+    {
+      write: (line: string) => {
+        logged.push(line);
+      },
+    },
+  );
   app = await buildApp({ services: t.runtime.services, bodyLimitBytes: t.settings.body_limit_bytes, logger, version: 'test' });
   await app.ready();
 });
@@ -68,15 +75,31 @@ async function scenario(): Promise<{ kept: TrunkBody; gone: TrunkBody }> {
   const badAddress = { ...body, address: `sip:${username}:${password}@carrier.in` };
   expectError(await send('POST', '/v1/trunks', { body: badAddress, idem: 'bad-address' }), 400, 'invalid_request', 'address');
   expectError(await send('POST', '/v1/trunks', { body: badAddress, idem: 'bad-address' }), 400, 'invalid_request');
-  expectError(await send('POST', '/v1/trunks', { body: { ...body, auth: { username, password: [password] } } }), 400, 'invalid_request', 'auth.password');
-  expectError(await send('POST', '/v1/trunks', { body: { ...body, auth: { username: password.repeat(30), password } } }), 400, 'invalid_request', 'auth.username');
+  expectError(
+    await send('POST', '/v1/trunks', { body: { ...body, auth: { username, password: [password] } } }),
+    400,
+    'invalid_request',
+    'auth.password',
+  );
+  expectError(
+    await send('POST', '/v1/trunks', { body: { ...body, auth: { username: password.repeat(30), password } } }),
+    400,
+    'invalid_request',
+    'auth.username',
+  );
   expectError(await send('POST', '/v1/trunks', { body: { ...body, numbers: [password] } }), 400, 'invalid_request', 'numbers[0]');
   // unparseable JSON that carries the secret (V8's SyntaxError quotes the input)
-  expectError(await send('POST', '/v1/trunks', { raw: `{"auth":{"username":"${username}","password":"${password}"` }), 400, 'invalid_request');
+  expectError(
+    await send('POST', '/v1/trunks', { raw: `{"auth":{"username":"${username}","password":"${password}"` }),
+    400,
+    'invalid_request',
+  );
   expectError(await send('POST', '/v1/trunks', { raw: `{"auth":{"password":'${password}'}}` }), 400, 'invalid_request');
   // a 5xx while handling a request carrying the secret
   const { trunks } = t.runtime.services;
-  vi.spyOn(trunks, 'createTx').mockImplementationOnce(() => { throw new Error('simulated failure'); });
+  vi.spyOn(trunks, 'createTx').mockImplementationOnce(() => {
+    throw new Error('simulated failure');
+  });
   expectError(await send('POST', '/v1/trunks', { body, idem: 'fails' }), 500, 'internal_error');
   const gone = expectOk<TrunkBody>(await send('POST', '/v1/trunks', { body: { ...body, name: 'to delete' }, idem: 'fails' }), 201);
   // reads
@@ -183,25 +206,63 @@ describe('carrier credentials and stream tokens', () => {
     const twilio = { account_sid: `AC${'ab'.repeat(16)}`, auth_token: twilioToken };
     expectOk(await send('PUT', '/v1/carriers/twilio', { body: twilio, idem: 'tw' }), 200);
     expect((await send('PUT', '/v1/carriers/twilio', { body: twilio, idem: 'tw' })).headers['idempotency-replayed']).toBe('true');
-    expectError(await send('PUT', '/v1/carriers/twilio', { body: { ...twilio, auth_token: `${twilioToken}x` }, idem: 'tw' }), 422, 'idempotency_key_reuse');
-    expectOk(await send('PUT', '/v1/carriers/plivo', { body: { auth_id: 'MA0123456789ABCDEFGH', auth_token: plivoToken }, idem: 'pl' }), 200);
+    expectError(
+      await send('PUT', '/v1/carriers/twilio', { body: { ...twilio, auth_token: `${twilioToken}x` }, idem: 'tw' }),
+      422,
+      'idempotency_key_reuse',
+    );
+    expectOk(
+      await send('PUT', '/v1/carriers/plivo', { body: { auth_id: 'MA0123456789ABCDEFGH', auth_token: plivoToken }, idem: 'pl' }),
+      200,
+    );
     expectOk(await send('PUT', '/v1/carriers/exotel', { body: { api_key: 'exokey', api_token: exotelToken } }), 200);
     // Refusals with the secrets in the body, one stored and replayed under its key.
-    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }), 400, 'invalid_request', 'auth_token');
-    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }), 400, 'invalid_request');
-    expectError(await send('PUT', '/v1/carriers/plivo', { body: { auth_id: plivoToken, auth_token: plivoToken } }), 400, 'invalid_request', 'auth_id');
-    expectError(await send('PUT', '/v1/carriers/exotel', { body: { api_key: `${exotelToken}:`, api_token: exotelToken } }), 400, 'invalid_request', 'api_key');
-    expectError(await send('PUT', '/v1/carriers/twilio', { body: { auth_token: twilioToken, api_token: exotelToken } }), 400, 'invalid_request', 'api_token');
+    expectError(
+      await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }),
+      400,
+      'invalid_request',
+      'auth_token',
+    );
+    expectError(
+      await send('PUT', '/v1/carriers/twilio', { body: { auth_token: `${twilioToken} ` }, idem: 'bad-tw' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await send('PUT', '/v1/carriers/plivo', { body: { auth_id: plivoToken, auth_token: plivoToken } }),
+      400,
+      'invalid_request',
+      'auth_id',
+    );
+    expectError(
+      await send('PUT', '/v1/carriers/exotel', { body: { api_key: `${exotelToken}:`, api_token: exotelToken } }),
+      400,
+      'invalid_request',
+      'api_key',
+    );
+    expectError(
+      await send('PUT', '/v1/carriers/twilio', { body: { auth_token: twilioToken, api_token: exotelToken } }),
+      400,
+      'invalid_request',
+      'api_token',
+    );
     expectError(await send('PUT', '/v1/carriers/vonage', { body: { auth_token: twilioToken } }), 404, 'not_found');
     expectError(await send('PUT', '/v1/carriers/twilio', { raw: `{"auth_token":"${twilioToken}"` }), 400, 'invalid_request');
-    vi.spyOn(t.runtime.services.carriers, 'setTx').mockImplementationOnce(() => { throw new Error('simulated failure'); });
-    expectError(await send('PUT', '/v1/carriers/exotel', { body: { api_key: 'exokey', api_token: exotelToken }, idem: 'fails' }), 500, 'internal_error');
+    vi.spyOn(t.runtime.services.carriers, 'setTx').mockImplementationOnce(() => {
+      throw new Error('simulated failure');
+    });
+    expectError(
+      await send('PUT', '/v1/carriers/exotel', { body: { api_key: 'exokey', api_token: exotelToken }, idem: 'fails' }),
+      500,
+      'internal_error',
+    );
     expectOk(await send('GET', '/v1/carriers'), 200);
     expectOk(await send('GET', '/v1/carriers', { key: keyB }), 200);
     expectOk(await send('DELETE', '/v1/carriers/exotel', { idem: 'del' }), 200);
     // Stream tokens: each is in its own creation response only.
     const tokens: string[] = [];
-    for (let i = 0; i < 2; i++) tokens.push(expectOk<{ stream_token: string }>(await send('POST', '/v1/carriers/stream_token'), 201).stream_token);
+    for (let i = 0; i < 2; i++)
+      tokens.push(expectOk<{ stream_token: string }>(await send('POST', '/v1/carriers/stream_token'), 201).stream_token);
     expectError(await send('POST', '/v1/carriers/stream_token', { idem: 'tok' }), 400, 'invalid_request');
     expect(t.runtime.services.carriers.tenantOfStreamToken(tokens[1])).toBe('default');
     return tokens;
@@ -212,7 +273,10 @@ describe('carrier credentials and stream tokens', () => {
     expect(responses.length).toBeGreaterThan(15);
     for (const res of responses) {
       const text = res.body + JSON.stringify(res.headers);
-      expect(carrierSecrets.filter((s) => text.includes(s)), `${res.statusCode} ${res.body.slice(0, 200)}`).toEqual([]);
+      expect(
+        carrierSecrets.filter((s) => text.includes(s)),
+        `${res.statusCode} ${res.body.slice(0, 200)}`,
+      ).toEqual([]);
       expect(tokens.filter((s) => text.includes(s)).length).toBeLessThanOrEqual(1);
     }
     expect(responses.filter((r) => tokens.some((s) => r.body.includes(s)))).toHaveLength(2);
@@ -236,7 +300,10 @@ describe('carrier credentials and stream tokens', () => {
     const { credentials, repos } = t.runtime.services;
     const sealed = repos.carriers.sealed('default', 'plivo')!;
     expect(all.includes(sealed)).toBe(true);
-    expect(JSON.parse(credentials.openText(sealed, 'default', 'carrier:plivo'))).toEqual({ auth_id: 'MA0123456789ABCDEFGH', auth_token: plivoToken });
+    expect(JSON.parse(credentials.openText(sealed, 'default', 'carrier:plivo'))).toEqual({
+      auth_id: 'MA0123456789ABCDEFGH',
+      auth_token: plivoToken,
+    });
     expect(() => credentials.openText(sealed, 'acme', 'carrier:plivo')).toThrow(/cannot be decrypted/);
     expect(() => credentials.openText(sealed, 'default', 'carrier:twilio')).toThrow(/cannot be decrypted/);
   });

@@ -15,7 +15,9 @@ import { expectError } from '../support/expect.js';
 import { testSpeech } from '../support/speech.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PRICING = parse(fs.readFileSync(path.join(ROOT, 'config', 'pricing.yaml'), 'utf8')) as { stt: Record<string, { per_minute: number }> };
+const PRICING = parse(fs.readFileSync(path.join(ROOT, 'config', 'pricing.yaml'), 'utf8')) as {
+  stt: Record<string, { per_minute: number }>;
+};
 
 let t: TestApp;
 const clock = Date.parse('2026-11-21T10:00:00+05:30') / 1000;
@@ -29,7 +31,15 @@ afterAll(async () => t.close());
 const sessions = () => t.runtime.services.sessions;
 const write = <R>(fn: () => unknown) => t.runtime.services.repos.store.write(fn) as Promise<R>;
 
-type View = { text: string; clips: Array<Record<string, unknown>>; ended: boolean; state: { cursor: string; step_done: boolean }; trace: { layer: string; steps: unknown[] }; cost: { stt_inr: number }; session_totals: { stt_inr: number; turns: number } };
+type View = {
+  text: string;
+  clips: Array<Record<string, unknown>>;
+  ended: boolean;
+  state: { cursor: string; step_done: boolean };
+  trace: { layer: string; steps: unknown[] };
+  cost: { stt_inr: number };
+  session_totals: { stt_inr: number; turns: number };
+};
 
 async function open(agentId = 'ag_clinic_booking'): Promise<string> {
   const res = await t.call('POST', '/v1/sessions', { agent_id: agentId });
@@ -45,7 +55,13 @@ const event = (id: string, ev: SessionEventInput) => sessions().eventTurn<View>(
 async function detail(id: string) {
   const res = await t.call('GET', `/v1/sessions/${id}`);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { stt_seconds: number; stt_cost_inr: number; total_silence_ms: number; turns: Array<Record<string, unknown>>; session: { status: string; outcome: string | null; steps: Array<{ id: string; attempts: number; status: string }> } };
+  return res.json() as {
+    stt_seconds: number;
+    stt_cost_inr: number;
+    total_silence_ms: number;
+    turns: Array<Record<string, unknown>>;
+    session: { status: string; outcome: string | null; steps: Array<{ id: string; attempts: number; status: string }> };
+  };
 }
 
 describe('SessionService.eventTurn', () => {
@@ -56,10 +72,26 @@ describe('SessionService.eventTurn', () => {
     expect(Object.keys(v).sort()).toEqual(Object.keys(spoken).sort());
     expect(v.clips.map((c) => c.text)).toEqual(['Are you still there?', "Could you tell me the patient's full name?"]);
     expect(v.clips.every((c) => typeof c.audio_url === 'string')).toBe(true);
-    expect(v).toMatchObject({ ended: false, state: { cursor: 'name', step_done: false }, trace: { layer: 'no_input' }, cost: { stt_inr: 0 }, session_totals: { turns: 2 } });
+    expect(v).toMatchObject({
+      ended: false,
+      state: { cursor: 'name', step_done: false },
+      trace: { layer: 'no_input' },
+      cost: { stt_inr: 0 },
+      session_totals: { turns: 2 },
+    });
     const d = await detail(id);
     expect(d.turns).toHaveLength(2);
-    expect(d.turns[1]).toMatchObject({ index: 2, user_text: '', event: 'silence', attempt: 1, layer: 'no_input', stt_audio_ms: 0, stt_ms: null, silence_ms: null, stt_provider: null });
+    expect(d.turns[1]).toMatchObject({
+      index: 2,
+      user_text: '',
+      event: 'silence',
+      attempt: 1,
+      layer: 'no_input',
+      stt_audio_ms: 0,
+      stt_ms: null,
+      silence_ms: null,
+      stt_provider: null,
+    });
     expect(d.turns[0]!.event).toBeUndefined();
     expect(d.session.steps.find((s) => s.id === 'name')).toMatchObject({ status: 'pending', attempts: 0 });
     expect(d.stt_seconds).toBe(0);
@@ -67,7 +99,14 @@ describe('SessionService.eventTurn', () => {
 
   it('not_heard: re-prompts, and meters the audio the recogniser failed on', async () => {
     const id = await open();
-    const v = await event(id, { kind: 'not_heard', stt_provider: 'deepgram', stt_audio_ms: 6000, stt_ms: 3000, silence_ms: 700, stt_confidence: 0 });
+    const v = await event(id, {
+      kind: 'not_heard',
+      stt_provider: 'deepgram',
+      stt_audio_ms: 6000,
+      stt_ms: 3000,
+      silence_ms: 700,
+      stt_confidence: 0,
+    });
     expect(v.trace.layer).toBe('not_heard');
     expect(v.clips.map((c) => c.text)).toEqual(['Sorry, I did not catch that.', "Could you tell me the patient's full name?"]);
     // 6 s at config/pricing.yaml's deepgram price per minute.
@@ -75,7 +114,15 @@ describe('SessionService.eventTurn', () => {
     expect(v.cost.stt_inr).toBe(0.037);
     const d = await detail(id);
     expect(d.stt_seconds).toBe(6);
-    expect(d.turns[0]).toMatchObject({ event: 'not_heard', user_text: '', stt_provider: 'deepgram', stt_ms: 3000, silence_ms: 700, stt_confidence: 0, stt_audio_ms: 6000 });
+    expect(d.turns[0]).toMatchObject({
+      event: 'not_heard',
+      user_text: '',
+      stt_provider: 'deepgram',
+      stt_ms: 3000,
+      silence_ms: 700,
+      stt_confidence: 0,
+      stt_audio_ms: 6000,
+    });
   });
 
   it('give_up: the polite goodbye, ended, and the session ends with its summary', async () => {
@@ -116,7 +163,10 @@ describe('SessionService.eventTurn', () => {
       [{ kind: 'not_heard', stt_provider: '' }, 'stt_provider'],
     ];
     for (const [ev, param] of bad) await expect(event(id, ev)).rejects.toMatchObject({ code: 'invalid_request', param });
-    await expect(sessions().turn(caller, id, { text: 'hi', stt_audio_ms: -5 }, write)).rejects.toMatchObject({ code: 'invalid_request', param: 'stt_audio_ms' });
+    await expect(sessions().turn(caller, id, { text: 'hi', stt_audio_ms: -5 }, write)).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'stt_audio_ms',
+    });
     const d = await detail(id);
     expect(d.turns).toHaveLength(0);
     expect(d.session.status).toBe('open');
@@ -128,7 +178,12 @@ describe('STT metering and telemetry', () => {
     const id = await open();
     // google 1.36 INR/min: 4321 ms → 4321 × 1.36 / 60 000 INR = 0.097942666… → 97 943 µ₹.
     expect(PRICING.stt.google!.per_minute).toBe(1.36);
-    const a = await sessions().turn<View>(caller, id, { text: 'Priya Sharma', stt_provider: 'google', stt_ms: 300, silence_ms: 700, stt_confidence: 0.9, stt_audio_ms: 4321 }, write);
+    const a = await sessions().turn<View>(
+      caller,
+      id,
+      { text: 'Priya Sharma', stt_provider: 'google', stt_ms: 300, silence_ms: 700, stt_confidence: 0.9, stt_audio_ms: 4321 },
+      write,
+    );
     expect(a.cost.stt_inr).toBe(0.097943);
     // Without it, stt_ms + silence_ms: 1000 ms × 1.36 / 60 000 = 0.022666… → 22 667 µ₹.
     const b = await sessions().turn<View>(caller, id, { text: 'yes', stt_provider: 'google', stt_ms: 300, silence_ms: 700 }, write);
@@ -151,11 +206,29 @@ describe('STT metering and telemetry', () => {
 
   it('session detail shows silence_ms, stt_ms, stt_confidence and stt_provider per turn', async () => {
     const id = await open();
-    await turn(id, 'My name is Priya Sharma', { stt_confidence: 0.93, stt_provider: 'pocketsphinx', stt_ms: 412, silence_ms: 800 });
+    await turn(id, 'My name is Priya Sharma', {
+      stt_confidence: 0.93,
+      stt_provider: 'pocketsphinx',
+      stt_ms: 412,
+      silence_ms: 800,
+    });
     await turn(id, 'yes');
     const d = await detail(id);
-    expect(d.turns[0]).toMatchObject({ user_text: 'My name is Priya Sharma', stt_confidence: 0.93, stt_provider: 'pocketsphinx', stt_ms: 412, silence_ms: 800, stt_audio_ms: 1212 });
-    expect(d.turns[1]).toMatchObject({ stt_confidence: null, stt_provider: null, stt_ms: null, silence_ms: null, stt_audio_ms: 0 });
+    expect(d.turns[0]).toMatchObject({
+      user_text: 'My name is Priya Sharma',
+      stt_confidence: 0.93,
+      stt_provider: 'pocketsphinx',
+      stt_ms: 412,
+      silence_ms: 800,
+      stt_audio_ms: 1212,
+    });
+    expect(d.turns[1]).toMatchObject({
+      stt_confidence: null,
+      stt_provider: null,
+      stt_ms: null,
+      silence_ms: null,
+      stt_audio_ms: 0,
+    });
   });
 });
 
@@ -163,7 +236,15 @@ describe('SessionService.mediaHints', () => {
   it('follows the clinic agent: name, readback, date, time, phone; ended after the end', async () => {
     const id = await open();
     const hints = () => sessions().mediaHints(caller, id);
-    expect(hints()).toMatchObject({ expectation: 'name', grammar: 'name', end_of_utterance_ms: 800, language: 'en-IN', ended: false, closing: false, media: { barge_in: true, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800 } });
+    expect(hints()).toMatchObject({
+      expectation: 'name',
+      grammar: 'name',
+      end_of_utterance_ms: 800,
+      language: 'en-IN',
+      ended: false,
+      closing: false,
+      media: { barge_in: true, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800 },
+    });
     expect(hints().phrases).toBeUndefined();
     await turn(id, 'Priya Sharma');
     expect(hints()).toMatchObject({ expectation: 'yes_no', grammar: 'yes_no' });
@@ -185,7 +266,9 @@ describe('SessionService.mediaHints', () => {
 
   it('refuses a malformed or foreign session', async () => {
     expect(() => sessions().mediaHints(caller, 'se_x')).toThrow(expect.objectContaining({ code: 'session_not_found' }));
-    expect(() => sessions().mediaHints({ ...caller, tenantId: 'someone_else' }, 'se_42')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => sessions().mediaHints({ ...caller, tenantId: 'someone_else' }, 'se_42')).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
   });
 });
 
@@ -207,7 +290,9 @@ describe('agent media settings over the API', () => {
     expect(withMedia.statusCode, withMedia.body).toBe(200);
     expect(withMedia.json().version).toBe(first.json().version + 1);
     expect(withMedia.json().digest).not.toBe(first.json().digest);
-    expect((await t.call('PUT', '/v1/agents/ag_disclaimer', { ...def, media: { max_call_duration_s: 300 } })).json().version).toBe(withMedia.json().version);
+    expect((await t.call('PUT', '/v1/agents/ag_disclaimer', { ...def, media: { max_call_duration_s: 300 } })).json().version).toBe(
+      withMedia.json().version,
+    );
     const later = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_disclaimer' })).json().session_id as string;
     expect(sessions().mediaHints(caller, later).media).toMatchObject({ max_call_duration_s: 300, barge_in: true });
 

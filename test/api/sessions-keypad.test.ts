@@ -26,7 +26,11 @@ describe('the keypad offer over the HTTP API', () => {
     expect(opened.statusCode, opened.body).toBe(201);
     const id = (opened.json() as { session_id: string }).session_id;
     for (const text of ['Priya Sharma', 'yes', 'tomorrow', 'yes', 'five in the evening', 'yes']) await turn(id, { text });
-    const reply = await turn(id, { text: 'nine oh eight seven six five four three oh two one one zero', phone: true, stt_provider: 'pocketsphinx' });
+    const reply = await turn(id, {
+      text: 'nine oh eight seven six five four three oh two one one zero',
+      phone: true,
+      stt_provider: 'pocketsphinx',
+    });
     expect(reply.text).toBe('Sorry, I did not catch that. Could you say your ten-digit mobile number again, slowly?');
   });
 });

@@ -23,12 +23,30 @@ async function open(body: Record<string, unknown>, key?: string): Promise<string
   return (res.json() as { session_id: string }).session_id;
 }
 
-const SPEC_DETAIL_KEYS = ['session_id', 'cache_hits', 'live_tts_calls', 'llm_calls', 'total_cost_inr', 'llm_cost_inr', 'tts_cost_inr',
-  'stt_cost_inr', 'llm_input_tokens', 'llm_output_tokens', 'llm_cached_tokens', 'tts_chars', 'stt_seconds', 'cache_hit_percent',
-  'live_tts_percent', 'avg_latency_ms', 'total_latency_ms', 'total_silence_ms', 'turns'];
+const SPEC_DETAIL_KEYS = [
+  'session_id',
+  'cache_hits',
+  'live_tts_calls',
+  'llm_calls',
+  'total_cost_inr',
+  'llm_cost_inr',
+  'tts_cost_inr',
+  'stt_cost_inr',
+  'llm_input_tokens',
+  'llm_output_tokens',
+  'llm_cached_tokens',
+  'tts_chars',
+  'stt_seconds',
+  'cache_hit_percent',
+  'live_tts_percent',
+  'avg_latency_ms',
+  'total_latency_ms',
+  'total_silence_ms',
+  'turns',
+];
 
 describe('GET /v1/sessions', () => {
-  it('lists the tenant\'s sessions newest first, in cursor pages, and no other tenant\'s', async () => {
+  it("lists the tenant's sessions newest first, in cursor pages, and no other tenant's", async () => {
     const acme = t.tenantKey('acme-sessions');
     await t.agent('ag_acme_only', { key: acme });
     const foreign = await open({ agent_id: 'ag_acme_only' }, acme);
@@ -47,24 +65,41 @@ describe('GET /v1/sessions', () => {
     expect(ids).not.toContain(foreign);
     const [newest, ended, first] = body.data;
     expect(newest).toEqual({
-      session_id: mine[2], agent_id: 'ag_clinic_booking', status: 'open', outcome: null, title: 't2', customer_name: 'Caller 2',
-      created_at: expect.any(Number), ended_at: null, turns: 0, cost: { llm_inr: 0, tts_inr: 0, stt_inr: 0, total_inr: 0 },
+      session_id: mine[2],
+      agent_id: 'ag_clinic_booking',
+      status: 'open',
+      outcome: null,
+      title: 't2',
+      customer_name: 'Caller 2',
+      created_at: expect.any(Number),
+      ended_at: null,
+      turns: 0,
+      cost: { llm_inr: 0, tts_inr: 0, stt_inr: 0, total_inr: 0 },
     });
     expect(ended).toMatchObject({ session_id: mine[1], status: 'ended', outcome: 'abandoned', ended_at: expect.any(Number) });
     expect(first).toMatchObject({ session_id: mine[0], status: 'open', turns: 1 });
 
-    const acmeList = (await t.call('GET', '/v1/sessions', undefined, { key: acme })).json() as { data: Array<{ session_id: string }> };
+    const acmeList = (await t.call('GET', '/v1/sessions', undefined, { key: acme })).json() as {
+      data: Array<{ session_id: string }>;
+    };
     expect(acmeList.data.map((s) => s.session_id)).toEqual([foreign]);
 
-    const page1 = (await t.call('GET', '/v1/sessions?limit=2')).json() as { data: Array<{ session_id: string }>; has_more: boolean; next_cursor: string };
+    const page1 = (await t.call('GET', '/v1/sessions?limit=2')).json() as {
+      data: Array<{ session_id: string }>;
+      has_more: boolean;
+      next_cursor: string;
+    };
     expect(page1.data.map((s) => s.session_id)).toEqual([mine[2], mine[1]]);
     expect(page1.has_more).toBe(true);
-    const page2 = (await t.call('GET', `/v1/sessions?limit=2&cursor=${encodeURIComponent(page1.next_cursor)}`)).json() as { data: Array<{ session_id: string }> };
+    const page2 = (await t.call('GET', `/v1/sessions?limit=2&cursor=${encodeURIComponent(page1.next_cursor)}`)).json() as {
+      data: Array<{ session_id: string }>;
+    };
     expect(page2.data[0]!.session_id).toBe(mine[0]);
   });
 
   it('refuses a bad limit or cursor with invalid_request', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=two', 'limit=1.5']) expectError(await t.call('GET', `/v1/sessions?${q}`), 400, 'invalid_request');
+    for (const q of ['limit=0', 'limit=101', 'limit=two', 'limit=1.5'])
+      expectError(await t.call('GET', `/v1/sessions?${q}`), 400, 'invalid_request');
     const bad = await t.call('GET', '/v1/sessions?cursor=bm9wZQ');
     expectError(bad, 400, 'invalid_request');
     expect(bad.json().error.param).toBe('cursor');
@@ -82,7 +117,14 @@ describe('GET /v1/sessions/{id} extension object', () => {
     expect(fresh).not.toHaveProperty('status');
     expect(fresh).not.toHaveProperty('ended_at');
     const rec = fresh.session as Record<string, unknown>;
-    expect(rec).toMatchObject({ agent_id: 'ag_clinic_booking', status: 'open', outcome: null, title: 'booking', customer_name: 'Priya', ended_at: null });
+    expect(rec).toMatchObject({
+      agent_id: 'ag_clinic_booking',
+      status: 'open',
+      outcome: null,
+      title: 'booking',
+      customer_name: 'Priya',
+      ended_at: null,
+    });
     const steps = rec.steps as Array<Record<string, unknown>>;
     expect(steps[0]).toEqual({ id: 'name', status: 'pending', attempts: 0, slot: 'patient_name', value: null });
 

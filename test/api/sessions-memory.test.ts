@@ -52,9 +52,23 @@ async function churn(a: TestApp, n: number): Promise<void> {
 
 /** A booked appointment (summary outcome `completed`), ended. */
 async function booked(a: TestApp): Promise<string> {
-  const id = await open(a, { agent_id: 'ag_clinic_booking', customer_name: 'Priya', context: { now: '2026-11-21T10:00:00+05:30' } });
-  for (const text of ['My name is Priya Sharma', 'yes', 'tomorrow', 'haan', 'half past ten in the morning', 'yes that is right',
-    'nine eight seven six five four three two one zero', 'correct', 'fever and cough since two days']) await turn(a, id, text);
+  const id = await open(a, {
+    agent_id: 'ag_clinic_booking',
+    customer_name: 'Priya',
+    context: { now: '2026-11-21T10:00:00+05:30' },
+  });
+  for (const text of [
+    'My name is Priya Sharma',
+    'yes',
+    'tomorrow',
+    'haan',
+    'half past ten in the morning',
+    'yes that is right',
+    'nine eight seven six five four three two one zero',
+    'correct',
+    'fever and cough since two days',
+  ])
+    await turn(a, id, text);
   await end(a, id);
   return id;
 }
@@ -119,7 +133,10 @@ describe('the session cache (issue 15 item 7)', () => {
     // first read loaded it back into the window), and show the completed booking.
     await churn(a, 2);
     expect(await reads(a, done, 'done-2')).toEqual(evictedDone);
-    const detail = evictedDone[0]!.body as { turns: unknown[]; session: { status: string; outcome: string; steps: Array<{ id: string; value: unknown }> } };
+    const detail = evictedDone[0]!.body as {
+      turns: unknown[];
+      session: { status: string; outcome: string; steps: Array<{ id: string; value: unknown }> };
+    };
     expect(detail.turns).toHaveLength(9);
     expect(detail.session).toMatchObject({ status: 'ended', outcome: 'completed' });
     expect(detail.session.steps.find((s) => s.id === 'phone')?.value).toBe('9876543210');

@@ -12,10 +12,15 @@ import { expectError } from '../support/expect.js';
 import { testSpeech } from '../support/speech.js';
 
 let t: TestApp | undefined;
-afterEach(async () => { await t?.close(); t = undefined; });
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
 
 const FAQ_AGENT = {
-  name: 'FAQ only', direction: 'inbound', language: 'en-IN',
+  name: 'FAQ only',
+  direction: 'inbound',
+  language: 'en-IN',
   opening: [{ text: 'Hello.' }],
   steps: [{ id: 'q', ask: 'What is your name?', capture: { slot: 'name', type: 'person_name' } }],
   faq: [{ intent: 'fees', keywords: ['fees'], answer: 'Five hundred rupees.' }],
@@ -48,7 +53,7 @@ describe('a synthesiser that fails', () => {
 });
 
 describe('tenancy of sessions', () => {
-  it('enforce: another tenant\'s session is not_found and unchanged', async () => {
+  it("enforce: another tenant's session is not_found and unchanged", async () => {
     t = await makeTestApp({ auth_mode: 'enforce' }, { speech: testSpeech() });
     const keyB = t.tenantKey('acme');
     const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
@@ -59,7 +64,7 @@ describe('tenancy of sessions', () => {
     expect((await t.call('GET', `/v1/sessions/${s.session_id}`)).json().turns).toEqual([]);
   });
 
-  it('audit: another tenant\'s session resolves and the access is audited', async () => {
+  it("audit: another tenant's session resolves and the access is audited", async () => {
     t = await makeTestApp({ auth_mode: 'audit' }, { speech: testSpeech() });
     const keyB = t.tenantKey('acme');
     const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).json();
@@ -79,14 +84,23 @@ describe('costs', () => {
     const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_faq' })).json();
     let sum = 0;
     for (let i = 0; i < 30; i++) {
-      const r = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'what are the fees?', stt_provider: 'deepgram', stt_ms: 1000, silence_ms: 100 })).json();
+      const r = (
+        await t.call('POST', `/v1/sessions/${s.session_id}/turn`, {
+          text: 'what are the fees?',
+          stt_provider: 'deepgram',
+          stt_ms: 1000,
+          silence_ms: 100,
+        })
+      ).json();
       // 1.1 s at ₹0.70 a minute = ₹0.012833 (rounded to the micro-rupee)
       expect(r.cost.stt_inr).toBe(0.012833);
       expect(r.cost.llm_inr).toBe(0);
       sum += Math.round(r.cost.total_inr * 1e6);
       expect(Math.round(r.session_totals.total_inr * 1e6)).toBe(sum);
     }
-    const unknown = (await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'fees?', stt_provider: 'nobody', stt_ms: 5000 })).json();
+    const unknown = (
+      await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'fees?', stt_provider: 'nobody', stt_ms: 5000 })
+    ).json();
     expect(unknown.cost.stt_inr).toBe(0);
     const end = (await t.call('POST', `/v1/sessions/${s.session_id}/end`)).json();
     const detail = (await t.call('GET', `/v1/sessions/${s.session_id}`)).json();
@@ -135,7 +149,9 @@ describe('GET /v1/audio/{name}.wav', () => {
 describe('a session across a restart', () => {
   it('continues where it was, from the turn log', async () => {
     t = await makeTestApp({}, { speech: testSpeech() });
-    const s = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: '2026-11-21T10:00:00+05:30' } })).json();
+    const s = (
+      await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: '2026-11-21T10:00:00+05:30' } })
+    ).json();
     await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' });
     await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'yes' });
     // A second runtime on the same state dir (as after a daemon restart) has nothing cached.
@@ -145,8 +161,14 @@ describe('a session across a restart', () => {
     await t.app.close();
     t.runtime.close();
     const runtime = openRuntime(settings, { speech: testSpeech() });
-    const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
-    const call = (method: 'GET' | 'POST', url: string, body?: object) => app.inject({ method, url, headers: { authorization: `Bearer ${t!.key}` }, ...(body ? { payload: body } : {}) });
+    const app = await buildApp({
+      services: runtime.services,
+      bodyLimitBytes: settings.body_limit_bytes,
+      logger: false,
+      version: 'test',
+    });
+    const call = (method: 'GET' | 'POST', url: string, body?: object) =>
+      app.inject({ method, url, headers: { authorization: `Bearer ${t!.key}` }, ...(body ? { payload: body } : {}) });
     try {
       const r = (await call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'tomorrow' })).json();
       expect(r.state.cursor).toBe('day');
@@ -171,7 +193,9 @@ describe('a turn whose write fails part-way', () => {
     const { repos } = t.runtime.services;
     // The turn row is written, then storing the response fails: the turn commits without a
     // savepoint of its own, so its whole batch must go.
-    const spy = vi.spyOn(repos.idempotency, 'put').mockImplementationOnce(() => { throw new Error('disk full at /var/secret'); });
+    const spy = vi.spyOn(repos.idempotency, 'put').mockImplementationOnce(() => {
+      throw new Error('disk full at /var/secret');
+    });
     const headers = { 'idempotency-key': 'turn-1' };
     const failed = await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' }, { headers });
     expectError(failed, 500, 'internal_error');
@@ -198,7 +222,12 @@ describe('a hostile or malformed context', () => {
     t = await makeTestApp({}, { speech: testSpeech() });
     for (const now of ['x', 'tomorrow', '2026-13-45T00:00:00Z', 1_780_000_000, false]) {
       for (const agent of ['ag_clinic_booking', 'ag_nope']) {
-        const open = expectError(await t.call('POST', '/v1/sessions', { agent_id: agent, context: { now } }), 400, 'invalid_request', 'context.now');
+        const open = expectError(
+          await t.call('POST', '/v1/sessions', { agent_id: agent, context: { now } }),
+          400,
+          'invalid_request',
+          'context.now',
+        );
         expect(open.message).toBe('context.now must be an ISO 8601 time such as 2026-11-21T10:30:00+05:30');
         expectError(await t.call('POST', `/v1/agents/${agent}/load`, { context: { now } }), 400, 'invalid_request', 'context.now');
       }
@@ -213,8 +242,18 @@ describe('a hostile or malformed context', () => {
     expect(deep.length).toBeLessThan(t.settings.body_limit_bytes);
     const err = expectError(await t.call('POST', '/v1/sessions', deep, { headers }), 400, 'invalid_request', 'context');
     expect(err.message).toBe('context is nested too deeply: at most 32 levels');
-    expectError(await t.call('POST', '/v1/agents/ag_clinic_booking/load', deepBody({}, 100_000), { headers }), 400, 'invalid_request', 'context');
-    expectError(await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 33), { headers }), 400, 'invalid_request', 'context');
+    expectError(
+      await t.call('POST', '/v1/agents/ag_clinic_booking/load', deepBody({}, 100_000), { headers }),
+      400,
+      'invalid_request',
+      'context',
+    );
+    expectError(
+      await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 33), { headers }),
+      400,
+      'invalid_request',
+      'context',
+    );
     expect(count(t)).toBe(0);
     const ok = await t.call('POST', '/v1/sessions', deepBody({ agent_id: 'ag_clinic_booking' }, 32), { headers });
     expect(ok.statusCode, ok.body).toBe(201);

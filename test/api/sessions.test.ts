@@ -18,7 +18,11 @@ afterAll(async () => t.close());
 async function open(body: Record<string, unknown> = { agent_id: 'ag_clinic_booking' }) {
   const res = await t.call('POST', '/v1/sessions', body);
   expect(res.statusCode, res.body).toBe(201);
-  return res.json() as { session_id: string; opening: { text: string; clips: Array<Record<string, unknown>> }; state: Record<string, unknown> };
+  return res.json() as {
+    session_id: string;
+    opening: { text: string; clips: Array<Record<string, unknown>> };
+    state: Record<string, unknown>;
+  };
 }
 async function turn(id: string, text: string, extra: Record<string, unknown> = {}) {
   const res = await t.call('POST', `/v1/sessions/${id}/turn`, { text, ...extra });
@@ -44,7 +48,10 @@ describe('POST /v1/sessions', () => {
   it('is the same as POST /v1/agents/{id}/load', async () => {
     const res = await t.call('POST', '/v1/agents/ag_clinic_booking/load', { customer_name: 'Ravi' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ agent_id: 'ag_clinic_booking', agent: { id: 'ag_clinic_booking', direction: 'inbound', language: 'en-IN' } });
+    expect(res.json()).toMatchObject({
+      agent_id: 'ag_clinic_booking',
+      agent: { id: 'ag_clinic_booking', direction: 'inbound', language: 'en-IN' },
+    });
     const bare = await t.call('POST', '/v1/agents/ag_clinic_booking/load');
     expect(bare.statusCode).toBe(201);
   });
@@ -53,7 +60,11 @@ describe('POST /v1/sessions', () => {
     expectError(await t.call('POST', '/v1/sessions', {}), 400, 'invalid_request');
     expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: [] }), 400, 'invalid_request');
     expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: 'x' }), 400, 'invalid_request');
-    expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: 'tomorrow' } }), 400, 'invalid_request');
+    expectError(
+      await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', context: { now: 'tomorrow' } }),
+      400,
+      'invalid_request',
+    );
     expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_phone: '98765' }), 400, 'invalid_request');
     expectError(await t.call('POST', '/v1/sessions', { agent_id: 'clinic' }), 404, 'workflow_not_found');
     expectError(await t.call('POST', '/v1/sessions', { agent_id: 'ag_' + 'x'.repeat(65) }), 404, 'workflow_not_found');
@@ -92,8 +103,18 @@ describe('POST /v1/sessions/{id}/turn', () => {
 
   it('returns every field of the turn result', async () => {
     const s = await open();
-    const r = await turn(s.session_id, 'My name is Priya Sharma', { stt_confidence: 0.93, stt_provider: 'deepgram', stt_ms: 1200, silence_ms: 300 });
-    expect(r).toMatchObject({ session_id: s.session_id, ended: false, state: { cursor: 'name', slots: {} }, trace: { llm_used: false } });
+    const r = await turn(s.session_id, 'My name is Priya Sharma', {
+      stt_confidence: 0.93,
+      stt_provider: 'deepgram',
+      stt_ms: 1200,
+      silence_ms: 300,
+    });
+    expect(r).toMatchObject({
+      session_id: s.session_id,
+      ended: false,
+      state: { cursor: 'name', slots: {} },
+      trace: { llm_used: false },
+    });
     expect(typeof r.text).toBe('string');
     expect(typeof r.spoken_text).toBe('string');
     expect(r.clips.some((c: { is_readback?: boolean }) => c.is_readback)).toBe(true);
@@ -126,11 +147,19 @@ describe('POST /v1/sessions/{id}/turn', () => {
     r = await turn(id, 'yes that is right');
     expect(r.state.cursor).toBe('phone');
     r = await turn(id, 'nine eight seven six five four three two one zero');
-    const digits = r.clips.filter((c: { is_digit?: boolean }) => c.is_digit).map((c: { text: string }) => c.text).join('');
+    const digits = r.clips
+      .filter((c: { is_digit?: boolean }) => c.is_digit)
+      .map((c: { text: string }) => c.text)
+      .join('');
     expect(digits).toBe('9876543210');
     expect(r.clips.at(-1).is_confirm_prompt).toBe(true);
     r = await turn(id, 'no, it is 9876543211');
-    expect(r.clips.filter((c: { is_digit?: boolean }) => c.is_digit).map((c: { text: string }) => c.text).join('')).toBe('9876543211');
+    expect(
+      r.clips
+        .filter((c: { is_digit?: boolean }) => c.is_digit)
+        .map((c: { text: string }) => c.text)
+        .join(''),
+    ).toBe('9876543211');
     r = await turn(id, 'correct');
     expect(r.state.cursor).toBe('reason');
     r = await turn(id, 'fever and cough since two days');
@@ -143,7 +172,13 @@ describe('POST /v1/sessions/{id}/turn', () => {
       ended: true,
       summary: {
         outcome: 'completed',
-        extracted: { patient_name: 'Priya Sharma', visit_date: '2026-11-22', visit_time: '10:30', phone: '9876543211', visit_reason: 'fever and cough since two days' },
+        extracted: {
+          patient_name: 'Priya Sharma',
+          visit_date: '2026-11-22',
+          visit_time: '10:30',
+          phone: '9876543211',
+          visit_reason: 'fever and cough since two days',
+        },
         tool_calls: [],
       },
     });
@@ -200,8 +235,29 @@ describe('GET /v1/sessions/{id} and /end errors', () => {
     expect(res.statusCode).toBe(200);
     const d = res.json();
     expect(d.session_id).toBe(Number(s.session_id.slice(3)));
-    for (const k of ['cache_hits', 'live_tts_calls', 'llm_calls', 'llm_input_tokens', 'llm_output_tokens', 'llm_cached_tokens', 'tts_chars']) expect(Number.isInteger(d[k]), k).toBe(true);
-    for (const k of ['total_cost_inr', 'llm_cost_inr', 'tts_cost_inr', 'stt_cost_inr', 'stt_seconds', 'cache_hit_percent', 'live_tts_percent', 'avg_latency_ms', 'total_latency_ms', 'total_silence_ms']) expect(typeof d[k], k).toBe('number');
+    for (const k of [
+      'cache_hits',
+      'live_tts_calls',
+      'llm_calls',
+      'llm_input_tokens',
+      'llm_output_tokens',
+      'llm_cached_tokens',
+      'tts_chars',
+    ])
+      expect(Number.isInteger(d[k]), k).toBe(true);
+    for (const k of [
+      'total_cost_inr',
+      'llm_cost_inr',
+      'tts_cost_inr',
+      'stt_cost_inr',
+      'stt_seconds',
+      'cache_hit_percent',
+      'live_tts_percent',
+      'avg_latency_ms',
+      'total_latency_ms',
+      'total_silence_ms',
+    ])
+      expect(typeof d[k], k).toBe('number');
     expect(d.stt_seconds).toBeCloseTo(1.05, 6);
     expect(d.total_silence_ms).toBe(250);
     expect(d.turns).toHaveLength(1);

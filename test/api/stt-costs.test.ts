@@ -13,22 +13,46 @@ let t: TestApp;
 let tenantId: string;
 beforeAll(async () => {
   t = await makeTestApp({ tenant_daily_budget_inr: 1 });
-  const steps = ['one', 'two', 'three', 'four'].map((id) => ({ id, ask: `Question ${id}?`, capture: { slot: id, type: 'yes_no' } }));
-  const put = await t.call('PUT', '/v1/agents/ag_stt_costs', { id: 'ag_stt_costs', name: 'STT costs', direction: 'inbound', language: 'hi-IN', opening: [{ text: 'Namaste.' }], steps, closing: 'Dhanyavaad.' });
+  const steps = ['one', 'two', 'three', 'four'].map((id) => ({
+    id,
+    ask: `Question ${id}?`,
+    capture: { slot: id, type: 'yes_no' },
+  }));
+  const put = await t.call('PUT', '/v1/agents/ag_stt_costs', {
+    id: 'ag_stt_costs',
+    name: 'STT costs',
+    direction: 'inbound',
+    language: 'hi-IN',
+    opening: [{ text: 'Namaste.' }],
+    steps,
+    closing: 'Dhanyavaad.',
+  });
   expect([200, 201]).toContain(put.statusCode);
   tenantId = t.runtime.services.tenants.authenticate(t.key)!.tenantId;
 });
 afterAll(() => t.close());
 
 const speech = (text: string, provider: string, audioMs: number): TurnRequest => {
-  const telemetry: TurnTelemetry = { stt_provider: provider, stt_ms: 120, stt_confidence: 0.9, silence_ms: 700, audio_ms: audioMs };
+  const telemetry: TurnTelemetry = {
+    stt_provider: provider,
+    stt_ms: 120,
+    stt_confidence: 0.9,
+    silence_ms: 700,
+    audio_ms: audioMs,
+  };
   return { kind: 'speech', text, telemetry, heard: null };
 };
 
 describe('stt_inr of a phone call', () => {
   it('prices each turn by the provider that heard it, exact to the micro-rupee, and the budget counts the total', async () => {
     const media = t.runtime.services.media;
-    const opened = await media.open(tenantId, { dialect: 'twilio', carrierCallId: 'CAstt1', from: '+919800000001', to: '+912240000000', params: { agent_id: 'ag_stt_costs' } });
+    const opened = await media.open(tenantId, {
+      dialect: 'twilio',
+      carrierCallId: 'CAstt1',
+      from: '+919800000001',
+      to: '+912240000000',
+      params: { agent_id: 'ag_stt_costs' },
+    });
     const n = opened.n;
     // 90 s by Deepgram: 90 000 × 0.37 / 60 000 = ₹0.555 exactly.
     await media.turn(tenantId, n, speech('yes', 'deepgram', 90_000));
@@ -41,7 +65,11 @@ describe('stt_inr of a phone call', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     const turns = (body.turns as Array<{ stt_provider: string | null; cost: { stt_inr: number } }>).filter((x) => x.stt_provider !== null);
-    expect(turns.map((x) => [x.stt_provider, x.cost.stt_inr])).toEqual([['deepgram', 0.555], ['sarvam', 0.060417], ['pocketsphinx', 0]]);
+    expect(turns.map((x) => [x.stt_provider, x.cost.stt_inr])).toEqual([
+      ['deepgram', 0.555],
+      ['sarvam', 0.060417],
+      ['pocketsphinx', 0],
+    ]);
     expect(body.stt_cost_inr).toBe(0.615417);
     expect(body.stt_seconds).toBe(100.45);
 
@@ -53,7 +81,13 @@ describe('stt_inr of a phone call', () => {
     expect(() => t.runtime.services.budget.check(tenantId)).not.toThrow();
 
     // A second call's 90 s of Deepgram takes the day past the ₹1 budget: speech recognition alone.
-    const second = await media.open(tenantId, { dialect: 'twilio', carrierCallId: 'CAstt2', from: '+919800000001', to: '+912240000000', params: { agent_id: 'ag_stt_costs' } });
+    const second = await media.open(tenantId, {
+      dialect: 'twilio',
+      carrierCallId: 'CAstt2',
+      from: '+919800000001',
+      to: '+912240000000',
+      params: { agent_id: 'ag_stt_costs' },
+    });
     await media.turn(tenantId, second.n, speech('yes', 'deepgram', 90_000));
     await media.ended(tenantId, second.n);
     const after = t.runtime.services.budget.status(tenantId);

@@ -29,8 +29,10 @@ afterAll(async () => {
 
 async function appWith(deepgramKey: string, sarvamKey: string, urls: { dg?: string; sv?: string } = {}): Promise<TestApp> {
   const t = await makeTestApp({
-    recognizer: 'deepgram', recognizers: { hi: 'sarvam' },
-    deepgram: { api_key: deepgramKey, url: urls.dg ?? dg.url }, sarvam: { api_key: sarvamKey, url: urls.sv ?? sv.url },
+    recognizer: 'deepgram',
+    recognizers: { hi: 'sarvam' },
+    deepgram: { api_key: deepgramKey, url: urls.dg ?? dg.url },
+    sarvam: { api_key: sarvamKey, url: urls.sv ?? sv.url },
   });
   apps.push(t);
   return t;
@@ -66,7 +68,10 @@ describe('GET /v1/telephony/check: recognisers', () => {
     const wrongSv = `svwrong${crypto.randomBytes(10).toString('hex')}`;
     const bad = await appWith(wrongDg, wrongSv);
     const r1 = await bad.call('GET', '/v1/telephony/check');
-    expect(r1.json().recognizers.map((x: { provider: string; ok: boolean; problem: string }) => [x.provider, x.ok, x.problem])).toEqual([['deepgram', false, 'unauthenticated'], ['sarvam', false, 'unauthenticated']]);
+    expect(r1.json().recognizers.map((x: { provider: string; ok: boolean; problem: string }) => [x.provider, x.ok, x.problem])).toEqual([
+      ['deepgram', false, 'unauthenticated'],
+      ['sarvam', false, 'unauthenticated'],
+    ]);
     for (const x of r1.json().recognizers) expect(x.message).toMatch(/key/i);
 
     const good = await appWith(DG_KEY, SV_KEY);
@@ -76,7 +81,10 @@ describe('GET /v1/telephony/check: recognisers', () => {
     expect(r2.json().recognizers.map((x: { problem: string }) => x.problem)).toEqual(['rate_limited', 'rate_limited']);
 
     const port = await closedPort();
-    const away = await appWith(DG_KEY, SV_KEY, { dg: `ws://127.0.0.1:${port}/v1/listen`, sv: `ws://127.0.0.1:${port}/speech-to-text/ws` });
+    const away = await appWith(DG_KEY, SV_KEY, {
+      dg: `ws://127.0.0.1:${port}/v1/listen`,
+      sv: `ws://127.0.0.1:${port}/speech-to-text/ws`,
+    });
     const r3 = await away.call('GET', '/v1/telephony/check');
     expect(r3.json().recognizers.map((x: { problem: string }) => x.problem)).toEqual(['unreachable', 'unreachable']);
 

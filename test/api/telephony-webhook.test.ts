@@ -40,21 +40,38 @@ beforeAll(async () => {
   fake = await startFakeLiveKit();
   router = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
     req.on('end', () => {
       routed.push({ body, signature: String(req.headers[SIGNATURE_HEADER]) });
-      setTimeout(() => { res.writeHead(routeReply.status, { 'content-type': 'application/json' }).end(routeReply.body); }, routeDelayMs);
+      setTimeout(() => {
+        res.writeHead(routeReply.status, { 'content-type': 'application/json' }).end(routeReply.body);
+      }, routeDelayMs);
     });
   });
   await new Promise<void>((resolve) => router.listen(0, '127.0.0.1', resolve));
-  t = await makeTestApp({}, {
-    telephony: new LiveKitTelephony({ url: fake.url, apiKey: fake.apiKey, apiSecret: fake.apiSecret, agentName: 'vagent-media', requestTimeoutS: 5, waitUntilAnswered: false }),
-    routingWebhook: (url, payload, secret, eventId) => postSignedJson(url, payload, secret, { allowHttp: true, allowPrivate: true, timeoutMs: 300 }, { eventId }),
-  });
+  t = await makeTestApp(
+    {},
+    {
+      telephony: new LiveKitTelephony({
+        url: fake.url,
+        apiKey: fake.apiKey,
+        apiSecret: fake.apiSecret,
+        agentName: 'vagent-media',
+        requestTimeoutS: 5,
+        waitUntilAnswered: false,
+      }),
+      routingWebhook: (url, payload, secret, eventId) =>
+        postSignedJson(url, payload, secret, { allowHttp: true, allowPrivate: true, timeoutMs: 300 }, { eventId }),
+    },
+  );
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   hookUrl = `${address}/v1/telephony/livekit/webhook`;
   fake.webhookUrl = hookUrl;
-  expect((await t.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_clinic_booking', label: 'clinic front desk' })).statusCode).toBe(201);
+  expect((await t.call('POST', '/v1/numbers', { number: DID, agent_id: 'ag_clinic_booking', label: 'clinic front desk' })).statusCode).toBe(
+    201,
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -70,7 +87,13 @@ describe('inbound calls', () => {
     await settle();
     const found = (await calls()).find((c) => c.provider_call_id === call.callId)!;
     expect(found).toMatchObject({
-      direction: 'inbound', agent_id: 'ag_clinic_booking', to: DID, from: CALLER, status: 'in_progress', dial_status: 'answered', room_name: call.room,
+      direction: 'inbound',
+      agent_id: 'ag_clinic_booking',
+      to: DID,
+      from: CALLER,
+      status: 'in_progress',
+      dial_status: 'answered',
+      room_name: call.room,
     });
     // vagent joins call rooms itself (issue 17): nothing is dispatched.
     expect(fake.requests.slice(before).filter((r) => r.method === 'CreateDispatch')).toEqual([]);
@@ -89,10 +112,23 @@ describe('inbound calls', () => {
   it('deduplicates redeliveries of the same event (delivery is at-least-once)', async () => {
     const callId = `SCL_dup${Date.now()}`;
     const event = {
-      event: 'participant_joined', id: 'EV_dup1', createdAt: String(Math.floor(Date.now() / 1000)),
+      event: 'participant_joined',
+      id: 'EV_dup1',
+      createdAt: String(Math.floor(Date.now() / 1000)),
       room: { sid: 'RM_dup', name: 'call-dup' },
-      participant: { sid: 'PA_dup', identity: `sip_${CALLER}`, kind: 'SIP', state: 'ACTIVE',
-        attributes: { 'sip.callID': callId, 'sip.ruleID': 'SDR_1', 'sip.trunkPhoneNumber': DID, 'sip.phoneNumber': CALLER, 'sip.callStatus': 'ringing' } },
+      participant: {
+        sid: 'PA_dup',
+        identity: `sip_${CALLER}`,
+        kind: 'SIP',
+        state: 'ACTIVE',
+        attributes: {
+          'sip.callID': callId,
+          'sip.ruleID': 'SDR_1',
+          'sip.trunkPhoneNumber': DID,
+          'sip.phoneNumber': CALLER,
+          'sip.callStatus': 'ringing',
+        },
+      },
     };
     const first = await fake.sendWebhook(event);
     const second = await fake.sendWebhook(event);
@@ -104,13 +140,29 @@ describe('inbound calls', () => {
   });
 
   it('refuses unsigned, tampered, Bearer-prefixed, foreign-signed and expired deliveries with 401, recording nothing', async () => {
-    const body = JSON.stringify({ event: 'participant_joined', id: 'EV_bad', participant: { identity: 'sip_x', kind: 'SIP', attributes: { 'sip.callID': 'SCL_bad', 'sip.ruleID': 'SDR', 'sip.trunkPhoneNumber': DID } } });
+    const body = JSON.stringify({
+      event: 'participant_joined',
+      id: 'EV_bad',
+      participant: {
+        identity: 'sip_x',
+        kind: 'SIP',
+        attributes: { 'sip.callID': 'SCL_bad', 'sip.ruleID': 'SDR', 'sip.trunkPhoneNumber': DID },
+      },
+    });
     const eventsBefore = (await t.call('GET', '/v1/telephony/check')).json().events;
-    const post = (headers: Record<string, string>, payload = body) => fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/webhook+json', ...headers }, body: payload });
+    const post = (headers: Record<string, string>, payload = body) =>
+      fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/webhook+json', ...headers }, body: payload });
     const expired = (() => {
       const now = Math.floor(Date.now() / 1000);
       const h = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-      const p = Buffer.from(JSON.stringify({ iss: fake.apiKey, nbf: now - 900, exp: now - 600, sha256: crypto.createHash('sha256').update(body).digest('base64') })).toString('base64url');
+      const p = Buffer.from(
+        JSON.stringify({
+          iss: fake.apiKey,
+          nbf: now - 900,
+          exp: now - 600,
+          sha256: crypto.createHash('sha256').update(body).digest('base64'),
+        }),
+      ).toString('base64url');
       return `${h}.${p}.${crypto.createHmac('sha256', fake.apiSecret).update(`${h}.${p}`).digest('base64url')}`;
     })();
     const foreign = await startFakeLiveKit({ apiSecret: 'another_projects_secret_0123456789_abcdef' });
@@ -124,7 +176,7 @@ describe('inbound calls', () => {
       ];
       for (const [name, res] of cases) {
         expect(res.status, name).toBe(401);
-        expect((await res.json() as { error: { code: string } }).error.code, name).toBe('unauthorized');
+        expect(((await res.json()) as { error: { code: string } }).error.code, name).toBe('unauthorized');
       }
     } finally {
       await foreign.close();
@@ -168,7 +220,9 @@ describe('inbound calls', () => {
   it('answers 5xx, not 401, when a valid delivery cannot be recorded, so LiveKit delivers it again', async () => {
     const repo = t.runtime.services.repos.telephonyEvents;
     const insert = repo.insert.bind(repo);
-    repo.insert = () => { throw new Error('disk I/O error'); };
+    repo.insert = () => {
+      throw new Error('disk I/O error');
+    };
     try {
       const call = await fake.simulateInbound({ from: CALLER, to: DID });
       expect(call.status).toBe(500);
@@ -188,7 +242,10 @@ describe("the tenant's inbound routing webhook", () => {
   beforeAll(async () => {
     const url = `http://127.0.0.1:${(router.address() as AddressInfo).port}/route`;
     const services = t.runtime.services;
-    services.tenants.setInboundWebhook('default', { url, secretSealed: services.credentials.sealText(ROUTE_SECRET, 'default', 'inbound_webhook') });
+    services.tenants.setInboundWebhook('default', {
+      url,
+      secretSealed: services.credentials.sealText(ROUTE_SECRET, 'default', 'inbound_webhook'),
+    });
   });
 
   it('may name another agent; the request is signed and carries the call', async () => {
@@ -202,7 +259,8 @@ describe("the tenant's inbound routing webhook", () => {
     const sent = routed[0]!;
     expect(verifyWebhookSignature(ROUTE_SECRET, sent.body, sent.signature, Math.floor(Date.now() / 1000))).toBe(true);
     expect(JSON.parse(sent.body)).toMatchObject({
-      type: 'inbound_call', call: { to: DID, from: CALLER, sip_call_id: call.callId, room_name: call.room },
+      type: 'inbound_call',
+      call: { to: DID, from: CALLER, sip_call_id: call.callId, room_name: call.room },
       number: { number: DID, agent_id: 'ag_clinic_booking', label: 'clinic front desk' },
     });
   });
@@ -227,7 +285,10 @@ describe("the tenant's inbound routing webhook", () => {
     expect((await t.call('POST', '/v1/numbers', { number: '+918069007777' })).statusCode).toBe(201);
     const call = await fake.simulateInbound({ from: CALLER, to: '+918069007777' });
     await settle();
-    expect((await calls()).find((c) => c.provider_call_id === call.callId)).toMatchObject({ agent_id: 'ag_clinic_booking', to: '+918069007777' });
+    expect((await calls()).find((c) => c.provider_call_id === call.callId)).toMatchObject({
+      agent_id: 'ag_clinic_booking',
+      to: '+918069007777',
+    });
   });
 
   afterAll(() => {
@@ -248,7 +309,9 @@ describe('outbound calls and webhooks', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({
-      status: 'completed', dial_status: 'failed', dial_error: expect.stringMatching(/busy or declined.*USER_REJECTED/),
+      status: 'completed',
+      dial_status: 'failed',
+      dial_error: expect.stringMatching(/busy or declined.*USER_REJECTED/),
     });
   });
 
@@ -256,7 +319,10 @@ describe('outbound calls and webhooks', () => {
     const placed = (await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210', dial: true })).json();
     await fake.hangup({ callId: placed.provider_call_id, room: placed.room_name, identity: `sip-cl_${placed.call_id.slice(3)}` });
     await settle();
-    expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({ status: 'completed', dial_status: 'completed' });
+    expect((await t.call('GET', `/v1/calls/${placed.call_id}`)).json()).toMatchObject({
+      status: 'completed',
+      dial_status: 'completed',
+    });
   });
 });
 
@@ -264,7 +330,12 @@ describe('without LiveKit', () => {
   it('answers webhooks with 503 telephony_not_configured', async () => {
     const bare = await makeTestApp();
     try {
-      const res = await bare.app.inject({ method: 'POST', url: '/v1/telephony/livekit/webhook', payload: '{}', headers: { 'content-type': 'application/webhook+json' } });
+      const res = await bare.app.inject({
+        method: 'POST',
+        url: '/v1/telephony/livekit/webhook',
+        payload: '{}',
+        headers: { 'content-type': 'application/webhook+json' },
+      });
       expect(res.statusCode).toBe(503);
       expect(res.json().error.code).toBe('telephony_not_configured');
       const check = (await bare.call('GET', '/v1/telephony/check')).json();
@@ -277,12 +348,24 @@ describe('without LiveKit', () => {
   it('logs the first refusal once at warn and only counts the rest (anyone can send them)', async () => {
     const bare = await makeTestApp();
     const logged: Array<{ level: number; msg: string }> = [];
-    const logger = pino({ level: 'debug', serializers: LOG_SERIALIZERS }, { write: (line: string) => { logged.push(JSON.parse(line) as { level: number; msg: string }); } });
+    const logger = pino(
+      { level: 'debug', serializers: LOG_SERIALIZERS },
+      {
+        write: (line: string) => {
+          logged.push(JSON.parse(line) as { level: number; msg: string });
+        },
+      },
+    );
     const app = await buildApp({ services: bare.runtime.services, bodyLimitBytes: 1 << 20, logger, version: 'test' });
     try {
       await app.ready();
       for (let i = 0; i < 50; i++) {
-        const res = await app.inject({ method: 'POST', url: '/v1/telephony/livekit/webhook', payload: `{"n":${i}}`, headers: { 'content-type': 'application/webhook+json' } });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/telephony/livekit/webhook',
+          payload: `{"n":${i}}`,
+          headers: { 'content-type': 'application/webhook+json' },
+        });
         expect(res.statusCode).toBe(503);
         expect(res.json().error.code).toBe('telephony_not_configured');
       }

@@ -4,16 +4,26 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import {
-  createNumber, createTrunk, expectError, expectOk, listNumbers, listTrunks,
-  type ListBody, type TrunkBody,
+  createNumber,
+  createTrunk,
+  expectError,
+  expectOk,
+  listNumbers,
+  listTrunks,
+  type ListBody,
+  type TrunkBody,
 } from '../support/expect.js';
 
 const TRUNK_ID = /^tk_[a-z2-7]{20}$/;
 const TRUNK_KEYS = ['address', 'created_at', 'has_credentials', 'id', 'name', 'numbers', 'provider_trunk_id'];
 
 let t: TestApp;
-beforeEach(async () => { t = await makeTestApp(); });
-afterEach(async () => { await t.close(); });
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
 
 describe('POST /v1/trunks', () => {
   it('creates a trunk with every field and returns 201 without the credentials', async () => {
@@ -94,15 +104,12 @@ describe('POST /v1/trunks', () => {
     expect(await listTrunks(t)).toEqual([]);
   });
 
-  it.each([
-    ['+0123456789'],
-    ['+1'],
-    ['+1234567890123456'],
-    ['+91 98765 43210'],
-    ['tel:+919876543210'],
-  ])('rejects the caller-ID number %j', async (bad) => {
-    expectError(await t.call('POST', '/v1/trunks', { address: 'sip.a.in', numbers: [bad] }), 400, 'invalid_request', 'numbers[0]');
-  });
+  it.each([['+0123456789'], ['+1'], ['+1234567890123456'], ['+91 98765 43210'], ['tel:+919876543210']])(
+    'rejects the caller-ID number %j',
+    async (bad) => {
+      expectError(await t.call('POST', '/v1/trunks', { address: 'sip.a.in', numbers: [bad] }), 400, 'invalid_request', 'numbers[0]');
+    },
+  );
 
   it.each([
     ['a string', 'user:password'],
@@ -115,13 +122,23 @@ describe('POST /v1/trunks', () => {
   });
 
   it('rejects auth without a password or a username', async () => {
-    expectError(await t.call('POST', '/v1/trunks', { address: 'sip.a.in', auth: { username: 'u' } }), 400, 'invalid_request', 'auth.password');
-    expectError(await t.call('POST', '/v1/trunks', { address: 'sip.a.in', auth: { password: 'p' } }), 400, 'invalid_request', 'auth.username');
+    expectError(
+      await t.call('POST', '/v1/trunks', { address: 'sip.a.in', auth: { username: 'u' } }),
+      400,
+      'invalid_request',
+      'auth.password',
+    );
+    expectError(
+      await t.call('POST', '/v1/trunks', { address: 'sip.a.in', auth: { password: 'p' } }),
+      400,
+      'invalid_request',
+      'auth.username',
+    );
   });
 });
 
 describe('GET /v1/trunks', () => {
-  it('lists the tenant\'s trunks oldest first, unpaginated', async () => {
+  it("lists the tenant's trunks oldest first, unpaginated", async () => {
     const a = await createTrunk(t, { address: 'sip.a.in', name: 'zulu' });
     const b = await createTrunk(t, { address: 'sip.b.in', name: 'alpha' });
     const c = await createTrunk(t, { address: 'sip.c.in', name: 'mike' });
@@ -186,12 +203,14 @@ describe('DELETE /v1/trunks/{trunk_id}', () => {
   it('leaves the numbers that referenced the trunk, with trunk_id null', async () => {
     const gone = await createTrunk(t, { address: 'sip.gone.in' });
     const other = await createTrunk(t, { address: 'sip.other.in' });
-    const n1 = await createNumber(t, { number: '+919876543210', trunk_id: gone.id, agent_id: 'ag_clinic_booking', label: 'main' });
+    const n1 = await createNumber(t, {
+      number: '+919876543210',
+      trunk_id: gone.id,
+      agent_id: 'ag_clinic_booking',
+      label: 'main',
+    });
     const n2 = await createNumber(t, { number: '+919876543211', trunk_id: other.id });
     expectOk(await t.call('DELETE', `/v1/trunks/${gone.id}`), 200);
-    expect(await listNumbers(t)).toEqual([
-      { ...n1, trunk_id: null },
-      n2,
-    ]);
+    expect(await listNumbers(t)).toEqual([{ ...n1, trunk_id: null }, n2]);
   });
 });

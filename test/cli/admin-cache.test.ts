@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 
 let daemon: Daemon;
-const cache = (args: string[], env: Record<string, string> = {}) => runCli(['admin', 'cache', ...args, '--state-dir', daemon.stateDir], { env });
+const cache = (args: string[], env: Record<string, string> = {}) =>
+  runCli(['admin', 'cache', ...args, '--state-dir', daemon.stateDir], { env });
 
 interface Stats {
   dir: string;
@@ -45,7 +46,8 @@ describe('vagent admin cache stats', { timeout: 30_000 }, () => {
   it('works on a new state dir: classes, the disk-relative cap and the keep window', async () => {
     const text = await cache(['stats']);
     expect(text.code, text.stderr).toBe(0);
-    for (const field of ['static clips:', 'dynamic clips:', 'cap:', 'over the cap:', 'keep window:', 'oldest last use:']) expect(text.stdout).toContain(field);
+    for (const field of ['static clips:', 'dynamic clips:', 'cap:', 'over the cap:', 'keep window:', 'oldest last use:'])
+      expect(text.stdout).toContain(field);
     expect(text.stdout).toContain('set audio_cache_max_mb to change');
 
     const res = await cache(['stats', '--json']);
@@ -59,7 +61,9 @@ describe('vagent admin cache stats', { timeout: 30_000 }, () => {
     expect(s.over_cap_bytes).toBe(0);
     expect(s.legacy_layout).toBe(false);
 
-    const set = JSON.parse((await cache(['stats', '--json'], { VAGENT_AUDIO_CACHE_MAX_MB: '3', VAGENT_AUDIO_URL_KEEP_HOURS: '6' })).stdout) as Stats;
+    const set = JSON.parse(
+      (await cache(['stats', '--json'], { VAGENT_AUDIO_CACHE_MAX_MB: '3', VAGENT_AUDIO_URL_KEEP_HOURS: '6' })).stdout,
+    ) as Stats;
     expect(set.cap).toEqual({ bytes: 3 * 1024 * 1024, source: 'setting', disk_bytes: null });
     expect(set.keep_hours).toBe(6);
   });
@@ -76,7 +80,11 @@ describe('vagent admin cache prune', { timeout: 30_000 }, () => {
     expect(planted.over_cap_bytes).toBeGreaterThan(0);
     // The daemon is pre-synthesising the example agents meanwhile: static clips only grow.
     const audio = path.join(daemon.stateDir, 'audio');
-    const statics = () => fs.readdirSync(audio).filter((f) => f.endsWith('.wav')).map((f) => path.join(audio, f));
+    const statics = () =>
+      fs
+        .readdirSync(audio)
+        .filter((f) => f.endsWith('.wav'))
+        .map((f) => path.join(audio, f));
 
     const dry = await cache(['prune', '--dry-run', '--json'], env);
     expect(dry.code, dry.stderr).toBe(0);
@@ -103,7 +111,11 @@ describe('vagent admin cache prune', { timeout: 30_000 }, () => {
   });
 
   it('rejects unknown flags with exit 2, and a missing state dir with exit 1', async () => {
-    for (const args of [['prune', '--force'], ['stats', '--dry-run'], ['prune', '--cap', '5']]) {
+    for (const args of [
+      ['prune', '--force'],
+      ['stats', '--dry-run'],
+      ['prune', '--cap', '5'],
+    ]) {
       const res = await cache(args);
       expect(res.code, args.join(' ')).toBe(2);
       expect(res.stderr).toContain('unknown option');

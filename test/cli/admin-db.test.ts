@@ -9,8 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 
 interface Stats {
-  file: string; file_bytes: number; wal_bytes: number; page_size: number; page_count: number; free_pages: number; free_bytes: number;
-  auto_vacuum: string; schema_version: number; rows: Record<string, number>; notice: string | null;
+  file: string;
+  file_bytes: number;
+  wal_bytes: number;
+  page_size: number;
+  page_count: number;
+  free_pages: number;
+  free_bytes: number;
+  auto_vacuum: string;
+  schema_version: number;
+  rows: Record<string, number>;
+  notice: string | null;
 }
 
 let daemon: Daemon;
@@ -28,7 +37,11 @@ describe('vagent admin db', { timeout: 60_000 }, () => {
   it('stats reports sizes, mode and rows beside the running daemon', async () => {
     const key = await adminKey(stateDir);
     for (let i = 0; i < 3; i++) {
-      const res = await api(daemon, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in' }, headers: { 'idempotency-key': `t-${i}` } });
+      const res = await api(daemon, 'POST', '/v1/trunks', {
+        key,
+        body: { address: 'sip.example-carrier.in' },
+        headers: { 'idempotency-key': `t-${i}` },
+      });
       expect(res.status).toBe(201);
     }
     const res = await db('stats', '--json');
@@ -85,8 +98,18 @@ describe('vagent admin db', { timeout: 60_000 }, () => {
 
     const res = await db('vacuum', '--json');
     expect(res.code, res.stderr).toBe(0);
-    const result = JSON.parse(res.stdout) as { file: string; before_bytes: number; after_bytes: number; auto_vacuum_before: string; auto_vacuum: string };
-    expect(result).toMatchObject({ file: path.join(stateDir, 'vagent.db'), auto_vacuum_before: 'none', auto_vacuum: 'incremental' });
+    const result = JSON.parse(res.stdout) as {
+      file: string;
+      before_bytes: number;
+      after_bytes: number;
+      auto_vacuum_before: string;
+      auto_vacuum: string;
+    };
+    expect(result).toMatchObject({
+      file: path.join(stateDir, 'vagent.db'),
+      auto_vacuum_before: 'none',
+      auto_vacuum: 'incremental',
+    });
     expect(result.after_bytes).toBeGreaterThan(0);
     const after = JSON.parse((await db('stats', '--json')).stdout) as Stats;
     expect([after.auto_vacuum, after.notice, after.rows.idempotency]).toEqual(['incremental', null, 3]);

@@ -11,7 +11,13 @@ let daemon: Daemon;
 /** `vagent admin …args --state-dir <the daemon's>`. */
 const admin = (...args: string[]) => runCli(['admin', ...args, '--state-dir', daemon.stateDir]);
 
-interface KeyView { id: string; tenant: string; hint: string; created_at: number; revoked_at: number | null }
+interface KeyView {
+  id: string;
+  tenant: string;
+  hint: string;
+  created_at: number;
+  revoked_at: number | null;
+}
 
 beforeAll(async () => {
   requireBuild();
@@ -28,7 +34,11 @@ describe('vagent admin tenant', { timeout: 30_000 }, () => {
 
     const list = await admin('tenant', 'list');
     expect(list.code).toBe(0);
-    const names = list.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+    const names = list.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/\s+/)[0]);
     expect(names.sort()).toEqual(['acme', 'default']);
     const json = JSON.parse((await admin('tenant', 'list', '--json')).stdout) as { data: Array<{ name: string }> };
     expect(json.data.map((t) => t.name).sort()).toEqual(['acme', 'default']);
@@ -149,7 +159,10 @@ describe('vagent admin audit', { timeout: 30_000 }, () => {
     expect(before.data).toEqual([]);
     expect((await admin('audit')).stdout).toContain('No cross-tenant access recorded.');
 
-    const created = await api(daemon, 'POST', '/v1/trunks', { key: defaultKey, body: { address: 'sip.example-carrier.in', name: 'Delhi PRI' } });
+    const created = await api(daemon, 'POST', '/v1/trunks', {
+      key: defaultKey,
+      body: { address: 'sip.example-carrier.in', name: 'Delhi PRI' },
+    });
     expect(created.status).toBe(201);
     const trunkId = created.body.id as string;
     const seen = await api(daemon, 'GET', `/v1/trunks/${trunkId}`, { key: acmeKey });
@@ -161,7 +174,12 @@ describe('vagent admin audit', { timeout: 30_000 }, () => {
     const events = (JSON.parse(json.stdout) as { data: Array<Record<string, unknown>> }).data;
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
-      actor_tenant_id: 'acme', owner_tenant_id: 'default', resource_id: trunkId, method: 'GET', route: '/v1/trunks/:trunk_id', request_id: requestId,
+      actor_tenant_id: 'acme',
+      owner_tenant_id: 'default',
+      resource_id: trunkId,
+      method: 'GET',
+      route: '/v1/trunks/:trunk_id',
+      request_id: requestId,
     });
 
     const human = await admin('audit', '--tenant', 'acme');

@@ -41,7 +41,18 @@ closing: "Thank you. Goodbye!"
 `;
 
 /** The booking, one caller turn per line (the reference time is fixed with --now). */
-const BOOKING = ['Priya Sharma', 'yes', 'tomorrow', 'yes', 'half past ten in the morning', 'yes', '9876543210', 'yes', 'fever and cough', 'thank you'];
+const BOOKING = [
+  'Priya Sharma',
+  'yes',
+  'tomorrow',
+  'yes',
+  'half past ten in the morning',
+  'yes',
+  '9876543210',
+  'yes',
+  'fever and cough',
+  'thank you',
+];
 const NOW = '2025-11-13T10:00:00+05:30';
 
 beforeAll(async () => {
@@ -65,7 +76,9 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     expect(res.code, res.stderr).toBe(0);
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+DIRECTION\s+LANGUAGE\s+VERSION\s+UPDATED$/);
-    expect(lines.find((l) => l.startsWith('ag_clinic_booking '))).toMatch(/Clinic appointment booking\s+inbound\s+en-IN\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(lines.find((l) => l.startsWith('ag_clinic_booking '))).toMatch(
+      /Clinic appointment booking\s+inbound\s+en-IN\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
+    );
     const json = JSON.parse((await vagent(['agent', 'list', '--json'])).stdout);
     expect(json).toMatchObject({ has_more: false, next_cursor: null });
     const ids = json.data.map((a: { id: string }) => a.id);
@@ -82,7 +95,13 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     const again = await vagent(['agent', 'apply', '-f', file, '--json']);
     expect(again.code, again.stderr).toBe(0);
     const [agent] = JSON.parse(again.stdout);
-    expect(agent).toMatchObject({ id: 'ag_cli_pharmacy', name: 'Pharmacy refill', version: 1, direction: 'inbound', language: 'en-IN' });
+    expect(agent).toMatchObject({
+      id: 'ag_cli_pharmacy',
+      name: 'Pharmacy refill',
+      version: 1,
+      direction: 'inbound',
+      language: 'en-IN',
+    });
     expect(agent.audio.ready + agent.audio.failed).toBe(agent.audio.total);
     expect(agent.audio.total).toBeGreaterThan(0);
     expect(agent.digest).toMatch(/^[0-9a-f]{64}$/);
@@ -94,11 +113,25 @@ describe('vagent agent', { timeout: 60_000 }, () => {
   });
 
   it('refuses an invalid file with FILE:LINE:COL positions, sends nothing for it, and applies the valid one', async () => {
-    const bad = write('batch/a-bad.yaml', PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_bad').replace('type: yes_no', 'type: yes_or_no') + 'colour: blue\n');
-    write('batch/b-good.json', JSON.stringify({
-      id: 'ag_cli_json', name: 'JSON agent', direction: 'outbound', language: 'hi-IN',
-      opening: [{ text: 'Namaste' }], closing: 'Dhanyavaad',
-    }, null, 2));
+    const bad = write(
+      'batch/a-bad.yaml',
+      PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_bad').replace('type: yes_no', 'type: yes_or_no') + 'colour: blue\n',
+    );
+    write(
+      'batch/b-good.json',
+      JSON.stringify(
+        {
+          id: 'ag_cli_json',
+          name: 'JSON agent',
+          direction: 'outbound',
+          language: 'hi-IN',
+          opening: [{ text: 'Namaste' }],
+          closing: 'Dhanyavaad',
+        },
+        null,
+        2,
+      ),
+    );
     write('batch/notes.txt', 'not an agent');
     const res = await vagent(['agent', 'apply', '-f', path.join(dir, 'batch')]);
     expect(res.code).toBe(1);
@@ -126,10 +159,15 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     for (const args of [['--dry-run'], ['--no-wait']]) {
       const res = await vagent(['agent', 'apply', '-f', file, ...args]);
       expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr).toContain(`${file}:${line}:${col}: warning: steps[1].ask: {{context.medicine}} is neither in required_context nor in context_defaults`);
+      expect(res.stderr).toContain(
+        `${file}:${line}:${col}: warning: steps[1].ask: {{context.medicine}} is neither in required_context nor in context_defaults`,
+      );
       expect(res.stderr).not.toContain('context.branch');
     }
-    const declared = write('ctx.yaml', text.replace('branch: "our Baner store"', 'branch: "our Baner store", medicine: "your usual medicines"'));
+    const declared = write(
+      'ctx.yaml',
+      text.replace('branch: "our Baner store"', 'branch: "our Baner store", medicine: "your usual medicines"'),
+    );
     const clean = await vagent(['agent', 'apply', '-f', declared, '--no-wait']);
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stderr).not.toContain('warning');
@@ -223,7 +261,11 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(end.code, end.stderr).toBe(0);
     const result = JSON.parse(end.stdout);
     expect(result).toMatchObject({ session_id: sessionId, ended: true, summary: { outcome: 'completed' } });
-    expect(result.summary.extracted).toMatchObject({ patient_name: 'Priya Sharma', visit_date: '2025-11-14', phone: '9876543210' });
+    expect(result.summary.extracted).toMatchObject({
+      patient_name: 'Priya Sharma',
+      visit_date: '2025-11-14',
+      phone: '9876543210',
+    });
     const human = await vagent(['session', 'end', sessionId]);
     expect(human.stdout).toMatch(/^outcome:\s+completed/m);
   });
@@ -231,16 +273,26 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
   it('--json prints JSON Lines: the open response, each turn, then the end result', async () => {
     const res = await vagent(['chat', 'ag_cli_pharmacy', '--json'], 'Asha Rao\nare you open on sunday\n\nyes\n/state\n');
     expect(res.code, res.stderr).toBe(0);
-    const lines = res.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = res.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(5);
     const [open, ...rest] = lines;
     expect(open).toMatchObject({ agent_id: 'ag_cli_pharmacy', agent: { id: 'ag_cli_pharmacy', direction: 'inbound' } });
     expect(open.opening.clips[1]).toMatchObject({ text: 'What is your name?', requires_user_input: true });
     const turns = rest.slice(0, 3);
-    for (const t of turns) expect(Object.keys(t)).toEqual(expect.arrayContaining(['text', 'clips', 'state', 'trace', 'cost', 'session_totals']));
-    expect(turns[1].clips.some((c: { source?: string; intent_key?: string }) => c.source === 'faq' && c.intent_key === 'timings')).toBe(true);
+    for (const t of turns)
+      expect(Object.keys(t)).toEqual(expect.arrayContaining(['text', 'clips', 'state', 'trace', 'cost', 'session_totals']));
+    expect(turns[1].clips.some((c: { source?: string; intent_key?: string }) => c.source === 'faq' && c.intent_key === 'timings')).toBe(
+      true,
+    );
     expect(turns[2].session_totals.turns).toBe(3);
-    expect(rest[3]).toMatchObject({ session_id: open.session_id, ended: true, summary: { extracted: { customer: 'Asha Rao', refill: true } } });
+    expect(rest[3]).toMatchObject({
+      session_id: open.session_id,
+      ended: true,
+      summary: { extracted: { customer: 'Asha Rao', refill: true } },
+    });
     expect(res.stderr).toContain('/state is ignored with --json');
   });
 
@@ -274,11 +326,22 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
 
     const needs = await vagent(['chat', 'ag_delivery_confirmation', '--context', '{"seller_name": "ShopKart"}'], 'yes\n');
     expect(needs.code).toBe(1);
-    expect(needs.stderr).toMatch(/^error: invalid_request: agent ag_delivery_confirmation needs context\.delivery_date and customer_name: /m);
+    expect(needs.stderr).toMatch(
+      /^error: invalid_request: agent ag_delivery_confirmation needs context\.delivery_date and customer_name: /m,
+    );
     expect(needs.stderr).toContain(`add --customer-name "NAME" --context '{"delivery_date":"…"}'`);
     expect(needs.stdout).toBe('');
-    const delivered = await vagent(['chat', 'ag_delivery_confirmation', '--customer-name', 'Asha Rao',
-      '--context', '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}'], 'no\n');
+    const delivered = await vagent(
+      [
+        'chat',
+        'ag_delivery_confirmation',
+        '--customer-name',
+        'Asha Rao',
+        '--context',
+        '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}',
+      ],
+      'no\n',
+    );
     expect(delivered.code, delivered.stderr).toBe(0);
     expect(delivered.stdout).toContain('Am I speaking with Asha Rao?');
 
@@ -299,7 +362,12 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(badSession.stderr).toMatch(/^error: session_not_found: /m);
 
     const down = { ...env, VAGENT_URL: `http://127.0.0.1:${await freePort()}` };
-    for (const args of [['chat', 'ag_clinic_booking'], ['agent', 'list'], ['agent', 'apply', '-f', path.join(dir, 'pharmacy.yaml')], ['session', 'show', 'se_1']]) {
+    for (const args of [
+      ['chat', 'ag_clinic_booking'],
+      ['agent', 'list'],
+      ['agent', 'apply', '-f', path.join(dir, 'pharmacy.yaml')],
+      ['session', 'show', 'se_1'],
+    ]) {
       const res = await runCli(args, { env: down, input: 'hello\n' });
       expect(res.code, args.join(' ')).toBe(3);
       expect(res.stderr).toContain(down.VAGENT_URL);

@@ -30,18 +30,30 @@ async function until<T>(check: () => T | Promise<T>, ms: number, what: string): 
 }
 
 /** A daemon dialling through its own fake LiveKit, with a trunk and an admin key. */
-interface Line { fake: FakeLiveKit; daemon: Daemon; key: string; env: Record<string, string> }
+interface Line {
+  fake: FakeLiveKit;
+  daemon: Daemon;
+  key: string;
+  env: Record<string, string>;
+}
 
 /**
  * Starts a {@link Line} with room driver `rooms`: with its own new fake LiveKit unless `restart`
  * gives the fake and state dir of a line to start again, hearing through `recognizer` (settings).
  */
-async function startLine(rooms: 'fake' | 'rtc', opts: { restart?: { fake: FakeLiveKit; stateDir: string }; recognizer?: Record<string, string> } = {}): Promise<Line> {
-  const fake = opts.restart?.fake ?? await startFakeLiveKit();
+async function startLine(
+  rooms: 'fake' | 'rtc',
+  opts: { restart?: { fake: FakeLiveKit; stateDir: string }; recognizer?: Record<string, string> } = {},
+): Promise<Line> {
+  const fake = opts.restart?.fake ?? (await startFakeLiveKit());
   const stateDir = opts.restart?.stateDir;
   const recognizer = opts.recognizer ?? { VAGENT_RECOGNIZER: 'fake' };
   const env = {
-    LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: rooms, ...recognizer,
+    LIVEKIT_URL: fake.url,
+    LIVEKIT_API_KEY: fake.apiKey,
+    LIVEKIT_API_SECRET: fake.apiSecret,
+    VAGENT_LIVEKIT_ROOMS: rooms,
+    ...recognizer,
   };
   // A busy machine (the suite's other files, the other daemons starting) can keep a start past startDaemon's limit: once more.
   const start = () => startDaemon({ env, ...(stateDir ? { stateDir } : {}) });
@@ -49,7 +61,9 @@ async function startLine(rooms: 'fake' | 'rtc', opts: { restart?: { fake: FakeLi
   fake.webhookUrl = `${daemon.url}/v1/telephony/livekit/webhook`;
   const key = await adminKey(daemon.stateDir);
   if (!stateDir) {
-    const trunk = await runCli(['trunk', 'add', '--name', 'main', '--address', 'sip.example-carrier.in', '--number', FROM], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key } });
+    const trunk = await runCli(['trunk', 'add', '--name', 'main', '--address', 'sip.example-carrier.in', '--number', FROM], {
+      env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+    });
     if (trunk.code !== 0) throw new Error(trunk.stderr);
   }
   return { fake, daemon, key, env };
@@ -61,8 +75,20 @@ const cli = (line: Line, args: string[]) => runCli(args, { env: { VAGENT_URL: li
 async function place(expect: ExpectStatic, line: Line, to: string, steps: CalleeStep[], transcripts: string[]) {
   line.fake.callees.set(to, { steps });
   const context = { ...EMI_CONTEXT, vagent_fake_transcripts: transcripts };
-  const res = await cli(line, ['call', 'place', '--agent', 'ag_emi_reminder', '--to', to, '--customer-name', 'Ravi Kumar',
-    '--context', JSON.stringify(context), '--dial', '--json']);
+  const res = await cli(line, [
+    'call',
+    'place',
+    '--agent',
+    'ag_emi_reminder',
+    '--to',
+    to,
+    '--customer-name',
+    'Ravi Kumar',
+    '--context',
+    JSON.stringify(context),
+    '--dial',
+    '--json',
+  ]);
   expect(res.code, res.stderr).toBe(0);
   const placed = JSON.parse(res.stdout) as { call_id: string; session_id: string };
   const n = placed.call_id.slice(3);
@@ -83,14 +109,21 @@ async function showSession(line: Line, id: string): Promise<any> {
 
 /** GET /v1/calls/{id} until `ok` holds. */
 const callUntil = (line: Line, id: string, ok: (c: any) => boolean, ms: number, what: string) =>
-  until(async () => {
-    const c = (await api(line.daemon, 'GET', `/v1/calls/${id}`, { key: line.key })).body;
-    return ok(c) ? c : null;
-  }, ms, what);
+  until(
+    async () => {
+      const c = (await api(line.daemon, 'GET', `/v1/calls/${id}`, { key: line.key })).body;
+      return ok(c) ? c : null;
+    },
+    ms,
+    what,
+  );
 
 /** The RemoveParticipant requests the fake received for `room`. */
 const removals = (line: Line, room: string) =>
-  line.fake.hangups().filter((r) => r.method === 'RemoveParticipant' && r.body['room'] === room).map((r) => r.body['identity']);
+  line.fake
+    .hangups()
+    .filter((r) => r.method === 'RemoveParticipant' && r.body['room'] === room)
+    .map((r) => r.body['identity']);
 
 /** A callee who only listens (for a minute). */
 const LISTENER: CalleeStep[] = [{ wait: 60_000 }];
@@ -107,8 +140,14 @@ const CALLER = '+919812345678';
 /** What the fake Deepgram hears, in order: every spoken line of the callee (keys are not heard). */
 const BOOKING_HEARD = ['my name is Priya Sharma', 'yes', 'tomorrow', 'yes', 'five in the evening', 'yes', 'yes', 'fever and cough'];
 const BOOKING: CalleeStep[] = [
-  { say: 'my name is Priya Sharma' }, { say: 'yes' }, { say: 'tomorrow' }, { say: 'yes' },
-  { say: 'five in the evening' }, { say: 'yes' }, { dtmf: '9876543210#' }, { say: 'yes' },
+  { say: 'my name is Priya Sharma' },
+  { say: 'yes' },
+  { say: 'tomorrow' },
+  { say: 'yes' },
+  { say: 'five in the evening' },
+  { say: 'yes' },
+  { dtmf: '9876543210#' },
+  { say: 'yes' },
   // Said 600 ms into vagent's last question, over it.
   { say: 'fever and cough', bargeInAfterMs: 600 },
 ];
@@ -117,8 +156,12 @@ beforeAll(async () => {
   requireBuild();
   deepgram = await startFakeDeepgram({ script: BOOKING_HEARD });
   [main, broken, crash, inbound] = await Promise.all([
-    startLine('fake'), startLine('rtc'), startLine('fake'),
-    startLine('fake', { recognizer: { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url } }),
+    startLine('fake'),
+    startLine('rtc'),
+    startLine('fake'),
+    startLine('fake', {
+      recognizer: { VAGENT_RECOGNIZER: 'deepgram', DEEPGRAM_API_KEY: deepgram.apiKey, VAGENT_DEEPGRAM_URL: deepgram.url },
+    }),
   ]);
 }, 90_000);
 afterAll(async () => {
@@ -129,17 +172,33 @@ afterAll(async () => {
 describe.concurrent('LiveKit calls carried by vagent in the call room', { timeout: 120_000 }, () => {
   it('an EMI reminder conversation reaches the promise date', async ({ expect }) => {
     const lines = ['yes speaking', 'yes I will pay', 'tomorrow', 'yes'];
-    const call = await place(expect, main, '+919876543210', lines.map((say) => ({ say })), lines);
+    const call = await place(
+      expect,
+      main,
+      '+919876543210',
+      lines.map((say) => ({ say })),
+      lines,
+    );
     let last: any;
-    await until(async () => {
-      last = (await api(main.daemon, 'GET', `/v1/sessions/${call.session_id}`, { key: main.key })).body;
-      return last.session?.steps?.find((st: any) => st.id === 'promise_date')?.status === 'done';
-    }, 100_000, 'the promise date to be captured').catch((e: Error) => { throw new Error(`${e.message}; the session: ${JSON.stringify(last?.session)}`); });
+    await until(
+      async () => {
+        last = (await api(main.daemon, 'GET', `/v1/sessions/${call.session_id}`, { key: main.key })).body;
+        return last.session?.steps?.find((st: any) => st.id === 'promise_date')?.status === 'done';
+      },
+      100_000,
+      'the promise date to be captured',
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; the session: ${JSON.stringify(last?.session)}`);
+    });
     const session = await showSession(main, call.session_id);
     expect(session.turns.map((t: any) => t.user_text)).toEqual(lines);
     expect(session.turns.every((t: any) => t.stt_provider === 'fake')).toBe(true);
     const steps = Object.fromEntries(session.session.steps.map((st: any) => [st.id, st]));
-    expect(steps).toMatchObject({ identity: { status: 'done', value: true }, can_pay: { status: 'done', value: true }, promise_date: { status: 'done' } });
+    expect(steps).toMatchObject({
+      identity: { status: 'done', value: true },
+      can_pay: { status: 'done', value: true },
+      promise_date: { status: 'done' },
+    });
     expect(steps.promise_date.value).toEqual(expect.anything());
     const shown = await showCall(main, call.call_id);
     expect(shown).toMatchObject({ transport: 'livekit', direction: 'outbound', dial_status: 'answered' });
@@ -150,7 +209,9 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     expect(log.agentSpeech.length).toBeGreaterThanOrEqual(lines.length);
   });
 
-  it('POST /v1/calls/{id}/hangup mid-call removes the phone participant, completes the call, and vagent leaves the room', async ({ expect }) => {
+  it('POST /v1/calls/{id}/hangup mid-call removes the phone participant, completes the call, and vagent leaves the room', async ({
+    expect,
+  }) => {
     const call = await place(expect, main, '+919876543211', LISTENER, []);
     await callUntil(main, call.call_id, (c) => c.dial_status === 'answered', 20_000, 'the answer');
     // vagent is speaking its opening to the callee.
@@ -195,18 +256,39 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     expect(session.session.status).toBe('ended');
   });
 
-  it('an inbound clinic booking in the call room: heard by the recogniser, the number keyed, the last answer over the question, hung up by vagent', async ({ expect }) => {
-    expect((await api(inbound.daemon, 'POST', '/v1/numbers', { key: inbound.key, body: { number: DID, agent_id: 'ag_clinic_booking' } })).status).toBe(201);
+  it('an inbound clinic booking in the call room: heard by the recogniser, the number keyed, the last answer over the question, hung up by vagent', async ({
+    expect,
+  }) => {
+    expect(
+      (
+        await api(inbound.daemon, 'POST', '/v1/numbers', {
+          key: inbound.key,
+          body: { number: DID, agent_id: 'ag_clinic_booking' },
+        })
+      ).status,
+    ).toBe(201);
     inbound.fake.callees.set(CALLER, { steps: BOOKING });
     const rang = await inbound.fake.simulateInbound({ from: CALLER, to: DID });
     expect(rang.status).toBe(200);
-    const call = await until(async () => (await api(inbound.daemon, 'GET', '/v1/calls', { key: inbound.key })).body.data[0], 10_000, 'the inbound call');
+    const call = await until(
+      async () => (await api(inbound.daemon, 'GET', '/v1/calls', { key: inbound.key })).body.data[0],
+      10_000,
+      'the inbound call',
+    );
     expect(call).toMatchObject({ direction: 'inbound', transport: 'livekit', from: CALLER, to: DID, room_name: rang.room });
     const ended = await callUntil(inbound, call.call_id, (c) => c.status === 'completed', 110_000, 'the booking to end');
     expect(ended.dial_status).toBe('completed');
     const session = await showSession(inbound, call.session_id);
-    const captured = Object.fromEntries((session.session.steps as Array<{ slot: string | null; value: unknown }>).map((st) => [st.slot, st.value]));
-    expect(captured).toMatchObject({ patient_name: 'Priya Sharma', visit_date: expect.any(String), visit_time: '17:00', phone: '9876543210', visit_reason: 'fever and cough' });
+    const captured = Object.fromEntries(
+      (session.session.steps as Array<{ slot: string | null; value: unknown }>).map((st) => [st.slot, st.value]),
+    );
+    expect(captured).toMatchObject({
+      patient_name: 'Priya Sharma',
+      visit_date: expect.any(String),
+      visit_time: '17:00',
+      phone: '9876543210',
+      visit_reason: 'fever and cough',
+    });
     const turns = session.turns as Array<{ user_text: string; stt_provider: string }>;
     expect(turns.filter((t) => t.stt_provider === 'dtmf').map((t) => t.user_text)).toEqual(['9876543210']);
     expect(turns.filter((t) => t.stt_provider === 'deepgram').map((t) => t.user_text)).toEqual(BOOKING_HEARD);

@@ -26,7 +26,17 @@ describe('vagent call simulate: help and bad flags', { timeout: 30_000 }, () => 
   it('--help teaches the flags, the flow and gives examples', async () => {
     const res = await vagent(['--help']);
     expect(res.code).toBe(0);
-    for (const word of ['--say <text>', '--wav <file>', '--transport <carrier>', '--barge-in', '--dtmf <keys>', '--timeout-s', 'call_id', 'vagent_fake_transcripts', 'Examples:']) {
+    for (const word of [
+      '--say <text>',
+      '--wav <file>',
+      '--transport <carrier>',
+      '--barge-in',
+      '--dtmf <keys>',
+      '--timeout-s',
+      'call_id',
+      'vagent_fake_transcripts',
+      'Examples:',
+    ]) {
       expect(res.stdout).toContain(word);
     }
   });

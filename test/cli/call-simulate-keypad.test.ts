@@ -82,15 +82,23 @@ afterAll(cleanupAll, 30_000);
 type Line = Record<string, unknown> & { event: string };
 
 async function simulate(args: string[]): Promise<Line[]> {
-  const res = await runCli(['call', 'simulate', 'ag_keypad_check', ...args, '--timeout-s', '60', '--json'], { env, timeoutMs: 90_000 });
+  const res = await runCli(['call', 'simulate', 'ag_keypad_check', ...args, '--timeout-s', '60', '--json'], {
+    env,
+    timeoutMs: 90_000,
+  });
   expect(res.code, res.stderr).toBe(0);
-  return res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
+  return res.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
 }
 
 describe('a phone number by keypad on a simulated call', { timeout: 120_000 }, () => {
   it('a garbled line, then keys: the re-prompt offers the keypad and the keyed number is captured', async () => {
     const lines = await simulate(['--wav', garbled, '--dtmf', '9876543210#', '--say', 'yes', '--say', 'fever and cough']);
-    const turns = lines.filter((l) => l.event === 'turn') as Array<Line & { user_text: string; reply_text: string; stt_provider: string | null }>;
+    const turns = lines.filter((l) => l.event === 'turn') as Array<
+      Line & { user_text: string; reply_text: string; stt_provider: string | null }
+    >;
     const keyed = turns.findIndex((t) => t.stt_provider === 'dtmf');
     const why = JSON.stringify(turns.map((t) => [t.stt_provider, t.user_text, t.reply_text]));
     expect(keyed, why).toBeGreaterThan(0);
@@ -98,7 +106,10 @@ describe('a phone number by keypad on a simulated call', { timeout: 120_000 }, (
     const offer = turns.slice(0, keyed).filter((t) => t.reply_text.includes(KEYPAD));
     expect(offer, why).toHaveLength(1);
     expect(offer[0]!.reply_text, why).toMatch(/ten-digit mobile number.*Or type it on your phone's keypad and press hash\.$/);
-    expect(turns.slice(0, keyed).some((t) => t.reply_text.includes('Is that correct?')), why).toBe(false);
+    expect(
+      turns.slice(0, keyed).some((t) => t.reply_text.includes('Is that correct?')),
+      why,
+    ).toBe(false);
     // The keys, read back digit by digit; "yes" confirms them.
     expect(turns[keyed]).toMatchObject({ user_text: '9876543210' });
     expect(turns[keyed]!.reply_text).toMatch(/^9 8 7 6 5 4 3 2 1 0 Is that correct\?$/);

@@ -19,13 +19,24 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(cleanupAll, 30_000);
 
-const EMI_HI = ['ag_emi_reminder_hi', '--customer-name', 'Ravi Kumar', '--context', '{"emi_amount": "12,500", "due_date": "25 November", "loan_last4": "4321"}'];
+const EMI_HI = [
+  'ag_emi_reminder_hi',
+  '--customer-name',
+  'Ravi Kumar',
+  '--context',
+  '{"emi_amount": "12,500", "due_date": "25 November", "loan_last4": "4321"}',
+];
 
 describe('a language no recogniser hears', { timeout: 60_000 }, () => {
   it('GET /v1/health?language= says what hears it, or why nothing does and what would', async () => {
     const hi = await api(daemon, 'GET', '/v1/health?language=hi-IN');
     expect(hi.status).toBe(200);
-    expect(hi.body.recognition.for_language).toMatchObject({ language: 'hi-IN', provider: null, fallback: null, reason: expect.stringContaining('hi-IN') });
+    expect(hi.body.recognition.for_language).toMatchObject({
+      language: 'hi-IN',
+      provider: null,
+      fallback: null,
+      reason: expect.stringContaining('hi-IN'),
+    });
     expect(hi.body.recognition.for_language.fix).toContain('recognizers.hi-IN: sarvam');
     expect(hi.body.recognition.for_language.fix).toContain('SARVAM_API_KEY');
     expect(hi.body.recognition.for_language.fix).toContain('DEEPGRAM_API_KEY');
@@ -37,7 +48,10 @@ describe('a language no recogniser hears', { timeout: 60_000 }, () => {
   });
 
   it('vagent call simulate refuses at start: exit 1 naming SARVAM_API_KEY and recognizers.hi-IN, no call made', async () => {
-    const res = await runCli(['call', 'simulate', ...EMI_HI, '--say', 'haan ji', '--timeout-s', '10'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 40_000 });
+    const res = await runCli(['call', 'simulate', ...EMI_HI, '--say', 'haan ji', '--timeout-s', '10'], {
+      env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+      timeoutMs: 40_000,
+    });
     expect(res.code, res.stdout + res.stderr).toBe(1);
     expect(res.stderr).toContain('no recogniser hears hi-IN');
     expect(res.stderr).toContain('SARVAM_API_KEY');
@@ -45,7 +59,10 @@ describe('a language no recogniser hears', { timeout: 60_000 }, () => {
     const calls = await api(daemon, 'GET', '/v1/calls', { key });
     expect(calls.body.data).toEqual([]);
 
-    const json = await runCli(['call', 'simulate', ...EMI_HI, '--say', 'haan ji', '--json'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 40_000 });
+    const json = await runCli(['call', 'simulate', ...EMI_HI, '--say', 'haan ji', '--json'], {
+      env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+      timeoutMs: 40_000,
+    });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: { code: 'recognition_off' } });
   });

@@ -36,8 +36,11 @@ async function callOf(providerCallId: string): Promise<Call | undefined> {
 /** A short stream of `agent_id` with `params`, authenticated by `headers`; resolves when it has closed. */
 async function stream(params: Record<string, string>, headers: Record<string, string>): Promise<string> {
   const call = simulateCall({
-    url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/exotel`, dialect: 'exotel', headers,
-    customParameters: { agent_id: 'ag_clinic_booking', ...params }, steps: [{ kind: 'wait', ms: 500 }, { kind: 'hangup' }],
+    url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/exotel`,
+    dialect: 'exotel',
+    headers,
+    customParameters: { agent_id: 'ag_clinic_booking', ...params },
+    steps: [{ kind: 'wait', ms: 500 }, { kind: 'hangup' }],
   });
   return (await call.done).ids.callId;
 }

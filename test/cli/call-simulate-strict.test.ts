@@ -27,14 +27,18 @@ afterAll(cleanupAll, 30_000);
 function readmeVoiceExample(): string[] {
   const found = docCommands(ROOT, 'README.md').filter((c) => c.text.startsWith('vagent call simulate ag_clinic_booking'));
   expect(found, 'the README shows one voice example').toHaveLength(1);
-  const words = spawnSync('bash', ['-c', `set -- ${found[0]!.text.replace(/\\\n/g, ' ')}; printf '%s\\0' "$@"`], { encoding: 'utf8' });
+  const words = spawnSync('bash', ['-c', `set -- ${found[0]!.text.replace(/\\\n/g, ' ')}; printf '%s\\0' "$@"`], {
+    encoding: 'utf8',
+  });
   expect(words.status, words.stderr).toBe(0);
   return words.stdout.split('\0').filter(Boolean).slice(1);
 }
 
-const simulate = (lines: string[]) => runCli(['call', 'simulate', 'ag_clinic_booking', ...lines.flatMap((l) => ['--say', l]), '--strict', '--timeout-s', '25'], {
-  env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 60_000,
-});
+const simulate = (lines: string[]) =>
+  runCli(['call', 'simulate', 'ag_clinic_booking', ...lines.flatMap((l) => ['--say', l]), '--strict', '--timeout-s', '25'], {
+    env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+    timeoutMs: 60_000,
+  });
 
 describe('--strict with the embedded recogniser', { timeout: 150_000 }, () => {
   it("a misheard line exits 1 naming its turn; the README's voice example exits 0 with a completed booking", async () => {

@@ -70,7 +70,11 @@ function onStream(ws: WebSocket): void {
         const said = transcripts.shift() ?? '';
         const heard = HEARD_AS[said] ?? said;
         const last = transcripts.length === 0;
-        s.turns.push({ index: s.turns.length, user_text: heard, reply_text: last ? 'Thank you, goodbye!' : `You said ${heard}.` });
+        s.turns.push({
+          index: s.turns.length,
+          user_text: heard,
+          reply_text: last ? 'Thank you, goodbye!' : `You said ${heard}.`,
+        });
         play(ws, stream, 15, last ? 'closing' : `reply-${s.turns.length}`);
       }
     } else if (e.type === 'dtmf') {
@@ -97,24 +101,54 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     // Unauthenticated, as the daemon's: the simulator asks what hears the agent's language first.
     if (req.url?.startsWith('/v1/health')) {
-      return json(res, 200, { status: 'ok', recognition: { enabled: true, for_language: { language: 'en-IN', provider: 'fake', fallback: null } } });
+      return json(res, 200, {
+        status: 'ok',
+        recognition: { enabled: true, for_language: { language: 'en-IN', provider: 'fake', fallback: null } },
+      });
     }
     const auth = req.headers.authorization;
-    if (auth !== `Bearer ${KEY}` && auth !== `Bearer ${REFUSED_KEY}`) return json(res, 401, { error: { code: 'unauthorized', message: 'bad key' } });
+    if (auth !== `Bearer ${KEY}` && auth !== `Bearer ${REFUSED_KEY}`)
+      return json(res, 401, { error: { code: 'unauthorized', message: 'bad key' } });
     const now = Math.floor(Date.now() / 1000);
     if (req.url === '/v1/agents/ag_stub') {
-      return json(res, 200, { id: 'ag_stub', name: 'Stub', description: null, direction: 'inbound', language: 'en-IN', version: 1, digest: 'x', created_at: now, updated_at: now, audio: {}, definition: {} });
+      return json(res, 200, {
+        id: 'ag_stub',
+        name: 'Stub',
+        description: null,
+        direction: 'inbound',
+        language: 'en-IN',
+        version: 1,
+        digest: 'x',
+        created_at: now,
+        updated_at: now,
+        audio: {},
+        definition: {},
+      });
     }
     if (req.url?.startsWith('/v1/sessions?')) {
-      return json(res, 200, { data: sessions.map((_, i) => ({ session_id: `se_${i + 1}`, agent_id: 'ag_stub', status: 'open', created_at: now })).reverse(), has_more: false, next_cursor: null });
+      return json(res, 200, {
+        data: sessions.map((_, i) => ({ session_id: `se_${i + 1}`, agent_id: 'ag_stub', status: 'open', created_at: now })).reverse(),
+        has_more: false,
+        next_cursor: null,
+      });
     }
     const m = /^\/v1\/sessions\/se_(\d+)$/.exec(req.url ?? '');
     const s = m ? sessions[Number(m[1]) - 1] : undefined;
     if (s) {
       return json(res, 200, {
-        session_id: Number(m![1]), turns: s.turns, total_cost_inr: 0.5, llm_cost_inr: 0, tts_cost_inr: 0.1, stt_cost_inr: 0.4, stt_seconds: 12.5,
-        session: { agent_id: 'ag_stub', status: s.status, outcome: s.status === 'ended' ? 'completed' : null,
-          steps: [{ id: 'name', status: 'done', attempts: 1, slot: 'patient_name', value: s.turns[0]?.user_text ?? null }] },
+        session_id: Number(m![1]),
+        turns: s.turns,
+        total_cost_inr: 0.5,
+        llm_cost_inr: 0,
+        tts_cost_inr: 0.1,
+        stt_cost_inr: 0.4,
+        stt_seconds: 12.5,
+        session: {
+          agent_id: 'ag_stub',
+          status: s.status,
+          outcome: s.status === 'ended' ? 'completed' : null,
+          steps: [{ id: 'name', status: 'done', attempts: 1, slot: 'patient_name', value: s.turns[0]?.user_text ?? null }],
+        },
       });
     }
     return json(res, 404, { error: { code: 'not_found', message: `no route ${req.url}` } });
@@ -132,28 +166,42 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const simulate = (args: string[], key = KEY) =>
-  runCli(['call', 'simulate', 'ag_stub', '--transport', 'twilio', ...args], { env: { VAGENT_URL: url, VAGENT_API_KEY: key }, timeoutMs: 60_000 });
+  runCli(['call', 'simulate', 'ag_stub', '--transport', 'twilio', ...args], {
+    env: { VAGENT_URL: url, VAGENT_API_KEY: key },
+    timeoutMs: 60_000,
+  });
 
 describe('vagent call simulate (stub daemon)', { timeout: 90_000 }, () => {
   it('--json: one event per line, from the call to the summary', async () => {
     const res = await simulate(['--say', 'hello there', '--dtmf', '42#', '--say', 'Priya Sharma', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
     expect(lines[0]).toMatchObject({ event: 'call', agent_id: 'ag_stub', transport: 'twilio', call_id: null });
     const events = lines.map((l) => l.event);
-    expect(events).toEqual(expect.arrayContaining(['open', 'start', 'reply_start', 'reply_end', 'line_start', 'line_end', 'dtmf', 'mark', 'turn', 'closed']));
+    expect(events).toEqual(
+      expect.arrayContaining(['open', 'start', 'reply_start', 'reply_end', 'line_start', 'line_end', 'dtmf', 'mark', 'turn', 'closed']),
+    );
     expect(events.indexOf('line_start')).toBeGreaterThan(events.indexOf('reply_end')); // the opening played first
     const s = sessions.at(-1)!;
     expect(s.params).toMatchObject({ agent_id: 'ag_stub', to: '+919876543210' });
     expect(JSON.parse(s.params.vagent_fake_transcripts!)).toEqual(['hello there', 'Priya Sharma']);
     expect(s.heardDigits).toBe('42#');
     expect(lines.filter((l) => l.event === 'turn').map((l) => [l.user_text, l.reply_text])).toEqual([
-      ['hello there', 'You said hello there.'], ['Priya Sharma', 'Thank you, goodbye!'],
+      ['hello there', 'You said hello there.'],
+      ['Priya Sharma', 'Thank you, goodbye!'],
     ]);
     const summary = lines.at(-1)!;
     expect(summary).toMatchObject({
-      event: 'summary', session_id: 'se_' + sessions.length, status: 'ended', outcome: 'completed',
-      extracted: { patient_name: 'hello there' }, stt_seconds: 12.5, close: { code: 1000, by: 'bot' },
+      event: 'summary',
+      session_id: 'se_' + sessions.length,
+      status: 'ended',
+      outcome: 'completed',
+      extracted: { patient_name: 'hello there' },
+      stt_seconds: 12.5,
+      close: { code: 1000, by: 'bot' },
     });
     const turns = summary.turns as Array<{ kind: string; latency_ms?: number }>;
     expect(turns.map((t) => t.kind)).toEqual(['say', 'dtmf', 'say']);
@@ -180,11 +228,20 @@ describe('vagent call simulate (stub daemon)', { timeout: 90_000 }, () => {
   it('each turn says what was said and whether it was heard so: a mishearing is marked, counted, and fails --strict naming the turn', async () => {
     const res = await simulate(['--say', 'five p m', '--dtmf', '42#', '--say', 'fever', '--say', 'Asha Rao', '--strict', '--json']);
     expect(res.code, res.stderr).toBe(1);
-    const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
     expect(lines.filter((l) => l.event === 'turn').map((l) => [l.index, l.user_text, l.said, l.match])).toEqual([
-      [0, '5 pm', 'five p m', true], [1, 'the what', 'fever', false], [2, 'Asha Rao', 'Asha Rao', true],
+      [0, '5 pm', 'five p m', true],
+      [1, 'the what', 'fever', false],
+      [2, 'Asha Rao', 'Asha Rao', true],
     ]);
-    expect(lines.at(-1)).toMatchObject({ event: 'summary', mismatches: 1, misheard: [{ turn: 1, said: 'fever', heard: 'the what' }] });
+    expect(lines.at(-1)).toMatchObject({
+      event: 'summary',
+      mismatches: 1,
+      misheard: [{ turn: 1, said: 'fever', heard: 'the what' }],
+    });
     expect(JSON.parse(res.stderr.trim().split('\n').at(-1)!)).toEqual({
       error: { code: 'misheard', message: '1 line was misheard: turn 1 heard "the what" for "fever"' },
     });

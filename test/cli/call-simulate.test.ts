@@ -25,26 +25,45 @@ type Line = Record<string, unknown> & { event: string };
 
 async function simulate(args: string[]): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
   const res = await runCli(['call', 'simulate', ...args, '--json'], {
-    env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 170_000,
+    env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+    timeoutMs: 170_000,
   });
-  const lines = res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
+  const lines = res.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
   return { code: res.code, lines, stderr: res.stderr };
 }
 
 /** The clinic booking, step by step (config/agents/ag_clinic_booking.yaml). */
 const BOOKING = [
-  '--say', 'Priya Sharma', '--say', 'yes',
-  '--say', 'tomorrow', '--say', 'yes',
-  '--say', 'five in the evening', '--say', 'yes',
-  '--dtmf', '9876543210#', '--say', 'yes',
-  '--say', 'fever and cough',
+  '--say',
+  'Priya Sharma',
+  '--say',
+  'yes',
+  '--say',
+  'tomorrow',
+  '--say',
+  'yes',
+  '--say',
+  'five in the evening',
+  '--say',
+  'yes',
+  '--dtmf',
+  '9876543210#',
+  '--say',
+  'yes',
+  '--say',
+  'fever and cough',
 ];
 
 /** What every dialect's booking must show (the simulate command's JSON lines, and the session). */
 async function checkBooking(transport: string, lines: Line[]): Promise<void> {
   const events = lines.map((l) => l.event);
   expect(events[0]).toBe('call');
-  expect(events).toEqual(expect.arrayContaining(['open', 'start', 'line_start', 'line_end', 'reply_start', 'mark', 'dtmf', 'turn', 'closed', 'summary']));
+  expect(events).toEqual(
+    expect.arrayContaining(['open', 'start', 'line_start', 'line_end', 'reply_start', 'mark', 'dtmf', 'turn', 'closed', 'summary']),
+  );
 
   // The opening plays at once; every line gets a reply, with its latency.
   const opening = lines.find((l) => l.event === 'reply_start' && l.turn === -1);
@@ -58,7 +77,12 @@ async function checkBooking(transport: string, lines: Line[]): Promise<void> {
   // What the recogniser heard is what was said.
   const heard = lines.filter((l) => l.event === 'turn').map((l) => l.user_text);
   expect(heard).toEqual(expect.arrayContaining(['Priya Sharma', 'tomorrow', 'five in the evening', 'fever and cough']));
-  expect(lines.filter((l) => l.event === 'dtmf').map((l) => l.digit).join('')).toBe('9876543210#');
+  expect(
+    lines
+      .filter((l) => l.event === 'dtmf')
+      .map((l) => l.digit)
+      .join(''),
+  ).toBe('9876543210#');
 
   // Marks were acknowledged after playback; the agent ended the call after its closing line.
   const frames = summary.frames as { received: number; marks: number; marks_played: number };
@@ -84,15 +108,21 @@ async function checkBooking(transport: string, lines: Line[]): Promise<void> {
     expect(t.stt_confidence, transport).toBeCloseTo(0.9);
     expect(t.silence_ms as number, transport).toBeGreaterThan(0);
   }
-  expect((detail.body.turns as Array<Record<string, unknown>>).some((t) => t.stt_provider === 'dtmf' && t.user_text === '9876543210'), transport).toBe(true);
+  expect(
+    (detail.body.turns as Array<Record<string, unknown>>).some((t) => t.stt_provider === 'dtmf' && t.user_text === '9876543210'),
+    transport,
+  ).toBe(true);
   expect(detail.body.stt_seconds as number, transport).toBeGreaterThan(0);
 }
 
 describe('vagent call simulate against the media endpoint', { timeout: 180_000 }, () => {
   it('twilio, exotel and plivo at once: each booking completes by voice, the agent hangs up, the session has the STT telemetry', async () => {
-    const runs = await Promise.all((['twilio', 'exotel', 'plivo'] as const).map(async (transport) => ({
-      transport, ...(await simulate(['ag_clinic_booking', '--transport', transport, '--timeout-s', '150', ...BOOKING])),
-    })));
+    const runs = await Promise.all(
+      (['twilio', 'exotel', 'plivo'] as const).map(async (transport) => ({
+        transport,
+        ...(await simulate(['ag_clinic_booking', '--transport', transport, '--timeout-s', '150', ...BOOKING])),
+      })),
+    );
     for (const { transport, code, lines, stderr } of runs) {
       expect(code, `${transport}: ${stderr}`).toBe(0);
       await checkBooking(transport, lines);
@@ -100,7 +130,14 @@ describe('vagent call simulate against the media endpoint', { timeout: 180_000 }
   });
 
   it('barge-in: a line over the opening makes the agent clear its audio', async () => {
-    const { code, lines, stderr } = await simulate(['ag_clinic_booking', '--barge-in', '--timeout-s', '10', '--say', 'Priya Sharma speaking from Bangalore about an appointment']);
+    const { code, lines, stderr } = await simulate([
+      'ag_clinic_booking',
+      '--barge-in',
+      '--timeout-s',
+      '10',
+      '--say',
+      'Priya Sharma speaking from Bangalore about an appointment',
+    ]);
     expect(code, stderr).toBe(0);
     const clear = lines.find((l) => l.event === 'clear' && typeof l.barge_in_ms === 'number');
     expect(clear, JSON.stringify(lines.filter((l) => l.event !== 'turn'))).toBeDefined();
@@ -109,7 +146,11 @@ describe('vagent call simulate against the media endpoint', { timeout: 180_000 }
     // asserted exactly; the wall-clock figure at the caller's end adds the VAD's onset lag and
     // two hops through a loaded machine, so it gets a loose bound here, and `npm run bench`
     // measures it (docs/media.md).
-    const decided = daemon.stdout().split('\n').filter((l) => l.includes('"msg":"barge-in"')).map((l) => JSON.parse(l) as { speech_ms: number });
+    const decided = daemon
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"barge-in"'))
+      .map((l) => JSON.parse(l) as { speech_ms: number });
     expect(decided.length).toBeGreaterThan(0);
     expect(decided[0]!.speech_ms).toBeGreaterThanOrEqual(200);
     expect(decided[0]!.speech_ms).toBeLessThanOrEqual(300);

@@ -15,8 +15,28 @@ import { EMI_CONTEXT } from '../support/agents.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 
 const PLACEMENT_KEYS = ['call_id', 'session_id', 'agent_id', 'to', 'from', 'idempotent', 'status', 'dial_required'];
-const STATUS_KEYS = ['call_id', 'session_id', 'agent_id', 'status', 'started_at', 'ended_at', 'duration_s', 'customer_name', 'cost',
-  'direction', 'to', 'from', 'dial_status', 'dial_error', 'trunk_id', 'room_name', 'provider_call_id', 'answered_at', 'transport', 'source'];
+const STATUS_KEYS = [
+  'call_id',
+  'session_id',
+  'agent_id',
+  'status',
+  'started_at',
+  'ended_at',
+  'duration_s',
+  'customer_name',
+  'cost',
+  'direction',
+  'to',
+  'from',
+  'dial_status',
+  'dial_error',
+  'trunk_id',
+  'room_name',
+  'provider_call_id',
+  'answered_at',
+  'transport',
+  'source',
+];
 const TO = '+919876543210';
 const FROM = '+912240001234';
 /** What ag_emi_reminder needs to open (its required_context and a customer name). */
@@ -61,7 +81,9 @@ describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
     const before = (await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length;
     const res = await vagent(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--context', '{"emi_amount": "12500"}']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^error: invalid_request: agent ag_emi_reminder needs context\.due_date, context\.loan_last4 and customer_name: /m);
+    expect(res.stderr).toMatch(
+      /^error: invalid_request: agent ag_emi_reminder needs context\.due_date, context\.loan_last4 and customer_name: /m,
+    );
     expect(res.stderr).toContain(`add --customer-name "NAME" --context '{"due_date":"…","loan_last4":"…"}'`);
     expect(res.stdout).toBe('');
     expect((await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data.length).toBe(before);
@@ -70,13 +92,37 @@ describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
   it('--json prints the placement; the same --idempotency-key replays it instead of preparing twice', async () => {
     const ctxFile = path.join(tempDir(), 'ravi.json');
     fs.writeFileSync(ctxFile, JSON.stringify({ emi_amount: '12500', due_date: 'the 5th', loan_last4: '4321' }));
-    const args = ['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--from', FROM, '--customer-name', 'Ravi Kumar',
-      '--title', 'EMI reminder', '--context', `@${ctxFile}`, '--idempotency-key', 'emi-2025-11-ravi', '--json'];
+    const args = [
+      'call',
+      'place',
+      '--agent',
+      'ag_emi_reminder',
+      '--to',
+      TO,
+      '--from',
+      FROM,
+      '--customer-name',
+      'Ravi Kumar',
+      '--title',
+      'EMI reminder',
+      '--context',
+      `@${ctxFile}`,
+      '--idempotency-key',
+      'emi-2025-11-ravi',
+      '--json',
+    ];
     const res = await vagent(args);
     expect(res.code, res.stderr).toBe(0);
     const p = JSON.parse(res.stdout) as Record<string, unknown>;
     expect(Object.keys(p).sort()).toEqual([...PLACEMENT_KEYS].sort());
-    expect(p).toMatchObject({ agent_id: 'ag_emi_reminder', to: TO, from: FROM, idempotent: true, status: 'prepared', dial_required: true });
+    expect(p).toMatchObject({
+      agent_id: 'ag_emi_reminder',
+      to: TO,
+      from: FROM,
+      idempotent: true,
+      status: 'prepared',
+      dial_required: true,
+    });
     expect(p.call_id).toMatch(/^cl_\d+$/);
     expect(p.session_id).toBe(`se_${(p.call_id as string).slice(3)}`);
 
@@ -85,8 +131,19 @@ describe('vagent call place (prepare only)', { timeout: 30_000 }, () => {
     expect(JSON.parse(again.stdout)).toEqual(p);
     placed.push(p.call_id as string);
 
-    const inline = await vagent(['call', 'place', '--agent', 'ag_delivery_confirmation', '--to', '+918123456789', '--customer-name', 'Asha Rao',
-      '--context', '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}', '--json']);
+    const inline = await vagent([
+      'call',
+      'place',
+      '--agent',
+      'ag_delivery_confirmation',
+      '--to',
+      '+918123456789',
+      '--customer-name',
+      'Asha Rao',
+      '--context',
+      '{"seller_name": "ShopKart", "delivery_date": "tomorrow"}',
+      '--json',
+    ]);
     expect(inline.code, inline.stderr).toBe(0);
     placed.push(JSON.parse(inline.stdout).call_id);
   });
@@ -100,15 +157,33 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const call = JSON.parse(json.stdout) as Record<string, unknown>;
     expect(Object.keys(call).sort()).toEqual([...STATUS_KEYS].sort());
     expect(call).toEqual((await api(daemon, 'GET', `/v1/calls/${id}`, { key })).body);
-    expect(call).toMatchObject({ status: 'in_progress', dial_status: 'not_dialled', customer_name: 'Ravi Kumar', direction: 'outbound', from: FROM, transport: null, source: 'phone' });
+    expect(call).toMatchObject({
+      status: 'in_progress',
+      dial_status: 'not_dialled',
+      customer_name: 'Ravi Kumar',
+      direction: 'outbound',
+      from: FROM,
+      transport: null,
+      source: 'phone',
+    });
 
     const human = await vagent(['call', 'show', id]);
     expect(human.code, human.stderr).toBe(0);
     for (const re of [
-      new RegExp(`^call:\\s+${id}$`), /^status:\s+in progress$/, /^dial status:\s+not dialled$/, new RegExp(`^to:\\s+\\${TO}$`),
-      new RegExp(`^from:\\s+\\${FROM}$`), /^customer:\s+Ravi Kumar$/, /^room:\s+-$/, /^duration:\s+-$/, /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
-      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/, /^transport:\s+-$/, /^source:\s+phone$/,
-    ]) expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
+      new RegExp(`^call:\\s+${id}$`),
+      /^status:\s+in progress$/,
+      /^dial status:\s+not dialled$/,
+      new RegExp(`^to:\\s+\\${TO}$`),
+      new RegExp(`^from:\\s+\\${FROM}$`),
+      /^customer:\s+Ravi Kumar$/,
+      /^room:\s+-$/,
+      /^duration:\s+-$/,
+      /^cost:\s+₹0\.00 \(llm ₹0\.00, /,
+      /^started:\s+\d{4}-\d\d-\d\d \d\d:\d\d$/,
+      /^transport:\s+-$/,
+      /^source:\s+phone$/,
+    ])
+      expect(human.stdout).toMatch(new RegExp(re.source, 'm'));
 
     const missing = await vagent(['call', 'show', 'cl_123']);
     expect(missing.code).toBe(1);
@@ -124,7 +199,9 @@ describe('vagent call show and list', { timeout: 30_000 }, () => {
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^CALL\s+STATUS\s+DIAL\s+DIR\s+FROM\s+TO\s+AGENT\s+STARTED\s+DURATION\s+COST$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[0])).toEqual([...placed].reverse());
-    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(/completed\s+not dialled\s+out\s+(-|\+\d+)\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+₹0\.00$/);
+    expect(lines.find((l) => l.startsWith(placed[0]!))).toMatch(
+      /completed\s+not dialled\s+out\s+(-|\+\d+)\s+\+919876543210\s+ag_emi_reminder\s+\S+ \S+\s+\d+ s\s+₹0\.00$/,
+    );
 
     const completed = JSON.parse((await vagent(['call', 'list', '--status', 'completed', '--json'])).stdout);
     expect(completed.data.map((c: { call_id: string }) => c.call_id)).toEqual([placed[0]]);
@@ -200,13 +277,21 @@ describe('bad arguments and missing telephony', { timeout: 30_000 }, () => {
     expect(res.stdout).toContain('LiveKit is not configured on the daemon');
     for (const env of ['LIVEKIT_URL=', 'LIVEKIT_API_KEY=', 'LIVEKIT_API_SECRET=']) expect(res.stdout).toContain(env);
     expect(res.stdout).toMatch(/restart/);
-    expect(res.stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m);
+    expect(res.stdout).toMatch(
+      /^budget today:\s+<?₹\d+\.\d\d spent or held by open calls, no daily budget \(\d{4}-\d\d-\d\d, Asia\/Kolkata\)$/m,
+    );
     expect(res.stdout).toMatch(/^inbound events:\s+since start: none · recorded: none$/m);
     expect(res.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
 
     const json = await vagent(['telephony', 'check', '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, url: null, problem: 'not_configured', agent_name: null, budget: { budget_inr: null } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      url: null,
+      problem: 'not_configured',
+      agent_name: null,
+      budget: { budget_inr: null },
+    });
   });
 });
 
@@ -219,16 +304,25 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('tenant acme-collections updated');
     expect(set.stdout).toMatch(/^daily budget:\s+₹500\.00 a day$/m);
-    expect(await showJson('acme-collections')).toMatchObject({ daily_budget_inr: 500, inbound_webhook_url: null, has_inbound_webhook_secret: false });
+    expect(await showJson('acme-collections')).toMatchObject({
+      daily_budget_inr: 500,
+      inbound_webhook_url: null,
+      has_inbound_webhook_secret: false,
+    });
 
-    expect(JSON.parse((await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '0', '--json'])).stdout)).toMatchObject({ daily_budget_inr: 0 });
-    expect((await admin(['tenant', 'show', 'acme-collections'])).stdout).toMatch(/^daily budget:\s+none \(0: no budget for this tenant\)$/m);
+    expect(JSON.parse((await admin(['tenant', 'set', 'acme-collections', '--budget-inr', '0', '--json'])).stdout)).toMatchObject({
+      daily_budget_inr: 0,
+    });
+    expect((await admin(['tenant', 'show', 'acme-collections'])).stdout).toMatch(
+      /^daily budget:\s+none \(0: no budget for this tenant\)$/m,
+    );
     expect((await admin(['tenant', 'set', 'acme-collections', '--budget-inr', 'default'])).code).toBe(0);
     expect(await showJson('acme-collections')).toMatchObject({ daily_budget_inr: null });
 
     const bad = [['--budget-inr', 'lots'], ['--budget-inr', '-5'], []];
-    const [nobody, ...refused] = await Promise.all([['nobody', '--budget-inr', '5'], ...bad.map((a) => ['acme-collections', ...a])]
-      .map((args) => admin(['tenant', 'set', ...args])));
+    const [nobody, ...refused] = await Promise.all(
+      [['nobody', '--budget-inr', '5'], ...bad.map((a) => ['acme-collections', ...a])].map((args) => admin(['tenant', 'set', ...args])),
+    );
     refused.forEach((res, i) => expect(res!.code, bad[i]!.join(' ')).toBe(2));
     expect(nobody!.code).toBe(1);
     expect(nobody!.stderr).toMatch(/^error: not_found: no tenant named nobody/m);
@@ -240,7 +334,9 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: rate_limit_exceeded: tenant default has reached its daily budget of ₹1 /m);
     expect(res.stderr).toContain('vagent admin tenant set');
-    expect((await vagent(['telephony', 'check'])).stdout).toMatch(/^budget today:\s+<?₹\d+\.\d\d of ₹1\.00 spent or held by open calls \(\d+%\)/m);
+    expect((await vagent(['telephony', 'check'])).stdout).toMatch(
+      /^budget today:\s+<?₹\d+\.\d\d of ₹1\.00 spent or held by open calls \(\d+%\)/m,
+    );
     expect((await admin(['tenant', 'set', 'default', '--budget-inr', 'default'])).code).toBe(0);
   });
 
@@ -286,12 +382,18 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
 
   it('takes a secret from stdin without printing it', async () => {
     const mine = 'routing-secret-Zq8-4471-abcdef';
-    const set = await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'https://crm.acme.in/route', '--webhook-secret-stdin'], { input: `${mine}\n` });
+    const set = await admin(
+      ['tenant', 'set', 'acme-collections', '--inbound-webhook', 'https://crm.acme.in/route', '--webhook-secret-stdin'],
+      { input: `${mine}\n` },
+    );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout + set.stderr).not.toContain(mine);
     expect(set.stdout).not.toContain('whsec_');
     expect(await showJson('acme-collections')).toMatchObject({ has_inbound_webhook_secret: true });
-    const short = await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'https://crm.acme.in/route', '--webhook-secret-stdin'], { input: 'short' });
+    const short = await admin(
+      ['tenant', 'set', 'acme-collections', '--inbound-webhook', 'https://crm.acme.in/route', '--webhook-secret-stdin'],
+      { input: 'short' },
+    );
     expect(short.code).toBe(2);
     const noUrl = await admin(['tenant', 'set', 'acme-collections', '--webhook-secret-stdin'], { input: mine });
     expect(noUrl.code).toBe(2);
@@ -305,20 +407,27 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
       ['https://127.0.0.1:8443/route', /^error: address_not_allowed: /m],
       ['not a url', /^error: invalid_url: webhook URL is not a valid URL$/m],
     ];
-    const results = await Promise.all(cases.map(([url]) => admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', url, '--budget-inr', '9'])));
+    const results = await Promise.all(
+      cases.map(([url]) => admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', url, '--budget-inr', '9'])),
+    );
     cases.forEach(([url, message], i) => {
       expect(results[i]!.code, url).toBe(1);
       expect(results[i]!.stderr, url).toMatch(message);
       expect(results[i]!.stdout).toBe('');
     });
-    expect((await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'http://10.0.0.5/route'])).stderr)
-      .toContain('VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP');
+    expect((await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'http://10.0.0.5/route'])).stderr).toContain(
+      'VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP',
+    );
     expect(await showJson('acme-collections')).toEqual(before);
 
-    const allowed = await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'http://10.0.0.5/route', '--json'],
-      { env: { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'true', VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    const allowed = await admin(['tenant', 'set', 'acme-collections', '--inbound-webhook', 'http://10.0.0.5/route', '--json'], {
+      env: { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'true', VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'true' },
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(JSON.parse(allowed.stdout)).toMatchObject({ inbound_webhook_url: 'http://10.0.0.5/route', has_inbound_webhook_secret: true });
+    expect(JSON.parse(allowed.stdout)).toMatchObject({
+      inbound_webhook_url: 'http://10.0.0.5/route',
+      has_inbound_webhook_secret: true,
+    });
   });
 });
 
@@ -331,9 +440,20 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
   beforeAll(async () => {
     fake = await startFakeLiveKit();
     // vagent joins call rooms; the fake LiveKit's rooms need the development driver.
-    lk = await startDaemon({ env: { LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_SPEECH: 'off' } });
+    lk = await startDaemon({
+      env: {
+        LIVEKIT_URL: fake.url,
+        LIVEKIT_API_KEY: fake.apiKey,
+        LIVEKIT_API_SECRET: fake.apiSecret,
+        VAGENT_LIVEKIT_ROOMS: 'fake',
+        VAGENT_SPEECH: 'off',
+      },
+    });
     lkKey = await adminKey(lk.stateDir);
-    const trunk = await api(lk, 'POST', '/v1/trunks', { key: lkKey, body: { address: 'sip.example-carrier.in', numbers: [FROM] } });
+    const trunk = await api(lk, 'POST', '/v1/trunks', {
+      key: lkKey,
+      body: { address: 'sip.example-carrier.in', numbers: [FROM] },
+    });
     expect(trunk.status).toBe(201);
   }, 30_000);
   afterAll(async () => {
@@ -344,14 +464,29 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
   it('telephony check passes (exit 0) with the trunk count, latency and the name vagent joins rooms as', async () => {
     const res = await dialer(['telephony', 'check']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toMatch(new RegExp(`^✔ LiveKit at ${fake.url.replace(/[.]/g, '\\.')} answers: 0 outbound SIP trunks, \\d+ ms$`, 'm'));
+    expect(res.stdout).toMatch(
+      new RegExp(`^✔ LiveKit at ${fake.url.replace(/[.]/g, '\\.')} answers: 0 outbound SIP trunks, \\d+ ms$`, 'm'),
+    );
     expect(res.stdout).toMatch(/^joins rooms as:\s+vagent-media$/m);
     expect(JSON.parse((await dialer(['telephony', 'check', '--json'])).stdout)).toMatchObject({ ok: true, outbound_trunks: 0 });
   });
 
   it('--dial rings the number and prints the room and the provider call id', async () => {
     const before = fake.sipParticipants().length;
-    const res = await dialer(['call', 'place', '--agent', 'ag_emi_reminder', ...EMI_ARGS, '--to', TO, '--from', FROM, '--dial', '--ringing-timeout', '20']);
+    const res = await dialer([
+      'call',
+      'place',
+      '--agent',
+      'ag_emi_reminder',
+      ...EMI_ARGS,
+      '--to',
+      TO,
+      '--from',
+      FROM,
+      '--dial',
+      '--ringing-timeout',
+      '20',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     // The daemon waits for the answer (livekit.wait_until_answered), and the fake callee answers.
     const id = /^✔ \+919876543210 answered: call (cl_\d+)$/m.exec(res.stdout)?.[1];
@@ -370,8 +505,24 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
 
   it('as a new user: a dialled call shows answered, `call hangup` hangs it up, and LiveKit records the removal', async () => {
     // Everything the agent's templates use is given, as the README's examples do.
-    const placed = JSON.parse((await dialer(['call', 'place', '--agent', 'ag_emi_reminder', '--to', TO, '--dial', '--json',
-      '--customer-name', 'Ravi Kumar', '--context', '{"emi_amount": "12,500", "loan_last4": "4321", "due_date": "25 November"}'])).stdout);
+    const placed = JSON.parse(
+      (
+        await dialer([
+          'call',
+          'place',
+          '--agent',
+          'ag_emi_reminder',
+          '--to',
+          TO,
+          '--dial',
+          '--json',
+          '--customer-name',
+          'Ravi Kumar',
+          '--context',
+          '{"emi_amount": "12,500", "loan_last4": "4321", "due_date": "25 November"}',
+        ])
+      ).stdout,
+    );
     expect(placed).toMatchObject({ status: 'ringing', dial_status: 'answered', answered_at: expect.any(Number) });
     const id: string = placed.call_id;
 
@@ -398,9 +549,16 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
     // Again: it succeeds and says the line is already gone, with LiveKit not asked again.
     const again = await dialer(['call', 'hangup', id, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ call_id: id, line: 'already_gone', status: 'completed', dial_status: 'completed' });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      call_id: id,
+      line: 'already_gone',
+      status: 'completed',
+      dial_status: 'completed',
+    });
     expect(fake.hangups().length).toBe(before + 2);
-    expect((await dialer(['call', 'list', '--status', 'completed'])).stdout).toMatch(new RegExp(`^${id}\\s+completed\\s+completed\\b`, 'm'));
+    expect((await dialer(['call', 'list', '--status', 'completed'])).stdout).toMatch(
+      new RegExp(`^${id}\\s+completed\\s+completed\\b`, 'm'),
+    );
   }, 90_000);
 
   it('call hangup of an unknown call exits 1 naming not_found; a malformed id is session_not_found', async () => {

@@ -30,7 +30,10 @@ afterAll(cleanupAll, 30_000);
 
 describe('vagent carrier', { timeout: 30_000 }, () => {
   it('set twilio reads the auth token from stdin and prints the API object with --json', async () => {
-    const res = await vagent(['carrier', 'set', 'twilio', '--account-sid', 'AC0123456789abcdef0123456789abcdef', '--auth-token-stdin', '--json'], `${TWILIO_TOKEN}\n`);
+    const res = await vagent(
+      ['carrier', 'set', 'twilio', '--account-sid', 'AC0123456789abcdef0123456789abcdef', '--auth-token-stdin', '--json'],
+      `${TWILIO_TOKEN}\n`,
+    );
     expect(res.code, res.stderr).toBe(0);
     const view = JSON.parse(res.stdout) as Record<string, unknown>;
     expect(Object.keys(view).sort()).toEqual(VIEW_KEYS);
@@ -54,8 +57,14 @@ describe('vagent carrier', { timeout: 30_000 }, () => {
     const cases: Array<[string[], RegExp]> = [
       [['carrier', 'set', 'plivo', '--auth-token-stdin'], /plivo needs --auth-id/],
       [['carrier', 'set', 'exotel', '--api-token-stdin'], /exotel needs --exotel-api-key/],
-      [['carrier', 'set', 'twilio', '--exotel-api-key', 'k', '--auth-token-stdin'], /--exotel-api-key is not for twilio; it takes --account-sid/],
-      [['carrier', 'set', 'exotel', '--exotel-api-key', 'k', '--auth-token-stdin'], /--auth-token-stdin is not for exotel; use --api-token-stdin/],
+      [
+        ['carrier', 'set', 'twilio', '--exotel-api-key', 'k', '--auth-token-stdin'],
+        /--exotel-api-key is not for twilio; it takes --account-sid/,
+      ],
+      [
+        ['carrier', 'set', 'exotel', '--exotel-api-key', 'k', '--auth-token-stdin'],
+        /--auth-token-stdin is not for exotel; use --api-token-stdin/,
+      ],
       [['carrier', 'set', 'twilio'], /stdin is not a terminal; pipe the secret in with --auth-token-stdin/],
       [['carrier', 'set', 'vonage', '--auth-token-stdin'], /Allowed choices are twilio, plivo, exotel/],
     ];
@@ -85,7 +94,11 @@ describe('vagent carrier', { timeout: 30_000 }, () => {
     expect(table.stdout).toContain('stream token: none (make one: vagent carrier token)');
     const json = await vagent(['carrier', 'ls', '--json']);
     const body = JSON.parse(json.stdout) as { data: Array<Record<string, unknown>>; stream_token: unknown };
-    expect(body.data.map((d) => [d.dialect, d.configured])).toEqual([['twilio', true], ['exotel', true], ['plivo', true]]);
+    expect(body.data.map((d) => [d.dialect, d.configured])).toEqual([
+      ['twilio', true],
+      ['exotel', true],
+      ['plivo', true],
+    ]);
     expect(body.stream_token).toEqual({ configured: false, created_at: null });
   });
 
@@ -100,7 +113,10 @@ describe('vagent carrier', { timeout: 30_000 }, () => {
     expect(Object.keys(body).sort()).toEqual(['created_at', 'stream_token']);
     expect(body.stream_token).not.toBe(first.stdout.trim());
     const list = await vagent(['carrier', 'list', '--json']);
-    expect((JSON.parse(list.stdout) as { stream_token: unknown }).stream_token).toEqual({ configured: true, created_at: body.created_at });
+    expect((JSON.parse(list.stdout) as { stream_token: unknown }).stream_token).toEqual({
+      configured: true,
+      created_at: body.created_at,
+    });
     // Neither token is shown again anywhere.
     expect(list.stdout).not.toContain(body.stream_token);
   });

@@ -35,11 +35,19 @@ close_grace_ms: ${graceMs}
 
 /** A `vagent chat` whose stdin stays open until the test writes or closes it. */
 function openChat(args: string[], extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'chat', ...args], { cwd: ROOT, env: childEnv(cliHome(), { ...env, ...extra }), stdio: 'pipe' });
+  const child = spawn(process.execPath, [BIN, 'chat', ...args], {
+    cwd: ROOT,
+    env: childEnv(cliHome(), { ...env, ...extra }),
+    stdio: 'pipe',
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return {
     write: (line: string) => child.stdin.write(`${line}\n`),
@@ -62,7 +70,10 @@ function openChat(args: string[], extra: Record<string, string> = {}) {
 beforeAll(async () => {
   ({ daemon, env } = await startDaemonWithKey());
   const dir = tempDir('vagent-agents-');
-  for (const [id, grace] of [['ag_cli_short_grace', 600], ['ag_cli_long_grace', 60_000]] as const) {
+  for (const [id, grace] of [
+    ['ag_cli_short_grace', 600],
+    ['ag_cli_long_grace', 60_000],
+  ] as const) {
     const file = path.join(dir, `${id}.yaml`);
     fs.writeFileSync(file, agentYaml(id, grace));
     const res = await vagent(['agent', 'apply', '-f', file, '--no-wait']);
@@ -124,7 +135,11 @@ describe('vagent chat when the agent ends the call', { timeout: 60_000 }, () => 
     try {
       chat.write('Asha Rao');
       expect(await chat.exited).toBe(0);
-      const lines = chat.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = chat
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.at(-1)).toMatchObject({ ended: true, summary: { outcome: 'completed', extracted: { customer: 'Asha Rao' } } });
     } finally {
       chat.kill();
@@ -135,7 +150,9 @@ describe('vagent chat when the agent ends the call', { timeout: 60_000 }, () => 
 describe('/play', { timeout: 60_000 }, () => {
   it('a player that fails prints the audio URL, as when there is no player', async () => {
     const bin = tempDir('vagent-bin-');
-    fs.writeFileSync(path.join(bin, 'aplay'), '#!/bin/sh\necho "aplay: main: audio open error: No such file or directory" >&2\nexit 1\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'aplay'), '#!/bin/sh\necho "aplay: main: audio open error: No such file or directory" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
     const res = await vagent(['chat', 'ag_cli_long_grace'], '/play\n/end\n', { PATH: bin });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^could not play it \(aplay exited with status 1: aplay: main: audio open error.*\); the audio is at:$/m);

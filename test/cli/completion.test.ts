@@ -21,16 +21,28 @@ afterAll(cleanupAll);
 
 /** COMPREPLY after sourcing the script and completing the last of `words` (as typed so far). */
 function complete(...words: string[]): string[] {
-  const out = execFileSync('bash', ['--norc', '--noprofile', '-c',
-    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _vagent; printf "%s\\n" "${COMPREPLY[@]}"',
-    'bash', script, ...words], { encoding: 'utf8', cwd: path.dirname(script) });
+  const out = execFileSync(
+    'bash',
+    [
+      '--norc',
+      '--noprofile',
+      '-c',
+      'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _vagent; printf "%s\\n" "${COMPREPLY[@]}"',
+      'bash',
+      script,
+      ...words,
+    ],
+    { encoding: 'utf8', cwd: path.dirname(script) },
+  );
   return out.split('\n').filter(Boolean);
 }
 
 describe('vagent completion bash', { timeout: 30_000 }, () => {
   it('passes bash -n and registers _vagent for vagent', () => {
     execFileSync('bash', ['-n', script]);
-    const registered = execFileSync('bash', ['--norc', '-c', 'source "$1"; complete -p vagent', 'bash', script], { encoding: 'utf8' });
+    const registered = execFileSync('bash', ['--norc', '-c', 'source "$1"; complete -p vagent', 'bash', script], {
+      encoding: 'utf8',
+    });
     expect(registered.trim()).toBe('complete -o default -F _vagent vagent');
   });
 

@@ -23,12 +23,19 @@ afterAll(async () => {
 describe('kill -9 during a dial', () => {
   it('never rings twice under one key, and keeps acknowledged dials', { timeout: 60_000 }, async () => {
     const env = {
-      LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake',
-      VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'false', VAGENT_SPEECH: 'off', VAGENT_LOG_LEVEL: 'warn',
+      LIVEKIT_URL: fake.url,
+      LIVEKIT_API_KEY: fake.apiKey,
+      LIVEKIT_API_SECRET: fake.apiSecret,
+      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'false',
+      VAGENT_SPEECH: 'off',
+      VAGENT_LOG_LEVEL: 'warn',
     };
     let daemon = await startDaemon({ env });
     const key = await adminKey(daemon.stateDir);
-    expect((await api(daemon, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', numbers: ['+912240001234'] } })).status).toBe(201);
+    expect(
+      (await api(daemon, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', numbers: ['+912240001234'] } })).status,
+    ).toBe(201);
     const body = { ...EMI, to: '+919876543210', dial: true };
 
     const done = await api(daemon, 'POST', '/v1/calls', { key, body, headers: { 'idempotency-key': 'acked-1' } });
@@ -36,7 +43,9 @@ describe('kill -9 during a dial', () => {
 
     fake.behaviour = { delayMs: 5000 };
     const before = fake.sipParticipants().length;
-    const pending = api(daemon, 'POST', '/v1/calls', { key, body, headers: { 'idempotency-key': 'killed-1' } }).catch((err: unknown) => err);
+    const pending = api(daemon, 'POST', '/v1/calls', { key, body, headers: { 'idempotency-key': 'killed-1' } }).catch(
+      (err: unknown) => err,
+    );
     while (fake.sipParticipants().length === before) await new Promise((r) => setTimeout(r, 10));
     daemon.proc.kill('SIGKILL');
     await daemon.exited;
@@ -51,7 +60,10 @@ describe('kill -9 during a dial', () => {
     expect(fake.sipParticipants().length - before).toBe(1);
     const n = /cl_([0-9]+)/.exec(retry.body.error.message)![1];
     const call = await api(daemon, 'GET', `/v1/calls/cl_${n}`, { key });
-    expect(call.body).toMatchObject({ dial_status: 'unknown', dial_error: expect.stringMatching(/stopped while LiveKit was dialling/) });
+    expect(call.body).toMatchObject({
+      dial_status: 'unknown',
+      dial_error: expect.stringMatching(/stopped while LiveKit was dialling/),
+    });
 
     const replay = await api(daemon, 'POST', '/v1/calls', { key, body, headers: { 'idempotency-key': 'acked-1' } });
     expect(replay.status).toBe(201);

@@ -21,12 +21,13 @@ interface Sent {
   body: { address: string; name: string; numbers: string[] };
 }
 
-const post = (url: string, apiKey: string, s: Sent) => fetch(`${url}/v1/trunks`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': s.key },
-  body: JSON.stringify(s.body),
-  signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-});
+const post = (url: string, apiKey: string, s: Sent) =>
+  fetch(`${url}/v1/trunks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': s.key },
+    body: JSON.stringify(s.body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
 
 /**
  * Starts a create whose body is only half sent: the daemon holds it, unanswered, until it
@@ -37,11 +38,19 @@ async function halfSent(url: string, apiKey: string, s: Sent): Promise<{ settled
   const body = Buffer.from(JSON.stringify(s.body));
   const req = http.request(`${url}/v1/trunks`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': s.key, 'content-length': String(body.length) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      'idempotency-key': s.key,
+      'content-length': String(body.length),
+    },
   });
   const settled = new Promise<void>((resolve) => {
     req.on('error', () => resolve());
-    req.on('response', (res) => { res.resume(); res.on('close', () => resolve()); });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('close', () => resolve());
+    });
   });
   await new Promise<void>((resolve, reject) => req.write(body.subarray(0, 10), (err) => (err ? reject(err) : resolve())));
   return { settled };
@@ -50,9 +59,11 @@ async function halfSent(url: string, apiKey: string, s: Sent): Promise<{ settled
 /** Runs `fn` over `items` with `width` workers. */
 async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 beforeAll(requireBuild);
@@ -79,38 +90,50 @@ describe('kill -9 under concurrent creates', () => {
     let armed = false;
     // Killed a few ms after the threshold, once the loops have sent their next requests, so
     // that some are mid-way through the daemon (claimed, not yet committed) when it dies.
-    const arm = () => { armed = true; setTimeout(kill, 3); };
+    const arm = () => {
+      armed = true;
+      setTimeout(kill, 3);
+    };
 
     // One create that is certainly unanswered at the kill: its body never completes.
-    const partial: Sent = { key: `crash-${run}-partial`, body: { address: 'sip.example-carrier.in', name: `crash ${run} partial`, numbers: [] } };
+    const partial: Sent = {
+      key: `crash-${run}-partial`,
+      body: { address: 'sip.example-carrier.in', name: `crash ${run} partial`, numbers: [] },
+    };
     sent.push(partial);
     const partialReq = await halfSent(daemon.url, apiKey, partial);
 
-    await Promise.all(Array.from({ length: LOOPS }, async (_, loop) => {
-      for (let i = 0; i < PER_LOOP_MAX && !killed; i++) {
-        const s: Sent = {
-          key: `crash-${run}-${loop}-${i}`,
-          body: { address: 'sip.example-carrier.in', name: `crash ${run} ${loop}/${i}`, numbers: [`+9122400${String(loop * 100 + i).padStart(5, '0')}`] },
-        };
-        sent.push(s);
-        inFlight.add(s.key);
-        try {
-          const res = await post(daemon.url, apiKey, s);
-          const text = await res.text();
-          if (res.status === 201) {
-            acked.set(s.key, { id: (JSON.parse(text) as { id: string }).id, body: s.body });
-            if (acked.size >= KILL_AFTER && !armed) arm();
-          } else if (!killed) {
-            unexpected.push(`${res.status} ${text.slice(0, 200)}`);
+    await Promise.all(
+      Array.from({ length: LOOPS }, async (_, loop) => {
+        for (let i = 0; i < PER_LOOP_MAX && !killed; i++) {
+          const s: Sent = {
+            key: `crash-${run}-${loop}-${i}`,
+            body: {
+              address: 'sip.example-carrier.in',
+              name: `crash ${run} ${loop}/${i}`,
+              numbers: [`+9122400${String(loop * 100 + i).padStart(5, '0')}`],
+            },
+          };
+          sent.push(s);
+          inFlight.add(s.key);
+          try {
+            const res = await post(daemon.url, apiKey, s);
+            const text = await res.text();
+            if (res.status === 201) {
+              acked.set(s.key, { id: (JSON.parse(text) as { id: string }).id, body: s.body });
+              if (acked.size >= KILL_AFTER && !armed) arm();
+            } else if (!killed) {
+              unexpected.push(`${res.status} ${text.slice(0, 200)}`);
+            }
+          } catch (err) {
+            if (!killed) unexpected.push(String(err));
+            return; // the daemon is gone: this loop is done
+          } finally {
+            inFlight.delete(s.key);
           }
-        } catch (err) {
-          if (!killed) unexpected.push(String(err));
-          return; // the daemon is gone: this loop is done
-        } finally {
-          inFlight.delete(s.key);
         }
-      }
-    }));
+      }),
+    );
     const killedOnThreshold = killed;
     if (!killed) kill(); // the loops ran out first: still end the half-sent request
     await partialReq.settled;
@@ -125,7 +148,10 @@ describe('kill -9 under concurrent creates', () => {
     // Restart on the same state dir: the stale lock is taken over, claims are released.
     daemon = await startDaemon({ stateDir });
     const list = async () => {
-      const res = await fetch(`${daemon.url}/v1/trunks`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const res = await fetch(`${daemon.url}/v1/trunks`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { data: Array<{ id: string; name: string }>; has_more: boolean };
       expect(body.has_more).toBe(false);

@@ -7,9 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, stopAllDaemons, tempDir, type Daemon,
-} from '../support/daemon.js';
+import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, stopAllDaemons, tempDir, type Daemon } from '../support/daemon.js';
 
 beforeAll(requireBuild);
 afterEach(stopAllDaemons, 30_000);
@@ -18,12 +16,23 @@ afterAll(cleanupAll, 30_000);
 /** An agents dir with one small agent, so that pre-synthesis is quick. */
 function smallAgents(): Record<string, string> {
   const dir = tempDir('vagent-agents-');
-  fs.writeFileSync(path.join(dir, 'ag_tiny.yaml'), [
-    'id: ag_tiny', 'name: Tiny', 'direction: inbound', 'language: en-IN',
-    'opening:', '  - text: "Hello, this is the clinic."',
-    'steps:', '  - id: ok', '    ask: "Shall we go on?"', '    capture: { slot: ok, type: yes_no }',
-    'closing: "Goodbye."', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'ag_tiny.yaml'),
+    [
+      'id: ag_tiny',
+      'name: Tiny',
+      'direction: inbound',
+      'language: en-IN',
+      'opening:',
+      '  - text: "Hello, this is the clinic."',
+      'steps:',
+      '  - id: ok',
+      '    ask: "Shall we go on?"',
+      '    capture: { slot: ok, type: yes_no }',
+      'closing: "Goodbye."',
+      '',
+    ].join('\n'),
+  );
   return { VAGENT_AGENTS_DIR: dir };
 }
 

@@ -14,9 +14,12 @@ afterEach(stopAllDaemons, 30_000);
 afterAll(cleanupAll, 30_000);
 
 /** The daemon's JSON log lines at level warn (40) or above. */
-const problems = (stdout: string) => stdout.trimEnd().split('\n')
-  .map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } })
-  .filter((e) => e.level >= 40);
+const problems = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { level: number; msg: string; err?: { message?: string } })
+    .filter((e) => e.level >= 40);
 
 describe('SIGTERM during start-up pre-synthesis', { timeout: 120_000 }, () => {
   it('stops pre-synthesis before the store closes: no error in the log, exit 0', async () => {

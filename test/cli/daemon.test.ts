@@ -7,9 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminKey, api, cleanupAll, freePort, requireBuild, runCli, startDaemon, stopAllDaemons, tempDir,
-} from '../support/daemon.js';
+import { adminKey, api, cleanupAll, freePort, requireBuild, runCli, startDaemon, stopAllDaemons, tempDir } from '../support/daemon.js';
 
 beforeAll(requireBuild);
 afterEach(stopAllDaemons, 30_000);
@@ -24,7 +22,9 @@ describe('a running daemon', { timeout: 30_000 }, () => {
     expect(fs.statSync(stateDir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(stateDir, 'master.key')).mode & 0o777).toBe(0o600);
     await d.waitForOutput(/vagent login --url .*$/m);
-    expect(d.stderr()).toContain(`vagent admin key create --tenant default --state-dir ${stateDir} | vagent login --url ${d.url} --api-key-stdin`);
+    expect(d.stderr()).toContain(
+      `vagent admin key create --tenant default --state-dir ${stateDir} | vagent login --url ${d.url} --api-key-stdin`,
+    );
     expect(fs.readFileSync(lockOf(stateDir), 'utf8').trim()).toBe(String(d.pid));
 
     // A restart on the same dir is not fresh: no first-key hint.
@@ -94,8 +94,12 @@ describe('a running daemon', { timeout: 30_000 }, () => {
     d.proc.stdout!.destroy();
     d.proc.stderr!.destroy();
     const key = await adminKey(d.stateDir);
-    for (let i = 0; i < 3; i++) { // each request writes a log line into the broken pipe
-      const created = await api(d, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', name: `after the pipe ${i}` } });
+    for (let i = 0; i < 3; i++) {
+      // each request writes a log line into the broken pipe
+      const created = await api(d, 'POST', '/v1/trunks', {
+        key,
+        body: { address: 'sip.example-carrier.in', name: `after the pipe ${i}` },
+      });
       expect(created.status).toBe(201);
     }
     expect((await api(d, 'GET', '/v1/health')).status).toBe(200);
@@ -107,7 +111,10 @@ describe('a running daemon', { timeout: 30_000 }, () => {
   it('after kill -9 the stale lock is taken over by the next start', async () => {
     const d = await startDaemon();
     const key = await adminKey(d.stateDir);
-    const created = await api(d, 'POST', '/v1/trunks', { key, body: { address: 'sip.example-carrier.in', name: 'before crash' } });
+    const created = await api(d, 'POST', '/v1/trunks', {
+      key,
+      body: { address: 'sip.example-carrier.in', name: 'before crash' },
+    });
     expect(created.status).toBe(201);
     const exit = await d.stop('SIGKILL');
     expect(exit.signal).toBe('SIGKILL');
@@ -166,7 +173,11 @@ describe('settings', { timeout: 30_000 }, () => {
     expect(a.url).toBe(`http://127.0.0.1:${filePort}`);
     expect(a.stderr()).toContain('auth_mode enforce');
     await a.stop();
-    const b = await startDaemon({ port: null, args: ['--config', config], env: { VAGENT_PORT: String(envPort), VAGENT_AUTH_MODE: 'audit' } });
+    const b = await startDaemon({
+      port: null,
+      args: ['--config', config],
+      env: { VAGENT_PORT: String(envPort), VAGENT_AUTH_MODE: 'audit' },
+    });
     expect(b.url).toBe(`http://127.0.0.1:${envPort}`);
     expect(b.stderr()).toContain('auth_mode audit');
     await b.stop();
@@ -199,7 +210,10 @@ describe('master key', { timeout: 30_000 }, () => {
   it('refuses a VAGENT_MASTER_KEY that is not 32 bytes', async () => {
     for (const bad of [crypto.randomBytes(16).toString('hex'), crypto.randomBytes(31).toString('base64'), 'not a key']) {
       const stateDir = path.join(tempDir(), 'state');
-      const res = await runCli(['serve', '--port', '0', '--state-dir', stateDir], { env: { VAGENT_MASTER_KEY: bad }, timeoutMs: 15_000 });
+      const res = await runCli(['serve', '--port', '0', '--state-dir', stateDir], {
+        env: { VAGENT_MASTER_KEY: bad },
+        timeoutMs: 15_000,
+      });
       expect(res.code, bad).toBe(1);
       expect(res.stderr).toContain('VAGENT_MASTER_KEY must be 32 bytes');
       expect(res.stderr).not.toContain(bad);

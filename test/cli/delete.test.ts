@@ -40,7 +40,11 @@ describe('deletes need --yes without a terminal', { timeout: 60_000 }, () => {
   }, 60_000);
 
   it('refuses each delete with exit 2 naming --yes, and deletes nothing', async () => {
-    const attempts = [['trunk', 'rm', trunkId], ['number', 'rm', DID], ['agent', 'rm', 'ag_cli_delete_me']];
+    const attempts = [
+      ['trunk', 'rm', trunkId],
+      ['number', 'rm', DID],
+      ['agent', 'rm', 'ag_cli_delete_me'],
+    ];
     for (const args of attempts) {
       const res = await vagent(args);
       expect(res.code, args.join(' ')).toBe(2);

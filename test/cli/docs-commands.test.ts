@@ -21,32 +21,95 @@ import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.js';
 import { docCommands, docFiles, type DocCommand } from '../support/doc-commands.js';
 import {
-  adminKey, api, childEnv, cleanupAll, cliHome, requireBuild, ROOT, startDaemon, tempDir, type CliHome, type Daemon,
+  adminKey,
+  api,
+  childEnv,
+  cleanupAll,
+  cliHome,
+  requireBuild,
+  ROOT,
+  startDaemon,
+  tempDir,
+  type CliHome,
+  type Daemon,
 } from '../support/daemon.js';
 
 /** A documented command that is not run, only checked: where it is, and why. Reviewed by hand. */
-interface CheckOnly { file: string; command: RegExp; reason: string }
+interface CheckOnly {
+  file: string;
+  command: RegExp;
+  reason: string;
+}
 
 const THE_DAEMON = "the test's daemon is this `vagent serve`, started by the harness on a free port with a temp state dir";
 const REAL_TIME_CALL = 'a whole call at real-time pacing (a minute or more of audio); the same lines run in test/cli/call-simulate.test.ts';
 const CHECK_ONLY: CheckOnly[] = [
-  { file: 'README.md', command: /^\.\/install\.sh$/, reason: 'installs into the machine; run with a temp HOME and npm prefix by test/cli/install.test.ts' },
+  {
+    file: 'README.md',
+    command: /^\.\/install\.sh$/,
+    reason: 'installs into the machine; run with a temp HOME and npm prefix by test/cli/install.test.ts',
+  },
   { file: 'README.md', command: /^vagent serve$/, reason: THE_DAEMON },
-  { file: 'README.md', command: /^vagent login --url \S+$/, reason: 'a hidden prompt on a terminal (typed into by test/cli/operator.test.ts); the piped login below it runs' },
-  { file: 'README.md', command: /^vagent number rm \+\d+$/, reason: 'asks on a terminal, and the test has none (answered on one by test/cli/operator.test.ts); the --yes form runs' },
-  { file: 'README.md', command: /^npm (test|run (lint|typecheck|bench|bench:smoke|eval))$/, reason: 'the test suite, linters and benchmarks themselves (minutes each)' },
-  { file: 'README.md', command: /^npm run fake-livekit$/, reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port' },
-  { file: 'README.md', command: /^vagent call simulate ag_clinic_booking\s+--say "My name is Priya Patel" --say "yes"/, reason: 'a whole call at real-time pacing with the embedded recogniser; run as written, with --strict, by test/cli/call-simulate-strict.test.ts' },
+  {
+    file: 'README.md',
+    command: /^vagent login --url \S+$/,
+    reason: 'a hidden prompt on a terminal (typed into by test/cli/operator.test.ts); the piped login below it runs',
+  },
+  {
+    file: 'README.md',
+    command: /^vagent number rm \+\d+$/,
+    reason: 'asks on a terminal, and the test has none (answered on one by test/cli/operator.test.ts); the --yes form runs',
+  },
+  {
+    file: 'README.md',
+    command: /^npm (test|run (lint|typecheck|bench|bench:smoke|eval))$/,
+    reason: 'the test suite, linters and benchmarks themselves (minutes each)',
+  },
+  {
+    file: 'README.md',
+    command: /^npm run fake-livekit$/,
+    reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port',
+  },
+  {
+    file: 'README.md',
+    command: /^vagent call simulate ag_clinic_booking\s+--say "My name is Priya Patel" --say "yes"/,
+    reason:
+      'a whole call at real-time pacing with the embedded recogniser; run as written, with --strict, by test/cli/call-simulate-strict.test.ts',
+  },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
-  { file: 'docs/calls.md', command: /^npm run fake-livekit /, reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port' },
+  {
+    file: 'docs/calls.md',
+    command: /^npm run fake-livekit /,
+    reason: 'the same fake LiveKit runs in this test, started in-process (startFakeLiveKit) on a free port',
+  },
   { file: 'docs/media.md', command: /^vagent serve$/, reason: THE_DAEMON },
-  { file: 'docs/media.md', command: /^VAGENT_RECOGNIZER=fake vagent serve$/, reason: `${THE_DAEMON}, hearing with the fake recogniser` },
-  { file: 'docs/media.md', command: /^curl -s https:\/\/vagent\.example\.in\//, reason: 'a daemon behind a public reverse proxy' },
+  {
+    file: 'docs/media.md',
+    command: /^VAGENT_RECOGNIZER=fake vagent serve$/,
+    reason: `${THE_DAEMON}, hearing with the fake recogniser`,
+  },
+  {
+    file: 'docs/media.md',
+    command: /^curl -s https:\/\/vagent\.example\.in\//,
+    reason: 'a daemon behind a public reverse proxy',
+  },
   { file: 'docs/media.md', command: /--url https:\/\/vagent\.example\.in/, reason: 'a daemon behind a public reverse proxy' },
   { file: 'docs/media.md', command: /^sudo apt-get install /, reason: 'installs system packages' },
-  { file: 'docs/media.md', command: /^curl -s -X POST "https:\/\/api\.(twilio|in\.exotel|plivo)\.com\//, reason: "a carrier's own API, with a real account" },
-  { file: 'docs/media.md', command: /^npm run fake-livekit -- --callee /, reason: 'the same fake LiveKit runs in this test, started in-process' },
-  { file: 'docs/media.md', command: /^vagent call simulate ag_clinic_booking --(say "My name is Priya Patel" --say "yes"|transport twilio)/, reason: REAL_TIME_CALL },
+  {
+    file: 'docs/media.md',
+    command: /^curl -s -X POST "https:\/\/api\.(twilio|in\.exotel|plivo)\.com\//,
+    reason: "a carrier's own API, with a real account",
+  },
+  {
+    file: 'docs/media.md',
+    command: /^npm run fake-livekit -- --callee /,
+    reason: 'the same fake LiveKit runs in this test, started in-process',
+  },
+  {
+    file: 'docs/media.md',
+    command: /^vagent call simulate ag_clinic_booking --(say "My name is Priya Patel" --say "yes"|transport twilio)/,
+    reason: REAL_TIME_CALL,
+  },
 ];
 
 /** Placeholders the docs write, and what a test run puts in their place. */
@@ -59,8 +122,11 @@ const SUBSTITUTIONS = [
 
 /** What the docs' commands read from the environment: secrets an operator exports first. */
 const SECRETS = {
-  SIP_PASSWORD: 'docs-sip-password', TWILIO_AUTH_TOKEN: 'docs-twilio-token', PLIVO_AUTH_TOKEN: 'docs-plivo-token',
-  EXOTEL_API_TOKEN: 'docs-exotel-token', EXOTEL_API_KEY: 'docs-exotel-key',
+  SIP_PASSWORD: 'docs-sip-password',
+  TWILIO_AUTH_TOKEN: 'docs-twilio-token',
+  PLIVO_AUTH_TOKEN: 'docs-plivo-token',
+  EXOTEL_API_TOKEN: 'docs-exotel-token',
+  EXOTEL_API_KEY: 'docs-exotel-key',
 };
 
 let fake: FakeLiveKit;
@@ -75,7 +141,13 @@ beforeAll(async () => {
   requireBuild();
   fake = await startFakeLiveKit();
   daemon = await startDaemon({
-    env: { LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_RECOGNIZER: 'fake' },
+    env: {
+      LIVEKIT_URL: fake.url,
+      LIVEKIT_API_KEY: fake.apiKey,
+      LIVEKIT_API_SECRET: fake.apiSecret,
+      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_RECOGNIZER: 'fake',
+    },
   });
   fake.webhookUrl = `${daemon.url}/v1/telephony/livekit/webhook`;
   key = await adminKey(daemon.stateDir);
@@ -86,7 +158,9 @@ beforeAll(async () => {
   const shimDir = (name: string, target: string[]) => {
     const dir = path.join(tempDir('vagent-docs-bin-'), name);
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'vagent'), `#!/bin/sh\nexec ${target.map((t) => `"${t}"`).join(' ')} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'vagent'), `#!/bin/sh\nexec ${target.map((t) => `"${t}"`).join(' ')} "$@"\n`, {
+      mode: 0o755,
+    });
     return dir;
   };
   shims = {
@@ -134,7 +208,12 @@ function assignedNames(text: string): string[] {
   return [...text.matchAll(/(?:^|\s)([A-Za-z_]\w*)=/g)].map((m) => m[1]!);
 }
 
-interface Outcome { code: number | null; stdout: string; stderr: string; vars: string }
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  vars: string;
+}
 
 /** Runs `prelude` then `command` in bash in the operator's directory, with the shim directory first on the PATH. */
 function bash(prelude: string, command: string, shimDir: string, names: string[], timeoutMs: number): Promise<Outcome> {
@@ -151,12 +230,23 @@ function bash(prelude: string, command: string, shimDir: string, names: string[]
   });
   return new Promise((resolve, reject) => {
     // The shim goes first on the PATH after the file's own settings (the README exports a PATH too).
-    const child = spawn('bash', ['-c', `${stubs}${prelude}\nexport PATH="${shimDir}:$PATH"\n${command}${tail}`], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `${stubs}${prelude}\nexport PATH="${shimDir}:$PATH"\n${command}${tail}`], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
-    const timer = setTimeout(() => { stderr += `\n[killed after ${timeoutMs} ms]`; child.kill('SIGKILL'); }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
+    const timer = setTimeout(() => {
+      stderr += `\n[killed after ${timeoutMs} ms]`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -185,16 +275,26 @@ describe('every command in the README and docs', { timeout: 900_000 }, () => {
         const only = checkOnlyOf(c);
         const names = assignedNames(c.text);
         const before = fs.existsSync(argvLog) ? fs.readFileSync(argvLog, 'utf8').split('\n').filter(Boolean).length : 0;
-        const res = await bash(prelude, await substitute(c.text), only ? shims.check : shims.run, names, /call simulate/.test(c.text) ? 240_000 : 90_000);
+        const res = await bash(
+          prelude,
+          await substitute(c.text),
+          only ? shims.check : shims.run,
+          names,
+          /call simulate/.test(c.text) ? 240_000 : 90_000,
+        );
         if (only) {
           used.add(only);
           const checked = fs.existsSync(argvLog) ? fs.readFileSync(argvLog, 'utf8').split('\n').filter(Boolean).slice(before) : [];
           const bad = checked.map((l) => JSON.parse(l) as { argv: string[]; ok: boolean; error?: string }).filter((x) => !x.ok);
-          if (checked.length < vagentCalls(c.text)) failures.push(`${where}: ${c.text}\n  not every vagent command line was checked (${checked.length} of ${vagentCalls(c.text)}): ${res.stderr.trim()}`);
+          if (checked.length < vagentCalls(c.text))
+            failures.push(
+              `${where}: ${c.text}\n  not every vagent command line was checked (${checked.length} of ${vagentCalls(c.text)}): ${res.stderr.trim()}`,
+            );
           for (const b of bad) failures.push(`${where}: ${c.text}\n  vagent ${b.argv.join(' ')}: ${b.error}`);
         } else {
           ran++;
-          if (res.code !== 0) failures.push(`${where}: ${c.text}\n  exit ${res.code}\n  ${res.stderr.trim().split('\n').slice(-6).join('\n  ')}`);
+          if (res.code !== 0)
+            failures.push(`${where}: ${c.text}\n  exit ${res.code}\n  ${res.stderr.trim().split('\n').slice(-6).join('\n  ')}`);
         }
         if (names.length && res.vars) prelude += `\n${res.vars}`;
       }
@@ -205,8 +305,16 @@ describe('every command in the README and docs', { timeout: 900_000 }, () => {
     expect(fake.sipParticipants().length).toBeGreaterThanOrEqual(4);
     const calls = (await api(daemon, 'GET', '/v1/calls?limit=100', { key })).body.data as Array<{ from: string | null }>;
     expect(calls.some((c) => c.from === '+919812345678')).toBe(true);
-    const carriers = (await api(daemon, 'GET', '/v1/carriers', { key })).body.data as Array<{ dialect: string; configured: boolean }>;
-    expect(carriers.filter((c) => c.configured).map((c) => c.dialect).sort()).toEqual(['exotel', 'twilio']);
+    const carriers = (await api(daemon, 'GET', '/v1/carriers', { key })).body.data as Array<{
+      dialect: string;
+      configured: boolean;
+    }>;
+    expect(
+      carriers
+        .filter((c) => c.configured)
+        .map((c) => c.dialect)
+        .sort(),
+    ).toEqual(['exotel', 'twilio']);
     // The list is kept honest: every entry still names a documented command.
     expect(CHECK_ONLY.filter((x) => !used.has(x)).map((x) => `${x.file} ${x.command}`)).toEqual([]);
     expect(ran).toBeGreaterThan(60);
@@ -216,7 +324,8 @@ describe('every command in the README and docs', { timeout: 900_000 }, () => {
 
 describe('a command that is only checked', { timeout: 60_000 }, () => {
   it('fails on an unknown flag, a missing argument or required flag, or a value outside the choices, as vagent would', () => {
-    const check = (args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'test', 'support', 'vagent-argv-check.mjs'), ...args], { encoding: 'utf8' });
+    const check = (args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'test', 'support', 'vagent-argv-check.mjs'), ...args], { encoding: 'utf8' });
     for (const [args, error] of [
       [['serve', '--colour'], /unknown option '--colour'/],
       [['login', '--url', 'http://127.0.0.1:8787', '--api-key-stdn'], /unknown option '--api-key-stdn'/],
@@ -228,7 +337,11 @@ describe('a command that is only checked', { timeout: 60_000 }, () => {
       expect(res.status, args.join(' ')).toBe(2);
       expect(res.stderr).toMatch(error);
     }
-    for (const args of [['serve'], ['carrier', 'set', 'exotel', '--exotel-api-key', 'k', '--api-token-stdin'], ['call', 'simulate', 'ag_clinic_booking', '--say', 'hi', '--json']]) {
+    for (const args of [
+      ['serve'],
+      ['carrier', 'set', 'exotel', '--exotel-api-key', 'k', '--api-token-stdin'],
+      ['call', 'simulate', 'ag_clinic_booking', '--say', 'hi', '--json'],
+    ]) {
       const res = check(args);
       expect(res.status, `${args.join(' ')}: ${res.stderr}`).toBe(0);
       expect(res.stdout + res.stderr).toBe('');
@@ -254,8 +367,16 @@ function unknownFlags(program: Command, mention: string): string[] {
     chain.push(sub);
   }
   const known = new Set(['--help', ...chain.flatMap((c) => c.options.map((o) => o.long).filter((l): l is string => l !== undefined))]);
-  return words.map((w) => /^\[?(--[a-z][a-z0-9-]*)/.exec(w)?.[1]).filter((f): f is string => f !== undefined && !known.has(f))
-    .map((f) => `${f} is not an option of vagent ${chain.slice(1).map((c) => c.name()).join(' ')}`);
+  return words
+    .map((w) => /^\[?(--[a-z][a-z0-9-]*)/.exec(w)?.[1])
+    .filter((f): f is string => f !== undefined && !known.has(f))
+    .map(
+      (f) =>
+        `${f} is not an option of vagent ${chain
+          .slice(1)
+          .map((c) => c.name())
+          .join(' ')}`,
+    );
 }
 
 describe('every vagent command mentioned in the prose of the README and docs', () => {

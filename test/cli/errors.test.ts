@@ -39,7 +39,11 @@ describe('one mistake, one exit code', { timeout: 30_000 }, () => {
     const remoteJson = await vagent(['number', 'add', '98765', '--json']);
     expect(localJson.code).toBe(1);
     expect(remoteJson.code).toBe(1);
-    expect(jsonError(localJson.stderr)).toMatchObject({ code: 'invalid_request', param: 'to', message: expect.stringContaining('E.164') });
+    expect(jsonError(localJson.stderr)).toMatchObject({
+      code: 'invalid_request',
+      param: 'to',
+      message: expect.stringContaining('E.164'),
+    });
     expect(jsonError(remoteJson.stderr)).toMatchObject({ code: 'invalid_request', message: expect.any(String) });
     expect(localJson.stdout).toBe('');
     expect(remoteJson.stdout).toBe('');
@@ -57,7 +61,11 @@ describe('--json errors', { timeout: 30_000 }, () => {
   });
 
   it('a command line commander refuses is bad_arguments, exit 2, without the human text', async () => {
-    for (const args of [['trunks', '--json'], ['trunk', 'add', '--json'], ['--json', 'trunk', 'list', '--colour']]) {
+    for (const args of [
+      ['trunks', '--json'],
+      ['trunk', 'add', '--json'],
+      ['--json', 'trunk', 'list', '--colour'],
+    ]) {
       const res = await vagent(args);
       expect(res.code, args.join(' ')).toBe(2);
       const err = jsonError(res.stderr);
@@ -73,7 +81,9 @@ describe('--json errors', { timeout: 30_000 }, () => {
     const noKey = await runCli(['trunk', 'list', '--json'], { env: { VAGENT_URL: daemon.url } });
     expect(noKey.code).toBe(1);
     expect(jsonError(noKey.stderr).code).toBe('unauthorized');
-    const down = await runCli(['trunk', 'list', '--json'], { env: { ...env, VAGENT_URL: `http://127.0.0.1:${await freePort()}` } });
+    const down = await runCli(['trunk', 'list', '--json'], {
+      env: { ...env, VAGENT_URL: `http://127.0.0.1:${await freePort()}` },
+    });
     expect(down.code).toBe(3);
     expect(jsonError(down.stderr)).toMatchObject({ code: 'daemon_unreachable', message: expect.stringContaining('127.0.0.1') });
   });

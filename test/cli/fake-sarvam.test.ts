@@ -41,7 +41,9 @@ describe('fake-sarvam CLI', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'fake-sarvam-'));
     const script = path.join(dir, 'script.json');
     writeFileSync(script, JSON.stringify(['हाँ, मैं कल भुगतान कर दूँगा', 'haan main kal payment kar dunga']));
-    child = spawn(process.execPath, [MAIN, '--port', '0', '--api-key', 'sk_dev_key', '--script', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [MAIN, '--port', '0', '--api-key', 'sk_dev_key', '--script', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const vars = await exportsOf(child);
     expect(vars.SARVAM_API_KEY).toBe('sk_dev_key');
     expect(vars.VAGENT_SARVAM_URL).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/speech-to-text\/ws$/);

@@ -20,10 +20,14 @@ const OURS = path.join(ROOT, 'bin', 'vagent');
 
 beforeAll(() => {
   const lock = fs.readFileSync(path.join(ROOT, 'package-lock.json'));
-  const want = crypto.createHash('sha256').update(lock).update(process.version + process.arch).digest('hex');
+  const want = crypto
+    .createHash('sha256')
+    .update(lock)
+    .update(process.version + process.arch)
+    .digest('hex');
   const stamp = path.join(ROOT, 'node_modules', '.vagent-install-stamp');
   if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== want) {
-    throw new Error('node_modules is not install.sh\'s for this package-lock.json: run ./install.sh first (as .ci/run does)');
+    throw new Error("node_modules is not install.sh's for this package-lock.json: run ./install.sh first (as .ci/run does)");
   }
   const built = spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build-stamp.mjs'), '--check']);
   if (built.status !== 0) throw new Error('dist/ is older than the sources: run npm run build first');
@@ -67,7 +71,7 @@ function startCommand(last: string): string {
 }
 
 describe('install.sh ends with the command to run', { timeout: 180_000 }, () => {
-  it('another checkout\'s vagent linked on the PATH: left alone, and the last line is bin/vagent serve, which runs this checkout', () => {
+  it("another checkout's vagent linked on the PATH: left alone, and the last line is bin/vagent serve, which runs this checkout", () => {
     const m = machine({ other: true });
     const res = install(m.env);
     expect(res.code, res.stderr).toBe(0);
@@ -78,10 +82,13 @@ describe('install.sh ends with the command to run', { timeout: 180_000 }, () => 
     expect(sh(`${cmd} --version`, m.env)).toMatch(/^vagent 0\./);
     // What `vagent` runs there is still the other checkout's; the README's quick start puts this one first.
     expect(sh('vagent --version', m.env)).toContain('the other checkout');
-    expect(sh('export PATH="$PWD/bin:$PATH"; command -v vagent; vagent --version', m.env).split('\n')).toEqual([OURS, expect.stringMatching(/^vagent 0\./)]);
+    expect(sh('export PATH="$PWD/bin:$PATH"; command -v vagent; vagent --version', m.env).split('\n')).toEqual([
+      OURS,
+      expect.stringMatching(/^vagent 0\./),
+    ]);
   });
 
-  it('run from another directory, the command printed is this checkout\'s full path', () => {
+  it("run from another directory, the command printed is this checkout's full path", () => {
     const m = machine({ other: true });
     const res = install(m.env, [], m.home);
     expect(res.code, res.stderr).toBe(0);
@@ -112,14 +119,16 @@ describe('install.sh ends with the command to run', { timeout: 180_000 }, () => 
     expect(sh('vagent --version', m.env)).toMatch(/^vagent 0\./);
   });
 
-  it('the README\'s quick start runs this checkout\'s vagent whatever is on the PATH', () => {
+  it("the README's quick start runs this checkout's vagent whatever is on the PATH", () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     for (const other of [true, false]) {
       const m = machine({ other });
       // The block as written, with `vagent serve` asked only which vagent it is.
-      const script = block!.replaceAll('./install.sh', `bash ${INSTALL}`).replace(/vagent serve\b.*$/m, 'command -v vagent; vagent --version');
+      const script = block!
+        .replaceAll('./install.sh', `bash ${INSTALL}`)
+        .replace(/vagent serve\b.*$/m, 'command -v vagent; vagent --version');
       const out = sh(script, m.env).split('\n');
       expect(out.slice(-2), `other vagent on the PATH: ${other}`).toEqual([OURS, expect.stringMatching(/^vagent 0\./)]);
     }

@@ -22,8 +22,12 @@ function start(file: string, args: string[]) {
   const child = spawn(file, args, { cwd: ROOT, env: childEnv(cliHome(), env), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   void exited.then(() => clearTimeout(timer));
@@ -70,7 +74,20 @@ describe('Ctrl-C exits 130 after the summary', { timeout: 90_000 }, () => {
   });
 
   it('vagent call simulate: the caller hangs up, the summary is printed, exit 130', async () => {
-    const sim = start(process.execPath, [BIN, 'call', 'simulate', 'ag_clinic_booking', '--say', 'Priya Sharma', '--say', 'yes', '--say', 'tomorrow', '--timeout-s', '60']);
+    const sim = start(process.execPath, [
+      BIN,
+      'call',
+      'simulate',
+      'ag_clinic_booking',
+      '--say',
+      'Priya Sharma',
+      '--say',
+      'yes',
+      '--say',
+      'tomorrow',
+      '--timeout-s',
+      '60',
+    ]);
     await sim.until(/caller\s+Priya Sharma/);
     sim.child.kill('SIGINT');
     expect(await sim.exited, sim.stderr()).toBe(130);

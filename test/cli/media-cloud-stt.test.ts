@@ -23,7 +23,10 @@ const HINDI = ['हाँ जी, मैं बोल रहा हूँ', 'haa
 const ENGLISH = ['yes speaking', 'yes I will', 'tomorrow', 'yes', 'five pm', 'yes'];
 
 /** A daemon and its admin key. */
-interface Stack { daemon: Daemon; key: string }
+interface Stack {
+  daemon: Daemon;
+  key: string;
+}
 /** Hears through the fakes below; `refusing`'s Sarvam refuses every key (a second fake, so both tests run at once). */
 let main: Stack;
 let refusing: Stack;
@@ -38,13 +41,21 @@ beforeAll(async () => {
   dgKey = `dg${crypto.randomBytes(10).toString('hex')}`;
   svKey = `sv${crypto.randomBytes(10).toString('hex')}`;
   [dg, sv, svRefusing] = await Promise.all([
-    startFakeDeepgram({ apiKey: dgKey, script: ENGLISH }), startFakeSarvam({ apiKey: svKey, script: HINDI }), startFakeSarvam({ apiKey: svKey, script: [] }),
+    startFakeDeepgram({ apiKey: dgKey, script: ENGLISH }),
+    startFakeSarvam({ apiKey: svKey, script: HINDI }),
+    startFakeSarvam({ apiKey: svKey, script: [] }),
   ]);
   const stack = async (sarvamUrl: string): Promise<Stack> => {
-    const daemon = await startDaemon({ env: {
-      VAGENT_RECOGNIZER: 'deepgram', VAGENT_RECOGNIZERS: 'hi=sarvam',
-      DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sarvamUrl,
-    } });
+    const daemon = await startDaemon({
+      env: {
+        VAGENT_RECOGNIZER: 'deepgram',
+        VAGENT_RECOGNIZERS: 'hi=sarvam',
+        DEEPGRAM_API_KEY: dgKey,
+        VAGENT_DEEPGRAM_URL: dg.url,
+        SARVAM_API_KEY: svKey,
+        VAGENT_SARVAM_URL: sarvamUrl,
+      },
+    });
     return { daemon, key: await adminKey(daemon.stateDir) };
   };
   main = await stack(sv.url);
@@ -59,10 +70,29 @@ afterAll(async () => {
 
 type Line = Record<string, unknown> & { event: string };
 
-async function simulate({ daemon, key }: Stack, agent: string, says: readonly string[], outbound = true): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
-  const res = await runCli(['call', 'simulate', agent, ...(outbound ? ['--customer-name', 'Ravi Kumar', '--context', CONTEXT] : []), '--timeout-s', '170',
-    ...says.flatMap((s) => ['--say', s]), '--json'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 200_000 });
-  const lines = res.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line);
+async function simulate(
+  { daemon, key }: Stack,
+  agent: string,
+  says: readonly string[],
+  outbound = true,
+): Promise<{ code: number | null; lines: Line[]; stderr: string }> {
+  const res = await runCli(
+    [
+      'call',
+      'simulate',
+      agent,
+      ...(outbound ? ['--customer-name', 'Ravi Kumar', '--context', CONTEXT] : []),
+      '--timeout-s',
+      '170',
+      ...says.flatMap((s) => ['--say', s]),
+      '--json',
+    ],
+    { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key }, timeoutMs: 200_000 },
+  );
+  const lines = res.stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Line);
   return { code: res.code, lines, stderr: res.stderr };
 }
 
@@ -71,14 +101,26 @@ async function spokenTurns(sessionId: unknown): Promise<Array<Record<string, unk
   const { daemon, key } = main;
   const detail = await api(daemon, 'GET', `/v1/sessions/${String(sessionId)}`, { key });
   expect(detail.status).toBe(200);
-  return (detail.body.turns as Array<Record<string, unknown>>).filter((t) => typeof t.stt_provider === 'string' && t.stt_provider !== 'dtmf');
+  return (detail.body.turns as Array<Record<string, unknown>>).filter(
+    (t) => typeof t.stt_provider === 'string' && t.stt_provider !== 'dtmf',
+  );
 }
 
 // The two tests run at once, each against its own daemon: their calls are real-time audio, waited on.
 describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s language', { timeout: 240_000 }, () => {
   it('the Hindi EMI reminder is heard by Sarvam in both scripts; the English one by Deepgram; costs by who heard', async ({ expect }) => {
-    const [hi, en] = await Promise.all([simulate(main, 'ag_emi_reminder_hi', HINDI.map((_, i) => `haan ji ${i}`)), simulate(main, 'ag_emi_reminder', ENGLISH)]);
-    for (const [name, run] of [['hi', hi], ['en', en]] as const) {
+    const [hi, en] = await Promise.all([
+      simulate(
+        main,
+        'ag_emi_reminder_hi',
+        HINDI.map((_, i) => `haan ji ${i}`),
+      ),
+      simulate(main, 'ag_emi_reminder', ENGLISH),
+    ]);
+    for (const [name, run] of [
+      ['hi', hi],
+      ['en', en],
+    ] as const) {
       expect(run.code, `${name}: ${run.stderr}`).toBe(0);
       expect(run.lines.at(-1)!.event, name).toBe('summary');
     }
@@ -114,14 +156,21 @@ describe.concurrent('calls heard by cloud recognisers, chosen by the agent’s l
     expect(dg.connections.length).toBeGreaterThanOrEqual(enTurns.length);
   });
 
-  it('a Sarvam that refuses the key, no embedded fallback for Hindi: not heard, re-asked, then a polite hang-up; logged without the key', async ({ expect }) => {
+  it('a Sarvam that refuses the key, no embedded fallback for Hindi: not heard, re-asked, then a polite hang-up; logged without the key', async ({
+    expect,
+  }) => {
     // This daemon's Sarvam refuses every handshake (403), as for a revoked key. Hindi has no
     // embedded fallback (it hears English only), wherever pocketsphinx is installed or not.
     const { daemon, key } = refusing;
     svRefusing.rejectNext(403, 50);
     const agent = {
-      id: 'ag_stt_refused', name: 'Refused STT', direction: 'inbound', language: 'hi-IN',
-      opening: [{ text: 'नमस्ते।' }], steps: [{ id: 'ok', ask: 'क्या अभी बात कर सकते हैं?', capture: { slot: 'good_time', type: 'yes_no' } }], closing: 'धन्यवाद।',
+      id: 'ag_stt_refused',
+      name: 'Refused STT',
+      direction: 'inbound',
+      language: 'hi-IN',
+      opening: [{ text: 'नमस्ते।' }],
+      steps: [{ id: 'ok', ask: 'क्या अभी बात कर सकते हैं?', capture: { slot: 'good_time', type: 'yes_no' } }],
+      closing: 'धन्यवाद।',
       media: { no_speech_timeout_ms: 1500, max_silence_reprompts: 0 },
     };
     expect([200, 201]).toContain((await api(daemon, 'PUT', '/v1/agents/ag_stt_refused', { key, body: agent })).status);

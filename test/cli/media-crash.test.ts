@@ -18,13 +18,18 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
     let daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'fake' } });
     const key = await adminKey(daemon.stateDir);
     const call = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`, dialect: 'twilio',
+      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
+      dialect: 'twilio',
       headers: { authorization: `Bearer ${key}` },
       customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
       steps: [{ kind: 'wait', ms: 60_000 }],
     });
     // The opening reaching the caller means the call is live.
-    await new Promise<void>((resolve) => call.on('event', (e) => { if (e.type === 'reply_start') resolve(); }));
+    await new Promise<void>((resolve) =>
+      call.on('event', (e) => {
+        if (e.type === 'reply_start') resolve();
+      }),
+    );
     const live = await api(daemon, 'GET', '/v1/calls?status=in_progress', { key });
     expect(live.body.data).toHaveLength(1);
     const callId = live.body.data[0].call_id as string;

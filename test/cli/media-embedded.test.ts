@@ -36,9 +36,12 @@ function script(dialect: CarrierDialect, format: CarrierAudioFormat, phoneByVoic
     return { kind: 'say', prepared: prepareSimLine(a.samples, a.sampleRate, dialect, format), text: line, afterReplyMs: 300 };
   };
   return [
-    say('My name is Priya Sharma'), say('yes'),
-    say('tomorrow'), say('yes'),
-    say('five p m'), say('yes'),
+    say('My name is Priya Sharma'),
+    say('yes'),
+    say('tomorrow'),
+    say('yes'),
+    say('five p m'),
+    say('yes'),
     phoneByVoice ? say('nine eight seven six five four three two one zero') : { kind: 'dtmf', digits: '9876543210#', afterReplyMs: 300 },
     say('yes'),
     // The last "yes" is heard after its end-of-utterance silence: the caller stays on the line.
@@ -54,18 +57,20 @@ describe('the embedded recogniser on carrier streams', { timeout: 150_000 }, () 
       { dialect: 'exotel', format: { encoding: 'pcm16', sampleRate: 16000 }, phoneByVoice: true },
       { dialect: 'plivo', format: { encoding: 'pcm16', sampleRate: 16000 }, phoneByVoice: true },
     ];
-    const results = await Promise.all(runs.map(async (r) => {
-      const call = simulateCall({
-        url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/${r.dialect}`,
-        dialect: r.dialect,
-        format: r.format,
-        headers: { authorization: `Bearer ${key}` },
-        customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678', to: '+918045671234' },
-        steps: script(r.dialect, r.format, r.phoneByVoice),
-        timeoutMs: 120_000,
-      });
-      return { ...r, timeline: await call.done };
-    }));
+    const results = await Promise.all(
+      runs.map(async (r) => {
+        const call = simulateCall({
+          url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/${r.dialect}`,
+          dialect: r.dialect,
+          format: r.format,
+          headers: { authorization: `Bearer ${key}` },
+          customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678', to: '+918045671234' },
+          steps: script(r.dialect, r.format, r.phoneByVoice),
+          timeoutMs: 120_000,
+        });
+        return { ...r, timeline: await call.done };
+      }),
+    );
     const list = await api(daemon, 'GET', '/v1/calls?limit=10', { key });
     // "tomorrow" in the daemon's zone (Asia/Kolkata).
     const tomorrow = new Date(Date.now() + 5.5 * 3600_000 + 86_400_000).toISOString().slice(0, 10);
@@ -74,8 +79,12 @@ describe('the embedded recogniser on carrier streams', { timeout: 150_000 }, () 
       expect(call, r.dialect).toBeDefined();
       expect(call).toMatchObject({ transport: r.dialect, direction: 'inbound', agent_id: 'ag_clinic_booking' });
       const detail = await api(daemon, 'GET', `/v1/sessions/${String(call!.session_id)}`, { key });
-      const steps = Object.fromEntries((detail.body.session.steps as Array<{ id: string; status: string; value?: unknown }>).map((s) => [s.id, s]));
-      const heard = (detail.body.turns as Array<{ user_text: string; stt_provider: string | null }>).map((t) => `${t.stt_provider}: ${t.user_text}`);
+      const steps = Object.fromEntries(
+        (detail.body.session.steps as Array<{ id: string; status: string; value?: unknown }>).map((s) => [s.id, s]),
+      );
+      const heard = (detail.body.turns as Array<{ user_text: string; stt_provider: string | null }>).map(
+        (t) => `${t.stt_provider}: ${t.user_text}`,
+      );
       const why = `${r.dialect} heard ${JSON.stringify(heard)}`;
       expect(steps.name?.status, why).toBe('done');
       expect(steps.day?.status, why).toBe('done');

@@ -51,26 +51,35 @@ async function whenCompleted(carrierCallId: string, timeoutMs: number): Promise<
 describe('a binary frame after start', { timeout: 60_000 }, () => {
   it('closes the stream with 1003 and completes the call at once, the reason recorded', async () => {
     const auth = { authorization: `Bearer ${key}` };
-    const runs = await Promise.all(DIALECTS.map(async (dialect) => {
-      const w = writer(dialect);
-      const close = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
-        const ws = new WebSocket(wsUrl(dialect), { headers: auth });
-        const timer = setTimeout(() => { ws.terminate(); reject(new Error(`${dialect}: no close after a binary frame`)); }, 20_000);
-        let sent = false;
-        ws.on('open', () => {
-          for (const f of [w.connected(), w.start({ agent_id: AGENT }, { from: '+919800000001', to: '+918000000002' })]) if (f !== null) ws.send(f);
+    const runs = await Promise.all(
+      DIALECTS.map(async (dialect) => {
+        const w = writer(dialect);
+        const close = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
+          const ws = new WebSocket(wsUrl(dialect), { headers: auth });
+          const timer = setTimeout(() => {
+            ws.terminate();
+            reject(new Error(`${dialect}: no close after a binary frame`));
+          }, 20_000);
+          let sent = false;
+          ws.on('open', () => {
+            for (const f of [w.connected(), w.start({ agent_id: AGENT }, { from: '+919800000001', to: '+918000000002' })])
+              if (f !== null) ws.send(f);
+          });
+          ws.on('message', () => {
+            // The opening is playing: the stream is attached; now the carrier sends a binary frame.
+            if (sent) return;
+            sent = true;
+            ws.send(Buffer.from([0x00, 0xff, 0x10, 0x20]), { binary: true });
+          });
+          ws.on('close', (code, reason) => {
+            clearTimeout(timer);
+            resolve({ code, reason: reason.toString() });
+          });
+          ws.on('error', () => undefined);
         });
-        ws.on('message', () => {
-          // The opening is playing: the stream is attached; now the carrier sends a binary frame.
-          if (sent) return;
-          sent = true;
-          ws.send(Buffer.from([0x00, 0xff, 0x10, 0x20]), { binary: true });
-        });
-        ws.on('close', (code, reason) => { clearTimeout(timer); resolve({ code, reason: reason.toString() }); });
-        ws.on('error', () => undefined);
-      });
-      return { dialect, close, ids: w.ids };
-    }));
+        return { dialect, close, ids: w.ids };
+      }),
+    );
     for (const { dialect, close, ids } of runs) {
       expect(close, dialect).toMatchObject({ code: 1003, reason: expect.stringContaining('binary') });
       // "At once" is well under a second by hand; the bound here is generous (a loaded machine)
@@ -100,10 +109,22 @@ function rssBytes(): number {
 function hostileSocket(dialect: CarrierDialect, localAddress: string, frames: string[]): Promise<{ code: number; reason: string }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl(dialect), { localAddress });
-    const timer = setTimeout(() => { ws.terminate(); reject(new Error(`${dialect} from ${localAddress}: the daemon never closed it`)); }, 40_000);
-    ws.on('open', () => { for (const f of frames) ws.send(f); });
-    ws.on('unexpected-response', (_req, res) => { clearTimeout(timer); ws.terminate(); resolve({ code: -(res.statusCode ?? 0), reason: 'upgrade refused' }); });
-    ws.on('close', (code, reason) => { clearTimeout(timer); resolve({ code, reason: reason.toString() }); });
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`${dialect} from ${localAddress}: the daemon never closed it`));
+    }, 40_000);
+    ws.on('open', () => {
+      for (const f of frames) ws.send(f);
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      ws.terminate();
+      resolve({ code: -(res.statusCode ?? 0), reason: 'upgrade refused' });
+    });
+    ws.on('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ code, reason: reason.toString() });
+    });
     ws.on('error', () => undefined);
   });
 }
@@ -118,7 +139,11 @@ describe('sockets that never send start', { timeout: 120_000 }, () => {
   it('refuse a 64 KiB frame (1009), and more than 16 KiB in all (1008), before start', async () => {
     const big = await hostileSocket('twilio', '127.0.0.1', [padded(64 * 1024)]);
     expect(big.code).toBe(1009);
-    const many = await hostileSocket('exotel', '127.0.0.1', Array.from({ length: 20 }, () => padded(1024)));
+    const many = await hostileSocket(
+      'exotel',
+      '127.0.0.1',
+      Array.from({ length: 20 }, () => padded(1024)),
+    );
     expect(many).toMatchObject({ code: 1008, reason: expect.stringContaining('16 KiB before start') });
   });
 
@@ -128,7 +153,9 @@ describe('sockets that never send start', { timeout: 120_000 }, () => {
     await new Promise((r) => setTimeout(r, 500));
     const before = rssBytes();
     let peak = before;
-    const sampler = setInterval(() => { peak = Math.max(peak, rssBytes()); }, 20);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssBytes());
+    }, 20);
     let closes: Array<{ code: number; reason: string }>;
     try {
       // 25 sockets from each of 8 loopback addresses, over the three dialects.
@@ -157,6 +184,7 @@ describe('sockets that never send start', { timeout: 120_000 }, () => {
     const refused = closes.filter((c) => c.code === 1013);
     expect(refused.length).toBeGreaterThanOrEqual(1);
     expect(refused[0]!.reason).toMatch(/too many unauthenticated media sockets from this address/);
-    for (const c of closes.filter((x) => x.code !== 1013)) expect(c).toMatchObject({ code: 1008, reason: expect.stringContaining('no start event') });
+    for (const c of closes.filter((x) => x.code !== 1013))
+      expect(c).toMatchObject({ code: 1008, reason: expect.stringContaining('no start event') });
   });
 });

@@ -15,7 +15,14 @@
  */
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareSimLine, simulateCall, type SimCall, type SimPreparedLine, type SimStep, type SimTimeline } from '../../src/media/carriers/sim-client.js';
+import {
+  prepareSimLine,
+  simulateCall,
+  type SimCall,
+  type SimPreparedLine,
+  type SimStep,
+  type SimTimeline,
+} from '../../src/media/carriers/sim-client.js';
 import { defaultSimFormat, SimFrameWriter, simStreamIds } from '../../src/media/carriers/sim-frames.js';
 import type { CarrierDialect } from '../../src/media/carriers/types.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon, type Daemon } from '../support/daemon.js';
@@ -61,18 +68,32 @@ function rawStream(dialect: CarrierDialect, frames: Array<string | Buffer>, head
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl(dialect), { headers });
     const received: string[] = [];
-    const timer = setTimeout(() => { ws.terminate(); reject(new Error(`${dialect}: the daemon neither refused nor closed the stream`)); }, 15_000);
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`${dialect}: the daemon neither refused nor closed the stream`));
+    }, 15_000);
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (s: string) => { body += s; });
-      res.on('end', () => { clearTimeout(timer); ws.terminate(); resolve({ status: res.statusCode, body, received }); });
+      res.on('data', (s: string) => {
+        body += s;
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        ws.terminate();
+        resolve({ status: res.statusCode, body, received });
+      });
     });
     ws.on('open', () => {
       for (const f of frames) ws.send(f, { binary: Buffer.isBuffer(f) });
     });
-    ws.on('message', (data, isBinary) => { if (!isBinary) received.push(String(data)); });
-    ws.on('close', (code, reason) => { clearTimeout(timer); resolve({ close: { code, reason: reason.toString() }, received }); });
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) received.push(String(data));
+    });
+    ws.on('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ close: { code, reason: reason.toString() }, received });
+    });
     ws.on('error', () => undefined);
   });
 }
@@ -122,13 +143,21 @@ async function sessionDetail(sessionId: string): Promise<Record<string, any>> {
 }
 
 /** Starts a simulated caller on `dialect` (Bearer auth unless `headers` says otherwise) hearing `transcripts`. */
-function call(dialect: CarrierDialect, transcripts: unknown[], steps: SimStep[], extra: { params?: Record<string, string>; headers?: Record<string, string> } = {}): SimCall {
+function call(
+  dialect: CarrierDialect,
+  transcripts: unknown[],
+  steps: SimStep[],
+  extra: { params?: Record<string, string>; headers?: Record<string, string> } = {},
+): SimCall {
   return simulateCall({
-    url: wsUrl(dialect), dialect,
+    url: wsUrl(dialect),
+    dialect,
     headers: extra.headers ?? { authorization: `Bearer ${key}` },
     customParameters: { agent_id: AGENT, vagent_fake_transcripts: JSON.stringify(transcripts), ...(extra.params ?? {}) },
-    from: '+919800000001', to: '+918000000002',
-    steps, timeoutMs: 80_000,
+    from: '+919800000001',
+    to: '+918000000002',
+    steps,
+    timeoutMs: 80_000,
   });
 }
 
@@ -142,7 +171,9 @@ const say = (dialect: CarrierDialect): SimStep => ({ kind: 'say', prepared: line
 function callThenHangUp(dialect: CarrierDialect, transcripts: unknown[], steps: SimStep[], stop = true): Promise<SimTimeline> {
   const last = steps.filter((s) => s.kind === 'say' || s.kind === 'dtmf').length - 1;
   const sim = call(dialect, transcripts, [...steps, { kind: 'wait', ms: 30_000 }, { kind: 'hangup', stop }]);
-  sim.on('event', (e) => { if (e.type === 'reply_start' && e.turn === last) sim.hangup(stop); });
+  sim.on('event', (e) => {
+    if (e.type === 'reply_start' && e.turn === last) sim.hangup(stop);
+  });
   return sim.done;
 }
 
@@ -172,9 +203,14 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
       for (const token of [undefined, 'vst_not_a_token']) {
         const w = writer(dialect);
         const params: Record<string, string> = { agent_id: AGENT, ...(token ? { stream_token: token } : {}) };
-        const frames = [w.connected(), w.start(params, { from: '+919800000001', to: '+918000000002' }), w.media('/w==', 0)].filter((f): f is string => f !== null);
+        const frames = [w.connected(), w.start(params, { from: '+919800000001', to: '+918000000002' }), w.media('/w==', 0)].filter(
+          (f): f is string => f !== null,
+        );
         const out = await rawStream(dialect, frames);
-        expect(out.close, `${dialect} token=${String(token)}`).toMatchObject({ code: 1008, reason: expect.stringContaining('unauthenticated') });
+        expect(out.close, `${dialect} token=${String(token)}`).toMatchObject({
+          code: 1008,
+          reason: expect.stringContaining('unauthenticated'),
+        });
         expect(out.received, 'no opening audio for an unauthenticated stream').toEqual([]);
       }
     }
@@ -183,8 +219,13 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
     // A valid stream token in start, no upgrade credentials: the call opens and its opening plays.
     const token = await api(daemon, 'POST', '/v1/carriers/stream_token', { key });
     expect(token.status).toBe(201);
-    const sim = call('exotel', [], [{ kind: 'wait', ms: 15_000 }], { headers: {}, params: { stream_token: token.body.stream_token as string } });
-    sim.on('event', (e) => { if (e.type === 'reply_start') sim.hangup(); });
+    const sim = call('exotel', [], [{ kind: 'wait', ms: 15_000 }], {
+      headers: {},
+      params: { stream_token: token.body.stream_token as string },
+    });
+    sim.on('event', (e) => {
+      if (e.type === 'reply_start') sim.hangup();
+    });
     const t = await sim.done;
     expect(t.openingMs, JSON.stringify(t.events.slice(0, 5))).toEqual(expect.any(Number));
     expect(t.received.audioMs).toBeGreaterThan(0);
@@ -202,13 +243,33 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
   it('malformed frames close the stream with the protocol code and leave no session open; the daemon lives', async () => {
     const before = await counts();
     const auth = { authorization: `Bearer ${key}` };
-    const cases: Array<{ name: string; dialect: CarrierDialect; frames: (w: SimFrameWriter) => Array<string | Buffer>; code: number }> = [
+    const cases: Array<{
+      name: string;
+      dialect: CarrierDialect;
+      frames: (w: SimFrameWriter) => Array<string | Buffer>;
+      code: number;
+    }> = [
       { name: 'not JSON', dialect: 'twilio', frames: () => ['{"event": "start", oops'], code: 1008 },
       { name: 'media before start', dialect: 'exotel', frames: (w) => [w.connected()!, w.media('AAAAAA==', 0)], code: 1008 },
       { name: 'media before start', dialect: 'plivo', frames: (w) => [w.media('/w==', 0)], code: 1008 },
-      { name: 'a start missing its fields', dialect: 'twilio', frames: () => [JSON.stringify({ event: 'start', start: { customParameters: { agent_id: AGENT } } })], code: 1008 },
-      { name: 'a start of another dialect', dialect: 'plivo', frames: () => [writer('exotel').start({ agent_id: AGENT })], code: 1008 },
-      { name: 'a 100 KiB text frame', dialect: 'exotel', frames: () => [JSON.stringify({ event: 'media', pad: 'x'.repeat(100 * 1024) })], code: 1009 },
+      {
+        name: 'a start missing its fields',
+        dialect: 'twilio',
+        frames: () => [JSON.stringify({ event: 'start', start: { customParameters: { agent_id: AGENT } } })],
+        code: 1008,
+      },
+      {
+        name: 'a start of another dialect',
+        dialect: 'plivo',
+        frames: () => [writer('exotel').start({ agent_id: AGENT })],
+        code: 1008,
+      },
+      {
+        name: 'a 100 KiB text frame',
+        dialect: 'exotel',
+        frames: () => [JSON.stringify({ event: 'media', pad: 'x'.repeat(100 * 1024) })],
+        code: 1009,
+      },
       { name: 'a binary frame', dialect: 'twilio', frames: () => [Buffer.from([0x7b, 0x7d, 0x00, 0xff])], code: 1003 },
     ];
     const outs = await Promise.all(cases.map(async (c) => ({ c, out: await rawStream(c.dialect, c.frames(writer(c.dialect)), auth) })));
@@ -219,23 +280,33 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
     expect(await counts(), 'nothing opened by a frame refused before start').toEqual(before);
 
     // Out of order after start (a second start): the call opened, then the protocol error closes it (1008) and ends it.
-    const results = await Promise.all(DIALECTS.map(async (dialect) => {
-      const w = writer(dialect);
-      const first = w.start({ agent_id: AGENT }, { from: '+919800000001', to: '+918000000002' });
-      const out = await new Promise<RawOutcome>((resolve, reject) => {
-        const ws = new WebSocket(wsUrl(dialect), { headers: auth });
-        const received: string[] = [];
-        const timer = setTimeout(() => { ws.terminate(); reject(new Error(`${dialect}: no close after a second start`)); }, 15_000);
-        ws.on('open', () => { for (const f of [w.connected(), first].filter((f): f is string => f !== null)) ws.send(f); });
-        ws.on('message', (data) => {
-          // The opening is playing: the stream is attached; now the carrier misbehaves.
-          if (received.push(String(data)) === 1) ws.send(first);
+    const results = await Promise.all(
+      DIALECTS.map(async (dialect) => {
+        const w = writer(dialect);
+        const first = w.start({ agent_id: AGENT }, { from: '+919800000001', to: '+918000000002' });
+        const out = await new Promise<RawOutcome>((resolve, reject) => {
+          const ws = new WebSocket(wsUrl(dialect), { headers: auth });
+          const received: string[] = [];
+          const timer = setTimeout(() => {
+            ws.terminate();
+            reject(new Error(`${dialect}: no close after a second start`));
+          }, 15_000);
+          ws.on('open', () => {
+            for (const f of [w.connected(), first].filter((f): f is string => f !== null)) ws.send(f);
+          });
+          ws.on('message', (data) => {
+            // The opening is playing: the stream is attached; now the carrier misbehaves.
+            if (received.push(String(data)) === 1) ws.send(first);
+          });
+          ws.on('close', (code, reason) => {
+            clearTimeout(timer);
+            resolve({ close: { code, reason: reason.toString() }, received });
+          });
+          ws.on('error', () => undefined);
         });
-        ws.on('close', (code, reason) => { clearTimeout(timer); resolve({ close: { code, reason: reason.toString() }, received }); });
-        ws.on('error', () => undefined);
-      });
-      return { dialect, out, ids: w.ids };
-    }));
+        return { dialect, out, ids: w.ids };
+      }),
+    );
     for (const { dialect, out, ids } of results) {
       expect(out.close, dialect).toMatchObject({ code: 1008, reason: expect.stringContaining('start') });
       expect(out.received.length, `${dialect}: the opening had begun`).toBeGreaterThan(0);
@@ -252,15 +323,25 @@ describe('media endpoint: auth and malformed frames (run alone: they count calls
 
 describe.concurrent('media endpoint: calls under faults and load', { timeout: 90_000 }, () => {
   it('a stream that closes without stop ends its session; the call completes with the dialect as transport', async () => {
-    const runs = await Promise.all((['exotel', 'twilio'] as const).map(async (dialect) => {
-      const t = await callThenHangUp(dialect, ['Priya Sharma'], [say(dialect)], false);
-      return { dialect, t };
-    }));
+    const runs = await Promise.all(
+      (['exotel', 'twilio'] as const).map(async (dialect) => {
+        const t = await callThenHangUp(dialect, ['Priya Sharma'], [say(dialect)], false);
+        return { dialect, t };
+      }),
+    );
     for (const { dialect, t } of runs) {
-      expect(t.events.some((e) => e.type === 'hangup' && !e.stop), dialect).toBe(true);
+      expect(
+        t.events.some((e) => e.type === 'hangup' && !e.stop),
+        dialect,
+      ).toBe(true);
       expect(t.close.by, dialect).toBe('caller');
       const view = await completed((await callOf(t.ids.callId)).call_id as string);
-      expect(view, dialect).toMatchObject({ status: 'completed', dial_status: 'completed', transport: dialect, direction: 'inbound' });
+      expect(view, dialect).toMatchObject({
+        status: 'completed',
+        dial_status: 'completed',
+        transport: dialect,
+        direction: 'inbound',
+      });
       expect((await sessionDetail(view.session_id as string)).session.status, dialect).toBe('ended');
     }
   });
@@ -270,13 +351,18 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
       { dialect: 'plivo' as const, first: { text: 'Priya Sharma', mode: 'crash' } },
       { dialect: 'twilio' as const, first: { text: 'Priya Sharma', mode: 'hang' } },
     ];
-    const runs = await Promise.all(faults.map(async ({ dialect, first }) => {
-      const t = await callThenHangUp(dialect, [first, 'Priya Sharma'], [say(dialect), say(dialect)]);
-      return { dialect, mode: first.mode, t };
-    }));
+    const runs = await Promise.all(
+      faults.map(async ({ dialect, first }) => {
+        const t = await callThenHangUp(dialect, [first, 'Priya Sharma'], [say(dialect), say(dialect)]);
+        return { dialect, mode: first.mode, t };
+      }),
+    );
     for (const { dialect, mode, t } of runs) {
       const what = `${dialect} ${mode}`;
-      expect(t.turns.filter((x) => x.noReply), `${what}: every line got a reply`).toEqual([]);
+      expect(
+        t.turns.filter((x) => x.noReply),
+        `${what}: every line got a reply`,
+      ).toEqual([]);
       const view = await completed((await callOf(t.ids.callId)).call_id as string);
       const turns = turnsOf(await sessionDetail(view.session_id as string));
       const missed = turns.findIndex((x) => x.event === 'not_heard');
@@ -290,27 +376,53 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
 
   it('20 calls at once over the three dialects: each hears its own caller, all openings play, all complete', async () => {
     const names = [
-      'Aarav Mehta', 'Ananya Iyer', 'Rohan Gupta', 'Kavya Nair', 'Vikram Singh', 'Meera Pillai', 'Arjun Reddy', 'Sneha Kulkarni',
-      'Rahul Verma', 'Divya Menon', 'Karan Malhotra', 'Pooja Desai', 'Aditya Joshi', 'Neha Kapoor', 'Siddharth Rao', 'Isha Banerjee',
-      'Nikhil Chawla', 'Riya Sen', 'Manish Tiwari', 'Lakshmi Krishnan',
+      'Aarav Mehta',
+      'Ananya Iyer',
+      'Rohan Gupta',
+      'Kavya Nair',
+      'Vikram Singh',
+      'Meera Pillai',
+      'Arjun Reddy',
+      'Sneha Kulkarni',
+      'Rahul Verma',
+      'Divya Menon',
+      'Karan Malhotra',
+      'Pooja Desai',
+      'Aditya Joshi',
+      'Neha Kapoor',
+      'Siddharth Rao',
+      'Isha Banerjee',
+      'Nikhil Chawla',
+      'Riya Sen',
+      'Manish Tiwari',
+      'Lakshmi Krishnan',
     ];
-    const runs = await Promise.all(names.map(async (name, i) => {
-      const dialect = DIALECTS[i % 3]!;
-      const t = await callThenHangUp(dialect, [name, 'yes'], [say(dialect), say(dialect)]);
-      return { name, dialect, t };
-    }));
+    const runs = await Promise.all(
+      names.map(async (name, i) => {
+        const dialect = DIALECTS[i % 3]!;
+        const t = await callThenHangUp(dialect, [name, 'yes'], [say(dialect), say(dialect)]);
+        return { name, dialect, t };
+      }),
+    );
     const sessions = new Set<string>();
-    await Promise.all(runs.map(async ({ name, dialect, t }: { name: string; dialect: CarrierDialect; t: SimTimeline }) => {
-      const what = `${dialect} ${name}`;
-      expect(t.openingMs, `${what}: the opening arrived`).toEqual(expect.any(Number));
-      const view = await completed((await callOf(t.ids.callId)).call_id as string);
-      expect(view, what).toMatchObject({ status: 'completed', transport: dialect });
-      sessions.add(view.session_id as string);
-      const detail = await sessionDetail(view.session_id as string);
-      expect(detail.session.status, what).toBe('ended');
-      expect(slotsOf(detail).patient_name, `${what}: ${JSON.stringify(detail.session.steps)}`).toBe(name);
-      expect(turnsOf(detail).map((x) => x.user_text).filter(Boolean), what).toEqual([name, 'yes']);
-    }));
+    await Promise.all(
+      runs.map(async ({ name, dialect, t }: { name: string; dialect: CarrierDialect; t: SimTimeline }) => {
+        const what = `${dialect} ${name}`;
+        expect(t.openingMs, `${what}: the opening arrived`).toEqual(expect.any(Number));
+        const view = await completed((await callOf(t.ids.callId)).call_id as string);
+        expect(view, what).toMatchObject({ status: 'completed', transport: dialect });
+        sessions.add(view.session_id as string);
+        const detail = await sessionDetail(view.session_id as string);
+        expect(detail.session.status, what).toBe('ended');
+        expect(slotsOf(detail).patient_name, `${what}: ${JSON.stringify(detail.session.steps)}`).toBe(name);
+        expect(
+          turnsOf(detail)
+            .map((x) => x.user_text)
+            .filter(Boolean),
+          what,
+        ).toEqual([name, 'yes']);
+      }),
+    );
     expect(sessions.size).toBe(20);
     expect(await health()).toBe(200);
   });
@@ -318,12 +430,22 @@ describe.concurrent('media endpoint: calls under faults and load', { timeout: 90
   it('DTMF at the phone step: 9876543210# is captured as the phone number', async () => {
     const dialect = 'twilio';
     const said = ['Priya Sharma', 'yes', 'tomorrow', 'yes', 'five in the evening', 'yes', 'yes'];
-    const steps: SimStep[] = [...said.slice(0, 6).map(() => say(dialect)), { kind: 'dtmf', digits: '9876543210#', gapMs: 150 }, say(dialect)];
+    const steps: SimStep[] = [
+      ...said.slice(0, 6).map(() => say(dialect)),
+      { kind: 'dtmf', digits: '9876543210#', gapMs: 150 },
+      say(dialect),
+    ];
     const t = await callThenHangUp(dialect, said, steps);
-    expect(t.turns.filter((x) => x.noReply), 'every step got a reply').toEqual([]);
+    expect(
+      t.turns.filter((x) => x.noReply),
+      'every step got a reply',
+    ).toEqual([]);
     const view = await completed((await callOf(t.ids.callId)).call_id as string);
     const detail = await sessionDetail(view.session_id as string);
-    expect(slotsOf(detail), JSON.stringify(turnsOf(detail).map((x) => x.user_text))).toMatchObject({ patient_name: 'Priya Sharma', phone: '9876543210' });
+    expect(slotsOf(detail), JSON.stringify(turnsOf(detail).map((x) => x.user_text))).toMatchObject({
+      patient_name: 'Priya Sharma',
+      phone: '9876543210',
+    });
     expect(turnsOf(detail).some((x) => x.stt_provider === 'dtmf' && x.user_text === '9876543210')).toBe(true);
   });
 

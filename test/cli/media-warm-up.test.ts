@@ -33,7 +33,8 @@ function exampleOpeningClips(): number {
 }
 
 type WarmUp = { state: string; opening_clips: number } | undefined;
-const warmUpOf = async (d: Daemon): Promise<WarmUp> => ((await api(d, 'GET', '/v1/health')).body as { media?: { warm_up?: WarmUp } }).media?.warm_up;
+const warmUpOf = async (d: Daemon): Promise<WarmUp> =>
+  ((await api(d, 'GET', '/v1/health')).body as { media?: { warm_up?: WarmUp } }).media?.warm_up;
 
 /** `/v1/health`'s `media.warm_up` once it is `ready` with `clips` opening clips, or the last one seen after `timeoutMs`. */
 async function warmUpReady(d: Daemon, clips: number, timeoutMs: number): Promise<WarmUp> {
@@ -47,7 +48,7 @@ async function warmUpReady(d: Daemon, clips: number, timeoutMs: number): Promise
 }
 
 describe('media warm-up at start', { timeout: 240_000 }, () => {
-  it('converts every example agent\'s opening in the workers: as pre-synthesis makes them, and from the cache after a restart', async () => {
+  it("converts every example agent's opening in the workers: as pre-synthesis makes them, and from the cache after a restart", async () => {
     const expected = exampleOpeningClips();
     expect(expected).toBeGreaterThan(1);
 

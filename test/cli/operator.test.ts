@@ -8,9 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cleanupAll, cliHome, freePort, ROOT, runCli, startDaemonWithKey, tempDir, type Daemon,
-} from '../support/daemon.js';
+import { cleanupAll, cliHome, freePort, ROOT, runCli, startDaemonWithKey, tempDir, type Daemon } from '../support/daemon.js';
 import { runCliOnTty } from '../support/tty.js';
 
 let daemon: Daemon;
@@ -26,7 +24,11 @@ afterAll(cleanupAll, 30_000);
 
 describe('the daemon address is checked before the key', { timeout: 60_000 }, () => {
   it('a --url without a scheme: exit 2 naming the URL and the form it needs, not "no API key"', async () => {
-    for (const args of [['--url', '127.0.0.1:8787', 'trunk', 'list'], ['--url', 'localhost:8787', 'number', 'list'], ['login', '--url', '127.0.0.1:8787']]) {
+    for (const args of [
+      ['--url', '127.0.0.1:8787', 'trunk', 'list'],
+      ['--url', 'localhost:8787', 'number', 'list'],
+      ['login', '--url', '127.0.0.1:8787'],
+    ]) {
       const res = await runCli(args, { input: 'vk_x\n' });
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(2);
       expect(res.stderr).toContain('--url "');
@@ -36,7 +38,10 @@ describe('the daemon address is checked before the key', { timeout: 60_000 }, ()
     }
     const fromEnv = await runCli(['trunk', 'list', '--json'], { env: { VAGENT_URL: 'ftp://127.0.0.1:8787' } });
     expect(fromEnv.code).toBe(2);
-    expect(jsonError(fromEnv.stderr)).toMatchObject({ code: 'bad_arguments', message: expect.stringContaining('from VAGENT_URL "ftp://127.0.0.1:8787"') });
+    expect(jsonError(fromEnv.stderr)).toMatchObject({
+      code: 'bad_arguments',
+      message: expect.stringContaining('from VAGENT_URL "ftp://127.0.0.1:8787"'),
+    });
   });
 
   it('no daemon at the address and no key: exit 3 "cannot reach", not the login hint', async () => {
@@ -115,7 +120,9 @@ describe('numbers written the national way', { timeout: 90_000 }, () => {
 
 describe('trunk rm names the numbers it detaches', { timeout: 90_000 }, () => {
   it('asks naming them, says they are detached, and prints the commands that attach them again', async () => {
-    const trunk = JSON.parse((await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--json'])).stdout) as { id: string };
+    const trunk = JSON.parse((await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--json'])).stdout) as {
+      id: string;
+    };
     expect((await vagent(['number', 'add', '+912240001234', '--trunk', trunk.id, '--label', "Mumbai's sales"])).code).toBe(0);
     expect((await vagent(['number', 'add', '+911140001234', '--trunk', trunk.id, '--agent', 'ag_clinic_booking'])).code).toBe(0);
     expect((await vagent(['number', 'add', '+918047001234'])).code).toBe(0);
@@ -134,15 +141,28 @@ describe('trunk rm names the numbers it detaches', { timeout: 90_000 }, () => {
     expect(list.stdout).toMatch(/^\+912240001234\s+Mumbai's sales\s+-\s+-/m);
 
     // A new trunk does not take them back; the printed commands do, keeping label and agent.
-    const again = JSON.parse((await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--json'])).stdout) as { id: string };
-    const nums = JSON.parse((await vagent(['number', 'list', '--json'])).stdout).data as Array<{ number: string; trunk_id: string | null }>;
+    const again = JSON.parse((await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--json'])).stdout) as {
+      id: string;
+    };
+    const nums = JSON.parse((await vagent(['number', 'list', '--json'])).stdout).data as Array<{
+      number: string;
+      trunk_id: string | null;
+    }>;
     expect(nums.every((n) => n.trunk_id === null)).toBe(true);
-    const commands = rm.stdout.split('\n').filter((l) => l.trim().startsWith('vagent number rm')).map((l) => l.trim().replace('tk_NEW', again.id));
+    const commands = rm.stdout
+      .split('\n')
+      .filter((l) => l.trim().startsWith('vagent number rm'))
+      .map((l) => l.trim().replace('tk_NEW', again.id));
     expect(commands).toHaveLength(2);
     const bin = tempDir();
-    fs.writeFileSync(path.join(bin, 'vagent'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, 'bin', 'vagent')}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'vagent'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, 'bin', 'vagent')}" "$@"\n`, {
+      mode: 0o755,
+    });
     for (const c of commands) {
-      execFileSync('bash', ['-c', c], { env: { ...process.env, ...env, HOME: cliHome().home, PATH: `${bin}:${process.env.PATH}` }, stdio: 'pipe' });
+      execFileSync('bash', ['-c', c], {
+        env: { ...process.env, ...env, HOME: cliHome().home, PATH: `${bin}:${process.env.PATH}` },
+        stdio: 'pipe',
+      });
     }
     const after = JSON.parse((await vagent(['number', 'list', '--json'])).stdout).data as Array<Record<string, unknown>>;
     expect(after.map((n) => [n.number, n.trunk_id, n.label, n.agent_id])).toEqual([

@@ -14,7 +14,14 @@ let key: string;
 /** `vagent admin …args --state-dir <the daemon's>`. */
 const admin = (...args: string[]) => runCli(['admin', ...args, '--state-dir', daemon.stateDir]);
 
-interface Counts { sessions: number; turns: number; calls: number; telephony_events: number; audit_events: number; agent_revisions: number }
+interface Counts {
+  sessions: number;
+  turns: number;
+  calls: number;
+  telephony_events: number;
+  audit_events: number;
+  agent_revisions: number;
+}
 
 /** Sessions ended before the cut-off (one with a call), and one opened after it. */
 let old: { sessions: string[]; call: string };
@@ -28,7 +35,10 @@ beforeAll(async () => {
   key = started.env.VAGENT_API_KEY!;
   const sessions: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const opened = await api(daemon, 'POST', '/v1/sessions', { key, body: { agent_id: 'ag_clinic_booking', customer_name: 'Priya Sharma' } });
+    const opened = await api(daemon, 'POST', '/v1/sessions', {
+      key,
+      body: { agent_id: 'ag_clinic_booking', customer_name: 'Priya Sharma' },
+    });
     expect(opened.status).toBe(201);
     const id = opened.body.session_id as string;
     expect((await api(daemon, 'POST', `/v1/sessions/${id}/turn`, { key, body: { text: 'My name is Priya Sharma' } })).status).toBe(200);
@@ -52,9 +62,12 @@ afterAll(cleanupAll, 30_000);
 
 describe('vagent serve start-up', () => {
   it('says once that retention is off and how to turn it on', () => {
-    expect(daemon.stderr().split('\n').filter((l) => l.startsWith('retention: '))).toEqual([
-      expect.stringMatching(/^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS/),
-    ]);
+    expect(
+      daemon
+        .stderr()
+        .split('\n')
+        .filter((l) => l.startsWith('retention: ')),
+    ).toEqual([expect.stringMatching(/^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS/)]);
   });
 });
 
@@ -66,7 +79,10 @@ describe('vagent admin export, then purge with the same cut-off', { timeout: 60_
     expect(JSON.parse(res.stdout)).toEqual({ sessions: 4, output: out });
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);
     const text = fs.readFileSync(out, 'utf8');
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     expect(lines.map((l) => `se_${l.session_id}`)).toEqual(old.sessions);
     for (const l of lines) {
       expect(l.tenant).toBe('default');
@@ -88,7 +104,13 @@ describe('vagent admin export, then purge with the same cut-off', { timeout: 60_
     expect(fs.readFileSync(out, 'utf8')).toBe(text);
     const forced = await admin('export', '--since', cutoff, '--output', out, '--force');
     expect(forced.code, forced.stderr).toBe(0);
-    expect(fs.readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => `se_${(JSON.parse(l) as { session_id: number }).session_id}`)).toEqual([recent]);
+    expect(
+      fs
+        .readFileSync(out, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => `se_${(JSON.parse(l) as { session_id: number }).session_id}`),
+    ).toEqual([recent]);
 
     const stdout = await admin('export', '--tenant', 'default');
     expect(stdout.code, stdout.stderr).toBe(0);
@@ -129,7 +151,9 @@ describe('vagent admin export, then purge with the same cut-off', { timeout: 60_
     for (const bad of ['2026-13-01', 'yesterday', '2026-01-01T00:00:00', '2026-02-30']) {
       const res = await admin('purge', '--before', bad, '--dry-run');
       expect(res.code, bad).toBe(2);
-      expect(res.stderr).toContain('--before must be a date YYYY-MM-DD (the start of that day in Asia/Kolkata) or an ISO 8601 time with its offset');
+      expect(res.stderr).toContain(
+        '--before must be a date YYYY-MM-DD (the start of that day in Asia/Kolkata) or an ISO 8601 time with its offset',
+      );
     }
     const future = await admin('purge', '--before', '2999-01-01');
     expect(future.code).toBe(1);
@@ -156,7 +180,9 @@ describe('vagent admin tenant set --retention-days', { timeout: 60_000 }, () => 
     expect(list.stdout).toMatch(/^default\s.*90 days$/m);
     expect((await admin('tenant', 'set', 'default', '--retention-days', '0')).stdout).toContain('kept for ever (0)');
     expect(JSON.parse((await admin('tenant', 'list', '--json')).stdout).data[0]).toMatchObject({ retention_days: 0 });
-    expect(JSON.parse((await admin('tenant', 'set', 'default', '--retention-days', 'default', '--json')).stdout)).toMatchObject({ retention_days: null });
+    expect(JSON.parse((await admin('tenant', 'set', 'default', '--retention-days', 'default', '--json')).stdout)).toMatchObject({
+      retention_days: null,
+    });
     for (const bad of ['-1', '1.5', '36501', 'forever']) {
       const res = await admin('tenant', 'set', 'default', '--retention-days', bad);
       expect(res.code, bad).toBe(2);

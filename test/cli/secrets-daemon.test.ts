@@ -14,9 +14,8 @@ import { startFakeSarvam } from '../../src/devtools/fake-sarvam.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
 
 /** The regular files under `dir`. */
-const filesUnder = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[])
-  .map((f) => path.join(dir, f))
-  .filter((f) => fs.statSync(f).isFile());
+const filesUnder = (dir: string) =>
+  (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile());
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -42,15 +41,23 @@ describe('secrets through a real daemon at log level trace', () => {
     expect(created.body.has_credentials).toBe(true);
     const replay = record(await api(daemon, 'POST', '/v1/trunks', { key, body, headers: { 'idempotency-key': 'secret-1' } }));
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
-    record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, address: 'sip:bad/' }, headers: { 'idempotency-key': 'secret-2' } }));
+    record(
+      await api(daemon, 'POST', '/v1/trunks', {
+        key,
+        body: { ...body, address: 'sip:bad/' },
+        headers: { 'idempotency-key': 'secret-2' },
+      }),
+    );
     record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, auth: { username, password: 42 } } }));
     record(await api(daemon, 'POST', '/v1/trunks', { key, body: { ...body, numbers: [password] } }));
     record(await api(daemon, 'POST', '/v1/trunks', { key: `${key}x`, body }));
     record(await api(daemon, 'GET', '/v1/trunks', { key }));
     record(await api(daemon, 'GET', `/v1/trunks/${created.body.id as string}`, { key }));
 
-    const viaCli = await runCli(['trunk', 'add', '--address', 'sip.example-carrier.in', '--username', username, '--password-stdin', '--json'],
-      { input: password, env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key } });
+    const viaCli = await runCli(
+      ['trunk', 'add', '--address', 'sip.example-carrier.in', '--username', username, '--password-stdin', '--json'],
+      { input: password, env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key } },
+    );
     expect(viaCli.code, viaCli.stderr).toBe(0);
     responses.push(viaCli.stdout, viaCli.stderr);
 
@@ -85,14 +92,40 @@ describe('secrets through a real daemon at log level trace', () => {
       return r;
     };
     const twilio = { auth_token: twilioToken };
-    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } })).status).toBe(200);
-    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } })).headers.get('idempotency-replayed')).toBe('true');
-    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: { auth_token: `${twilioToken} ` }, headers: { 'idempotency-key': 'c-2' } })).status).toBe(400);
-    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/plivo', { key, body: { auth_id: twilioToken, auth_token: plivoToken } })).status).toBe(400);
-    expect(record(await api(carrierDaemon, 'PUT', '/v1/carriers/exotel', { key: `${key}x`, body: { api_key: 'k', api_token: exotelToken } })).status).toBe(401);
+    expect(
+      record(await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } })).status,
+    ).toBe(200);
+    expect(
+      record(
+        await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', { key, body: twilio, headers: { 'idempotency-key': 'c-1' } }),
+      ).headers.get('idempotency-replayed'),
+    ).toBe('true');
+    expect(
+      record(
+        await api(carrierDaemon, 'PUT', '/v1/carriers/twilio', {
+          key,
+          body: { auth_token: `${twilioToken} ` },
+          headers: { 'idempotency-key': 'c-2' },
+        }),
+      ).status,
+    ).toBe(400);
+    expect(
+      record(await api(carrierDaemon, 'PUT', '/v1/carriers/plivo', { key, body: { auth_id: twilioToken, auth_token: plivoToken } })).status,
+    ).toBe(400);
+    expect(
+      record(
+        await api(carrierDaemon, 'PUT', '/v1/carriers/exotel', {
+          key: `${key}x`,
+          body: { api_key: 'k', api_token: exotelToken },
+        }),
+      ).status,
+    ).toBe(401);
     expect(record(await api(carrierDaemon, 'GET', '/v1/carriers', { key })).status).toBe(200);
     const env = { VAGENT_URL: carrierDaemon.url, VAGENT_API_KEY: key };
-    const viaCli = await runCli(['carrier', 'set', 'exotel', '--exotel-api-key', 'exokey', '--api-token-stdin', '--json'], { input: exotelToken, env });
+    const viaCli = await runCli(['carrier', 'set', 'exotel', '--exotel-api-key', 'exokey', '--api-token-stdin', '--json'], {
+      input: exotelToken,
+      env,
+    });
     expect(viaCli.code, viaCli.stderr).toBe(0);
     responses.push(viaCli.stdout, viaCli.stderr);
     const tokenRun = await runCli(['carrier', 'token'], { env });
@@ -110,50 +143,69 @@ describe('secrets through a real daemon at log level trace', () => {
     for (const secret of [twilioToken, exotelToken, plivoToken, streamToken]) {
       for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
       expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
-      for (const f of files) expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+      for (const f of files)
+        expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
     }
   });
 
-  it('leaves the speech recognisers’ keys nowhere: health, the start-up lines, telephony check (a rejected key too)', { timeout: 60_000 }, async () => {
-    const dgKey = `dg${crypto.randomBytes(14).toString('hex')}`;
-    const svKey = `sv${crypto.randomBytes(14).toString('hex')}`;
-    const dg = await startFakeDeepgram({ apiKey: dgKey });
-    const sv = await startFakeSarvam({ apiKey: `other-${crypto.randomBytes(6).toString('hex')}` }); // svKey is refused
-    try {
-      const d = await startDaemon({ env: {
-        VAGENT_LOG_LEVEL: 'trace', VAGENT_RECOGNIZER: 'deepgram', VAGENT_RECOGNIZERS: 'hi=sarvam',
-        DEEPGRAM_API_KEY: dgKey, VAGENT_DEEPGRAM_URL: dg.url, SARVAM_API_KEY: svKey, VAGENT_SARVAM_URL: sv.url,
-      } });
-      const key = await adminKey(d.stateDir);
-      const responses: string[] = [];
-      const health = await api(d, 'GET', '/v1/health', {});
-      responses.push(JSON.stringify(health.body));
-      expect(health.body).toMatchObject({ recognition: { status: 'on', provider: 'deepgram' } });
-      const langs = (health.body.recognition as { languages: Array<{ range: string; provider: string }> }).languages;
-      expect(langs.map((l) => [l.range, l.provider])).toEqual([['*', 'deepgram'], ['hi', 'sarvam']]);
-      const check = await api(d, 'GET', '/v1/telephony/check', { key });
-      responses.push(JSON.stringify(check.body));
-      const env = { VAGENT_URL: d.url, VAGENT_API_KEY: key };
-      const human = await runCli(['telephony', 'check'], { env });
-      const json = await runCli(['telephony', 'check', '--json'], { env });
-      responses.push(human.stdout, human.stderr, json.stdout, json.stderr);
-      expect(human.code).toBe(1);
-      expect(human.stdout).toMatch(/✔? ?speech recognition: Deepgram accepts the key, \d+ ms \(default\)/);
-      expect(human.stdout).toMatch(/speech recognition: Sarvam AI: unauthenticated \(hi\)/);
-      expect(human.stdout).toContain('Sarvam AI did not accept the key. Set SARVAM_API_KEY (sarvam.api_key) for vagent serve');
-      expect(human.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
-      expect(JSON.parse(json.stdout).recognizers.map((x: { provider: string; ok: boolean }) => [x.provider, x.ok])).toEqual([['deepgram', true], ['sarvam', false]]);
-      await d.stop('SIGTERM');
-      const printed = d.stdout() + d.stderr();
-      expect(printed).toMatch(/speech recognition: deepgram/);
-      for (const secret of [dgKey, svKey]) {
-        for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
-        expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
-        for (const f of filesUnder(d.stateDir)) expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+  it(
+    'leaves the speech recognisers’ keys nowhere: health, the start-up lines, telephony check (a rejected key too)',
+    { timeout: 60_000 },
+    async () => {
+      const dgKey = `dg${crypto.randomBytes(14).toString('hex')}`;
+      const svKey = `sv${crypto.randomBytes(14).toString('hex')}`;
+      const dg = await startFakeDeepgram({ apiKey: dgKey });
+      const sv = await startFakeSarvam({ apiKey: `other-${crypto.randomBytes(6).toString('hex')}` }); // svKey is refused
+      try {
+        const d = await startDaemon({
+          env: {
+            VAGENT_LOG_LEVEL: 'trace',
+            VAGENT_RECOGNIZER: 'deepgram',
+            VAGENT_RECOGNIZERS: 'hi=sarvam',
+            DEEPGRAM_API_KEY: dgKey,
+            VAGENT_DEEPGRAM_URL: dg.url,
+            SARVAM_API_KEY: svKey,
+            VAGENT_SARVAM_URL: sv.url,
+          },
+        });
+        const key = await adminKey(d.stateDir);
+        const responses: string[] = [];
+        const health = await api(d, 'GET', '/v1/health', {});
+        responses.push(JSON.stringify(health.body));
+        expect(health.body).toMatchObject({ recognition: { status: 'on', provider: 'deepgram' } });
+        const langs = (health.body.recognition as { languages: Array<{ range: string; provider: string }> }).languages;
+        expect(langs.map((l) => [l.range, l.provider])).toEqual([
+          ['*', 'deepgram'],
+          ['hi', 'sarvam'],
+        ]);
+        const check = await api(d, 'GET', '/v1/telephony/check', { key });
+        responses.push(JSON.stringify(check.body));
+        const env = { VAGENT_URL: d.url, VAGENT_API_KEY: key };
+        const human = await runCli(['telephony', 'check'], { env });
+        const json = await runCli(['telephony', 'check', '--json'], { env });
+        responses.push(human.stdout, human.stderr, json.stdout, json.stderr);
+        expect(human.code).toBe(1);
+        expect(human.stdout).toMatch(/✔? ?speech recognition: Deepgram accepts the key, \d+ ms \(default\)/);
+        expect(human.stdout).toMatch(/speech recognition: Sarvam AI: unauthenticated \(hi\)/);
+        expect(human.stdout).toContain('Sarvam AI did not accept the key. Set SARVAM_API_KEY (sarvam.api_key) for vagent serve');
+        expect(human.stderr).toMatch(/^error: telephony check failed: not_configured$/m);
+        expect(JSON.parse(json.stdout).recognizers.map((x: { provider: string; ok: boolean }) => [x.provider, x.ok])).toEqual([
+          ['deepgram', true],
+          ['sarvam', false],
+        ]);
+        await d.stop('SIGTERM');
+        const printed = d.stdout() + d.stderr();
+        expect(printed).toMatch(/speech recognition: deepgram/);
+        for (const secret of [dgKey, svKey]) {
+          for (const r of responses) expect(r.includes(secret), `${secret.slice(0, 8)}… in a response`).toBe(false);
+          expect(printed.includes(secret), `${secret.slice(0, 8)}… in the daemon output`).toBe(false);
+          for (const f of filesUnder(d.stateDir))
+            expect(fs.readFileSync(f).includes(Buffer.from(secret)), `${secret.slice(0, 8)}… in ${path.basename(f)}`).toBe(false);
+        }
+      } finally {
+        await dg.close();
+        await sv.close();
       }
-    } finally {
-      await dg.close();
-      await sv.close();
-    }
-  });
+    },
+  );
 });

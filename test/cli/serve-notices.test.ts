@@ -42,7 +42,9 @@ describe('the login hint of admin key create', { timeout: 30_000 }, () => {
     const d = await startDaemon({ env: QUIET });
     await d.stop();
     fs.rmSync(path.join(d.stateDir, 'daemon.json'));
-    const res = await runCli(['admin', 'key', 'create', '--tenant', 'default', '--state-dir', d.stateDir], { env: { VAGENT_PORT: '9123' } });
+    const res = await runCli(['admin', 'key', 'create', '--tenant', 'default', '--state-dir', d.stateDir], {
+      env: { VAGENT_PORT: '9123' },
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('vagent login --url http://127.0.0.1:9123 ');
   });
@@ -57,10 +59,15 @@ describe('vagent serve start-up', { timeout: 30_000 }, () => {
 
   it('names the LiveKit host and the name vagent joins rooms as, never the key or secret', async () => {
     const secret = 'lk-secret-do-not-print-8f3a2c';
-    const d = await startDaemon({ env: { ...QUIET,
-      LIVEKIT_URL: 'wss://lk.example.in:7880', LIVEKIT_API_KEY: 'APIkeyNotPrinted', LIVEKIT_API_SECRET: secret,
-      VAGENT_LIVEKIT_AGENT_NAME: 'acme-media',
-    } });
+    const d = await startDaemon({
+      env: {
+        ...QUIET,
+        LIVEKIT_URL: 'wss://lk.example.in:7880',
+        LIVEKIT_API_KEY: 'APIkeyNotPrinted',
+        LIVEKIT_API_SECRET: secret,
+        VAGENT_LIVEKIT_AGENT_NAME: 'acme-media',
+      },
+    });
     await d.waitForOutput(/^telephony: .*$/m);
     expect(d.stderr()).toMatch(/^telephony: LiveKit at lk\.example\.in:7880, joining call rooms as "acme-media"/m);
     await d.stop();

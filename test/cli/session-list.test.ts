@@ -19,7 +19,15 @@ const vagent = (args: string[], input?: string) =>
 beforeAll(async () => {
   requireBuild();
   fake = await startFakeLiveKit();
-  daemon = await startDaemon({ env: { LIVEKIT_URL: fake.url, LIVEKIT_API_KEY: fake.apiKey, LIVEKIT_API_SECRET: fake.apiSecret, VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_SPEECH: 'off' } });
+  daemon = await startDaemon({
+    env: {
+      LIVEKIT_URL: fake.url,
+      LIVEKIT_API_KEY: fake.apiKey,
+      LIVEKIT_API_SECRET: fake.apiSecret,
+      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_SPEECH: 'off',
+    },
+  });
   key = await adminKey(daemon.stateDir);
   fake.webhookUrl = `${daemon.url}/v1/telephony/livekit/webhook`;
 }, 30_000);

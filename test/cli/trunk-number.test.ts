@@ -6,8 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  adminKey, cleanupAll, cliHome, freePort, hasAnsi, requireBuild, runCli, startDaemon,
-  type CliHome, type Daemon,
+  adminKey,
+  cleanupAll,
+  cliHome,
+  freePort,
+  hasAnsi,
+  requireBuild,
+  runCli,
+  startDaemon,
+  type CliHome,
+  type Daemon,
 } from '../support/daemon.js';
 
 const SIP_PASSWORD = 'pw-Zq8!sip-SECRET-4471';
@@ -35,7 +43,11 @@ afterAll(cleanupAll, 30_000);
 describe('vagent login', { timeout: 30_000 }, () => {
   it('checks the key against the daemon and stores it in credentials.json with mode 0600', async () => {
     // NODE_ENV=test once made lowdb keep the profile in memory only: it must not matter.
-    const res = await runCli(['login', '--url', daemon.url, '--api-key-stdin'], { home: op, input: `${key}\n`, env: { NODE_ENV: 'test' } });
+    const res = await runCli(['login', '--url', daemon.url, '--api-key-stdin'], {
+      home: op,
+      input: `${key}\n`,
+      env: { NODE_ENV: 'test' },
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(fs.readFileSync(path.join(op.config, 'vagent', 'config.json'), 'utf8'))).toMatchObject({ url: daemon.url });
     expect(res.stdout).toContain(`logged in to ${daemon.url}`);
@@ -57,13 +69,32 @@ describe('vagent login', { timeout: 30_000 }, () => {
 
 describe('vagent trunk', { timeout: 30_000 }, () => {
   it('adds a trunk with the SIP password from stdin, never echoing it', async () => {
-    const res = await vagent(['trunk', 'add', '--address', 'sip.example-carrier.in', '--name', 'Mumbai PRI',
-      '--number', DIDS.mumbai, '--username', 'acme', '--password-stdin', '--json'], SIP_PASSWORD);
+    const res = await vagent(
+      [
+        'trunk',
+        'add',
+        '--address',
+        'sip.example-carrier.in',
+        '--name',
+        'Mumbai PRI',
+        '--number',
+        DIDS.mumbai,
+        '--username',
+        'acme',
+        '--password-stdin',
+        '--json',
+      ],
+      SIP_PASSWORD,
+    );
     expect(res.code, res.stderr).toBe(0);
     const trunk = JSON.parse(res.stdout) as Record<string, unknown>;
     expect(Object.keys(trunk).sort()).toEqual([...TRUNK_KEYS].sort());
     expect(trunk).toMatchObject({
-      name: 'Mumbai PRI', address: 'sip.example-carrier.in', numbers: [DIDS.mumbai], provider_trunk_id: null, has_credentials: true,
+      name: 'Mumbai PRI',
+      address: 'sip.example-carrier.in',
+      numbers: [DIDS.mumbai],
+      provider_trunk_id: null,
+      has_credentials: true,
     });
     expect(trunk.id).toMatch(/^tk_[a-z0-9]{20}$/);
     expect(typeof trunk.created_at).toBe('number');
@@ -102,7 +133,13 @@ describe('vagent number', { timeout: 60_000 }, () => {
     expect(added.code, added.stderr).toBe(0);
     const rec = JSON.parse(added.stdout) as Record<string, unknown>;
     expect(Object.keys(rec).sort()).toEqual([...NUMBER_KEYS].sort());
-    expect(rec).toMatchObject({ tenant_id: 'default', number: DIDS.mumbai, trunk_id: trunkId, agent_id: null, label: 'Mumbai sales' });
+    expect(rec).toMatchObject({
+      tenant_id: 'default',
+      number: DIDS.mumbai,
+      trunk_id: trunkId,
+      agent_id: null,
+      label: 'Mumbai sales',
+    });
     expect(rec.id).toMatch(/^num_[a-z0-9]{20}$/);
 
     const blr = await vagent(['number', 'add', DIDS.bengaluru, '--label', 'Bengaluru support']);
@@ -125,7 +162,11 @@ describe('vagent number', { timeout: 60_000 }, () => {
     expect(bind.code, bind.stderr).toBe(0);
     expect(bind.stdout).toContain(`${DIDS.delhi} now answered by ag_clinic_booking`);
     const bindJson = await vagent(['number', 'bind', DIDS.bengaluru, 'ag_clinic_booking', '--json']);
-    expect(JSON.parse(bindJson.stdout)).toMatchObject({ number: DIDS.bengaluru, agent_id: 'ag_clinic_booking', label: 'Bengaluru support' });
+    expect(JSON.parse(bindJson.stdout)).toMatchObject({
+      number: DIDS.bengaluru,
+      agent_id: 'ag_clinic_booking',
+      label: 'Bengaluru support',
+    });
 
     const list = await vagent(['number', 'list']);
     expect(list.code).toBe(0);
@@ -156,7 +197,10 @@ describe('vagent number', { timeout: 60_000 }, () => {
     expect((await vagent(['trunk', 'list'])).stdout).toContain('No trunks yet');
 
     const nums = JSON.parse((await vagent(['number', 'list', '--json'])).stdout).data as Array<Record<string, unknown>>;
-    expect(nums.map((n) => [n.number, n.trunk_id])).toEqual([[DIDS.mumbai, null], [DIDS.bengaluru, null]]);
+    expect(nums.map((n) => [n.number, n.trunk_id])).toEqual([
+      [DIDS.mumbai, null],
+      [DIDS.bengaluru, null],
+    ]);
   });
 });
 
@@ -208,7 +252,9 @@ describe('errors and exit codes', { timeout: 30_000 }, () => {
   });
 
   it('an unknown key gets `error: unauthorized` (exit 1); --api-key beats VAGENT_API_KEY', async () => {
-    const res = await runCli(['--api-key', `vk_${'B'.repeat(43)}`, 'trunk', 'list'], { env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key } });
+    const res = await runCli(['--api-key', `vk_${'B'.repeat(43)}`, 'trunk', 'list'], {
+      env: { VAGENT_URL: daemon.url, VAGENT_API_KEY: key },
+    });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: unauthorized: /m);
   });
@@ -244,7 +290,11 @@ describe('help, environment and colour', { timeout: 30_000 }, () => {
     const colourErr = await runCli(['trunk', 'show', 'tk_nope'], { home: op, env: { FORCE_COLOR: '1' } });
     expect(hasAnsi(colourErr.stderr)).toBe(true);
 
-    for (const args of [['number', 'list'], ['trunk', 'show', 'tk_nope'], ['admin', 'tenant', 'list', '--state-dir', daemon.stateDir]]) {
+    for (const args of [
+      ['number', 'list'],
+      ['trunk', 'show', 'tk_nope'],
+      ['admin', 'tenant', 'list', '--state-dir', daemon.stateDir],
+    ]) {
       const res = await runCli(args, { home: op, env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
       expect(res.stdout.length + res.stderr.length).toBeGreaterThan(0);
       expect(hasAnsi(res.stdout), args.join(' ')).toBe(false);

@@ -37,7 +37,12 @@ export interface TestApp {
   /** Creates tenant `name` with a key, returning the key. */
   tenantKey(name: string): string;
   /** Sends a request with the default key (or `opts.key`; `null` for none). */
-  call(method: string, url: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: string,
+    url: string,
+    body?: unknown,
+    opts?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   /**
    * Applies a minimal valid agent `id` (PUT /v1/agents/{id}) with the default key (or
    * `opts.key`, i.e. in that key's tenant); throws unless the daemon accepts it.
@@ -51,7 +56,12 @@ export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOpti
   const dir = tempDir();
   const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent', ...overrides });
   const runtime = openRuntime(settings, runtimeOptions);
-  const app = await buildApp({ services: runtime.services, bodyLimitBytes: settings.body_limit_bytes, logger: false, version: 'test' });
+  const app = await buildApp({
+    services: runtime.services,
+    bodyLimitBytes: settings.body_limit_bytes,
+    logger: false,
+    version: 'test',
+  });
   await app.ready();
   const key = runtime.services.tenants.createKey('default').key;
   const call: TestApp['call'] = (method, url, body, opts = {}) => {

@@ -20,8 +20,9 @@ const MAIN_JS = path.join(ROOT, 'dist', 'cli', 'main.js');
 /** Fails with a clear message when `dist/` has not been built (call it in a `beforeAll`). */
 export function requireBuild(): void {
   if (!fs.existsSync(MAIN_JS)) {
-    throw new Error(`${MAIN_JS} is missing: the CLI tests run the built binary. ` +
-      'Run `npm run build` first (`npm test` does it in its pretest step).');
+    throw new Error(
+      `${MAIN_JS} is missing: the CLI tests run the built binary. ` + 'Run `npm run build` first (`npm test` does it in its pretest step).',
+    );
   }
 }
 
@@ -101,15 +102,27 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<CliResult
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(home, opts.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
     const timer = setTimeout(() => {
       stderr += `\n[harness: killed after ${opts.timeoutMs ?? 20_000} ms]`;
       child.kill('SIGKILL');
     }, opts.timeoutMs ?? 20_000);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.on('error', () => { /* the command may exit without reading stdin */ });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.on('error', () => {
+      /* the command may exit without reading stdin */
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
@@ -197,16 +210,32 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const stateDir = opts.stateDir ?? path.join(tempDir('vagent-state-'), 'state');
   const port = opts.port === undefined ? 0 : opts.port;
   const args = ['serve', '--state-dir', stateDir, ...(port === null ? [] : ['--port', String(port)]), ...(opts.args ?? [])];
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(opts.home ?? cliHome(), opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: childEnv(opts.home ?? cliHome(), opts.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
-  const notify = () => { for (const l of listeners) l(); };
-  proc.stdout!.setEncoding('utf8').on('data', (s: string) => { out += s; notify(); });
-  proc.stderr!.setEncoding('utf8').on('data', (s: string) => { err += s; notify(); });
+  const notify = () => {
+    for (const l of listeners) l();
+  };
+  proc.stdout!.setEncoding('utf8').on('data', (s: string) => {
+    out += s;
+    notify();
+  });
+  proc.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    err += s;
+    notify();
+  });
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    proc.on('close', (code, signal) => { done = true; notify(); resolve({ code, signal }); });
+    proc.on('close', (code, signal) => {
+      done = true;
+      notify();
+      resolve({ code, signal });
+    });
   });
 
   const waitForOutput = (re: RegExp, stream: 'stdout' | 'stderr' = 'stderr', timeoutMs = 10_000) =>
@@ -214,10 +243,18 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
       const check = () => {
         const m = (stream === 'stdout' ? out : err).match(re);
         if (m) finish(() => resolve(m));
-        else if (done) finish(() => reject(new Error(`vagent serve exited before printing ${re}\nstderr: ${err}\nstdout: ${out.slice(-2000)}`)));
+        else if (done)
+          finish(() => reject(new Error(`vagent serve exited before printing ${re}\nstderr: ${err}\nstdout: ${out.slice(-2000)}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`no ${re} on ${stream} within ${timeoutMs} ms\nstderr: ${err}`))), timeoutMs);
-      const finish = (f: () => void) => { clearTimeout(timer); listeners.delete(check); f(); };
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`no ${re} on ${stream} within ${timeoutMs} ms\nstderr: ${err}`))),
+        timeoutMs,
+      );
+      const finish = (f: () => void) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        f();
+      };
       listeners.add(check);
       check();
     });
@@ -268,13 +305,19 @@ export async function cleanupAll(): Promise<void> {
 }
 
 /** `fetch` against a daemon with an optional API key; returns status, headers and parsed JSON. */
-export async function api(daemon: Pick<Daemon, 'url'>, method: string, route: string,
-  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function api(
+  daemon: Pick<Daemon, 'url'>,
+  method: string,
+  route: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(daemon.url + route, {
-    method, headers, signal: AbortSignal.timeout(10_000),
+    method,
+    headers,
+    signal: AbortSignal.timeout(10_000),
     ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
   });
   const text = await res.text();

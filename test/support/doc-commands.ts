@@ -37,7 +37,11 @@ export function splitCommands(file: string, lines: string[], first: number): Doc
     let kept = '';
     for (let j = 0; j < raw.length; j++) {
       const c = raw[j]!;
-      if (quote === "'") { kept += c; if (c === "'") quote = ''; continue; }
+      if (quote === "'") {
+        kept += c;
+        if (c === "'") quote = '';
+        continue;
+      }
       if (quote === '"') {
         kept += c;
         if (c === '\\' && j + 1 < raw.length) kept += raw[++j]!;
@@ -45,7 +49,10 @@ export function splitCommands(file: string, lines: string[], first: number): Doc
         continue;
       }
       if (c === '#' && (j === 0 || /\s/.test(raw[j - 1]!))) break;
-      if (c === '\\' && j + 1 < raw.length) { kept += c + raw[++j]!; continue; }
+      if (c === '\\' && j + 1 < raw.length) {
+        kept += c + raw[++j]!;
+        continue;
+      }
       if (c === "'" || c === '"') quote = c;
       kept += c;
     }
@@ -75,7 +82,8 @@ export function docCommands(root: string, file: string): DocCommand[] {
     const indent = open[1]!.length;
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !FENCE_END.test(lines[j]!); j++) body.push(lines[j]!.slice(Math.min(indent, /^\s*/.exec(lines[j]!)![0].length)));
+    for (; j < lines.length && !FENCE_END.test(lines[j]!); j++)
+      body.push(lines[j]!.slice(Math.min(indent, /^\s*/.exec(lines[j]!)![0].length)));
     out.push(...splitCommands(file, body, i + 2));
     i = j;
   }
@@ -84,6 +92,10 @@ export function docCommands(root: string, file: string): DocCommand[] {
 
 /** The README, then docs/*.md by name: the files whose commands are checked. */
 export function docFiles(root: string): string[] {
-  const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  const docs = fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
   return ['README.md', ...docs];
 }

@@ -21,7 +21,9 @@ export function buildEspeakWorker(tag: string): string {
   fs.mkdirSync(out, { recursive: true });
   for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
     const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-    const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const js = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
     fs.writeFileSync(path.join(out, `${name}.js`), js);
   }
   fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
@@ -34,7 +36,11 @@ export function buildEspeakWorker(tag: string): string {
  * PCM16 samples with their rate.
  * @throws whatever the engine throws (the worker is removed either way)
  */
-export async function synthesizeLines(tag: string, lines: readonly string[], language = 'en'): Promise<Array<{ samples: Int16Array; sampleRate: number }>> {
+export async function synthesizeLines(
+  tag: string,
+  lines: readonly string[],
+  language = 'en',
+): Promise<Array<{ samples: Int16Array; sampleRate: number }>> {
   const { EspeakSynthesizer } = await import('../../src/speech/espeak.js');
   const workerPath = buildEspeakWorker(tag);
   const synth = new EspeakSynthesizer({ workerPath });

@@ -54,7 +54,11 @@ export type NumberBody = NumberRecord;
 export type ListBody<T> = ListResponse<T>;
 
 /** Creates a trunk (201 expected) with `key` (default tenant's when omitted). */
-export async function createTrunk(t: TestApp, body: Record<string, unknown> = { address: 'sip.example-carrier.in' }, key?: string): Promise<TrunkBody> {
+export async function createTrunk(
+  t: TestApp,
+  body: Record<string, unknown> = { address: 'sip.example-carrier.in' },
+  key?: string,
+): Promise<TrunkBody> {
   return expectOk<TrunkBody>(await t.call('POST', '/v1/trunks', body, key === undefined ? {} : { key }), 201);
 }
 

@@ -31,7 +31,12 @@ export interface JsonSchema {
   default?: unknown;
 }
 
-interface Parameter { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required?: boolean; schema: JsonSchema }
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema: JsonSchema;
+}
 
 /** One operation of the document. */
 export interface Operation {
@@ -57,7 +62,10 @@ export interface Field {
 }
 
 interface Document {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; security?: unknown[] }>
+  >;
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
@@ -179,17 +187,25 @@ export function valuesOf(schema: JsonSchema, options: { full?: boolean } = {}): 
     }
     case 'array': {
       const items = schema.items ?? {};
-      return fc.array(valuesOf(items, options), { minLength: Math.max(schema.minItems ?? 0, full ? 1 : 0), maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(valuesOf(items, options), {
+        minLength: Math.max(schema.minItems ?? 0, full ? 1 : 0),
+        maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)),
+      });
     }
     case 'object': {
       const props = schema.properties ?? {};
-      const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valuesOf(v, options)])),
-        { requiredKeys: full ? Object.keys(props) : schema.required ?? [] });
+      const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valuesOf(v, options)])), {
+        requiredKeys: full ? Object.keys(props) : (schema.required ?? []),
+      });
       const extra = schema.additionalProperties;
       const freeForm = extra === true || (typeof extra === 'object' && Object.keys(extra).length === 0);
       if (!freeForm) return known;
       // Free-form members next to (or instead of) the described ones; names that are not described.
-      const free = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in props) && k !== '__proto__'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+      const free = fc.dictionary(
+        fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in props) && k !== '__proto__'),
+        fc.jsonValue({ maxDepth: 2 }),
+        { maxKeys: 3 },
+      );
       return fc.tuple(free, known).map(([a, b]) => ({ ...a, ...b }));
     }
     default:
@@ -205,6 +221,8 @@ export function sampleOne<T>(arbitrary: fc.Arbitrary<T>, seed: number): T {
 /** `op.path` with its path parameters filled from `values` (URL-encoded). */
 export function urlOf(op: Operation, values: Record<string, unknown>, query: Record<string, unknown> = {}): string {
   const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name])));
-  const q = Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  const q = Object.entries(query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   return q.length === 0 ? path : `${path}?${q.join('&')}`;
 }

@@ -22,7 +22,9 @@ export function testSpeech(mode: FakeMode = 'ok', timeoutMs = 2000): SpeechServi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
   dirs.push(dir);
   const fake = new FakeSynthesizer({ mode, msPerChar: 5 });
-  const service = new SpeechService(fake, new AudioCache(dir, crypto.randomBytes(32)), { timeoutMs }) as SpeechService & { fake: FakeSynthesizer };
+  const service = new SpeechService(fake, new AudioCache(dir, crypto.randomBytes(32)), { timeoutMs }) as SpeechService & {
+    fake: FakeSynthesizer;
+  };
   service.fake = fake;
   return service;
 }

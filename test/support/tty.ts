@@ -30,7 +30,9 @@ export function runCliOnTty(args: string[], opts: TtyRunOptions): Promise<CliRes
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: ROOT, env: childEnv(opts.home ?? cliHome(), { NO_COLOR: '1', ...opts.env }), stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: childEnv(opts.home ?? cliHome(), { NO_COLOR: '1', ...opts.env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
     let typed = false;
@@ -42,8 +44,16 @@ export function runCliOnTty(args: string[], opts: TtyRunOptions): Promise<CliRes
         child.stdin.write(opts.keys);
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { out += s; });
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout: out, stderr: '' }); });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout: out, stderr: '' });
+    });
   });
 }

@@ -7,8 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  expandAgentPaths, formatProblem, loadAgentFile, loadAgentFiles, parseAgentSource, parseFieldPath,
-  type AgentFile, type InvalidAgentFile,
+  expandAgentPaths,
+  formatProblem,
+  loadAgentFile,
+  loadAgentFiles,
+  parseAgentSource,
+  parseFieldPath,
+  type AgentFile,
+  type InvalidAgentFile,
 } from '../../src/cli/agent-file.js';
 
 const VALID = `id: ag_clinic_booking
@@ -36,7 +42,9 @@ function tmp(): string {
   dirs.push(d);
   return d;
 }
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function invalid(f: AgentFile): InvalidAgentFile {
   if (f.ok) throw new Error(`expected problems in ${f.file}`);
@@ -106,11 +114,19 @@ describe('parseAgentSource (YAML)', () => {
 });
 
 describe('parseAgentSource (JSON)', () => {
-  const json = JSON.stringify({
-    id: 'ag_emi', name: 'EMI', direction: 'outbound', language: 'hi-IN',
-    opening: [{ text: 'Namaste' }], steps: [{ id: 'paid', ask: 'Kya aapne EMI bhari?', capture: { slot: 'paid', type: 'yes_or_no' } }],
-    closing: 'Dhanyavaad',
-  }, null, 2);
+  const json = JSON.stringify(
+    {
+      id: 'ag_emi',
+      name: 'EMI',
+      direction: 'outbound',
+      language: 'hi-IN',
+      opening: [{ text: 'Namaste' }],
+      steps: [{ id: 'paid', ask: 'Kya aapne EMI bhari?', capture: { slot: 'paid', type: 'yes_or_no' } }],
+      closing: 'Dhanyavaad',
+    },
+    null,
+    2,
+  );
 
   it('locates issues in a JSON file through the same document positions', () => {
     const f = parseAgentSource('emi.json', json);
@@ -149,7 +165,11 @@ describe('files and directories', () => {
     expect(files.map((f) => path.basename(f))).toEqual(['a.json', 'b.yml', 'c.yaml']);
 
     const loaded = loadAgentFiles([d]);
-    expect(loaded.files.map((f) => [path.basename(f.file), f.ok])).toEqual([['a.json', false], ['b.yml', true], ['c.yaml', true]]);
+    expect(loaded.files.map((f) => [path.basename(f.file), f.ok])).toEqual([
+      ['a.json', false],
+      ['b.yml', true],
+      ['c.yaml', true],
+    ]);
   });
 
   it('an empty directory and a missing path are problems, not exceptions', () => {

@@ -25,7 +25,8 @@ function wavFile(name: string, channels: number, rate: number, bitDepth: string,
 }
 
 /** 0.5 s of a 440 Hz tone at `rate`. */
-const tone = (rate: number, amp = 8000): number[] => Array.from({ length: rate / 2 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * 440 * i) / rate)));
+const tone = (rate: number, amp = 8000): number[] =>
+  Array.from({ length: rate / 2 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * 440 * i) / rate)));
 
 function simulateOpts(argv: string[]): CallSimulateFlags {
   const call = buildProgram().commands.find((c) => c.name() === 'call')!;
@@ -47,38 +48,101 @@ const codeOf = (fn: () => unknown): { exit: number; message: string; param?: str
 describe('vagent call simulate: flags → plan', () => {
   it('keeps --say and --wav lines in the order typed, and sends the --say texts as the fake transcripts', () => {
     const wav = wavFile('line.wav', 1, 16000, '16', tone(16000));
-    const flags = simulateOpts(['--say', 'my name is Priya', '--wav', wav, '--dtmf', '98#', '--say', 'tomorrow at 5 pm', '--transport', 'exotel', '--barge-in']);
+    const flags = simulateOpts([
+      '--say',
+      'my name is Priya',
+      '--wav',
+      wav,
+      '--dtmf',
+      '98#',
+      '--say',
+      'tomorrow at 5 pm',
+      '--transport',
+      'exotel',
+      '--barge-in',
+    ]);
     const plan = simulationPlan('ag_clinic_booking', flags);
     expect(plan.lines.map((l) => l.kind)).toEqual(['say', 'wav', 'dtmf', 'say']);
     expect(plan.lines[2]).toEqual({ kind: 'dtmf', digits: '98#' });
-    expect(plan).toMatchObject({ transport: 'exotel', format: { encoding: 'pcm16', sampleRate: 16000 }, bargeIn: true, to: '+919876543210', timeoutS: 180 });
+    expect(plan).toMatchObject({
+      transport: 'exotel',
+      format: { encoding: 'pcm16', sampleRate: 16000 },
+      bargeIn: true,
+      to: '+919876543210',
+      timeoutS: 180,
+    });
     expect(JSON.parse(fakeTranscripts(plan))).toEqual(['my name is Priya', '', 'tomorrow at 5 pm']);
   });
 
   it('streams 16 kHz linear PCM where the carrier offers it (exotel by default), μ-law 8 kHz on twilio', () => {
     const say = [{ kind: 'say' as const, value: 'hi' }];
-    expect(simulationPlan('ag_x', { say })).toMatchObject({ transport: 'exotel', format: { encoding: 'pcm16', sampleRate: 16000 } });
-    expect(simulationPlan('ag_x', { say, transport: 'plivo', sampleRate: '8000' }).format).toEqual({ encoding: 'pcm16', sampleRate: 8000 });
+    expect(simulationPlan('ag_x', { say })).toMatchObject({
+      transport: 'exotel',
+      format: { encoding: 'pcm16', sampleRate: 16000 },
+    });
+    expect(simulationPlan('ag_x', { say, transport: 'plivo', sampleRate: '8000' }).format).toEqual({
+      encoding: 'pcm16',
+      sampleRate: 8000,
+    });
     expect(simulationPlan('ag_x', { say, transport: 'twilio' }).format).toEqual({ encoding: 'mulaw', sampleRate: 8000 });
-    expect(codeOf(() => simulationPlan('ag_x', { say, transport: 'twilio', sampleRate: '16000' }))).toMatchObject({ exit: EXIT.error, param: 'sample_rate' });
-    expect(codeOf(() => simulationPlan('ag_x', { say, sampleRate: '44100' }))).toMatchObject({ exit: EXIT.error, param: 'sample_rate' });
+    expect(codeOf(() => simulationPlan('ag_x', { say, transport: 'twilio', sampleRate: '16000' }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'sample_rate',
+    });
+    expect(codeOf(() => simulationPlan('ag_x', { say, sampleRate: '44100' }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'sample_rate',
+    });
   });
 
   it('refuses what cannot be simulated, naming the flag', () => {
-    expect(codeOf(() => simulationPlan('ag_x', {}))).toMatchObject({ exit: EXIT.usage, message: expect.stringContaining('--say') });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], transport: 'vonage' }))).toMatchObject({ exit: EXIT.error, param: 'transport' });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }, { kind: 'dtmf', value: '12x' }] }))).toMatchObject({ exit: EXIT.error, param: 'dtmf' });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], to: '98765' }))).toMatchObject({ exit: EXIT.error, param: 'to' });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], timeoutS: '2' }))).toMatchObject({ exit: EXIT.error, param: 'timeout_s' });
-    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: '  ' }] }))).toMatchObject({ exit: EXIT.error, param: 'say' });
-    expect(codeOf(() => simulationPlan('ag_x', { wav: [{ kind: 'wav', value: path.join(dir, 'missing.wav') }] }))).toMatchObject({ exit: EXIT.usage, message: expect.stringContaining('ENOENT') });
+    expect(codeOf(() => simulationPlan('ag_x', {}))).toMatchObject({
+      exit: EXIT.usage,
+      message: expect.stringContaining('--say'),
+    });
+    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], transport: 'vonage' }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'transport',
+    });
+    expect(
+      codeOf(() =>
+        simulationPlan('ag_x', {
+          say: [
+            { kind: 'say', value: 'hi' },
+            { kind: 'dtmf', value: '12x' },
+          ],
+        }),
+      ),
+    ).toMatchObject({ exit: EXIT.error, param: 'dtmf' });
+    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], to: '98765' }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'to',
+    });
+    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: 'hi' }], timeoutS: '2' }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'timeout_s',
+    });
+    expect(codeOf(() => simulationPlan('ag_x', { say: [{ kind: 'say', value: '  ' }] }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'say',
+    });
+    expect(codeOf(() => simulationPlan('ag_x', { wav: [{ kind: 'wav', value: path.join(dir, 'missing.wav') }] }))).toMatchObject({
+      exit: EXIT.usage,
+      message: expect.stringContaining('ENOENT'),
+    });
     const bad = path.join(dir, 'bad.wav');
     fs.writeFileSync(bad, 'RIFF but not really');
-    expect(codeOf(() => simulationPlan('ag_x', { wav: [{ kind: 'wav', value: bad }] }))).toMatchObject({ exit: EXIT.error, param: 'wav', message: expect.stringContaining('not a WAV file') });
+    expect(codeOf(() => simulationPlan('ag_x', { wav: [{ kind: 'wav', value: bad }] }))).toMatchObject({
+      exit: EXIT.error,
+      param: 'wav',
+      message: expect.stringContaining('not a WAV file'),
+    });
   });
 
   it('DTMF alone is a call too', () => {
-    expect(simulationPlan('ag_x', { dtmf: [{ kind: 'dtmf', value: '98#' }] })).toMatchObject({ lines: [{ kind: 'dtmf', digits: '98#' }] });
+    expect(simulationPlan('ag_x', { dtmf: [{ kind: 'dtmf', value: '98#' }] })).toMatchObject({
+      lines: [{ kind: 'dtmf', digits: '98#' }],
+    });
   });
 });
 

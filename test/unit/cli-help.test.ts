@@ -10,7 +10,14 @@ function leaves(cmd: Command, prefix: string[] = []): Array<{ name: string; cmd:
 
 function helpOf(cmd: Command): string {
   let out = '';
-  cmd.configureOutput({ writeOut: (s) => { out += s; }, writeErr: (s) => { out += s; } });
+  cmd.configureOutput({
+    writeOut: (s) => {
+      out += s;
+    },
+    writeErr: (s) => {
+      out += s;
+    },
+  });
   cmd.outputHelp();
   return out;
 }
@@ -20,15 +27,48 @@ describe('vagent --help', () => {
   const all = leaves(program);
 
   it('covers the commands of DESIGN.md §5 for this build', () => {
-    expect(all.map((l) => l.name)).toEqual(expect.arrayContaining([
-      'serve', 'login', 'trunk add', 'trunk list', 'trunk show', 'trunk rm', 'number add', 'number list', 'number bind',
-      'number rm', 'admin tenant create', 'admin tenant list', 'admin key create', 'admin key list', 'admin key revoke', 'admin audit',
-      'agent apply', 'agent list', 'agent show', 'agent rm', 'chat', 'session show', 'session end',
-      'call place', 'call show', 'call list', 'call hangup', 'telephony check', 'admin tenant set', 'admin tenant show',
-      'admin cache stats', 'admin cache prune',
-      'admin db stats', 'admin db vacuum',
-      'carrier set', 'carrier list', 'carrier rm', 'carrier token',
-    ]));
+    expect(all.map((l) => l.name)).toEqual(
+      expect.arrayContaining([
+        'serve',
+        'login',
+        'trunk add',
+        'trunk list',
+        'trunk show',
+        'trunk rm',
+        'number add',
+        'number list',
+        'number bind',
+        'number rm',
+        'admin tenant create',
+        'admin tenant list',
+        'admin key create',
+        'admin key list',
+        'admin key revoke',
+        'admin audit',
+        'agent apply',
+        'agent list',
+        'agent show',
+        'agent rm',
+        'chat',
+        'session show',
+        'session end',
+        'call place',
+        'call show',
+        'call list',
+        'call hangup',
+        'telephony check',
+        'admin tenant set',
+        'admin tenant show',
+        'admin cache stats',
+        'admin cache prune',
+        'admin db stats',
+        'admin db vacuum',
+        'carrier set',
+        'carrier list',
+        'carrier rm',
+        'carrier token',
+      ]),
+    );
   });
 
   it.each(leaves(buildProgram()).map((l) => [l.name, l.cmd] as const))('`vagent %s --help` shows examples', (_name, cmd) => {
@@ -62,7 +102,17 @@ describe('vagent --help', () => {
 
   it('chat help explains the three modes and the slash commands', () => {
     const help = helpOf(new Map(all.map((l) => [l.name, l.cmd])).get('chat')!);
-    for (const s of ['/end', '/state', '/play', '/help', 'Ctrl-D', 'JSON Lines', '--now <iso>', '--context <json>', '--customer-phone <e164>']) {
+    for (const s of [
+      '/end',
+      '/state',
+      '/play',
+      '/help',
+      'Ctrl-D',
+      'JSON Lines',
+      '--now <iso>',
+      '--context <json>',
+      '--customer-phone <e164>',
+    ]) {
       expect(help).toContain(s);
     }
     expect(help).toMatch(/--customer-phone \+91\d{10}/);

@@ -4,18 +4,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiResponseError, DaemonUnreachableError, VagentClient } from '../../src/client/index.js';
 
 let server: http.Server | undefined;
-afterEach(() => new Promise<void>((r) => {
-  if (!server) return r();
-  server.close(() => r());
-  server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds
-}));
+afterEach(
+  () =>
+    new Promise<void>((r) => {
+      if (!server) return r();
+      server.close(() => r());
+      server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds
+    }),
+);
 
 /** A server that drops the first `drops` connections mid-request, then answers 201. */
 async function flakyServer(drops: number) {
   const seen: Array<{ method: string; key: string | undefined; body: string }> = [];
   server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       seen.push({ method: req.method!, key: req.headers['idempotency-key'] as string | undefined, body });
       if (seen.length <= drops) {
@@ -86,7 +91,9 @@ async function scriptedServer(script: Array<'drop' | number | { status: number; 
   const seen: Array<{ method: string; url: string; key: string | undefined; body: string }> = [];
   server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, key: req.headers['idempotency-key'] as string | undefined, body });
       const step = script[Math.min(seen.length, script.length) - 1]!;
@@ -96,9 +103,22 @@ async function scriptedServer(script: Array<'drop' | number | { status: number; 
       }
       const status = typeof step === 'number' ? step : step.status;
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(typeof step === 'number'
-        ? { call_id: 'cl_7', session_id: 'se_7', agent_id: 'ag_emi_reminder', to: '+919876543210', from: null, idempotent: true, status: 'ringing', dial_required: false }
-        : { error: { code: step.code, message: `scripted ${step.code}` } }));
+      res.end(
+        JSON.stringify(
+          typeof step === 'number'
+            ? {
+                call_id: 'cl_7',
+                session_id: 'se_7',
+                agent_id: 'ag_emi_reminder',
+                to: '+919876543210',
+                from: null,
+                idempotent: true,
+                status: 'ringing',
+                dial_required: false,
+              }
+            : { error: { code: step.code, message: `scripted ${step.code}` } },
+        ),
+      );
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
@@ -122,7 +142,7 @@ describe('VagentClient.placeCall', () => {
     expect(JSON.parse(s.seen[0]!.body)).toEqual(CALL);
   });
 
-  it('uses the caller\'s key on every attempt, and a fresh key per call otherwise', async () => {
+  it("uses the caller's key on every attempt, and a fresh key per call otherwise", async () => {
     const s = await scriptedServer(['drop', 'drop', 201]);
     const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5] });
     await client.placeCall(CALL, { idempotencyKey: 'emi-2025-11-ravi' });
@@ -166,15 +186,20 @@ describe('VagentClient.placeCall', () => {
     expect(new Set(s.seen.map((r) => r.key)).size).toBe(1);
   });
 
-  it('after waiting out its own in-progress attempt, reports that attempt\'s failure (the daemon answers it from the key) and stops', async () => {
-    const s = await scriptedServer(['drop', { status: 409, code: 'idempotency_key_in_progress' }, { status: 502, code: 'dial_failed' }, 201]);
+  it("after waiting out its own in-progress attempt, reports that attempt's failure (the daemon answers it from the key) and stops", async () => {
+    const s = await scriptedServer([
+      'drop',
+      { status: 409, code: 'idempotency_key_in_progress' },
+      { status: 502, code: 'dial_failed' },
+      201,
+    ]);
     const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5], inProgressWaitMs: 5000 });
     await expect(client.placeCall(CALL)).rejects.toMatchObject({ status: 502, code: 'dial_failed' });
     expect(s.seen).toHaveLength(3);
     expect(new Set(s.seen.map((r) => r.key)).size).toBe(1);
   });
 
-  it('gives up waiting after inProgressWaitMs with the daemon\'s error', async () => {
+  it("gives up waiting after inProgressWaitMs with the daemon's error", async () => {
     const s = await scriptedServer(['drop', { status: 409, code: 'idempotency_key_in_progress' }]);
     const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5], inProgressWaitMs: 300 });
     // Prepare-only: a dial would stretch the wait to cover its ringing time.
@@ -185,7 +210,11 @@ describe('VagentClient.placeCall', () => {
   });
 
   it('does not retry HTTP error answers, nor an in-progress key on the first attempt (another client holds it)', async () => {
-    for (const step of [{ status: 502, code: 'dial_failed' }, { status: 504, code: 'dial_outcome_unknown' }, { status: 409, code: 'idempotency_key_in_progress' }]) {
+    for (const step of [
+      { status: 502, code: 'dial_failed' },
+      { status: 504, code: 'dial_outcome_unknown' },
+      { status: 409, code: 'idempotency_key_in_progress' },
+    ]) {
       const s = await scriptedServer([step, 201]);
       const client = new VagentClient({ url: s.url, apiKey: 'vk_x', retryDelaysMs: [5, 5] });
       await expect(client.placeCall(CALL)).rejects.toMatchObject({ status: step.status, code: step.code });
@@ -199,13 +228,20 @@ describe('VagentClient.placeCall', () => {
     const seen: Array<string | undefined> = [];
     server = http.createServer((req, res) => {
       seen.push(req.headers['idempotency-key'] as string | undefined);
-      req.resume().on('end', () => setTimeout(() => {
-        res.writeHead(201, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ call_id: 'cl_5', status: 'ringing' }));
-      }, 300));
+      req.resume().on('end', () =>
+        setTimeout(() => {
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ call_id: 'cl_5', status: 'ringing' }));
+        }, 300),
+      );
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-    const client = new VagentClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'vk_x', timeoutMs: 100, retryDelaysMs: [5, 5] });
+    const client = new VagentClient({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiKey: 'vk_x',
+      timeoutMs: 100,
+      retryDelaysMs: [5, 5],
+    });
     await expect(client.placeCall({ ...CALL, ringing_timeout_s: 5 })).resolves.toMatchObject({ call_id: 'cl_5' });
     expect(seen).toHaveLength(1);
     await expect(client.placeCall({ agent_id: 'ag_emi_reminder', to: '+919876543210' })).rejects.toThrow(/timed out/);
@@ -231,7 +267,10 @@ describe('VagentClient calls and telephony reads', () => {
     await client.getCall('cl_42');
     await client.telephonyCheck();
     expect(s.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
-      'GET /v1/calls?status=completed&limit=5&cursor=Y2FsbHM6NQ', 'GET /v1/calls', 'GET /v1/calls/cl_42', 'GET /v1/telephony/check',
+      'GET /v1/calls?status=completed&limit=5&cursor=Y2FsbHM6NQ',
+      'GET /v1/calls',
+      'GET /v1/calls/cl_42',
+      'GET /v1/telephony/check',
     ]);
     expect(s.seen.every((r) => r.key === undefined)).toBe(true);
   });

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SettingsSchema } from '../../src/config/schema.js';
 
-interface Bound { path: string[]; value: number; limit: number }
+interface Bound {
+  path: string[];
+  value: number;
+  limit: number;
+}
 
 /** Every numeric minimum and maximum of the settings (nested objects included). */
 function boundsOf(schema: Record<string, unknown>, path: string[] = []): Bound[] {
@@ -29,7 +33,9 @@ describe('settings past a bound', () => {
   const bounds = boundsOf(z.toJSONSchema(SettingsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
 
   it('covers the numeric settings', () => {
-    expect(bounds.map((b) => b.path.join('.'))).toEqual(expect.arrayContaining(['port', 'tenant_daily_budget_inr', 'livekit.request_timeout_s', 'call_reservation_inr']));
+    expect(bounds.map((b) => b.path.join('.'))).toEqual(
+      expect.arrayContaining(['port', 'tenant_daily_budget_inr', 'livekit.request_timeout_s', 'call_reservation_inr']),
+    );
   });
 
   it('are refused with a message naming the bound', () => {
@@ -42,7 +48,8 @@ describe('settings past a bound', () => {
       const r = SettingsSchema.safeParse(input);
       const issue = r.success ? undefined : r.error.issues.find((i) => i.path.join('.') === b.path.join('.'));
       const message = issue?.message ?? '(accepted)';
-      if (!message.includes(String(b.limit)) && !/(or more|positive|greater than 0)/.test(message)) wrong.push(`${b.path.join('.')}=${b.value}: ${message}`);
+      if (!message.includes(String(b.limit)) && !/(or more|positive|greater than 0)/.test(message))
+        wrong.push(`${b.path.join('.')}=${b.value}: ${message}`);
     }
     expect(wrong).toEqual([]);
   });

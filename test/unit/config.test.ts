@@ -18,8 +18,14 @@ describe('loadSettings', () => {
   it('has the documented defaults', () => {
     const s = loadSettings({}, { HOME: '/srv/op' });
     expect(s).toMatchObject({
-      host: '127.0.0.1', port: 8787, auth_mode: 'audit', tenant_daily_budget_inr: 0, timezone: 'Asia/Kolkata',
-      idempotency_retention_hours: 24, body_limit_bytes: 1048576, state_dir: defaultStateDir({ HOME: '/srv/op' }),
+      host: '127.0.0.1',
+      port: 8787,
+      auth_mode: 'audit',
+      tenant_daily_budget_inr: 0,
+      timezone: 'Asia/Kolkata',
+      idempotency_retention_hours: 24,
+      body_limit_bytes: 1048576,
+      state_dir: defaultStateDir({ HOME: '/srv/op' }),
     });
   });
 
@@ -37,24 +43,37 @@ describe('loadSettings', () => {
     const cfg = file('b.yaml', `state_dir: ${path.join(dir, 'from-file')}\n`);
     expect(loadSettings({ config: cfg }, {}).state_dir).toBe(path.join(dir, 'from-file'));
     expect(loadSettings({ config: cfg }, { VAGENT_STATE_DIR: path.join(dir, 'env') }).state_dir).toBe(path.join(dir, 'env'));
-    expect(loadSettings({ config: cfg, stateDir: path.join(dir, 'flag') }, { VAGENT_STATE_DIR: path.join(dir, 'env') }).state_dir).toBe(path.join(dir, 'flag'));
+    expect(loadSettings({ config: cfg, stateDir: path.join(dir, 'flag') }, { VAGENT_STATE_DIR: path.join(dir, 'env') }).state_dir).toBe(
+      path.join(dir, 'flag'),
+    );
     expect(loadSettings({}, { XDG_DATA_HOME: '/data' }).state_dir).toBe('/data/vagent');
   });
 
-  it('takes LiveKit settings from LiveKit\'s own variable names', () => {
+  it("takes LiveKit settings from LiveKit's own variable names", () => {
     const s = loadSettings({}, { LIVEKIT_URL: 'wss://lk.example.in', LIVEKIT_API_KEY: 'APIabc', LIVEKIT_API_SECRET: 's' });
-    expect(s.livekit).toEqual({ url: 'wss://lk.example.in', api_key: 'APIabc', api_secret: 's', agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true, rooms: 'rtc' });
+    expect(s.livekit).toEqual({
+      url: 'wss://lk.example.in',
+      api_key: 'APIabc',
+      api_secret: 's',
+      agent_name: 'vagent-media',
+      request_timeout_s: 10,
+      wait_until_answered: true,
+      rooms: 'rtc',
+    });
   });
 
   it('refuses a partial LiveKit configuration, naming what is missing', () => {
     expect(() => loadSettings({}, { LIVEKIT_URL: 'wss://lk.example.in' })).toThrow(
-      /livekit: set all of url, api_key and api_secret or none; missing api_key, api_secret .*\(from environment LIVEKIT_URL\)/);
+      /livekit: set all of url, api_key and api_secret or none; missing api_key, api_secret .*\(from environment LIVEKIT_URL\)/,
+    );
   });
 
   it('keeps records for ever by default (retention_days 0) and takes whole days from VAGENT_RETENTION_DAYS', () => {
     expect(loadSettings({}, { HOME: '/srv/op' }).retention_days).toBe(0);
     expect(loadSettings({}, { HOME: '/srv/op', VAGENT_RETENTION_DAYS: '90' }).retention_days).toBe(90);
-    expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: '1.5' })).toThrow(/retention_days: must be a whole number of days, 0 to keep everything/);
+    expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: '1.5' })).toThrow(
+      /retention_days: must be a whole number of days, 0 to keep everything/,
+    );
     expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: 'forever' })).toThrow(/retention_days: must be a whole number of days/);
     expect(() => loadSettings({}, { VAGENT_RETENTION_DAYS: '-1' })).toThrow(/retention_days: must be 0 \(keep everything\) or more days/);
   });
@@ -63,7 +82,9 @@ describe('loadSettings', () => {
     expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'false' }).inbound_webhook_allow_http).toBe(false);
     expect(loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'yes' }).inbound_webhook_allow_http).toBe(true);
     expect(loadSettings({}, { VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: '0' }).livekit.wait_until_answered).toBe(false);
-    expect(() => loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/inbound_webhook_allow_private: must be true or false/);
+    expect(() => loadSettings({}, { VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(
+      /inbound_webhook_allow_private: must be true or false/,
+    );
   });
 
   it.each([

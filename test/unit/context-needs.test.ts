@@ -10,8 +10,13 @@ import { contextWarnings, missingSessionValues, withContextDefaults } from '../.
 
 function agent(fields: Record<string, unknown>): AgentDefinition {
   const r = parseAgentDefinition({
-    id: 'ag_t', name: 'T', direction: 'outbound', language: 'en-IN',
-    opening: [{ text: 'Hello.' }], closing: 'Bye.', ...fields,
+    id: 'ag_t',
+    name: 'T',
+    direction: 'outbound',
+    language: 'en-IN',
+    opening: [{ text: 'Hello.' }],
+    closing: 'Bye.',
+    ...fields,
   });
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   return r.agent;
@@ -52,7 +57,11 @@ describe('withContextDefaults', () => {
     const given = { branch: '  ', shop: { name: 'X' } };
     expect(withContextDefaults(a, given)).toEqual({ branch: 'our branch', shop: { name: 'X', city: 'Pune' }, n: { m: 3 } });
     expect(given).toEqual({ branch: '  ', shop: { name: 'X' } });
-    expect(withContextDefaults(a, { branch: 'Baner', shop: { city: 'Mumbai' }, n: { m: 0 } })).toEqual({ branch: 'Baner', shop: { city: 'Mumbai' }, n: { m: 0 } });
+    expect(withContextDefaults(a, { branch: 'Baner', shop: { city: 'Mumbai' }, n: { m: 0 } })).toEqual({
+      branch: 'Baner',
+      shop: { city: 'Mumbai' },
+      n: { m: 0 },
+    });
   });
 
   it('does not write through a value that is not an object', () => {
@@ -79,7 +88,11 @@ describe('contextWarnings', () => {
   });
 
   it('warns that an inbound call cannot bring a customer name or required context (call.* it does bring)', () => {
-    const inbound = agent({ direction: 'inbound', opening: [{ text: 'Hi {{customer_name}}.' }], required_context: ['call.from', 'member_id'] });
+    const inbound = agent({
+      direction: 'inbound',
+      opening: [{ text: 'Hi {{customer_name}}.' }],
+      required_context: ['call.from', 'member_id'],
+    });
     expect(contextWarnings(inbound)).toEqual([
       { path: ['direction'], message: expect.stringContaining('an inbound call brings no context.member_id, customer_name') },
     ]);
@@ -97,10 +110,17 @@ describe('contextWarnings', () => {
 describe('agent file warnings', () => {
   it('are located at the line and column of the text', () => {
     const text = [
-      'id: ag_t', 'name: T', 'direction: outbound', 'language: en-IN',
-      'opening:', '  - text: "Hello."',
-      'steps:', '  - id: one', '    ask: "Pay {{context.amount}}?"',
-      'closing: "Bye."', '',
+      'id: ag_t',
+      'name: T',
+      'direction: outbound',
+      'language: en-IN',
+      'opening:',
+      '  - text: "Hello."',
+      'steps:',
+      '  - id: one',
+      '    ask: "Pay {{context.amount}}?"',
+      'closing: "Bye."',
+      '',
     ].join('\n');
     const f = parseAgentSource('t.yaml', text);
     if (!f.ok) throw new Error('expected a valid file');

@@ -24,16 +24,24 @@ function tinyProject(): string {
   fs.writeFileSync(path.join(root, 'src', 'a.ts'), 'export const a = 1;\n');
   fs.writeFileSync(path.join(root, 'tsconfig.json'), '{}\n');
   fs.writeFileSync(path.join(root, 'package-lock.json'), '{}\n');
-  fs.writeFileSync(path.join(root, 'build.mjs'), [
-    "import fs from 'node:fs';",
-    "fs.appendFileSync('builds.log', 'built\\n');",
-    "fs.mkdirSync('dist/cli', { recursive: true });",
-    "fs.writeFileSync('dist/cli/main.js', '');",
-  ].join('\n'));
-  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({
-    name: 'tiny', private: true, type: 'module',
-    scripts: { build: 'node build.mjs', postbuild: 'node tools/build-stamp.mjs --write' },
-  }));
+  fs.writeFileSync(
+    path.join(root, 'build.mjs'),
+    [
+      "import fs from 'node:fs';",
+      "fs.appendFileSync('builds.log', 'built\\n');",
+      "fs.mkdirSync('dist/cli', { recursive: true });",
+      "fs.writeFileSync('dist/cli/main.js', '');",
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(root, 'package.json'),
+    JSON.stringify({
+      name: 'tiny',
+      private: true,
+      type: 'module',
+      scripts: { build: 'node build.mjs', postbuild: 'node tools/build-stamp.mjs --write' },
+    }),
+  );
   return root;
 }
 
@@ -46,7 +54,10 @@ function stamp(root: string, mode: string): number {
     return (err as { status: number }).status;
   }
 }
-const builds = (root: string) => (fs.existsSync(path.join(root, 'builds.log')) ? fs.readFileSync(path.join(root, 'builds.log'), 'utf8').split('\n').filter(Boolean).length : 0);
+const builds = (root: string) =>
+  fs.existsSync(path.join(root, 'builds.log'))
+    ? fs.readFileSync(path.join(root, 'builds.log'), 'utf8').split('\n').filter(Boolean).length
+    : 0;
 
 describe('build once: tools/build-stamp.mjs', { timeout: 60_000 }, () => {
   it('--ensure builds when dist/ is missing or older than the sources, and only then', () => {
@@ -92,7 +103,12 @@ describe('npm run fake-livekit', () => {
         if (Date.now() > deadline) throw new Error(`no restart note; stderr: ${err}`);
         await new Promise((r) => setTimeout(r, 20));
       }
-      expect(out.trim().split('\n').filter((l) => l.startsWith('export '))).toHaveLength(4);
+      expect(
+        out
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('export ')),
+      ).toHaveLength(4);
       expect(err).toMatch(/start vagent serve in a shell with the 4 export lines above/);
       expect(err).toMatch(/a vagent serve already running reads its settings only at start: stop it and start it again/);
     } finally {

@@ -12,7 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 describe('the README and docs agree with the code', () => {
-  it('every environment setting of vagent serve is in the README\'s Settings list', () => {
+  it("every environment setting of vagent serve is in the README's Settings list", () => {
     const readme = read('README.md');
     const settings = /^- \*\*Settings\*\*:([\s\S]*?)^- \*\*/m.exec(readme)?.[1];
     expect(settings, 'README.md has a "- **Settings**:" item').toBeDefined();

@@ -8,10 +8,19 @@ describe('E.164', () => {
   it.each(['+919876543210', '+912240001234', '+14155550100', '+44', '+123456789012345'])('accepts %s', (n) => {
     expect(isE164(n)).toBe(true);
   });
-  it.each(['919876543210', '+0919876543210', '+1234567890123456', '+91 98765 43210', '+91-9876543210', '+', '', '+९१९८७६५४३२१०', ' +919876543210'])(
-    'rejects %j', (n) => {
-      expect(isE164(n)).toBe(false);
-    });
+  it.each([
+    '919876543210',
+    '+0919876543210',
+    '+1234567890123456',
+    '+91 98765 43210',
+    '+91-9876543210',
+    '+',
+    '',
+    '+९१९८७६५४३२१०',
+    ' +919876543210',
+  ])('rejects %j', (n) => {
+    expect(isE164(n)).toBe(false);
+  });
   it('rejects non-strings', () => {
     expect(isE164(919876543210)).toBe(false);
     expect(isE164(null)).toBe(false);
@@ -47,22 +56,48 @@ describe('ids', () => {
 });
 
 describe('SIP addresses', () => {
-  it.each(['sip.example-carrier.in', 'pbx.tatacommunications.com', '203.0.113.10', '203.0.113.10:5060', '[2001:db8::1]:5061', 'localhost', 'sip.example.in:5080'])(
-    'accepts %s', (a) => {
-      expect(isSipAddress(a)).toBe(true);
-    });
-  it.each(['', 'sip:acme@sip.example.in', 'sip.example.in/path', 'user@sip.example.in', 'sip example.in', '-bad.example.in', 'sip.example.in:0', 'sip.example.in:70000', 'a'.repeat(300)])(
-    'rejects %j', (a) => {
-      expect(isSipAddress(a)).toBe(false);
-    });
+  it.each([
+    'sip.example-carrier.in',
+    'pbx.tatacommunications.com',
+    '203.0.113.10',
+    '203.0.113.10:5060',
+    '[2001:db8::1]:5061',
+    'localhost',
+    'sip.example.in:5080',
+  ])('accepts %s', (a) => {
+    expect(isSipAddress(a)).toBe(true);
+  });
+  it.each([
+    '',
+    'sip:acme@sip.example.in',
+    'sip.example.in/path',
+    'user@sip.example.in',
+    'sip example.in',
+    '-bad.example.in',
+    'sip.example.in:0',
+    'sip.example.in:70000',
+    'a'.repeat(300),
+  ])('rejects %j', (a) => {
+    expect(isSipAddress(a)).toBe(false);
+  });
 });
 
 describe('ApiError', () => {
   it('maps each code to the status table of DESIGN.md §4', () => {
     expect(ERROR_STATUS).toMatchObject({
-      invalid_request: 400, unauthorized: 401, not_found: 404, workflow_not_found: 404, session_not_found: 404,
-      trunk_not_found: 404, session_already_ended: 409, idempotency_key_in_progress: 409, already_exists: 409,
-      idempotency_key_reuse: 422, caller_id_not_on_trunk: 422, rate_limit_exceeded: 429, dial_failed: 502,
+      invalid_request: 400,
+      unauthorized: 401,
+      not_found: 404,
+      workflow_not_found: 404,
+      session_not_found: 404,
+      trunk_not_found: 404,
+      session_already_ended: 409,
+      idempotency_key_in_progress: 409,
+      already_exists: 409,
+      idempotency_key_reuse: 422,
+      caller_id_not_on_trunk: 422,
+      rate_limit_exceeded: 429,
+      dial_failed: 502,
       telephony_not_configured: 503,
     });
   });

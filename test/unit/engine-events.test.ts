@@ -135,11 +135,13 @@ describe('runEventTurn', () => {
     expect(event(a, closing, 'max_duration').clips.map((c) => c.text)).toEqual(['Thank you. Goodbye!']);
   });
 
-  it('speaks the Hindi lines for a Hindi agent and the agent\'s own overrides', () => {
+  it("speaks the Hindi lines for a Hindi agent and the agent's own overrides", () => {
     const hi = load('ag_emi_reminder_hi.yaml');
     expect(event(hi, initialState(hi), 'silence', 1).clips[0]!.text).toBe('क्या आप लाइन पर हैं?');
     expect(event(hi, initialState(hi), 'give_up').clips[0]!.text).toContain('कॉल समाप्त');
-    const own = load('ag_clinic_booking.yaml', { messages: { no_input: 'Hello? Are you there?', no_input_goodbye: 'We will call you later.', time_up: 'Time is up.' } });
+    const own = load('ag_clinic_booking.yaml', {
+      messages: { no_input: 'Hello? Are you there?', no_input_goodbye: 'We will call you later.', time_up: 'Time is up.' },
+    });
     expect(event(own, initialState(own), 'silence').clips[0]!.text).toBe('Hello? Are you there?');
     expect(event(own, initialState(own), 'give_up').clips[0]!.text).toBe('We will call you later.');
     expect(event(own, initialState(own), 'max_duration').clips[0]!.text).toBe('Time is up.');
@@ -155,12 +157,15 @@ describe('runEventTurn', () => {
 
 describe('barge_in: false clips', () => {
   const disclaimer = {
-    opening: [
-      { text: 'This call is recorded for quality and training.', barge_in: false },
-      { text: 'Hello from the clinic.' },
-    ],
+    opening: [{ text: 'This call is recorded for quality and training.', barge_in: false }, { text: 'Hello from the clinic.' }],
     steps: [
-      { id: 'consent', ask: 'Do you agree to continue?', reprompt: 'Please say yes or no: do you agree?', capture: { slot: 'consent', type: 'yes_no' }, barge_in: false },
+      {
+        id: 'consent',
+        ask: 'Do you agree to continue?',
+        reprompt: 'Please say yes or no: do you agree?',
+        capture: { slot: 'consent', type: 'yes_no' },
+        barge_in: false,
+      },
       { id: 'name', ask: 'Your name?', capture: { slot: 'patient_name', type: 'person_name' }, confirm: 'readback' },
     ],
   };
@@ -180,7 +185,9 @@ describe('barge_in: false clips', () => {
     const next = runTurn(a, initialState(a), { text: 'yes', nowMs: REF, refMs: REF, vars: VARS });
     expect(next.clips.at(-1)).toEqual({ text: 'Your name?', flags: {} });
     // Readbacks keep their own flags (the media core treats them as asking for confirmation).
-    expect(runTurn(a, next.state, { text: 'Priya Sharma', nowMs: REF, refMs: REF, vars: VARS }).clips[0]!.flags).toEqual({ is_readback: true });
+    expect(runTurn(a, next.state, { text: 'Priya Sharma', nowMs: REF, refMs: REF, vars: VARS }).clips[0]!.flags).toEqual({
+      is_readback: true,
+    });
   });
 
   it('the clinic agent has no flagged clip', () => {
@@ -211,12 +218,30 @@ describe('mediaHintsOf', () => {
     expect(mediaHintsOf(a, s).expectation).toBe('free');
   });
 
-  it('gives a choice step\'s option words as phrases, and the agent\'s end-of-utterance overrides', () => {
+  it("gives a choice step's option words as phrases, and the agent's end-of-utterance overrides", () => {
     const a = load('ag_clinic_booking.yaml', {
-      steps: [{ id: 'plan', ask: 'Which plan?', capture: { slot: 'plan', type: 'choice', options: [{ id: 'gold_plus', synonyms: [] }, { id: 'silver', synonyms: ['silver', 'basic', 'silver'] }] } }],
+      steps: [
+        {
+          id: 'plan',
+          ask: 'Which plan?',
+          capture: {
+            slot: 'plan',
+            type: 'choice',
+            options: [
+              { id: 'gold_plus', synonyms: [] },
+              { id: 'silver', synonyms: ['silver', 'basic', 'silver'] },
+            ],
+          },
+        },
+      ],
       media: { end_of_utterance_ms: { choice: 450 } },
     });
-    expect(mediaHintsOf(a, initialState(a))).toEqual({ expectation: 'choice', grammar: 'free', end_of_utterance_ms: 450, phrases: ['gold plus', 'silver', 'basic'] });
+    expect(mediaHintsOf(a, initialState(a))).toEqual({
+      expectation: 'choice',
+      grammar: 'free',
+      end_of_utterance_ms: 450,
+      phrases: ['gold plus', 'silver', 'basic'],
+    });
   });
 
   it('shares one mapping with the media core', () => {
@@ -227,35 +252,75 @@ describe('mediaHintsOf', () => {
 
 describe('agent media settings', () => {
   const issues = (media: unknown) => {
-    const r = parseAgentDefinition({ ...parse(fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8')), media });
+    const r = parseAgentDefinition({
+      ...parse(fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8')),
+      media,
+    });
     return r.ok ? [] : r.issues.map((i) => `${formatIssuePath(i.path)}: ${i.message}`);
   };
 
   it('has defaults, with or without the block; an agent without it keeps no media key', () => {
     const a = clinic();
     expect(a.def.media).toBeUndefined();
-    expect(mediaSettingsOf(a.def)).toEqual({ barge_in: true, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800, end_of_utterance_ms: {} });
-    expect(load('ag_clinic_booking.yaml', { media: { barge_in: false } }).def.media).toEqual({ barge_in: false, no_speech_timeout_ms: 6000, max_silence_reprompts: 2, max_call_duration_s: 1800, end_of_utterance_ms: {} });
-    expect(issues({ barge_in: true, no_speech_timeout_ms: 8000, max_silence_reprompts: 0, max_call_duration_s: 600, end_of_utterance_ms: { phone: 2000, yes_no: 400 } })).toEqual([]);
+    expect(mediaSettingsOf(a.def)).toEqual({
+      barge_in: true,
+      no_speech_timeout_ms: 6000,
+      max_silence_reprompts: 2,
+      max_call_duration_s: 1800,
+      end_of_utterance_ms: {},
+    });
+    expect(load('ag_clinic_booking.yaml', { media: { barge_in: false } }).def.media).toEqual({
+      barge_in: false,
+      no_speech_timeout_ms: 6000,
+      max_silence_reprompts: 2,
+      max_call_duration_s: 1800,
+      end_of_utterance_ms: {},
+    });
+    expect(
+      issues({
+        barge_in: true,
+        no_speech_timeout_ms: 8000,
+        max_silence_reprompts: 0,
+        max_call_duration_s: 600,
+        end_of_utterance_ms: { phone: 2000, yes_no: 400 },
+      }),
+    ).toEqual([]);
   });
 
   it('names the field and the bound of each bad value', () => {
     expect(issues({ barge_in: 'no' })).toEqual(['media.barge_in: barge_in must be true or false']);
     expect(issues({ no_speech_timeout_ms: 500 })).toEqual(['media.no_speech_timeout_ms: no_speech_timeout_ms must be at least 1000 ms']);
-    expect(issues({ no_speech_timeout_ms: 1500.5 })).toEqual(['media.no_speech_timeout_ms: no_speech_timeout_ms must be a whole number of ms']);
-    expect(issues({ max_silence_reprompts: 6 })).toEqual(['media.max_silence_reprompts: max_silence_reprompts must be at most 5 re-prompts']);
+    expect(issues({ no_speech_timeout_ms: 1500.5 })).toEqual([
+      'media.no_speech_timeout_ms: no_speech_timeout_ms must be a whole number of ms',
+    ]);
+    expect(issues({ max_silence_reprompts: 6 })).toEqual([
+      'media.max_silence_reprompts: max_silence_reprompts must be at most 5 re-prompts',
+    ]);
     expect(issues({ max_call_duration_s: 5 })).toEqual(['media.max_call_duration_s: max_call_duration_s must be at least 10 seconds']);
-    expect(issues({ max_call_duration_s: 21_601 })).toEqual(['media.max_call_duration_s: max_call_duration_s must be at most 21600 seconds']);
-    expect(issues({ end_of_utterance_ms: { phone: 100 } })).toEqual(['media.end_of_utterance_ms.phone: end_of_utterance_ms must be at least 200 ms']);
-    expect(issues({ end_of_utterance_ms: { phone: 6000 } })).toEqual(['media.end_of_utterance_ms.phone: end_of_utterance_ms must be at most 5000 ms']);
+    expect(issues({ max_call_duration_s: 21_601 })).toEqual([
+      'media.max_call_duration_s: max_call_duration_s must be at most 21600 seconds',
+    ]);
+    expect(issues({ end_of_utterance_ms: { phone: 100 } })).toEqual([
+      'media.end_of_utterance_ms.phone: end_of_utterance_ms must be at least 200 ms',
+    ]);
+    expect(issues({ end_of_utterance_ms: { phone: 6000 } })).toEqual([
+      'media.end_of_utterance_ms.phone: end_of_utterance_ms must be at most 5000 ms',
+    ]);
     expect(issues({ end_of_utterance_ms: { fone: 900 } })[0]).toMatch(/^media\.end_of_utterance_ms: .*fone/);
-    expect(issues({ end_of_utterance_ms: 700 })).toEqual(['media.end_of_utterance_ms: end_of_utterance_ms must be an object of ms by kind (yes_no, digits, phone, number, choice, name, date, time, free)']);
+    expect(issues({ end_of_utterance_ms: 700 })).toEqual([
+      'media.end_of_utterance_ms: end_of_utterance_ms must be an object of ms by kind (yes_no, digits, phone, number, choice, name, date, time, free)',
+    ]);
     expect(issues({ barge_inn: false })[0]).toMatch(/^media: .*barge_inn/);
     expect(issues('loud')).toEqual(['media: media must be an object']);
   });
 
   it('takes barge_in: false only on opening lines and steps', () => {
-    const r = parseAgentDefinition({ ...parse(fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8')), opening: [{ text: 'Hi.', barge_in: true }] });
-    expect(r.ok ? [] : r.issues.map((i) => `${formatIssuePath(i.path)}: ${i.message}`)).toEqual(['opening[0].barge_in: barge_in on an opening line can only be false (leave it out to allow barge-in)']);
+    const r = parseAgentDefinition({
+      ...parse(fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8')),
+      opening: [{ text: 'Hi.', barge_in: true }],
+    });
+    expect(r.ok ? [] : r.issues.map((i) => `${formatIssuePath(i.path)}: ${i.message}`)).toEqual([
+      'opening[0].barge_in: barge_in on an opening line can only be false (leave it out to allow barge-in)',
+    ]);
   });
 });

@@ -30,8 +30,10 @@ function load(file: string, extra: Record<string, unknown> = {}): CompiledAgent 
   return compileAgent(r.agent);
 }
 
-const turn = (a: CompiledAgent, s: EngineState, text: string, phone: boolean) => runTurn(a, s, { text, nowMs: REF, refMs: REF, vars: VARS, phone });
-const event = (a: CompiledAgent, s: EngineState, kind: TurnEventKind, phone = true) => runEventTurn(a, s, { kind, nowMs: REF, refMs: REF, vars: VARS, phone });
+const turn = (a: CompiledAgent, s: EngineState, text: string, phone: boolean) =>
+  runTurn(a, s, { text, nowMs: REF, refMs: REF, vars: VARS, phone });
+const event = (a: CompiledAgent, s: EngineState, kind: TurnEventKind, phone = true) =>
+  runEventTurn(a, s, { kind, nowMs: REF, refMs: REF, vars: VARS, phone });
 const texts = (out: { clips: Array<{ text: string }> }) => out.clips.map((c) => c.text);
 
 /** The clinic booking (config/agents/ag_clinic_booking.yaml) with the cursor on its `phone` step. */
@@ -82,7 +84,12 @@ describe('the keypad on a phone call', () => {
     const offered = turn(a, s, OVERFLOW, true).state;
     const keyed = turn(a, offered, '9876543210', true);
     expect(keyed.state.confirm).toMatchObject({ step: 'phone', value: '9876543210' });
-    expect(keyed.clips.filter((c) => c.flags.is_digit).map((c) => c.text).join('')).toBe('9876543210');
+    expect(
+      keyed.clips
+        .filter((c) => c.flags.is_digit)
+        .map((c) => c.text)
+        .join(''),
+    ).toBe('9876543210');
     const yes = turn(a, keyed.state, 'yes', true);
     expect(yes.state.steps.phone!.status).toBe('done');
     expect(yes.state.slots.phone).toBe('9876543210');

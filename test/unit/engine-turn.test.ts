@@ -20,7 +20,14 @@ function agent(extra: Record<string, unknown> = {}) {
     steps: [
       { id: 'name', ask: 'Your name?', capture: { slot: 'patient_name', type: 'person_name' }, confirm: 'readback' },
       { id: 'day', ask: 'Which day?', capture: { slot: 'visit_date', type: 'date' }, confirm: 'readback' },
-      { id: 'phone', ask: 'Your mobile number?', capture: { slot: 'phone', type: 'digits', min_length: 10, max_length: 10 }, confirm: 'digits', max_attempts: 1, fallback: 'We will call you back.' },
+      {
+        id: 'phone',
+        ask: 'Your mobile number?',
+        capture: { slot: 'phone', type: 'digits', min_length: 10, max_length: 10 },
+        confirm: 'digits',
+        max_attempts: 1,
+        fallback: 'We will call you back.',
+      },
     ],
     faq: [{ intent: 'fees', keywords: ['fee', 'fees', 'how much'], answer: 'Five hundred rupees.' }],
     closing: 'Thanks {{patient_name}}, goodbye!',
@@ -34,7 +41,12 @@ function talk(a: ReturnType<typeof agent>, lines: string[], start?: EngineState,
   let state = start ?? initialState(a);
   const outs: TurnOutput[] = [];
   for (const text of lines) {
-    const out = runTurn(a, state, { text, nowMs, refMs: REF, vars: { customer_name: 'Priya', context: { clinic: 'Sunrise Clinic' } } });
+    const out = runTurn(a, state, {
+      text,
+      nowMs,
+      refMs: REF,
+      vars: { customer_name: 'Priya', context: { clinic: 'Sunrise Clinic' } },
+    });
     outs.push(out);
     state = out.state;
   }
@@ -75,12 +87,30 @@ describe('runTurn', () => {
 
   it('reads digits back one clip per digit and takes "no, it is …" as a correction', () => {
     const a = agent();
-    const { outs, state } = talk(a, ['Priya', 'yes', 'tomorrow', 'yes', 'nine eight seven six five four three two one zero', 'no, it is 9876543211', 'yes']);
+    const { outs, state } = talk(a, [
+      'Priya',
+      'yes',
+      'tomorrow',
+      'yes',
+      'nine eight seven six five four three two one zero',
+      'no, it is 9876543211',
+      'yes',
+    ]);
     const readback = outs[4]!.clips;
-    expect(readback.filter((c) => c.flags.is_digit).map((c) => c.text).join('')).toBe('9876543210');
+    expect(
+      readback
+        .filter((c) => c.flags.is_digit)
+        .map((c) => c.text)
+        .join(''),
+    ).toBe('9876543210');
     expect(readback.filter((c) => c.flags.is_digit).every((c) => c.speak && c.speak !== c.text)).toBe(true);
     expect(readback.at(-1)!.flags.is_confirm_prompt).toBe(true);
-    expect(outs[5]!.clips.filter((c) => c.flags.is_digit).map((c) => c.text).join('')).toBe('9876543211');
+    expect(
+      outs[5]!.clips
+        .filter((c) => c.flags.is_digit)
+        .map((c) => c.text)
+        .join(''),
+    ).toBe('9876543211');
     expect(state.slots.phone).toBe('9876543211');
     expect(outs[6]!.clips.at(-1)!.text).toBe('Thanks Priya, goodbye!');
     expect(state.closing_at_ms).toBe(REF);
@@ -127,7 +157,10 @@ describe('runTurn', () => {
     expect(outs[5]!.layer).toBe('fallback');
     expect(outs[5]!.clips.map((c) => c.text)).toEqual(['We will call you back.', 'Thanks Priya, goodbye!']);
     expect(state.steps.phone).toEqual({ status: 'failed', attempts: 2 });
-    expect(buildSummary(a, state)).toMatchObject({ outcome: 'partial', extracted: { patient_name: 'Priya', visit_date: '2026-11-22' } });
+    expect(buildSummary(a, state)).toMatchObject({
+      outcome: 'partial',
+      extracted: { patient_name: 'Priya', visit_date: '2026-11-22' },
+    });
   });
 
   it('keeps the line open for close_grace_ms after the closing line', () => {
@@ -155,7 +188,11 @@ describe('runTurn', () => {
     const { state } = talk(a, ['Priya']);
     expect(buildSummary(a, state)).toEqual({
       outcome: 'abandoned',
-      steps: [{ id: 'name', status: 'pending', attempts: 0 }, { id: 'day', status: 'pending', attempts: 0 }, { id: 'phone', status: 'pending', attempts: 0 }],
+      steps: [
+        { id: 'name', status: 'pending', attempts: 0 },
+        { id: 'day', status: 'pending', attempts: 0 },
+        { id: 'phone', status: 'pending', attempts: 0 },
+      ],
       extracted: {},
       tool_calls: [],
       turns: 1,
@@ -184,8 +221,13 @@ describe('Hindi agent', () => {
 describe('goodbye with an answer', () => {
   it('keeps the answer to the current question before closing', () => {
     const r = parseAgentDefinition({
-      id: 'ag_yn', name: 'YN', direction: 'outbound', language: 'en-IN', opening: [{ text: 'Hi.' }],
-      steps: [{ id: 'more', ask: 'Anything else?', capture: { slot: 'more', type: 'yes_no' } }], closing: 'Bye.',
+      id: 'ag_yn',
+      name: 'YN',
+      direction: 'outbound',
+      language: 'en-IN',
+      opening: [{ text: 'Hi.' }],
+      steps: [{ id: 'more', ask: 'Anything else?', capture: { slot: 'more', type: 'yes_no' } }],
+      closing: 'Bye.',
     });
     if (!r.ok) throw new Error('bad agent');
     const a = compileAgent(r.agent);
@@ -198,9 +240,18 @@ describe('goodbye with an answer', () => {
 describe('stop_if', () => {
   it('ends the conversation with its own line when the step settles on the value', () => {
     const r = parseAgentDefinition({
-      id: 'ag_stop', name: 'Stop', direction: 'outbound', language: 'en-IN', opening: [{ text: 'Hi.' }],
+      id: 'ag_stop',
+      name: 'Stop',
+      direction: 'outbound',
+      language: 'en-IN',
+      opening: [{ text: 'Hi.' }],
       steps: [
-        { id: 'identity', ask: 'Am I speaking with Ravi?', capture: { slot: 'is_ravi', type: 'yes_no' }, stop_if: { value: false, say: 'Sorry to disturb you. Goodbye.' } },
+        {
+          id: 'identity',
+          ask: 'Am I speaking with Ravi?',
+          capture: { slot: 'is_ravi', type: 'yes_no' },
+          stop_if: { value: false, say: 'Sorry to disturb you. Goodbye.' },
+        },
         { id: 'amount', ask: 'Your EMI is due. Can you pay?', capture: { slot: 'can_pay', type: 'yes_no' } },
       ],
       closing: 'Thank you, goodbye.',

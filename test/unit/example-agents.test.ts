@@ -13,7 +13,10 @@ import { type AgentDefinition, formatIssuePath, parseAgentDefinition } from '../
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const AGENTS_DIR = path.join(ROOT, 'config', 'agents');
-const AGENT_FILES = fs.readdirSync(AGENTS_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const AGENT_FILES = fs
+  .readdirSync(AGENTS_DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 /** Parses and validates one agent file (never throws on an invalid definition). */
 function parseFile(file: string) {
@@ -87,8 +90,14 @@ describe('example agents (config/agents)', () => {
     expect(hi.faq.map((f) => f.intent).sort()).toEqual(en.faq.map((f) => f.intent).sort());
     for (const { where, text } of texts(hi)) expect(text, `${where} is in Devanagari`).toMatch(/[\u0900-\u097F]/);
     for (const f of hi.faq) {
-      expect(f.keywords.some((k) => /[\u0900-\u097F]/.test(k)), `faq ${f.intent}: a Devanagari keyword`).toBe(true);
-      expect(f.keywords.some((k) => /^[\x20-\x7E]+$/.test(k)), `faq ${f.intent}: a romanised keyword`).toBe(true);
+      expect(
+        f.keywords.some((k) => /[\u0900-\u097F]/.test(k)),
+        `faq ${f.intent}: a Devanagari keyword`,
+      ).toBe(true);
+      expect(
+        f.keywords.some((k) => /^[\x20-\x7E]+$/.test(k)),
+        `faq ${f.intent}: a romanised keyword`,
+      ).toBe(true);
     }
   });
 
@@ -106,9 +115,21 @@ describe('example agents (config/agents)', () => {
   it('the EMI reminders play who is calling whole and set phone-line limits; the clinic agent keeps the defaults', () => {
     for (const id of ['ag_emi_reminder', 'ag_emi_reminder_hi']) {
       const a = byId(id);
-      expect(a.opening.findIndex((o) => o.barge_in === false), `${id}: its first line heard whole`).toBe(0);
-      expect(a.opening.filter((o) => o.barge_in === false), `${id}: one line heard whole`).toHaveLength(1);
-      expect(a.media).toEqual({ barge_in: true, no_speech_timeout_ms: 7000, max_silence_reprompts: 2, max_call_duration_s: 600, end_of_utterance_ms: { yes_no: 600 } });
+      expect(
+        a.opening.findIndex((o) => o.barge_in === false),
+        `${id}: its first line heard whole`,
+      ).toBe(0);
+      expect(
+        a.opening.filter((o) => o.barge_in === false),
+        `${id}: one line heard whole`,
+      ).toHaveLength(1);
+      expect(a.media).toEqual({
+        barge_in: true,
+        no_speech_timeout_ms: 7000,
+        max_silence_reprompts: 2,
+        max_call_duration_s: 600,
+        end_of_utterance_ms: { yes_no: 600 },
+      });
     }
     const clinic = byId('ag_clinic_booking');
     expect(clinic.media).toBeUndefined();
@@ -118,7 +139,10 @@ describe('example agents (config/agents)', () => {
   it('no example agent tells the caller the call is recorded: vagent keeps no call audio', () => {
     for (const a of agents.values()) {
       const said = [...texts(a).map((t) => t.text), ...a.opening.map((o) => o.text)];
-      expect(said.filter((t) => /\b(recorded|recording)\b|रिकॉर्ड (की|किया|हो)/i.test(t)), a.id).toEqual([]);
+      expect(
+        said.filter((t) => /\b(recorded|recording)\b|रिकॉर्ड (की|किया|हो)/i.test(t)),
+        a.id,
+      ).toEqual([]);
     }
   });
 
@@ -134,7 +158,11 @@ describe('example agents (config/agents)', () => {
     const bad: string[] = [];
     for (const { where, text } of texts(a)) {
       for (const p of placeholders(text)) {
-        const ok = p === 'customer_name' || /^context(\.[A-Za-z0-9_]+)+$/.test(p) || slots.has(p) || (where === 'messages.readback' && p === 'value');
+        const ok =
+          p === 'customer_name' ||
+          /^context(\.[A-Za-z0-9_]+)+$/.test(p) ||
+          slots.has(p) ||
+          (where === 'messages.readback' && p === 'value');
         if (!ok) bad.push(`${where}: {{${p}}}`);
       }
       // A lone brace pair left over after the placeholders is a typo such as "{{name}".

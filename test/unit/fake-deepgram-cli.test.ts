@@ -24,7 +24,9 @@ describe('fake-deepgram command', () => {
     expect(fs.existsSync(MAIN), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
     const script = path.join(dir, 'script.txt');
     fs.writeFileSync(script, 'namaste, mera naam Priya hai\n\nEMI kal bhar dunga\n');
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--api-key', KEY, '--script', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--api-key', KEY, '--script', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -67,7 +69,9 @@ describe('fake-deepgram command', () => {
 
   it('refuses a missing script file with a usage error', async () => {
     expect(fs.existsSync(MAIN), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
-    const child = spawn(process.execPath, [MAIN, '--port', '0', '--script', path.join(dir, 'missing.txt')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, '--port', '0', '--script', path.join(dir, 'missing.txt')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));

@@ -10,7 +10,8 @@ import { concat } from '../support/media.js';
 
 const RATE = 16000;
 const KEY = 'fake-dg-key-abcdef123456';
-const QUERY = 'model=nova-3&language=en-IN&encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=300&utterance_end_ms=1000&vad_events=true';
+const QUERY =
+  'model=nova-3&language=en-IN&encoding=linear16&sample_rate=16000&channels=1&interim_results=true&endpointing=300&utterance_end_ms=1000&vad_events=true';
 
 function tone(ms: number): Int16Array {
   const out = new Int16Array(Math.round((RATE * ms) / 1000));
@@ -105,14 +106,27 @@ describe('fake Deepgram', () => {
     c.ws.send(JSON.stringify({ type: 'CloseStream' }));
     await c.ended;
     expect(c.state.close).toEqual({ code: 1000, reason: '' });
-    const types = c.got.map((m) => (m.type === 'Results' ? (m.is_final ? (m.speech_final ? 'final+speech_final' : 'final') : 'interim') : m.type));
+    const types = c.got.map((m) =>
+      m.type === 'Results' ? (m.is_final ? (m.speech_final ? 'final+speech_final' : 'final') : 'interim') : m.type,
+    );
     // CloseStream flushes the silence after the endpoint as an empty final, then Metadata
     expect(types).toEqual(['SpeechStarted', 'interim', 'interim', 'interim', 'final+speech_final', 'UtteranceEnd', 'final', 'Metadata']);
-    expect(c.got[6]).toMatchObject({ start: 1.5, duration: 1.2, channel: { alternatives: [{ transcript: '', confidence: 0, words: [] }] } });
+    expect(c.got[6]).toMatchObject({
+      start: 1.5,
+      duration: 1.2,
+      channel: { alternatives: [{ transcript: '', confidence: 0, words: [] }] },
+    });
     expect(c.got[0]).toEqual({ type: 'SpeechStarted', channel: [0, 1], timestamp: 0.2 });
     expect(c.got.slice(1, 4).map((m) => (m.channel as any).alternatives[0].transcript)).toEqual(['mera', 'mera naam', 'mera naam Priya']);
     const final = c.got[4]!;
-    expect(final).toMatchObject({ type: 'Results', channel_index: [0, 1], start: 0, is_final: true, speech_final: true, metadata: { request_id: expect.any(String), model_uuid: expect.any(String) } });
+    expect(final).toMatchObject({
+      type: 'Results',
+      channel_index: [0, 1],
+      start: 0,
+      is_final: true,
+      speech_final: true,
+      metadata: { request_id: expect.any(String), model_uuid: expect.any(String) },
+    });
     expect(final.duration).toBeCloseTo(1.5, 2); // 200 ms + 1000 ms of speech + 300 ms of endpointing silence
     const alt = (final.channel as any).alternatives[0];
     expect(alt).toMatchObject({ transcript: 'mera naam Priya hai', confidence: 0.9 });
@@ -120,7 +134,13 @@ describe('fake Deepgram', () => {
     expect(alt.words[0].start).toBeCloseTo(0.2, 2);
     expect(alt.words[3].end).toBeCloseTo(1.2, 2);
     expect(c.got[5]).toEqual({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: 1.2 });
-    expect(c.got[7]).toMatchObject({ type: 'Metadata', request_id: final.metadata && (final.metadata as any).request_id, duration: 2.7, channels: 1, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(c.got[7]).toMatchObject({
+      type: 'Metadata',
+      request_id: final.metadata && (final.metadata as any).request_id,
+      duration: 2.7,
+      channels: 1,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(fake.remaining).toBe(0);
     expect(fake.messages).toEqual([{ connection: 0, type: 'CloseStream', afterBytes: 2.7 * RATE * 2 }]);
   });
@@ -137,7 +157,10 @@ describe('fake Deepgram', () => {
     expect(final).toMatchObject({ from_finalize: true, is_final: true, speech_final: false, start: 0, duration: 0.6 });
     expect((final.channel as any).alternatives[0].transcript).toBe('ek do teen');
     expect(c.got.filter((m) => m.is_final === true)).toHaveLength(1);
-    expect(fake.messages.map((m) => [m.type, m.afterBytes])).toEqual([['Finalize', 0], ['Finalize', 0.6 * RATE * 2]]);
+    expect(fake.messages.map((m) => [m.type, m.afterBytes])).toEqual([
+      ['Finalize', 0],
+      ['Finalize', 0.6 * RATE * 2],
+    ]);
     c.ws.close();
   });
 
@@ -158,7 +181,11 @@ describe('fake Deepgram', () => {
   });
 
   it('injects faults per connection attempt: a refused handshake, a drop after bytes or time, slow answers', async () => {
-    fake = await startFakeDeepgram({ apiKey: KEY, script: ['slow one'], faults: [{ reject: 429 }, { reject: 500 }, { dropAfterBytes: 6400 }, { dropAfterMs: 50 }, { delayMs: 300 }] });
+    fake = await startFakeDeepgram({
+      apiKey: KEY,
+      script: ['slow one'],
+      faults: [{ reject: 429 }, { reject: 500 }, { dropAfterBytes: 6400 }, { dropAfterMs: 50 }, { delayMs: 300 }],
+    });
     for (const status of [429, 500]) {
       const c = client(`${fake.url}?${QUERY}`);
       await c.ended;

@@ -38,13 +38,17 @@ const count = (db: Database.Database, where = '1'): number =>
 const totalChanges = (db: Database.Database): number => db.prepare('SELECT total_changes()').pluck().get() as number;
 /** SQLite's plan for `sql`, one line per step. */
 const plan = (db: Database.Database, sql: string): string =>
-  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...[...sql.matchAll(/\?/g)].map(() => null)) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...[...sql.matchAll(/\?/g)].map(() => null)) as Array<{ detail: string }>)
+    .map((r) => r.detail)
+    .join('\n');
 
 /** Inserts `n` done rows created at `at` with `body` (plain text, as before migration 9). */
 function insertRows(db: Database.Database, n: number, at: number, body: (i: number) => string, prefix = 'k'): void {
   const ins = db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at)
     VALUES ('default', ?, 'f', 'done', 201, ?, ?)`);
-  db.transaction(() => { for (let i = 0; i < n; i++) ins.run(`${prefix}${i}`, body(i), at); })();
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) ins.run(`${prefix}${i}`, body(i), at);
+  })();
 }
 
 function service(repos: Repos, now = () => NOW): IdempotencyService {
@@ -63,7 +67,9 @@ describe('the purge of expired idempotency records', () => {
       const commitsBefore = repos.store.stats().commits;
 
       let done = false;
-      const purge = idem.purgeExpired({ batchRows: 250 }).finally(() => { done = true; });
+      const purge = idem.purgeExpired({ batchRows: 250 }).finally(() => {
+        done = true;
+      });
       // A client's keyed requests, one after the other, while the purge runs.
       let between = 0;
       for (let i = 0; !done; i++) {
@@ -113,8 +119,12 @@ describe('start-up with a large idempotency table', () => {
     const body = '{"session_id":"se_1","state":{}}';
     insertRows(db, 190_000, Date.now() / 1000 - 48 * HOUR, () => body, 'expired');
     insertRows(db, 9_950, Date.now() / 1000 - HOUR, () => body, 'recent');
-    const claim = db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, created_at) VALUES ('default', ?, 'f', 'in_progress', ?)`);
-    db.transaction(() => { for (let i = 0; i < 50; i++) claim.run(`claim${i}`, Date.now() / 1000 - (i % 2 ? 48 : 1) * HOUR); })();
+    const claim = db.prepare(
+      `INSERT INTO idempotency (tenant_id, key, fingerprint, state, created_at) VALUES ('default', ?, 'f', 'in_progress', ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 50; i++) claim.run(`claim${i}`, Date.now() / 1000 - (i % 2 ? 48 : 1) * HOUR);
+    })();
     first.close();
 
     const rt = openRuntime(settings);
@@ -130,7 +140,11 @@ describe('start-up with a large idempotency table', () => {
 
       // Once the daemon listens, the background purge removes the expired ones in batches.
       const logged: string[] = [];
-      const log = { info: (_o: object, m: string) => logged.push(m), warn: () => {}, error: (_o: object, m: string) => logged.push(m) };
+      const log = {
+        info: (_o: object, m: string) => logged.push(m),
+        warn: () => {},
+        error: (_o: object, m: string) => logged.push(m),
+      };
       const tasks = startBackgroundTasks(rt, log, { purgeBatchRows: 5000 });
       await vi.waitFor(() => expect(logged).toContain('expired idempotency records purged'), { timeout: 30_000, interval: 50 });
       await tasks.stop();
@@ -232,7 +246,12 @@ describe('the reclaim of free pages', () => {
       store.db.exec('DELETE FROM idempotency');
       const free = store.db.pragma('freelist_count', { simple: true }) as number;
       expect(free).toBeGreaterThan(100);
-      expect(await reclaimFreePages(store, { thresholdPages: 0 })).toEqual({ mode: 'none', freeBefore: free, freeAfter: free, steps: 0 });
+      expect(await reclaimFreePages(store, { thresholdPages: 0 })).toEqual({
+        mode: 'none',
+        freeBefore: free,
+        freeAfter: free,
+        steps: 0,
+      });
     } finally {
       store.close();
     }
@@ -244,7 +263,11 @@ describe('the reclaim of free pages', () => {
     const rt = openRuntime(SettingsSchema.parse({ state_dir: stateDir, log_level: 'silent' }));
     try {
       const info = vi.fn();
-      const tasks = startBackgroundTasks(rt, { info, warn: vi.fn(), error: vi.fn() }, { reclaimIntervalMs: 5, reclaim: { thresholdPages: 0 } });
+      const tasks = startBackgroundTasks(
+        rt,
+        { info, warn: vi.fn(), error: vi.fn() },
+        { reclaimIntervalMs: 5, reclaim: { thresholdPages: 0 } },
+      );
       await new Promise((r) => setTimeout(r, 100));
       await tasks.stop();
       const told = info.mock.calls.filter(([, msg]) => /not given back/.test(msg as string));
@@ -265,8 +288,17 @@ describe('stored bodies', () => {
     try {
       const { db } = repos.store;
       const idem = repos.idempotency;
-      const session = JSON.stringify({ session_id: 'se_4503599627370497', opening: { text: 'Namaste, this is Suvidha Finance.',
-        clips: Array.from({ length: 6 }, (_, i) => ({ display_order: i, text: `line ${i} नमस्ते ₹12,500`, audio_url: `https://vagent.example.in/v1/audio/${crypto.randomBytes(32).toString('hex')}.wav` })) } });
+      const session = JSON.stringify({
+        session_id: 'se_4503599627370497',
+        opening: {
+          text: 'Namaste, this is Suvidha Finance.',
+          clips: Array.from({ length: 6 }, (_, i) => ({
+            display_order: i,
+            text: `line ${i} नमस्ते ₹12,500`,
+            audio_url: `https://vagent.example.in/v1/audio/${crypto.randomBytes(32).toString('hex')}.wav`,
+          })),
+        },
+      });
       expect(Buffer.byteLength(session)).toBeGreaterThan(1000);
       idem.put('default', 'big', 'f', 201, session, NOW);
       const stored = raw(db, 'big');

@@ -85,8 +85,11 @@ beforeAll(() => {
   // the real better-sqlite3 so that its load check passes.
   fs.mkdirSync(path.join(copy, 'node_modules'));
   fs.symlinkSync(path.join(ROOT, 'node_modules', 'better-sqlite3'), path.join(copy, 'node_modules', 'better-sqlite3'));
-  const want = crypto.createHash('sha256').update(fs.readFileSync(path.join(copy, 'package-lock.json')))
-    .update(process.version + process.arch).digest('hex');
+  const want = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(copy, 'package-lock.json')))
+    .update(process.version + process.arch)
+    .digest('hex');
   fs.writeFileSync(path.join(copy, 'node_modules', '.vagent-install-stamp'), want);
 });
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
@@ -104,7 +107,10 @@ describe('install.sh', { timeout: 120_000 }, () => {
     expect(res.calls.filter((l) => l.startsWith('npm ') && l.includes('--nodedir'))).toEqual([]);
     // The headers beside this node still reach node-gyp, through a variable npm does not parse.
     const prefix = path.resolve(path.dirname(process.execPath), '..');
-    if (fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) && fs.existsSync(path.join(prefix, 'include', 'node', 'common.gypi'))) {
+    if (
+      fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h')) &&
+      fs.existsSync(path.join(prefix, 'include', 'node', 'common.gypi'))
+    ) {
       expect(res.calls).toContain(`env npm_package_config_node_gyp_nodedir=${prefix}`);
     }
   });
@@ -172,7 +178,9 @@ describe('install.sh', { timeout: 120_000 }, () => {
     const model = path.join(base, 'no-model-2');
     const res = runWith({ VAGENT_POCKETSPHINX_MODEL: model, FAKE_UID: '0' });
     expect(res.code, res.stderr).toBe(0);
-    expect(res.calls.filter((l) => l.startsWith('apt-get'))).toEqual(['apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us']);
+    expect(res.calls.filter((l) => l.startsWith('apt-get'))).toEqual([
+      'apt-get install -y --no-install-recommends pocketsphinx pocketsphinx-en-us',
+    ]);
     expect(res.stdout).toContain('speech recognition: pocketsphinx installed');
     const again = runWith({ VAGENT_POCKETSPHINX_MODEL: model, FAKE_UID: '0' });
     expect(again.calls.filter((l) => l.startsWith('apt-get'))).toEqual([]);

@@ -32,8 +32,14 @@ describe('findJsonHazard', () => {
   });
 
   it('finds prototype keys with their paths', () => {
-    expect(findJsonHazard(JSON.parse('{"a":{"b":[{"__proto__":{}}]}}'), 33)).toEqual({ kind: 'prototype_key', path: ['a', 'b', 0, '__proto__'] });
-    expect(findJsonHazard(JSON.parse('{"constructor":{"prototype":1}}'), 33)).toEqual({ kind: 'prototype_key', path: ['constructor', 'prototype'] });
+    expect(findJsonHazard(JSON.parse('{"a":{"b":[{"__proto__":{}}]}}'), 33)).toEqual({
+      kind: 'prototype_key',
+      path: ['a', 'b', 0, '__proto__'],
+    });
+    expect(findJsonHazard(JSON.parse('{"constructor":{"prototype":1}}'), 33)).toEqual({
+      kind: 'prototype_key',
+      path: ['constructor', 'prototype'],
+    });
   });
 });
 

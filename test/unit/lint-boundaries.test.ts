@@ -35,20 +35,29 @@ describe('import boundaries (eslint.config.js)', { timeout: 30_000 }, () => {
   });
 
   it('src/domain may not import upward', async () => {
-    const errors = await boundaryErrors('src/domain/x.ts', "import { createServices } from '../services/index.js';\nexport const c = createServices;\n");
+    const errors = await boundaryErrors(
+      'src/domain/x.ts',
+      "import { createServices } from '../services/index.js';\nexport const c = createServices;\n",
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('must not import upward');
   });
 
   it('src/services reach SQLite only through src/store', async () => {
-    const errors = await boundaryErrors('src/services/x.ts', "import Database from 'better-sqlite3';\nexport const open = () => new Database(':memory:');\n");
+    const errors = await boundaryErrors(
+      'src/services/x.ts',
+      "import Database from 'better-sqlite3';\nexport const open = () => new Database(':memory:');\n",
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("'better-sqlite3'");
     expect(errors[0]).toContain('src/services reach SQLite only through src/store repositories');
   });
 
   it('src/cli may not open SQLite', async () => {
-    const errors = await boundaryErrors('src/cli/x.ts', "import Database from 'better-sqlite3';\nexport const open = () => new Database(':memory:');\n");
+    const errors = await boundaryErrors(
+      'src/cli/x.ts',
+      "import Database from 'better-sqlite3';\nexport const open = () => new Database(':memory:');\n",
+    );
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("The CLI reaches state only through the daemon's HTTP API (src/client)");
   });
@@ -67,8 +76,17 @@ describe('import boundaries (eslint.config.js)', { timeout: 30_000 }, () => {
   });
 
   it('src/media may use domain and speech utilities, never services, store or the server', async () => {
-    expect(await lint('src/media/x.ts', "import { clipSamples } from '../speech/wav.js';\nimport { ApiError } from '../domain/errors.js';\nexport const x = [clipSamples, ApiError];\n")).toEqual([]);
-    for (const code of ["import { createServices } from '../services/index.js';\nexport const c = createServices;\n", "import { openRepos } from '../store/index.js';\nexport const o = openRepos;\n", "import Database from 'better-sqlite3';\nexport const D = Database;\n"]) {
+    expect(
+      await lint(
+        'src/media/x.ts',
+        "import { clipSamples } from '../speech/wav.js';\nimport { ApiError } from '../domain/errors.js';\nexport const x = [clipSamples, ApiError];\n",
+      ),
+    ).toEqual([]);
+    for (const code of [
+      "import { createServices } from '../services/index.js';\nexport const c = createServices;\n",
+      "import { openRepos } from '../store/index.js';\nexport const o = openRepos;\n",
+      "import Database from 'better-sqlite3';\nexport const D = Database;\n",
+    ]) {
       const errors = await boundaryErrors('src/media/x.ts', code);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toContain('src/media');
@@ -76,18 +94,27 @@ describe('import boundaries (eslint.config.js)', { timeout: 30_000 }, () => {
   });
 
   it('allowed imports pass: domain errors in services, the client in the CLI, fs in the store', async () => {
-    const services = await lint('src/services/x.ts', "import { ApiError } from '../domain/errors.js';\nexport const e = new ApiError('not_found', 'x');\n");
+    const services = await lint(
+      'src/services/x.ts',
+      "import { ApiError } from '../domain/errors.js';\nexport const e = new ApiError('not_found', 'x');\n",
+    );
     expect(services).toEqual([]);
     const cli = await lint('src/cli/x.ts', "import { VagentClient } from '../client/index.js';\nexport const c = VagentClient;\n");
     expect(cli).toEqual([]);
-    const store = await boundaryErrors('src/store/x.ts', "import fs from 'node:fs';\nimport Database from 'better-sqlite3';\nexport const x = [fs, Database];\n");
+    const store = await boundaryErrors(
+      'src/store/x.ts',
+      "import fs from 'node:fs';\nimport Database from 'better-sqlite3';\nexport const x = [fs, Database];\n",
+    );
     expect(store).toEqual([]);
   });
 
   it('the same import is judged by where it is: better-sqlite3 is fine in src/store only', async () => {
     const code = "import Database from 'better-sqlite3';\nexport const D = Database;\n";
-    const counts = await Promise.all(['src/store/x.ts', 'src/services/x.ts', 'src/server/x.ts', 'src/cli/x.ts', 'src/client/x.ts']
-      .map(async (f) => (await boundaryErrors(f, code)).length));
+    const counts = await Promise.all(
+      ['src/store/x.ts', 'src/services/x.ts', 'src/server/x.ts', 'src/cli/x.ts', 'src/client/x.ts'].map(
+        async (f) => (await boundaryErrors(f, code)).length,
+      ),
+    );
     expect(counts).toEqual([0, 1, 1, 1, 1]);
   });
 });

@@ -86,7 +86,7 @@ function goertzel(x: Int16Array, freq: number, rate: number): number {
 /** Zero crossings of `x`. */
 function crossings(x: Int16Array): number {
   let n = 0;
-  for (let i = 1; i < x.length; i++) if ((x[i - 1]! < 0) !== (x[i]! < 0)) n++;
+  for (let i = 1; i < x.length; i++) if (x[i - 1]! < 0 !== x[i]! < 0) n++;
   return n;
 }
 
@@ -132,7 +132,7 @@ describe('G.711 A-law', () => {
     expect(decodeAlaw(CODES)).toEqual(wavefileDecode(CODES, 'alaw'));
   });
 
-  it('encodes like wavefile, except exactly on a negative decision boundary (ITU-T G.191 one\'s complement), never with more error', () => {
+  it("encodes like wavefile, except exactly on a negative decision boundary (ITU-T G.191 one's complement), never with more error", () => {
     const mine = encodeAlaw(ALL);
     const theirs = wavefileEncode(ALL, 'alaw');
     const mineBack = decodeAlaw(mine);
@@ -183,7 +183,7 @@ describe('PCM16 payloads and formats', () => {
 describe('resampling', () => {
   const pairs = SAMPLE_RATES.flatMap((from) => SAMPLE_RATES.filter((to) => to !== from).map((to) => [from, to] as const));
 
-  it.each(pairs)('%i → %i Hz keeps a 440 Hz tone\'s frequency, level and length (±1 sample)', (from, to) => {
+  it.each(pairs)("%i → %i Hz keeps a 440 Hz tone's frequency, level and length (±1 sample)", (from, to) => {
     const input = tone(440, 500, from);
     const out = resample(input, from, to);
     expect(Math.abs(out.length - (input.length * to) / from)).toBeLessThanOrEqual(1);
@@ -195,7 +195,13 @@ describe('resampling', () => {
     expect(goertzel(mid, 440, to)).toBeGreaterThan(100 * goertzel(mid, 600, to));
   });
 
-  it.each([[48000, 8000, 5000], [16000, 8000, 6000], [48000, 16000, 13000], [22050, 8000, 7000], [24000, 16000, 11000]] as const)(
+  it.each([
+    [48000, 8000, 5000],
+    [16000, 8000, 6000],
+    [48000, 16000, 13000],
+    [22050, 8000, 7000],
+    [24000, 16000, 11000],
+  ] as const)(
     'downsampling %i → %i Hz attenuates a %i Hz tone (above the new Nyquist) by ≥ 60 dB instead of aliasing it',
     (from, to, freq) => {
       const aliasAt = to - freq; // where the tone would fold to
@@ -235,7 +241,10 @@ describe('resampling', () => {
     expect(concat(parts)).toEqual(whole);
     const fresh = new StreamingResampler(8000, 16000);
     expect(fresh.push(input.subarray(0, 160)).length).toBeGreaterThan(250); // all but the filter's look-ahead
-    expect(() => { fresh.flush(); fresh.push(input); }).toThrow(/push after flush/);
+    expect(() => {
+      fresh.flush();
+      fresh.push(input);
+    }).toThrow(/push after flush/);
   });
 
   it('is a copy for equal rates and empty for empty input', () => {
@@ -291,7 +300,7 @@ describe('Framer', () => {
 });
 
 describe('clipToTelephony', () => {
-  it('turns a real cached clip into 20 ms 8 kHz μ-law frames of the clip\'s duration', async () => {
+  it("turns a real cached clip into 20 ms 8 kHz μ-law frames of the clip's duration", async () => {
     const speech = testSpeech();
     const text = 'Namaste, this is Sunrise Clinic. What is your name?';
     const clip = await speech.ensure(text, speech.voiceFor('en-IN'));
@@ -341,7 +350,10 @@ describe('clipToTelephony on real speech (eSpeak NG)', { timeout: 60_000 }, () =
     fs.mkdirSync(dir, { recursive: true });
     for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
       const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-      fs.writeFileSync(path.join(dir, `${name}.js`), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
+      fs.writeFileSync(
+        path.join(dir, `${name}.js`),
+        ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText,
+      );
     }
     fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
     synth = new EspeakSynthesizer({ workerPath: path.join(dir, 'espeak-worker.js') });

@@ -9,7 +9,15 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CallMediaSession, CallSessionError } from '../../src/media/call-session.js';
-import type { CallSessionOptions, EndedEvent, HeardEvent, ReplyClip, ReplyEvent, TurnReply, TurnRequest } from '../../src/media/call-session-port.js';
+import type {
+  CallSessionOptions,
+  EndedEvent,
+  HeardEvent,
+  ReplyClip,
+  ReplyEvent,
+  TurnReply,
+  TurnRequest,
+} from '../../src/media/call-session-port.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
@@ -22,7 +30,6 @@ import { audioFeeder, concat, trim } from '../support/media.js';
 
 const RATE = 16_000;
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Yes please.'];
-
 
 let vad: WebRtcVad;
 /** The caller lines at 16 kHz, trimmed. */
@@ -40,9 +47,12 @@ function clip(text: string, ms: number, extra: Partial<ReplyClip> = {}): ReplyCl
   return { wav: toWav48k({ samples, sampleRate: 48_000 }), text, ...extra };
 }
 
-
 /** A scripted call: the session with its fakes, a turn port answering from a script, and what it emitted. */
-function harness(script: FakeUtterance[], replies: Array<TurnReply | ((r: TurnRequest) => TurnReply | Promise<TurnReply>)>, opts: Partial<CallSessionOptions> & { ackDelayMs?: number | null } = {}) {
+function harness(
+  script: FakeUtterance[],
+  replies: Array<TurnReply | ((r: TurnRequest) => TurnReply | Promise<TurnReply>)>,
+  opts: Partial<CallSessionOptions> & { ackDelayMs?: number | null } = {},
+) {
   const clock = new FakeClock(1000);
   const transport = new FakeTransport({ clock, ackDelayMs: opts.ackDelayMs === undefined ? 20 : opts.ackDelayMs });
   const recognizer = new FakeRecognizer({ clock, script });
@@ -53,8 +63,22 @@ function harness(script: FakeUtterance[], replies: Array<TurnReply | ((r: TurnRe
     if (!next) return { clips: [clip('anything else?', 400)], ended: false };
     return typeof next === 'function' ? next(r) : next;
   };
-  const session = new CallMediaSession({ transport, vad: vad.createDetector({ sampleRate: RATE }), recognizer, language: 'en-IN', turn, clock, ...opts });
-  const events = { heard: [] as HeardEvent[], replies: [] as ReplyEvent[], bargeIns: [] as ClearReport[], dtmf: [] as string[], ended: [] as EndedEvent[] };
+  const session = new CallMediaSession({
+    transport,
+    vad: vad.createDetector({ sampleRate: RATE }),
+    recognizer,
+    language: 'en-IN',
+    turn,
+    clock,
+    ...opts,
+  });
+  const events = {
+    heard: [] as HeardEvent[],
+    replies: [] as ReplyEvent[],
+    bargeIns: [] as ClearReport[],
+    dtmf: [] as string[],
+    ended: [] as EndedEvent[],
+  };
   session.on('heard', (e) => events.heard.push(e));
   session.on('reply', (e) => events.replies.push(e));
   session.on('bargeIn', (e) => events.bargeIns.push(e.report));
@@ -68,10 +92,13 @@ function harness(script: FakeUtterance[], replies: Array<TurnReply | ((r: TurnRe
 
 describe('CallMediaSession', () => {
   it('plays the opening at once, hears the caller, calls the turn port with text and telemetry, plays the reply with marks', async () => {
-    const h = harness([{ text: 'my name is priya sharma', confidence: 0.82 }, { text: 'tomorrow at five pm' }], [
-      { clips: [clip('Thanks Priya. Which day?', 600)], ended: false, expectation: 'date' },
-      { clips: [clip('Noted.', 300), clip('Your phone number?', 500)], ended: false, endOfUtteranceSilenceMs: 900 },
-    ]);
+    const h = harness(
+      [{ text: 'my name is priya sharma', confidence: 0.82 }, { text: 'tomorrow at five pm' }],
+      [
+        { clips: [clip('Thanks Priya. Which day?', 600)], ended: false, expectation: 'date' },
+        { clips: [clip('Noted.', 300), clip('Your phone number?', 500)], ended: false, endOfUtteranceSilenceMs: 900 },
+      ],
+    );
     h.session.start([clip('Hello, this is the clinic.', 800), clip('What is your name?', 600)]);
     // The opening's first frames leave before start() returns.
     expect(h.transport.count('play')).toBeGreaterThan(0);
@@ -143,7 +170,12 @@ describe('CallMediaSession', () => {
     expect(clear!.at - onset).toBeGreaterThanOrEqual(250);
     // No opening frame after the clear.
     const clearIndex = h.transport.sent.indexOf(clear!);
-    expect(h.transport.sent.slice(clearIndex + 1).filter((a) => a.kind === 'play').every((a) => a.at > line.endAt)).toBe(true);
+    expect(
+      h.transport.sent
+        .slice(clearIndex + 1)
+        .filter((a) => a.kind === 'play')
+        .every((a) => a.at > line.endAt),
+    ).toBe(true);
     expect(h.events.bargeIns).toHaveLength(1);
     const heard = h.events.bargeIns[0]!;
     expect(heard.heard).toHaveLength(1);
@@ -228,7 +260,16 @@ describe('CallMediaSession', () => {
   const GARBLED = { text: 'nine oh eight seven six five four three oh two one one zero' };
 
   it('keys pressed while the question plays over a noisy line stop it and are captured; the noise is never a turn', async () => {
-    const h = harness([GARBLED], [{ clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 800, { asksConfirmation: true })], ended: false, expectation: 'yes_no' }]);
+    const h = harness(
+      [GARBLED],
+      [
+        {
+          clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 800, { asksConfirmation: true })],
+          ended: false,
+          expectation: 'yes_no',
+        },
+      ],
+    );
     h.session.start([clip('What is your ten-digit mobile number?', 4000)], false);
     await h.silence(500);
     // The first key comes 100 ms into the caller's noise, before it could barge in: the key stops the question.
@@ -247,7 +288,11 @@ describe('CallMediaSession', () => {
   }, 30_000);
 
   it('keys pressed mid-utterance after the question drop the speech: only the keyed number is a turn, and silence is timed again after it', async () => {
-    const h = harness([GARBLED, GARBLED], [{ clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 400)], ended: false, expectation: 'yes_no' }], { silence: { noSpeechMs: 2000, maxReprompts: 2 } });
+    const h = harness(
+      [GARBLED, GARBLED],
+      [{ clips: [clip('9 8 7 6 5 4 3 2 1 0. Is that correct?', 400)], ended: false, expectation: 'yes_no' }],
+      { silence: { noSpeechMs: 2000, maxReprompts: 2 } },
+    );
     h.session.start([clip('What is your ten-digit mobile number?', 400)]);
     await h.silence(600);
     const noise = concat([lines[0]!, lines[1]!, lines[0]!]);
@@ -267,10 +312,13 @@ describe('CallMediaSession', () => {
   }, 30_000);
 
   it('asks for a failed re-prompt when the recogniser crashes, and the call goes on', async () => {
-    const h = harness([{ text: 'lost', mode: 'crash' }, { text: 'tomorrow at five pm' }], [
-      { clips: [clip('Sorry, could you say that again?', 500)], ended: false },
-      { clips: [clip('Thanks.', 300)], ended: false },
-    ]);
+    const h = harness(
+      [{ text: 'lost', mode: 'crash' }, { text: 'tomorrow at five pm' }],
+      [
+        { clips: [clip('Sorry, could you say that again?', 500)], ended: false },
+        { clips: [clip('Thanks.', 300)], ended: false },
+      ],
+    );
     h.session.start([clip('Which day?', 400)]);
     await h.silence(600);
     await h.feed(lines[0]!);
@@ -319,10 +367,14 @@ describe('CallMediaSession', () => {
   }, 30_000);
 
   it('re-prompts after the configured silence once the prompt drained, then gives up', async () => {
-    const h = harness([], [
-      { clips: [clip('Are you there?', 400)], ended: false },
-      { clips: [clip('Goodbye.', 400)], ended: true },
-    ], { silence: { noSpeechMs: 2000, maxReprompts: 1 }, closeGraceMs: 200 });
+    const h = harness(
+      [],
+      [
+        { clips: [clip('Are you there?', 400)], ended: false },
+        { clips: [clip('Goodbye.', 400)], ended: true },
+      ],
+      { silence: { noSpeechMs: 2000, maxReprompts: 1 }, closeGraceMs: 200 },
+    );
     h.session.start([clip('What is your name?', 400)]);
     await h.silence(2300);
     expect(h.requests).toHaveLength(0);
@@ -336,7 +388,10 @@ describe('CallMediaSession', () => {
   }, 30_000);
 
   it('hangs up only after the closing clip’s mark is acknowledged plus the close grace', async () => {
-    const h = harness([{ text: 'yes please' }], [{ clips: [clip('Booked. Goodbye.', 600)], ended: true }], { ackDelayMs: null, closeGraceMs: 300 });
+    const h = harness([{ text: 'yes please' }], [{ clips: [clip('Booked. Goodbye.', 600)], ended: true }], {
+      ackDelayMs: null,
+      closeGraceMs: 300,
+    });
     h.session.start([clip('Shall I book it?', 400)]);
     await h.silence(100);
     h.transport.ackMark('t1c1');
@@ -379,7 +434,10 @@ describe('CallMediaSession', () => {
   }, 30_000);
 
   it('enforces the maximum call duration: closing, then hang-up', async () => {
-    const h = harness([], [(r) => ({ clips: [clip(r.kind === 'max_duration' ? 'We have to end here.' : '?', 400)], ended: false })], { maxCallDurationMs: 3000, closeGraceMs: 100 });
+    const h = harness([], [(r) => ({ clips: [clip(r.kind === 'max_duration' ? 'We have to end here.' : '?', 400)], ended: false })], {
+      maxCallDurationMs: 3000,
+      closeGraceMs: 100,
+    });
     h.session.start([clip('A very long opening.', 10_000)]);
     await h.silence(2900);
     expect(h.requests).toHaveLength(0);
@@ -405,9 +463,17 @@ describe('CallMediaSession', () => {
   it('rejects bad options', () => {
     const clock = new FakeClock();
     const transport = new FakeTransport({ clock });
-    const base = { transport, recognizer: new FakeRecognizer({ clock }), language: 'en', turn: async () => ({ clips: [], ended: false }), clock };
+    const base = {
+      transport,
+      recognizer: new FakeRecognizer({ clock }),
+      language: 'en',
+      turn: async () => ({ clips: [], ended: false }),
+      clock,
+    };
     expect(() => new CallMediaSession({ ...base, vad: vad.createDetector({ sampleRate: 8000 }) })).toThrow(CallSessionError);
     expect(() => new CallMediaSession({ ...base, vad: vad.createDetector({ sampleRate: RATE }), preRollMs: -1 })).toThrow(/preRollMs/);
-    expect(() => new CallMediaSession({ ...base, vad: vad.createDetector({ sampleRate: RATE }), silence: { noSpeechMs: 5 } })).toThrow(CallSessionError);
+    expect(() => new CallMediaSession({ ...base, vad: vad.createDetector({ sampleRate: RATE }), silence: { noSpeechMs: 5 } })).toThrow(
+      CallSessionError,
+    );
   });
 });

@@ -95,7 +95,12 @@ const tw = {
     },
     streamSid: TW_SID,
   },
-  media: (payload: Uint8Array, n: number) => ({ event: 'media', sequenceNumber: String(n + 2), media: { track: 'inbound', chunk: String(n + 1), timestamp: String(n * 20), payload: b64(payload) }, streamSid: TW_SID }),
+  media: (payload: Uint8Array, n: number) => ({
+    event: 'media',
+    sequenceNumber: String(n + 2),
+    media: { track: 'inbound', chunk: String(n + 1), timestamp: String(n * 20), payload: b64(payload) },
+    streamSid: TW_SID,
+  }),
   dtmf: (digit: string) => ({ event: 'dtmf', streamSid: TW_SID, sequenceNumber: '900', dtmf: { track: 'inbound_track', digit } }),
   mark: (name: string) => ({ event: 'mark', sequenceNumber: '901', streamSid: TW_SID, mark: { name } }),
   stop: { event: 'stop', sequenceNumber: '902', stop: { accountSid: 'AC123', callSid: 'CA123' }, streamSid: TW_SID },
@@ -118,10 +123,20 @@ const ex = {
       media_format,
     },
   }),
-  media: (payload: Uint8Array, n: number) => ({ event: 'media', sequence_number: String(n + 2), stream_sid: EX_SID, media: { chunk: String(n + 1), timestamp: String(n * 100), payload: b64(payload) } }),
+  media: (payload: Uint8Array, n: number) => ({
+    event: 'media',
+    sequence_number: String(n + 2),
+    stream_sid: EX_SID,
+    media: { chunk: String(n + 1), timestamp: String(n * 100), payload: b64(payload) },
+  }),
   dtmf: (digit: string) => ({ event: 'dtmf', sequence_number: '900', stream_sid: EX_SID, dtmf: { digit, duration: '100' } }),
   mark: (name: string) => ({ event: 'mark', sequence_number: '901', stream_sid: EX_SID, mark: { name } }),
-  stop: { event: 'stop', sequence_number: '902', stream_sid: EX_SID, stop: { call_sid: 'CA', account_sid: 'AC', reason: 'callended' } },
+  stop: {
+    event: 'stop',
+    sequence_number: '902',
+    stream_sid: EX_SID,
+    stop: { call_sid: 'CA', account_sid: 'AC', reason: 'callended' },
+  },
 };
 
 const PL_SID = '87654321-4321-4321-4321-cba987654321';
@@ -129,10 +144,21 @@ const pl = {
   start: (mediaFormat: Record<string, unknown>) => ({
     event: 'start',
     sequenceNumber: 1,
-    start: { callId: '12345678-1234-1234-1234-123456789abc', streamId: PL_SID, accountId: 'MAXXXXXXXXXXXXXXXXXX', tracks: ['inbound'], mediaFormat },
+    start: {
+      callId: '12345678-1234-1234-1234-123456789abc',
+      streamId: PL_SID,
+      accountId: 'MAXXXXXXXXXXXXXXXXXX',
+      tracks: ['inbound'],
+      mediaFormat,
+    },
     extra_headers: 'call_id=call_xyz;stream_token=tok123',
   }),
-  media: (payload: Uint8Array, n: number) => ({ event: 'media', sequenceNumber: n + 2, streamId: PL_SID, media: { track: 'inbound', timestamp: String(1705312200000 + n * 20), chunk: n + 1, payload: b64(payload) } }),
+  media: (payload: Uint8Array, n: number) => ({
+    event: 'media',
+    sequenceNumber: n + 2,
+    streamId: PL_SID,
+    media: { track: 'inbound', timestamp: String(1705312200000 + n * 20), chunk: n + 1, payload: b64(payload) },
+  }),
   dtmf: (digit: string) => ({ event: 'dtmf', sequenceNumber: 900, streamId: PL_SID, dtmf: { digit } }),
   played: (name: string) => ({ event: 'playedStream', sequenceNumber: 901, streamId: PL_SID, name }),
 };
@@ -164,7 +190,7 @@ function expectAudio(listener: RecordingListener, source: Int16Array, rate: numb
   const durationMs = (source.length * 1000) / rate;
   expect(durationMs).toBeGreaterThan(1500);
   expect(got.length).toBe(Math.ceil((source.length * 16000) / rate));
-  expect(Math.abs((got.length / 16) - durationMs)).toBeLessThan(1);
+  expect(Math.abs(got.length / 16 - durationMs)).toBeLessThan(1);
   expect(got).toEqual(resample(source, rate, 16000));
   expect(rms(got)).toBeGreaterThan(500); // speech, not silence
 }
@@ -201,7 +227,12 @@ describe('Twilio Media Streams transport', { timeout: 30_000 }, () => {
     expect(listener.stops).toEqual(['caller-hangup']);
     expect(transport.stopped).toBe('caller-hangup');
     expect(socket.sent).toEqual([]);
-    expect(transport.stats).toMatchObject({ mediaFramesIn: mulaw.length / 160, bytesIn: mulaw.length, protocolErrors: 0, samplesOut: listener.samples.length });
+    expect(transport.stats).toMatchObject({
+      mediaFramesIn: mulaw.length / 160,
+      bytesIn: mulaw.length,
+      protocolErrors: 0,
+      samplesOut: listener.samples.length,
+    });
   });
 
   it('plays frames, marks and clear as the exact Twilio JSON, one media message per 20 ms frame', () => {
@@ -340,13 +371,23 @@ describe('Plivo Audio Streams transport', { timeout: 30_000 }, () => {
       `{"event":"checkpoint","streamId":"${PL_SID}","name":"reply-1"}`,
       `{"event":"clearAudio","streamId":"${PL_SID}"}`,
     ]);
-    expect(pcm16FromBytes(Buffer.from((socket.messages[0]!.media as { payload: string }).payload, 'base64'))).toEqual(speechAt(8000).subarray(4000, 4160));
+    expect(pcm16FromBytes(Buffer.from((socket.messages[0]!.media as { payload: string }).payload, 'base64'))).toEqual(
+      speechAt(8000).subarray(4000, 4160),
+    );
   });
 });
 
 describe('protocol errors, stops and hang-up', () => {
-  const startOf: Record<CarrierDialect, unknown> = { twilio: tw.start, exotel: ex.start(), plivo: pl.start({ encoding: 'audio/x-mulaw', sampleRate: 8000 }) };
-  const mediaOf: Record<CarrierDialect, (p: Uint8Array, n: number) => unknown> = { twilio: tw.media, exotel: ex.media, plivo: pl.media };
+  const startOf: Record<CarrierDialect, unknown> = {
+    twilio: tw.start,
+    exotel: ex.start(),
+    plivo: pl.start({ encoding: 'audio/x-mulaw', sampleRate: 8000 }),
+  };
+  const mediaOf: Record<CarrierDialect, (p: Uint8Array, n: number) => unknown> = {
+    twilio: tw.media,
+    exotel: ex.media,
+    plivo: pl.media,
+  };
 
   for (const dialect of ['twilio', 'exotel', 'plivo'] as const) {
     describe(dialect, () => {
@@ -438,7 +479,14 @@ describe('protocol errors, stops and hang-up', () => {
     const socket = new RecordingSocket();
     const transport = new CarrierTransport('twilio', socket);
     const stops: StopReason[] = [];
-    transport.listen({ onAudio: () => { throw new Error('boom'); }, onDtmf: () => undefined, onMarkAck: () => undefined, onStop: (r) => stops.push(r) });
+    transport.listen({
+      onAudio: () => {
+        throw new Error('boom');
+      },
+      onDtmf: () => undefined,
+      onMarkAck: () => undefined,
+      onStop: (r) => stops.push(r),
+    });
     transport.receive(j(tw.start));
     expect(() => transport.receive(j(tw.media(encodeMulaw(speechAt(8000).subarray(0, 800)), 0)))).not.toThrow();
     expect(socket.closes.map((c) => c.code)).toEqual([1011]);

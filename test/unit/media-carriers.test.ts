@@ -92,17 +92,21 @@ describe('Twilio Media Streams', () => {
     expect(media.type).toBe('media');
     expect(media.payload.equals(MULAW)).toBe(true);
     expect([media.timestampMs, media.seq, media.streamId]).toEqual([5, 1, TW_SID]);
-    expect(parseTwilio(j({ event: 'dtmf', streamSid: TW_SID, sequenceNumber: '5', dtmf: { track: 'inbound_track', digit: '1' } }))).toEqual({
-      type: 'dtmf',
-      streamId: TW_SID,
-      digit: '1',
-    });
+    expect(parseTwilio(j({ event: 'dtmf', streamSid: TW_SID, sequenceNumber: '5', dtmf: { track: 'inbound_track', digit: '1' } }))).toEqual(
+      {
+        type: 'dtmf',
+        streamId: TW_SID,
+        digit: '1',
+      },
+    );
     expect(parseTwilio(j({ event: 'mark', sequenceNumber: '4', streamSid: TW_SID, mark: { name: 'my label' } }))).toEqual({
       type: 'markAck',
       streamId: TW_SID,
       name: 'my label',
     });
-    expect(parseTwilio(j({ event: 'stop', sequenceNumber: '5', stop: { accountSid: 'AC123', callSid: 'CA123' }, streamSid: TW_SID }))).toEqual({
+    expect(
+      parseTwilio(j({ event: 'stop', sequenceNumber: '5', stop: { accountSid: 'AC123', callSid: 'CA123' }, streamSid: TW_SID })),
+    ).toEqual({
       type: 'stop',
       streamId: TW_SID,
     });
@@ -123,7 +127,10 @@ describe('Twilio Media Streams', () => {
   });
 
   it('refuses a start with a wrong media format or a missing callSid, naming the field', () => {
-    const wrongRate = { ...twStart, start: { ...twStart.start, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 16000, channels: 1 } } };
+    const wrongRate = {
+      ...twStart,
+      start: { ...twStart.start, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 16000, channels: 1 } },
+    };
     const err = expectCode(() => parseTwilio(j(wrongRate)), 'invalid_message', 'start.mediaFormat.sampleRate');
     expect(err.message).toMatch(/^twilio: start frame: start\.mediaFormat\.sampleRate/);
     expect(err.toData()).toMatchObject({ code: 'invalid_message', dialect: 'twilio', field: 'start.mediaFormat.sampleRate' });
@@ -151,7 +158,12 @@ const exStart = (media_format: Record<string, string> = { encoding: 'audio/x-raw
     media_format,
   },
 });
-const exMedia = (payload = PCM.toString('base64')) => ({ event: 'media', sequence_number: '3', stream_sid: EX_SID, media: { chunk: '2', timestamp: '200', payload } });
+const exMedia = (payload = PCM.toString('base64')) => ({
+  event: 'media',
+  sequence_number: '3',
+  stream_sid: EX_SID,
+  media: { chunk: '2', timestamp: '200', payload },
+});
 
 describe('Exotel AgentStream', () => {
   it("parses the docs' inbound messages", () => {
@@ -180,7 +192,16 @@ describe('Exotel AgentStream', () => {
       name: 'greeting-done',
     });
     expect(parseExotel(j({ event: 'clear', stream_sid: EX_SID }))).toEqual({ type: 'cleared', streamId: EX_SID });
-    expect(parseExotel(j({ event: 'stop', sequence_number: '20', stream_sid: EX_SID, stop: { call_sid: 'CA', account_sid: 'AC', reason: 'callended' } }))).toEqual({
+    expect(
+      parseExotel(
+        j({
+          event: 'stop',
+          sequence_number: '20',
+          stream_sid: EX_SID,
+          stop: { call_sid: 'CA', account_sid: 'AC', reason: 'callended' },
+        }),
+      ),
+    ).toEqual({
       type: 'stop',
       streamId: EX_SID,
       reason: 'callended',
@@ -189,12 +210,19 @@ describe('Exotel AgentStream', () => {
 
   it('lets start.media_format decide the encoding and rate', () => {
     const fmt = (mf: Record<string, string>) => (parseExotel(j(exStart(mf))) as Extract<CarrierEvent, { type: 'start' }>).format;
-    expect(fmt({ encoding: 'audio/x-raw', sample_rate: '16000', bit_rate: '16' })).toEqual({ encoding: 'pcm16', sampleRate: 16000 });
+    expect(fmt({ encoding: 'audio/x-raw', sample_rate: '16000', bit_rate: '16' })).toEqual({
+      encoding: 'pcm16',
+      sampleRate: 16000,
+    });
     expect(fmt({ encoding: 'audio/x-mulaw', sample_rate: '8000' })).toEqual({ encoding: 'mulaw', sampleRate: 8000 });
     expectCode(() => fmt({ encoding: 'audio/ogg', sample_rate: '8000' }), 'invalid_message', 'start.media_format.encoding');
     expectCode(() => fmt({ encoding: 'audio/x-raw', sample_rate: '11025' }), 'invalid_message', 'start.media_format.sample_rate');
     expectCode(() => fmt({ encoding: 'audio/x-raw', sample_rate: 'fast' }), 'invalid_message', 'start.media_format.sample_rate');
-    expectCode(() => fmt({ encoding: 'audio/x-raw', sample_rate: '8000', bit_rate: '8' }), 'invalid_message', 'start.media_format.bit_rate');
+    expectCode(
+      () => fmt({ encoding: 'audio/x-raw', sample_rate: '8000', bit_rate: '8' }),
+      'invalid_message',
+      'start.media_format.bit_rate',
+    );
   });
 
   it('builds media only in chunks Exotel accepts: multiples of 320 bytes, ≥ 100 ms, ≤ 100 KB', () => {
@@ -266,28 +294,49 @@ describe('Plivo Audio Streams', () => {
     const media = parsePlivo(j(plMedia())) as Extract<CarrierEvent, { type: 'media' }>;
     expect(media.payload.equals(MULAW)).toBe(true);
     expect([media.timestampMs, media.seq, media.streamId]).toEqual([1705312200000, 41, PL_SID]);
-    expect(parsePlivo(j({ event: 'dtmf', sequenceNumber: 50, streamId: PL_SID, dtmf: { digit: '#' } }))).toEqual({ type: 'dtmf', streamId: PL_SID, digit: '#' });
-    expect(parsePlivo(j({ event: 'playedStream', streamId: '20170ada-f610-433b-8758-c02a2aab3662', name: 'customer greeting audio' }))).toEqual({
+    expect(parsePlivo(j({ event: 'dtmf', sequenceNumber: 50, streamId: PL_SID, dtmf: { digit: '#' } }))).toEqual({
+      type: 'dtmf',
+      streamId: PL_SID,
+      digit: '#',
+    });
+    expect(
+      parsePlivo(j({ event: 'playedStream', streamId: '20170ada-f610-433b-8758-c02a2aab3662', name: 'customer greeting audio' })),
+    ).toEqual({
       type: 'markAck',
       streamId: '20170ada-f610-433b-8758-c02a2aab3662',
       name: 'customer greeting audio',
     });
-    expect(parsePlivo(j({ event: 'clearedAudio', sequenceNumber: 60, streamId: PL_SID }))).toEqual({ type: 'cleared', streamId: PL_SID });
+    expect(parsePlivo(j({ event: 'clearedAudio', sequenceNumber: 60, streamId: PL_SID }))).toEqual({
+      type: 'cleared',
+      streamId: PL_SID,
+    });
     expect(parsePlivo(j({ event: 'somethingNew' }))).toEqual({ type: 'ignored', event: 'somethingNew' });
   });
 
   it('reads extraHeaders in both documented separators and L16 16 kHz', () => {
-    const s = parsePlivo(j({ ...plStart({ encoding: 'audio/x-l16', sampleRate: 16000 }), extra_headers: 'test1=12,test2=123' })) as Extract<CarrierEvent, { type: 'start' }>;
+    const s = parsePlivo(j({ ...plStart({ encoding: 'audio/x-l16', sampleRate: 16000 }), extra_headers: 'test1=12,test2=123' })) as Extract<
+      CarrierEvent,
+      { type: 'start' }
+    >;
     expect(s.customParameters).toEqual({ test1: '12', test2: '123' });
     expect(s.format).toEqual({ encoding: 'pcm16', sampleRate: 16000 });
-    expectCode(() => parsePlivo(j(plStart({ encoding: 'audio/x-mulaw', sampleRate: 16000 }))), 'invalid_message', 'start.mediaFormat.sampleRate');
+    expectCode(
+      () => parsePlivo(j(plStart({ encoding: 'audio/x-mulaw', sampleRate: 16000 }))),
+      'invalid_message',
+      'start.mediaFormat.sampleRate',
+    );
     expectCode(() => parsePlivo(j(plStart({ encoding: 'audio/opus', sampleRate: 8000 }))), 'invalid_message', 'start.mediaFormat.encoding');
   });
 
   it("builds the docs' playAudio, checkpoint and clearAudio frames", () => {
     const w = plivoWriter('20170ada-f610-433b-8758-c02a2aab3662', { encoding: 'mulaw', sampleRate: 8000 });
-    expect(JSON.parse(w.media(MULAW))).toEqual({ event: 'playAudio', media: { contentType: 'audio/x-mulaw', sampleRate: 8000, payload: MULAW.toString('base64') } });
-    expect(w.mark('customer greeting audio')).toBe('{"event":"checkpoint","streamId":"20170ada-f610-433b-8758-c02a2aab3662","name":"customer greeting audio"}');
+    expect(JSON.parse(w.media(MULAW))).toEqual({
+      event: 'playAudio',
+      media: { contentType: 'audio/x-mulaw', sampleRate: 8000, payload: MULAW.toString('base64') },
+    });
+    expect(w.mark('customer greeting audio')).toBe(
+      '{"event":"checkpoint","streamId":"20170ada-f610-433b-8758-c02a2aab3662","name":"customer greeting audio"}',
+    );
     expect(w.clear()).toBe('{"event":"clearAudio","streamId":"20170ada-f610-433b-8758-c02a2aab3662"}');
     const l16 = plivoWriter(PL_SID, { encoding: 'pcm16', sampleRate: 16000 });
     expect(JSON.parse(l16.media(PCM)).media).toMatchObject({ contentType: 'audio/x-l16', sampleRate: 16000 });
@@ -312,7 +361,9 @@ describe('malformed, mistyped and oversized frames', () => {
   });
 
   it('takes frames as UTF-8 bytes too, refusing invalid UTF-8 and oversized byte frames', () => {
-    expect(parseTwilio(Buffer.from(j({ event: 'connected', protocol: 'Call', version: '1.0.0' })))).toEqual({ type: 'connected' });
+    expect(parseTwilio(Buffer.from(j({ event: 'connected', protocol: 'Call', version: '1.0.0' })))).toEqual({
+      type: 'connected',
+    });
     const s = new CarrierStream('exotel');
     s.receive(new TextEncoder().encode(j(exStart())));
     expect(s.receive(Buffer.from(j(exMedia()))).type).toBe('media');
@@ -322,14 +373,22 @@ describe('malformed, mistyped and oversized frames', () => {
   });
 
   it('missing and mistyped media fields name the field', () => {
-    expectCode(() => parseTwilio(j({ event: 'media', streamSid: TW_SID, media: { track: 'inbound' } })), 'invalid_message', 'media.payload');
+    expectCode(
+      () => parseTwilio(j({ event: 'media', streamSid: TW_SID, media: { track: 'inbound' } })),
+      'invalid_message',
+      'media.payload',
+    );
     expectCode(() => parseExotel(j({ event: 'media', stream_sid: EX_SID, media: { payload: 12 } })), 'invalid_message', 'media.payload');
     expectCode(() => parsePlivo(j({ event: 'media', streamId: PL_SID })), 'invalid_message', 'media');
     expectCode(() => parseTwilio(j({ ...twMedia(), media: { ...twMedia().media, chunk: 'one' } })), 'invalid_message', 'media.chunk');
     expectCode(() => parseTwilio(j({ event: 'dtmf', streamSid: TW_SID, dtmf: { digit: '12' } })), 'invalid_message', 'dtmf.digit');
     expectCode(() => parsePlivo(j({ event: 'dtmf', streamId: PL_SID })), 'invalid_message', 'dtmf.digit');
     expectCode(() => parseExotel(j({ event: 'mark', stream_sid: EX_SID, mark: {} })), 'invalid_message', 'mark.name');
-    expectCode(() => parseExotel(j({ ...exStart(), start: { ...exStart().start, custom_parameters: 'x=1' } })), 'invalid_message', 'start.custom_parameters');
+    expectCode(
+      () => parseExotel(j({ ...exStart(), start: { ...exStart().start, custom_parameters: 'x=1' } })),
+      'invalid_message',
+      'start.custom_parameters',
+    );
   });
 
   it('refuses a payload that is not base64', () => {
@@ -364,7 +423,11 @@ describe('CarrierStream order rules', () => {
     expect(s.format).toEqual({ encoding: 'mulaw', sampleRate: 8000 });
     expect(s.writer.clear()).toBe(`{"event":"clear","streamSid":"${TW_SID}"}`);
     expect(s.receive(j(twMedia())).type).toBe('media');
-    expect(s.receive(j({ event: 'dtmf', streamSid: TW_SID, dtmf: { digit: '#' } }))).toEqual({ type: 'dtmf', streamId: TW_SID, digit: '#' });
+    expect(s.receive(j({ event: 'dtmf', streamSid: TW_SID, dtmf: { digit: '#' } }))).toEqual({
+      type: 'dtmf',
+      streamId: TW_SID,
+      digit: '#',
+    });
     expect(s.receive(j({ event: 'whatever' })).type).toBe('ignored');
     expect(s.receive(j({ event: 'stop', streamSid: TW_SID })).type).toBe('stop');
     expect(s.phase).toBe('stopped');
@@ -422,7 +485,13 @@ describe('Twilio request signature', () => {
   // in twilio-node's and twilio-php's RequestValidator tests.
   const token = '12345';
   const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
-  const params = { CallSid: 'CA1234567890ABCDE', Caller: '+14158675309', Digits: '1234', From: '+14158675309', To: '+18005551212' };
+  const params = {
+    CallSid: 'CA1234567890ABCDE',
+    Caller: '+14158675309',
+    Digits: '1234',
+    From: '+14158675309',
+    To: '+18005551212',
+  };
 
   it("accepts the docs' worked example and a vector computed from the documented algorithm", () => {
     expect(validateTwilioSignature({ authToken: token, signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', url, params })).toBe(true);
@@ -535,7 +604,16 @@ describe('hostile input', () => {
   const frames = fc.oneof(
     fc.string({ maxLength: 300 }),
     fc.json({ maxDepth: 4 }),
-    fc.record({ event: fc.constantFrom('start', 'media', 'dtmf', 'mark', 'stop', 'clear', 'playedStream', 'clearedAudio', 'connected'), start: fc.anything(), media: fc.anything(), dtmf: fc.anything(), mark: fc.anything(), name: fc.anything() }).map((o) => JSON.stringify(o)),
+    fc
+      .record({
+        event: fc.constantFrom('start', 'media', 'dtmf', 'mark', 'stop', 'clear', 'playedStream', 'clearedAudio', 'connected'),
+        start: fc.anything(),
+        media: fc.anything(),
+        dtmf: fc.anything(),
+        mark: fc.anything(),
+        name: fc.anything(),
+      })
+      .map((o) => JSON.stringify(o)),
   );
 
   it('every parser and the stream either return an event or throw a CarrierProtocolError', () => {

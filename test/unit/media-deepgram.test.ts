@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from '../../src/devtools/fake-deepgram.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
-import { withTimeout, type FinalTranscript, type PartialTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
+import {
+  withTimeout,
+  type FinalTranscript,
+  type PartialTranscript,
+  type RecognitionStream,
+  type RecognizerError,
+} from '../../src/media/recognizer.js';
 import { checkDeepgram, deepgramLanguage, DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
 import { concat } from '../support/media.js';
 
@@ -75,13 +81,26 @@ async function scriptedServer(onConnection: (ws: WebSocket) => void): Promise<st
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   wss.on('connection', onConnection);
-  servers.push({ close: (cb) => { for (const c of wss.clients) c.terminate(); wss.close(() => cb()); } });
+  servers.push({
+    close: (cb) => {
+      for (const c of wss.clients) c.terminate();
+      wss.close(() => cb());
+    },
+  });
   return `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/v1/listen`;
 }
 
-function results(transcript: string, flags: { is_final: boolean; speech_final?: boolean; from_finalize?: boolean; start?: number; duration?: number }) {
+function results(
+  transcript: string,
+  flags: { is_final: boolean; speech_final?: boolean; from_finalize?: boolean; start?: number; duration?: number },
+) {
   return JSON.stringify({
-    type: 'Results', channel_index: [0, 1], start: flags.start ?? 0, duration: flags.duration ?? 1, is_final: flags.is_final, speech_final: flags.speech_final ?? false,
+    type: 'Results',
+    channel_index: [0, 1],
+    start: flags.start ?? 0,
+    duration: flags.duration ?? 1,
+    is_final: flags.is_final,
+    speech_final: flags.speech_final ?? false,
     ...(flags.from_finalize ? { from_finalize: true } : {}),
     channel: { alternatives: [{ transcript, confidence: 0.8, words: [] }] },
     metadata: { request_id: 'r', model_info: { name: 'general-nova-3', version: 'x', arch: 'nova-3' }, model_uuid: 'u' },
@@ -91,7 +110,13 @@ function results(transcript: string, flags: { is_final: boolean; speech_final?: 
 describe('DeepgramRecognizer', () => {
   it('declares itself: provider deepgram, partials, provider endpointing', () => {
     const r = new DeepgramRecognizer({ apiKey: KEY });
-    expect(r).toMatchObject({ provider: 'deepgram', emitsPartials: true, endpoints: true, priceBasis: 'audio_second', languages: ['*'] });
+    expect(r).toMatchObject({
+      provider: 'deepgram',
+      emitsPartials: true,
+      endpoints: true,
+      priceBasis: 'audio_second',
+      languages: ['*'],
+    });
     expect(() => new DeepgramRecognizer({ apiKey: '  ' })).toThrow(RangeError);
     expect(() => new DeepgramRecognizer({ apiKey: KEY, url: 'https://api.deepgram.com/v1/listen' })).toThrow(/ws:\/\/ or wss:\/\//);
     expect(() => new DeepgramRecognizer({ apiKey: KEY, endpointingMs: 5 })).toThrow(/endpointingMs/);
@@ -99,15 +124,30 @@ describe('DeepgramRecognizer', () => {
 
   it('opens the socket with the stream settings as Deepgram query parameters and the key as a Token header', async () => {
     const { fake, recognizer } = await setup({ script: ['haan ji'] });
-    const stream = recognizer.start({ language: 'hi-IN', sampleRateHz: RATE, hints: { grammar: 'free', phrases: ['Dr. Mehta', 'EMI'] } });
+    const stream = recognizer.start({
+      language: 'hi-IN',
+      sampleRateHz: RATE,
+      hints: { grammar: 'free', phrases: ['Dr. Mehta', 'EMI'] },
+    });
     const got = record(stream);
     stream.finish();
     await until(() => got.finals.length === 1, 5000, 'final');
     expect(fake.handshakes).toHaveLength(1);
     const q = fake.connections[0]!.query;
     expect(q).toEqual({
-      model: 'nova-3', language: 'multi', language_hint: ['hi', 'en'], encoding: 'linear16', sample_rate: '16000', channels: '1', interim_results: 'true',
-      endpointing: '300', utterance_end_ms: '1000', vad_events: 'true', smart_format: 'true', punctuate: 'true', keyterm: ['Dr. Mehta', 'EMI'],
+      model: 'nova-3',
+      language: 'multi',
+      language_hint: ['hi', 'en'],
+      encoding: 'linear16',
+      sample_rate: '16000',
+      channels: '1',
+      interim_results: 'true',
+      endpointing: '300',
+      utterance_end_ms: '1000',
+      vad_events: 'true',
+      smart_format: 'true',
+      punctuate: 'true',
+      keyterm: ['Dr. Mehta', 'EMI'],
     });
     expect(JSON.stringify(fake.connections[0]!.headers)).not.toContain(KEY);
   });
@@ -140,7 +180,13 @@ describe('DeepgramRecognizer', () => {
     stream.finish();
     expect(stream.state).toBe('finishing');
     await until(() => got.finals.length === 1, 5000, 'final');
-    expect(got.finals[0]).toEqual({ text: 'book an appointment tomorrow', confidence: 0.91, startMs: 0, endMs: 1300, audioMs: 1300 });
+    expect(got.finals[0]).toEqual({
+      text: 'book an appointment tomorrow',
+      confidence: 0.91,
+      startMs: 0,
+      endMs: 1300,
+      audioMs: 1300,
+    });
     expect(stream.state).toBe('done');
     const conn = fake.connections[0]!;
     expect(conn.sent.some((m) => m.type === 'Results' && m.from_finalize === true)).toBe(true);
@@ -185,8 +231,12 @@ describe('DeepgramRecognizer', () => {
     expect(got.finals[0]).toMatchObject({ text: 'hello there', confidence: 0.8, endOfUtterance: true });
   });
 
-  it('passes Deepgram\'s confidence through as the mean of the segments, and null (none invented) when a segment has none', async () => {
-    const bare = (transcript: string) => JSON.stringify({ ...JSON.parse(results(transcript, { is_final: true })) as object, channel: { alternatives: [{ transcript, words: [] }] } });
+  it("passes Deepgram's confidence through as the mean of the segments, and null (none invented) when a segment has none", async () => {
+    const bare = (transcript: string) =>
+      JSON.stringify({
+        ...(JSON.parse(results(transcript, { is_final: true })) as object),
+        channel: { alternatives: [{ transcript, words: [] }] },
+      });
     const finalOf = async (messages: string[]) => {
       const url = await scriptedServer((ws) => {
         ws.once('message', () => {
@@ -200,9 +250,18 @@ describe('DeepgramRecognizer', () => {
       await until(() => got.finals.length === 1, 5000, 'final');
       return got.finals[0]!;
     };
-    const withScores = [results('hello', { is_final: true }), JSON.stringify({ ...JSON.parse(results('there', { is_final: true })) as object, channel: { alternatives: [{ transcript: 'there', confidence: 0.4, words: [] }] } })];
+    const withScores = [
+      results('hello', { is_final: true }),
+      JSON.stringify({
+        ...(JSON.parse(results('there', { is_final: true })) as object),
+        channel: { alternatives: [{ transcript: 'there', confidence: 0.4, words: [] }] },
+      }),
+    ];
     expect((await finalOf(withScores)).confidence).toBeCloseTo(0.6, 9);
-    expect(await finalOf([results('hello', { is_final: true }), bare('there')])).toMatchObject({ text: 'hello there', confidence: null });
+    expect(await finalOf([results('hello', { is_final: true }), bare('there')])).toMatchObject({
+      text: 'hello there',
+      confidence: null,
+    });
   });
 
   it('ignores a socket that drops after the final (no error, no reconnect)', async () => {
@@ -322,10 +381,17 @@ describe('DeepgramRecognizer', () => {
 
   it('401 is unavailable at once, with a plain message and no retry', async () => {
     const { fake } = await setup();
-    const stream = new DeepgramRecognizer({ apiKey: 'wrong-key-abcdef', url: fake.url }).start({ language: 'en-IN', sampleRateHz: RATE });
+    const stream = new DeepgramRecognizer({ apiKey: 'wrong-key-abcdef', url: fake.url }).start({
+      language: 'en-IN',
+      sampleRateHz: RATE,
+    });
     const got = record(stream);
     await until(() => got.errors.length === 1);
-    expect(got.errors[0]!.toData()).toEqual({ kind: 'unavailable', provider: 'deepgram', message: 'deepgram: Deepgram rejected the API key (401)' });
+    expect(got.errors[0]!.toData()).toEqual({
+      kind: 'unavailable',
+      provider: 'deepgram',
+      message: 'deepgram: Deepgram rejected the API key (401)',
+    });
     await sleep(RATE_LIMIT_WAIT);
     expect(fake.handshakes.map((h) => h.status)).toEqual([401]);
   });
@@ -345,9 +411,17 @@ describe('DeepgramRecognizer', () => {
     const sockets: net.Socket[] = [];
     const server = net.createServer((s) => sockets.push(s)); // accepts TCP, never answers the upgrade
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    servers.push({ close: (cb) => { for (const s of sockets) s.destroy(); server.close(() => cb()); } });
+    servers.push({
+      close: (cb) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => cb());
+      },
+    });
     const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/listen`;
-    const stream = new DeepgramRecognizer({ apiKey: KEY, url, connectTimeoutMs: 100 }).start({ language: 'en-IN', sampleRateHz: RATE });
+    const stream = new DeepgramRecognizer({ apiKey: KEY, url, connectTimeoutMs: 100 }).start({
+      language: 'en-IN',
+      sampleRateHz: RATE,
+    });
     const got = record(stream);
     await until(() => got.errors.length === 1);
     expect(got.errors[0]!.kind).toBe('timeout');
@@ -373,10 +447,12 @@ describe('DeepgramRecognizer', () => {
     const stream = withTimeout(recognizer.start({ language: 'en-IN', sampleRateHz: RATE }), 300, clock, 'deepgram');
     const got = record(stream);
     pushAll(stream, concat([tone(500), silence(100)]));
-    await fake.until(() => (fake.connections[0]?.bytes ?? 0) === (RATE * 0.6 * 2));
+    await fake.until(() => (fake.connections[0]?.bytes ?? 0) === RATE * 0.6 * 2);
     stream.finish();
     clock.advance(300);
-    expect(got.errors.map((e) => e.toData())).toEqual([{ kind: 'timeout', provider: 'deepgram', message: 'deepgram: no transcript within 300 ms of the end of speech' }]);
+    expect(got.errors.map((e) => e.toData())).toEqual([
+      { kind: 'timeout', provider: 'deepgram', message: 'deepgram: no transcript within 300 ms of the end of speech' },
+    ]);
     expect(stream.state).toBe('failed');
     await sleep(600); // the slow answers arrive, or would, after the cancel
     expect(got.finals).toEqual([]);
@@ -385,7 +461,12 @@ describe('DeepgramRecognizer', () => {
 
   it('never puts the API key in an error, a handshake record or a message', async () => {
     const errors: RecognizerError[] = [];
-    for (const faults of [[{ reject: 401 }], [{ reject: 429 }, { reject: 429 }], [{ dropAfterBytes: 100 }, { dropAfterBytes: 100 }], [{ reject: 500 }, { reject: 403 }]]) {
+    for (const faults of [
+      [{ reject: 401 }],
+      [{ reject: 429 }, { reject: 429 }],
+      [{ dropAfterBytes: 100 }, { dropAfterBytes: 100 }],
+      [{ reject: 500 }, { reject: 403 }],
+    ]) {
       const { fake, recognizer } = await setup({ faults });
       const stream = recognizer.start({ language: 'en-IN', sampleRateHz: RATE });
       const got = record(stream);
@@ -406,7 +487,11 @@ describe('DeepgramRecognizer', () => {
   it('keeps the key out of sight: inspecting or serialising the recogniser or a stream shows no key', async () => {
     const { fake, recognizer } = await setup({ script: ['x'] });
     const stream = recognizer.start({ language: 'en-IN', sampleRateHz: RATE });
-    const shown = () => [util.inspect(recognizer, { depth: 8, showHidden: true }), util.inspect(stream, { depth: 8, showHidden: true }), JSON.stringify(recognizer)];
+    const shown = () => [
+      util.inspect(recognizer, { depth: 8, showHidden: true }),
+      util.inspect(stream, { depth: 8, showHidden: true }),
+      JSON.stringify(recognizer),
+    ];
     for (const s of shown()) expect(s).not.toContain(KEY); // handshake under way
     stream.push(tone(100));
     await fake.until(() => fake.connections[0]?.bytes === 3200);
@@ -468,7 +553,11 @@ describe('checkDeepgram', () => {
   it('explains a rejected key, rate limiting and an unreachable host in plain words, without the key', async () => {
     const { fake } = await setup();
     const bad = await checkDeepgram({ apiKey: 'not-the-key-123456', url: fake.url });
-    expect(bad).toEqual({ ok: false, problem: 'unauthenticated', message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY' });
+    expect(bad).toEqual({
+      ok: false,
+      problem: 'unauthenticated',
+      message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY',
+    });
     fake.faults.push({ reject: 429 });
     expect(await checkDeepgram({ apiKey: KEY, url: fake.url })).toMatchObject({ ok: false, problem: 'rate_limited' });
     const url = fake.url;
@@ -484,8 +573,21 @@ describe('checkDeepgram', () => {
     const sockets: net.Socket[] = [];
     const server = net.createServer((s) => sockets.push(s));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    servers.push({ close: (cb) => { for (const s of sockets) s.destroy(); server.close(() => cb()); } });
-    const result = await checkDeepgram({ apiKey: KEY, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/listen`, timeoutMs: 150 });
-    expect(result).toMatchObject({ ok: false, problem: 'unreachable', message: expect.stringContaining('did not answer within 150 ms') });
+    servers.push({
+      close: (cb) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => cb());
+      },
+    });
+    const result = await checkDeepgram({
+      apiKey: KEY,
+      url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/listen`,
+      timeoutMs: 150,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      problem: 'unreachable',
+      message: expect.stringContaining('did not answer within 150 ms'),
+    });
   });
 });

@@ -63,7 +63,12 @@ describe('end-of-utterance silence on the speech segmenter', () => {
   function segment(minSilenceMs: number): SpeechEvent[] {
     const seg = new SpeechSegmenter({ minSpeechMs: 100 });
     seg.setMinSilenceMs(minSilenceMs);
-    const runs: [boolean, number][] = [[true, 900], [false, 1000], [true, 900], [false, 2000]];
+    const runs: [boolean, number][] = [
+      [true, 900],
+      [false, 1000],
+      [true, 900],
+      [false, 2000],
+    ];
     const events: SpeechEvent[] = [];
     let t = 0;
     for (const [speech, ms] of runs) {
@@ -83,18 +88,31 @@ describe('end-of-utterance silence on the speech segmenter', () => {
 
 describe('expectationForStep', () => {
   const parsed = parseAgentDefinition({
-    id: 'ag_clinic', name: 'Clinic', direction: 'inbound', language: 'en-IN',
-    opening: [{ text: 'Hello.' }], closing: 'Bye.',
+    id: 'ag_clinic',
+    name: 'Clinic',
+    direction: 'inbound',
+    language: 'en-IN',
+    opening: [{ text: 'Hello.' }],
+    closing: 'Bye.',
     steps: [
       { id: 'consent', ask: 'Is this a good time?', capture: { slot: 'ok', type: 'yes_no' } },
       { id: 'name', ask: 'Your name?', capture: { slot: 'name', type: 'person_name' }, confirm: 'readback' },
       { id: 'day', ask: 'Which day?', capture: { slot: 'day', type: 'date' } },
       { id: 'at', ask: 'What time?', capture: { slot: 'at', type: 'time' } },
-      { id: 'mobile', ask: 'Your mobile number?', capture: { slot: 'mobile', type: 'digits', min_length: 10, max_length: 10 }, confirm: 'digits' },
+      {
+        id: 'mobile',
+        ask: 'Your mobile number?',
+        capture: { slot: 'mobile', type: 'digits', min_length: 10, max_length: 10 },
+        confirm: 'digits',
+      },
       { id: 'otp', ask: 'The OTP?', capture: { slot: 'otp', type: 'digits', min_length: 4, max_length: 6 } },
       { id: 'contact', ask: 'A phone to reach you?', capture: { slot: 'phone', type: 'digits' } },
       { id: 'amount', ask: 'How much?', capture: { slot: 'amount', type: 'amount' } },
-      { id: 'plan', ask: 'Basic or premium?', capture: { slot: 'plan', type: 'choice', options: [{ id: 'basic' }, { id: 'premium' }] } },
+      {
+        id: 'plan',
+        ask: 'Basic or premium?',
+        capture: { slot: 'plan', type: 'choice', options: [{ id: 'basic' }, { id: 'premium' }] },
+      },
       { id: 'notes', ask: 'Anything else?', capture: { slot: 'notes', type: 'text' } },
       { id: 'info', ask: 'We open at nine.' },
     ],
@@ -141,41 +159,101 @@ describe('barge-in decision', () => {
   });
 
   it('ignores English, Hinglish and Devanagari backchannels', () => {
-    for (const text of ['okay', 'Ok.', 'uh-huh', 'Hmmm', 'mm', 'right', 'haan', 'Haan ji', 'ha', 'achha', 'accha', 'ji', 'theek hai', 'हाँ जी', 'अच्छा', 'ठीक है', 'okay okay', 'haan haan achha', 'Okkk', 'जी']) {
+    for (const text of [
+      'okay',
+      'Ok.',
+      'uh-huh',
+      'Hmmm',
+      'mm',
+      'right',
+      'haan',
+      'Haan ji',
+      'ha',
+      'achha',
+      'accha',
+      'ji',
+      'theek hai',
+      'हाँ जी',
+      'अच्छा',
+      'ठीक है',
+      'okay okay',
+      'haan haan achha',
+      'Okkk',
+      'जी',
+    ]) {
       expect(isBackchannel(text), text).toBe(true);
-      expect(decideBargeIn(during({ speechMs: 400, partialText: text })), text).toEqual({ action: 'ignore', reason: 'backchannel' });
+      expect(decideBargeIn(during({ speechMs: 400, partialText: text })), text).toEqual({
+        action: 'ignore',
+        reason: 'backchannel',
+      });
     }
   });
 
   it('treats "yes" as a backchannel while the agent explains, but as an answer to a question', () => {
     expect(decideBargeIn(during({ partialText: 'yes' }))).toEqual({ action: 'ignore', reason: 'backchannel' });
-    expect(decideBargeIn(during({ partialText: 'yes', clip: { is_confirm_prompt: true } }))).toEqual({ action: 'interrupt', reason: 'answer' });
-    expect(decideBargeIn(during({ partialText: 'haan ji', clip: { is_readback: true } }))).toEqual({ action: 'interrupt', reason: 'answer' });
+    expect(decideBargeIn(during({ partialText: 'yes', clip: { is_confirm_prompt: true } }))).toEqual({
+      action: 'interrupt',
+      reason: 'answer',
+    });
+    expect(decideBargeIn(during({ partialText: 'haan ji', clip: { is_readback: true } }))).toEqual({
+      action: 'interrupt',
+      reason: 'answer',
+    });
     // A filler is no answer even to a question.
-    expect(decideBargeIn(during({ partialText: 'hmm', clip: { is_confirm_prompt: true } }))).toEqual({ action: 'ignore', reason: 'backchannel' });
+    expect(decideBargeIn(during({ partialText: 'hmm', clip: { is_confirm_prompt: true } }))).toEqual({
+      action: 'ignore',
+      reason: 'backchannel',
+    });
   });
 
   it('interrupts when the caller says more than a backchannel, or keeps on talking', () => {
     expect(isBackchannel('haan ji but make it Tuesday')).toBe(false);
     expect(isBackchannel('')).toBe(false);
-    expect(decideBargeIn(during({ partialText: 'haan ji, but make it Tuesday' }))).toEqual({ action: 'interrupt', reason: 'speech_beyond_backchannel' });
-    expect(decideBargeIn(during({ partialText: 'okay wait' }))).toEqual({ action: 'interrupt', reason: 'speech_beyond_backchannel' });
-    expect(decideBargeIn(during({ partialText: 'nahi nahi' }))).toEqual({ action: 'interrupt', reason: 'speech_beyond_backchannel' });
+    expect(decideBargeIn(during({ partialText: 'haan ji, but make it Tuesday' }))).toEqual({
+      action: 'interrupt',
+      reason: 'speech_beyond_backchannel',
+    });
+    expect(decideBargeIn(during({ partialText: 'okay wait' }))).toEqual({
+      action: 'interrupt',
+      reason: 'speech_beyond_backchannel',
+    });
+    expect(decideBargeIn(during({ partialText: 'nahi nahi' }))).toEqual({
+      action: 'interrupt',
+      reason: 'speech_beyond_backchannel',
+    });
     expect(decideBargeIn(during({ partialText: 'haan', speechMs: 1499 }))).toEqual({ action: 'ignore', reason: 'backchannel' });
-    expect(decideBargeIn(during({ partialText: 'haan', speechMs: 1500 }))).toEqual({ action: 'interrupt', reason: 'long_backchannel' });
+    expect(decideBargeIn(during({ partialText: 'haan', speechMs: 1500 }))).toEqual({
+      action: 'interrupt',
+      reason: 'long_backchannel',
+    });
   });
 
   it('waits briefly for a partial when a streaming recogniser runs, then interrupts (250 + 50 ms)', () => {
-    expect(decideBargeIn(during({ speechMs: 260, partialsExpected: true }))).toEqual({ action: 'wait', reason: 'awaiting_partial' });
+    expect(decideBargeIn(during({ speechMs: 260, partialsExpected: true }))).toEqual({
+      action: 'wait',
+      reason: 'awaiting_partial',
+    });
     expect(decideBargeIn(during({ speechMs: 300, partialsExpected: true }))).toEqual({ action: 'interrupt', reason: 'speech' });
-    expect(decideBargeIn(during({ speechMs: 260, partialsExpected: true, partialText: 'acha' }))).toEqual({ action: 'ignore', reason: 'backchannel' });
+    expect(decideBargeIn(during({ speechMs: 260, partialsExpected: true, partialText: 'acha' }))).toEqual({
+      action: 'ignore',
+      reason: 'backchannel',
+    });
   });
 
   it('never interrupts when the agent switch is off or the clip says barge_in: false', () => {
     const off = resolveBargeInConfig({ enabled: false });
-    expect(decideBargeIn(during({ speechMs: 5000, partialText: 'stop stop I want a human' }), off)).toEqual({ action: 'ignore', reason: 'agent_disabled' });
-    expect(decideBargeIn(during({ speechMs: 5000, clip: { barge_in: false } }))).toEqual({ action: 'ignore', reason: 'clip_disabled' });
-    expect(decideBargeIn(during({ speechMs: 5000, clip: { barge_in: true } }))).toEqual({ action: 'interrupt', reason: 'speech' });
+    expect(decideBargeIn(during({ speechMs: 5000, partialText: 'stop stop I want a human' }), off)).toEqual({
+      action: 'ignore',
+      reason: 'agent_disabled',
+    });
+    expect(decideBargeIn(during({ speechMs: 5000, clip: { barge_in: false } }))).toEqual({
+      action: 'ignore',
+      reason: 'clip_disabled',
+    });
+    expect(decideBargeIn(during({ speechMs: 5000, clip: { barge_in: true } }))).toEqual({
+      action: 'interrupt',
+      reason: 'speech',
+    });
   });
 
   it('takes overrides within bounds and rejects the rest', () => {
@@ -187,7 +265,9 @@ describe('barge-in decision', () => {
     expect(() => resolveBargeInConfig({ backchannelMaxMs: 20_000 })).toThrow(/backchannelMaxMs/);
     expect(() => resolveBargeInConfig({ enabled: 'no' })).toThrow(/enabled/);
     expect(() => resolveBargeInConfig({ minSpeech: 300 })).toThrow(/minSpeech/);
-    expect(() => resolveBargeInConfig({ minSpeechMs: 1000, backchannelMaxMs: 500 })).toThrow(/backchannelMaxMs \(500 ms\) must be ≥ minSpeechMs/);
+    expect(() => resolveBargeInConfig({ minSpeechMs: 1000, backchannelMaxMs: 500 })).toThrow(
+      /backchannelMaxMs \(500 ms\) must be ≥ minSpeechMs/,
+    );
     expect(() => decideBargeIn(during({ speechMs: -1 }))).toThrow(RangeError);
     expect(() => decideBargeIn(during({ speechMs: Number.NaN }))).toThrow(RangeError);
   });

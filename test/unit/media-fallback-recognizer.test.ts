@@ -12,12 +12,19 @@ const RATE = 16_000;
 /** `ms` of a ramp (not silence: the samples are checked after the replay). */
 const audio = (ms: number, seed = 0): Int16Array => Int16Array.from({ length: (RATE * ms) / 1000 }, (_, i) => ((i + seed) % 2000) - 1000);
 
-function setup(primary: Omit<FakeRecognizerOptions, 'clock'>, fallback: Omit<FakeRecognizerOptions, 'clock'> | null, maxConsecutiveFailures?: number) {
+function setup(
+  primary: Omit<FakeRecognizerOptions, 'clock'>,
+  fallback: Omit<FakeRecognizerOptions, 'clock'> | null,
+  maxConsecutiveFailures?: number,
+) {
   const clock = new FakeClock(0);
   const p = new FakeRecognizer({ clock, provider: 'deepgram', ...primary });
   const f = fallback ? new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'], ...fallback }) : null;
   const switches: FallbackSwitch[] = [];
-  const r = new FallbackRecognizer(p, f, { onSwitch: (e) => switches.push(e), ...(maxConsecutiveFailures ? { maxConsecutiveFailures } : {}) });
+  const r = new FallbackRecognizer(p, f, {
+    onSwitch: (e) => switches.push(e),
+    ...(maxConsecutiveFailures ? { maxConsecutiveFailures } : {}),
+  });
   return { clock, p, f, r, switches };
 }
 
@@ -49,7 +56,10 @@ const joined = (parts: Int16Array[]): number[] => parts.flatMap((p) => [...p]);
 
 describe('FallbackRecognizer', () => {
   it('passes a healthy primary through, marking who heard each final', () => {
-    const h = setup({ script: [{ text: 'mera naam priya hai', partials: [{ text: 'mera', afterMs: 100 }] }] }, { script: [{ text: 'unused' }] });
+    const h = setup(
+      { script: [{ text: 'mera naam priya hai', partials: [{ text: 'mera', afterMs: 100 }] }] },
+      { script: [{ text: 'unused' }] },
+    );
     const s = h.r.start({ language: 'en-IN', sampleRateHz: RATE });
     const ev = record(s);
     s.push(audio(300));
@@ -83,7 +93,14 @@ describe('FallbackRecognizer', () => {
     expect(joined(heardByFallback)).toEqual(joined([a, b]));
     expect(h.f!.started[0]).toMatchObject({ language: 'en-IN', sampleRateHz: RATE, hints: { grammar: 'name' } });
     expect(s.state).toBe('done');
-    expect(h.switches).toEqual([{ from: 'deepgram', to: 'pocketsphinx', error: expect.objectContaining({ kind: 'crashed', provider: 'deepgram' }), primarySkipped: false }]);
+    expect(h.switches).toEqual([
+      {
+        from: 'deepgram',
+        to: 'pocketsphinx',
+        error: expect.objectContaining({ kind: 'crashed', provider: 'deepgram' }),
+        primarySkipped: false,
+      },
+    ]);
   });
 
   it('a primary failing mid-utterance (before finish()) continues on the fallback: replay, then live audio, then finish()', () => {
@@ -128,7 +145,17 @@ describe('FallbackRecognizer', () => {
 
   it('skips the primary after two failures in a row, not after two apart; another call’s recogniser is not switched', () => {
     const clock = new FakeClock(0);
-    const primary = new FakeRecognizer({ clock, provider: 'sarvam', script: [{ text: 'x', mode: 'crash' }, { text: 'fine' }, { text: 'y', mode: 'crash' }, { text: 'z', mode: 'crash' }, { text: 'other call' }] });
+    const primary = new FakeRecognizer({
+      clock,
+      provider: 'sarvam',
+      script: [
+        { text: 'x', mode: 'crash' },
+        { text: 'fine' },
+        { text: 'y', mode: 'crash' },
+        { text: 'z', mode: 'crash' },
+        { text: 'other call' },
+      ],
+    });
     const fallback = new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'] });
     const call1 = new FallbackRecognizer(primary, fallback);
     const call2 = new FallbackRecognizer(primary, fallback);
@@ -164,7 +191,11 @@ describe('FallbackRecognizer', () => {
       h.clock.advance(0);
       expect(ev.finals).toEqual([]);
       expect(ev.errors).toHaveLength(1);
-      expect(ev.errors[0]!.toData()).toEqual({ kind: 'crashed', provider: 'deepgram', message: 'deepgram: the recogniser process exited unexpectedly (scripted crash)' });
+      expect(ev.errors[0]!.toData()).toEqual({
+        kind: 'crashed',
+        provider: 'deepgram',
+        message: 'deepgram: the recogniser process exited unexpectedly (scripted crash)',
+      });
       expect(s.state).toBe('failed');
       expect(h.switches[0]).toMatchObject({ to: null });
       s.push(audio(20)); // ignored once failed
@@ -209,8 +240,20 @@ describe('FallbackRecognizer', () => {
 
   it('a primary that does not answer finish() within its deadline is cancelled and the fallback hears the utterance, inside the caller’s own deadline', () => {
     const clock = new FakeClock(0);
-    const primary = new FakeRecognizer({ clock, provider: 'deepgram', script: [{ text: 'never', mode: 'hang' }, { text: 'in time', mode: 'slow', delayMs: 1000 }] });
-    const fallback = new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'], script: [{ text: 'my name is priya' }] });
+    const primary = new FakeRecognizer({
+      clock,
+      provider: 'deepgram',
+      script: [
+        { text: 'never', mode: 'hang' },
+        { text: 'in time', mode: 'slow', delayMs: 1000 },
+      ],
+    });
+    const fallback = new FakeRecognizer({
+      clock,
+      provider: 'pocketsphinx',
+      languages: ['en'],
+      script: [{ text: 'my name is priya' }],
+    });
     const switches: FallbackSwitch[] = [];
     const r = new FallbackRecognizer(primary, fallback, { primaryDeadlineMs: 1800, clock, onSwitch: (e) => switches.push(e) });
     // As the call session uses it: under withTimeout's 3 s deadline.
@@ -225,7 +268,14 @@ describe('FallbackRecognizer', () => {
     clock.advance(0);
     expect(ev.errors).toEqual([]);
     expect(ev.finals.map((f) => [f.text, f.provider, f.audioMs])).toEqual([['my name is priya', 'pocketsphinx', 400]]);
-    expect(switches).toEqual([{ from: 'deepgram', to: 'pocketsphinx', error: { kind: 'timeout', provider: 'deepgram', message: 'deepgram: no transcript within 1800 ms of the end of speech' }, primarySkipped: false }]);
+    expect(switches).toEqual([
+      {
+        from: 'deepgram',
+        to: 'pocketsphinx',
+        error: { kind: 'timeout', provider: 'deepgram', message: 'deepgram: no transcript within 1800 ms of the end of speech' },
+        primarySkipped: false,
+      },
+    ]);
     clock.advance(5000);
     expect(ev.finals).toHaveLength(1);
 

@@ -101,14 +101,23 @@ function newCall(script?: CalleeScript) {
 
 async function join(call: ReturnType<typeof newCall>): Promise<RoomConnection> {
   const room = await connectRoom({
-    url: fake.url, token: await roomToken(call.room, call.vagent), roomName: call.room, sipIdentity: call.identity, driver: 'fake', connectTimeoutMs: 5000,
+    url: fake.url,
+    token: await roomToken(call.room, call.vagent),
+    roomName: call.room,
+    sipIdentity: call.identity,
+    driver: 'fake',
+    connectTimeoutMs: 5000,
   });
   open.push(room);
   return room;
 }
 
 async function dial(call: ReturnType<typeof newCall>, waitUntilAnswered = true): Promise<void> {
-  await sip.createSipParticipant('ST_test', call.to, call.room, { fromNumber: FROM, participantIdentity: call.identity, waitUntilAnswered });
+  await sip.createSipParticipant('ST_test', call.to, call.room, {
+    fromNumber: FROM,
+    participantIdentity: call.identity,
+    waitUntilAnswered,
+  });
 }
 
 /** vagent in the room with its transport published, then the phone dialled and answered. */
@@ -124,12 +133,17 @@ async function answeredCall(script: CalleeScript) {
 }
 
 describe('LiveKitRoomTransport over the fake room', { timeout: 20_000 }, () => {
-  it('is answered only when the phone participant\'s sip.callStatus turns active, not while it rings', async () => {
+  it("is answered only when the phone participant's sip.callStatus turns active, not while it rings", async () => {
     fake.behaviour.ringMs = 1000;
     const call = newCall();
     const room = await join(call);
     let answeredAt = 0;
-    const t = new LiveKitRoomTransport(room, { sipIdentity: call.identity, onAnswered: () => { answeredAt = Date.now(); } });
+    const t = new LiveKitRoomTransport(room, {
+      sipIdentity: call.identity,
+      onAnswered: () => {
+        answeredAt = Date.now();
+      },
+    });
     listenTo(t);
     await t.publish();
     const dialledAt = Date.now();
@@ -150,14 +164,14 @@ describe('LiveKitRoomTransport over the fake room', { timeout: 20_000 }, () => {
     await dial(call);
     const room = await join(call);
     // The caller's track is subscribed before any transport exists.
-    await until(() => room.audioTracks().length > 0, 3000, 'the caller\'s track');
+    await until(() => room.audioTracks().length > 0, 3000, "the caller's track");
     expect(room.audioTracks().map(([, p]) => p.identity)).toEqual([call.identity]);
     const t = new LiveKitRoomTransport(room, { sipIdentity: null });
     const heard = listenTo(t);
     await t.answered;
     expect(t.phoneIdentity).toBe(call.identity);
     // The callee's 800 ms tone arrives as 16 kHz audio, loud.
-    await until(() => peak(heard.audio) > 4000, 8000, 'the callee\'s line');
+    await until(() => peak(heard.audio) > 4000, 8000, "the callee's line");
     expect(heard.audio.every((c) => c.length === 320)).toBe(true);
     expect(fake.calleeLog(call.room)!.lines.map((l) => l.text)).toEqual(['hello']);
   });
@@ -198,7 +212,7 @@ describe('LiveKitRoomTransport over the fake room', { timeout: 20_000 }, () => {
     expect(t.ended).toBe(false);
   });
 
-  it('passes the callee\'s DTMF keys to onDtmf in order', async () => {
+  it("passes the callee's DTMF keys to onDtmf in order", async () => {
     const { call, heard } = await answeredCall({ steps: [{ dtmf: '12#' }, { dtmf: '*9' }], replyTimeoutMs: 200 });
     await until(() => heard.dtmf.length >= 5, 8000, 'five keys');
     expect(heard.dtmf).toEqual(['1', '2', '#', '*', '9']);
@@ -242,8 +256,17 @@ describe('joining a room that cannot be joined', { timeout: 20_000 }, () => {
   it('a token signed with the wrong secret: RoomConnectError that does not carry the token', async () => {
     const call = newCall();
     const token = await roomToken(call.room, call.vagent, 'not-the-secret-of-this-server-0123456789');
-    const err = await connectRoom({ url: fake.url, token, roomName: call.room, sipIdentity: call.identity, driver: 'fake', connectTimeoutMs: 5000 })
-      .then(() => null, (e: unknown) => e as Error);
+    const err = await connectRoom({
+      url: fake.url,
+      token,
+      roomName: call.room,
+      sipIdentity: call.identity,
+      driver: 'fake',
+      connectTimeoutMs: 5000,
+    }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(RoomConnectError);
     expect(err!.message).toContain(call.room);
     expect(err!.message).toContain('401');
@@ -261,8 +284,17 @@ describe('joining a room that cannot be joined', { timeout: 20_000 }, () => {
     const call = newCall();
     const token = await roomToken(call.room, call.vagent);
     const started = Date.now();
-    const err = await connectRoom({ url: `http://127.0.0.1:${port}`, token, roomName: call.room, sipIdentity: null, driver: 'fake', connectTimeoutMs: 5000 })
-      .then(() => null, (e: unknown) => e as Error);
+    const err = await connectRoom({
+      url: `http://127.0.0.1:${port}`,
+      token,
+      roomName: call.room,
+      sipIdentity: null,
+      driver: 'fake',
+      connectTimeoutMs: 5000,
+    }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(RoomConnectError);
     expect(err!.message).toMatch(new RegExp(`could not join room ${call.room}: .*ECONNREFUSED`));
     expect(err!.message).not.toContain(token);

@@ -32,11 +32,22 @@ function rng(seed: number): () => number {
   };
 }
 
-function setup(opts: { start?: number; lead?: number; jitter?: () => number; ackDelayMs?: number | null; echoMarksOnClear?: boolean } = {}) {
+function setup(
+  opts: { start?: number; lead?: number; jitter?: () => number; ackDelayMs?: number | null; echoMarksOnClear?: boolean } = {},
+) {
   const clock = new FakeClock(opts.start ?? 1000, opts.jitter);
-  const transport = new FakeTransport({ clock, ackDelayMs: opts.ackDelayMs ?? null, echoMarksOnClear: opts.echoMarksOnClear ?? false });
+  const transport = new FakeTransport({
+    clock,
+    ackDelayMs: opts.ackDelayMs ?? null,
+    echoMarksOnClear: opts.echoMarksOnClear ?? false,
+  });
   const playout = new Playout(transport, { frameBytes: FRAME_BYTES, leadFrames: opts.lead ?? 2, clock });
-  transport.listen({ onAudio: () => undefined, onDtmf: () => undefined, onMarkAck: (n) => playout.markAcknowledged(n), onStop: () => undefined });
+  transport.listen({
+    onAudio: () => undefined,
+    onDtmf: () => undefined,
+    onMarkAck: (n) => playout.markAcknowledged(n),
+    onStop: () => undefined,
+  });
   const events: string[] = [];
   playout.on('started', () => events.push('started'));
   playout.on('drained', () => events.push(`drained@${clock.now()}`));
@@ -134,7 +145,7 @@ describe('Playout pacing', () => {
 });
 
 describe('Playout marks', () => {
-  it('sends a mark right after each clip\'s last frame, default-named or as given', () => {
+  it("sends a mark right after each clip's last frame, default-named or as given", () => {
     const { clock, transport, playout } = setup();
     expect(playout.enqueue(clip(2, 1))).toBe('clip-1');
     expect(playout.enqueue(clip(3, 2, 'greeting'))).toBe('greeting');

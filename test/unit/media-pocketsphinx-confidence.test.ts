@@ -49,7 +49,7 @@ describe('EngineLog, speechRatio and grammarConfidence', () => {
     expect(log.errors).toEqual(['ERROR: "fsg_search.c", line 940: Final result does not match the grammar in frame 0']);
   });
 
-  it('compares the two paths over the grammar\'s speech only, the loop pro rata', () => {
+  it("compares the two paths over the grammar's speech only, the loop pro rata", () => {
     const g = new EngineLog();
     g.feed(GRAMMAR_LOG);
     const l = new EngineLog();
@@ -85,13 +85,21 @@ function noise(samples: number, amplitude: number, seed = 7): Int16Array {
 }
 
 describe.runIf(available)('grammar confidence with the real engine', () => {
-  const LINES = { yes: 'yes', tomorrow: 'tomorrow', weather: 'the weather is really nice today', book: 'I would like to book an appointment' } as const;
+  const LINES = {
+    yes: 'yes',
+    tomorrow: 'tomorrow',
+    weather: 'the weather is really nice today',
+    book: 'I would like to book an appointment',
+  } as const;
   const audio = {} as Record<keyof typeof LINES, Int16Array>;
   let rec: PocketsphinxRecognizer;
 
   beforeAll(async () => {
     const names = Object.keys(LINES) as Array<keyof typeof LINES>;
-    const spoken = await synthesizeLines('ps-confidence', names.map((n) => LINES[n]));
+    const spoken = await synthesizeLines(
+      'ps-confidence',
+      names.map((n) => LINES[n]),
+    );
     spoken.forEach((s, i) => (audio[names[i]!] = resample(s.samples, s.sampleRate, 16000)));
     rec = new PocketsphinxRecognizer({ maxProcesses: 8 });
   }, 60_000);
@@ -117,7 +125,12 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     const tomorrow = await hear(audio.tomorrow, 'date');
     expect(yes.text).toBe('yes');
     expect(tomorrow.text).toBe('tomorrow');
-    const wrong = [await hear(audio.weather, 'yes_no'), await hear(audio.weather, 'number'), await hear(audio.book, 'date'), await hear(audio.book, 'name')];
+    const wrong = [
+      await hear(audio.weather, 'yes_no'),
+      await hear(audio.weather, 'number'),
+      await hear(audio.book, 'date'),
+      await hear(audio.book, 'name'),
+    ];
     for (const w of wrong) expect(w.text).not.toBe(''); // the grammar forced some words on it
     expect(Math.min(yes.confidence, tomorrow.confidence)).toBeGreaterThan(0.8);
     expect(Math.max(...wrong.map((w) => w.confidence))).toBeLessThan(0.3);
@@ -131,7 +144,14 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     const noisy: number[] = [];
     for (const amplitude of [2000, 3000, 4000, 6000]) {
       const loud = noise(audio.tomorrow.length, amplitude);
-      noisy.push((await hear(audio.tomorrow.map((v, i) => Math.max(-32768, Math.min(32767, v + loud[i]!))), 'date')).confidence);
+      noisy.push(
+        (
+          await hear(
+            audio.tomorrow.map((v, i) => Math.max(-32768, Math.min(32767, v + loud[i]!))),
+            'date',
+          )
+        ).confidence,
+      );
     }
     for (const c of noisy) expect(clean.confidence - c).toBeGreaterThan(0.4);
     // a level may happen to force a path that fits better than the rest (4000 of 32 767 did): three of four are low
@@ -151,7 +171,10 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     expect(state.cursor).toBe('day');
     const dayTurn = async (pcm: Int16Array) => {
       const heard = await hear(pcm, 'date');
-      return { heard, out: runTurn(agent, state, { text: heard.text, nowMs: REF, refMs: REF, vars, sttConfidence: heard.confidence }) };
+      return {
+        heard,
+        out: runTurn(agent, state, { text: heard.text, nowMs: REF, refMs: REF, vars, sttConfidence: heard.confidence }),
+      };
     };
 
     const clean = await dayTurn(audio.tomorrow);
@@ -163,6 +186,13 @@ describe.runIf(available)('grammar confidence with the real engine', () => {
     expect(garbled.heard.text).not.toBe('');
     expect(garbled.out.state.slots.visit_date).toBeUndefined();
     expect(garbled.out.clips.map((c) => c.text)).toEqual([expect.stringMatching(/^I heard .+\. Is that right\?$/)]);
-    expect(garbled.out.trace).toContainEqual(expect.objectContaining({ layer: 'confirm', detail: 'low_confidence', slot: 'visit_date', confidence: garbled.heard.confidence }));
+    expect(garbled.out.trace).toContainEqual(
+      expect.objectContaining({
+        layer: 'confirm',
+        detail: 'low_confidence',
+        slot: 'visit_date',
+        confidence: garbled.heard.confidence,
+      }),
+    );
   }, 60_000);
 });

@@ -15,7 +15,13 @@ import { parseAgentDefinition } from '../../src/domain/agent.js';
 import { resample } from '../../src/media/audio.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 import { dictionaryFor, romanisedPhones } from '../../src/media/pocketsphinx-grammars.js';
-import type { FinalTranscript, PartialTranscript, RecognitionGrammar, RecognitionStream, RecognizerError } from '../../src/media/recognizer.js';
+import type {
+  FinalTranscript,
+  PartialTranscript,
+  RecognitionGrammar,
+  RecognitionStream,
+  RecognizerError,
+} from '../../src/media/recognizer.js';
 import { compileAgent, initialState } from '../../src/engine/state.js';
 import { extractPersonName } from '../../src/engine/slots/person-name.js';
 import { runTurn } from '../../src/engine/turn.js';
@@ -41,7 +47,10 @@ let rec: PocketsphinxRecognizer;
 
 beforeAll(async () => {
   const names = Object.keys(LINES) as Line[];
-  const spoken = await synthesizeLines('pocketsphinx', names.map((n) => LINES[n]));
+  const spoken = await synthesizeLines(
+    'pocketsphinx',
+    names.map((n) => LINES[n]),
+  );
   spoken.forEach((s, i) => (audio[names[i]!] = resample(s.samples, s.sampleRate, 16000)));
   const yes = spoken[names.indexOf('yes')]!;
   yes8k = resample(yes.samples, yes.sampleRate, 8000);
@@ -91,7 +100,11 @@ const available = pocketsphinxStatus().available;
 describe('pocketsphinxStatus', () => {
   it('finds the Debian engine and model without loading it', () => {
     const s = pocketsphinxStatus();
-    expect(s).toMatchObject({ available: true, binary: expect.stringContaining('pocketsphinx_continuous'), model: '/usr/share/pocketsphinx/model/en-us' });
+    expect(s).toMatchObject({
+      available: true,
+      binary: expect.stringContaining('pocketsphinx_continuous'),
+      model: '/usr/share/pocketsphinx/model/en-us',
+    });
     expect(s.version).toMatch(/^0\.8/);
   });
 
@@ -248,37 +261,43 @@ describe.runIf(available)('PocketsphinxRecognizer with the real engine', () => {
     // still loading their model: no engine has opened its FIFO yet, and with no writer left it
     // would block in open() for ever (setpriv's parent-death signal ends it)
     ['at once, while they still load', 0],
-  ])("engines do not outlive their worker's process (the built module in dist/, killed with SIGKILL %s)", async (_when, waitMs) => {
-    const dist = path.join(ROOT, 'dist', 'media', 'pocketsphinx.js');
-    expect(fs.existsSync(dist), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-ps-orphans-'));
-    const script = `const { PocketsphinxRecognizer } = await import(${JSON.stringify(dist)});
+  ])(
+    "engines do not outlive their worker's process (the built module in dist/, killed with SIGKILL %s)",
+    async (_when, waitMs) => {
+      const dist = path.join(ROOT, 'dist', 'media', 'pocketsphinx.js');
+      expect(fs.existsSync(dist), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
+      const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-ps-orphans-'));
+      const script = `const { PocketsphinxRecognizer } = await import(${JSON.stringify(dist)});
       const r = new PocketsphinxRecognizer({ spares: 2, workDir: ${JSON.stringify(workDir)} });
       r.prewarm(['digits', 'yes_no']);
       const s = r.start({ language: 'en', sampleRateHz: 16000, hints: { grammar: 'date' } });
       s.push(new Int16Array(1600));
       console.log(JSON.stringify(r.pids));
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const pids = await new Promise<number[]>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()) as number[])));
-    // two warm spares each of digits, yes_no and the phone loop, and the date stream's engine (its loop took a spare)
-    expect(pids.length).toBe(7);
-    await new Promise((res) => setTimeout(res, waitMs)); // the engines load and wait for audio
-    child.kill('SIGKILL');
-    const alive = (pid: number): boolean => {
-      try {
-        // a zombie (state Z) has exited; its parent, gone, no longer waits for it
-        return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((res) => setTimeout(res, 100));
-    const left = pids.filter(alive);
-    for (const pid of left) process.kill(pid, 'SIGKILL');
-    fs.rmSync(workDir, { recursive: true, force: true });
-    expect(left).toEqual([]);
-  }, 30_000);
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const pids = await new Promise<number[]>((resolve) =>
+        child.stdout.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()) as number[])),
+      );
+      // two warm spares each of digits, yes_no and the phone loop, and the date stream's engine (its loop took a spare)
+      expect(pids.length).toBe(7);
+      await new Promise((res) => setTimeout(res, waitMs)); // the engines load and wait for audio
+      child.kill('SIGKILL');
+      const alive = (pid: number): boolean => {
+        try {
+          // a zombie (state Z) has exited; its parent, gone, no longer waits for it
+          return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && pids.some(alive); i++) await new Promise((res) => setTimeout(res, 100));
+      const left = pids.filter(alive);
+      for (const pid of left) process.kill(pid, 'SIGKILL');
+      fs.rmSync(workDir, { recursive: true, force: true });
+      expect(left).toEqual([]);
+    },
+    30_000,
+  );
 
   it('rejects malformed options and other languages', () => {
     expect(() => rec.start({ language: 'hi-IN', sampleRateHz: 16000 })).toThrow(RangeError);

@@ -38,8 +38,11 @@ function clip(text: string, ms: number): TurnReply['clips'][number] {
   return { wav: toWav48k({ samples, sampleRate: 48_000 }), text };
 }
 
-
-function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'clock' | 'script'> = {}, wrap?: (fake: FakeRecognizer, clock: FakeClock) => SpeechRecognizer) {
+function harness(
+  script: FakeUtterance[],
+  extra: Omit<FakeRecognizerOptions, 'clock' | 'script'> = {},
+  wrap?: (fake: FakeRecognizer, clock: FakeClock) => SpeechRecognizer,
+) {
   const clock = new FakeClock(1000);
   const transport = new FakeTransport({ clock, ackDelayMs: 20 });
   const fake = new FakeRecognizer({ clock, script, ...extra });
@@ -50,7 +53,14 @@ function harness(script: FakeUtterance[], extra: Omit<FakeRecognizerOptions, 'cl
     requests.push(r);
     return { clips: [clip('Noted.', 200)], ended: false };
   };
-  const session = new CallMediaSession({ transport, vad: vad.createDetector({ sampleRate: RATE }), recognizer: used, language: 'en-IN', turn, clock });
+  const session = new CallMediaSession({
+    transport,
+    vad: vad.createDetector({ sampleRate: RATE }),
+    recognizer: used,
+    language: 'en-IN',
+    turn,
+    clock,
+  });
   const heard: HeardEvent[] = [];
   const replies: ReplyEvent[] = [];
   session.on('heard', (e) => heard.push(e));
@@ -183,7 +193,11 @@ describe('provider endpointing', () => {
 
   it('the fake recogniser: endOfUtteranceAfterMs yields one marked final, later audio and finish() add nothing', () => {
     const clock = new FakeClock(0);
-    const r = new FakeRecognizer({ clock, script: [{ text: 'haan', endOfUtteranceAfterMs: 100 }, { text: 'next' }], finalProvider: 'pocketsphinx' });
+    const r = new FakeRecognizer({
+      clock,
+      script: [{ text: 'haan', endOfUtteranceAfterMs: 100 }, { text: 'next' }],
+      finalProvider: 'pocketsphinx',
+    });
     const s = r.start({ language: 'hi-IN', sampleRateHz: RATE });
     const finals: unknown[] = [];
     s.on('final', (f) => finals.push(f));
@@ -192,7 +206,9 @@ describe('provider endpointing', () => {
     s.push(new Int16Array(RATE / 10)); // ignored
     expect(s.state).toBe('open');
     clock.advance(0);
-    expect(finals).toEqual([{ text: 'haan', confidence: 0.9, startMs: 0, endMs: 150, audioMs: 150, endOfUtterance: true, provider: 'pocketsphinx' }]);
+    expect(finals).toEqual([
+      { text: 'haan', confidence: 0.9, startMs: 0, endMs: 150, audioMs: 150, endOfUtterance: true, provider: 'pocketsphinx' },
+    ]);
     expect(s.state).toBe('done');
     s.finish();
     clock.advance(100);
@@ -205,7 +221,12 @@ describe('provider endpointing', () => {
     it('the primary fails on the caller’s words: the fallback hears them, and the turn is priced by the fallback', async () => {
       let fallback!: FakeRecognizer;
       const h = harness([{ text: 'lost', mode: 'crash' }], { provider: 'deepgram' }, (primary, clock) => {
-        fallback = new FakeRecognizer({ clock, provider: 'pocketsphinx', languages: ['en'], script: [{ text: 'my name is priya sharma' }] });
+        fallback = new FakeRecognizer({
+          clock,
+          provider: 'pocketsphinx',
+          languages: ['en'],
+          script: [{ text: 'my name is priya sharma' }],
+        });
         return new FallbackRecognizer(primary, fallback);
       });
       await h.open();

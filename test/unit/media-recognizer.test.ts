@@ -36,7 +36,16 @@ describe('FakeRecognizer', () => {
     const clock = new FakeClock(1_000_000);
     const rec = new FakeRecognizer({
       clock,
-      script: [{ text: 'my name is priya sharma', confidence: 0.82, partials: [{ text: 'my name', afterMs: 300 }, { text: 'my name is priya', afterMs: 700 }] }],
+      script: [
+        {
+          text: 'my name is priya sharma',
+          confidence: 0.82,
+          partials: [
+            { text: 'my name', afterMs: 300 },
+            { text: 'my name is priya', afterMs: 700 },
+          ],
+        },
+      ],
     });
     const s = rec.start({ language: 'en-IN', sampleRateHz: 16000 });
     const ev = record(s);
@@ -133,7 +142,12 @@ describe('FakeRecognizer', () => {
 
   it('slow mode: the final arrives delayMs later on the injected clock', () => {
     const clock = new FakeClock();
-    const rec = new FakeRecognizer({ clock, mode: 'slow', delayMs: 750, script: [{ text: 'okay' }, { text: 'fast', mode: 'slow', delayMs: 10 }] });
+    const rec = new FakeRecognizer({
+      clock,
+      mode: 'slow',
+      delayMs: 750,
+      script: [{ text: 'okay' }, { text: 'fast', mode: 'slow', delayMs: 10 }],
+    });
     const s = rec.start({ language: 'en', sampleRateHz: 16000 });
     const ev = record(s);
     s.push(pcm(320, 16000));
@@ -205,7 +219,12 @@ describe('FakeRecognizer', () => {
 
   it('withTimeout forwards a final that beats the deadline and then disarms', () => {
     const clock = new FakeClock();
-    const rec = new FakeRecognizer({ clock, mode: 'slow', delayMs: 300, script: [{ text: 'haan', partials: [{ text: 'ha', afterMs: 0 }] }] });
+    const rec = new FakeRecognizer({
+      clock,
+      mode: 'slow',
+      delayMs: 300,
+      script: [{ text: 'haan', partials: [{ text: 'ha', afterMs: 0 }] }],
+    });
     const s = withTimeout(rec.start({ language: 'en', sampleRateHz: 8000 }), 1000, clock);
     const ev = record(s);
     s.push(pcm(240));
@@ -244,7 +263,12 @@ describe('FakeRecognizer', () => {
 
   it('cancel stops every pending event, including a slow final and queued partials', () => {
     const clock = new FakeClock();
-    const rec = new FakeRecognizer({ clock, mode: 'slow', delayMs: 100, script: [{ text: 'hello', partials: [{ text: 'he', afterMs: 10 }] }] });
+    const rec = new FakeRecognizer({
+      clock,
+      mode: 'slow',
+      delayMs: 100,
+      script: [{ text: 'hello', partials: [{ text: 'he', afterMs: 10 }] }],
+    });
     const s = rec.start({ language: 'en', sampleRateHz: 8000 });
     const ev = record(s);
     s.push(pcm(50));
@@ -313,16 +337,26 @@ describe('recognizer selection', () => {
     expect(recognizerFor('en-IN', both)).toMatchObject({ provider: 'sarvam', language: 'en-IN' });
     expect(recognizerFor('en-US', both)).toMatchObject({ provider: 'pocketsphinx', language: 'en-US' });
     expect(recognizerFor('hi-IN', both)).toMatchObject({ provider: 'sarvam' });
-    const noCloud: RecognizerCandidate[] = [{ info: cloud, available: false, reason: 'no API key' }, { info: pocketsphinx, available: true }];
+    const noCloud: RecognizerCandidate[] = [
+      { info: cloud, available: false, reason: 'no API key' },
+      { info: pocketsphinx, available: true },
+    ];
     expect(recognizerFor('en-IN', noCloud)).toMatchObject({ provider: 'pocketsphinx' });
   });
 
   it('says none, with a reason fit for /v1/health, when the engine is missing or no one serves the language', () => {
-    const missing: RecognizerCandidate[] = [{ info: pocketsphinx, available: false, reason: 'pocketsphinx is not installed (sudo apt-get install pocketsphinx pocketsphinx-en-us)' }];
+    const missing: RecognizerCandidate[] = [
+      {
+        info: pocketsphinx,
+        available: false,
+        reason: 'pocketsphinx is not installed (sudo apt-get install pocketsphinx pocketsphinx-en-us)',
+      },
+    ];
     expect(recognizerFor('en-IN', missing)).toEqual({
       provider: 'none',
       language: 'en-IN',
-      reason: 'speech recognition is off for en-IN: pocketsphinx: pocketsphinx is not installed (sudo apt-get install pocketsphinx pocketsphinx-en-us)',
+      reason:
+        'speech recognition is off for en-IN: pocketsphinx: pocketsphinx is not installed (sudo apt-get install pocketsphinx pocketsphinx-en-us)',
     });
     expect(recognizerFor('ta-IN', [{ info: pocketsphinx, available: true }])).toEqual({
       provider: 'none',

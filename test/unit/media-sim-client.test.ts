@@ -11,7 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { CarrierStream, exotelChunks, type CarrierDialect, type CarrierEvent } from '../../src/media/carriers/index.js';
-import { prepareSimLine, simulateCall, SimConnectError, type SimCall, type SimEvent, type SimStep } from '../../src/media/carriers/sim-client.js';
+import {
+  prepareSimLine,
+  simulateCall,
+  SimConnectError,
+  type SimCall,
+  type SimEvent,
+  type SimStep,
+} from '../../src/media/carriers/sim-client.js';
 import { plivoExtraHeaders } from '../../src/media/carriers/sim-frames.js';
 
 /** A bot: one connection at a time, every client frame parsed by the dialect's CarrierStream. */
@@ -92,46 +99,61 @@ function tone(ms: number): Int16Array {
   return out;
 }
 
-function start(b: Bot, clock: FakeClock, steps: SimStep[], extra: Partial<Parameters<typeof simulateCall>[0]> = {}): { call: SimCall; seen: SimEvent[] } {
+function start(
+  b: Bot,
+  clock: FakeClock,
+  steps: SimStep[],
+  extra: Partial<Parameters<typeof simulateCall>[0]> = {},
+): { call: SimCall; seen: SimEvent[] } {
   const call = simulateCall({ url: b.url, dialect: b.stream.dialect, steps, clock, ...extra });
   const seen: SimEvent[] = [];
   call.on('event', (e) => seen.push(e));
   return { call, seen };
 }
 
-const media = (b: Bot): Array<Extract<CarrierEvent, { type: 'media' }>> => b.events.filter((e): e is Extract<CarrierEvent, { type: 'media' }> => e.type === 'media');
+const media = (b: Bot): Array<Extract<CarrierEvent, { type: 'media' }>> =>
+  b.events.filter((e): e is Extract<CarrierEvent, { type: 'media' }> => e.type === 'media');
 
 describe('scripted carrier client: what it sends parses as the carrier', () => {
-  it.each(['twilio', 'exotel', 'plivo'] as const)('%s: connected/start/media/dtmf/stop all pass the daemon-side parser, custom parameters intact', async (dialect) => {
-    const b = await bot(dialect);
-    const clock = new FakeClock(5000);
-    const transcripts = JSON.stringify(['my name is Priya, Sharma', 'tomorrow; at 5 pm']);
-    const { call } = start(b, clock, [
-      { kind: 'say', pcm: tone(200), text: 'hello', afterReplyMs: 0 },
-      { kind: 'dtmf', digits: '12#', gapMs: 100 },
-      { kind: 'hangup' },
-    ], { customParameters: { call_id: 'cl_1', from: '+919876543210', vagent_fake_transcripts: transcripts }, from: '+919876543210', to: '+918047491899', replyTimeoutMs: 100 });
-    await until(() => b.events.some((e) => e.type === 'start'), 'start');
-    await advance(clock, 2000);
-    const timeline = await call.done;
-    await until(() => b.stream.phase === 'stopped' || dialect === 'plivo', 'stop');
-    expect(b.errors).toEqual([]);
-    const types = b.events.map((e) => e.type);
-    expect(types[0]).toBe(dialect === 'plivo' ? 'start' : 'connected');
-    const st = b.events.find((e) => e.type === 'start') as Extract<CarrierEvent, { type: 'start' }>;
-    expect(st.customParameters).toEqual({ call_id: 'cl_1', from: '+919876543210', vagent_fake_transcripts: transcripts });
-    expect(JSON.parse(st.customParameters.vagent_fake_transcripts!)).toEqual(['my name is Priya, Sharma', 'tomorrow; at 5 pm']);
-    expect(st.streamId).toBe(call.ids.streamId);
-    expect(st.format).toEqual(dialect === 'exotel' ? { encoding: 'pcm16', sampleRate: 8000 } : { encoding: 'mulaw', sampleRate: 8000 });
-    if (dialect !== 'twilio') expect([st.from, st.to]).toEqual(['+919876543210', '+918047491899']);
-    expect(b.events.filter((e) => e.type === 'dtmf').map((e) => (e as { digit: string }).digit)).toEqual(['1', '2', '#']);
-    // Plivo documents no stop frame: its socket just closes.
-    expect(types.filter((e) => e === 'stop')).toHaveLength(dialect === 'plivo' ? 0 : 1);
-    if (dialect !== 'plivo') expect(types.at(-1)).toBe('stop');
-    expect(timeline.close).toMatchObject({ code: 1000, by: 'caller' });
-    expect(timeline.turns.map((t) => t.kind)).toEqual(['say', 'dtmf']);
-    expect(timeline.events.filter((e) => e.type === 'no_reply')).toHaveLength(2);
-  });
+  it.each(['twilio', 'exotel', 'plivo'] as const)(
+    '%s: connected/start/media/dtmf/stop all pass the daemon-side parser, custom parameters intact',
+    async (dialect) => {
+      const b = await bot(dialect);
+      const clock = new FakeClock(5000);
+      const transcripts = JSON.stringify(['my name is Priya, Sharma', 'tomorrow; at 5 pm']);
+      const { call } = start(
+        b,
+        clock,
+        [{ kind: 'say', pcm: tone(200), text: 'hello', afterReplyMs: 0 }, { kind: 'dtmf', digits: '12#', gapMs: 100 }, { kind: 'hangup' }],
+        {
+          customParameters: { call_id: 'cl_1', from: '+919876543210', vagent_fake_transcripts: transcripts },
+          from: '+919876543210',
+          to: '+918047491899',
+          replyTimeoutMs: 100,
+        },
+      );
+      await until(() => b.events.some((e) => e.type === 'start'), 'start');
+      await advance(clock, 2000);
+      const timeline = await call.done;
+      await until(() => b.stream.phase === 'stopped' || dialect === 'plivo', 'stop');
+      expect(b.errors).toEqual([]);
+      const types = b.events.map((e) => e.type);
+      expect(types[0]).toBe(dialect === 'plivo' ? 'start' : 'connected');
+      const st = b.events.find((e) => e.type === 'start') as Extract<CarrierEvent, { type: 'start' }>;
+      expect(st.customParameters).toEqual({ call_id: 'cl_1', from: '+919876543210', vagent_fake_transcripts: transcripts });
+      expect(JSON.parse(st.customParameters.vagent_fake_transcripts!)).toEqual(['my name is Priya, Sharma', 'tomorrow; at 5 pm']);
+      expect(st.streamId).toBe(call.ids.streamId);
+      expect(st.format).toEqual(dialect === 'exotel' ? { encoding: 'pcm16', sampleRate: 8000 } : { encoding: 'mulaw', sampleRate: 8000 });
+      if (dialect !== 'twilio') expect([st.from, st.to]).toEqual(['+919876543210', '+918047491899']);
+      expect(b.events.filter((e) => e.type === 'dtmf').map((e) => (e as { digit: string }).digit)).toEqual(['1', '2', '#']);
+      // Plivo documents no stop frame: its socket just closes.
+      expect(types.filter((e) => e === 'stop')).toHaveLength(dialect === 'plivo' ? 0 : 1);
+      if (dialect !== 'plivo') expect(types.at(-1)).toBe('stop');
+      expect(timeline.close).toMatchObject({ code: 1000, by: 'caller' });
+      expect(timeline.turns.map((t) => t.kind)).toEqual(['say', 'dtmf']);
+      expect(timeline.events.filter((e) => e.type === 'no_reply')).toHaveLength(2);
+    },
+  );
 
   it('plivo extra_headers: the string form when values allow it, the object form when they hold separators', () => {
     expect(plivoExtraHeaders({ call_id: 'cl_1', agent_id: 'ag_x' })).toBe('call_id=cl_1;agent_id=ag_x');
@@ -148,8 +170,22 @@ describe('scripted carrier client: what it sends parses as the carrier', () => {
     const padded = new Int16Array(16000 + 6400);
     padded.set(tone(400), 8000);
     expect(prepareSimLine(padded, 16000, 'twilio').frames).toEqual(line.frames);
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'exotel', steps: [{ kind: 'say', prepared: line }], clock: new FakeClock() })).toThrow(/prepared line is for twilio/);
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'say', prepared: line, pcm: tone(20) }], clock: new FakeClock() })).toThrow(/not both/);
+    expect(() =>
+      simulateCall({
+        url: 'ws://127.0.0.1:1',
+        dialect: 'exotel',
+        steps: [{ kind: 'say', prepared: line }],
+        clock: new FakeClock(),
+      }),
+    ).toThrow(/prepared line is for twilio/);
+    expect(() =>
+      simulateCall({
+        url: 'ws://127.0.0.1:1',
+        dialect: 'twilio',
+        steps: [{ kind: 'say', prepared: line, pcm: tone(20) }],
+        clock: new FakeClock(),
+      }),
+    ).toThrow(/not both/);
     const b = await bot('twilio');
     const clock = new FakeClock();
     const { call } = start(b, clock, [{ kind: 'say', prepared: line }], { replyTimeoutMs: 100 });
@@ -165,9 +201,21 @@ describe('scripted carrier client: what it sends parses as the carrier', () => {
   it('refuses bad options before connecting', () => {
     const clock = new FakeClock();
     expect(() => simulateCall({ url: 'http://x', dialect: 'twilio', steps: [], clock })).toThrow(/ws:\/\//);
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'dtmf', digits: '12x' }], clock })).toThrow(/digits/);
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [], format: { encoding: 'pcm16', sampleRate: 8000 }, clock })).toThrow(/twilio does not stream/);
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'say', pcm: new Int16Array(0) }], clock })).toThrow(/pcm/);
+    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'dtmf', digits: '12x' }], clock })).toThrow(
+      /digits/,
+    );
+    expect(() =>
+      simulateCall({
+        url: 'ws://127.0.0.1:1',
+        dialect: 'twilio',
+        steps: [],
+        format: { encoding: 'pcm16', sampleRate: 8000 },
+        clock,
+      }),
+    ).toThrow(/twilio does not stream/);
+    expect(() =>
+      simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'say', pcm: new Int16Array(0) }], clock }),
+    ).toThrow(/pcm/);
   });
 });
 
@@ -176,28 +224,31 @@ describe('scripted carrier client: pacing', () => {
     ['twilio', 20, 160, 1],
     ['exotel', 100, 1600, 20],
     ['plivo', 20, 160, 37],
-  ] as const)('%s: one %i ms frame of %i bytes per period, drift-free although every timer fires 7 ms late', async (dialect, frameMs, frameBytes, step) => {
-    const b = await bot(dialect);
-    const clock = new FakeClock(1234.5, () => 7);
-    const { call } = start(b, clock, [], { timeoutMs: 60_000 });
-    await until(() => b.stream.phase === 'started', 'start');
-    await advance(clock, 3010, step);
-    const frames = media(b);
-    // Frames are due at t0 + k·frameMs, k = 1…: exactly 3000 / frameMs of them in 3 s.
-    expect(frames).toHaveLength(3000 / frameMs);
-    expect(frames.every((f) => f.payload.length === frameBytes)).toBe(true);
-    expect(frames.reduce((n, f) => n + f.payload.length, 0)).toBe((3000 / frameMs) * frameBytes);
-    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
-    if (dialect !== 'plivo') expect(frames.map((f) => f.timestampMs)).toEqual(frames.map((_, i) => i * frameMs));
-    await advance(clock, 1000, 250);
-    expect(media(b)).toHaveLength(4000 / frameMs);
-    call.hangup();
-    const t = await call.done;
-    expect(t.sent.frames).toBe(4000 / frameMs);
-    expect(t.sent.maxSendLagMs).toBe(7);
-  });
+  ] as const)(
+    '%s: one %i ms frame of %i bytes per period, drift-free although every timer fires 7 ms late',
+    async (dialect, frameMs, frameBytes, step) => {
+      const b = await bot(dialect);
+      const clock = new FakeClock(1234.5, () => 7);
+      const { call } = start(b, clock, [], { timeoutMs: 60_000 });
+      await until(() => b.stream.phase === 'started', 'start');
+      await advance(clock, 3010, step);
+      const frames = media(b);
+      // Frames are due at t0 + k·frameMs, k = 1…: exactly 3000 / frameMs of them in 3 s.
+      expect(frames).toHaveLength(3000 / frameMs);
+      expect(frames.every((f) => f.payload.length === frameBytes)).toBe(true);
+      expect(frames.reduce((n, f) => n + f.payload.length, 0)).toBe((3000 / frameMs) * frameBytes);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+      if (dialect !== 'plivo') expect(frames.map((f) => f.timestampMs)).toEqual(frames.map((_, i) => i * frameMs));
+      await advance(clock, 1000, 250);
+      expect(media(b)).toHaveLength(4000 / frameMs);
+      call.hangup();
+      const t = await call.done;
+      expect(t.sent.frames).toBe(4000 / frameMs);
+      expect(t.sent.maxSendLagMs).toBe(7);
+    },
+  );
 
-  it('a line is sent as the dialect\'s audio, then silence resumes', async () => {
+  it("a line is sent as the dialect's audio, then silence resumes", async () => {
     const b = await bot('twilio');
     const clock = new FakeClock();
     const { call, seen } = start(b, clock, [{ kind: 'say', pcm: tone(400), afterReplyMs: 0 }], { replyTimeoutMs: 100 });
@@ -213,7 +264,7 @@ describe('scripted carrier client: pacing', () => {
   });
 });
 
-describe('scripted carrier client: the phone\'s play-out', () => {
+describe("scripted carrier client: the phone's play-out", () => {
   it('acknowledges a mark only once the audio before it has played', async () => {
     const b = await bot('twilio');
     const clock = new FakeClock();
@@ -232,7 +283,15 @@ describe('scripted carrier client: the phone\'s play-out', () => {
     call.hangup();
     const t = await call.done;
     expect(t.openingMs).toBeDefined();
-    expect(t.received).toMatchObject({ frames: 10, bytes: 1600, audioMs: 200, marks: 1, marksPlayed: 1, marksCleared: 0, clears: 0 });
+    expect(t.received).toMatchObject({
+      frames: 10,
+      bytes: 1600,
+      audioMs: 200,
+      marks: 1,
+      marksPlayed: 1,
+      marksCleared: 0,
+      clears: 0,
+    });
     expect(t.received.lateness.max).toBe(0);
   });
 
@@ -253,9 +312,10 @@ describe('scripted carrier client: the phone\'s play-out', () => {
     const { call, seen } = start(b, clock, [], { timeoutMs: 60_000 });
     await until(() => b.stream.phase === 'started', 'start');
     const w = b.stream.writer;
-    const chunks = dialect === 'twilio'
-      ? Array.from({ length: 50 }, () => Buffer.alloc(160, 0x55))
-      : exotelChunks(Buffer.alloc(16000, 1), { encoding: 'pcm16', sampleRate: 8000 }, 3200); // 1 s in 200 ms chunks
+    const chunks =
+      dialect === 'twilio'
+        ? Array.from({ length: 50 }, () => Buffer.alloc(160, 0x55))
+        : exotelChunks(Buffer.alloc(16000, 1), { encoding: 'pcm16', sampleRate: 8000 }, 3200); // 1 s in 200 ms chunks
     for (const c of chunks) b.socket().send(w.media(c));
     b.socket().send(w.mark('a'));
     for (const c of chunks) b.socket().send(w.media(c));
@@ -320,12 +380,19 @@ describe('scripted carrier client: the phone\'s play-out', () => {
     const clock = new FakeClock();
     const { call, seen } = start(b, clock, [], { timeoutMs: 60_000 });
     await until(() => b.stream.phase === 'started', 'start');
-    b.socket().send(JSON.stringify({ event: 'media', stream_sid: call.ids.streamId, media: { payload: Buffer.alloc(320).toString('base64') } }));
+    b.socket().send(
+      JSON.stringify({ event: 'media', stream_sid: call.ids.streamId, media: { payload: Buffer.alloc(320).toString('base64') } }),
+    );
     b.socket().send(JSON.stringify({ event: 'media', stream_sid: 'other', media: { payload: Buffer.alloc(3200).toString('base64') } }));
     b.socket().send('not json');
     b.socket().send(Buffer.from([1, 2, 3]), { binary: true });
     await until(() => seen.filter((e) => e.type === 'protocol_error').length === 4, 'four errors');
-    expect(seen.filter((e) => e.type === 'protocol_error').map((e) => (e as { code: string }).code)).toEqual(['oversized', 'stream_mismatch', 'malformed_json', 'binary_frame']);
+    expect(seen.filter((e) => e.type === 'protocol_error').map((e) => (e as { code: string }).code)).toEqual([
+      'oversized',
+      'stream_mismatch',
+      'malformed_json',
+      'binary_frame',
+    ]);
     call.hangup();
     const t = await call.done;
     expect(t.received.protocolErrors).toBe(4);
@@ -337,10 +404,15 @@ describe('scripted carrier client: the call timeline', () => {
   it('response latency: end of the line → first reply frame; the next line waits for the reply to finish', async () => {
     const b = await bot('twilio');
     const clock = new FakeClock();
-    const { call, seen } = start(b, clock, [
-      { kind: 'say', pcm: tone(300), text: 'one' },
-      { kind: 'say', pcm: tone(300), text: 'two', afterReplyMs: 100 },
-    ], { replyQuietMs: 200, timeoutMs: 60_000 });
+    const { call, seen } = start(
+      b,
+      clock,
+      [
+        { kind: 'say', pcm: tone(300), text: 'one' },
+        { kind: 'say', pcm: tone(300), text: 'two', afterReplyMs: 100 },
+      ],
+      { replyQuietMs: 200, timeoutMs: 60_000 },
+    );
     await until(() => b.stream.phase === 'started', 'start');
     const w = b.stream.writer;
     for (let i = 0; i < 10; i++) b.socket().send(w.media(Buffer.alloc(160, 0x55))); // the opening, 200 ms
@@ -368,13 +440,17 @@ describe('scripted carrier client: the call timeline', () => {
     call.hangup();
     const t = await call.done;
     expect(t.turns[0]).toMatchObject({ turn: 0, kind: 'say', text: 'one', bargeIn: false, latencyMs: reply.latencyMs });
-    expect(t.events.map((e) => e.type)).toEqual(expect.arrayContaining(['open', 'start', 'reply_start', 'reply_end', 'line_start', 'line_end', 'hangup', 'closed']));
+    expect(t.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['open', 'start', 'reply_start', 'reply_end', 'line_start', 'line_end', 'hangup', 'closed']),
+    );
   });
 
   it('barge-in: the caller talks over the reply; the clear is timed from the speech onset', async () => {
     const b = await bot('twilio');
     const clock = new FakeClock();
-    const { call, seen } = start(b, clock, [{ kind: 'say', pcm: tone(1000), text: 'wait', bargeInAfterMs: 600 }], { timeoutMs: 60_000 });
+    const { call, seen } = start(b, clock, [{ kind: 'say', pcm: tone(1000), text: 'wait', bargeInAfterMs: 600 }], {
+      timeoutMs: 60_000,
+    });
     await until(() => b.stream.phase === 'started', 'start');
     const w = b.stream.writer;
     for (let i = 0; i < 150; i++) b.socket().send(w.media(Buffer.alloc(160, 0x55))); // 3 s of reply
@@ -404,7 +480,9 @@ describe('scripted carrier client: the call timeline', () => {
   it('keys over the reply: pressed bargeInAfterMs into it; the clear is timed from the first key', async () => {
     const b = await bot('twilio');
     const clock = new FakeClock();
-    const { call, seen } = start(b, clock, [{ kind: 'dtmf', digits: '98#', gapMs: 100, bargeInAfterMs: 600 }], { timeoutMs: 60_000 });
+    const { call, seen } = start(b, clock, [{ kind: 'dtmf', digits: '98#', gapMs: 100, bargeInAfterMs: 600 }], {
+      timeoutMs: 60_000,
+    });
     await until(() => b.stream.phase === 'started', 'start');
     const w = b.stream.writer;
     for (let i = 0; i < 150; i++) b.socket().send(w.media(Buffer.alloc(160, 0x55))); // 3 s of reply
@@ -426,7 +504,14 @@ describe('scripted carrier client: the call timeline', () => {
     call.hangup(false);
     const t = await call.done;
     expect(t.turns[0]).toMatchObject({ kind: 'dtmf', digits: '98#', bargeIn: true, bargeInMs: clear.bargeInMs });
-    expect(() => simulateCall({ url: 'ws://127.0.0.1:1', dialect: 'twilio', steps: [{ kind: 'dtmf', digits: '1', afterReplyMs: 1, bargeInAfterMs: 1 }], clock })).toThrow(/do not go together/);
+    expect(() =>
+      simulateCall({
+        url: 'ws://127.0.0.1:1',
+        dialect: 'twilio',
+        steps: [{ kind: 'dtmf', digits: '1', afterReplyMs: 1, bargeInAfterMs: 1 }],
+        clock,
+      }),
+    ).toThrow(/do not go together/);
   });
 
   it('the bot hanging up ends the timeline with its close code', async () => {
@@ -455,7 +540,13 @@ describe('scripted carrier client: the call timeline', () => {
 describe('scripted carrier client: connection errors', () => {
   it('a refused upgrade rejects with the HTTP status', async () => {
     const b = await bot('twilio', { refuse: 401 });
-    const call = simulateCall({ url: b.url, dialect: 'twilio', steps: [], clock: new FakeClock(), headers: { authorization: 'Bearer vk_wrong' } });
+    const call = simulateCall({
+      url: b.url,
+      dialect: 'twilio',
+      steps: [],
+      clock: new FakeClock(),
+      headers: { authorization: 'Bearer vk_wrong' },
+    });
     const err = await call.done.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SimConnectError);
     expect(err).toMatchObject({ kind: 'refused', status: 401 });

@@ -19,7 +19,6 @@ const GAPS_MS = [700, 900, 1100, 1300, 1000];
 /** Accepted error of a detected speech boundary, ms (issue 16 piece brief). */
 const TOLERANCE_MS = 60;
 
-
 /** Deterministic white noise: Box–Muller over a linear congruential generator. */
 function noise(length: number, rms: number, seed = 7): Float64Array {
   let s = seed;
@@ -76,7 +75,11 @@ function conversation(clips: Int16Array[], rate: number): Conversation {
 }
 
 /** Runs `pcm` through a detector in 20 ms chunks (a carrier's packet size) and a segmenter. */
-function segment(detector: VoiceActivityDetector, pcm: Int16Array, segmenter = new SpeechSegmenter({ minSpeechMs: 100, minSilenceMs: 500, hangoverMs: detector.hangoverMs })): { frames: VadFrame[]; events: SpeechEvent[] } {
+function segment(
+  detector: VoiceActivityDetector,
+  pcm: Int16Array,
+  segmenter = new SpeechSegmenter({ minSpeechMs: 100, minSilenceMs: 500, hangoverMs: detector.hangoverMs }),
+): { frames: VadFrame[]; events: SpeechEvent[] } {
   const chunk = detector.sampleRate / 50;
   const frames: VadFrame[] = [];
   const events: SpeechEvent[] = [];
@@ -115,7 +118,10 @@ beforeAll(async () => {
 
 /** The conversation at `rate` Hz. */
 function call(rate: number): Conversation {
-  return conversation(clips48k.map((c) => trim(resampleMono16(c, 48000, rate), rate)), rate);
+  return conversation(
+    clips48k.map((c) => trim(resampleMono16(c, 48000, rate), rate)),
+    rate,
+  );
 }
 
 describe('WebRTC VAD on synthesised speech', () => {
@@ -127,7 +133,12 @@ describe('WebRTC VAD on synthesised speech', () => {
     return intervals(events);
   }
 
-  for (const [rate, snrDb] of [[16000, null], [16000, 20], [8000, null], [8000, 20]] as const) {
+  for (const [rate, snrDb] of [
+    [16000, null],
+    [16000, 20],
+    [8000, null],
+    [8000, 20],
+  ] as const) {
     it(`finds each line within ±${TOLERANCE_MS} ms at ${rate} Hz, ${snrDb === null ? 'clean' : `${snrDb} dB SNR white noise`}`, () => {
       const c = call(rate);
       const found = find(rate, snrDb === null ? c.pcm : withNoise(c.pcm, c.speechRms / 10 ** (snrDb / 20)));
@@ -141,7 +152,11 @@ describe('WebRTC VAD on synthesised speech', () => {
 
   // In stronger noise the quiet edges of a line sink under the noise gate: each line is still
   // found, whole and apart from the others, but an edge may move by up to ~0.2 s.
-  for (const [rate, snrDb] of [[16000, 10], [8000, 10], [8000, 5]] as const) {
+  for (const [rate, snrDb] of [
+    [16000, 10],
+    [8000, 10],
+    [8000, 5],
+  ] as const) {
     it(`finds each line, whole, at ${rate} Hz, ${snrDb} dB SNR white noise`, () => {
       const c = call(rate);
       const found = find(rate, withNoise(c.pcm, c.speechRms / 10 ** (snrDb / 20)));
@@ -198,7 +213,11 @@ describe('WebRTC VAD on synthesised speech', () => {
     const short = segment(detector, burst, new SpeechSegmenter({ minSpeechMs: 250 }));
     expect(short.events).toEqual([]);
     detector.reset();
-    const first = segment(detector, c.pcm.subarray(0, (c.speech[0]!.endMs * rate) / 1000 + rate), new SpeechSegmenter({ minSpeechMs: 250 }));
+    const first = segment(
+      detector,
+      c.pcm.subarray(0, (c.speech[0]!.endMs * rate) / 1000 + rate),
+      new SpeechSegmenter({ minSpeechMs: 250 }),
+    );
     expect(first.events[0]).toMatchObject({ type: 'speechStart' });
     expect(Math.abs(first.events[0]!.atMs - c.speech[0]!.startMs)).toBeLessThanOrEqual(TOLERANCE_MS);
     expect(first.events[0]!.decidedAtMs - first.events[0]!.atMs).toBeGreaterThanOrEqual(250);
@@ -263,7 +282,11 @@ describe('VoiceActivityDetector (WebRTC adapter)', () => {
     const c = call(8000);
     const detectors = Array.from({ length: 50 }, () => vad.createDetector({ sampleRate: 8000 }));
     const results = detectors.map((d, i) => (i % 2 === 0 ? d.push(c.pcm) : d.push(new Int16Array(c.pcm.length))));
-    for (const [i, r] of results.entries()) expect(r.some((f) => f.speech), `detector ${i}`).toBe(i % 2 === 0);
+    for (const [i, r] of results.entries())
+      expect(
+        r.some((f) => f.speech),
+        `detector ${i}`,
+      ).toBe(i % 2 === 0);
     for (const d of detectors) d.close();
   });
 });

@@ -27,7 +27,9 @@ afterEach(async () => {
 /** A 48 kHz WAV clip of `ms` of a 440 Hz tone, as the audio cache stores clips. */
 function clipFile(name: string, ms: number): string {
   dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-warm-'));
-  const samples = Int16Array.from({ length: (48_000 * ms) / 1000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)));
+  const samples = Int16Array.from({ length: (48_000 * ms) / 1000 }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48_000)),
+  );
   const file = path.join(dir, name);
   fs.writeFileSync(file, toWav48k({ samples, sampleRate: 48_000 }));
   return file;
@@ -61,7 +63,10 @@ describe('MediaWorkerPool.warm', { timeout: 60_000 }, () => {
     const question = clipFile('question.wav', 300);
     const missing = path.join(dir!, 'evicted.wav');
     const answers = await pool.warm([opening, missing, question]);
-    expect(answers).toEqual([[opening, question], [opening, question]]);
+    expect(answers).toEqual([
+      [opening, question],
+      [opening, question],
+    ]);
     expect(pool.warmth()).toEqual({ ready: true, clips: 2 });
 
     // A file given again is not counted twice.

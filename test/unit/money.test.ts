@@ -22,7 +22,7 @@ describe('money', () => {
   it('gives for every integer the same number as printing it to six decimals and reading it back', () => {
     // A seeded walk over magnitudes from 1 µ₹ to the largest safe integer, both signs.
     let seed = 0x2545f491;
-    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const samples = [0, 1, -1, 999_999, 1_000_001, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER];
     for (let i = 0; i < 20_000; i++) {
       const m = Math.floor(next() * 2 ** (1 + Math.floor(next() * 53)));

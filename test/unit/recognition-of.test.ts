@@ -7,15 +7,20 @@ import { describe, expect, it } from 'vitest';
 import { recognitionOf, type RecognitionConfig } from '../../src/media/recognizer-choice.js';
 
 const installed = { available: true };
-const missing = { available: false, reason: 'pocketsphinx is not installed; install it with: sudo apt-get install pocketsphinx pocketsphinx-en-us' };
+const missing = {
+  available: false,
+  reason: 'pocketsphinx is not installed; install it with: sudo apt-get install pocketsphinx pocketsphinx-en-us',
+};
 const SV_KEY = 'sv-secret-41b2e8';
 
 describe('recognitionOf', () => {
   it('Hindi with only the embedded recogniser: off, naming recognizers.hi-IN and both cloud keys', () => {
     const r = recognitionOf({ recognizer: 'auto' }, 'hi-in', installed);
     expect(r).toMatchObject({ language: 'hi-IN', provider: null, fallback: null, reason: expect.stringContaining('hi-IN') });
-    expect(r.fix).toBe('set recognizers.hi-IN: sarvam (VAGENT_RECOGNIZERS=hi-IN=sarvam) with SARVAM_API_KEY exported; '
-      + 'or set recognizers.hi-IN: deepgram (VAGENT_RECOGNIZERS=hi-IN=deepgram) with DEEPGRAM_API_KEY exported; then restart vagent serve');
+    expect(r.fix).toBe(
+      'set recognizers.hi-IN: sarvam (VAGENT_RECOGNIZERS=hi-IN=sarvam) with SARVAM_API_KEY exported; ' +
+        'or set recognizers.hi-IN: deepgram (VAGENT_RECOGNIZERS=hi-IN=deepgram) with DEEPGRAM_API_KEY exported; then restart vagent serve',
+    );
   });
 
   it('a key already set is not asked for again, and is never shown', () => {
@@ -28,14 +33,24 @@ describe('recognitionOf', () => {
   it('a language the settings serve: its provider and fallback, no fix', () => {
     const config: RecognitionConfig = { recognizer: 'auto', recognizers: { hi: 'sarvam' }, sarvam: { api_key: SV_KEY } };
     expect(recognitionOf(config, 'hi-IN', installed)).toEqual({ language: 'hi-IN', provider: 'sarvam', fallback: null });
-    expect(recognitionOf({ recognizer: 'auto' }, 'en-IN', installed)).toEqual({ language: 'en-IN', provider: 'pocketsphinx', fallback: null });
-    expect(recognitionOf({ recognizer: 'fake' }, 'hi-IN', installed)).toEqual({ language: 'hi-IN', provider: 'fake', fallback: null });
+    expect(recognitionOf({ recognizer: 'auto' }, 'en-IN', installed)).toEqual({
+      language: 'en-IN',
+      provider: 'pocketsphinx',
+      fallback: null,
+    });
+    expect(recognitionOf({ recognizer: 'fake' }, 'hi-IN', installed)).toEqual({
+      language: 'hi-IN',
+      provider: 'fake',
+      fallback: null,
+    });
   });
 
   it('English without the embedded recogniser: install it, or a cloud provider', () => {
     const r = recognitionOf({ recognizer: 'auto' }, 'en-IN', missing);
     expect(r.provider).toBeNull();
-    expect(r.fix).toMatch(/^install the embedded recogniser \(apt-get install pocketsphinx pocketsphinx-en-us\); or set recognizers\.en-IN: sarvam/);
+    expect(r.fix).toMatch(
+      /^install the embedded recogniser \(apt-get install pocketsphinx pocketsphinx-en-us\); or set recognizers\.en-IN: sarvam/,
+    );
   });
 
   it('a language set to off says so', () => {

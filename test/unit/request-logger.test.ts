@@ -41,7 +41,9 @@ describe('lazyChildLoggerFactory', () => {
     log.warn('third %s', 'formatted');
     expect(child).toHaveBeenCalledTimes(1);
     expect(lines.map((l) => [l.reqId, l.msg, l.level])).toEqual([
-      ['req_2', 'first', 30], ['req_2', 'second', 50], ['req_2', 'third formatted', 40],
+      ['req_2', 'first', 30],
+      ['req_2', 'second', 50],
+      ['req_2', 'third formatted', 40],
     ]);
     expect(lines[0]!.route).toBe('/v1/x');
     log.child({ part: 'x' }).info('grandchild');
@@ -70,7 +72,9 @@ describe('lazyChildLoggerFactory', () => {
     const res = await app.inject({ method: 'GET', url: '/x' });
     expect(res.statusCode).toBe(200);
     expect(lines.map((l) => [l.reqId, l.msg])).toEqual([
-      ['req_5', 'incoming request'], ['req_5', 'in handler'], ['req_5', 'request completed'],
+      ['req_5', 'incoming request'],
+      ['req_5', 'in handler'],
+      ['req_5', 'request completed'],
     ]);
     await app.close();
   });

@@ -56,15 +56,26 @@ async function call(a: TestApp, at: number): Promise<number> {
 const db = (a: TestApp) => a.runtime.services.repos.store.db;
 const rows = (a: TestApp, table: string) => db(a).prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
 const sessionExists = (a: TestApp, id: string) => a.runtime.services.repos.sessions.exists(Number(id.slice(3)));
-const TABLES = ['sessions', 'session_turns', 'calls', 'telephony_events', 'audit_events', 'agent_revisions', 'spend_ledger', 'agents', 'tenants'];
+const TABLES = [
+  'sessions',
+  'session_turns',
+  'calls',
+  'telephony_events',
+  'audit_events',
+  'agent_revisions',
+  'spend_ledger',
+  'agents',
+  'tenants',
+];
 const allRows = (a: TestApp) => Object.fromEntries(TABLES.map((tb) => [tb, rows(a, tb)]));
 
 /** Adds `n` ended copies of session `template` (with its turns) created at `at`, through the store's own functions. */
 function copies(a: TestApp, template: string, n: number, at: number): void {
   const repos = a.runtime.services.repos;
   const row = repos.sessions.get(Number(template.slice(3)))!;
-  const turns = db(a).prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx').all(row.seq) as
-    Array<{ idx: number; data: string; engine: string; metrics: string }>;
+  const turns = db(a)
+    .prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx')
+    .all(row.seq) as Array<{ idx: number; data: string; engine: string; metrics: string }>;
   repos.store.writeNow(() => {
     for (let i = 0; i < n; i++) {
       const { seq: _seq, ...rest } = row;
@@ -93,13 +104,25 @@ describe('purge before a cut-off', () => {
     db(a).prepare("UPDATE calls SET dial_status = 'ringing' WHERE id = ?").run(liveCall);
     const repos = a.runtime.services.repos;
     repos.store.writeNow(() => {
-      for (const [key, at, state] of [['e1', cutoff - 1, 'done'], ['e2', cutoff, 'done'], ['e3', cutoff - DAY, 'pending']] as const) {
+      for (const [key, at, state] of [
+        ['e1', cutoff - 1, 'done'],
+        ['e2', cutoff, 'done'],
+        ['e3', cutoff - DAY, 'pending'],
+      ] as const) {
         const seq = repos.telephonyEvents.insert(key, 'participant_joined', '{}', at)!;
         if (state === 'done') repos.telephonyEvents.finish(seq, 'done', 'session_opened', at);
       }
       for (const at of [cutoff - 1, cutoff]) {
-        repos.tenants.insertAudit({ at, actor_tenant_id: 'acme', actor_key_id: 'key_x', owner_tenant_id: 'default', resource_id: old,
-          method: 'GET', route: '/v1/sessions/:session_id', request_id: 'req_x' });
+        repos.tenants.insertAudit({
+          at,
+          actor_tenant_id: 'acme',
+          actor_key_id: 'key_x',
+          owner_tenant_id: 'default',
+          resource_id: old,
+          method: 'GET',
+          route: '/v1/sessions/:session_id',
+          request_id: 'req_x',
+        });
       }
     });
     clock = cutoff + DAY;
@@ -107,7 +130,14 @@ describe('purge before a cut-off', () => {
     const oldTurns = turnsOf(old) + turnsOf(`se_${oldCall}`);
 
     const result = await a.runtime.services.retention.purge({ before: cutoff, tenant: null });
-    expect(result).toMatchObject({ complete: true, sessions: 2, calls: 1, turns: oldTurns, telephony_events: 1, audit_events: 1 });
+    expect(result).toMatchObject({
+      complete: true,
+      sessions: 2,
+      calls: 1,
+      turns: oldTurns,
+      telephony_events: 1,
+      audit_events: 1,
+    });
     expect(sessionExists(a, old)).toBe(false);
     expect(repos.calls.get(oldCall)).toBeUndefined();
     expect(sessionExists(a, atCutoff)).toBe(true);
@@ -161,7 +191,10 @@ describe('purge before a cut-off', () => {
     const file = path.join(a.settings.state_dir, 'vagent.db');
     const store = a.runtime.services.repos.store;
     const svc = a.runtime.services.retention;
-    for (const scope of [{ before: cutoff, tenant: 'acme' }, { before: cutoff, tenant: null }]) {
+    for (const scope of [
+      { before: cutoff, tenant: 'acme' },
+      { before: cutoff, tenant: null },
+    ]) {
       store.db.pragma('wal_checkpoint(TRUNCATE)');
       const before = { rows: allRows(a), bytes: fs.readFileSync(file), wal: fs.statSync(`${file}-wal`).size };
       const dry = await svc.count(scope);
@@ -208,7 +241,10 @@ describe('purge before a cut-off', () => {
     await session(a, START);
     const svc = a.runtime.services.retention;
     const before = allRows(a);
-    await expect(svc.purge({ before: clock + 60, tenant: null })).rejects.toMatchObject({ code: 'invalid_request', param: 'before' });
+    await expect(svc.purge({ before: clock + 60, tenant: null })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'before',
+    });
     await expect(svc.count({ before: clock + 60, tenant: null })).rejects.toBeInstanceOf(ApiError);
     await expect(svc.purge({ before: clock, tenant: 'nobody' })).rejects.toMatchObject({ code: 'not_found', param: 'tenant' });
     expect(allRows(a)).toEqual(before);
@@ -226,10 +262,16 @@ describe('batches', () => {
     const sizes: number[] = [];
     const commits = store.stats().commits;
     const abort = new AbortController();
-    const stopped = await svc.purge({ before: START + DAY, tenant: 'default' }, {
-      signal: abort.signal,
-      onBatch: (c) => { sizes.push(c.sessions); if (sizes.length === 3) abort.abort(); },
-    });
+    const stopped = await svc.purge(
+      { before: START + DAY, tenant: 'default' },
+      {
+        signal: abort.signal,
+        onBatch: (c) => {
+          sizes.push(c.sessions);
+          if (sizes.length === 3) abort.abort();
+        },
+      },
+    );
     expect(stopped).toMatchObject({ complete: false, sessions: 150 });
     expect(rows(a, 'sessions')).toBe(350);
     const rest = await svc.purge({ before: START + DAY, tenant: 'default' }, { onBatch: (c) => sizes.push(c.sessions) });
@@ -250,8 +292,9 @@ describe('batches', () => {
     const log: string[] = [];
     const statuses: number[] = [];
     let done = false;
-    const purging = svc.purge({ before: START + DAY, tenant: 'default' }, { onBatch: () => log.push('batch') })
-      .finally(() => { done = true; });
+    const purging = svc.purge({ before: START + DAY, tenant: 'default' }, { onBatch: () => log.push('batch') }).finally(() => {
+      done = true;
+    });
     const talk = async () => {
       while (!done) {
         const opened = await a.call('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' });
@@ -284,12 +327,29 @@ describe('the background purge', () => {
     const reports: Array<{ sessions: number; complete: boolean }> = [];
     const errors: unknown[] = [];
     let bg: ReturnType<RetentionService['startBackground']> | undefined;
-    const svc = new RetentionService(s.repos, {
-      retentionDays: 1, batchSize: 10,
-      onSessionsPurged: (ids) => { s.sessions.forget(ids); batches += 1; if (batches === 2) stopping = bg!.stop(); },
-    }, () => clock);
-    bg = svc.startBackground({ firstDelayMs: 0, intervalMs: 3_600_000, onPurged: (c) => reports.push(c), onError: (e) => errors.push(e) });
-    await new Promise<void>((resolve) => { const wait = () => (stopping ? resolve() : setTimeout(wait, 5)); wait(); });
+    const svc = new RetentionService(
+      s.repos,
+      {
+        retentionDays: 1,
+        batchSize: 10,
+        onSessionsPurged: (ids) => {
+          s.sessions.forget(ids);
+          batches += 1;
+          if (batches === 2) stopping = bg!.stop();
+        },
+      },
+      () => clock,
+    );
+    bg = svc.startBackground({
+      firstDelayMs: 0,
+      intervalMs: 3_600_000,
+      onPurged: (c) => reports.push(c),
+      onError: (e) => errors.push(e),
+    });
+    await new Promise<void>((resolve) => {
+      const wait = () => (stopping ? resolve() : setTimeout(wait, 5));
+      wait();
+    });
     await stopping;
     expect(reports).toEqual([expect.objectContaining({ sessions: 20, complete: false })]);
     expect(rows(a, 'sessions')).toBe(280);
@@ -305,25 +365,38 @@ describe('the background purge', () => {
 });
 
 describe('retention settings', () => {
-  it('applies each tenant\'s retention, else the instance\'s; 0 keeps for ever', async () => {
+  it("applies each tenant's retention, else the instance's; 0 keeps for ever", async () => {
     const a = await app({ retention_days: 30 });
     const tenants = a.runtime.services.tenants;
     const keys = { acme: a.tenantKey('acme'), keep: a.tenantKey('keep'), short: a.tenantKey('short') };
     tenants.setRetention('keep', 0);
     tenants.setRetention('short', 5);
     const ids: Record<string, string> = {};
-    for (const [name, key] of [['default', a.key], ['acme', keys.acme], ['keep', keys.keep], ['short', keys.short]] as const) {
+    for (const [name, key] of [
+      ['default', a.key],
+      ['acme', keys.acme],
+      ['keep', keys.keep],
+      ['short', keys.short],
+    ] as const) {
       ids[name] = await session(a, START, { tenantKey: key });
     }
     clock = START + 10 * DAY;
     const first = await a.runtime.services.retention.enforce();
     expect(first).toMatchObject({ complete: true, sessions: 1 });
-    expect(Object.fromEntries(Object.entries(ids).map(([n, id]) => [n, sessionExists(a, id)])))
-      .toEqual({ default: true, acme: true, keep: true, short: false });
+    expect(Object.fromEntries(Object.entries(ids).map(([n, id]) => [n, sessionExists(a, id)]))).toEqual({
+      default: true,
+      acme: true,
+      keep: true,
+      short: false,
+    });
     clock = START + 40 * DAY;
     expect((await a.runtime.services.retention.enforce()).sessions).toBe(2);
-    expect(Object.fromEntries(Object.entries(ids).map(([n, id]) => [n, sessionExists(a, id)])))
-      .toEqual({ default: false, acme: false, keep: true, short: false });
+    expect(Object.fromEntries(Object.entries(ids).map(([n, id]) => [n, sessionExists(a, id)]))).toEqual({
+      default: false,
+      acme: false,
+      keep: true,
+      short: false,
+    });
   });
 
   it('keeps everything with the default retention_days 0', async () => {
@@ -335,14 +408,16 @@ describe('retention settings', () => {
     expect(sessionExists(a, id)).toBe(true);
   });
 
-  it('sets a tenant\'s retention: days, 0, default (null); refuses what is not whole days 0–36500', async () => {
+  it("sets a tenant's retention: days, 0, default (null); refuses what is not whole days 0–36500", async () => {
     const a = await app();
     const tenants = a.runtime.services.tenants;
     expect(tenants.getTenant('default').retention_days).toBeNull();
     expect(tenants.setRetention('default', 90).retention_days).toBe(90);
     expect(tenants.setRetention('default', 0).retention_days).toBe(0);
     for (const bad of [-1, 1.5, 36_501, Number.NaN]) {
-      expect(() => tenants.setRetention('default', bad)).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'retention_days' }));
+      expect(() => tenants.setRetention('default', bad)).toThrow(
+        expect.objectContaining({ code: 'invalid_request', param: 'retention_days' }),
+      );
     }
     expect(tenants.getTenant('default').retention_days).toBe(0);
     expect(tenants.setRetention('default', null).retention_days).toBeNull();
@@ -360,7 +435,9 @@ describe('cut-off dates and the start-up line', () => {
   });
 
   it('says on one line whether records are purged, and how to change it', () => {
-    expect(retentionNotice(0)).toMatch(/^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS.*vagent admin purge --before DATE$/);
+    expect(retentionNotice(0)).toMatch(
+      /^retention: off, records are kept for ever .*VAGENT_RETENTION_DAYS.*vagent admin purge --before DATE$/,
+    );
     expect(retentionNotice(30)).toMatch(/^retention: sessions, calls and events older than 30 days are purged in the background/);
     expect(retentionNotice(1)).toContain('older than 1 day are');
     for (const d of [0, 1, 30]) expect(retentionNotice(d)).not.toContain('\n');

@@ -19,15 +19,25 @@ const SECRET = 'whsec_9f8e7d6c5b4a';
 const LOCAL: WebhookPolicy = { allowHttp: true, allowPrivate: true, timeoutMs: 200 };
 const STRICT: WebhookPolicy = { allowHttp: true, allowPrivate: false, timeoutMs: 200 };
 
-interface Seen { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 const servers: http.Server[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => {
-    s.closeAllConnections();
-    s.close(() => r());
-  })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 });
 
 /** A server on 127.0.0.1 that records each request (with its full body) and then runs `respond`. */
@@ -91,7 +101,15 @@ describe('webhook signatures', () => {
     expect(verifyWebhookSignature(SECRET, body, header, now - 3600)).toBe(false);
     // The timestamp is signed: moving it forward breaks the MAC.
     expect(verifyWebhookSignature(SECRET, body, header.replace(`t=${now}`, `t=${now + 100}`), now + 100)).toBe(false);
-    for (const bad of ['', 't=1', `v1=${'0'.repeat(64)}`, `t=abc,v1=${'0'.repeat(64)}`, header.slice(0, -1), `${header},t=${now}`, 'garbage']) {
+    for (const bad of [
+      '',
+      't=1',
+      `v1=${'0'.repeat(64)}`,
+      `t=abc,v1=${'0'.repeat(64)}`,
+      header.slice(0, -1),
+      `${header},t=${now}`,
+      'garbage',
+    ]) {
       expect(verifyWebhookSignature(SECRET, body, bad, now)).toBe(false);
     }
   });
@@ -140,18 +158,24 @@ describe('checkWebhookUrl', () => {
   });
 
   it('refuses a URL longer than 2048 characters (invalid_url)', () => {
-    expect(() => checkWebhookUrl(`https://example.com/${'a'.repeat(3000)}`, policy)).toThrow(expect.objectContaining({ reason: 'invalid_url' }));
+    expect(() => checkWebhookUrl(`https://example.com/${'a'.repeat(3000)}`, policy)).toThrow(
+      expect.objectContaining({ reason: 'invalid_url' }),
+    );
   });
 
   it('accepts public https URLs, and host names without resolving them', () => {
-    expect(checkWebhookUrl('https://hooks.example.in/route', { allowHttp: false, allowPrivate: false }).href).toBe('https://hooks.example.in/route');
+    expect(checkWebhookUrl('https://hooks.example.in/route', { allowHttp: false, allowPrivate: false }).href).toBe(
+      'https://hooks.example.in/route',
+    );
     expect(checkWebhookUrl('https://203.0.114.7:8443/r?k=v', { allowHttp: false, allowPrivate: false }).port).toBe('8443');
     expect(checkWebhookUrl('https://[2606:4700::1111]/', { allowHttp: false, allowPrivate: false }).hostname).toBe('[2606:4700::1111]');
     expect(checkWebhookUrl('https://localhost/', { allowHttp: false, allowPrivate: false }).hostname).toBe('localhost');
   });
 
   it('refuses http unless allowed, and private literals unless allowed', () => {
-    expect(() => checkWebhookUrl('http://hooks.example.in/route', { allowHttp: false, allowPrivate: false })).toThrow(expect.objectContaining({ reason: 'scheme_not_allowed' }));
+    expect(() => checkWebhookUrl('http://hooks.example.in/route', { allowHttp: false, allowPrivate: false })).toThrow(
+      expect.objectContaining({ reason: 'scheme_not_allowed' }),
+    );
     expect(checkWebhookUrl('http://10.0.0.1/', { allowHttp: true, allowPrivate: true }).hostname).toBe('10.0.0.1');
   });
 
@@ -207,7 +231,10 @@ describe('postSignedJson', () => {
 
   it('refuses a host name if any of its addresses is not public', async () => {
     const s = await serve((res) => json(res, 200, {}));
-    const lookup = fakeDns([{ address: '8.8.8.8', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    const lookup = fakeDns([
+      { address: '8.8.8.8', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
     const err = await failure(postSignedJson(`http://hooks.example.in:${s.port}/`, {}, SECRET, STRICT));
     expect(err.reason).toBe('address_not_allowed');
     expect(lookup).toHaveBeenCalledTimes(1);
@@ -217,7 +244,9 @@ describe('postSignedJson', () => {
   it('connects to the address it resolved and checked, resolving once, with the name as Host', async () => {
     const s = await serve((res) => json(res, 200, { ok: true }));
     const lookup = fakeDns([{ address: '127.0.0.1', family: 4 }]);
-    await expect(postSignedJson(`http://hooks.example.in:${s.port}/r`, {}, SECRET, LOCAL)).resolves.toMatchObject({ body: { ok: true } });
+    await expect(postSignedJson(`http://hooks.example.in:${s.port}/r`, {}, SECRET, LOCAL)).resolves.toMatchObject({
+      body: { ok: true },
+    });
     expect(lookup).toHaveBeenCalledTimes(1);
     expect(s.seen[0]!.headers.host).toBe(`hooks.example.in:${s.port}`);
   });
@@ -258,7 +287,9 @@ describe('postSignedJson', () => {
   });
 
   it('times out a slow server within about timeoutMs', async () => {
-    const s = await serve(() => { /* never answers */ });
+    const s = await serve(() => {
+      /* never answers */
+    });
     const t0 = Date.now();
     const err = await failure(postSignedJson(s.url, {}, SECRET, LOCAL));
     const elapsed = Date.now() - t0;

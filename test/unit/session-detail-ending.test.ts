@@ -26,7 +26,9 @@ describe('session detail while the end is being made durable', () => {
     const id = (opened.json() as { session_id: string }).session_id;
 
     const held: Array<(err: NodeJS.ErrnoException | null) => void> = [];
-    vi.spyOn(fs, 'fdatasync').mockImplementation(((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => { held.push(cb); }) as typeof fs.fdatasync);
+    vi.spyOn(fs, 'fdatasync').mockImplementation(((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      held.push(cb);
+    }) as typeof fs.fdatasync);
     const ending = t.call('POST', `/v1/sessions/${id}/end`);
 
     // Wait until the end is committed (the list reads the database) while its sync is held.

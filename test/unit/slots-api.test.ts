@@ -5,14 +5,60 @@ import { extractSlot } from '../../src/engine/slots/index.js';
 const NOW = Date.parse('2019-03-01T12:00:00+05:30');
 
 function captureFor(type: SlotType): Capture {
-  if (type === 'choice') return { slot: 's', type, options: [{ id: 'a', synonyms: ['apple'] }, { id: 'b', synonyms: ['banana'] }] };
+  if (type === 'choice')
+    return {
+      slot: 's',
+      type,
+      options: [
+        { id: 'a', synonyms: ['apple'] },
+        { id: 'b', synonyms: ['banana'] },
+      ],
+    };
   return { slot: 's', type };
 }
 
 const HOSTILE = [
-  '', ' ', '\n\t', '????', '-', '...', '₹', '$$$', '0', '00:00', '99:99', '31/31', '2019-13-45', 'a'.repeat(5000), '9'.repeat(400),
-  'one '.repeat(300), 'double double double', 'saadhe', 'paune', 'the', 'of of of', '\u0000\u0001', '🙂 haan 🙂', 'नमस्ते', 'o"clock',
-  'a.m.', 'p.m', '1,', ',1', '1.', '.5', '1..2', '٣', 'Ⅻ', 'quarter to', 'half past', 'next', 'agle', 'tarikh', 'lakh', 'crore crore',
+  '',
+  ' ',
+  '\n\t',
+  '????',
+  '-',
+  '...',
+  '₹',
+  '$$$',
+  '0',
+  '00:00',
+  '99:99',
+  '31/31',
+  '2019-13-45',
+  'a'.repeat(5000),
+  '9'.repeat(400),
+  'one '.repeat(300),
+  'double double double',
+  'saadhe',
+  'paune',
+  'the',
+  'of of of',
+  '\u0000\u0001',
+  '🙂 haan 🙂',
+  'नमस्ते',
+  'o"clock',
+  'a.m.',
+  'p.m',
+  '1,',
+  ',1',
+  '1.',
+  '.5',
+  '1..2',
+  '٣',
+  'Ⅻ',
+  'quarter to',
+  'half past',
+  'next',
+  'agle',
+  'tarikh',
+  'lakh',
+  'crore crore',
 ];
 
 describe('extractSlot never throws and returns well-formed values', () => {
@@ -20,7 +66,13 @@ describe('extractSlot never throws and returns well-formed values', () => {
     for (const mode of ['answer', 'volunteer'] as const) {
       it(`${type} (${mode})`, () => {
         for (const text of HOSTILE) {
-          const r = extractSlot(text, { capture: captureFor(type), language: 'en-IN', nowMs: NOW, timezone: 'Asia/Kolkata', mode });
+          const r = extractSlot(text, {
+            capture: captureFor(type),
+            language: 'en-IN',
+            nowMs: NOW,
+            timezone: 'Asia/Kolkata',
+            mode,
+          });
           if (r === null) continue;
           expect(typeof r.matched).toBe('string');
           if (type === 'date') expect(r.value).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -40,7 +92,13 @@ describe('matched is taken from the utterance', () => {
     ['amount', 'Send ₹1,25,000 today', '₹1,25,000'],
     ['number', 'We are Four People', 'Four People'],
   ] as const)('%s', (type, text, matched) => {
-    const r = extractSlot(text, { capture: { slot: 's', type }, language: 'en-IN', nowMs: NOW, timezone: 'Asia/Kolkata', mode: 'answer' });
+    const r = extractSlot(text, {
+      capture: { slot: 's', type },
+      language: 'en-IN',
+      nowMs: NOW,
+      timezone: 'Asia/Kolkata',
+      mode: 'answer',
+    });
     expect(r?.matched).toBe(matched);
   });
 });

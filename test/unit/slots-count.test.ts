@@ -5,16 +5,42 @@ import { extractSlot } from '../../src/engine/slots/index.js';
 const NOW = Date.parse('2019-03-01T12:00:00+05:30');
 
 function count(text: string, mode: 'answer' | 'volunteer' = 'answer', extra: Partial<Capture> = {}): number | null {
-  const r = extractSlot(text, { capture: { slot: 'party_size', type: 'number', ...extra }, language: 'en-IN', nowMs: NOW, timezone: 'Asia/Kolkata', mode });
+  const r = extractSlot(text, {
+    capture: { slot: 'party_size', type: 'number', ...extra },
+    language: 'en-IN',
+    nowMs: NOW,
+    timezone: 'Asia/Kolkata',
+    mode,
+  });
   return r === null ? null : Number(r.value);
 }
 
 describe('number (counts)', () => {
   it.each([
-    ['4 people', 4], ['for two', 2], ['a table for 1', 1], ['three rooms', 3], ['4 bed rooms', 4], ['3 economy class seats', 3],
-    ['the four of us', 4], ['there are three of us', 3], ['a couple', 2], ['just me', 1], ['both of us', 2], ['4 please', 4],
-    ['do log', 2], ['hum teen log hain', 3], ['char logon ke liye', 4], ['paanch', 5], ['do', 2], ['sirf ek', 1], ['दो लोग', 2],
-    ['तीन टिकट', 3], ['hum dono', 2], ['main akela hoon', 1], ['0 bags', 0], ['a dozen', 12],
+    ['4 people', 4],
+    ['for two', 2],
+    ['a table for 1', 1],
+    ['three rooms', 3],
+    ['4 bed rooms', 4],
+    ['3 economy class seats', 3],
+    ['the four of us', 4],
+    ['there are three of us', 3],
+    ['a couple', 2],
+    ['just me', 1],
+    ['both of us', 2],
+    ['4 please', 4],
+    ['do log', 2],
+    ['hum teen log hain', 3],
+    ['char logon ke liye', 4],
+    ['paanch', 5],
+    ['do', 2],
+    ['sirf ek', 1],
+    ['दो लोग', 2],
+    ['तीन टिकट', 3],
+    ['hum dono', 2],
+    ['main akela hoon', 1],
+    ['0 bags', 0],
+    ['a dozen', 12],
   ])('%s → %d', (text, expected) => {
     expect(count(text)).toBe(expected);
   });
@@ -49,7 +75,13 @@ describe('number (counts)', () => {
   });
   it('masks a date against the reference time of each call, not of the one before', () => {
     const at = (iso: string): number | null => {
-      const r = extractSlot('february 29', { capture: { slot: 'party_size', type: 'number' }, language: 'en-IN', nowMs: Date.parse(iso), timezone: 'Asia/Kolkata', mode: 'answer' });
+      const r = extractSlot('february 29', {
+        capture: { slot: 'party_size', type: 'number' },
+        language: 'en-IN',
+        nowMs: Date.parse(iso),
+        timezone: 'Asia/Kolkata',
+        mode: 'answer',
+      });
       return r === null ? null : Number(r.value);
     };
     expect(at('2027-01-10T12:00:00+05:30')).toBeNull(); // 29 February 2028 is a date

@@ -7,15 +7,32 @@ const FRI = Date.parse('2019-03-01T12:00:00+05:30');
 const capture: Capture = { slot: 'visit_date', type: 'date' };
 
 function date(text: string, opts: { nowMs?: number; timezone?: string; mode?: 'answer' | 'volunteer' } = {}): string | null {
-  const r = extractSlot(text, { capture, language: 'hi-IN', nowMs: opts.nowMs ?? FRI, timezone: opts.timezone ?? 'Asia/Kolkata', mode: opts.mode ?? 'answer' });
+  const r = extractSlot(text, {
+    capture,
+    language: 'hi-IN',
+    nowMs: opts.nowMs ?? FRI,
+    timezone: opts.timezone ?? 'Asia/Kolkata',
+    mode: opts.mode ?? 'answer',
+  });
   return r === null ? null : String(r.value);
 }
 
 describe('date: relative days', () => {
   it.each([
-    ['today', '2019-03-01'], ['later today', '2019-03-01'], ['tonight', '2019-03-01'], ['aaj', '2019-03-01'], ['आज', '2019-03-01'],
-    ['tomorrow', '2019-03-02'], ['kal', '2019-03-02'], ['कल', '2019-03-02'], ['day after tomorrow', '2019-03-03'], ['parso', '2019-03-03'],
-    ['परसों', '2019-03-03'], ['in 3 days', '2019-03-04'], ['teen din baad', '2019-03-04'], ['in a week', '2019-03-08'],
+    ['today', '2019-03-01'],
+    ['later today', '2019-03-01'],
+    ['tonight', '2019-03-01'],
+    ['aaj', '2019-03-01'],
+    ['आज', '2019-03-01'],
+    ['tomorrow', '2019-03-02'],
+    ['kal', '2019-03-02'],
+    ['कल', '2019-03-02'],
+    ['day after tomorrow', '2019-03-03'],
+    ['parso', '2019-03-03'],
+    ['परसों', '2019-03-03'],
+    ['in 3 days', '2019-03-04'],
+    ['teen din baad', '2019-03-04'],
+    ['in a week', '2019-03-08'],
   ])('%s → %s', (text, expected) => {
     expect(date(text)).toBe(expected);
   });
@@ -23,10 +40,21 @@ describe('date: relative days', () => {
 
 describe('date: weekdays (today is a Friday)', () => {
   it.each([
-    ['next Friday', '2019-03-08'], ['this Friday', '2019-03-08'], ['on Friday', '2019-03-08'], ['next Monday', '2019-03-04'],
-    ['this Sunday', '2019-03-03'], ['this saturday', '2019-03-02'], ['Wednesday next week', '2019-03-06'], ['Friday next week', '2019-03-08'],
-    ['next week on Tuesday', '2019-03-05'], ['Sunday this week', '2019-03-03'], ['agle somvar', '2019-03-04'], ['is shanivar', '2019-03-02'],
-    ['agle hafte budhvar', '2019-03-06'], ['अगले शुक्रवार', '2019-03-08'], ['monday after next', '2019-03-11'],
+    ['next Friday', '2019-03-08'],
+    ['this Friday', '2019-03-08'],
+    ['on Friday', '2019-03-08'],
+    ['next Monday', '2019-03-04'],
+    ['this Sunday', '2019-03-03'],
+    ['this saturday', '2019-03-02'],
+    ['Wednesday next week', '2019-03-06'],
+    ['Friday next week', '2019-03-08'],
+    ['next week on Tuesday', '2019-03-05'],
+    ['Sunday this week', '2019-03-03'],
+    ['agle somvar', '2019-03-04'],
+    ['is shanivar', '2019-03-02'],
+    ['agle hafte budhvar', '2019-03-06'],
+    ['अगले शुक्रवार', '2019-03-08'],
+    ['monday after next', '2019-03-11'],
   ])('%s → %s', (text, expected) => {
     expect(date(text)).toBe(expected);
   });
@@ -34,11 +62,26 @@ describe('date: weekdays (today is a Friday)', () => {
 
 describe('date: days of a month', () => {
   it.each([
-    ['the 14th', '2019-03-14'], ['on the 2nd', '2019-03-02'], ['the 1st', '2019-03-01'], ['March 3rd', '2019-03-03'],
-    ['3rd of March', '2019-03-03'], ['14 april', '2019-04-14'], ['april 14', '2019-04-14'], ['1st of March 2019', '2019-03-01'],
-    ['3rd of this month', '2019-03-03'], ['12th of next month', '2019-04-12'], ['15 tarikh', '2019-03-15'], ['pandrah tarikh', '2019-03-15'],
-    ['agle mahine ki 5 tarikh', '2019-04-05'], ['15 अप्रैल', '2019-04-15'], ['the twenty-first', '2019-03-21'], ['twenty third of march', '2019-03-23'],
-    ['14/3', '2019-03-14'], ['3/14', '2019-03-14'], ['14/03/2019', '2019-03-14'], ['2019-03-14', '2019-03-14'],
+    ['the 14th', '2019-03-14'],
+    ['on the 2nd', '2019-03-02'],
+    ['the 1st', '2019-03-01'],
+    ['March 3rd', '2019-03-03'],
+    ['3rd of March', '2019-03-03'],
+    ['14 april', '2019-04-14'],
+    ['april 14', '2019-04-14'],
+    ['1st of March 2019', '2019-03-01'],
+    ['3rd of this month', '2019-03-03'],
+    ['12th of next month', '2019-04-12'],
+    ['15 tarikh', '2019-03-15'],
+    ['pandrah tarikh', '2019-03-15'],
+    ['agle mahine ki 5 tarikh', '2019-04-05'],
+    ['15 अप्रैल', '2019-04-15'],
+    ['the twenty-first', '2019-03-21'],
+    ['twenty third of march', '2019-03-23'],
+    ['14/3', '2019-03-14'],
+    ['3/14', '2019-03-14'],
+    ['14/03/2019', '2019-03-14'],
+    ['2019-03-14', '2019-03-14'],
   ])('%s → %s', (text, expected) => {
     expect(date(text)).toBe(expected);
   });

@@ -6,7 +6,9 @@ import { numberToWords } from '../../src/engine/spoken.js';
 
 /** The numeralised text of an utterance (tokens joined by spaces). */
 function numeralized(text: string, opts = {}): string {
-  return numeralize(tokenize(text), opts).map((t) => t.text).join(' ');
+  return numeralize(tokenize(text), opts)
+    .map((t) => t.text)
+    .join(' ');
 }
 
 describe('parseNumberWords: English', () => {
@@ -35,11 +37,38 @@ describe('parseNumberWords: English', () => {
 
 describe('parseNumberWords: Hindi and Hinglish', () => {
   it.each([
-    ['ek', 1], ['do', 2], ['teen', 3], ['char', 4], ['paanch', 5], ['chhe', 6], ['saat', 7], ['aath', 8], ['nau', 9], ['das', 10],
-    ['bees', 20], ['pachaas', 50], ['sau', 100], ['paanch sau', 500], ['ek hazaar', 1000], ['ek lakh', 100000], ['do crore', 20000000],
-    ['ek lakh pachees hazaar', 125000], ['do hazaar paanch sau', 2500], ['dedh lakh', 150000], ['dhai sau', 250],
-    ['saadhe teen hazaar', 3500], ['sava sau', 125], ['paune do sau', 175], ['nabbe', 90], ['ninyanve', 99],
-    ['पांच सौ', 500], ['पाँच सौ', 500], ['दो हज़ार', 2000], ['दो हजार', 2000], ['तीन', 3], ['डेढ़ लाख', 150000],
+    ['ek', 1],
+    ['do', 2],
+    ['teen', 3],
+    ['char', 4],
+    ['paanch', 5],
+    ['chhe', 6],
+    ['saat', 7],
+    ['aath', 8],
+    ['nau', 9],
+    ['das', 10],
+    ['bees', 20],
+    ['pachaas', 50],
+    ['sau', 100],
+    ['paanch sau', 500],
+    ['ek hazaar', 1000],
+    ['ek lakh', 100000],
+    ['do crore', 20000000],
+    ['ek lakh pachees hazaar', 125000],
+    ['do hazaar paanch sau', 2500],
+    ['dedh lakh', 150000],
+    ['dhai sau', 250],
+    ['saadhe teen hazaar', 3500],
+    ['sava sau', 125],
+    ['paune do sau', 175],
+    ['nabbe', 90],
+    ['ninyanve', 99],
+    ['पांच सौ', 500],
+    ['पाँच सौ', 500],
+    ['दो हज़ार', 2000],
+    ['दो हजार', 2000],
+    ['तीन', 3],
+    ['डेढ़ लाख', 150000],
   ])('%s → %d', (text, value) => {
     expect(parseNumberWords(text)).toBe(value);
   });

@@ -2,26 +2,56 @@ import { describe, expect, it } from 'vitest';
 import { extractSlot } from '../../src/engine/slots/index.js';
 
 function name(text: string, mode: 'answer' | 'volunteer' = 'answer'): string | null {
-  const r = extractSlot(text, { capture: { slot: 'patient_name', type: 'person_name' }, language: 'en-IN', nowMs: 0, timezone: 'Asia/Kolkata', mode });
+  const r = extractSlot(text, {
+    capture: { slot: 'patient_name', type: 'person_name' },
+    language: 'en-IN',
+    nowMs: 0,
+    timezone: 'Asia/Kolkata',
+    mode,
+  });
   return r === null ? null : String(r.value);
 }
 
 describe('person_name: answers', () => {
   it.each([
-    ['my name is Priya Sharma', 'Priya Sharma'], ['This is Rahul', 'Rahul'], ["It's Sunita", 'Sunita'], ['call me Bob', 'Bob'],
-    ['myself Ramesh Kumar', 'Ramesh Kumar'], ['the name is Anil Kapoor', 'Anil Kapoor'], ['Philip', 'Philip'], ['rahul sharma', 'Rahul Sharma'],
-    ['Aunty Meena please.', 'Aunty Meena'], ['Dr. Mehta', 'Dr Mehta'], ['My friend Arjun.', 'Arjun'], ['send it to papa please', 'Papa'],
-    ['Please send it to Farhan.', 'Farhan'], ['Yes, to naveen.', 'Naveen'], ['move it to the savings account of Aunty Meera', 'Aunty Meera'],
-    ["I'm paying it to Zoya.", 'Zoya'], ['It goes to my friend Tara, their savings account', 'Tara'], ['to my mom', 'Mom'],
-    ['mera naam Amit hai', 'Amit'], ['mera naam amit kumar hai', 'Amit Kumar'], ['मेरा नाम राहुल है', 'राहुल'], ['main Suresh bol raha hoon', 'Suresh'],
-    ['Anjali ko bhej do', 'Anjali'], ['Rahul ji', 'Rahul'],
+    ['my name is Priya Sharma', 'Priya Sharma'],
+    ['This is Rahul', 'Rahul'],
+    ["It's Sunita", 'Sunita'],
+    ['call me Bob', 'Bob'],
+    ['myself Ramesh Kumar', 'Ramesh Kumar'],
+    ['the name is Anil Kapoor', 'Anil Kapoor'],
+    ['Philip', 'Philip'],
+    ['rahul sharma', 'Rahul Sharma'],
+    ['Aunty Meena please.', 'Aunty Meena'],
+    ['Dr. Mehta', 'Dr Mehta'],
+    ['My friend Arjun.', 'Arjun'],
+    ['send it to papa please', 'Papa'],
+    ['Please send it to Farhan.', 'Farhan'],
+    ['Yes, to naveen.', 'Naveen'],
+    ['move it to the savings account of Aunty Meera', 'Aunty Meera'],
+    ["I'm paying it to Zoya.", 'Zoya'],
+    ['It goes to my friend Tara, their savings account', 'Tara'],
+    ['to my mom', 'Mom'],
+    ['mera naam Amit hai', 'Amit'],
+    ['mera naam amit kumar hai', 'Amit Kumar'],
+    ['मेरा नाम राहुल है', 'राहुल'],
+    ['main Suresh bol raha hoon', 'Suresh'],
+    ['Anjali ko bhej do', 'Anjali'],
+    ['Rahul ji', 'Rahul'],
   ])('%s → %s', (text, expected) => {
     expect(name(text)).toBe(expected);
   });
   it.each([
-    'Yes, move 900 rupees to any of my accounts.', "I'd like to pay into a friend's current account.", 'I am fine', 'yes',
-    'no thanks', 'Please send 2,300 rupees out of my savings.', '₹40 savings account', 'I want to make a payment to their current account.',
-    'send seventy dollars to their account', '',
+    'Yes, move 900 rupees to any of my accounts.',
+    "I'd like to pay into a friend's current account.",
+    'I am fine',
+    'yes',
+    'no thanks',
+    'Please send 2,300 rupees out of my savings.',
+    '₹40 savings account',
+    'I want to make a payment to their current account.',
+    'send seventy dollars to their account',
+    '',
   ])('%j → null', (text) => {
     expect(name(text)).toBeNull();
   });

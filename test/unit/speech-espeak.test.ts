@@ -146,8 +146,11 @@ describe('EspeakSynthesizer (stand-in workers)', { timeout: 30_000 }, () => {
 
   it('is unavailable when the worker cannot load the engine, and stays so without respawning', async () => {
     const counter = path.join(dir, 'starts.txt');
-    const file = stub('fatal', `import fs from 'node:fs'; fs.appendFileSync(${JSON.stringify(counter)}, 'x');
-process.send({ type: 'fatal', reason: 'unavailable', message: 'cannot load the engine' }); process.disconnect();`);
+    const file = stub(
+      'fatal',
+      `import fs from 'node:fs'; fs.appendFileSync(${JSON.stringify(counter)}, 'x');
+process.send({ type: 'fatal', reason: 'unavailable', message: 'cannot load the engine' }); process.disconnect();`,
+    );
     const synth = new EspeakSynthesizer({ workerPath: file });
     await expect(synth.synthesize('x', 'en')).rejects.toMatchObject({ reason: 'unavailable', message: 'cannot load the engine' });
     await expect(synth.synthesize('y', 'en')).rejects.toMatchObject({ reason: 'unavailable' });
@@ -164,9 +167,12 @@ process.send({ type: 'fatal', reason: 'unavailable', message: 'cannot load the e
   });
 
   it('times out a hung request, while queued calls behind it are served by a new child', async () => {
-    const file = stub('hangs', `process.send({ type: 'ready', sampleRate: 8000, startupMs: 1 });
+    const file = stub(
+      'hangs',
+      `process.send({ type: 'ready', sampleRate: 8000, startupMs: 1 });
 process.on('disconnect', () => process.exit(0));
-process.on('message', (m) => { if (m.text !== 'hang') process.send({ type: 'result', id: m.id, samples: new Int16Array([1, 2, 3]), sampleRate: 8000 }); });`);
+process.on('message', (m) => { if (m.text !== 'hang') process.send({ type: 'result', id: m.id, samples: new Int16Array([1, 2, 3]), sampleRate: 8000 }); });`,
+    );
     const synth = new EspeakSynthesizer({ workerPath: file });
     expect((await synth.synthesize('ok', 'en')).samples.length).toBe(3);
     const hung = synth.synthesize('hang', 'en', { timeoutMs: 50 });

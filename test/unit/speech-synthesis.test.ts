@@ -59,7 +59,8 @@ describe('FakeSynthesizer', () => {
 });
 
 describe('SpeechService', () => {
-  const make = (fake = new FakeSynthesizer(), concurrency?: number) => new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50, prepareTimeoutMs: 70, concurrency });
+  const make = (fake = new FakeSynthesizer(), concurrency?: number) =>
+    new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50, prepareTimeoutMs: 70, concurrency });
 
   it('synthesises a miss once, stores a 48 kHz WAV, then serves hits for free', async () => {
     const fake = new FakeSynthesizer();
@@ -182,7 +183,10 @@ describe('SpeechService', () => {
 
 describe('reply clips (services/clips.ts)', () => {
   const make = (fake = new FakeSynthesizer()) => new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50 });
-  const specs = [{ text: 'The fee is ₹500.', flags: { source: 'faq' } }, { text: 'May I have your name?', flags: {} }];
+  const specs = [
+    { text: 'The fee is ₹500.', flags: { source: 'faq' } },
+    { text: 'May I have your name?', flags: {} },
+  ];
   const base = 'http://127.0.0.1:7000';
 
   it('serves a reply whose clips and combination are cached without waiting, as renderClips would', async () => {
@@ -195,7 +199,12 @@ describe('reply clips (services/clips.ts)', () => {
     // The same reply the clip-by-clip path built (which also combined the clips), now at once.
     expect(fast).toEqual({ ...first, hits: 2, misses: 0, liveChars: 0, ttsMs: 0 });
     expect(await renderClips(speech, specs, 'en-IN', 'fake-en', base)).toEqual(fast);
-    expect(fast).toMatchObject({ hits: 2, misses: 0, liveChars: 0, spokenText: 'The fee is five hundred rupees. May I have your name?' });
+    expect(fast).toMatchObject({
+      hits: 2,
+      misses: 0,
+      liveChars: 0,
+      spokenText: 'The fee is five hundred rupees. May I have your name?',
+    });
     expect(fast!.audioUrl).toMatch(/^http:\/\/127\.0\.0\.1:7000\/v1\/audio\/[0-9a-f]{64}\.wav$/);
     expect(fast!.clips.map((c) => c.audio_url)).toEqual(first.clips.map((c) => c.audio_url));
     expect(fake.calls).toBe(2);

@@ -30,7 +30,7 @@ describe('toWav48k', () => {
     let crossings = 0;
     for (let i = 1; i < samples.length; i++) {
       peak = Math.max(peak, Math.abs(samples[i]!));
-      if ((samples[i - 1]! < 0) !== (samples[i]! < 0)) crossings += 1;
+      if (samples[i - 1]! < 0 !== samples[i]! < 0) crossings += 1;
     }
     expect(peak).toBeGreaterThan(9000);
     expect(peak).toBeLessThan(11000);

@@ -53,16 +53,43 @@ const metrics = (llm: number, tts: number, stt: number): string => JSON.stringif
 
 function openSession(r: Repos, id: number, tenant: string, createdAt: number, m: string): number {
   return r.sessions.insert({
-    id, tenant_id: tenant, agent_id: 'ag_x', agent_digest: 'd', customer_name: null, customer_phone: null, title: null,
-    context: '{}', ref_ms: 0, engine: '{}', metrics: m, status: 'open', created_at: createdAt, ended_at: null, summary: null,
+    id,
+    tenant_id: tenant,
+    agent_id: 'ag_x',
+    agent_digest: 'd',
+    customer_name: null,
+    customer_phone: null,
+    title: null,
+    context: '{}',
+    ref_ms: 0,
+    engine: '{}',
+    metrics: m,
+    status: 'open',
+    created_at: createdAt,
+    ended_at: null,
+    summary: null,
   });
 }
 
 function placeCall(r: Repos, id: number, tenant: string, reserved: number, until: number): void {
   r.calls.insert({
-    id, tenant_id: tenant, agent_id: 'ag_x', direction: 'outbound', to_number: '+919876543210', from_number: null,
-    dial_status: 'not_dialled', trunk_id: null, room_name: null, provider_call_id: null, dial_error: null,
-    idempotency_key: null, idempotency_print: null, reserved_micro: reserved, reserve_until: until, answered_at: null, transport: null,
+    id,
+    tenant_id: tenant,
+    agent_id: 'ag_x',
+    direction: 'outbound',
+    to_number: '+919876543210',
+    from_number: null,
+    dial_status: 'not_dialled',
+    trunk_id: null,
+    room_name: null,
+    provider_call_id: null,
+    dial_error: null,
+    idempotency_key: null,
+    idempotency_print: null,
+    reserved_micro: reserved,
+    reserve_until: until,
+    answered_at: null,
+    transport: null,
   });
 }
 
@@ -75,7 +102,7 @@ function seedRepos(): Repos {
 }
 
 type Stmt = { source: string };
-const sqlOf = (repo: object, name: string): string => ((repo as { q: Record<string, Stmt> }).q[name]!).source;
+const sqlOf = (repo: object, name: string): string => (repo as { q: Record<string, Stmt> }).q[name]!.source;
 function plan(db: Database.Database, sql: string): string {
   const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1]!, null]));
   return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>).map((x) => x.detail).join('\n');
@@ -94,8 +121,10 @@ describe('spend ledger (migration 7)', () => {
         r.sessions.end(seq, '{}', metrics(1000, 500, 0), DAY0 + i * 287 + 60, '{}');
       }
       const { start, end } = dayBounds(DAY0 + 3600, ZONE);
-      const rows = r.store.db.prepare('SELECT COUNT(*) FROM spend_ledger WHERE tenant_id = ? AND bucket >= ? AND bucket < ?')
-        .pluck().get('a', start / 900, end / 900) as number;
+      const rows = r.store.db
+        .prepare('SELECT COUNT(*) FROM spend_ledger WHERE tenant_id = ? AND bucket >= ? AND bucket < ?')
+        .pluck()
+        .get('a', start / 900, end / 900) as number;
       expect(rows).toBeGreaterThan(0);
       expect(rows).toBeLessThanOrEqual(96);
       expect(r.calls.spendMicro('a', start, end, DAY0 + 3600)).toBe(300 * 1500);
@@ -164,7 +193,8 @@ describe('spend ledger (migration 7)', () => {
       raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
     }
     raw.exec("INSERT INTO tenants (id, created_at) VALUES ('a', 0)");
-    const session = raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+    const session =
+      raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
       VALUES (?, ?, 'a', 'ag_x', 'd', '{}', 0, '{}', ?, ?, ?)`);
     const turn = raw.prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, '{}', '{}', ?)");
     const call = raw.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status, reserved_micro, reserve_until)
@@ -197,18 +227,31 @@ describe('spend ledger (migration 7)', () => {
 
 /** Each (tenant, bucket)'s held_micro against its call holds, and each hold against its call and open session. */
 function holdsConsistent(db: Database.Database, now: number): void {
-  const drift = db.prepare(`SELECT l.tenant_id, l.bucket, l.held_micro,
+  const drift = db
+    .prepare(
+      `SELECT l.tenant_id, l.bucket, l.held_micro,
       (SELECT COALESCE(SUM(MAX(0, h.reserved_micro - h.cost_micro)), 0) FROM call_holds h WHERE h.tenant_id = l.tenant_id AND h.bucket = l.bucket) AS held
-    FROM spend_ledger l WHERE held <> l.held_micro`).all();
+    FROM spend_ledger l WHERE held <> l.held_micro`,
+    )
+    .all();
   expect(drift).toEqual([]);
-  const orphans = db.prepare(`SELECT COUNT(*) FROM call_holds h WHERE NOT EXISTS (SELECT 1 FROM spend_ledger l WHERE l.tenant_id = h.tenant_id AND l.bucket = h.bucket)`).pluck().get();
+  const orphans = db
+    .prepare(
+      `SELECT COUNT(*) FROM call_holds h WHERE NOT EXISTS (SELECT 1 FROM spend_ledger l WHERE l.tenant_id = h.tenant_id AND l.bucket = h.bucket)`,
+    )
+    .pluck()
+    .get();
   expect(orphans).toBe(0);
   // What each open call with a reservation should hold, with its session's cost so far.
-  const expected = db.prepare(`SELECT c.id AS call_id, s.tenant_id, CAST(s.created_at / 900 AS INTEGER) AS bucket, c.reserved_micro,
+  const expected = db
+    .prepare(
+      `SELECT c.id AS call_id, s.tenant_id, CAST(s.created_at / 900 AS INTEGER) AS bucket, c.reserved_micro,
       (SELECT COALESCE(json_extract(m, '$.cost.llm'), 0) + COALESCE(json_extract(m, '$.cost.tts'), 0) + COALESCE(json_extract(m, '$.cost.stt'), 0)
         FROM (SELECT COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics) AS m)) AS cost_micro,
       c.reserve_until
-    FROM calls c JOIN sessions s ON s.id = c.id WHERE s.status = 'open' AND c.reserved_micro > 0 ORDER BY c.id`).all() as Array<{ call_id: number; reserve_until: number }>;
+    FROM calls c JOIN sessions s ON s.id = c.id WHERE s.status = 'open' AND c.reserved_micro > 0 ORDER BY c.id`,
+    )
+    .all() as Array<{ call_id: number; reserve_until: number }>;
   const holds = db.prepare('SELECT * FROM call_holds ORDER BY call_id').all() as Array<{ call_id: number }>;
   const byId = new Map(expected.map((e) => [e.call_id, e]));
   // Every hold is one of those, exactly; every unexpired one of those has its hold (an expired one may be released).
@@ -224,7 +267,14 @@ describe('call holds (migration 10)', () => {
       const pick = (n: number): number => Math.floor(next() * n);
       const r = seedRepos();
       try {
-        const open: Array<{ seq: number; id: number; tenant: string; cost: [number, number, number]; idx: number; call: boolean }> = [];
+        const open: Array<{
+          seq: number;
+          id: number;
+          tenant: string;
+          cost: [number, number, number];
+          idx: number;
+          call: boolean;
+        }> = [];
         let id = 100;
         let now = DAY0 - 86400 + 3 * 3600;
         let released = 0;
@@ -266,8 +316,9 @@ describe('call holds (migration 10)', () => {
           for (const t of ['a', 'b']) {
             for (const d of [-1, 0]) {
               const { start, end } = dayBounds(now + d * 86400, ZONE);
-              expect(r.calls.spendMicro(t, start, end, now), `seed ${seed} step ${step} tenant ${t} day ${d}`)
-                .toBe(oldSpend(r.store.db, t, start, end, now));
+              expect(r.calls.spendMicro(t, start, end, now), `seed ${seed} step ${step} tenant ${t} day ${d}`).toBe(
+                oldSpend(r.store.db, t, start, end, now),
+              );
             }
           }
           if (step % 25 === 0) holdsConsistent(r.store.db, now);
@@ -294,7 +345,8 @@ describe('call holds (migration 10)', () => {
         placeCall(r, 1000 + i, 'a', 2_000_000, at + (i % 2 === 0 ? 600 : 7200));
       }
       const { start, end } = dayBounds(at, ZONE);
-      const held = (): number => r.store.db.prepare('SELECT SUM(held_micro) FROM spend_ledger WHERE tenant_id = ?').pluck().get('a') as number;
+      const held = (): number =>
+        r.store.db.prepare('SELECT SUM(held_micro) FROM spend_ledger WHERE tenant_id = ?').pluck().get('a') as number;
       expect(held()).toBe(40 * 1_900_000);
       expect(r.calls.spendMicro('a', start, end, at + 60)).toBe(40 * 2_000_000);
       const later = at + 3600;
@@ -321,7 +373,11 @@ describe('call holds (migration 10)', () => {
       // Covered end to end in test/api; here: the service releases before it checks.
       const { BudgetService } = await import('../../src/services/budget.js');
       let now = DAY0 + 3600;
-      const budget = new BudgetService({ repos: r, now: () => now } as never, { dailyBudgetInr: 3, timezone: ZONE, callReservationInr: 2 });
+      const budget = new BudgetService({ repos: r, now: () => now } as never, {
+        dailyBudgetInr: 3,
+        timezone: ZONE,
+        callReservationInr: 2,
+      });
       openSession(r, 2000, 'a', now, metrics(0, 0, 0));
       await r.store.write(() => placeCall(r, 2000, 'a', budget.reserveTx('a'), now + 600));
       openSession(r, 2001, 'a', now, metrics(0, 0, 0));
@@ -344,10 +400,17 @@ describe('call holds (migration 10)', () => {
     try {
       const { BudgetService } = await import('../../src/services/budget.js');
       let now = DAY0 - 1;
-      const budget = new BudgetService({ repos: r, now: () => now } as never, { dailyBudgetInr: 3, timezone: ZONE, callReservationInr: 2 });
+      const budget = new BudgetService({ repos: r, now: () => now } as never, {
+        dailyBudgetInr: 3,
+        timezone: ZONE,
+        callReservationInr: 2,
+      });
       openSession(r, 3000, 'a', now, metrics(0, 0, 0));
       await r.store.write(() => placeCall(r, 3000, 'a', budget.reserveTx('a'), now + 600));
-      const seen = (): [string, number] => { const s = budget.status('a'); return [s.day, s.spent_inr]; };
+      const seen = (): [string, number] => {
+        const s = budget.status('a');
+        return [s.day, s.spent_inr];
+      };
       expect(seen()).toEqual(['2026-11-20', 2]);
       now = DAY0;
       expect(seen()).toEqual(['2026-11-21', 0]);
@@ -373,7 +436,8 @@ describe('call holds (migration 10)', () => {
       raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
     }
     raw.exec("INSERT INTO tenants (id, created_at) VALUES ('a', 0), ('b', 0)");
-    const session = raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+    const session =
+      raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
       VALUES (?, ?, ?, 'ag_x', 'd', '{}', 0, '{}', ?, ?, ?)`);
     const turn = raw.prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, '{}', '{}', ?)");
     const call = raw.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status, reserved_micro, reserve_until)
@@ -408,18 +472,24 @@ describe('call holds (migration 10)', () => {
       expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
       holdsConsistent(store.db, DAY0);
       expect(store.db.prepare('SELECT call_id, cost_micro FROM call_holds ORDER BY call_id').all()).toEqual([
-        { call_id: 11, cost_micro: 295_000 }, { call_id: 12, cost_micro: 2_500_000 }, { call_id: 13, cost_micro: 10_000 },
-        { call_id: 16, cost_micro: 1_000 }, { call_id: 17, cost_micro: 0 },
+        { call_id: 11, cost_micro: 295_000 },
+        { call_id: 12, cost_micro: 2_500_000 },
+        { call_id: 13, cost_micro: 10_000 },
+        { call_id: 16, cost_micro: 1_000 },
+        { call_id: 17, cost_micro: 0 },
       ]);
-      expect(store.db.prepare("SELECT SUM(held_micro) FROM spend_ledger WHERE tenant_id = 'a'").pluck().get())
-        .toBe(1_705_000 + 0 + 1_990_000 + 1_999_000);
+      expect(store.db.prepare("SELECT SUM(held_micro) FROM spend_ledger WHERE tenant_id = 'a'").pluck().get()).toBe(
+        1_705_000 + 0 + 1_990_000 + 1_999_000,
+      );
       const calls = new CallRepo(store.db);
       const after = ['a', 'b'].flatMap((t) => days.flatMap((d) => nows.map((now) => calls.spendMicro(t, d, d + 86400, now))));
       expect(after).toEqual(before);
       // Today at DAY0 + 2000: 11 holds ₹2, 12 costs ₹2.5, 13 expired (its cost), 14 ended, 15 its cost.
       expect(after[5]).toBe(2_000_000 + 2_500_000 + 10_000 + 600_000 + 7_000);
       // The triggers run on the upgraded database: a turn and an end of a backfilled hold.
-      store.db.prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (1, 2, '{}', '{}', ?)").run(metrics(1_900_000, 0, 0));
+      store.db
+        .prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (1, 2, '{}', '{}', ?)")
+        .run(metrics(1_900_000, 0, 0));
       store.db.prepare("UPDATE sessions SET status = 'ended', metrics = ? WHERE seq = 2").run(metrics(2_600_000, 0, 0));
       holdsConsistent(store.db, DAY0);
       expect(calls.spendMicro('a', DAY0, DAY0 + 86400, DAY0 + 2000)).toBe(oldSpend(store.db, 'a', DAY0, DAY0 + 86400, DAY0 + 2000));

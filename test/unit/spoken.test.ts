@@ -7,21 +7,44 @@ import { digitWord, numberToWords, speakAmount, speakDate, speakTime, toSpokenTe
 
 describe('numberToWords', () => {
   it.each([
-    [0, 'zero'], [7, 'seven'], [13, 'thirteen'], [20, 'twenty'], [42, 'forty-two'], [99, 'ninety-nine'],
-    [100, 'one hundred'], [105, 'one hundred five'], [999, 'nine hundred ninety-nine'],
-    [1000, 'one thousand'], [2500, 'two thousand five hundred'], [10_000, 'ten thousand'],
+    [0, 'zero'],
+    [7, 'seven'],
+    [13, 'thirteen'],
+    [20, 'twenty'],
+    [42, 'forty-two'],
+    [99, 'ninety-nine'],
+    [100, 'one hundred'],
+    [105, 'one hundred five'],
+    [999, 'nine hundred ninety-nine'],
+    [1000, 'one thousand'],
+    [2500, 'two thousand five hundred'],
+    [10_000, 'ten thousand'],
     [99_999, 'ninety-nine thousand nine hundred ninety-nine'],
-    [100_000, 'one lakh'], [125_000, 'one lakh twenty-five thousand'], [1_000_001, 'ten lakh one'],
-    [10_000_000, 'one crore'], [12_345_678, 'one crore twenty-three lakh forty-five thousand six hundred seventy-eight'],
-    [1_000_000_000, 'one hundred crore'], [-5, 'minus five'],
+    [100_000, 'one lakh'],
+    [125_000, 'one lakh twenty-five thousand'],
+    [1_000_001, 'ten lakh one'],
+    [10_000_000, 'one crore'],
+    [12_345_678, 'one crore twenty-three lakh forty-five thousand six hundred seventy-eight'],
+    [1_000_000_000, 'one hundred crore'],
+    [-5, 'minus five'],
   ])('English %d → %s', (n, words) => {
     expect(numberToWords(n, 'en-IN')).toBe(words);
   });
 
   it.each([
-    [0, 'शून्य'], [5, 'पाँच'], [19, 'उन्नीस'], [25, 'पच्चीस'], [49, 'उनचास'], [79, 'उन्यासी'], [99, 'निन्यानबे'],
-    [100, 'एक सौ'], [500, 'पाँच सौ'], [2500, 'दो हज़ार पाँच सौ'], [125_000, 'एक लाख पच्चीस हज़ार'],
-    [20_000_000, 'दो करोड़'], [-3, 'माइनस तीन'],
+    [0, 'शून्य'],
+    [5, 'पाँच'],
+    [19, 'उन्नीस'],
+    [25, 'पच्चीस'],
+    [49, 'उनचास'],
+    [79, 'उन्यासी'],
+    [99, 'निन्यानबे'],
+    [100, 'एक सौ'],
+    [500, 'पाँच सौ'],
+    [2500, 'दो हज़ार पाँच सौ'],
+    [125_000, 'एक लाख पच्चीस हज़ार'],
+    [20_000_000, 'दो करोड़'],
+    [-3, 'माइनस तीन'],
   ])('Hindi %d → %s', (n, words) => {
     expect(numberToWords(n, 'hi-IN')).toBe(words);
   });
@@ -39,7 +62,18 @@ describe('numberToWords', () => {
 
 describe('digitWord', () => {
   it('names every digit in English and Hindi', () => {
-    expect([...'0123456789'].map((d) => digitWord(d, 'en-IN'))).toEqual(['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine']);
+    expect([...'0123456789'].map((d) => digitWord(d, 'en-IN'))).toEqual([
+      'zero',
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+    ]);
     expect([...'0123456789'].map((d) => digitWord(d, 'hi-IN'))).toEqual(['शून्य', 'एक', 'दो', 'तीन', 'चार', 'पाँच', 'छह', 'सात', 'आठ', 'नौ']);
   });
   it('accepts Devanagari digits and keeps numerals for other languages', () => {
@@ -81,16 +115,30 @@ describe('speakDate', () => {
 
 describe('speakTime', () => {
   it.each([
-    ['10:30', 'ten thirty in the morning'], ['17:00', 'five PM'], ['14:15', 'two fifteen PM'], ['09:05', 'nine oh five in the morning'],
-    ['12:00', 'twelve noon'], ['00:00', 'midnight'], ['00:30', 'twelve thirty at night'], ['12:45', 'twelve forty-five PM'],
-    ['23:59', 'eleven fifty-nine PM'], ['7:00', 'seven in the morning'],
+    ['10:30', 'ten thirty in the morning'],
+    ['17:00', 'five PM'],
+    ['14:15', 'two fifteen PM'],
+    ['09:05', 'nine oh five in the morning'],
+    ['12:00', 'twelve noon'],
+    ['00:00', 'midnight'],
+    ['00:30', 'twelve thirty at night'],
+    ['12:45', 'twelve forty-five PM'],
+    ['23:59', 'eleven fifty-nine PM'],
+    ['7:00', 'seven in the morning'],
   ])('English %s → %s', (t, said) => {
     expect(speakTime(t, 'en-IN')).toBe(said);
   });
   it.each([
-    ['10:30', 'सुबह साढ़े दस बजे'], ['17:00', 'शाम पाँच बजे'], ['14:15', 'दोपहर सवा दो बजे'], ['13:30', 'दोपहर डेढ़ बजे'],
-    ['14:30', 'दोपहर ढाई बजे'], ['17:45', 'शाम पौने छह बजे'], ['23:45', 'रात पौने बारह बजे'], ['21:10', 'रात नौ बजकर दस मिनट'],
-    ['00:00', 'रात बारह बजे'], ['06:00', 'सुबह छह बजे'],
+    ['10:30', 'सुबह साढ़े दस बजे'],
+    ['17:00', 'शाम पाँच बजे'],
+    ['14:15', 'दोपहर सवा दो बजे'],
+    ['13:30', 'दोपहर डेढ़ बजे'],
+    ['14:30', 'दोपहर ढाई बजे'],
+    ['17:45', 'शाम पौने छह बजे'],
+    ['23:45', 'रात पौने बारह बजे'],
+    ['21:10', 'रात नौ बजकर दस मिनट'],
+    ['00:00', 'रात बारह बजे'],
+    ['06:00', 'सुबह छह बजे'],
   ])('Hindi %s → %s', (t, said) => {
     expect(speakTime(t, 'hi-IN')).toBe(said);
   });
@@ -101,14 +149,24 @@ describe('speakTime', () => {
 
 describe('speakAmount', () => {
   it.each([
-    [125000, 'one lakh twenty-five thousand rupees'], [500, 'five hundred rupees'], [1, 'one rupee'], [0, 'zero rupees'],
-    [2500.5, 'two thousand five hundred rupees and fifty paise'], [0.75, 'seventy-five paise'], [0.01, 'one paisa'],
-    [10_000_000, 'one crore rupees'], [89.999, 'ninety rupees'], [-200, 'minus two hundred rupees'],
+    [125000, 'one lakh twenty-five thousand rupees'],
+    [500, 'five hundred rupees'],
+    [1, 'one rupee'],
+    [0, 'zero rupees'],
+    [2500.5, 'two thousand five hundred rupees and fifty paise'],
+    [0.75, 'seventy-five paise'],
+    [0.01, 'one paisa'],
+    [10_000_000, 'one crore rupees'],
+    [89.999, 'ninety rupees'],
+    [-200, 'minus two hundred rupees'],
   ])('English %d → %s', (n, said) => {
     expect(speakAmount(n, 'en-IN')).toBe(said);
   });
   it.each([
-    [125000, 'एक लाख पच्चीस हज़ार रुपये'], [1, 'एक रुपया'], [2500.5, 'दो हज़ार पाँच सौ रुपये और पचास पैसे'], [0.01, 'एक पैसा'],
+    [125000, 'एक लाख पच्चीस हज़ार रुपये'],
+    [1, 'एक रुपया'],
+    [2500.5, 'दो हज़ार पाँच सौ रुपये और पचास पैसे'],
+    [0.01, 'एक पैसा'],
   ])('Hindi %d → %s', (n, said) => {
     expect(speakAmount(n, 'hi-IN')).toBe(said);
   });

@@ -11,8 +11,12 @@ import { statePaths } from '../../src/config/paths.js';
 import { loadAudioKey, loadMasterKey, StateDirError } from '../../src/store/state-dir.js';
 
 let dir: string;
-beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-keys-')); });
-afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); });
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-keys-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe('state dir key files', () => {
   it('audio.key: created 0600 with 32 random bytes, stable, and apart from the master key', () => {

@@ -25,7 +25,7 @@ afterEach(() => {
 type Stmt = { source: string };
 /** The SQL of a repo's prepared statement `name` (repos keep them in a private `q`). */
 function sqlOf(repo: object, name: string): string {
-  return ((repo as { q: Record<string, Stmt> }).q[name]!).source;
+  return (repo as { q: Record<string, Stmt> }).q[name]!.source;
 }
 /** The details of SQLite's plan for `sql`, with every named parameter bound to null. */
 function plan(db: Database.Database, sql: string): string[] {
@@ -44,7 +44,8 @@ function version5(file: string): void {
     raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
   }
   raw.exec("INSERT INTO tenants (id, created_at) VALUES ('a', 0), ('b', 0)");
-  const session = raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+  const session =
+    raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
     VALUES (?, ?, ?, 'ag_x', 'd', '{}', 0, '{}', '{}', ?, ?)`);
   const call = raw.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status)
     VALUES (?, ?, 'ag_x', 'outbound', '+919876543210', ?)`);
@@ -56,7 +57,9 @@ function version5(file: string): void {
   }
   session.run(41, 2001, 'b', 'open', 1700000100);
   call.run(2001, 'b', 'ringing');
-  const claim = raw.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at) VALUES ('a', ?, 'f', ?, ?, ?, 1700000000)`);
+  const claim = raw.prepare(
+    `INSERT INTO idempotency (tenant_id, key, fingerprint, state, status, body, created_at) VALUES ('a', ?, 'f', ?, ?, ?, 1700000000)`,
+  );
   for (let i = 0; i < 30; i++) {
     if (i % 10 === 0) claim.run(`k${i}`, 'in_progress', null, null);
     else claim.run(`k${i}`, 'done', 201, '{}');

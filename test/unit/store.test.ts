@@ -44,18 +44,30 @@ describe('Store', () => {
     }) as typeof fs.fdatasync);
     try {
       let done = false;
-      const w = store.write(() => store.db.prepare('INSERT INTO t VALUES (1)').run()).then(() => { done = true; });
+      const w = store
+        .write(() => store.db.prepare('INSERT INTO t VALUES (1)').run())
+        .then(() => {
+          done = true;
+        });
       await new Promise((r) => setTimeout(r, 20));
       // Committed (visible) but not acknowledged until the fsync completes.
       expect((store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n).toBe(1);
       expect(done).toBe(false);
       // A batch committed while that fsync runs gets a sync of its own at once (two may run)…
       const flags = { second: false, third: false };
-      const w2 = store.write(() => store.db.prepare('INSERT INTO t VALUES (2)').run()).then(() => { flags.second = true; });
+      const w2 = store
+        .write(() => store.db.prepare('INSERT INTO t VALUES (2)').run())
+        .then(() => {
+          flags.second = true;
+        });
       await new Promise((r) => setTimeout(r, 20));
       expect(pending).toHaveLength(2);
       // …and one committed while two run waits for the next.
-      const w3 = store.write(() => store.db.prepare('INSERT INTO t VALUES (3)').run()).then(() => { flags.third = true; });
+      const w3 = store
+        .write(() => store.db.prepare('INSERT INTO t VALUES (3)').run())
+        .then(() => {
+          flags.third = true;
+        });
       await new Promise((r) => setTimeout(r, 20));
       expect(pending).toHaveLength(2);
       // Each batch waits for the sync begun after its commit, not for an earlier one.
@@ -64,7 +76,9 @@ describe('Store', () => {
       expect(done).toBe(false);
       // A read does not wait for the sync; whenDurable waits for what covers every commit so far.
       let durable = false;
-      const d = store.whenDurable().then(() => { durable = true; });
+      const d = store.whenDurable().then(() => {
+        durable = true;
+      });
       expect(await store.read(() => (store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n)).toBe(3);
       pending.shift()!();
       await w;
@@ -101,13 +115,14 @@ describe('Store', () => {
     }
   });
 
-  it('checkpoints the WAL from a worker thread, so the daemon\'s connection does not', async () => {
+  it("checkpoints the WAL from a worker thread, so the daemon's connection does not", async () => {
     const store = Store.open(dbFile());
     store.db.exec('CREATE TABLE t (v TEXT)');
-    const fill = () => store.write(() => {
-      const ins = store.db.prepare('INSERT INTO t VALUES (?)');
-      for (let i = 0; i < 2000; i++) ins.run('x'.repeat(1000));
-    });
+    const fill = () =>
+      store.write(() => {
+        const ins = store.db.prepare('INSERT INTO t VALUES (?)');
+        for (let i = 0; i < 2000; i++) ins.run('x'.repeat(1000));
+      });
     const framesAfterSmallWrite = async () => {
       await store.write(() => store.db.prepare('INSERT INTO t VALUES (?)').run('y'));
       return (store.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
@@ -156,7 +171,11 @@ describe('Store', () => {
     try {
       store.holdCommits();
       let committed = false;
-      const write = store.write(() => store.db.prepare('INSERT INTO t VALUES (1)').run()).then(() => { committed = true; });
+      const write = store
+        .write(() => store.db.prepare('INSERT INTO t VALUES (1)').run())
+        .then(() => {
+          committed = true;
+        });
       const count = () => (store.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
       // Several turns of the event loop: the read batch runs, the write does not.
       for (let i = 0; i < 5; i++) expect(await store.read(count)).toBe(0);
@@ -200,14 +219,16 @@ describe('Store', () => {
       let writes = 0;
       let started = 0;
       try {
-        await Promise.all(Array.from({ length: 20 }, async () => {
-          while (started < TOTAL_WRITES) {
-            started += 1;
-            await store.write(() => store.db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(3000)));
-            writes += 1;
-            maxWal = Math.max(maxWal, fs.statSync(`${file}-wal`).size);
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 20 }, async () => {
+            while (started < TOTAL_WRITES) {
+              started += 1;
+              await store.write(() => store.db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(3000)));
+              writes += 1;
+              maxWal = Math.max(maxWal, fs.statSync(`${file}-wal`).size);
+            }
+          }),
+        );
       } finally {
         await store.stopBackgroundCheckpoints();
       }
@@ -255,11 +276,20 @@ describe('Store', () => {
       expect(columns).toContain('reserve_until');
       const calls = new CallRepo(store.db);
       const call = calls.get(4242)!;
-      expect(call).toMatchObject({ id: 4242, to_number: '+919876543210', idempotency_key: 'k1', reserve_until: 0, created_at: 1700000000, answered_at: null });
+      expect(call).toMatchObject({
+        id: 4242,
+        to_number: '+919876543210',
+        idempotency_key: 'k1',
+        reserve_until: 0,
+        created_at: 1700000000,
+        answered_at: null,
+      });
       expect(calls.byIdempotencyKey('default', 'k1')?.id).toBe(4242);
       // A call of a session that does not exist is refused, as the new table says.
-      expect(() => store.db.exec(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status)
-        VALUES (1, 'default', 'ag_x', 'outbound', '+919876543210', 'not_dialled')`)).toThrow(/FOREIGN KEY/);
+      expect(() =>
+        store.db.exec(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status)
+        VALUES (1, 'default', 'ag_x', 'outbound', '+919876543210', 'not_dialled')`),
+      ).toThrow(/FOREIGN KEY/);
     } finally {
       store.close();
     }
@@ -276,9 +306,12 @@ describe('Store', () => {
       raw.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
     }
     raw.exec(`INSERT INTO tenants (id, created_at) VALUES ('default', 0)`);
-    const session = raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
+    const session =
+      raw.prepare(`INSERT INTO sessions (seq, id, tenant_id, agent_id, agent_digest, context, ref_ms, engine, metrics, status, created_at)
       VALUES (?, ?, 'default', 'ag_x', 'd', '{}', 0, '{}', '{}', ?, ?)`);
-    const call = raw.prepare(`INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status) VALUES (?, 'default', 'ag_x', ?, '+919876543210', ?)`);
+    const call = raw.prepare(
+      `INSERT INTO calls (id, tenant_id, agent_id, direction, to_number, dial_status) VALUES (?, 'default', 'ag_x', ?, '+919876543210', ?)`,
+    );
     session.run(1, 11, 'open', 1700000001);
     call.run(11, 'inbound', 'answered');
     session.run(2, 12, 'ended', 1700000002);
@@ -321,10 +354,12 @@ describe('Store', () => {
     const repos = openRepos(dbFile());
     const { store } = repos;
     const before = store.stats();
-    const writes = Array.from({ length: 25 }, (_, i) => store.write(() => {
-      repos.tenants.insertTenant(`t${i}`, i);
-      return i;
-    }));
+    const writes = Array.from({ length: 25 }, (_, i) =>
+      store.write(() => {
+        repos.tenants.insertTenant(`t${i}`, i);
+        return i;
+      }),
+    );
     expect(await Promise.all(writes)).toEqual(Array.from({ length: 25 }, (_, i) => i));
     expect(store.stats()).toEqual({ commits: before.commits + 1, writes: before.writes + 25 });
     expect(repos.tenants.listTenants()).toHaveLength(25);
@@ -351,9 +386,12 @@ describe('Store', () => {
     const repos = openRepos(dbFile());
     const { store } = repos;
     const a = store.write(() => repos.tenants.insertTenant('a', 1), { savepoint: false });
-    const b = store.write(() => {
-      if (repos.tenants.getTenant('a')) throw new Error('refused before writing');
-    }, { savepoint: false });
+    const b = store.write(
+      () => {
+        if (repos.tenants.getTenant('a')) throw new Error('refused before writing');
+      },
+      { savepoint: false },
+    );
     const c = store.write(() => repos.tenants.insertTenant('c', 3), { savepoint: false });
     await expect(a).resolves.toBeUndefined();
     await expect(b).rejects.toThrow('refused before writing');
@@ -368,10 +406,13 @@ describe('Store', () => {
     const { store } = repos;
     const before = store.generation();
     const a = store.write(() => repos.tenants.insertTenant('a', 1));
-    const b = store.write(() => {
-      repos.tenants.insertTenant('b', 2);
-      throw new Error('boom after a write');
-    }, { savepoint: false });
+    const b = store.write(
+      () => {
+        repos.tenants.insertTenant('b', 2);
+        throw new Error('boom after a write');
+      },
+      { savepoint: false },
+    );
     const c = store.write(() => repos.tenants.insertTenant('c', 3));
     await expect(a).rejects.toBeInstanceOf(BatchAbortedError);
     await expect(b).rejects.toThrow('boom after a write');
@@ -389,11 +430,15 @@ describe('Store', () => {
   it('sees earlier callbacks of the same batch (a claim is visible to its twin)', async () => {
     const repos = openRepos(dbFile());
     const { store } = repos;
-    const seen = await Promise.all([0, 1, 2].map(() => store.write(() => {
-      const exists = repos.tenants.getTenant('x') !== undefined;
-      if (!exists) repos.tenants.insertTenant('x', 0);
-      return exists;
-    })));
+    const seen = await Promise.all(
+      [0, 1, 2].map(() =>
+        store.write(() => {
+          const exists = repos.tenants.getTenant('x') !== undefined;
+          if (!exists) repos.tenants.insertTenant('x', 0);
+          return exists;
+        }),
+      ),
+    );
     expect(seen).toEqual([false, true, true]);
     store.close();
   });

@@ -23,7 +23,14 @@ describe('TenantService', () => {
 
   it('validates tenant names and refuses duplicates', () => {
     expect(svc.createTenant('acme-collections').name).toBe('acme-collections');
-    const codeOf = (fn: () => unknown) => { try { fn(); return 'none'; } catch (e) { return (e as ApiError).code; } };
+    const codeOf = (fn: () => unknown) => {
+      try {
+        fn();
+        return 'none';
+      } catch (e) {
+        return (e as ApiError).code;
+      }
+    };
     expect(codeOf(() => svc.createTenant('acme-collections'))).toBe('already_exists');
     for (const bad of ['', 'Acme', '-x', 'a b', 'x'.repeat(64), 'टेनेंट', '../etc']) {
       expect(codeOf(() => svc.createTenant(bad))).toBe('invalid_request');
@@ -85,7 +92,8 @@ describe('idempotency helpers', () => {
   it('accepts 1–255 printable ASCII keys only', () => {
     expect(() => checkIdempotencyKey('a')).not.toThrow();
     expect(() => checkIdempotencyKey('k'.repeat(255))).not.toThrow();
-    for (const bad of ['', 'k'.repeat(256), 'naïve', 'tab\there', 'nl\n']) expect(() => checkIdempotencyKey(bad)).toThrow(/Idempotency-Key/);
+    for (const bad of ['', 'k'.repeat(256), 'naïve', 'tab\there', 'nl\n'])
+      expect(() => checkIdempotencyKey(bad)).toThrow(/Idempotency-Key/);
   });
 
   it('stores every response but 5xx, 429, 401 and its own errors', () => {

@@ -32,10 +32,16 @@ function previousDate(date: string): string {
 describe('dayBounds', () => {
   it('Asia/Kolkata (no DST): 23:59 and 00:01 IST fall on different 24-hour days', () => {
     expect(day('2026-11-21T18:29:00Z', 'Asia/Kolkata')).toEqual({
-      date: '2026-11-21', start: '2026-11-20T18:30:00Z', end: '2026-11-21T18:30:00Z', hours: 24,
+      date: '2026-11-21',
+      start: '2026-11-20T18:30:00Z',
+      end: '2026-11-21T18:30:00Z',
+      hours: 24,
     });
     expect(day('2026-11-21T18:31:00Z', 'Asia/Kolkata')).toEqual({
-      date: '2026-11-22', start: '2026-11-21T18:30:00Z', end: '2026-11-22T18:30:00Z', hours: 24,
+      date: '2026-11-22',
+      start: '2026-11-21T18:30:00Z',
+      end: '2026-11-22T18:30:00Z',
+      hours: 24,
     });
     // The boundary second itself belongs to the new day.
     expect(day('2026-11-21T18:30:00Z', 'Asia/Kolkata').date).toBe('2026-11-22');
@@ -43,25 +49,47 @@ describe('dayBounds', () => {
   });
 
   it('UTC', () => {
-    expect(day('2026-02-28T23:59:59Z', 'UTC')).toEqual({ date: '2026-02-28', start: '2026-02-28T00:00:00Z', end: '2026-03-01T00:00:00Z', hours: 24 });
-    expect(day('2028-02-29T00:00:00Z', 'UTC')).toEqual({ date: '2028-02-29', start: '2028-02-29T00:00:00Z', end: '2028-03-01T00:00:00Z', hours: 24 });
+    expect(day('2026-02-28T23:59:59Z', 'UTC')).toEqual({
+      date: '2026-02-28',
+      start: '2026-02-28T00:00:00Z',
+      end: '2026-03-01T00:00:00Z',
+      hours: 24,
+    });
+    expect(day('2028-02-29T00:00:00Z', 'UTC')).toEqual({
+      date: '2028-02-29',
+      start: '2028-02-29T00:00:00Z',
+      end: '2028-03-01T00:00:00Z',
+      hours: 24,
+    });
   });
 
   it('Europe/London: spring-forward day is 23 hours, fall-back day 25', () => {
     expect(day('2026-03-29T12:00:00Z', 'Europe/London')).toEqual({
-      date: '2026-03-29', start: '2026-03-29T00:00:00Z', end: '2026-03-29T23:00:00Z', hours: 23,
+      date: '2026-03-29',
+      start: '2026-03-29T00:00:00Z',
+      end: '2026-03-29T23:00:00Z',
+      hours: 23,
     });
     expect(day('2026-10-25T12:00:00Z', 'Europe/London')).toEqual({
-      date: '2026-10-25', start: '2026-10-24T23:00:00Z', end: '2026-10-26T00:00:00Z', hours: 25,
+      date: '2026-10-25',
+      start: '2026-10-24T23:00:00Z',
+      end: '2026-10-26T00:00:00Z',
+      hours: 25,
     });
   });
 
   it('America/New_York: DST days at 02:00', () => {
     expect(day('2026-03-08T12:00:00Z', 'America/New_York')).toEqual({
-      date: '2026-03-08', start: '2026-03-08T05:00:00Z', end: '2026-03-09T04:00:00Z', hours: 23,
+      date: '2026-03-08',
+      start: '2026-03-08T05:00:00Z',
+      end: '2026-03-09T04:00:00Z',
+      hours: 23,
     });
     expect(day('2026-11-01T05:30:00Z', 'America/New_York')).toEqual({
-      date: '2026-11-01', start: '2026-11-01T04:00:00Z', end: '2026-11-02T05:00:00Z', hours: 25,
+      date: '2026-11-01',
+      start: '2026-11-01T04:00:00Z',
+      end: '2026-11-02T05:00:00Z',
+      hours: 25,
     });
     expect(day('2026-07-04T03:59:59Z', 'America/New_York').date).toBe('2026-07-03');
   });
@@ -69,38 +97,62 @@ describe('dayBounds', () => {
   it('America/Santiago: DST starts at midnight, so 2026-09-06 starts at 01:00 local', () => {
     // 23:30 on the 5th (-04): the day runs until the clocks jump from 00:00 to 01:00 (-03).
     expect(day('2026-09-06T03:30:00Z', 'America/Santiago')).toEqual({
-      date: '2026-09-05', start: '2026-09-05T04:00:00Z', end: '2026-09-06T04:00:00Z', hours: 24,
+      date: '2026-09-05',
+      start: '2026-09-05T04:00:00Z',
+      end: '2026-09-06T04:00:00Z',
+      hours: 24,
     });
     expect(day('2026-09-06T04:00:00Z', 'America/Santiago')).toEqual({
-      date: '2026-09-06', start: '2026-09-06T04:00:00Z', end: '2026-09-07T03:00:00Z', hours: 23,
+      date: '2026-09-06',
+      start: '2026-09-06T04:00:00Z',
+      end: '2026-09-07T03:00:00Z',
+      hours: 23,
     });
     // DST ends at 24:00: 2026-04-04 (Saturday) is 25 hours long.
     expect(day('2026-04-04T12:00:00Z', 'America/Santiago')).toEqual({
-      date: '2026-04-04', start: '2026-04-04T03:00:00Z', end: '2026-04-05T04:00:00Z', hours: 25,
+      date: '2026-04-04',
+      start: '2026-04-04T03:00:00Z',
+      end: '2026-04-05T04:00:00Z',
+      hours: 25,
     });
   });
 
   it('America/Havana: DST starts at midnight on 2026-03-08', () => {
     expect(day('2026-03-08T04:30:00Z', 'America/Havana')).toEqual({
-      date: '2026-03-07', start: '2026-03-07T05:00:00Z', end: '2026-03-08T05:00:00Z', hours: 24,
+      date: '2026-03-07',
+      start: '2026-03-07T05:00:00Z',
+      end: '2026-03-08T05:00:00Z',
+      hours: 24,
     });
     expect(day('2026-03-08T05:30:00Z', 'America/Havana')).toEqual({
-      date: '2026-03-08', start: '2026-03-08T05:00:00Z', end: '2026-03-09T04:00:00Z', hours: 23,
+      date: '2026-03-08',
+      start: '2026-03-08T05:00:00Z',
+      end: '2026-03-09T04:00:00Z',
+      hours: 23,
     });
   });
 
   it('Australia/Lord_Howe: a 30-minute DST change', () => {
     expect(day('2026-10-04T12:00:00Z', 'Australia/Lord_Howe')).toEqual({
-      date: '2026-10-04', start: '2026-10-03T13:30:00Z', end: '2026-10-04T13:00:00Z', hours: 23.5,
+      date: '2026-10-04',
+      start: '2026-10-03T13:30:00Z',
+      end: '2026-10-04T13:00:00Z',
+      hours: 23.5,
     });
     expect(day('2026-04-05T12:00:00Z', 'Australia/Lord_Howe')).toEqual({
-      date: '2026-04-05', start: '2026-04-04T13:00:00Z', end: '2026-04-05T13:30:00Z', hours: 24.5,
+      date: '2026-04-05',
+      start: '2026-04-04T13:00:00Z',
+      end: '2026-04-05T13:30:00Z',
+      hours: 24.5,
     });
   });
 
   it('Pacific/Kiritimati (UTC+14)', () => {
     expect(day('2025-12-31T10:00:00Z', 'Pacific/Kiritimati')).toEqual({
-      date: '2026-01-01', start: '2025-12-31T10:00:00Z', end: '2026-01-01T10:00:00Z', hours: 24,
+      date: '2026-01-01',
+      start: '2025-12-31T10:00:00Z',
+      end: '2026-01-01T10:00:00Z',
+      hours: 24,
     });
     expect(day('2025-12-31T09:59:59Z', 'Pacific/Kiritimati').date).toBe('2025-12-31');
   });
@@ -115,10 +167,20 @@ describe('dayBounds', () => {
     expect(() => dayBounds(at('2026-11-21T00:00:00Z'), '')).toThrow(RangeError);
   });
 
-  it('property: start <= t < end, the date is Intl\'s, start - 1 is the day before', { timeout: 30_000 }, () => {
+  it("property: start <= t < end, the date is Intl's, start - 1 is the day before", { timeout: 30_000 }, () => {
     const zones = [
-      'UTC', 'Asia/Kolkata', 'Europe/London', 'America/New_York', 'America/Santiago', 'America/Havana',
-      'Australia/Lord_Howe', 'Pacific/Kiritimati', 'Pacific/Chatham', 'Asia/Beirut', 'Africa/Casablanca', 'America/St_Johns',
+      'UTC',
+      'Asia/Kolkata',
+      'Europe/London',
+      'America/New_York',
+      'America/Santiago',
+      'America/Havana',
+      'Australia/Lord_Howe',
+      'Pacific/Kiritimati',
+      'Pacific/Chatham',
+      'Asia/Beirut',
+      'Africa/Casablanca',
+      'America/St_Johns',
     ];
     const from = at('2026-01-01T00:00:00Z');
     const to = at('2027-01-01T00:00:00Z');
@@ -149,7 +211,19 @@ describe('isoTimeMs', () => {
   });
 
   it('returns null for anything else', () => {
-    for (const bad of ['x', '', 'tomorrow', '21-11-2026', 'Nov 21 2026', '2026-13-45T00:00:00Z', 1_780_000_000_000, null, undefined, {}, ['2026-11-21']]) {
+    for (const bad of [
+      'x',
+      '',
+      'tomorrow',
+      '21-11-2026',
+      'Nov 21 2026',
+      '2026-13-45T00:00:00Z',
+      1_780_000_000_000,
+      null,
+      undefined,
+      {},
+      ['2026-11-21'],
+    ]) {
       expect(isoTimeMs(bad), String(bad)).toBeNull();
     }
   });

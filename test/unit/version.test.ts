@@ -16,10 +16,12 @@ const temp = () => {
   dirs.push(d);
   return d;
 };
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 describe('buildCommit', () => {
-  it('is the checkout\'s HEAD from git', () => {
+  it("is the checkout's HEAD from git", () => {
     const head = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short=7', 'HEAD'], { encoding: 'utf8' }).trim();
     expect(buildCommit(ROOT)).toBe(head);
   });

@@ -29,7 +29,8 @@ function cacheOf(flags: AdminFlags): { dir: string; cap: AudioCacheCap; keepHour
 function capText(cap: AudioCacheCap): string {
   if (cap.bytes === 0) return 'none (audio_cache_max_mb: 0)';
   if (cap.source === 'setting') return `${formatBytes(cap.bytes)} (audio_cache_max_mb)`;
-  const disk = cap.diskBytes === null ? 'the disk could not be measured' : `5% of the ${formatBytes(cap.diskBytes)} disk, within 256 MiB–16 GiB`;
+  const disk =
+    cap.diskBytes === null ? 'the disk could not be measured' : `5% of the ${formatBytes(cap.diskBytes)} disk, within 256 MiB–16 GiB`;
   return `${formatBytes(cap.bytes)} (default: ${disk}; set audio_cache_max_mb to change)`;
 }
 
@@ -52,7 +53,11 @@ export function cacheStats(ctx: CommandContext, flags: AdminFlags): void {
     return printJson({
       dir,
       static: { clips: s.static.clips, bytes: s.static.bytes },
-      dynamic: { clips: s.dynamic.clips, bytes: s.dynamic.bytes, oldest_use_at: s.dynamic.oldestUseMs === null ? null : new Date(s.dynamic.oldestUseMs).toISOString() },
+      dynamic: {
+        clips: s.dynamic.clips,
+        bytes: s.dynamic.bytes,
+        oldest_use_at: s.dynamic.oldestUseMs === null ? null : new Date(s.dynamic.oldestUseMs).toISOString(),
+      },
       cap: capJson(cap),
       over_cap_bytes: over,
       keep_hours: keepHours,
@@ -68,7 +73,10 @@ export function cacheStats(ctx: CommandContext, flags: AdminFlags): void {
     ['keep window', `${keepHours} h after a clip's last use (audio_url_keep_hours)`],
     ['oldest last use', s.dynamic.oldestUseMs === null ? dim('-') : formatTime(s.dynamic.oldestUseMs / 1000)],
   ]);
-  if (s.legacyLayout && s.dynamic.clips > 0) hint('a cache from an earlier vagent: its clips count as dynamic until the daemon starts and pre-synthesis keeps the agents\' static ones');
+  if (s.legacyLayout && s.dynamic.clips > 0)
+    hint(
+      "a cache from an earlier vagent: its clips count as dynamic until the daemon starts and pre-synthesis keeps the agents' static ones",
+    );
   if (over > 0) hint('the daemon evicts down to the cap in the background; clips used within the keep window or by open sessions are kept');
 }
 
@@ -104,7 +112,9 @@ export async function cachePrune(ctx: CommandContext, flags: CachePruneFlags): P
     ok(`dynamic clips hold ${formatBytes(r.dynamicBytesBefore)}, within the cap of ${formatBytes(cap.bytes)}: nothing to prune`);
     return;
   }
-  (dryRun ? say : ok)(`${verb} ${plural(r.removed, 'dynamic clip')} (${formatBytes(r.bytes)}); dynamic clips ${dryRun ? 'would hold' : 'now hold'} ${formatBytes(r.dynamicBytesAfter)} of a ${formatBytes(cap.bytes)} cap`);
+  (dryRun ? say : ok)(
+    `${verb} ${plural(r.removed, 'dynamic clip')} (${formatBytes(r.bytes)}); dynamic clips ${dryRun ? 'would hold' : 'now hold'} ${formatBytes(r.dynamicBytesAfter)} of a ${formatBytes(cap.bytes)} cap`,
+  );
   if (r.keptRecent > 0) {
     hint(`${plural(r.keptRecent, 'clip')} kept: used within ${keepHours} h + 2 h (audio_url_keep_hours; their URLs may still be in use)`);
   }

@@ -46,8 +46,11 @@ function withRuntime<T>(flags: AdminFlags, fn: (rt: Runtime) => T): T {
 export function existingStateSettings(flags: AdminFlags): Settings {
   const settings = loadSettings(flags);
   if (!fs.existsSync(statePaths(settings.state_dir).database)) {
-    throw new CliError(`no vagent state dir at ${settings.state_dir}`, EXIT.error,
-      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`);
+    throw new CliError(
+      `no vagent state dir at ${settings.state_dir}`,
+      EXIT.error,
+      `start the daemon there once (vagent serve --state-dir ${settings.state_dir}), or pass the right --state-dir / VAGENT_STATE_DIR`,
+    );
   }
   return settings;
 }
@@ -88,12 +91,19 @@ export function tenantCreate(ctx: CommandContext, name: string, flags: AdminFlag
 export async function tenantList(ctx: CommandContext, flags: AdminFlags): Promise<void> {
   const tenants = withRuntime(flags, (rt) => rt.services.tenants.listTenants());
   if (ctx.json) return printJson({ data: tenants });
-  await printTable(tenants, [
-    { header: 'NAME', cell: (t) => t.name },
-    { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
-    { header: 'DAILY BUDGET (INR)', cell: (t) => (t.daily_budget_inr === null ? dim('instance default') : String(t.daily_budget_inr)) },
-    { header: 'RETENTION', cell: (t) => retentionText(t.retention_days, true) },
-  ], 'No tenants.');
+  await printTable(
+    tenants,
+    [
+      { header: 'NAME', cell: (t) => t.name },
+      { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
+      {
+        header: 'DAILY BUDGET (INR)',
+        cell: (t) => (t.daily_budget_inr === null ? dim('instance default') : String(t.daily_budget_inr)),
+      },
+      { header: 'RETENTION', cell: (t) => retentionText(t.retention_days, true) },
+    ],
+    'No tenants.',
+  );
 }
 
 /** Flags of `vagent admin tenant set`. */
@@ -109,8 +119,10 @@ export interface TenantSetFlags extends AdminFlags {
 
 /** How to allow what the webhook URL policy refused on purpose (both the daemon and this command read the setting). */
 const WEBHOOK_POLICY_HINTS: Partial<Record<string, string>> = {
-  scheme_not_allowed: 'only for a receiver you trust on a private network: set VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true (or inbound_webhook_allow_http: true in the config file) for vagent serve and for this command',
-  address_not_allowed: 'only for a receiver on your own network: set VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true (or inbound_webhook_allow_private: true in the config file) for vagent serve and for this command',
+  scheme_not_allowed:
+    'only for a receiver you trust on a private network: set VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true (or inbound_webhook_allow_http: true in the config file) for vagent serve and for this command',
+  address_not_allowed:
+    'only for a receiver on your own network: set VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true (or inbound_webhook_allow_private: true in the config file) for vagent serve and for this command',
 };
 
 /** Shortest signing secret accepted from stdin (a generated one has 32 random characters). */
@@ -130,8 +142,10 @@ function parseBudget(value: string): number | null {
   if (value === 'default') return null;
   const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isFinite(n)) {
-    throw new UsageError(`--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not "${value}"`,
-      'example: --budget-inr 500, --budget-inr 0, --budget-inr default');
+    throw new UsageError(
+      `--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not "${value}"`,
+      'example: --budget-inr 500, --budget-inr 0, --budget-inr default',
+    );
   }
   return n;
 }
@@ -145,8 +159,10 @@ function parseRetentionDays(value: string): number | null {
   if (value === 'default') return null;
   const n = /^\d{1,6}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isInteger(n) || n > MAX_RETENTION_DAYS) {
-    throw new UsageError(`--retention-days must be whole days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or "default", not "${value}"`,
-      'example: --retention-days 90, --retention-days 0, --retention-days default');
+    throw new UsageError(
+      `--retention-days must be whole days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or "default", not "${value}"`,
+      'example: --retention-days 90, --retention-days 0, --retention-days default',
+    );
   }
   return n;
 }
@@ -183,7 +199,10 @@ function printTenant(t: TenantView): void {
  */
 export async function tenantSet(ctx: CommandContext, name: string, flags: TenantSetFlags): Promise<void> {
   if (flags.budgetInr === undefined && flags.inboundWebhook === undefined && flags.retentionDays === undefined) {
-    throw new UsageError('nothing to set: give --budget-inr, --retention-days and/or --inbound-webhook', `example: vagent admin tenant set ${name} --budget-inr 500`);
+    throw new UsageError(
+      'nothing to set: give --budget-inr, --retention-days and/or --inbound-webhook',
+      `example: vagent admin tenant set ${name} --budget-inr 500`,
+    );
   }
   const budget = flags.budgetInr === undefined ? undefined : parseBudget(flags.budgetInr);
   const retention = flags.retentionDays === undefined ? undefined : parseRetentionDays(flags.retentionDays);
@@ -205,7 +224,10 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     const { tenants, credentials } = rt.services;
     if (flags.inboundWebhook !== undefined && !clear) {
       try {
-        checkWebhookUrl(flags.inboundWebhook, { allowHttp: rt.settings.inbound_webhook_allow_http, allowPrivate: rt.settings.inbound_webhook_allow_private });
+        checkWebhookUrl(flags.inboundWebhook, {
+          allowHttp: rt.settings.inbound_webhook_allow_http,
+          allowPrivate: rt.settings.inbound_webhook_allow_private,
+        });
       } catch (err) {
         if (!(err instanceof WebhookTargetError)) throw err;
         throw new CliError(`${err.reason}: ${err.message}`, EXIT.error, WEBHOOK_POLICY_HINTS[err.reason]);
@@ -216,7 +238,10 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     if (retention !== undefined) t = tenants.setRetention(name, retention);
     if (clear) t = tenants.setInboundWebhook(name, null);
     else if (flags.inboundWebhook !== undefined) {
-      t = tenants.setInboundWebhook(name, { url: flags.inboundWebhook, secretSealed: credentials.sealText(secret!, name, 'inbound_webhook') });
+      t = tenants.setInboundWebhook(name, {
+        url: flags.inboundWebhook,
+        secretSealed: credentials.sealText(secret!, name, 'inbound_webhook'),
+      });
     }
     return t;
   });
@@ -228,7 +253,9 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     say();
     say('Webhook signing secret (shown only this once; store it with the receiver now):');
     say(`  ${secret}`);
-    say(`The receiver must verify the ${SIGNATURE_HEADER} header on every request: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>,`);
+    say(
+      `The receiver must verify the ${SIGNATURE_HEADER} header on every request: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>,`,
+    );
     say(`compared in constant time, and refuse a t more than ${DEFAULT_SIGNATURE_TOLERANCE_S / 60} minutes old.`);
   }
 }
@@ -260,13 +287,17 @@ export function keyCreate(ctx: CommandContext, flags: AdminFlags & { tenant: str
 export async function keyList(ctx: CommandContext, flags: AdminFlags & { tenant?: string }): Promise<void> {
   const keys = withRuntime(flags, (rt) => rt.services.tenants.listKeys(flags.tenant));
   if (ctx.json) return printJson({ data: keys });
-  await printTable(keys, [
-    { header: 'ID', cell: (k) => k.id },
-    { header: 'TENANT', cell: (k) => k.tenant },
-    { header: 'KEY', cell: (k) => k.hint },
-    { header: 'CREATED', cell: (k) => formatTime(k.created_at) },
-    { header: 'REVOKED', cell: (k) => (k.revoked_at === null ? dim('-') : formatTime(k.revoked_at)) },
-  ], 'No API keys. Create one: vagent admin key create --tenant default');
+  await printTable(
+    keys,
+    [
+      { header: 'ID', cell: (k) => k.id },
+      { header: 'TENANT', cell: (k) => k.tenant },
+      { header: 'KEY', cell: (k) => k.hint },
+      { header: 'CREATED', cell: (k) => formatTime(k.created_at) },
+      { header: 'REVOKED', cell: (k) => (k.revoked_at === null ? dim('-') : formatTime(k.revoked_at)) },
+    ],
+    'No API keys. Create one: vagent admin key create --tenant default',
+  );
 }
 
 /** `vagent admin key revoke ID`. */
@@ -282,14 +313,18 @@ export async function audit(ctx: CommandContext, flags: AdminFlags & { tenant?: 
   if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new UsageError('--limit must be a whole number from 1 to 10000');
   const events = withRuntime(flags, (rt) => rt.services.tenants.listAudit(limit, flags.tenant));
   if (ctx.json) return printJson({ data: events });
-  await printTable(events, [
-    { header: 'WHEN', cell: (e) => formatTime(e.at) },
-    { header: 'CALLER', cell: (e) => `${e.actor_tenant_id} ${dim(e.actor_key_id)}` },
-    { header: 'OWNER', cell: (e) => e.owner_tenant_id },
-    { header: 'RESOURCE', cell: (e) => e.resource_id },
-    { header: 'ROUTE', cell: (e) => `${e.method} ${e.route}` },
-    { header: 'REQUEST', cell: (e) => orDash(e.request_id) },
-  ], 'No cross-tenant access recorded.');
+  await printTable(
+    events,
+    [
+      { header: 'WHEN', cell: (e) => formatTime(e.at) },
+      { header: 'CALLER', cell: (e) => `${e.actor_tenant_id} ${dim(e.actor_key_id)}` },
+      { header: 'OWNER', cell: (e) => e.owner_tenant_id },
+      { header: 'RESOURCE', cell: (e) => e.resource_id },
+      { header: 'ROUTE', cell: (e) => `${e.method} ${e.route}` },
+      { header: 'REQUEST', cell: (e) => orDash(e.request_id) },
+    ],
+    'No cross-tenant access recorded.',
+  );
 }
 
 /** A time given on the command line: `YYYY-MM-DD` or an ISO 8601 time with its offset. */
@@ -306,16 +341,22 @@ function parseCutoff(flag: string, value: string, timeZone: string): number {
   if (day !== null) return day;
   const ms = WITH_OFFSET.test(v) ? isoTimeMs(v) : null;
   if (ms === null) {
-    throw new UsageError(`${flag} must be a date YYYY-MM-DD (the start of that day in ${timeZone}) or an ISO 8601 time with its offset, not "${value}"`,
-      `example: ${flag} 2026-01-01, ${flag} 2026-01-01T00:00:00+05:30`);
+    throw new UsageError(
+      `${flag} must be a date YYYY-MM-DD (the start of that day in ${timeZone}) or an ISO 8601 time with its offset, not "${value}"`,
+      `example: ${flag} 2026-01-01, ${flag} 2026-01-01T00:00:00+05:30`,
+    );
   }
   return ms / 1000;
 }
 
 /** The tables of a purge's counts, in the order shown. */
 const PURGE_TABLES: Array<[keyof PurgeCounts, string]> = [
-  ['sessions', 'sessions'], ['turns', 'session turns'], ['calls', 'calls'],
-  ['audit_events', 'audit events'], ['telephony_events', 'telephony events'], ['agent_revisions', 'agent revisions'],
+  ['sessions', 'sessions'],
+  ['turns', 'session turns'],
+  ['calls', 'calls'],
+  ['audit_events', 'audit events'],
+  ['telephony_events', 'telephony events'],
+  ['agent_revisions', 'agent revisions'],
 ];
 
 /**
@@ -342,7 +383,11 @@ export interface PurgeFlags extends AdminFlags {
  *   (a cut-off in the future), not_found (tenant).
  */
 export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<void> {
-  if (flags.before === undefined) throw new UsageError('--before DATE is required: what was created before it is purged', 'example: vagent admin purge --before 2026-01-01 --dry-run');
+  if (flags.before === undefined)
+    throw new UsageError(
+      '--before DATE is required: what was created before it is purged',
+      'example: vagent admin purge --before 2026-01-01 --dry-run',
+    );
   const out = await withRuntimeAsync(flags, async (rt) => {
     const before = parseCutoff('--before', flags.before!, rt.settings.timezone);
     const scope = { before, tenant: flags.tenant ?? null };
@@ -352,17 +397,23 @@ export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<voi
     return { counts, complete, before, zone };
   });
   const view = {
-    dry_run: Boolean(flags.dryRun), before: new Date(out.before * 1000).toISOString(), tenant: flags.tenant ?? null,
+    dry_run: Boolean(flags.dryRun),
+    before: new Date(out.before * 1000).toISOString(),
+    tenant: flags.tenant ?? null,
     [flags.dryRun ? 'would_delete' : 'deleted']: out.counts,
   };
   if (ctx.json) return printJson(view);
   const who = flags.tenant ? `tenant ${flags.tenant}` : 'all tenants';
   if (flags.dryRun) say(`Dry run (nothing deleted): a purge of ${who} before ${formatTimeIn(out.before, out.zone)} would delete:`);
   else ok(`purged ${who}: records created before ${formatTimeIn(out.before, out.zone)}`);
-  await printTable(PURGE_TABLES, [
-    { header: 'RECORDS', cell: ([, label]) => label },
-    { header: flags.dryRun ? 'WOULD DELETE' : 'DELETED', cell: ([k]) => String(out.counts[k]) },
-  ], '');
+  await printTable(
+    PURGE_TABLES,
+    [
+      { header: 'RECORDS', cell: ([, label]) => label },
+      { header: flags.dryRun ? 'WOULD DELETE' : 'DELETED', cell: ([k]) => String(out.counts[k]) },
+    ],
+    '',
+  );
   if (flags.tenant) hint('telephony events and agent revisions belong to no tenant: a purge without --tenant handles them');
   hint('open sessions and calls whose line may still be up are never purged');
   if (flags.dryRun) hint(`to keep a copy first: vagent admin export --before ${flags.before} --output sessions.jsonl`);
@@ -412,7 +463,11 @@ export async function exportSessionsCommand(ctx: CommandContext, flags: ExportFl
         fd = fs.openSync(flags.output, flags.force ? 'w' : 'wx', 0o600);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new CliError(`${flags.output} already exists; nothing was written`, EXIT.error, 'choose a new file name, or pass --force to overwrite it');
+          throw new CliError(
+            `${flags.output} already exists; nothing was written`,
+            EXIT.error,
+            'choose a new file name, or pass --force to overwrite it',
+          );
         }
         throw new CliError(`cannot write ${flags.output}: ${(err as Error).message}`);
       }
@@ -426,7 +481,8 @@ export async function exportSessionsCommand(ctx: CommandContext, flags: ExportFl
         if (!stream.write(`${JSON.stringify(record)}\n`)) await drained(stream);
       }
     } finally {
-      if (fd !== null) await new Promise<void>((resolve, reject) => stream.end((err?: unknown) => (err ? reject(err as Error) : resolve())));
+      if (fd !== null)
+        await new Promise<void>((resolve, reject) => stream.end((err?: unknown) => (err ? reject(err as Error) : resolve())));
     }
     return { sessions };
   });

@@ -15,7 +15,20 @@ import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { confirmDelete, type DeleteFlags } from '../prompt.js';
 import {
-  bold, dim, failed, formatTime, hint, ok, orDash, plural, printFields, printJson, printTable, problem, progressBar, say,
+  bold,
+  dim,
+  failed,
+  formatTime,
+  hint,
+  ok,
+  orDash,
+  plural,
+  printFields,
+  printJson,
+  printTable,
+  problem,
+  progressBar,
+  say,
 } from '../output.js';
 
 /** Flags of `vagent agent apply`. */
@@ -41,7 +54,6 @@ const BAR_ABOVE = 20;
 
 const settled = (a: AgentAudioProgress | undefined): boolean => !a || a.ready + a.failed >= a.total;
 
-
 /** Polls `GET /v1/agents/{id}` until every clip is ready or failed, or {@link WAIT_LIMIT_MS} passes. */
 async function waitForAudio(client: VagentClient, agent: Agent): Promise<Agent> {
   const bar = agent.audio && agent.audio.total > BAR_ABOVE ? progressBar(`${agent.id} pre-synthesising`) : null;
@@ -62,7 +74,8 @@ async function waitForAudio(client: VagentClient, agent: Agent): Promise<Agent> 
 function appliedLine(agent: Agent, waited: boolean): string {
   const a = agent.audio;
   if (!a) return `${agent.id} applied (version ${agent.version})`;
-  if (!waited) return `${agent.id} applied (version ${agent.version}; pre-synthesis of ${plural(a.total, 'clip')} continues in the background)`;
+  if (!waited)
+    return `${agent.id} applied (version ${agent.version}; pre-synthesis of ${plural(a.total, 'clip')} continues in the background)`;
   const failures = a.failed > 0 ? `, ${a.failed} failed` : '';
   const pending = a.total - a.ready - a.failed;
   const rest = pending > 0 ? `, ${pending} still in progress` : '';
@@ -108,7 +121,10 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
   const unreadable = [...problems, ...files.flatMap((f) => (f.ok ? [] : f.problems))].some((p) => p.unreadable);
   const verdict = () => {
     if (failures > 0) {
-      throw new CliError(`${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`, unreadable ? EXIT.usage : EXIT.error);
+      throw new CliError(
+        `${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`,
+        unreadable ? EXIT.usage : EXIT.error,
+      );
     }
   };
 
@@ -146,14 +162,18 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
 export async function list(ctx: CommandContext): Promise<void> {
   const res = await (await ctx.client()).listAgents();
   if (ctx.json) return printJson(res);
-  await printTable(res.data, [
-    { header: 'ID', cell: (a) => a.id },
-    { header: 'NAME', cell: (a) => a.name },
-    { header: 'DIRECTION', cell: (a) => a.direction },
-    { header: 'LANGUAGE', cell: (a) => a.language },
-    { header: 'VERSION', cell: (a) => String(a.version) },
-    { header: 'UPDATED', cell: (a) => formatTime(a.updated_at) },
-  ], 'No agents yet. Apply one: vagent agent apply -f config/agents/ag_clinic_booking.yaml');
+  await printTable(
+    res.data,
+    [
+      { header: 'ID', cell: (a) => a.id },
+      { header: 'NAME', cell: (a) => a.name },
+      { header: 'DIRECTION', cell: (a) => a.direction },
+      { header: 'LANGUAGE', cell: (a) => a.language },
+      { header: 'VERSION', cell: (a) => String(a.version) },
+      { header: 'UPDATED', cell: (a) => formatTime(a.updated_at) },
+    ],
+    'No agents yet. Apply one: vagent agent apply -f config/agents/ag_clinic_booking.yaml',
+  );
 }
 
 interface StepView {
@@ -212,14 +232,18 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
   const steps = Array.isArray(def.steps) ? (def.steps as StepView[]) : [];
   say();
   say(bold('Steps'));
-  await printTable(steps, [
-    { header: 'STEP', cell: (s) => s.id ?? '?' },
-    { header: 'SLOT', cell: (s) => orDash(s.capture?.slot) },
-    { header: 'TYPE', cell: (s) => orDash(s.capture?.type) },
-    { header: 'CONFIRM', cell: (s) => (s.confirm && s.confirm !== 'none' ? s.confirm : dim('-')) },
-    { header: 'OPTIONAL', cell: (s) => (s.optional ? 'yes' : dim('no')) },
-    { header: 'ASK', cell: (s) => (s.ask && s.ask.length > 60 ? `${s.ask.slice(0, 59)}…` : orDash(s.ask)) },
-  ], 'No steps: the agent only says its opening and closing.');
+  await printTable(
+    steps,
+    [
+      { header: 'STEP', cell: (s) => s.id ?? '?' },
+      { header: 'SLOT', cell: (s) => orDash(s.capture?.slot) },
+      { header: 'TYPE', cell: (s) => orDash(s.capture?.type) },
+      { header: 'CONFIRM', cell: (s) => (s.confirm && s.confirm !== 'none' ? s.confirm : dim('-')) },
+      { header: 'OPTIONAL', cell: (s) => (s.optional ? 'yes' : dim('no')) },
+      { header: 'ASK', cell: (s) => (s.ask && s.ask.length > 60 ? `${s.ask.slice(0, 59)}…` : orDash(s.ask)) },
+    ],
+    'No steps: the agent only says its opening and closing.',
+  );
 }
 
 /**

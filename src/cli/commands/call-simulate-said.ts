@@ -62,7 +62,7 @@ export class SaidTracker {
     const step = this.speech[this.spoken++];
     if (!step) return { said: null, match: null };
     if (step.kind === 'wav') return { said: step.file, match: null };
-    const heard = turn.event === 'not_heard' ? '' : turn.user_text ?? '';
+    const heard = turn.event === 'not_heard' ? '' : (turn.user_text ?? '');
     const match = sameWords(step.text, heard);
     if (!match) this.mismatches.push({ turn: turn.index ?? null, said: step.text, heard });
     return { said: step.text, match };
@@ -75,6 +75,9 @@ export class SaidTracker {
  */
 export function mismatchMessage(mismatches: readonly Mismatch[]): string {
   const n = mismatches.length;
-  const each = mismatches.map((m) => `${m.turn === null ? 'a turn' : `turn ${m.turn}`} heard ${m.heard === '' ? 'nothing' : JSON.stringify(m.heard)} for ${JSON.stringify(m.said)}`);
+  const each = mismatches.map(
+    (m) =>
+      `${m.turn === null ? 'a turn' : `turn ${m.turn}`} heard ${m.heard === '' ? 'nothing' : JSON.stringify(m.heard)} for ${JSON.stringify(m.said)}`,
+  );
   return `${n} line${n === 1 ? ' was' : 's were'} misheard: ${each.join('; ')}`;
 }

@@ -9,9 +9,7 @@
  * of each line to the first reply audio, barge-ins, DTMF, the hang-up and the session summary.
  */
 import fs from 'node:fs';
-import {
-  ApiResponseError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient,
-} from '../../client/index.js';
+import { ApiResponseError, type Agent, type PlaceCallBody, type SessionDetail, type VagentClient } from '../../client/index.js';
 import { EXAMPLE_DID } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
 import { CARRIER_DIALECTS, MAX_CUSTOM_PARAMETER_CHARS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
@@ -66,9 +64,14 @@ export const DEFAULT_TRANSPORT: CarrierDialect = 'exotel';
  */
 export function streamFormat(transport: CarrierDialect, sampleRate: string | undefined): CarrierAudioFormat {
   const rate = sampleRate === undefined ? (transport === 'twilio' ? 8000 : 16000) : Number(sampleRate.trim());
-  if (rate !== 8000 && rate !== 16000) throw new InvalidValueError(`--sample-rate must be 8000 or 16000, not "${sampleRate}"`, 'sample_rate');
+  if (rate !== 8000 && rate !== 16000)
+    throw new InvalidValueError(`--sample-rate must be 8000 or 16000, not "${sampleRate}"`, 'sample_rate');
   if (transport === 'twilio') {
-    if (rate !== 8000) throw new InvalidValueError('--sample-rate 16000 is not possible on twilio: Twilio Media Streams carry μ-law at 8000 Hz only', 'sample_rate');
+    if (rate !== 8000)
+      throw new InvalidValueError(
+        '--sample-rate 16000 is not possible on twilio: Twilio Media Streams carry μ-law at 8000 Hz only',
+        'sample_rate',
+      );
     return { encoding: 'mulaw', sampleRate: 8000 };
   }
   return { encoding: 'pcm16', sampleRate: rate };
@@ -113,25 +116,38 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     throw new InvalidValueError(`--transport must be ${CARRIER_DIALECTS.join(', ')}; not "${flags.transport}"`, 'transport');
   }
   const format = streamFormat(transport as CarrierDialect, flags.sampleRate);
-  for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
+  for (const [flag, value] of [
+    ['--to', flags.to],
+    ['--from', flags.from],
+  ] as const) {
     if (value !== undefined) requireE164(value, flag, flag.slice(2));
   }
   let timeoutS = DEFAULT_TIMEOUT_S;
   if (flags.timeoutS !== undefined) {
     const n = /^\d+$/.test(flags.timeoutS.trim()) ? Number(flags.timeoutS.trim()) : NaN;
     if (!Number.isSafeInteger(n) || n < TIMEOUT_RANGE.min || n > TIMEOUT_RANGE.max) {
-      throw new InvalidValueError(`--timeout-s must be a whole number from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}, not "${flags.timeoutS}"`, 'timeout_s');
+      throw new InvalidValueError(
+        `--timeout-s must be a whole number from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}, not "${flags.timeoutS}"`,
+        'timeout_s',
+      );
     }
     timeoutS = n;
   }
   if (given.length === 0) {
-    throw new UsageError('say something: give at least one --say "…" or --wav FILE (or --dtmf KEYS)',
-      `example: vagent call simulate ${agentId} --say "My name is Priya Sharma" --say "tomorrow at 5 pm"`);
+    throw new UsageError(
+      'say something: give at least one --say "…" or --wav FILE (or --dtmf KEYS)',
+      `example: vagent call simulate ${agentId} --say "My name is Priya Sharma" --say "tomorrow at 5 pm"`,
+    );
   }
   const lines: SimulationPlan['lines'] = [];
   for (const line of given) {
     if (line.kind === 'dtmf') {
-      if (!DTMF.test(line.value)) throw new InvalidValueError(`--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not "${line.value}"`, 'dtmf', 'example: --dtmf 9876543210#');
+      if (!DTMF.test(line.value))
+        throw new InvalidValueError(
+          `--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not "${line.value}"`,
+          'dtmf',
+          'example: --dtmf 9876543210#',
+        );
       lines.push({ kind: 'dtmf', digits: line.value.toUpperCase() });
       continue;
     }
@@ -150,20 +166,32 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
       lines.push({ kind: 'wav', file: line.value, pcm: callerLineFromWav(bytes) });
     } catch (err) {
       if (err instanceof CallerWavError || err instanceof RangeError) {
-        throw new InvalidValueError(`--wav ${line.value}: ${err.message}`, 'wav', 'give a PCM WAV file (mono or stereo, any common rate), e.g. one recorded with `arecord -f S16_LE -r 16000 caller.wav`');
+        throw new InvalidValueError(
+          `--wav ${line.value}: ${err.message}`,
+          'wav',
+          'give a PCM WAV file (mono or stereo, any common rate), e.g. one recorded with `arecord -f S16_LE -r 16000 caller.wav`',
+        );
       }
       throw err;
     }
   }
   const placement = placeBody({
-    agent: agentId, to: flags.to ?? EXAMPLE_DID,
+    agent: agentId,
+    to: flags.to ?? EXAMPLE_DID,
     ...(flags.from !== undefined ? { from: flags.from } : {}),
     ...(flags.context !== undefined ? { context: flags.context } : {}),
     ...(flags.customerName !== undefined ? { customerName: flags.customerName } : {}),
   });
   return {
-    agentId, transport: transport as CarrierDialect, format, lines, bargeIn: flags.bargeIn === true, placement,
-    to: flags.to ?? EXAMPLE_DID, ...(flags.from !== undefined ? { from: flags.from } : {}), timeoutS,
+    agentId,
+    transport: transport as CarrierDialect,
+    format,
+    lines,
+    bargeIn: flags.bargeIn === true,
+    placement,
+    to: flags.to ?? EXAMPLE_DID,
+    ...(flags.from !== undefined ? { from: flags.from } : {}),
+    timeoutS,
   };
 }
 
@@ -177,8 +205,11 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
   if (!plan.lines.some((l) => l.kind === 'say')) return plan.lines.map((l) => (l.kind === 'wav' ? l.pcm : null));
   const { EspeakSynthesizer } = await import('../../speech/espeak.js');
   if (!(await EspeakSynthesizer.available())) {
-    throw new CliError('the embedded voice (@echogarden/espeak-ng-emscripten) is not installed, so --say lines cannot be spoken', EXIT.error,
-      'install vagent with its optional dependencies, or record the lines and pass them with --wav FILE');
+    throw new CliError(
+      'the embedded voice (@echogarden/espeak-ng-emscripten) is not installed, so --say lines cannot be spoken',
+      EXIT.error,
+      'install vagent with its optional dependencies, or record the lines and pass them with --wav FILE',
+    );
   }
   const synth = new EspeakSynthesizer();
   try {
@@ -195,7 +226,11 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
     return out;
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(`the embedded voice could not speak a --say line: ${(err as Error).message}`, EXIT.error, 'try again, or pass the line as a recording with --wav FILE');
+    throw new CliError(
+      `the embedded voice could not speak a --say line: ${(err as Error).message}`,
+      EXIT.error,
+      'try again, or pass the line as a recording with --wav FILE',
+    );
   } finally {
     await synth.close();
   }
@@ -203,14 +238,21 @@ async function synthesiseLines(plan: SimulationPlan, language: string): Promise<
 
 /** The caller's script, step by step; then the agent ends the call (or the timeout does). */
 function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[] {
-  return plan.lines.map((l, i): SimStep => (l.kind === 'dtmf'
-    ? { kind: 'dtmf', digits: l.digits, gapMs: 250, ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }) }
-    : {
-      kind: 'say',
-      pcm: pcm[i]!,
-      text: l.kind === 'say' ? l.text : l.file,
-      ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
-    }));
+  return plan.lines.map((l, i): SimStep =>
+    l.kind === 'dtmf'
+      ? {
+          kind: 'dtmf',
+          digits: l.digits,
+          gapMs: 250,
+          ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
+        }
+      : {
+          kind: 'say',
+          pcm: pcm[i]!,
+          text: l.kind === 'say' ? l.text : l.file,
+          ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
+        },
+  );
 }
 
 /**
@@ -224,8 +266,12 @@ async function requireRecognition(client: VagentClient, plan: SimulationPlan, la
   if (plan.lines.every((l) => l.kind === 'dtmf')) return;
   const heard = (await client.health(language)).recognition?.for_language;
   if (!heard || heard.provider !== null) return;
-  throw new CliError(`no recogniser hears ${heard.language} (the language of ${plan.agentId}) on this daemon, so the caller's lines would go unheard: ${heard.reason ?? 'speech recognition is off'}`,
-    EXIT.error, heard.fix, 'recognition_off');
+  throw new CliError(
+    `no recogniser hears ${heard.language} (the language of ${plan.agentId}) on this daemon, so the caller's lines would go unheard: ${heard.reason ?? 'speech recognition is off'}`,
+    EXIT.error,
+    heard.fix,
+    'recognition_off',
+  );
 }
 
 /** Hints for the API errors this command meets, by code. */
@@ -248,11 +294,19 @@ function explainStream(err: unknown, url: string): unknown {
   if (err.kind === 'refused') {
     const status = err.status ?? 0;
     if (status === 401 || status === 403) {
-      return new CliError(`the daemon refused the media stream (HTTP ${status}): the API key was not accepted`, EXIT.error,
-        'log in again with `vagent login --url URL`, or set VAGENT_API_KEY', 'unauthorized');
+      return new CliError(
+        `the daemon refused the media stream (HTTP ${status}): the API key was not accepted`,
+        EXIT.error,
+        'log in again with `vagent login --url URL`, or set VAGENT_API_KEY',
+        'unauthorized',
+      );
     }
     if (status === 404) {
-      return new CliError(`the daemon has no media endpoint at ${url} (HTTP 404)`, EXIT.error, 'carrier media streams need a vagent daemon with issue 16\'s media endpoints: upgrade it');
+      return new CliError(
+        `the daemon has no media endpoint at ${url} (HTTP 404)`,
+        EXIT.error,
+        "carrier media streams need a vagent daemon with issue 16's media endpoints: upgrade it",
+      );
     }
     return new CliError(`the daemon refused the media stream (HTTP ${status})`, EXIT.error);
   }
@@ -288,7 +342,10 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   const plan = simulationPlan(agentId, flags);
   const transcripts = fakeTranscripts(plan);
   if (transcripts.length > MAX_CUSTOM_PARAMETER_CHARS) {
-    throw new UsageError(`the --say lines are too long together (${transcripts.length} characters as JSON; at most ${MAX_CUSTOM_PARAMETER_CHARS})`, 'say less, or over several calls');
+    throw new UsageError(
+      `the --say lines are too long together (${transcripts.length} characters as JSON; at most ${MAX_CUSTOM_PARAMETER_CHARS})`,
+      'say less, or over several calls',
+    );
   }
   const client = await ctx.client();
   let agent: Agent;
@@ -323,17 +380,38 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   const emit = ctx.json ? (value: Record<string, unknown>) => printJsonLine(value) : undefined;
   const announce = (): void => {
     if (emit) {
-      emit({ event: 'call', call_id: callId ?? null, session_id: sessionId ?? null, agent_id: plan.agentId, transport: plan.transport, to: plan.to, from: plan.from ?? null });
+      emit({
+        event: 'call',
+        call_id: callId ?? null,
+        session_id: sessionId ?? null,
+        agent_id: plan.agentId,
+        transport: plan.transport,
+        to: plan.to,
+        from: plan.from ?? null,
+      });
       return;
     }
-    ok(callId ? `call ${callId} (session ${sessionId}) is on the line as ${plan.transport}` : `an inbound call to ${plan.agentId} is on the line as ${plan.transport}`);
+    ok(
+      callId
+        ? `call ${callId} (session ${sessionId}) is on the line as ${plan.transport}`
+        : `an inbound call to ${plan.agentId} is on the line as ${plan.transport}`,
+    );
     const spoken = plan.lines.filter((l) => l.kind !== 'dtmf').length;
-    hint(`the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ', each after the agent\'s reply'}`);
+    hint(
+      `the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ", each after the agent's reply"}`,
+    );
   };
 
   const call = simulateCall({
-    url, dialect: plan.transport, format: plan.format, headers: client.upgradeHeaders(), customParameters: params,
-    to: plan.to, ...(plan.from ? { from: plan.from } : {}), steps: scriptOf(plan, pcm), timeoutMs: plan.timeoutS * 1000,
+    url,
+    dialect: plan.transport,
+    format: plan.format,
+    headers: client.upgradeHeaders(),
+    customParameters: params,
+    to: plan.to,
+    ...(plan.from ? { from: plan.from } : {}),
+    steps: scriptOf(plan, pcm),
+    timeoutMs: plan.timeoutS * 1000,
   });
   const said = new SaidTracker(plan.lines.map((l): SaidStep => (l.kind === 'wav' ? { kind: 'wav', file: l.file } : l)));
   const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, said, emit);
@@ -365,11 +443,20 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   if (interrupted) throw new InterruptedError('the caller hung up');
   const { code, reason, by } = timeline.close;
   if (by === 'bot' && code !== 1000 && code !== 1001) {
-    throw new CliError(`the daemon ended the stream with close code ${code}${reason ? ` (${reason})` : ''}`, EXIT.error,
-      code === 1008 ? 'a policy close: the stream was refused or broke the carrier protocol; see the daemon\'s log' : undefined, 'stream_closed');
+    throw new CliError(
+      `the daemon ended the stream with close code ${code}${reason ? ` (${reason})` : ''}`,
+      EXIT.error,
+      code === 1008 ? "a policy close: the stream was refused or broke the carrier protocol; see the daemon's log" : undefined,
+      'stream_closed',
+    );
   }
   if (flags.strict && said.mismatches.length > 0) {
-    throw new CliError(mismatchMessage(said.mismatches), EXIT.error, 'the recogniser did not hear these lines as said (docs/media.md: what the embedded recogniser mishears)', 'misheard');
+    throw new CliError(
+      mismatchMessage(said.mismatches),
+      EXIT.error,
+      'the recogniser did not hear these lines as said (docs/media.md: what the embedded recogniser mishears)',
+      'misheard',
+    );
   }
 }
 
@@ -390,7 +477,10 @@ function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => void): v
       else say(`${at} ${dim(`opening audio ${formatMs(e.latencyMs)} after the stream started`)}`);
       break;
     case 'clear':
-      if (e.bargeInMs !== undefined) say(`${at} ${bold('barge-in')}  the agent stopped ${formatMs(e.bargeInMs)} after the caller began (${formatMs(e.droppedMs)} of reply dropped)`);
+      if (e.bargeInMs !== undefined)
+        say(
+          `${at} ${bold('barge-in')}  the agent stopped ${formatMs(e.bargeInMs)} after the caller began (${formatMs(e.droppedMs)} of reply dropped)`,
+        );
       else say(`${at} ${dim(`the agent cleared ${formatMs(e.droppedMs)} of queued audio`)}`);
       break;
     case 'dtmf':
@@ -406,7 +496,9 @@ function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => void): v
       say(`${at} ${dim('time is up: the caller hangs up')}`);
       break;
     case 'closed':
-      say(`${at} ${bold(e.by === 'bot' ? 'the agent hung up' : 'the caller hung up')} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`);
+      say(
+        `${at} ${bold(e.by === 'bot' ? 'the agent hung up' : 'the caller hung up')} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`,
+      );
       break;
     default:
       break;
@@ -455,8 +547,17 @@ class TurnFollower {
   private print(t: TurnRow): void {
     const { said, match } = this.said.next(t);
     if (this.emit) {
-      this.emit({ event: 'turn', index: t.index ?? this.printed, user_text: t.user_text ?? null, reply_text: t.reply_text ?? null,
-        stt_provider: t.stt_provider ?? null, stt_ms: t.stt_ms ?? null, stt_confidence: t.stt_confidence ?? null, said, match });
+      this.emit({
+        event: 'turn',
+        index: t.index ?? this.printed,
+        user_text: t.user_text ?? null,
+        reply_text: t.reply_text ?? null,
+        stt_provider: t.stt_provider ?? null,
+        stt_ms: t.stt_ms ?? null,
+        stt_confidence: t.stt_confidence ?? null,
+        said,
+        match,
+      });
       return;
     }
     const confidence = typeof t.stt_confidence === 'number' ? dim(` (confidence ${t.stt_confidence.toFixed(2)})`) : '';
@@ -480,18 +581,36 @@ class TurnFollower {
 }
 
 /** The end of the call: per-turn latencies, barge-ins, the session summary and costs. */
-function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: string | undefined, said: SaidTracker, emit?: (v: Record<string, unknown>) => void): void {
+function printEnd(
+  t: SimTimeline,
+  d: SessionDetail | undefined,
+  sessionId: string | undefined,
+  said: SaidTracker,
+  emit?: (v: Record<string, unknown>) => void,
+): void {
   const steps = d?.session?.steps ?? [];
   const extracted = Object.fromEntries(steps.filter((s) => s.slot && s.value !== null).map((s) => [s.slot!, s.value]));
   if (emit) {
     emit({
-      event: 'summary', session_id: sessionId ?? null, status: d?.session?.status ?? null, outcome: d?.session?.outcome ?? null, extracted,
+      event: 'summary',
+      session_id: sessionId ?? null,
+      status: d?.session?.status ?? null,
+      outcome: d?.session?.outcome ?? null,
+      extracted,
       cost: d ? { total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr } : null,
       stt_seconds: d?.stt_seconds ?? null,
       mismatches: said.mismatches.length,
       misheard: said.mismatches,
-      turns: t.turns.map((x) => snake({ ...x })), opening_ms: t.openingMs ?? null,
-      frames: { sent: t.sent.frames, received: t.received.frames, lateness_p99_ms: t.received.lateness.p99, marks: t.received.marks, marks_played: t.received.marksPlayed, clears: t.received.clears },
+      turns: t.turns.map((x) => snake({ ...x })),
+      opening_ms: t.openingMs ?? null,
+      frames: {
+        sent: t.sent.frames,
+        received: t.received.frames,
+        lateness_p99_ms: t.received.lateness.p99,
+        marks: t.received.marks,
+        marks_played: t.received.marksPlayed,
+        clears: t.received.clears,
+      },
       close: t.close,
     });
     return;
@@ -501,13 +620,23 @@ function printEnd(t: SimTimeline, d: SessionDetail | undefined, sessionId: strin
   const fields: Array<[string, string]> = [['session', sessionId ?? dim('-')]];
   if (d?.session) fields.push(['status', d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status]);
   fields.push(['reply latency', latencies.length ? latencies.join(dim(' · ')) : dim('-')]);
-  fields.push(['mismatches', said.mismatches.length === 0 ? dim('none: every --say line was heard as said')
-    : `${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`]);
+  fields.push([
+    'mismatches',
+    said.mismatches.length === 0
+      ? dim('none: every --say line was heard as said')
+      : `${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`,
+  ]);
   const barges = t.turns.filter((x) => x.bargeInMs !== undefined);
   if (barges.length) fields.push(['barge-ins', barges.map((x) => `${x.turn + 1}: ${formatMs(x.bargeInMs!)}`).join(dim(' · '))]);
-  fields.push(['audio', `${t.received.frames} frames received, ${t.received.marksPlayed}/${t.received.marks} marks played, lateness p99 ${formatMs(t.received.lateness.p99)}`]);
+  fields.push([
+    'audio',
+    `${t.received.frames} frames received, ${t.received.marksPlayed}/${t.received.marks} marks played, lateness p99 ${formatMs(t.received.lateness.p99)}`,
+  ]);
   if (d) {
-    fields.push(['cost', costLine({ total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr })]);
+    fields.push([
+      'cost',
+      costLine({ total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr }),
+    ]);
     fields.push(['stt', `${(d.stt_seconds ?? 0).toFixed(1)} s ${dim(`(${rupees(d.stt_cost_inr)})`)}`]);
   }
   printFields(fields);

@@ -9,8 +9,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import {
-  ApiResponseError, DaemonUnreachableError, type CallHangup, type CallListQuery, type CallPlacement, type CallStatus, type DialStatus,
-  type LineOutcome, type ListResponse, type PlaceCallBody,
+  ApiResponseError,
+  DaemonUnreachableError,
+  type CallHangup,
+  type CallListQuery,
+  type CallPlacement,
+  type CallStatus,
+  type DialStatus,
+  type LineOutcome,
+  type ListResponse,
+  type PlaceCallBody,
 } from '../../client/index.js';
 import { EXAMPLE_DID } from '../../domain/e164.js';
 import { CALL_SOURCES, DIAL_LIMITS } from '../../domain/calls.js';
@@ -60,7 +68,8 @@ const CONTEXT_EXAMPLE = 'example: --context \'{"emi_amount": "12500"}\' or --con
  */
 function wholeNumber(flag: string, param: string, value: string, min: number, max: number): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`, param);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`, param);
   return n;
 }
 
@@ -76,7 +85,10 @@ function parseContext(value: string): Record<string, unknown> {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read --context file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, CONTEXT_EXAMPLE);
+      throw new UsageError(
+        `cannot read --context file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        CONTEXT_EXAMPLE,
+      );
     }
   }
   return parseContextFlag(text, CONTEXT_EXAMPLE);
@@ -89,12 +101,20 @@ function parseContext(value: string): Record<string, unknown> {
  *   flags without `--dial`.
  */
 export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
-  for (const [flag, value] of [['--to', flags.to], ['--from', flags.from]] as const) {
+  for (const [flag, value] of [
+    ['--to', flags.to],
+    ['--from', flags.from],
+  ] as const) {
     if (value !== undefined) requireE164(value, flag, flag.slice(2));
   }
   if (!flags.dial) {
-    const dialOnly = [['--trunk', flags.trunk], ['--ringing-timeout', flags.ringingTimeout], ['--max-duration', flags.maxDuration]]
-      .filter(([, v]) => v !== undefined).map(([f]) => f);
+    const dialOnly = [
+      ['--trunk', flags.trunk],
+      ['--ringing-timeout', flags.ringingTimeout],
+      ['--max-duration', flags.maxDuration],
+    ]
+      .filter(([, v]) => v !== undefined)
+      .map(([f]) => f);
     if (dialOnly.length > 0) throw new UsageError(`${dialOnly.join(', ')} only apply when dialling: add --dial`);
   }
   const body: PlaceCallBody = { agent_id: flags.agent, to: flags.to };
@@ -105,25 +125,31 @@ export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
   if (flags.dial) body.dial = true;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   const { ringing_timeout_s: ring, max_call_duration_s: max } = DIAL_LIMITS;
-  if (flags.ringingTimeout !== undefined) body.ringing_timeout_s = wholeNumber('--ringing-timeout', 'ringing_timeout_s', flags.ringingTimeout, ring.min, ring.max);
-  if (flags.maxDuration !== undefined) body.max_call_duration_s = wholeNumber('--max-duration', 'max_call_duration_s', flags.maxDuration, max.min, max.max);
+  if (flags.ringingTimeout !== undefined)
+    body.ringing_timeout_s = wholeNumber('--ringing-timeout', 'ringing_timeout_s', flags.ringingTimeout, ring.min, ring.max);
+  if (flags.maxDuration !== undefined)
+    body.max_call_duration_s = wholeNumber('--max-duration', 'max_call_duration_s', flags.maxDuration, max.min, max.max);
   return body;
 }
 
 /** Hints for placement errors, by API error code; the argument is the server's message. */
 const PLACE_HINTS: Record<string, (message: string) => string> = {
   telephony_not_configured: () => 'see `vagent telephony check`; or leave out --dial to prepare the call without ringing anyone',
-  dial_failed: () => 'nothing is ringing. Check the trunk (`vagent trunk list`), the number and `vagent telephony check`, then place the call again',
+  dial_failed: () =>
+    'nothing is ringing. Check the trunk (`vagent trunk list`), the number and `vagent telephony check`, then place the call again',
   dial_outcome_unknown: (message) => {
     const id = /\bcl_\d+\b/.exec(message)?.[0] ?? 'cl_…';
-    return `the phone may be ringing. Look before placing it again: \`vagent call show ${id}\` (or the LiveKit dashboard); ` +
-      'a new call needs a new --idempotency-key, as this one will never dial twice';
+    return (
+      `the phone may be ringing. Look before placing it again: \`vagent call show ${id}\` (or the LiveKit dashboard); ` +
+      'a new call needs a new --idempotency-key, as this one will never dial twice'
+    );
   },
   caller_id_not_on_trunk: () => "--from must be one of the trunk's numbers: see `vagent trunk list`",
   trunk_not_found: () => 'see `vagent trunk list` for trunk ids',
   workflow_not_found: () => 'see `vagent agent list` for agent ids',
   not_found: () => 'calls need an agent with direction: outbound; see `vagent agent list`',
-  rate_limit_exceeded: () => "today's budget for this tenant is spent: see `vagent telephony check`; an operator can change it with `vagent admin tenant set NAME --budget-inr N`",
+  rate_limit_exceeded: () =>
+    "today's budget for this tenant is spent: see `vagent telephony check`; an operator can change it with `vagent admin tenant set NAME --budget-inr N`",
   idempotency_key_reuse: () => 'this --idempotency-key was used with other arguments; use a new key for a new call',
   idempotency_key_in_progress: () => 'a request with this --idempotency-key is still running; wait, then retry with the same key',
 };
@@ -131,8 +157,11 @@ const PLACE_HINTS: Record<string, (message: string) => string> = {
 /** A placement failure with a hint where one helps; other errors pass through unchanged. */
 function explainPlaceError(err: unknown, key: string): unknown {
   if (err instanceof DaemonUnreachableError) {
-    return new CliError(err.message, EXIT.unreachable,
-      `to retry safely, run the same command with --idempotency-key ${key}: the daemon places a call at most once per key`);
+    return new CliError(
+      err.message,
+      EXIT.unreachable,
+      `to retry safely, run the same command with --idempotency-key ${key}: the daemon places a call at most once per key`,
+    );
   }
   if (err instanceof ApiResponseError) {
     const missing = explainMissingContext(err);
@@ -213,7 +242,12 @@ function formatDuration(s: number | null): string {
 
 /** Dial statuses coloured: green when answered or ringing, red when failed or unknown, dim when not dialled or completed. */
 const DIAL_COLOUR: Partial<Record<DialStatus, (s: string) => string>> = {
-  answered: good, ringing: good, failed: bad, unknown: bad, not_dialled: dim, completed: dim,
+  answered: good,
+  ringing: good,
+  failed: bad,
+  unknown: bad,
+  not_dialled: dim,
+  completed: dim,
 };
 const dialText = (s: DialStatus): string => (DIAL_COLOUR[s] ?? String)(s.replace('_', ' '));
 const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? 'in progress' : 'completed');
@@ -339,20 +373,27 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
     res = { data, has_more: page.has_more, next_cursor: page.has_more ? page.next_cursor : null };
   }
   if (ctx.json) return printJson(res);
-  await printTable(res.data, [
-    { header: 'CALL', cell: (c) => c.call_id },
-    { header: 'STATUS', cell: (c) => statusText(c.status) },
-    { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
-    { header: 'DIR', cell: (c) => `${c.direction === 'outbound' ? 'out' : 'in'}${c.source === 'simulator' ? ` ${mark('sim')}` : ''}` },
-    // Inbound: FROM is the caller's number; outbound: the caller ID presented.
-    { header: 'FROM', cell: (c) => orDash(c.from) },
-    { header: 'TO', cell: (c) => c.to },
-    { header: 'AGENT', cell: (c) => c.agent_id },
-    { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
-    { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
-    { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },
-  ], query.status || query.source
-    ? `No ${query.status ? `${statusText(query.status)} ` : ''}${query.source ? `${query.source} ` : ''}calls.`
-    : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID} --customer-name NAME --context @context.json`);
+  await printTable(
+    res.data,
+    [
+      { header: 'CALL', cell: (c) => c.call_id },
+      { header: 'STATUS', cell: (c) => statusText(c.status) },
+      { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
+      {
+        header: 'DIR',
+        cell: (c) => `${c.direction === 'outbound' ? 'out' : 'in'}${c.source === 'simulator' ? ` ${mark('sim')}` : ''}`,
+      },
+      // Inbound: FROM is the caller's number; outbound: the caller ID presented.
+      { header: 'FROM', cell: (c) => orDash(c.from) },
+      { header: 'TO', cell: (c) => c.to },
+      { header: 'AGENT', cell: (c) => c.agent_id },
+      { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
+      { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
+      { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },
+    ],
+    query.status || query.source
+      ? `No ${query.status ? `${statusText(query.status)} ` : ''}${query.source ? `${query.source} ` : ''}calls.`
+      : `No calls yet. Prepare one: vagent call place --agent ag_emi_reminder --to ${EXAMPLE_DID} --customer-name NAME --context @context.json`,
+  );
   if (res.has_more && res.next_cursor) hint(`more calls: add --all, or --cursor ${res.next_cursor} for the next page`);
 }

@@ -24,26 +24,48 @@ export interface CarrierSetFlags {
 }
 
 /** What each dialect takes: its id flag (required or not), its secret flag and names. */
-const SPEC: Record<Dialect, { id?: { flag: keyof CarrierSetFlags; option: string; field: string; required: boolean }; secretFlag: keyof CarrierSetFlags; secretField: string; secretName: string; how: string }> = {
+const SPEC: Record<
+  Dialect,
+  {
+    id?: { flag: keyof CarrierSetFlags; option: string; field: string; required: boolean };
+    secretFlag: keyof CarrierSetFlags;
+    secretField: string;
+    secretName: string;
+    how: string;
+  }
+> = {
   twilio: {
     id: { flag: 'accountSid', option: '--account-sid', field: 'account_sid', required: false },
-    secretFlag: 'authTokenStdin', secretField: 'auth_token', secretName: 'Twilio auth token',
+    secretFlag: 'authTokenStdin',
+    secretField: 'auth_token',
+    secretName: 'Twilio auth token',
     how: 'TwiML: <Connect><Stream url="wss://YOUR-HOST/v1/media/twilio"/></Connect> (Twilio signs the upgrade with this token)',
   },
   plivo: {
     id: { flag: 'authId', option: '--auth-id', field: 'auth_id', required: true },
-    secretFlag: 'authTokenStdin', secretField: 'auth_token', secretName: 'Plivo auth token',
+    secretFlag: 'authTokenStdin',
+    secretField: 'auth_token',
+    secretName: 'Plivo auth token',
     how: 'Plivo XML: <Stream bidirectional="true">wss://YOUR-HOST{path}</Stream> (Plivo signs the upgrade, signature V3)',
   },
   exotel: {
     id: { flag: 'exotelApiKey', option: '--exotel-api-key', field: 'api_key', required: true },
-    secretFlag: 'apiTokenStdin', secretField: 'api_token', secretName: 'Exotel API token',
+    secretFlag: 'apiTokenStdin',
+    secretField: 'api_token',
+    secretName: 'Exotel API token',
     how: 'Voicebot applet URL: wss://API_KEY:API_TOKEN@YOUR-HOST{path} (Exotel sends them as basic auth)',
   },
 };
 
-const ALL_ID_FLAGS = [['accountSid', '--account-sid'], ['authId', '--auth-id'], ['exotelApiKey', '--exotel-api-key']] as const;
-const ALL_SECRET_FLAGS = [['authTokenStdin', '--auth-token-stdin'], ['apiTokenStdin', '--api-token-stdin']] as const;
+const ALL_ID_FLAGS = [
+  ['accountSid', '--account-sid'],
+  ['authId', '--auth-id'],
+  ['exotelApiKey', '--exotel-api-key'],
+] as const;
+const ALL_SECRET_FLAGS = [
+  ['authTokenStdin', '--auth-token-stdin'],
+  ['apiTokenStdin', '--api-token-stdin'],
+] as const;
 
 function dialectOf(value: string): Dialect {
   if ((DIALECTS as readonly string[]).includes(value)) return value as Dialect;
@@ -70,10 +92,14 @@ export async function set(ctx: CommandContext, dialectArg: string, flags: Carrie
   const dialect = dialectOf(dialectArg);
   const spec = SPEC[dialect];
   for (const [flag, option] of ALL_ID_FLAGS) {
-    if (flags[flag] !== undefined && spec.id?.flag !== flag) throw new UsageError(`${option} is not for ${dialect}${spec.id ? `; it takes ${spec.id.option}` : ''}`);
+    if (flags[flag] !== undefined && spec.id?.flag !== flag)
+      throw new UsageError(`${option} is not for ${dialect}${spec.id ? `; it takes ${spec.id.option}` : ''}`);
   }
   for (const [flag, option] of ALL_SECRET_FLAGS) {
-    if (flags[flag] && spec.secretFlag !== flag) throw new UsageError(`${option} is not for ${dialect}; use ${spec.secretFlag === 'authTokenStdin' ? '--auth-token-stdin' : '--api-token-stdin'}`);
+    if (flags[flag] && spec.secretFlag !== flag)
+      throw new UsageError(
+        `${option} is not for ${dialect}; use ${spec.secretFlag === 'authTokenStdin' ? '--auth-token-stdin' : '--api-token-stdin'}`,
+      );
   }
   const body: Record<string, unknown> = {};
   if (spec.id) {
@@ -94,17 +120,23 @@ export async function set(ctx: CommandContext, dialectArg: string, flags: Carrie
 export async function list(ctx: CommandContext): Promise<void> {
   const res = await (await ctx.client()).listCarriers();
   if (ctx.json) return printJson(res);
-  await printTable(res.data, [
-    { header: 'CARRIER', cell: (c) => c.dialect },
-    { header: 'CREDENTIALS', cell: (c) => (c.configured ? 'stored' : dim('none')) },
-    { header: 'HINT', cell: (c) => orDash(c.hint) },
-    { header: 'STREAM URL PATH', cell: (c) => c.stream_url_path },
-    { header: 'UPDATED', cell: (c) => (c.updated_at === null ? dim('-') : formatTime(c.updated_at)) },
-  ], '');
+  await printTable(
+    res.data,
+    [
+      { header: 'CARRIER', cell: (c) => c.dialect },
+      { header: 'CREDENTIALS', cell: (c) => (c.configured ? 'stored' : dim('none')) },
+      { header: 'HINT', cell: (c) => orDash(c.hint) },
+      { header: 'STREAM URL PATH', cell: (c) => c.stream_url_path },
+      { header: 'UPDATED', cell: (c) => (c.updated_at === null ? dim('-') : formatTime(c.updated_at)) },
+    ],
+    '',
+  );
   const t = res.stream_token;
-  say(t.configured && t.created_at !== null
-    ? `stream token: set ${formatTime(t.created_at)} (a new one: vagent carrier token)`
-    : `stream token: ${dim('none')} (make one: vagent carrier token)`);
+  say(
+    t.configured && t.created_at !== null
+      ? `stream token: set ${formatTime(t.created_at)} (a new one: vagent carrier token)`
+      : `stream token: ${dim('none')} (make one: vagent carrier token)`,
+  );
 }
 
 /**

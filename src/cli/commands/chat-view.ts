@@ -45,8 +45,12 @@ export function printCallerLine(text: string): void {
 /** The session header and the opening clips, in `display_order`. */
 export function printOpening(opened: SessionOpened, interactive: boolean): void {
   const a = opened.agent;
-  say(dim(`session ${opened.session_id} · ${a?.name ?? opened.agent_id} (${opened.agent_id}, ${a?.language ?? '?'})` +
-    (interactive ? ' · /help for commands, Ctrl-D to end' : '')));
+  say(
+    dim(
+      `session ${opened.session_id} · ${a?.name ?? opened.agent_id} (${opened.agent_id}, ${a?.language ?? '?'})` +
+        (interactive ? ' · /help for commands, Ctrl-D to end' : ''),
+    ),
+  );
   const clips = [...(opened.opening?.clips ?? [])].sort((x, y) => (x.display_order ?? 0) - (y.display_order ?? 0));
   printAgentClips(clips);
 }
@@ -54,8 +58,12 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
 /** One turn: the agent's lines and a dim footer `layer=capture · ₹0.00 · 12 ms (session ₹…)`. */
 export function printTurn(turn: TurnResult): void {
   printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
-  say(dim(`layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
-    ` (session ${rupees(turn.session_totals?.total_inr)})`));
+  say(
+    dim(
+      `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
+        ` (session ${rupees(turn.session_totals?.total_inr)})`,
+    ),
+  );
 }
 
 /** Step statuses coloured: done green, failed red, skipped dim. */
@@ -83,7 +91,7 @@ export function printStepProgress(progress: StepProgress | undefined, cursor?: s
 export function printChatHelp(): void {
   say(dim('/end    end the session and show the summary (also Ctrl-D)'));
   say(dim('/state  step progress'));
-  say(dim('/play   play the last reply\'s audio'));
+  say(dim("/play   play the last reply's audio"));
   say(dim('/help   this list'));
 }
 
@@ -110,7 +118,8 @@ export function printSummary(end: SessionEndResult): void {
     return;
   }
   const fields: Array<[string, string]> = [['outcome', `${s.outcome}${s.turns === undefined ? '' : dim(` (${plural(s.turns, 'turn')})`)}`]];
-  if (s.steps?.length) fields.push(['steps', s.steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
+  if (s.steps?.length)
+    fields.push(['steps', s.steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
   fields.push(['cost', costLine(end.cost)]);
   printFields(fields);
   const extracted = Object.entries(s.extracted ?? {});

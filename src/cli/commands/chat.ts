@@ -13,7 +13,15 @@
  * session too and prints the summary, then exits 130.
  */
 import readline from 'node:readline';
-import { ApiResponseError, type Clip, type OpenSessionBody, type SessionOpened, type StepProgress, type TurnResult, type VagentClient } from '../../client/index.js';
+import {
+  ApiResponseError,
+  type Clip,
+  type OpenSessionBody,
+  type SessionOpened,
+  type StepProgress,
+  type TurnResult,
+  type VagentClient,
+} from '../../client/index.js';
 import { isoTimeMs } from '../../domain/time.js';
 import { AgentDefinitionSchema } from '../../domain/agent.js';
 import { CURSOR_CLOSING } from '../../engine/state.js';
@@ -23,9 +31,7 @@ import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
-import {
-  costLine, printCallerLine, printChatHelp, printOpening, printStepProgress, printSummary, printTurn,
-} from './chat-view.js';
+import { costLine, printCallerLine, printChatHelp, printOpening, printStepProgress, printSummary, printTurn } from './chat-view.js';
 
 /** Flags of `vagent chat`. */
 export interface ChatFlags {
@@ -51,7 +57,11 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
   if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
   if (flags.now !== undefined) {
     if (isoTimeMs(flags.now) === null) {
-      throw new InvalidValueError(`--now must be an ISO 8601 date-time, not "${flags.now}"`, 'context.now', 'example: --now 2025-11-13T10:00:00+05:30');
+      throw new InvalidValueError(
+        `--now must be an ISO 8601 date-time, not "${flags.now}"`,
+        'context.now',
+        'example: --now 2025-11-13T10:00:00+05:30',
+      );
     }
     context = { ...context, now: flags.now };
   }
@@ -64,7 +74,8 @@ export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody 
 }
 
 /** The audio URLs of clips that have audio, in order. */
-const audioUrlsOf = (clips: Clip[] | undefined): string[] => (clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
+const audioUrlsOf = (clips: Clip[] | undefined): string[] =>
+  (clips ?? []).map((c) => c.audio_url).filter((u): u is string => typeof u === 'string');
 
 /** What the loop does after a line: go on, end the session, or stop (the session is already gone). */
 type Next = 'continue' | 'end' | 'stop';
@@ -113,16 +124,27 @@ class Conversation {
     '/end': () => 'end',
     '/exit': () => 'end',
     '/quit': () => 'end',
-    '/state': () => { printStepProgress(this.progress, this.cursor); return 'continue'; },
-    '/play': async (): Promise<Next> => { await this.play(); return 'continue'; },
-    '/help': () => { printChatHelp(); return 'continue'; },
+    '/state': () => {
+      printStepProgress(this.progress, this.cursor);
+      return 'continue';
+    },
+    '/play': async (): Promise<Next> => {
+      await this.play();
+      return 'continue';
+    },
+    '/help': () => {
+      printChatHelp();
+      return 'continue';
+    },
   };
 
   /** Reads lines until EOF, `/end` or an ended reply, then ends the session and shows the summary. */
   async run(): Promise<void> {
-    const rl = readline.createInterface(this.interactive
-      ? { input: process.stdin, output: process.stdout, terminal: true, prompt: dim('you   › ') }
-      : { input: process.stdin, terminal: false });
+    const rl = readline.createInterface(
+      this.interactive
+        ? { input: process.stdin, output: process.stdout, terminal: true, prompt: dim('you   › ') }
+        : { input: process.stdin, terminal: false },
+    );
     // Ctrl-C: at the prompt readline sees it (the terminal is raw); piped, it is the signal.
     const onInterrupt = (): void => {
       this.interrupted = true;
@@ -142,7 +164,11 @@ class Conversation {
           next = step;
           break;
         }
-        if (this.agentClosed) await this.startGraceTimer(() => { lapsed = true; rl.close(); });
+        if (this.agentClosed)
+          await this.startGraceTimer(() => {
+            lapsed = true;
+            rl.close();
+          });
         if (this.interactive) rl.prompt();
       }
     } finally {
@@ -256,7 +282,9 @@ class Conversation {
 export async function chat(ctx: CommandContext, agentId: string, flags: ChatFlags): Promise<void> {
   const body = sessionBody(agentId, flags);
   const client = await ctx.client();
-  const opened = await client.openSession(body).catch((err: unknown) => { throw explainMissingContext(err); });
+  const opened = await client.openSession(body).catch((err: unknown) => {
+    throw explainMissingContext(err);
+  });
   const interactive = !ctx.json && process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (ctx.json) printJsonLine(opened);
   else printOpening(opened, interactive);

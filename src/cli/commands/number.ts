@@ -33,9 +33,12 @@ function showNumber(n: NumberRecord): void {
  */
 function explainAgentError(err: unknown): unknown {
   if (!(err instanceof ApiResponseError) || err.param !== 'agent_id') return err;
-  const hint = err.code === 'invalid_request' && /direction outbound/.test(err.message)
-    ? 'bind an agent with direction inbound (see the DIRECTION column of `vagent agent list`); outbound agents are placed with `vagent call place`'
-    : err.code === 'not_found' ? 'see `vagent agent list` for the agents of this tenant; add one with `vagent agent apply -f FILE`' : undefined;
+  const hint =
+    err.code === 'invalid_request' && /direction outbound/.test(err.message)
+      ? 'bind an agent with direction inbound (see the DIRECTION column of `vagent agent list`); outbound agents are placed with `vagent call place`'
+      : err.code === 'not_found'
+        ? 'see `vagent agent list` for the agents of this tenant; add one with `vagent agent apply -f FILE`'
+        : undefined;
   if (hint === undefined) return err;
   return new CliError(`${err.code}: ${err.message}`, EXIT.error, hint);
 }
@@ -48,7 +51,9 @@ export async function add(ctx: CommandContext, number: string, flags: NumberAddF
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   if (flags.agent !== undefined) body.agent_id = flags.agent;
   const client = await ctx.client();
-  const rec = await client.createNumber(body).catch((err: unknown) => { throw explainAgentError(err); });
+  const rec = await client.createNumber(body).catch((err: unknown) => {
+    throw explainAgentError(err);
+  });
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} registered`);
   showNumber(rec);
@@ -58,20 +63,26 @@ export async function add(ctx: CommandContext, number: string, flags: NumberAddF
 export async function list(ctx: CommandContext): Promise<void> {
   const res = await (await ctx.client()).listNumbers();
   if (ctx.json) return printJson(res);
-  await printTable(res.data, [
-    { header: 'NUMBER', cell: (n) => n.number },
-    { header: 'LABEL', cell: (n) => orDash(n.label) },
-    { header: 'TRUNK', cell: (n) => orDash(n.trunk_id) },
-    { header: 'AGENT', cell: (n) => orDash(n.agent_id) },
-    { header: 'CREATED', cell: (n) => formatTime(n.created_at) },
-  ], 'No numbers yet. Register one: vagent number add +918047001234 --label "Bengaluru support"');
+  await printTable(
+    res.data,
+    [
+      { header: 'NUMBER', cell: (n) => n.number },
+      { header: 'LABEL', cell: (n) => orDash(n.label) },
+      { header: 'TRUNK', cell: (n) => orDash(n.trunk_id) },
+      { header: 'AGENT', cell: (n) => orDash(n.agent_id) },
+      { header: 'CREATED', cell: (n) => formatTime(n.created_at) },
+    ],
+    'No numbers yet. Register one: vagent number add +918047001234 --label "Bengaluru support"',
+  );
 }
 
 /** `vagent number bind NUMBER AGENT_ID`. @throws CliError (exit 1, with a hint) for an agent that cannot answer the number. */
 export async function bind(ctx: CommandContext, number: string, agentId: string): Promise<void> {
   requireE164(number, 'NUMBER', 'number');
   const client = await ctx.client();
-  const rec = await client.bindNumber(number, agentId).catch((err: unknown) => { throw explainAgentError(err); });
+  const rec = await client.bindNumber(number, agentId).catch((err: unknown) => {
+    throw explainAgentError(err);
+  });
   if (ctx.json) return printJson(rec);
   ok(`${rec.number} now answered by ${rec.agent_id}`);
 }

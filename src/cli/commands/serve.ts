@@ -23,14 +23,23 @@ export function listenFailure(err: unknown, settings: Pick<Settings, 'host' | 'p
   const port = typeof e?.port === 'number' ? e.port : settings.port;
   switch (e?.code) {
     case 'EADDRINUSE':
-      return new CliError(`port ${port} is in use: is another vagent serve running? (--port)`, EXIT.error,
-        `pick a free port with --port (or VAGENT_PORT), or stop the program listening on ${port} (e.g. ss -ltnp 'sport = :${port}')`);
+      return new CliError(
+        `port ${port} is in use: is another vagent serve running? (--port)`,
+        EXIT.error,
+        `pick a free port with --port (or VAGENT_PORT), or stop the program listening on ${port} (e.g. ss -ltnp 'sport = :${port}')`,
+      );
     case 'EACCES':
-      return new CliError(`cannot listen on port ${port}: permission denied (--port)`, EXIT.error,
-        'ports below 1024 need privileges: use a port from 1024 up (default 8787) behind a reverse proxy');
+      return new CliError(
+        `cannot listen on port ${port}: permission denied (--port)`,
+        EXIT.error,
+        'ports below 1024 need privileges: use a port from 1024 up (default 8787) behind a reverse proxy',
+      );
     case 'EADDRNOTAVAIL':
-      return new CliError(`cannot listen on ${settings.host}: no such address on this machine (--host)`, EXIT.error,
-        'use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine');
+      return new CliError(
+        `cannot listen on ${settings.host}: no such address on this machine (--host)`,
+        EXIT.error,
+        'use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or an address of this machine',
+      );
     default:
       return undefined;
   }

@@ -21,7 +21,11 @@ export async function login(ctx: CommandContext, flags: { apiKeyStdin?: boolean 
   const where = await saveLogin(url, key);
   if (ctx.json) return printJson({ url, version: health.version, key_store: where.store });
   ok(`logged in to ${url} (vagent ${health.version})`);
-  hint(where.store === 'keychain' ? 'API key stored in the OS keychain' : `API key stored in ${where.path} (mode 0600; no keychain service is running)`);
+  hint(
+    where.store === 'keychain'
+      ? 'API key stored in the OS keychain'
+      : `API key stored in ${where.path} (mode 0600; no keychain service is running)`,
+  );
 }
 
 /** `vagent logout`: forgets the stored key for the daemon URL. */

@@ -63,34 +63,46 @@ export async function printSessionDetail(d: SessionDetail): Promise<void> {
 }
 
 async function printStepsTable(steps: SessionDetail['session']['steps']): Promise<void> {
-  await printTable(steps, [
-    { header: 'STEP', cell: (s) => s.id },
-    { header: 'STATUS', cell: (s) => (STATUS_MARK[s.status] ?? String)(s.status) },
-    { header: 'ATTEMPTS', cell: (s) => String(s.attempts) },
-    { header: 'SLOT', cell: (s) => orDash(s.slot) },
-    { header: 'CAPTURED', cell: (s) => (s.value === null ? dim('-') : valueText(s.value)) },
-  ], 'No steps.');
+  await printTable(
+    steps,
+    [
+      { header: 'STEP', cell: (s) => s.id },
+      { header: 'STATUS', cell: (s) => (STATUS_MARK[s.status] ?? String)(s.status) },
+      { header: 'ATTEMPTS', cell: (s) => String(s.attempts) },
+      { header: 'SLOT', cell: (s) => orDash(s.slot) },
+      { header: 'CAPTURED', cell: (s) => (s.value === null ? dim('-') : valueText(s.value)) },
+    ],
+    'No steps.',
+  );
 }
 
 async function printTurnsTable(turns: TurnRow[]): Promise<void> {
-  await printTable(turns, [
-    { header: '#', cell: (t) => String(t.index ?? '') },
-    { header: 'CALLER', cell: (t) => cut(str(t.user_text)) },
-    { header: 'AGENT', cell: (t) => cut(str(t.reply_text)) },
-    { header: 'LAYER', cell: (t) => orDash(t.layer) },
-    { header: 'COST', cell: (t) => rupees(t.cost?.total_inr) },
-  ], 'No turns yet.');
+  await printTable(
+    turns,
+    [
+      { header: '#', cell: (t) => String(t.index ?? '') },
+      { header: 'CALLER', cell: (t) => cut(str(t.user_text)) },
+      { header: 'AGENT', cell: (t) => cut(str(t.reply_text)) },
+      { header: 'LAYER', cell: (t) => orDash(t.layer) },
+      { header: 'COST', cell: (t) => rupees(t.cost?.total_inr) },
+    ],
+    'No turns yet.',
+  );
 }
 
 /** `vagent session list`: one row per session, newest first. */
 export async function printSessionList(rows: SessionListItem[]): Promise<void> {
-  await printTable(rows, [
-    { header: 'SESSION', cell: (s) => s.session_id },
-    { header: 'AGENT', cell: (s) => s.agent_id },
-    { header: 'STATUS', cell: (s) => statusLine(s.status, s.outcome) },
-    { header: 'TURNS', cell: (s) => String(s.turns) },
-    { header: 'CUSTOMER', cell: (s) => orDash(s.customer_name) },
-    { header: 'STARTED', cell: (s) => formatTime(s.created_at) },
-    { header: 'COST', cell: (s) => rupees(s.cost.total_inr) },
-  ], 'No sessions yet. Open one: vagent chat ag_clinic_booking');
+  await printTable(
+    rows,
+    [
+      { header: 'SESSION', cell: (s) => s.session_id },
+      { header: 'AGENT', cell: (s) => s.agent_id },
+      { header: 'STATUS', cell: (s) => statusLine(s.status, s.outcome) },
+      { header: 'TURNS', cell: (s) => String(s.turns) },
+      { header: 'CUSTOMER', cell: (s) => orDash(s.customer_name) },
+      { header: 'STARTED', cell: (s) => formatTime(s.created_at) },
+      { header: 'COST', cell: (s) => rupees(s.cost.total_inr) },
+    ],
+    'No sessions yet. Open one: vagent chat ag_clinic_booking',
+  );
 }

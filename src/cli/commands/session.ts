@@ -24,7 +24,8 @@ export async function list(ctx: CommandContext, flags: SessionListFlags = {}): P
   const query: SessionListQuery = {};
   if (flags.limit !== undefined) {
     const n = /^\d+$/.test(flags.limit.trim()) ? Number(flags.limit.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > 100) throw new InvalidValueError(`--limit must be a whole number from 1 to 100, not "${flags.limit}"`, 'limit');
+    if (!Number.isSafeInteger(n) || n < 1 || n > 100)
+      throw new InvalidValueError(`--limit must be a whole number from 1 to 100, not "${flags.limit}"`, 'limit');
     query.limit = n;
   }
   if (flags.cursor !== undefined) query.cursor = flags.cursor;

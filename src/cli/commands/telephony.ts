@@ -53,24 +53,40 @@ const PROBLEMS: Record<string, { title: string; fix: string[] }> = {
 
 /** Names of the recognisers' settings, for the fixes. */
 const RECOGNIZER_NAMES: Record<string, { title: string; key: string; url: string; defaultUrl: string }> = {
-  deepgram: { title: 'Deepgram', key: 'DEEPGRAM_API_KEY (deepgram.api_key)', url: 'VAGENT_DEEPGRAM_URL (deepgram.url)', defaultUrl: 'wss://api.deepgram.com/v1/listen' },
-  sarvam: { title: 'Sarvam AI', key: 'SARVAM_API_KEY (sarvam.api_key)', url: 'VAGENT_SARVAM_URL (sarvam.url)', defaultUrl: 'wss://api.sarvam.ai/speech-to-text/ws' },
+  deepgram: {
+    title: 'Deepgram',
+    key: 'DEEPGRAM_API_KEY (deepgram.api_key)',
+    url: 'VAGENT_DEEPGRAM_URL (deepgram.url)',
+    defaultUrl: 'wss://api.deepgram.com/v1/listen',
+  },
+  sarvam: {
+    title: 'Sarvam AI',
+    key: 'SARVAM_API_KEY (sarvam.api_key)',
+    url: 'VAGENT_SARVAM_URL (sarvam.url)',
+    defaultUrl: 'wss://api.sarvam.ai/speech-to-text/ws',
+  },
 };
 
 /** What a recogniser's problem means and what to do about it. */
 function recognizerFix(provider: string, problem: string): string[] {
-  const n = RECOGNIZER_NAMES[provider] ?? { title: provider, key: 'its API key', url: 'its URL', defaultUrl: 'the provider\'s' };
+  const n = RECOGNIZER_NAMES[provider] ?? { title: provider, key: 'its API key', url: 'its URL', defaultUrl: "the provider's" };
   switch (problem) {
     case 'unauthenticated':
-      return [`${n.title} did not accept the key. Set ${n.key} for vagent serve to a valid key of your`,
-        `${n.title} account (look for a stray space, a revoked key, or one of another project), then restart it.`];
+      return [
+        `${n.title} did not accept the key. Set ${n.key} for vagent serve to a valid key of your`,
+        `${n.title} account (look for a stray space, a revoked key, or one of another project), then restart it.`,
+      ];
     case 'rate_limited':
-      return [`${n.title} is refusing new streams for now (429): too many at once, or the account's`,
+      return [
+        `${n.title} is refusing new streams for now (429): too many at once, or the account's`,
         `credit or quota is used up. Callers fall back to the embedded recogniser (English) or to keys`,
-        `and a polite hang-up until it recovers; check the account's usage and limits.`];
+        `and a polite hang-up until it recovers; check the account's usage and limits.`,
+      ];
     case 'unreachable':
-      return [`${n.title} cannot be reached from the daemon. Check ${n.url} (default ${n.defaultUrl}),`,
-        "and that the daemon's host can reach it (DNS, firewall, proxy, TLS certificate)."];
+      return [
+        `${n.title} cannot be reached from the daemon. Check ${n.url} (default ${n.defaultUrl}),`,
+        "and that the daemon's host can reach it (DNS, firewall, proxy, TLS certificate).",
+      ];
     default:
       return [`${n.title} answered with an error; the message above says what it was.`];
   }
@@ -99,9 +115,14 @@ export async function check(ctx: CommandContext): Promise<void> {
   const r = await (await ctx.client()).telephonyCheck();
   if (ctx.json) printJson(r);
   else printCheck(r);
-  if (!r.ok) throw new CliError(`telephony check failed: ${r.problem ?? 'error'}${r.message && ctx.json ? `: ${r.message}` : ''}`, EXIT.error);
+  if (!r.ok)
+    throw new CliError(`telephony check failed: ${r.problem ?? 'error'}${r.message && ctx.json ? `: ${r.message}` : ''}`, EXIT.error);
   const failed = (r.recognizers ?? []).filter((x) => !x.ok);
-  if (failed.length > 0) throw new CliError(`speech recognition check failed: ${failed.map((x) => `${x.provider} ${x.problem ?? 'error'}`).join(', ')}`, EXIT.error);
+  if (failed.length > 0)
+    throw new CliError(
+      `speech recognition check failed: ${failed.map((x) => `${x.provider} ${x.problem ?? 'error'}`).join(', ')}`,
+      EXIT.error,
+    );
 }
 
 function printCheck(r: TelephonyCheckResult): void {
@@ -129,7 +150,10 @@ function printRecognizers(list: NonNullable<TelephonyCheckResult['recognizers']>
   say();
   for (const x of list) {
     const title = RECOGNIZER_NAMES[x.provider]?.title ?? x.provider;
-    const used = x.used_for.length === 0 ? dim('(key set, not used by any language)') : dim(`(${x.used_for.map((r) => (r === '*' ? 'default' : r)).join(', ')})`);
+    const used =
+      x.used_for.length === 0
+        ? dim('(key set, not used by any language)')
+        : dim(`(${x.used_for.map((r) => (r === '*' ? 'default' : r)).join(', ')})`);
     if (x.ok) {
       ok(`speech recognition: ${title} accepts the key, ${x.ms} ms ${used}`);
       continue;

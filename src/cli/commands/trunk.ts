@@ -39,7 +39,9 @@ export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<vo
   if (flags.number?.length) body.numbers = flags.number;
   if (flags.providerTrunkId !== undefined) body.provider_trunk_id = flags.providerTrunkId;
   if (flags.username !== undefined) {
-    const password = flags.passwordStdin ? await readStdin() : await promptHidden(`SIP password for ${flags.username}: `, '--password-stdin');
+    const password = flags.passwordStdin
+      ? await readStdin()
+      : await promptHidden(`SIP password for ${flags.username}: `, '--password-stdin');
     body.auth = { username: flags.username, password };
   }
   const client = await ctx.client();
@@ -53,14 +55,18 @@ export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<vo
 export async function list(ctx: CommandContext): Promise<void> {
   const res = await (await ctx.client()).listTrunks();
   if (ctx.json) return printJson(res);
-  await printTable(res.data, [
-    { header: 'ID', cell: (t) => t.id },
-    { header: 'NAME', cell: (t) => orDash(t.name) },
-    { header: 'ADDRESS', cell: (t) => t.address },
-    { header: 'NUMBERS', cell: (t) => (t.numbers.length ? t.numbers.join(' ') : dim('-')) },
-    { header: 'AUTH', cell: (t) => (t.has_credentials ? 'yes' : dim('no')) },
-    { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
-  ], 'No trunks yet. Add one: vagent trunk add --address sip.example-carrier.in --number +912240001234');
+  await printTable(
+    res.data,
+    [
+      { header: 'ID', cell: (t) => t.id },
+      { header: 'NAME', cell: (t) => orDash(t.name) },
+      { header: 'ADDRESS', cell: (t) => t.address },
+      { header: 'NUMBERS', cell: (t) => (t.numbers.length ? t.numbers.join(' ') : dim('-')) },
+      { header: 'AUTH', cell: (t) => (t.has_credentials ? 'yes' : dim('no')) },
+      { header: 'CREATED', cell: (t) => formatTime(t.created_at) },
+    ],
+    'No trunks yet. Add one: vagent trunk add --address sip.example-carrier.in --number +912240001234',
+  );
 }
 
 /** `vagent trunk show ID`. */
@@ -94,7 +100,12 @@ export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {
   const client = await ctx.client();
   const onTrunk = (await client.listNumbers()).data.filter((n) => n.trunk_id === id);
   const names = onTrunk.map((n) => n.number).join(', ');
-  await confirmDelete(onTrunk.length === 0 ? `trunk ${id}` : `trunk ${id} (${names} ${onTrunk.length === 1 ? 'uses it and will be detached: its trunk is cleared, and adding a trunk again does not re-attach it' : 'use it and will be detached: their trunk is cleared, and adding a trunk again does not re-attach them'})`, flags.yes);
+  await confirmDelete(
+    onTrunk.length === 0
+      ? `trunk ${id}`
+      : `trunk ${id} (${names} ${onTrunk.length === 1 ? 'uses it and will be detached: its trunk is cleared, and adding a trunk again does not re-attach it' : 'use it and will be detached: their trunk is cleared, and adding a trunk again does not re-attach them'})`,
+    flags.yes,
+  );
   const res = await client.deleteTrunk(id);
   if (ctx.json) return printJson(res);
   ok(`trunk ${res.id} removed`);

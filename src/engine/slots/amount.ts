@@ -71,9 +71,16 @@ function candidates(p: Prepared, nowMs: number, timezone: string): Candidate[] {
  * @returns the best amount (currency said > multiplier said > bare; earliest first) with the
  *          words that said it, or null. Never throws.
  */
-export function extractAmount(utterance: string, capture: Capture, mode: 'answer' | 'volunteer', nowMs: number, timezone: string): { value: number; matched: string } | null {
+export function extractAmount(
+  utterance: string,
+  capture: Capture,
+  mode: 'answer' | 'volunteer',
+  nowMs: number,
+  timezone: string,
+): { value: number; matched: string } | null {
   const p = prepare(utterance, { fractions: true });
-  const inRange = (v: number): boolean => (capture.min === undefined || v >= capture.min) && (capture.max === undefined || v <= capture.max);
+  const inRange = (v: number): boolean =>
+    (capture.min === undefined || v >= capture.min) && (capture.max === undefined || v <= capture.max);
   const minScore = mode === 'answer' ? 1 : 2;
   const best = candidates(p, nowMs, timezone)
     .filter((c) => c.score >= minScore && inRange(c.value))

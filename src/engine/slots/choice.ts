@@ -12,12 +12,44 @@ import { normalizeWord, tokenize } from './text.js';
 
 const ORDINAL_PICK: Record<string, number> = Object.fromEntries(
   Object.entries({
-    first: 0, '1st': 0, pehla: 0, pehli: 0, pahla: 0, pahli: 0, 'पहला': 0, 'पहली': 0,
-    second: 1, '2nd': 1, doosra: 1, dusra: 1, doosri: 1, dusri: 1, 'दूसरा': 1, 'दूसरी': 1,
-    third: 2, '3rd': 2, teesra: 2, tisra: 2, teesri: 2, tisri: 2, 'तीसरा': 2, 'तीसरी': 2,
-    fourth: 3, '4th': 3, chautha: 3, chauthi: 3, 'चौथा': 3, 'चौथी': 3,
-    fifth: 4, '5th': 4, paanchva: 4, paanchvi: 4,
-    last: -1, aakhri: -1, akhri: -1, 'आखिरी': -1,
+    first: 0,
+    '1st': 0,
+    pehla: 0,
+    pehli: 0,
+    pahla: 0,
+    pahli: 0,
+    पहला: 0,
+    पहली: 0,
+    second: 1,
+    '2nd': 1,
+    doosra: 1,
+    dusra: 1,
+    doosri: 1,
+    dusri: 1,
+    दूसरा: 1,
+    दूसरी: 1,
+    third: 2,
+    '3rd': 2,
+    teesra: 2,
+    tisra: 2,
+    teesri: 2,
+    tisri: 2,
+    तीसरा: 2,
+    तीसरी: 2,
+    fourth: 3,
+    '4th': 3,
+    chautha: 3,
+    chauthi: 3,
+    चौथा: 3,
+    चौथी: 3,
+    fifth: 4,
+    '5th': 4,
+    paanchva: 4,
+    paanchvi: 4,
+    last: -1,
+    aakhri: -1,
+    akhri: -1,
+    आखिरी: -1,
   }).map(([k, v]) => [normalizeWord(k), v]),
 );
 
@@ -29,7 +61,9 @@ function stem(w: string): string {
 }
 
 function words(text: string): string[] {
-  return tokenize(text.replace(/_/g, ' ')).filter((t) => t.kind !== 'sym').map((t) => stem(t.text));
+  return tokenize(text.replace(/_/g, ' '))
+    .filter((t) => t.kind !== 'sym')
+    .map((t) => stem(t.text));
 }
 
 /**
@@ -40,7 +74,11 @@ function words(text: string): string[] {
  * @returns the option id and the words that picked it, or null (also when two options match
  *          equally well). Never throws.
  */
-export function extractChoice(utterance: string, options: readonly ChoiceOption[], mode: 'answer' | 'volunteer'): { value: string; matched: string } | null {
+export function extractChoice(
+  utterance: string,
+  options: readonly ChoiceOption[],
+  mode: 'answer' | 'volunteer',
+): { value: string; matched: string } | null {
   const all = tokenize(utterance);
   const toks = all.filter((t) => t.kind !== 'sym');
   const fullIndex = all.map((t, i) => (t.kind === 'sym' ? -1 : i)).filter((i) => i >= 0);

@@ -23,15 +23,46 @@ const NOUNS = new Set(COUNT_NOUNS.map(normalizeWord));
 const NOT_AFTER = new Set(NOT_COUNT_AFTER.map(normalizeWord));
 const MONEY_BEFORE = new Set(CURRENCY_BEFORE.map(normalizeWord));
 const MONEY_AFTER = new Set(CURRENCY_AFTER.map(normalizeWord));
-const DURATION = new Set(['minute', 'minutes', 'hour', 'hours', 'day', 'days', 'week', 'weeks', 'month', 'months', 'year', 'years', 'din', 'ghante', 'ghanta', 'hafte', 'mahine', 'saal', 'minat', 'दिन', 'घंटे', 'हफ्ते', 'महीने', 'साल'].map(normalizeWord));
+const DURATION = new Set(
+  [
+    'minute',
+    'minutes',
+    'hour',
+    'hours',
+    'day',
+    'days',
+    'week',
+    'weeks',
+    'month',
+    'months',
+    'year',
+    'years',
+    'din',
+    'ghante',
+    'ghanta',
+    'hafte',
+    'mahine',
+    'saal',
+    'minat',
+    'दिन',
+    'घंटे',
+    'हफ्ते',
+    'महीने',
+    'साल',
+  ].map(normalizeWord),
+);
 const WITHIN = new Set(['in', 'after', 'within', 'baad', 'mein', 'me', 'में'].map(normalizeWord));
 const TOTAL = new Set(['total', 'altogether', 'overall', 'kul', 'कुल']);
-const INTRO = new Set(['for', 'of', 'are', "we're", 'hum', 'sirf', 'bas', 'only', 'just', 'need', 'want', 'get', 'book', 'reserve', 'buy'].map(normalizeWord));
+const INTRO = new Set(
+  ['for', 'of', 'are', "we're", 'hum', 'sirf', 'bas', 'only', 'just', 'need', 'want', 'get', 'book', 'reserve', 'buy'].map(normalizeWord),
+);
 /** "2 other team members" counts others, not the party asked about. */
 const OTHERS = new Set(['other', 'others', 'aur', 'dusre', 'doosre']);
-const SELF_ONLY = /(?:^| )(?:just me|only me|me alone|just myself|myself only|only myself|alone|solo|akela|akele|akeli|sirf main|main akela|main akeli|अकेला|अकेले|सिर्फ मैं)(?: |$)/;
+const SELF_ONLY =
+  /(?:^| )(?:just me|only me|me alone|just myself|myself only|only myself|alone|solo|akela|akele|akeli|sirf main|main akela|main akeli|अकेला|अकेले|सिर्फ मैं)(?: |$)/;
 
-const PAIR = /(?:^| )(?:both of us|us both|we both|hum dono|ham dono|dono|हम दोनों|दोनों|me and my (?:wife|husband|friend|partner|son|daughter|mother|father|mom|dad|brother|sister|colleague))(?: |$)/;
+const PAIR =
+  /(?:^| )(?:both of us|us both|we both|hum dono|ham dono|dono|हम दोनों|दोनों|me and my (?:wife|husband|friend|partner|son|daughter|mother|father|mom|dad|brother|sister|colleague))(?: |$)/;
 
 interface Candidate {
   index: number;
@@ -59,7 +90,8 @@ function scoreAt(p: Prepared, i: number): { score: number; end: number } {
   if (next && DURATION.has(next.text) && prev && WITHIN.has(prev.text)) return none; // "in 10 minutes" is a time
   if (next && DURATION.has(next.text) && toks[i + 2]?.text === 'old') return { score: 1, end: i + 1 }; // "a 3 year old" is an age
   if (prev && TOTAL.has(prev.text)) return { score: 4, end: i + 1 };
-  if (next?.text === 'total' || (next?.text === 'in' && toks[i + 2]?.text === 'total')) return { score: 4, end: i + (next.text === 'in' ? 3 : 2) };
+  if (next?.text === 'total' || (next?.text === 'in' && toks[i + 2]?.text === 'total'))
+    return { score: 4, end: i + (next.text === 'in' ? 3 : 2) };
   if (next && OTHERS.has(next.text)) return { score: 1, end: i + 1 };
   for (let k = 1; k <= 3; k++) {
     const t = toks[i + k];
@@ -82,10 +114,17 @@ function scoreAt(p: Prepared, i: number): { score: number; end: number } {
  * @param timezone the agent's IANA zone
  * @returns the number and the words that said it, or null. Never throws.
  */
-export function extractCount(utterance: string, capture: Capture, mode: 'answer' | 'volunteer', nowMs: number, timezone: string): { value: number; matched: string } | null {
+export function extractCount(
+  utterance: string,
+  capture: Capture,
+  mode: 'answer' | 'volunteer',
+  nowMs: number,
+  timezone: string,
+): { value: number; matched: string } | null {
   const p = prepare(utterance, { fractions: true });
   const masked = p.toks.some(isCountNumber) ? maskedTokens(p, nowMs, timezone) : new Set<number>();
-  const inRange = (v: number): boolean => (capture.min === undefined || v >= capture.min) && (capture.max === undefined || v <= capture.max);
+  const inRange = (v: number): boolean =>
+    (capture.min === undefined || v >= capture.min) && (capture.max === undefined || v <= capture.max);
   const found: Candidate[] = [];
   p.toks.forEach((t, i) => {
     if (!isCountNumber(t) || masked.has(i)) return;

@@ -30,7 +30,8 @@ export interface DateHit {
   strong: boolean;
 }
 
-const norm = (r: Readonly<Record<string, number>>): Record<string, number> => Object.fromEntries(Object.entries(r).map(([k, v]) => [normalizeWord(k), v]));
+const norm = (r: Readonly<Record<string, number>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(r).map(([k, v]) => [normalizeWord(k), v]));
 const MONTH = norm(MONTHS);
 const WEEKDAY = norm(WEEKDAYS);
 const RELATIVE = norm(RELATIVE_DAYS);
@@ -40,17 +41,108 @@ const WD = alternation(Object.keys(WEEKDAYS));
 const REL = alternation(Object.keys(RELATIVE_DAYS));
 const SUF = '(?:st|nd|rd|th)';
 const TARIKH = '(?:tarikh|tareekh|tarik|tariq|तारीख)';
-const NEXT_MOD = alternation(['next', 'coming', 'upcoming', 'the coming', 'the next', 'following', 'the following', 'this', 'this coming', 'is', 'agle', 'agla', 'aane wale', 'aanewale', 'इस', 'अगले', 'on', 'by', 'for', 'till', 'until']);
+const NEXT_MOD = alternation([
+  'next',
+  'coming',
+  'upcoming',
+  'the coming',
+  'the next',
+  'following',
+  'the following',
+  'this',
+  'this coming',
+  'is',
+  'agle',
+  'agla',
+  'aane wale',
+  'aanewale',
+  'इस',
+  'अगले',
+  'on',
+  'by',
+  'for',
+  'till',
+  'until',
+]);
 const WEEK = '(?:week|hafte|hafta|हफ्ते)';
 const WEEK_MOD = '(?<wk>this|next|agle|is|इस|अगले)';
 const YEAR = '(?: ,)?(?: (?<y>\\d{4}))?';
 
 /** Words that may follow a bare ordinal day ("the 7th at 4 pm"); anything else makes it not a date ("2nd floor"). */
-const AFTER_ORDINAL = new Set(['of', 'at', 'for', 'and', 'to', 'until', 'till', 'in', 'on', 'please', 'instead', 'then', 'or', 'from', 'is', 'would',
-  'will', 'works', 'work', 'sounds', 'should', 'could', 'if', 'but', 'so', 'around', 'by', 'with', 'ko', 'ki', 'ka', 'ke', 'se', 'tak', 'hai', 'ho',
-  'chalega', 'karo', 'kar', 'this', 'next', 'i', 'we', 'it', 'that', 'maybe', 'also', 'too', 'as', 'morning', 'afternoon', 'evening', 'night',
-  'month', 'thanks', 'thank', 'ok', 'okay', 'yes', 'no', 'only', 'itself', 'was', 'fine', 'good', 'leaving', 'returning', 'checking', 'arriving',
-  ...Object.keys(DAYPARTS)].map(normalizeWord));
+const AFTER_ORDINAL = new Set(
+  [
+    'of',
+    'at',
+    'for',
+    'and',
+    'to',
+    'until',
+    'till',
+    'in',
+    'on',
+    'please',
+    'instead',
+    'then',
+    'or',
+    'from',
+    'is',
+    'would',
+    'will',
+    'works',
+    'work',
+    'sounds',
+    'should',
+    'could',
+    'if',
+    'but',
+    'so',
+    'around',
+    'by',
+    'with',
+    'ko',
+    'ki',
+    'ka',
+    'ke',
+    'se',
+    'tak',
+    'hai',
+    'ho',
+    'chalega',
+    'karo',
+    'kar',
+    'this',
+    'next',
+    'i',
+    'we',
+    'it',
+    'that',
+    'maybe',
+    'also',
+    'too',
+    'as',
+    'morning',
+    'afternoon',
+    'evening',
+    'night',
+    'month',
+    'thanks',
+    'thank',
+    'ok',
+    'okay',
+    'yes',
+    'no',
+    'only',
+    'itself',
+    'was',
+    'fine',
+    'good',
+    'leaving',
+    'returning',
+    'checking',
+    'arriving',
+    ...Object.keys(DAYPARTS),
+  ].map(normalizeWord),
+);
 
 type Resolver = (g: Hit['groups'], today: CivilDate) => CivilDate | null;
 
@@ -101,19 +193,51 @@ function numericDate(g: Hit['groups'], today: CivilDate): CivilDate | null {
 }
 
 const RULES: readonly Rule[] = [
-  { re: wordRegex(`(?<y>\\d{4}) - (?<m>\\d{1,2}) - (?<d>\\d{1,2})`), resolve: (g) => (isValid(Number(g.y), Number(g.m), Number(g.d)) ? { y: Number(g.y), m: Number(g.m), d: Number(g.d) } : null) },
+  {
+    re: wordRegex(`(?<y>\\d{4}) - (?<m>\\d{1,2}) - (?<d>\\d{1,2})`),
+    resolve: (g) => (isValid(Number(g.y), Number(g.m), Number(g.d)) ? { y: Number(g.y), m: Number(g.m), d: Number(g.d) } : null),
+  },
   { re: wordRegex(`(?<a>\\d{1,2})/(?<b>\\d{1,2})(?:/(?<y>\\d{2}|\\d{4}))?`), resolve: numericDate },
-  { re: wordRegex(`(?<a>\\d{1,2}) - (?<b>\\d{1,2}) - (?<y>\\d{4})|(?<a2>\\d{1,2})\\.(?<b2>\\d{1,2})\\.(?<y2>\\d{4})`), resolve: (g, t) => numericDate({ a: g.a ?? g.a2, b: g.b ?? g.b2, y: g.y ?? g.y2 }, t) },
-  { re: wordRegex(`(?:the )?(?<d>\\d{1,2})${SUF}? of (?:(?<rel>this|next|the next|the coming|coming|the|is|agle) )?month`), resolve: (g, t) => inMonth(t, monthOffset(g.rel) ?? 0, Number(g.d)) },
-  { re: wordRegex(`(?<rel>is|agle|agla|next|this|इस|अगले) (?:mahine|mahina|month|महीने) (?:(?:ki|ka|ke|की|के|on the|on|the) )?(?<d>\\d{1,2})${SUF}?(?: ${TARIKH})?`), resolve: (g, t) => inMonth(t, monthOffset(g.rel)!, Number(g.d)) },
-  { re: wordRegex(`(?:the )?(?<d>\\d{1,2})${SUF}?(?: of)? (?<mon>${MON})${YEAR}`), resolve: (g, t) => dayMonth(t, Number(g.d), MONTH[g.mon!]!, year(g)) },
-  { re: wordRegex(`(?<mon>${MON}) (?:the )?(?<d>\\d{1,2})${SUF}?${YEAR}`), resolve: (g, t) => dayMonth(t, Number(g.d), MONTH[g.mon!]!, year(g)) },
+  {
+    re: wordRegex(`(?<a>\\d{1,2}) - (?<b>\\d{1,2}) - (?<y>\\d{4})|(?<a2>\\d{1,2})\\.(?<b2>\\d{1,2})\\.(?<y2>\\d{4})`),
+    resolve: (g, t) => numericDate({ a: g.a ?? g.a2, b: g.b ?? g.b2, y: g.y ?? g.y2 }, t),
+  },
+  {
+    re: wordRegex(`(?:the )?(?<d>\\d{1,2})${SUF}? of (?:(?<rel>this|next|the next|the coming|coming|the|is|agle) )?month`),
+    resolve: (g, t) => inMonth(t, monthOffset(g.rel) ?? 0, Number(g.d)),
+  },
+  {
+    re: wordRegex(
+      `(?<rel>is|agle|agla|next|this|इस|अगले) (?:mahine|mahina|month|महीने) (?:(?:ki|ka|ke|की|के|on the|on|the) )?(?<d>\\d{1,2})${SUF}?(?: ${TARIKH})?`,
+    ),
+    resolve: (g, t) => inMonth(t, monthOffset(g.rel)!, Number(g.d)),
+  },
+  {
+    re: wordRegex(`(?:the )?(?<d>\\d{1,2})${SUF}?(?: of)? (?<mon>${MON})${YEAR}`),
+    resolve: (g, t) => dayMonth(t, Number(g.d), MONTH[g.mon!]!, year(g)),
+  },
+  {
+    re: wordRegex(`(?<mon>${MON}) (?:the )?(?<d>\\d{1,2})${SUF}?${YEAR}`),
+    resolve: (g, t) => dayMonth(t, Number(g.d), MONTH[g.mon!]!, year(g)),
+  },
   { re: wordRegex(`(?<d>\\d{1,2})${SUF}? ${TARIKH}`), resolve: (g, t) => nextDayOfMonth(t, Number(g.d)) },
-  { re: wordRegex(`(?:in|after) (?<n>\\d{1,3}) days?|(?<n2>\\d{1,3}) (?:days?|din) (?:from now|from today|later|baad|bad|ke baad|बाद)`), resolve: (g, t) => addDays(t, Number(g.n ?? g.n2)) },
-  { re: wordRegex('in (?:a|1) week|(?:a|1) week from (?:today|now)|1 (?:hafte|week) (?:baad|bad|बाद)'), resolve: (_g, t) => addDays(t, 7) },
+  {
+    re: wordRegex(`(?:in|after) (?<n>\\d{1,3}) days?|(?<n2>\\d{1,3}) (?:days?|din) (?:from now|from today|later|baad|bad|ke baad|बाद)`),
+    resolve: (g, t) => addDays(t, Number(g.n ?? g.n2)),
+  },
+  {
+    re: wordRegex('in (?:a|1) week|(?:a|1) week from (?:today|now)|1 (?:hafte|week) (?:baad|bad|बाद)'),
+    resolve: (_g, t) => addDays(t, 7),
+  },
   { re: wordRegex(`(?<rel>${REL})`), resolve: (g, t) => addDays(t, RELATIVE[g.rel!]!) },
-  { re: wordRegex(`(?:(?<mod>${NEXT_MOD}) )?(?<wd>${WD})(?<an> after next)?(?: ${WEEK_MOD} ${WEEK})?`), resolve: (g, t) => weekdayDate(t, WEEKDAY[g.wd!]!, g.wk, Boolean(g.an)) },
-  { re: wordRegex(`(?<wk>next|this|agle|is|इस|अगले) ${WEEK} (?:(?:on|ko|के) )?(?<wd>${WD})`), resolve: (g, t) => weekdayDate(t, WEEKDAY[g.wd!]!, g.wk, false) },
+  {
+    re: wordRegex(`(?:(?<mod>${NEXT_MOD}) )?(?<wd>${WD})(?<an> after next)?(?: ${WEEK_MOD} ${WEEK})?`),
+    resolve: (g, t) => weekdayDate(t, WEEKDAY[g.wd!]!, g.wk, Boolean(g.an)),
+  },
+  {
+    re: wordRegex(`(?<wk>next|this|agle|is|इस|अगले) ${WEEK} (?:(?:on|ko|के) )?(?<wd>${WD})`),
+    resolve: (g, t) => weekdayDate(t, WEEKDAY[g.wd!]!, g.wk, false),
+  },
   {
     re: wordRegex(`(?:(?<pre>on|the|on the|for the|from the|by the|till the|until the) )?(?<d>\\d{1,2})(?<suf>${SUF})`),
     resolve: (g, t) => nextDayOfMonth(t, Number(g.d)),
@@ -165,7 +289,12 @@ export function findDates(p: Prepared, today: CivilDate): DateHit[] {
  *        expression ("on the 14th", "tomorrow", "March 3rd", "next Friday")
  * @returns the earliest date and the words that said it, or null. Never throws.
  */
-export function extractDate(utterance: string, nowMs: number, timezone: string, mode: 'answer' | 'volunteer'): { value: string; matched: string } | null {
+export function extractDate(
+  utterance: string,
+  nowMs: number,
+  timezone: string,
+  mode: 'answer' | 'volunteer',
+): { value: string; matched: string } | null {
   const p = prepare(utterance);
   const today = localDate(nowMs, timezone);
   const found = firstLongest(findDates(p, today).filter((d) => d.strong || mode === 'answer'));

@@ -13,7 +13,9 @@ import { maskedTokens } from './mask.js';
 import { prepare } from './numbers.js';
 import { normalizeWord, type Prepared } from './text.js';
 
-const JOINERS = new Set(['uh', 'um', 'umm', 'hmm', 'and', 'aur', 'then', 'phir', 'fir', 'is', 'hai', 'its', "it's", 'है'].map(normalizeWord));
+const JOINERS = new Set(
+  ['uh', 'um', 'umm', 'hmm', 'and', 'aur', 'then', 'phir', 'fir', 'is', 'hai', 'its', "it's", 'है'].map(normalizeWord),
+);
 
 interface Run {
   digits: string;
@@ -65,10 +67,16 @@ function fit(digits: string, min: number, max: number): string | null {
  * @param timezone the agent's IANA zone
  * @returns the digits and the words that said them, or null. Never throws.
  */
-export function extractDigits(utterance: string, capture: Capture, mode: 'answer' | 'volunteer', nowMs: number, timezone: string): { value: string; matched: string } | null {
+export function extractDigits(
+  utterance: string,
+  capture: Capture,
+  mode: 'answer' | 'volunteer',
+  nowMs: number,
+  timezone: string,
+): { value: string; matched: string } | null {
   const p = prepare(utterance, { digitMode: true });
   const masked = mode === 'volunteer' ? maskedTokens(p, nowMs, timezone) : new Set<number>();
-  const min = mode === 'volunteer' ? Math.max(capture.min_length ?? 4, 4) : capture.min_length ?? 1;
+  const min = mode === 'volunteer' ? Math.max(capture.min_length ?? 4, 4) : (capture.min_length ?? 1);
   const max = capture.max_length ?? 32;
   for (const run of runs(p, masked)) {
     const value = fit(run.digits, min, max);

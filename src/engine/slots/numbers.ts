@@ -10,8 +10,15 @@
  */
 import { COUNT_NOUNS, CURRENCY_AFTER } from './keywords.js';
 import {
-  COUNT_WORDS, FRACTION_PREFIXES, FRACTION_WORDS, MULTIPLIER_WORDS, ONE_PRONOUN_BEFORE, ORDINAL_WORDS, SAATH_WITH_BEFORE,
-  SMALL_WORDS, type WordKind,
+  COUNT_WORDS,
+  FRACTION_PREFIXES,
+  FRACTION_WORDS,
+  MULTIPLIER_WORDS,
+  ONE_PRONOUN_BEFORE,
+  ORDINAL_WORDS,
+  SAATH_WITH_BEFORE,
+  SMALL_WORDS,
+  type WordKind,
 } from './number-words.js';
 import { normalizeWord, Prepared, tokenize, type Tok } from './text.js';
 
@@ -25,14 +32,21 @@ export interface NumeralizeOptions {
 
 const DO_WORDS = new Set(['do', normalizeWord('दो')]);
 const DO_CONTEXT = new Set(
-  [...COUNT_NOUNS, ...CURRENCY_AFTER, 'baje', 'bje', 'bajey', 'बजे', 'tarikh', 'tareekh', 'tarik', 'तारीख', 'hi', 'hee', 'ही'].map(normalizeWord),
+  [...COUNT_NOUNS, ...CURRENCY_AFTER, 'baje', 'bje', 'bajey', 'बजे', 'tarikh', 'tareekh', 'tarik', 'तारीख', 'hi', 'hee', 'ही'].map(
+    normalizeWord,
+  ),
 );
 const DO_AFTER = new Set(['sirf', 'bas', 'hum', 'humlog', 'total', 'only', 'just', 'सिर्फ', 'बस', 'हम'].map(normalizeWord));
 const ARTICLES = new Set(['a', 'an']);
 const SECOND_NOT_ORDINAL_BEFORE = new Set(['a', 'one', '1', 'per', 'ek', 'this', 'just', 'half']);
 const COUNT_NOUN_SET: ReadonlySet<string> = new Set(COUNT_NOUNS);
 /** Digit-mode words that repeat the next digit ("double five" → 55), with how many times. */
-const REPEAT_WORDS: ReadonlyMap<string, number> = new Map([['double', 2], ['triple', 3], ['dabal', 2], ['डबल', 2]]);
+const REPEAT_WORDS: ReadonlyMap<string, number> = new Map([
+  ['double', 2],
+  ['triple', 3],
+  ['dabal', 2],
+  ['डबल', 2],
+]);
 
 type Last = 'none' | WordKind | 'digit' | 'hundred' | 'big' | 'frac' | 'article';
 
@@ -100,11 +114,16 @@ function repeatedDigit(toks: Tok[], i: number, opts: NumeralizeOptions): Group |
 /** Whether a small number may continue a spoken number whose last part was `last`. */
 function canFollow(last: Last, small: { value: number; kind: WordKind | 'digit' }, current: number, lastBig: number): boolean {
   switch (last) {
-    case 'none': return true;
-    case 'tens': return small.kind === 'unit' && small.value > 0;
-    case 'hundred': return small.value < 100 && small.kind !== 'digit' && current % 100 === 0;
-    case 'big': return current === 0 && small.value < Math.min(lastBig, 1000);
-    default: return false;
+    case 'none':
+      return true;
+    case 'tens':
+      return small.kind === 'unit' && small.value > 0;
+    case 'hundred':
+      return small.value < 100 && small.kind !== 'digit' && current % 100 === 0;
+    case 'big':
+      return current === 0 && small.value < Math.min(lastBig, 1000);
+    default:
+      return false;
   }
 }
 
@@ -138,7 +157,13 @@ function parseGroup(toks: Tok[], i: number, opts: NumeralizeOptions): Group | nu
       last = 'article';
       continue;
     }
-    if (opts.fractions && !started() && pendingFrac === 0 && FRACTION_PREFIXES.has(w) && (isNumberish(next) || (next && SMALL_WORDS.has(next.text)))) {
+    if (
+      opts.fractions &&
+      !started() &&
+      pendingFrac === 0 &&
+      FRACTION_PREFIXES.has(w) &&
+      (isNumberish(next) || (next && SMALL_WORDS.has(next.text)))
+    ) {
       pendingFrac = FRACTION_PREFIXES.get(w)!;
       words = true;
       continue;
@@ -150,7 +175,11 @@ function parseGroup(toks: Tok[], i: number, opts: NumeralizeOptions): Group | nu
       continue;
     }
     const ord = ORDINAL_WORDS.get(w);
-    if (ord !== undefined && (!started() || last === 'tens') && !(w === 'second' && (SECOND_NOT_ORDINAL_BEFORE.has(toks[j - 1]?.text ?? '') || next?.text.startsWith('thought')))) {
+    if (
+      ord !== undefined &&
+      (!started() || last === 'tens') &&
+      !(w === 'second' && (SECOND_NOT_ORDINAL_BEFORE.has(toks[j - 1]?.text ?? '') || next?.text.startsWith('thought')))
+    ) {
       const n = total + current + ord;
       return { value: n, end: j + 1, ordinal: true, big, text: `${n}${ordinalSuffix(n)}` };
     }
@@ -218,8 +247,18 @@ export function numeralize(toks: Tok[], opts: NumeralizeOptions = {}): Tok[] {
     const first = toks[i]!;
     const lastTok = toks[g.end - 1]!;
     out.push({
-      text: g.text ?? formatNumber(g.value), orig: toks.slice(i, g.end).map((t) => t.orig).join(' '), start: first.start, end: lastTok.end, kind: 'num', value: g.value,
-      fromWords: true, big: g.big, ...(g.ordinal ? { ordinal: true } : {}),
+      text: g.text ?? formatNumber(g.value),
+      orig: toks
+        .slice(i, g.end)
+        .map((t) => t.orig)
+        .join(' '),
+      start: first.start,
+      end: lastTok.end,
+      kind: 'num',
+      value: g.value,
+      fromWords: true,
+      big: g.big,
+      ...(g.ordinal ? { ordinal: true } : {}),
     });
     i = g.end;
   }
@@ -229,7 +268,9 @@ export function numeralize(toks: Tok[], opts: NumeralizeOptions = {}): Tok[] {
 /** Tokenises and numeralises an utterance: the form every typed extractor matches against. */
 export function prepare(utterance: string, opts: NumeralizeOptions = {}): Prepared {
   // Object.assign rather than a spread: V8 copies a spread object that gains a new key slowly.
-  const toks = numeralize(tokenize(utterance), opts).map((t) => (t.fromWords ? Object.assign({}, t, { orig: utterance.slice(t.start, t.end) }) : t));
+  const toks = numeralize(tokenize(utterance), opts).map((t) =>
+    t.fromWords ? Object.assign({}, t, { orig: utterance.slice(t.start, t.end) }) : t,
+  );
   return new Prepared(utterance, toks);
 }
 
@@ -258,6 +299,9 @@ export function parseNumberWords(text: string): number | null {
  */
 export function spokenDigits(text: string): string | null {
   const toks = numeralize(tokenize(text), { digitMode: true });
-  const digits = toks.filter((t) => t.kind === 'num' && t.value !== undefined && !t.ordinal && /^\d+$/.test(t.text)).map((t) => t.text).join('');
+  const digits = toks
+    .filter((t) => t.kind === 'num' && t.value !== undefined && !t.ordinal && /^\d+$/.test(t.text))
+    .map((t) => t.text)
+    .join('');
   return digits === '' ? null : digits;
 }

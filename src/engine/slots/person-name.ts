@@ -16,16 +16,108 @@ import { YES_NO_WORDS } from './yes-no.js';
 
 /** Cues after which the caller names themselves; `strong` ones count in volunteer mode without capitals. */
 const SELF_CUES: Array<{ words: string; strong: boolean }> = [
-  ...['my name is', "my name's", 'my name', 'name is', 'call me', 'myself', 'mera naam', 'mera nam', 'meraa naam', 'mera name', 'मेरा नाम', 'नाम'].map((w) => ({ words: w, strong: true })),
+  ...[
+    'my name is',
+    "my name's",
+    'my name',
+    'name is',
+    'call me',
+    'myself',
+    'mera naam',
+    'mera nam',
+    'meraa naam',
+    'mera name',
+    'मेरा नाम',
+    'नाम',
+  ].map((w) => ({ words: w, strong: true })),
   ...['this is', "i'm", 'i am', 'im', 'it is', "it's", 'main', 'mai', 'मैं'].map((w) => ({ words: w, strong: false })),
 ];
 /** Cues after which the caller names someone else (answer mode only). */
-const OTHER_CUES = ['to', 'for', 'of', 'named', 'called', 'recipient is', 'friend', 'son', 'daughter', 'colleague', 'cousin', 'nephew', 'niece', 'boss',
-  'neighbour', 'neighbor', 'partner', 'roommate', 'dost', 'wife', 'husband', 'mother', 'father', 'brother', 'sister', 'mom', 'dad', 'bhai', 'behen', 'patni', 'pati'];
+const OTHER_CUES = [
+  'to',
+  'for',
+  'of',
+  'named',
+  'called',
+  'recipient is',
+  'friend',
+  'son',
+  'daughter',
+  'colleague',
+  'cousin',
+  'nephew',
+  'niece',
+  'boss',
+  'neighbour',
+  'neighbor',
+  'partner',
+  'roommate',
+  'dost',
+  'wife',
+  'husband',
+  'mother',
+  'father',
+  'brother',
+  'sister',
+  'mom',
+  'dad',
+  'bhai',
+  'behen',
+  'patni',
+  'pati',
+];
 /** Titles kept as part of a name ("Aunt Jenny", "Dr Mehta"). */
-const TITLES = new Set(['aunt', 'auntie', 'aunty', 'uncle', 'mr', 'mrs', 'ms', 'miss', 'dr', 'doctor', 'prof', 'shri', 'shrimati', 'smt', 'kumari', 'sri', 'mister', 'grandma', 'grandpa'].map(normalizeWord));
+const TITLES = new Set(
+  [
+    'aunt',
+    'auntie',
+    'aunty',
+    'uncle',
+    'mr',
+    'mrs',
+    'ms',
+    'miss',
+    'dr',
+    'doctor',
+    'prof',
+    'shri',
+    'shrimati',
+    'smt',
+    'kumari',
+    'sri',
+    'mister',
+    'grandma',
+    'grandpa',
+  ].map(normalizeWord),
+);
 /** Kinship words that are a name by themselves ("send to mom"). */
-const KIN = new Set(['mom', 'mum', 'mommy', 'mummy', 'mother', 'dad', 'daddy', 'father', 'papa', 'mama', 'grandma', 'grandpa', 'granny', 'grandmother', 'grandfather', 'nani', 'nana', 'dadi', 'dada', 'bhaiya', 'didi', 'mummyji', 'papaji'].map(normalizeWord));
+const KIN = new Set(
+  [
+    'mom',
+    'mum',
+    'mommy',
+    'mummy',
+    'mother',
+    'dad',
+    'daddy',
+    'father',
+    'papa',
+    'mama',
+    'grandma',
+    'grandpa',
+    'granny',
+    'grandmother',
+    'grandfather',
+    'nani',
+    'nana',
+    'dadi',
+    'dada',
+    'bhaiya',
+    'didi',
+    'mummyji',
+    'papaji',
+  ].map(normalizeWord),
+);
 
 const STOP_WORDS = `a an the my your his her their our its this that these those me him them us you i we they it he she
 any some all every each no not none one two three four five six seven eight nine ten hundred thousand lakh crore
@@ -42,12 +134,16 @@ mera meri mere naam nam hai hain ka ki ke ko se mein me main mai ji haan nahi aa
 bhejo bhej bhejna dena do dijiye karna karo paise paisa rupaye khata
 है हैं का की के को से में मैं मेरा मेरी नाम जी हाँ नहीं`.split(/\s+/);
 /** Words that are never part of a name. */
-const NOT_NAME: ReadonlySet<string> = new Set([...STOP_WORDS, ...FILLERS, ...YES_NO_WORDS, ...Object.keys(MONTHS), ...Object.keys(WEEKDAYS)].map(normalizeWord));
+const NOT_NAME: ReadonlySet<string> = new Set(
+  [...STOP_WORDS, ...FILLERS, ...YES_NO_WORDS, ...Object.keys(MONTHS), ...Object.keys(WEEKDAYS)].map(normalizeWord),
+);
 
 function compile(list: string[]): string[][] {
   return list.map((p) => tokenize(p).map((t) => t.text)).sort((a, b) => b.length - a.length);
 }
-const SELF = SELF_CUES.map((c) => ({ words: tokenize(c.words).map((t) => t.text), strong: c.strong })).sort((a, b) => b.words.length - a.words.length);
+const SELF = SELF_CUES.map((c) => ({ words: tokenize(c.words).map((t) => t.text), strong: c.strong })).sort(
+  (a, b) => b.words.length - a.words.length,
+);
 const OTHER = compile(OTHER_CUES);
 
 function startsWith(words: string[], i: number, cue: string[]): boolean {
@@ -64,7 +160,8 @@ function caseInformative(toks: Tok[]): boolean {
 }
 
 function nameLike(t: Tok | undefined): boolean {
-  if (t === undefined || t.kind !== 'word' || t.text.length < 2 || NOT_NAME.has(t.text) || /(?:ing|ed|'[dmst]|'ll|'ve|'re)$/.test(t.text)) return false;
+  if (t === undefined || t.kind !== 'word' || t.text.length < 2 || NOT_NAME.has(t.text) || /(?:ing|ed|'[dmst]|'ll|'ve|'re)$/.test(t.text))
+    return false;
   return !SMALL_WORDS.has(t.text) && !MULTIPLIER_WORDS.has(t.text) && !ORDINAL_WORDS.has(t.text);
 }
 
@@ -85,11 +182,34 @@ function nameAt(toks: Tok[], i: number, cased: boolean, strictCase: boolean): [n
 }
 
 function properCase(toks: Tok[], from: number, to: number): string {
-  return toks.slice(from, to).map((t) => (/^\p{Ll}/u.test(t.orig) ? t.orig[0]!.toUpperCase() + t.orig.slice(1) : t.orig)).join(' ');
+  return toks
+    .slice(from, to)
+    .map((t) => (/^\p{Ll}/u.test(t.orig) ? t.orig[0]!.toUpperCase() + t.orig.slice(1) : t.orig))
+    .join(' ');
 }
 
 /** Words a bare-name reply may carry around the name ("Rahul ji", "Uncle Richard please", "naam Sunita hai"). */
-const AROUND_BARE = new Set([...FILLERS, ...YES_NO_WORDS, 'name', 'naam', 'nam', 'hello', 'hi', 'here', 'speaking', 'bol', 'raha', 'rahi', 'hoon', 'hun', 'hu', 'नाम', 'हूँ'].map(normalizeWord));
+const AROUND_BARE = new Set(
+  [
+    ...FILLERS,
+    ...YES_NO_WORDS,
+    'name',
+    'naam',
+    'nam',
+    'hello',
+    'hi',
+    'here',
+    'speaking',
+    'bol',
+    'raha',
+    'rahi',
+    'hoon',
+    'hun',
+    'hu',
+    'नाम',
+    'हूँ',
+  ].map(normalizeWord),
+);
 
 /** A name said without a cue: the whole reply minus polite fillers, one to three name-like words. */
 function bareName(toks: Tok[], cased: boolean): [number, number] | null {
@@ -115,7 +235,9 @@ function bareName(toks: Tok[], cased: boolean): [number, number] | null {
  */
 export function extractPersonName(utterance: string, mode: 'answer' | 'volunteer'): { value: string; matched: string } | null {
   const all = tokenize(utterance);
-  const toks = all.filter((t, i) => !(t.kind === 'sym' && (/^[,'"“”]$/.test(t.text) || (t.text === '.' && TITLES.has(all[i - 1]?.text ?? '')))));
+  const toks = all.filter(
+    (t, i) => !(t.kind === 'sym' && (/^[,'"“”]$/.test(t.text) || (t.text === '.' && TITLES.has(all[i - 1]?.text ?? '')))),
+  );
   const words = toks.map((t) => t.text);
   const cased = caseInformative(toks);
   const found = (span: [number, number] | null, cueFrom: number): { value: string; matched: string } | null =>

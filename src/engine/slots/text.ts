@@ -35,8 +35,17 @@ export interface Tok {
 
 const DEVANAGARI_DIGIT_ZERO = 0x0966;
 const NUKTA_PRECOMPOSED: Record<string, string> = {
-  '\u0958': '\u0915', '\u0959': '\u0916', '\u095A': '\u0917', '\u095B': '\u091C',
-  '\u095C': '\u0921', '\u095D': '\u0922', '\u095E': '\u092B', '\u095F': '\u092F', '\u0929': '\u0928', '\u0931': '\u0930', '\u0934': '\u0933',
+  '\u0958': '\u0915',
+  '\u0959': '\u0916',
+  '\u095A': '\u0917',
+  '\u095B': '\u091C',
+  '\u095C': '\u0921',
+  '\u095D': '\u0922',
+  '\u095E': '\u092B',
+  '\u095F': '\u092F',
+  '\u0929': '\u0928',
+  '\u0931': '\u0930',
+  '\u0934': '\u0933',
 };
 
 /**
@@ -48,8 +57,10 @@ export function normalizeWord(s: string): string {
   for (const ch of s.normalize('NFC').toLowerCase()) {
     const code = ch.codePointAt(0)!;
     if (code >= DEVANAGARI_DIGIT_ZERO && code <= DEVANAGARI_DIGIT_ZERO + 9) out += String(code - DEVANAGARI_DIGIT_ZERO);
-    else if (ch === '\u093C') continue; // nukta
-    else if (ch === '\u0901') out += '\u0902'; // chandrabindu → anusvara
+    else if (ch === '\u093C')
+      continue; // nukta
+    else if (ch === '\u0901')
+      out += '\u0902'; // chandrabindu → anusvara
     else if (ch === '’' || ch === '‘' || ch === 'ʼ') out += "'";
     else out += NUKTA_PRECOMPOSED[ch] ?? ch;
   }
@@ -90,8 +101,28 @@ function merge(toks: Tok[], i: number, n: number, text: string): void {
 }
 
 /** Words a clock hour or minute ends with, before a spelled-out "a m" / "p m". */
-const CLOCK_WORDS = new Set(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve',
-  'fifteen', 'twenty', 'thirty', 'forty', 'fifty', 'oclock', "o'clock", 'clock']);
+const CLOCK_WORDS = new Set([
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'fifteen',
+  'twenty',
+  'thirty',
+  'forty',
+  'fifty',
+  'oclock',
+  "o'clock",
+  'clock',
+]);
 
 /**
  * Token-level rewrites: `a . m .` → `am`, `o " clock` → `oclock`, and `p m` / `a m` after a
@@ -149,7 +180,10 @@ export class Prepared {
    * @param raw the caller's utterance as received
    * @param toks its tokens (possibly rewritten by the numeraliser)
    */
-  constructor(readonly raw: string, readonly toks: Tok[]) {
+  constructor(
+    readonly raw: string,
+    readonly toks: Tok[],
+  ) {
     let pos = 0;
     for (const t of toks) {
       this.starts.push(pos);

@@ -51,7 +51,9 @@ const FRAC_WORD = alternation(Object.keys(FRAC_WORD_TIME));
 
 const PATTERNS: readonly RegExp[] = [
   wordRegex(`${PRE}(?:(?<at>${AT}) )?${CORE}${AMPM}${OC}${POST}`),
-  wordRegex(`${PRE}(?:(?<at>${AT}) )?(?:(?<half>half) past|(?:a )?(?<qp>quarter) (?:past|after)|(?:a )?(?<qt>quarter) (?:to|till|before|of)|(?<mp>\\d{1,2}) (?:minutes? )?past|(?<mt>\\d{1,2}) minutes? (?:to|till|before)) (?<h>\\d{1,2})${AMPM}(?: oclock)?${POST}`),
+  wordRegex(
+    `${PRE}(?:(?<at>${AT}) )?(?:(?<half>half) past|(?:a )?(?<qp>quarter) (?:past|after)|(?:a )?(?<qt>quarter) (?:to|till|before|of)|(?<mp>\\d{1,2}) (?:minutes? )?past|(?<mt>\\d{1,2}) minutes? (?:to|till|before)) (?<h>\\d{1,2})${AMPM}(?: oclock)?${POST}`,
+  ),
   wordRegex(`${PRE}(?<fr>${FRAC}) (?<h>\\d{1,2})${OC}${POST}`),
   wordRegex(`${PRE}(?<fw>${FRAC_WORD}) (?<oc>baje|bje|bajey|बजे)${POST}`),
   wordRegex('(?:(?:at|around|by) )?(?:12 )?(?<nw>noon|midday|midnight)'),

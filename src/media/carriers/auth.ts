@@ -57,7 +57,12 @@ function withDefaultPort(u: URL): string {
  * and without its port (and as given), because Twilio signs either form. `url` must be the URL as Twilio
  * dialled it (the `<Stream url>` in the TwiML, scheme and query included). Never throws.
  */
-export function validateTwilioSignature(input: { authToken: string; signature: string | undefined; url: string; params?: SignedParams }): boolean {
+export function validateTwilioSignature(input: {
+  authToken: string;
+  signature: string | undefined;
+  url: string;
+  params?: SignedParams;
+}): boolean {
   try {
     const { authToken, signature, url } = input;
     if (!usable(authToken, signature, url)) return false;
@@ -119,7 +124,9 @@ export function plivoV3BaseString(method: 'GET' | 'POST', url: string, params: S
  * and plivo-node `get_signature_v3`. Throws on an invalid URL.
  */
 export function plivoSignatureV3(authToken: string, method: 'GET' | 'POST', url: string, nonce: string, params: SignedParams = {}): string {
-  return createHmac('sha256', authToken).update(`${plivoV3BaseString(method, url, params)}.${nonce}`, 'utf8').digest('base64');
+  return createHmac('sha256', authToken)
+    .update(`${plivoV3BaseString(method, url, params)}.${nonce}`, 'utf8')
+    .digest('base64');
 }
 
 /**
@@ -144,7 +151,10 @@ export function validatePlivoSignatureV3(input: {
     if (!usable(authToken, signature, nonce) || urls.length === 0 || urls.length > 8 || !usable(...urls)) return false;
     const method = input.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST') return false;
-    const given = signature!.split(',').slice(0, 16).map((c) => c.trim());
+    const given = signature!
+      .split(',')
+      .slice(0, 16)
+      .map((c) => c.trim());
     let ok = false;
     for (const url of urls) {
       const expected = plivoSignatureV3(authToken, method, url, nonce!, input.params);

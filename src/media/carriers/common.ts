@@ -41,7 +41,11 @@ export function parseFrame(dialect: CarrierDialect, frame: string | Uint8Array):
     throw new CarrierProtocolError(dialect, 'malformed_json', 'frame is not text');
   }
   if (text.length > MAX_FRAME_CHARS) {
-    throw new CarrierProtocolError(dialect, 'oversized', `frame of ${text.length} characters exceeds the ${MAX_FRAME_CHARS}-character limit`);
+    throw new CarrierProtocolError(
+      dialect,
+      'oversized',
+      `frame of ${text.length} characters exceeds the ${MAX_FRAME_CHARS}-character limit`,
+    );
   }
   let value: unknown;
   try {
@@ -88,7 +92,11 @@ type StartEvent = Extract<CarrierEvent, { type: 'start' }>;
  * The optional `accountId`, `from` and `to` of a `start` event: the account id when sent, the
  * numbers when sent and non-empty.
  */
-export function startParties(s: { accountId?: string | undefined; from?: string | undefined; to?: string | undefined }): Pick<StartEvent, 'accountId' | 'from' | 'to'> {
+export function startParties(s: {
+  accountId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}): Pick<StartEvent, 'accountId' | 'from' | 'to'> {
   return {
     ...(s.accountId !== undefined ? { accountId: s.accountId } : {}),
     ...(s.from ? { from: s.from } : {}),
@@ -106,10 +114,16 @@ export const markName = z.string().min(1).max(MAX_MARK_NAME_CHARS);
  * A non-negative integer sent as a number or a decimal string (`"8000"`, `8000`), as carriers
  * do for sample rates, chunk numbers and timestamps.
  */
-export const intLike = z.union([z.number(), z.string().regex(/^\d{1,16}$/, 'expected a decimal integer')]).transform((v) => Number(v)).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+export const intLike = z
+  .union([z.number(), z.string().regex(/^\d{1,16}$/, 'expected a decimal integer')])
+  .transform((v) => Number(v))
+  .pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 
 /** One DTMF key: `0-9`, `*`, `#`, `A-D` (RFC 4733 §3.2 events 0–15). */
-export const dtmfDigit = z.string().regex(/^[0-9*#A-Da-d]$/, 'expected one DTMF key (0-9, *, #, A-D)').transform((d) => d.toUpperCase());
+export const dtmfDigit = z
+  .string()
+  .regex(/^[0-9*#A-Da-d]$/, 'expected one DTMF key (0-9, *, #, A-D)')
+  .transform((d) => d.toUpperCase());
 
 /** A flat map of custom parameters; values that are numbers or booleans become strings. */
 export const stringMap = z
@@ -127,17 +141,32 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function decodePayload(dialect: CarrierDialect, b64: string, field: string, sampleBytes: 1 | 2): Buffer {
   const approx = Math.floor((b64.length * 3) / 4);
   if (approx > MAX_MEDIA_PAYLOAD_BYTES + 2) {
-    throw new CarrierProtocolError(dialect, 'oversized', `${field} decodes to ~${approx} bytes, over the ${MAX_MEDIA_PAYLOAD_BYTES}-byte limit`, field);
+    throw new CarrierProtocolError(
+      dialect,
+      'oversized',
+      `${field} decodes to ~${approx} bytes, over the ${MAX_MEDIA_PAYLOAD_BYTES}-byte limit`,
+      field,
+    );
   }
   if (b64.length % 4 !== 0 || !BASE64.test(b64)) {
     throw new CarrierProtocolError(dialect, 'bad_payload', `${field} is not base64`, field);
   }
   const bytes = Buffer.from(b64, 'base64');
   if (bytes.length > MAX_MEDIA_PAYLOAD_BYTES) {
-    throw new CarrierProtocolError(dialect, 'oversized', `${field} decodes to ${bytes.length} bytes, over the ${MAX_MEDIA_PAYLOAD_BYTES}-byte limit`, field);
+    throw new CarrierProtocolError(
+      dialect,
+      'oversized',
+      `${field} decodes to ${bytes.length} bytes, over the ${MAX_MEDIA_PAYLOAD_BYTES}-byte limit`,
+      field,
+    );
   }
   if (bytes.length % sampleBytes !== 0) {
-    throw new CarrierProtocolError(dialect, 'bad_payload', `${field} is ${bytes.length} bytes, not whole ${sampleBytes}-byte samples`, field);
+    throw new CarrierProtocolError(
+      dialect,
+      'bad_payload',
+      `${field} is ${bytes.length} bytes, not whole ${sampleBytes}-byte samples`,
+      field,
+    );
   }
   return bytes;
 }
@@ -155,7 +184,12 @@ export function checkOutbound(dialect: CarrierDialect, encoded: Uint8Array, samp
     throw new CarrierProtocolError(dialect, 'invalid_outbound', 'media must be a non-empty byte array', 'media.payload');
   }
   if (encoded.length % sampleBytes !== 0) {
-    throw new CarrierProtocolError(dialect, 'invalid_outbound', `media of ${encoded.length} bytes is not whole ${sampleBytes}-byte samples`, 'media.payload');
+    throw new CarrierProtocolError(
+      dialect,
+      'invalid_outbound',
+      `media of ${encoded.length} bytes is not whole ${sampleBytes}-byte samples`,
+      'media.payload',
+    );
   }
 }
 
@@ -176,8 +210,11 @@ export function sampleBytesOf(encoding: 'mulaw' | 'pcm16'): 1 | 2 {
  * @param streamId the frame's stream id (`streamSid`, `stream_sid`, `streamId`), if any
  * @throws CarrierProtocolError for a payload that is not base64 or too big
  */
-export function mediaEvent(dialect: CarrierDialect, streamId: string | undefined,
-  media: { payload: string; timestamp?: number | undefined; chunk?: number | undefined }): CarrierEvent {
+export function mediaEvent(
+  dialect: CarrierDialect,
+  streamId: string | undefined,
+  media: { payload: string; timestamp?: number | undefined; chunk?: number | undefined },
+): CarrierEvent {
   return {
     type: 'media',
     ...(streamId !== undefined ? { streamId } : {}),

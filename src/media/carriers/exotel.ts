@@ -14,8 +14,30 @@
  *   `audio/x-mulaw;rate=8000` instead, hence `start.media_format` decides the encoding.
  */
 import { z } from 'zod';
-import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, startParties, stringMap, toBase64, validate } from './common.js';
-import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEncoding, type CarrierEvent, type CarrierWriter } from './types.js';
+import {
+  checkMarkName,
+  checkStartStreamId,
+  checkOutbound,
+  dtmfDigit,
+  idString,
+  intLike,
+  markName,
+  mediaEvent,
+  parseFrame,
+  sampleBytesOf,
+  startParties,
+  stringMap,
+  toBase64,
+  validate,
+} from './common.js';
+import {
+  CarrierProtocolError,
+  type CarrierAudioFormat,
+  type CarrierDialectModule,
+  type CarrierEncoding,
+  type CarrierEvent,
+  type CarrierWriter,
+} from './types.js';
 
 const D = 'exotel' as const;
 
@@ -60,10 +82,16 @@ const mediaFrame = z.object({
   stream_sid: idString.optional(),
   media: z.object({ chunk: intLike.optional(), timestamp: intLike.optional(), payload: z.string() }),
 });
-const dtmfFrame = z.object({ stream_sid: idString.optional(), dtmf: z.object({ digit: dtmfDigit, duration: intLike.optional() }) });
+const dtmfFrame = z.object({
+  stream_sid: idString.optional(),
+  dtmf: z.object({ digit: dtmfDigit, duration: intLike.optional() }),
+});
 const markFrame = z.object({ stream_sid: idString.optional(), mark: z.object({ name: markName }) });
 const clearFrame = z.object({ stream_sid: idString.optional() });
-const stopFrame = z.object({ stream_sid: idString.optional(), stop: z.object({ reason: z.string().max(256).optional() }).optional() });
+const stopFrame = z.object({
+  stream_sid: idString.optional(),
+  stop: z.object({ reason: z.string().max(256).optional() }).optional(),
+});
 
 function sid(f: { stream_sid?: string | undefined }): { streamId?: string } {
   return f.stream_sid !== undefined ? { streamId: f.stream_sid } : {};
@@ -74,18 +102,35 @@ function sid(f: { stream_sid?: string | undefined }): { streamId?: string } {
  * raw/slin 8 kHz. Throws `invalid_message` for an unknown encoding, a rate outside 8000/16000/
  * 24000 Hz, or PCM with a `bit_rate` other than 16.
  */
-function formatOf(mf: { encoding?: string | undefined; sample_rate?: number | undefined; bit_rate?: number | undefined } | undefined): CarrierAudioFormat {
+function formatOf(
+  mf: { encoding?: string | undefined; sample_rate?: number | undefined; bit_rate?: number | undefined } | undefined,
+): CarrierAudioFormat {
   const name = (mf?.encoding ?? 'audio/x-raw').split(';')[0]!.trim().toLowerCase();
   const encoding = ENCODINGS[name];
   if (encoding === undefined) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: start.media_format.encoding: unsupported "${mf?.encoding}"`, 'start.media_format.encoding');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: start.media_format.encoding: unsupported "${mf?.encoding}"`,
+      'start.media_format.encoding',
+    );
   }
   const sampleRate = mf?.sample_rate ?? 8000;
   if (!(EXOTEL_SAMPLE_RATES as readonly number[]).includes(sampleRate) || (encoding === 'mulaw' && sampleRate !== 8000)) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: start.media_format.sample_rate: unsupported ${sampleRate} Hz for ${encoding}`, 'start.media_format.sample_rate');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: start.media_format.sample_rate: unsupported ${sampleRate} Hz for ${encoding}`,
+      'start.media_format.sample_rate',
+    );
   }
   if (encoding === 'pcm16' && mf?.bit_rate !== undefined && mf.bit_rate !== 16) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: start.media_format.bit_rate: expected 16, got ${mf.bit_rate}`, 'start.media_format.bit_rate');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: start.media_format.bit_rate: expected 16, got ${mf.bit_rate}`,
+      'start.media_format.bit_rate',
+    );
   }
   return { encoding, sampleRate };
 }
@@ -177,7 +222,11 @@ export function exotelChunks(encoded: Uint8Array, format: CarrierAudioFormat, ch
   const rules = exotelChunkRules(format);
   const size = chunkBytes ?? rules.minBytes;
   if (!Number.isInteger(size) || size % rules.multipleBytes !== 0 || size < rules.minBytes || size > rules.maxBytes) {
-    throw new CarrierProtocolError(D, 'invalid_outbound', `chunk size ${size} B breaks Exotel's rules (multiple of ${rules.multipleBytes}, ${rules.minBytes}–${rules.maxBytes} B)`);
+    throw new CarrierProtocolError(
+      D,
+      'invalid_outbound',
+      `chunk size ${size} B breaks Exotel's rules (multiple of ${rules.multipleBytes}, ${rules.minBytes}–${rules.maxBytes} B)`,
+    );
   }
   const silence = format.encoding === 'mulaw' ? 0xff : 0;
   const out: Buffer[] = [];

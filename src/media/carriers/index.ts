@@ -5,7 +5,18 @@
  */
 export * from './types.js';
 export { twilio, parseTwilio, twilioWriter } from './twilio.js';
-export { exotel, parseExotel, exotelWriter, exotelChunks, exotelChunkRules, EXOTEL_SAMPLE_RATES, EXOTEL_CHUNK_MULTIPLE_BYTES, EXOTEL_MAX_CHUNK_BYTES, EXOTEL_MIN_CHUNK_MS, EXOTEL_MIN_PCM_CHUNK_BYTES } from './exotel.js';
+export {
+  exotel,
+  parseExotel,
+  exotelWriter,
+  exotelChunks,
+  exotelChunkRules,
+  EXOTEL_SAMPLE_RATES,
+  EXOTEL_CHUNK_MULTIPLE_BYTES,
+  EXOTEL_MAX_CHUNK_BYTES,
+  EXOTEL_MIN_CHUNK_MS,
+  EXOTEL_MIN_PCM_CHUNK_BYTES,
+} from './exotel.js';
 export { plivo, parsePlivo, plivoWriter, parsePlivoExtraHeaders } from './plivo.js';
 export { CarrierStream, CARRIER_MODULES, type CarrierStart, type CarrierStreamPhase, type CarrierStreamStats } from './stream-state.js';
 export {

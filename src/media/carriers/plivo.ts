@@ -20,8 +20,29 @@
  * Plivo documents no `stop` frame (the socket closes); one is accepted if sent.
  */
 import { z } from 'zod';
-import { checkMarkName, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, sampleBytesOf, startParties, stringMap, toBase64, validate } from './common.js';
-import { CarrierProtocolError, MAX_CUSTOM_PARAMETERS, type CarrierAudioFormat, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
+import {
+  checkMarkName,
+  checkOutbound,
+  dtmfDigit,
+  idString,
+  intLike,
+  markName,
+  mediaEvent,
+  parseFrame,
+  sampleBytesOf,
+  startParties,
+  stringMap,
+  toBase64,
+  validate,
+} from './common.js';
+import {
+  CarrierProtocolError,
+  MAX_CUSTOM_PARAMETERS,
+  type CarrierAudioFormat,
+  type CarrierDialectModule,
+  type CarrierEvent,
+  type CarrierWriter,
+} from './types.js';
 
 const D = 'plivo' as const;
 
@@ -47,7 +68,12 @@ const startFrame = z.object({
 
 const mediaFrame = z.object({
   streamId: idString.optional(),
-  media: z.object({ track: z.string().optional(), timestamp: intLike.optional(), chunk: intLike.optional(), payload: z.string() }),
+  media: z.object({
+    track: z.string().optional(),
+    timestamp: intLike.optional(),
+    chunk: intLike.optional(),
+    payload: z.string(),
+  }),
 });
 const dtmfFrame = z
   .object({ streamId: idString.optional(), dtmf: z.object({ digit: dtmfDigit }).optional(), digit: dtmfDigit.optional() })
@@ -75,7 +101,12 @@ export function parsePlivoExtraHeaders(raw: string | Record<string, string> | un
     out[key] = piece.slice(eq + 1).trim();
   }
   if (Object.keys(out).length > MAX_CUSTOM_PARAMETERS) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: extra_headers: at most ${MAX_CUSTOM_PARAMETERS} parameters`, 'extra_headers');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: extra_headers: at most ${MAX_CUSTOM_PARAMETERS} parameters`,
+      'extra_headers',
+    );
   }
   return out;
 }
@@ -83,10 +114,20 @@ export function parsePlivoExtraHeaders(raw: string | Record<string, string> | un
 function formatOf(encoding: string, sampleRate: number): CarrierAudioFormat {
   const f = FORMATS[encoding.split(';')[0]!.trim().toLowerCase()];
   if (f === undefined) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: start.mediaFormat.encoding: unsupported "${encoding}"`, 'start.mediaFormat.encoding');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: start.mediaFormat.encoding: unsupported "${encoding}"`,
+      'start.mediaFormat.encoding',
+    );
   }
   if (!f.rates.includes(sampleRate)) {
-    throw new CarrierProtocolError(D, 'invalid_message', `start frame: start.mediaFormat.sampleRate: unsupported ${sampleRate} Hz for ${encoding}`, 'start.mediaFormat.sampleRate');
+    throw new CarrierProtocolError(
+      D,
+      'invalid_message',
+      `start frame: start.mediaFormat.sampleRate: unsupported ${sampleRate} Hz for ${encoding}`,
+      'start.mediaFormat.sampleRate',
+    );
   }
   return { encoding: f.encoding, sampleRate };
 }
@@ -147,7 +188,10 @@ export function plivoWriter(streamId: string, format: CarrierAudioFormat): Carri
     dialect: D,
     media(encoded) {
       checkOutbound(D, encoded, sampleBytes);
-      return JSON.stringify({ event: 'playAudio', media: { contentType, sampleRate: format.sampleRate, payload: toBase64(encoded) } });
+      return JSON.stringify({
+        event: 'playAudio',
+        media: { contentType, sampleRate: format.sampleRate, payload: toBase64(encoded) },
+      });
     },
     mark(name) {
       checkMarkName(D, name);

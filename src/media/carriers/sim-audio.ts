@@ -63,7 +63,8 @@ export function callerLineFromWav(bytes: Uint8Array): Int16Array {
   const raw = wav.getSamples(true, Int16Array) as unknown as Int16Array;
   const frames = Math.floor(raw.length / channels);
   if (frames === 0) throw new CallerWavError('the WAV holds no audio');
-  if (frames / rate > MAX_CALLER_LINE_S) throw new CallerWavError(`the WAV lasts ${(frames / rate).toFixed(1)} s; a caller line may last at most ${MAX_CALLER_LINE_S} s`);
+  if (frames / rate > MAX_CALLER_LINE_S)
+    throw new CallerWavError(`the WAV lasts ${(frames / rate).toFixed(1)} s; a caller line may last at most ${MAX_CALLER_LINE_S} s`);
   let mono: Int16Array;
   if (channels === 1) {
     mono = Int16Array.from(raw.subarray(0, frames));

@@ -26,7 +26,15 @@ import { resample } from '../audio.js';
 import { systemClock, type PlayoutClock } from '../playout.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import {
-  checkSimParameters, defaultSimFormat, parseSimInbound, prepareSimLine, simFrameMs, SimFrameWriter, simStreamIds, type SimPreparedLine, type SimStreamIds,
+  checkSimParameters,
+  defaultSimFormat,
+  parseSimInbound,
+  prepareSimLine,
+  simFrameMs,
+  SimFrameWriter,
+  simStreamIds,
+  type SimPreparedLine,
+  type SimStreamIds,
 } from './sim-frames.js';
 import { CarrierProtocolError, type CarrierAudioFormat } from './types.js';
 import type { SimClientOptions, SimEvent, SimEventData, SimStats, SimStep, SimTimeline, SimTurn } from './sim-script.js';
@@ -39,7 +47,12 @@ export { prepareSimLine, type SimPreparedLine };
 /** Why the socket could not be used: `unreachable` (no connection), `refused` (HTTP status instead of an upgrade), `timeout`. */
 export class SimConnectError extends Error {
   override readonly name = 'SimConnectError';
-  constructor(readonly kind: 'unreachable' | 'refused' | 'timeout', message: string, readonly status?: number, readonly body?: string) {
+  constructor(
+    readonly kind: 'unreachable' | 'refused' | 'timeout',
+    message: string,
+    readonly status?: number,
+    readonly body?: string,
+  ) {
     super(message);
   }
 }
@@ -74,24 +87,39 @@ function checkOptions(o: SimClientOptions): void {
   if (!['twilio', 'exotel', 'plivo'].includes(o.dialect)) throw new RangeError(`unknown dialect ${JSON.stringify(o.dialect)}`);
   if (o.format) {
     const { encoding, sampleRate } = o.format;
-    const ok = encoding === 'mulaw' ? sampleRate === 8000
-      : encoding === 'pcm16' && (o.dialect === 'exotel' ? [8000, 16000, 24000] : o.dialect === 'plivo' ? [8000, 16000] : []).includes(sampleRate);
-    if (!ok) throw new RangeError(`${o.dialect} does not stream ${String(encoding)} at ${String(sampleRate)} Hz (Twilio: mulaw 8000; Exotel: pcm16 8000/16000/24000 or mulaw 8000; Plivo: mulaw 8000 or pcm16 8000/16000)`);
+    const ok =
+      encoding === 'mulaw'
+        ? sampleRate === 8000
+        : encoding === 'pcm16' &&
+          (o.dialect === 'exotel' ? [8000, 16000, 24000] : o.dialect === 'plivo' ? [8000, 16000] : []).includes(sampleRate);
+    if (!ok)
+      throw new RangeError(
+        `${o.dialect} does not stream ${String(encoding)} at ${String(sampleRate)} Hz (Twilio: mulaw 8000; Exotel: pcm16 8000/16000/24000 or mulaw 8000; Plivo: mulaw 8000 or pcm16 8000/16000)`,
+      );
   }
   checkSimParameters(o.customParameters ?? {});
   for (const [i, s] of o.steps.entries()) {
     const where = `step ${i + 1} (${s.kind})`;
     if (s.kind === 'say' || s.kind === 'dtmf') {
-      if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined) throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
-      for (const v of [s.afterReplyMs, s.bargeInAfterMs]) if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
+      if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined)
+        throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
+      for (const v of [s.afterReplyMs, s.bargeInAfterMs])
+        if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
     }
     if (s.kind === 'say') {
       if ((s.pcm === undefined) === (s.prepared === undefined)) throw new RangeError(`${where}: give pcm or prepared, not both or neither`);
-      if (s.pcm !== undefined && (!(s.pcm instanceof Int16Array) || s.pcm.length === 0)) throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
+      if (s.pcm !== undefined && (!(s.pcm instanceof Int16Array) || s.pcm.length === 0))
+        throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
       if (s.prepared) {
         const f = o.format ?? defaultSimFormat(o.dialect);
-        if (s.prepared.dialect !== o.dialect || s.prepared.format.encoding !== f.encoding || s.prepared.format.sampleRate !== f.sampleRate) {
-          throw new RangeError(`${where}: the prepared line is for ${s.prepared.dialect} ${s.prepared.format.encoding} ${s.prepared.format.sampleRate} Hz, not this stream's format`);
+        if (
+          s.prepared.dialect !== o.dialect ||
+          s.prepared.format.encoding !== f.encoding ||
+          s.prepared.format.sampleRate !== f.sampleRate
+        ) {
+          throw new RangeError(
+            `${where}: the prepared line is for ${s.prepared.dialect} ${s.prepared.format.encoding} ${s.prepared.format.sampleRate} Hz, not this stream's format`,
+          );
         }
       }
     } else if (s.kind === 'dtmf') {
@@ -185,22 +213,33 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.silenceB64 = toBase64(Buffer.alloc(this.frameMs * this.bytesPerMs, this.format.encoding === 'mulaw' ? 0xff : 0));
     this.ids = simStreamIds(o.dialect);
     this.writer = new SimFrameWriter(o.dialect, this.ids, this.format);
-    this.prepared = o.steps.map((s) => (s.kind !== 'say' ? undefined
-      : s.prepared ?? prepareSimLine(s.pcm!, s.sampleRate ?? 16000, o.dialect, this.format, o.speechThreshold ?? 500)));
+    this.prepared = o.steps.map((s) =>
+      s.kind !== 'say'
+        ? undefined
+        : (s.prepared ?? prepareSimLine(s.pcm!, s.sampleRate ?? 16000, o.dialect, this.format, o.speechThreshold ?? 500)),
+    );
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
     });
     this.done.catch(() => undefined); // the caller's await sees it; never an unhandled rejection
-    this.ws = new WebSocket(o.url, { headers: o.headers ?? {}, perMessageDeflate: false, handshakeTimeout: o.connectTimeoutMs ?? 10_000 });
+    this.ws = new WebSocket(o.url, {
+      headers: o.headers ?? {},
+      perMessageDeflate: false,
+      handshakeTimeout: o.connectTimeoutMs ?? 10_000,
+    });
     this.ws.on('unexpected-response', (_req, res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {
         if (body.length < 4096) body += c;
       });
-      res.on('end', () => this.fail(new SimConnectError('refused', `the bot refused the stream: HTTP ${res.statusCode ?? '?'}`, res.statusCode, body)));
-      res.on('error', () => this.fail(new SimConnectError('refused', `the bot refused the stream: HTTP ${res.statusCode ?? '?'}`, res.statusCode)));
+      res.on('end', () =>
+        this.fail(new SimConnectError('refused', `the bot refused the stream: HTTP ${res.statusCode ?? '?'}`, res.statusCode, body)),
+      );
+      res.on('error', () =>
+        this.fail(new SimConnectError('refused', `the bot refused the stream: HTTP ${res.statusCode ?? '?'}`, res.statusCode)),
+      );
     });
     this.ws.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.opened) {
@@ -399,7 +438,8 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       if (!s) return;
       const at = this.stepReadyAt(now);
       if (at === undefined || at > now) return;
-      const waitingForReply = (s.kind === 'say' || s.kind === 'dtmf') && (s.bargeInAfterMs === undefined ? this.replyDoneAt : this.replyStartAt) === undefined;
+      const waitingForReply =
+        (s.kind === 'say' || s.kind === 'dtmf') && (s.bargeInAfterMs === undefined ? this.replyDoneAt : this.replyStartAt) === undefined;
       if (waitingForReply) this.record({ type: 'no_reply', turn: this.turnCount, waitedMs: Math.round(now - this.stepSince) });
       if (s.kind === 'wait') {
         this.nextStep(now);
@@ -410,7 +450,14 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
         this.startLine(s, now, waitingForReply);
       } else {
         const turn = this.turnCount++;
-        this.turns.push({ turn, kind: 'dtmf', digits: s.digits, startMs: this.rel(now), bargeIn: s.bargeInAfterMs !== undefined, ...(waitingForReply ? { noReply: true } : {}) });
+        this.turns.push({
+          turn,
+          kind: 'dtmf',
+          digits: s.digits,
+          startMs: this.rel(now),
+          bargeIn: s.bargeInAfterMs !== undefined,
+          ...(waitingForReply ? { noReply: true } : {}),
+        });
         this.pendingDigits = [...s.digits.toUpperCase()];
         this.nextDigitAt = now;
         this.runScript(now);
@@ -425,8 +472,22 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     const overReply = this.tailEnd > now;
     this.line = { turn, frames: prepared.frames, next: 0, onsetOffsetMs: 0, overReply, startAt: now };
     const bargeIn = s.bargeInAfterMs !== undefined;
-    this.turns.push({ turn, kind: 'say', ...(s.text !== undefined ? { text: s.text } : {}), startMs: this.rel(now), bargeIn, ...(noReply ? { noReply: true } : {}) });
-    this.record({ type: 'line_start', turn, ...(s.text !== undefined ? { text: s.text } : {}), bargeIn, overReply, speechMs: prepared.speechMs });
+    this.turns.push({
+      turn,
+      kind: 'say',
+      ...(s.text !== undefined ? { text: s.text } : {}),
+      startMs: this.rel(now),
+      bargeIn,
+      ...(noReply ? { noReply: true } : {}),
+    });
+    this.record({
+      type: 'line_start',
+      turn,
+      ...(s.text !== undefined ? { text: s.text } : {}),
+      bargeIn,
+      overReply,
+      speechMs: prepared.speechMs,
+    });
   }
 
   /** The caller finished turn `turn` at `at`: the next media frame starts the reply to it. */
@@ -548,7 +609,15 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       const t = this.turns.find((x) => x.turn === turn);
       if (t && t.bargeInMs === undefined) t.bargeInMs = bargeInMs;
     }
-    this.record({ type: 'clear', droppedMs: Math.round(droppedMs), marksPending: pending.length, ...(bargeInMs !== undefined ? { bargeInMs, turn } : {}) }, now);
+    this.record(
+      {
+        type: 'clear',
+        droppedMs: Math.round(droppedMs),
+        marksPending: pending.length,
+        ...(bargeInMs !== undefined ? { bargeInMs, turn } : {}),
+      },
+      now,
+    );
     if (this.o.dialect === 'plivo') {
       // Plivo: "playedStream will only be emitted if the preceding events were played successfully".
       const cleared = this.writer.cleared();
@@ -568,7 +637,9 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
   private onClose(code: number, reason: string): void {
     if (this.finished) return;
     if (!this.opened) {
-      this.fail(new SimConnectError('unreachable', `the bot closed the connection before it opened (code ${code}${reason ? `: ${reason}` : ''})`));
+      this.fail(
+        new SimConnectError('unreachable', `the bot closed the connection before it opened (code ${code}${reason ? `: ${reason}` : ''})`),
+      );
       return;
     }
     const now = this.clock.now();

@@ -27,7 +27,14 @@ import crypto from 'node:crypto';
 import { pcmToTelephony } from '../audio.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import { exotelChunkRules } from './exotel.js';
-import { CarrierProtocolError, MAX_CUSTOM_PARAMETER_CHARS, MAX_CUSTOM_PARAMETERS, MAX_MARK_NAME_CHARS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
+import {
+  CarrierProtocolError,
+  MAX_CUSTOM_PARAMETER_CHARS,
+  MAX_CUSTOM_PARAMETERS,
+  MAX_MARK_NAME_CHARS,
+  type CarrierAudioFormat,
+  type CarrierDialect,
+} from './types.js';
 
 /** The ids a carrier gives one stream (Twilio/Exotel-style `MZ…`/`CA…`/`AC…` sids, Plivo UUIDs). */
 export interface SimStreamIds {
@@ -39,7 +46,11 @@ export interface SimStreamIds {
 /** Fresh random ids in the dialect's style. */
 export function simStreamIds(dialect: CarrierDialect): SimStreamIds {
   if (dialect === 'plivo') {
-    return { streamId: crypto.randomUUID(), callId: crypto.randomUUID(), accountId: `MA${crypto.randomBytes(9).toString('hex').toUpperCase()}` };
+    return {
+      streamId: crypto.randomUUID(),
+      callId: crypto.randomUUID(),
+      accountId: `MA${crypto.randomBytes(9).toString('hex').toUpperCase()}`,
+    };
   }
   const hex = (): string => crypto.randomBytes(16).toString('hex');
   return { streamId: `MZ${hex()}`, callId: `CA${hex()}`, accountId: `AC${hex()}` };
@@ -62,11 +73,14 @@ export function simFrameMs(dialect: CarrierDialect): number {
  */
 export function checkSimParameters(params: Record<string, string>): void {
   const entries = Object.entries(params);
-  if (entries.length > MAX_CUSTOM_PARAMETERS) throw new RangeError(`at most ${MAX_CUSTOM_PARAMETERS} custom parameters; got ${entries.length}`);
+  if (entries.length > MAX_CUSTOM_PARAMETERS)
+    throw new RangeError(`at most ${MAX_CUSTOM_PARAMETERS} custom parameters; got ${entries.length}`);
   for (const [k, v] of entries) {
-    if (k.length === 0 || k.length > 256) throw new RangeError(`custom parameter name must be 1–256 characters: ${JSON.stringify(k.slice(0, 40))}`);
+    if (k.length === 0 || k.length > 256)
+      throw new RangeError(`custom parameter name must be 1–256 characters: ${JSON.stringify(k.slice(0, 40))}`);
     if (typeof v !== 'string') throw new RangeError(`custom parameter ${k} must be a string`);
-    if (v.length > MAX_CUSTOM_PARAMETER_CHARS) throw new RangeError(`custom parameter ${k} is ${v.length} characters; at most ${MAX_CUSTOM_PARAMETER_CHARS}`);
+    if (v.length > MAX_CUSTOM_PARAMETER_CHARS)
+      throw new RangeError(`custom parameter ${k} is ${v.length} characters; at most ${MAX_CUSTOM_PARAMETER_CHARS}`);
   }
 }
 
@@ -123,31 +137,52 @@ export class SimFrameWriter {
     const n = this.next();
     if (this.dialect === 'twilio') {
       return JSON.stringify({
-        event: 'start', sequenceNumber: String(n),
-        start: { accountSid: accountId, streamSid: streamId, callSid: callId, tracks: ['inbound'], customParameters: params,
-          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+        event: 'start',
+        sequenceNumber: String(n),
+        start: {
+          accountSid: accountId,
+          streamSid: streamId,
+          callSid: callId,
+          tracks: ['inbound'],
+          customParameters: params,
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
         streamSid: streamId,
       });
     }
     if (this.dialect === 'exotel') {
       return JSON.stringify({
-        event: 'start', sequence_number: String(n), stream_sid: streamId,
+        event: 'start',
+        sequence_number: String(n),
+        stream_sid: streamId,
         start: {
-          stream_sid: streamId, call_sid: callId, account_sid: accountId,
-          ...(numbers.from ? { from: numbers.from } : {}), ...(numbers.to ? { to: numbers.to } : {}),
+          stream_sid: streamId,
+          call_sid: callId,
+          account_sid: accountId,
+          ...(numbers.from ? { from: numbers.from } : {}),
+          ...(numbers.to ? { to: numbers.to } : {}),
           custom_parameters: params,
-          media_format: this.format.encoding === 'mulaw'
-            ? { encoding: 'audio/x-mulaw', sample_rate: String(this.format.sampleRate) }
-            : { encoding: 'audio/x-raw', sample_rate: String(this.format.sampleRate), bit_rate: '16' },
+          media_format:
+            this.format.encoding === 'mulaw'
+              ? { encoding: 'audio/x-mulaw', sample_rate: String(this.format.sampleRate) }
+              : { encoding: 'audio/x-raw', sample_rate: String(this.format.sampleRate), bit_rate: '16' },
         },
       });
     }
     return JSON.stringify({
-      event: 'start', sequenceNumber: n,
+      event: 'start',
+      sequenceNumber: n,
       start: {
-        callId, streamId, accountId, tracks: ['inbound'],
-        ...(numbers.from ? { from: numbers.from } : {}), ...(numbers.to ? { to: numbers.to } : {}),
-        mediaFormat: { encoding: this.format.encoding === 'mulaw' ? 'audio/x-mulaw' : 'audio/x-l16', sampleRate: this.format.sampleRate },
+        callId,
+        streamId,
+        accountId,
+        tracks: ['inbound'],
+        ...(numbers.from ? { from: numbers.from } : {}),
+        ...(numbers.to ? { to: numbers.to } : {}),
+        mediaFormat: {
+          encoding: this.format.encoding === 'mulaw' ? 'audio/x-mulaw' : 'audio/x-l16',
+          sampleRate: this.format.sampleRate,
+        },
       },
       extra_headers: plivoExtraHeaders(params),
     });
@@ -175,9 +210,16 @@ export class SimFrameWriter {
   dtmf(digit: string, streamMs: number): string {
     const n = this.next();
     const id = this.ids.streamId;
-    if (this.dialect === 'twilio') return JSON.stringify({ event: 'dtmf', streamSid: id, sequenceNumber: String(n), dtmf: { track: 'inbound_track', digit } });
-    if (this.dialect === 'exotel') return JSON.stringify({ event: 'dtmf', sequence_number: String(n), stream_sid: id, dtmf: { digit, duration: '100' } });
-    return JSON.stringify({ event: 'dtmf', sequenceNumber: n, streamId: id, dtmf: { digit, track: 'inbound', timestamp: String(this.epochAtZeroMs + Math.round(streamMs)) } });
+    if (this.dialect === 'twilio')
+      return JSON.stringify({ event: 'dtmf', streamSid: id, sequenceNumber: String(n), dtmf: { track: 'inbound_track', digit } });
+    if (this.dialect === 'exotel')
+      return JSON.stringify({ event: 'dtmf', sequence_number: String(n), stream_sid: id, dtmf: { digit, duration: '100' } });
+    return JSON.stringify({
+      event: 'dtmf',
+      sequenceNumber: n,
+      streamId: id,
+      dtmf: { digit, track: 'inbound', timestamp: String(this.epochAtZeroMs + Math.round(streamMs)) },
+    });
   }
 
   /** The acknowledgement of mark/checkpoint `name`: Twilio/Exotel `mark`, Plivo `playedStream`. */
@@ -199,8 +241,20 @@ export class SimFrameWriter {
   stop(reason = 'callended'): string | null {
     const n = this.next();
     const { streamId, callId, accountId } = this.ids;
-    if (this.dialect === 'twilio') return JSON.stringify({ event: 'stop', sequenceNumber: String(n), streamSid: streamId, stop: { accountSid: accountId, callSid: callId } });
-    if (this.dialect === 'exotel') return JSON.stringify({ event: 'stop', sequence_number: String(n), stream_sid: streamId, stop: { call_sid: callId, account_sid: accountId, reason } });
+    if (this.dialect === 'twilio')
+      return JSON.stringify({
+        event: 'stop',
+        sequenceNumber: String(n),
+        streamSid: streamId,
+        stop: { accountSid: accountId, callSid: callId },
+      });
+    if (this.dialect === 'exotel')
+      return JSON.stringify({
+        event: 'stop',
+        sequence_number: String(n),
+        stream_sid: streamId,
+        stop: { call_sid: callId, account_sid: accountId, reason },
+      });
     return null;
   }
 }
@@ -214,10 +268,7 @@ export class SimFrameWriter {
  * - `other`: a well-formed frame of another event (ignored, as carriers do).
  */
 export type SimInbound =
-  | { type: 'media'; bytes: Buffer }
-  | { type: 'mark'; name: string }
-  | { type: 'clear' }
-  | { type: 'other'; event: string };
+  { type: 'media'; bytes: Buffer } | { type: 'mark'; name: string } | { type: 'clear' } | { type: 'other'; event: string };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -244,10 +295,20 @@ export function parseSimInbound(dialect: CarrierDialect, ids: SimStreamIds, form
   const sidField = dialect === 'twilio' ? 'streamSid' : dialect === 'exotel' ? 'stream_sid' : 'streamId';
   const sid = body[sidField];
   const needsSid = dialect !== 'plivo' || event !== 'playAudio';
-  const names = dialect === 'plivo' ? { media: 'playAudio', mark: 'checkpoint', clear: 'clearAudio' } : { media: 'media', mark: 'mark', clear: 'clear' };
+  const names =
+    dialect === 'plivo'
+      ? { media: 'playAudio', mark: 'checkpoint', clear: 'clearAudio' }
+      : { media: 'media', mark: 'mark', clear: 'clear' };
   if (event === names.media || event === names.mark || event === names.clear) {
-    if (needsSid && sid === undefined) throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${sidField}: missing`, sidField);
-    if (sid !== undefined && sid !== ids.streamId) throw new CarrierProtocolError(dialect, 'stream_mismatch', `${event} frame names stream ${String(sid)}, not ${ids.streamId}`, sidField);
+    if (needsSid && sid === undefined)
+      throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${sidField}: missing`, sidField);
+    if (sid !== undefined && sid !== ids.streamId)
+      throw new CarrierProtocolError(
+        dialect,
+        'stream_mismatch',
+        `${event} frame names stream ${String(sid)}, not ${ids.streamId}`,
+        sidField,
+      );
   }
   if (event === names.media) {
     const media = body.media as Record<string, unknown> | undefined;
@@ -257,21 +318,43 @@ export function parseSimInbound(dialect: CarrierDialect, ids: SimStreamIds, form
     if (dialect === 'plivo') {
       const want = format.encoding === 'mulaw' ? 'audio/x-mulaw' : 'audio/x-l16';
       if (typeof media.contentType !== 'string' || media.contentType.split(';')[0]!.trim().toLowerCase() !== want) {
-        throw new CarrierProtocolError(dialect, 'invalid_message', `playAudio frame: media.contentType: expected "${want}", got ${JSON.stringify(media.contentType)}`, 'media.contentType');
+        throw new CarrierProtocolError(
+          dialect,
+          'invalid_message',
+          `playAudio frame: media.contentType: expected "${want}", got ${JSON.stringify(media.contentType)}`,
+          'media.contentType',
+        );
       }
       if (Number(media.sampleRate) !== format.sampleRate) {
-        throw new CarrierProtocolError(dialect, 'invalid_message', `playAudio frame: media.sampleRate: expected ${format.sampleRate}, got ${JSON.stringify(media.sampleRate)}`, 'media.sampleRate');
+        throw new CarrierProtocolError(
+          dialect,
+          'invalid_message',
+          `playAudio frame: media.sampleRate: expected ${format.sampleRate}, got ${JSON.stringify(media.sampleRate)}`,
+          'media.sampleRate',
+        );
       }
     }
     const b64 = media.payload;
-    if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64)) throw new CarrierProtocolError(dialect, 'bad_payload', `${event} frame: media.payload is not base64`, 'media.payload');
+    if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64))
+      throw new CarrierProtocolError(dialect, 'bad_payload', `${event} frame: media.payload is not base64`, 'media.payload');
     const bytes = Buffer.from(b64, 'base64');
     const sampleBytes = sampleBytesOf(format.encoding);
-    if (bytes.length % sampleBytes !== 0) throw new CarrierProtocolError(dialect, 'bad_payload', `${event} frame: ${bytes.length} bytes are not whole ${sampleBytes}-byte samples`, 'media.payload');
+    if (bytes.length % sampleBytes !== 0)
+      throw new CarrierProtocolError(
+        dialect,
+        'bad_payload',
+        `${event} frame: ${bytes.length} bytes are not whole ${sampleBytes}-byte samples`,
+        'media.payload',
+      );
     if (dialect === 'exotel') {
       const rules = exotelChunkRules(format);
       if (bytes.length % rules.multipleBytes !== 0 || bytes.length < rules.minBytes || bytes.length > rules.maxBytes) {
-        throw new CarrierProtocolError(dialect, 'oversized', `media chunk of ${bytes.length} B breaks Exotel's rules (multiple of ${rules.multipleBytes}, ${rules.minBytes}–${rules.maxBytes} B)`, 'media.payload');
+        throw new CarrierProtocolError(
+          dialect,
+          'oversized',
+          `media chunk of ${bytes.length} B breaks Exotel's rules (multiple of ${rules.multipleBytes}, ${rules.minBytes}–${rules.maxBytes} B)`,
+          'media.payload',
+        );
       }
     }
     return { type: 'media', bytes };
@@ -279,7 +362,12 @@ export function parseSimInbound(dialect: CarrierDialect, ids: SimStreamIds, form
   if (event === names.mark) {
     const name = dialect === 'plivo' ? body.name : (body.mark as Record<string, unknown> | undefined)?.name;
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_MARK_NAME_CHARS) {
-      throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${dialect === 'plivo' ? 'name' : 'mark.name'}: expected 1–${MAX_MARK_NAME_CHARS} characters`, dialect === 'plivo' ? 'name' : 'mark.name');
+      throw new CarrierProtocolError(
+        dialect,
+        'invalid_message',
+        `${event} frame: ${dialect === 'plivo' ? 'name' : 'mark.name'}: expected 1–${MAX_MARK_NAME_CHARS} characters`,
+        dialect === 'plivo' ? 'name' : 'mark.name',
+      );
     }
     return { type: 'mark', name };
   }
@@ -304,12 +392,28 @@ export interface SimPreparedLine {
  * @param pcm mono PCM16 at `sampleRate` Hz (one of ../audio.ts SAMPLE_RATES)
  * @throws RangeError for an empty line or an unsupported rate or format
  */
-export function prepareSimLine(pcm: Int16Array, sampleRate: number, dialect: CarrierDialect, format: CarrierAudioFormat = defaultSimFormat(dialect), threshold = 500): SimPreparedLine {
+export function prepareSimLine(
+  pcm: Int16Array,
+  sampleRate: number,
+  dialect: CarrierDialect,
+  format: CarrierAudioFormat = defaultSimFormat(dialect),
+  threshold = 500,
+): SimPreparedLine {
   if (!(pcm instanceof Int16Array) || pcm.length === 0) throw new RangeError('a caller line must be non-empty 16-bit samples');
   const span = speechSpan(pcm, threshold);
   const speech = span ? pcm.subarray(span[0], span[1]) : pcm;
-  const frames = pcmToTelephony(speech, sampleRate, { encoding: format.encoding, sampleRate: format.sampleRate }, { frameMs: simFrameMs(dialect) });
-  return { dialect, format: { ...format }, frames: frames.map((f) => toBase64(f.payload)), speechMs: Math.round((speech.length / sampleRate) * 1000) };
+  const frames = pcmToTelephony(
+    speech,
+    sampleRate,
+    { encoding: format.encoding, sampleRate: format.sampleRate },
+    { frameMs: simFrameMs(dialect) },
+  );
+  return {
+    dialect,
+    format: { ...format },
+    frames: frames.map((f) => toBase64(f.payload)),
+    speechMs: Math.round((speech.length / sampleRate) * 1000),
+  };
 }
 
 /** Index of the first and one past the last sample louder than `threshold`, or null for silence. */

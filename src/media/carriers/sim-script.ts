@@ -25,7 +25,15 @@ import type { CarrierAudioFormat, CarrierDialect } from './types.js';
  *   sends `stop`.
  */
 export type SimStep =
-  | { kind: 'say'; pcm?: Int16Array; sampleRate?: number; prepared?: SimPreparedLine; text?: string; afterReplyMs?: number; bargeInAfterMs?: number }
+  | {
+      kind: 'say';
+      pcm?: Int16Array;
+      sampleRate?: number;
+      prepared?: SimPreparedLine;
+      text?: string;
+      afterReplyMs?: number;
+      bargeInAfterMs?: number;
+    }
   | { kind: 'dtmf'; digits: string; gapMs?: number; afterReplyMs?: number; bargeInAfterMs?: number }
   | { kind: 'wait'; ms: number }
   | { kind: 'hangup'; stop?: boolean };

@@ -11,7 +11,14 @@ import { parseFrame } from './common.js';
 import { exotel } from './exotel.js';
 import { plivo } from './plivo.js';
 import { twilio } from './twilio.js';
-import { CarrierProtocolError, type CarrierAudioFormat, type CarrierDialect, type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
+import {
+  CarrierProtocolError,
+  type CarrierAudioFormat,
+  type CarrierDialect,
+  type CarrierDialectModule,
+  type CarrierEvent,
+  type CarrierWriter,
+} from './types.js';
 
 /** Where a stream is: before `start`, between `start` and `stop`, or ended. */
 export type CarrierStreamPhase = 'awaiting_start' | 'started' | 'stopped';
@@ -65,7 +72,8 @@ export class CarrierStream {
 
   /** Outbound frame builder for this stream; throws `out_of_order` before `start`. */
   get writer(): CarrierWriter {
-    if (this.writerValue === undefined) throw new CarrierProtocolError(this.dialect, 'out_of_order', 'no outbound frames before the stream has started');
+    if (this.writerValue === undefined)
+      throw new CarrierProtocolError(this.dialect, 'out_of_order', 'no outbound frames before the stream has started');
     return this.writerValue;
   }
 
@@ -114,7 +122,12 @@ export class CarrierStream {
         if (this.phaseValue !== 'awaiting_start') throw new CarrierProtocolError(d, 'out_of_order', '"connected" after start');
         return;
       case 'start':
-        if (this.phaseValue !== 'awaiting_start') throw new CarrierProtocolError(d, 'out_of_order', `second "start" (stream ${event.streamId}) on stream ${this.startValue!.streamId}`);
+        if (this.phaseValue !== 'awaiting_start')
+          throw new CarrierProtocolError(
+            d,
+            'out_of_order',
+            `second "start" (stream ${event.streamId}) on stream ${this.startValue!.streamId}`,
+          );
         this.startValue = event;
         this.writerValue = this.module.writer(event);
         this.phaseValue = 'started';
@@ -131,7 +144,12 @@ export class CarrierStream {
     if (event.type === 'media') {
       const width = this.startValue!.format.encoding === 'pcm16' ? 2 : 1;
       if (event.payload.length % width !== 0) {
-        throw new CarrierProtocolError(d, 'bad_payload', `media.payload of ${event.payload.length} bytes is not whole ${width}-byte samples`, 'media.payload');
+        throw new CarrierProtocolError(
+          d,
+          'bad_payload',
+          `media.payload of ${event.payload.length} bytes is not whole ${width}-byte samples`,
+          'media.payload',
+        );
       }
       this.statsValue.mediaFrames++;
       this.statsValue.mediaBytes += event.payload.length;
@@ -140,7 +158,12 @@ export class CarrierStream {
 
   private checkStream(streamId: string | undefined): void {
     if (streamId !== undefined && streamId !== this.startValue!.streamId) {
-      throw new CarrierProtocolError(this.dialect, 'stream_mismatch', `frame for stream ${streamId} on stream ${this.startValue!.streamId}`, 'streamId');
+      throw new CarrierProtocolError(
+        this.dialect,
+        'stream_mismatch',
+        `frame for stream ${streamId} on stream ${this.startValue!.streamId}`,
+        'streamId',
+      );
     }
   }
 }

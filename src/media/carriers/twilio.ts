@@ -10,7 +10,20 @@
  * `clear`. TwiML: https://www.twilio.com/docs/voice/twiml/stream.
  */
 import { z } from 'zod';
-import { checkMarkName, checkStartStreamId, checkOutbound, dtmfDigit, idString, intLike, markName, mediaEvent, parseFrame, stringMap, toBase64, validate } from './common.js';
+import {
+  checkMarkName,
+  checkStartStreamId,
+  checkOutbound,
+  dtmfDigit,
+  idString,
+  intLike,
+  markName,
+  mediaEvent,
+  parseFrame,
+  stringMap,
+  toBase64,
+  validate,
+} from './common.js';
 import { type CarrierDialectModule, type CarrierEvent, type CarrierWriter } from './types.js';
 
 const D = 'twilio' as const;
@@ -41,9 +54,15 @@ const mediaFrame = z.object({
   }),
 });
 
-const dtmfFrame = z.object({ streamSid: idString.optional(), dtmf: z.object({ digit: dtmfDigit, track: z.string().optional() }) });
+const dtmfFrame = z.object({
+  streamSid: idString.optional(),
+  dtmf: z.object({ digit: dtmfDigit, track: z.string().optional() }),
+});
 const markFrame = z.object({ streamSid: idString.optional(), mark: z.object({ name: markName }) });
-const stopFrame = z.object({ streamSid: idString.optional(), stop: z.object({ callSid: z.string().optional(), accountSid: z.string().optional() }).optional() });
+const stopFrame = z.object({
+  streamSid: idString.optional(),
+  stop: z.object({ callSid: z.string().optional(), accountSid: z.string().optional() }).optional(),
+});
 
 /**
  * Parses one Twilio Media Streams text frame. Throws {@link CarrierProtocolError}; event types

@@ -83,13 +83,7 @@ export type CarrierEventType = CarrierEvent['type'];
  * - `invalid_outbound`: an outbound builder was given bytes or a name the carrier refuses.
  */
 export type CarrierErrorCode =
-  | 'malformed_json'
-  | 'invalid_message'
-  | 'oversized'
-  | 'bad_payload'
-  | 'out_of_order'
-  | 'stream_mismatch'
-  | 'invalid_outbound';
+  'malformed_json' | 'invalid_message' | 'oversized' | 'bad_payload' | 'out_of_order' | 'stream_mismatch' | 'invalid_outbound';
 
 /** Plain-data form of a {@link CarrierProtocolError}, for posting across threads and logging. */
 export interface CarrierErrorData {
@@ -116,7 +110,12 @@ export class CarrierProtocolError extends Error {
 
   /** This error as plain data (structured-clone safe). */
   toData(): CarrierErrorData {
-    return { code: this.code, dialect: this.dialect, ...(this.field !== undefined ? { field: this.field } : {}), message: this.message };
+    return {
+      code: this.code,
+      dialect: this.dialect,
+      ...(this.field !== undefined ? { field: this.field } : {}),
+      message: this.message,
+    };
   }
 }
 

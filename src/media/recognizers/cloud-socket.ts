@@ -31,7 +31,8 @@ export function checkWsUrl(url: string, provider: string): URL {
   } catch {
     throw new RangeError(`the ${provider} URL must be a ws:// or wss:// URL; got ${JSON.stringify(url)}`);
   }
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new RangeError(`the ${provider} URL must be a ws:// or wss:// URL; got ${u.protocol}`);
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:')
+    throw new RangeError(`the ${provider} URL must be a ws:// or wss:// URL; got ${u.protocol}`);
   return u;
 }
 
@@ -52,7 +53,12 @@ export type HandshakeOutcome =
  * is ever sent) and closes. Never throws.
  * @param timeoutMs deadline of the whole handshake, ms
  */
-export function probeHandshake(url: string, headers: Record<string, string>, timeoutMs: number, goodbye: (ws: WebSocket) => void): Promise<HandshakeOutcome> {
+export function probeHandshake(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  goodbye: (ws: WebSocket) => void,
+): Promise<HandshakeOutcome> {
   return new Promise<HandshakeOutcome>((resolve) => {
     let settled = false;
     const ws = new WebSocket(url, { headers, perMessageDeflate: false, followRedirects: false });

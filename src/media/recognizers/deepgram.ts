@@ -149,7 +149,11 @@ export function deepgramLanguage(tag: string, model = DEFAULT_DEEPGRAM_MODEL): D
  * The listen URL of one stream: `base` with the stream's query parameters (see the module doc).
  * Keyterms come from `options.hints.phrases` on nova-3 models (at most {@link MAX_KEYTERMS}).
  */
-export function deepgramListenUrl(base: string, settings: { model: string; endpointingMs: number; utteranceEndMs: number }, options: RecognitionOptions): string {
+export function deepgramListenUrl(
+  base: string,
+  settings: { model: string; endpointingMs: number; utteranceEndMs: number },
+  options: RecognitionOptions,
+): string {
   const url = new URL(base);
   const { language, hints } = deepgramLanguage(options.language, settings.model);
   const q = url.searchParams;
@@ -199,11 +203,13 @@ export class DeepgramRecognizer implements SpeechRecognizer {
    *         range (the message never holds the key)
    */
   constructor(options: DeepgramOptions) {
-    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') throw new RangeError('a Deepgram API key is required (DEEPGRAM_API_KEY)');
+    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '')
+      throw new RangeError('a Deepgram API key is required (DEEPGRAM_API_KEY)');
     const url = options.url ?? DEFAULT_DEEPGRAM_URL;
     checkWsUrl(url, 'Deepgram');
     const int = (name: string, v: number, lo: number, hi: number): number => {
-      if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be a whole number of ms from ${lo} to ${hi}; got ${v}`);
+      if (!Number.isInteger(v) || v < lo || v > hi)
+        throw new RangeError(`${name} must be a whole number of ms from ${lo} to ${hi}; got ${v}`);
       return v;
     };
     this.#apiKey = options.apiKey.trim();
@@ -217,7 +223,8 @@ export class DeepgramRecognizer implements SpeechRecognizer {
       clock: options.clock ?? systemClock,
     };
     this.languages = options.languages ?? ['*'];
-    if (!Array.isArray(this.languages) || this.languages.length === 0) throw new RangeError('languages must list at least one language range');
+    if (!Array.isArray(this.languages) || this.languages.length === 0)
+      throw new RangeError('languages must list at least one language range');
   }
 
   /**
@@ -274,7 +281,6 @@ class DeepgramStream extends BaseRecognitionStream {
     this.connect();
   }
 
-
   /** Audio after a `failed` stream or an endpointed final (`done`) is ignored (it was in flight). */
   protected override readonly ignoreAudioIn: ReadonlySet<RecognitionState> = new Set(['failed', 'done']);
 
@@ -312,15 +318,30 @@ class DeepgramStream extends BaseRecognitionStream {
     this.closeSent = false;
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.url, { headers: { Authorization: `Token ${this.#apiKey}` }, perMessageDeflate: false, followRedirects: false });
+      ws = new WebSocket(this.url, {
+        headers: { Authorization: `Token ${this.#apiKey}` },
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
     } catch (err) {
-      queueMicrotask(() => this.fail(gen, { kind: 'unavailable', message: `cannot open a socket to Deepgram (${this.describe(err)})`, retry: false }));
+      queueMicrotask(() =>
+        this.fail(gen, {
+          kind: 'unavailable',
+          message: `cannot open a socket to Deepgram (${this.describe(err)})`,
+          retry: false,
+        }),
+      );
       return;
     }
     this.#ws = ws;
     const stale = (): boolean => gen !== this.gen || this.terminal();
     this.stopConnectTimer = this.clock.setTimer(() => {
-      if (!stale() && !this.open) this.fail(gen, { kind: 'timeout', message: `no answer from Deepgram within ${this.settings.connectTimeoutMs} ms`, retry: true });
+      if (!stale() && !this.open)
+        this.fail(gen, {
+          kind: 'timeout',
+          message: `no answer from Deepgram within ${this.settings.connectTimeoutMs} ms`,
+          retry: true,
+        });
     }, this.settings.connectTimeoutMs);
     ws.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
@@ -344,7 +365,16 @@ class DeepgramStream extends BaseRecognitionStream {
     ws.on('error', (err: Error) => {
       if (stale()) return;
       const code = (err as NodeJS.ErrnoException).code;
-      this.fail(gen, this.open ? { kind: 'crashed', message: `the Deepgram socket failed (${this.describe(err)})`, retry: true } : { kind: 'unavailable', message: `cannot reach Deepgram at ${this.host()} (${code ?? this.describe(err)})`, retry: true });
+      this.fail(
+        gen,
+        this.open
+          ? { kind: 'crashed', message: `the Deepgram socket failed (${this.describe(err)})`, retry: true }
+          : {
+              kind: 'unavailable',
+              message: `cannot reach Deepgram at ${this.host()} (${code ?? this.describe(err)})`,
+              retry: true,
+            },
+      );
     });
     ws.on('close', (code: number, reason: Buffer) => {
       if (stale()) return;
@@ -352,7 +382,11 @@ class DeepgramStream extends BaseRecognitionStream {
       this.stopTimers();
       if (this.closeSent && code === 1000) return this.deliverFinal(false); // CloseStream answered: flush complete
       const why = reason.length > 0 ? ` ${reason.toString('utf8').slice(0, 80)}` : '';
-      this.fail(gen, { kind: 'crashed', message: `Deepgram closed the stream before the transcript (${code}${why})`, retry: true });
+      this.fail(gen, {
+        kind: 'crashed',
+        message: `Deepgram closed the stream before the transcript (${code}${why})`,
+        retry: true,
+      });
     });
   }
 
@@ -411,7 +445,14 @@ class DeepgramStream extends BaseRecognitionStream {
     const scores = this.segments.map((s) => s.confidence);
     const confidence = scores.length > 0 && scores.every((c) => c !== null) ? scores.reduce((n, c) => n + c!, 0) / scores.length : null;
     const endMs = this.ms(this.samples);
-    const final: FinalTranscript = { text, confidence: text === '' ? 0 : confidence, startMs: 0, endMs, audioMs: endMs, ...(endOfUtterance ? { endOfUtterance: true } : {}) };
+    const final: FinalTranscript = {
+      text,
+      confidence: text === '' ? 0 : confidence,
+      startMs: 0,
+      endMs,
+      audioMs: endMs,
+      ...(endOfUtterance ? { endOfUtterance: true } : {}),
+    };
     this.current = 'done';
     this.audio.length = 0;
     this.stopTimers();
@@ -526,7 +567,12 @@ class DeepgramStream extends BaseRecognitionStream {
 function refusal(status: number, detail: string): ConnectFailure {
   const why = detail ? `: ${detail.slice(0, 160)}` : '';
   if (status === 401) return { kind: 'unavailable', message: 'Deepgram rejected the API key (401)', retry: false };
-  if (status === 403) return { kind: 'unavailable', message: `Deepgram refused this API key access to the model or feature asked for (403)${why}`, retry: false };
+  if (status === 403)
+    return {
+      kind: 'unavailable',
+      message: `Deepgram refused this API key access to the model or feature asked for (403)${why}`,
+      retry: false,
+    };
   if (status === 429) return { kind: 'unavailable', message: 'Deepgram is rate-limiting (429)', retry: true, delayMs: RATE_LIMIT_RETRY_MS };
   if (status === 400) return { kind: 'unavailable', message: `Deepgram refused the stream settings (400)${why}`, retry: false };
   if (status >= 500) return { kind: 'unavailable', message: `Deepgram is having trouble (HTTP ${status})`, retry: true };
@@ -535,8 +581,7 @@ function refusal(status: number, detail: string): ConnectFailure {
 
 /** The outcome of {@link checkDeepgram}. */
 export type DeepgramCheck =
-  | { ok: true; detail: string }
-  | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
+  { ok: true; detail: string } | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
 
 /**
  * An authenticated handshake with Deepgram's streaming endpoint (for `vagent telephony check`):
@@ -561,7 +606,9 @@ export async function checkDeepgram(opts: { apiKey: string; url?: string; timeou
   url.searchParams.set('sample_rate', '16000');
   url.searchParams.set('channels', '1');
   const host = url.host;
-  const outcome = await probeHandshake(url.toString(), { Authorization: `Token ${key}` }, timeoutMs, (ws) => ws.send(JSON.stringify({ type: 'CloseStream' })));
+  const outcome = await probeHandshake(url.toString(), { Authorization: `Token ${key}` }, timeoutMs, (ws) =>
+    ws.send(JSON.stringify({ type: 'CloseStream' })),
+  );
   const result = ((): DeepgramCheck => {
     switch (outcome.kind) {
       case 'open':
@@ -572,10 +619,26 @@ export async function checkDeepgram(opts: { apiKey: string; url?: string; timeou
         return { ok: false, problem: 'unreachable', message: `cannot reach Deepgram at ${host} (${outcome.code})` };
       case 'refused': {
         const status = outcome.status;
-        if (status === 401) return { ok: false, problem: 'unauthenticated', message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY' };
-        if (status === 403) return { ok: false, problem: 'unauthenticated', message: `Deepgram refused this API key access to ${DEFAULT_DEEPGRAM_MODEL} streaming (403): check the key's project and permissions` };
-        if (status === 429) return { ok: false, problem: 'rate_limited', message: 'Deepgram is rate-limiting this key (429): try again shortly, or raise the project concurrency limit' };
-        if (status >= 500) return { ok: false, problem: 'error', message: `Deepgram is having trouble (HTTP ${status}): try again shortly` };
+        if (status === 401)
+          return {
+            ok: false,
+            problem: 'unauthenticated',
+            message: 'Deepgram rejected the API key (401): check DEEPGRAM_API_KEY',
+          };
+        if (status === 403)
+          return {
+            ok: false,
+            problem: 'unauthenticated',
+            message: `Deepgram refused this API key access to ${DEFAULT_DEEPGRAM_MODEL} streaming (403): check the key's project and permissions`,
+          };
+        if (status === 429)
+          return {
+            ok: false,
+            problem: 'rate_limited',
+            message: 'Deepgram is rate-limiting this key (429): try again shortly, or raise the project concurrency limit',
+          };
+        if (status >= 500)
+          return { ok: false, problem: 'error', message: `Deepgram is having trouble (HTTP ${status}): try again shortly` };
         return { ok: false, problem: 'error', message: `Deepgram refused the handshake (HTTP ${status})` };
       }
     }

@@ -92,16 +92,23 @@ export class FallbackRecognizer implements SpeechRecognizer {
    * @param fallback the recogniser that hears an utterance the primary failed on, or null for none
    * @throws RangeError on a bad option
    */
-  constructor(readonly primary: SpeechRecognizer, readonly fallback: SpeechRecognizer | null, options: FallbackOptions = {}) {
+  constructor(
+    readonly primary: SpeechRecognizer,
+    readonly fallback: SpeechRecognizer | null,
+    options: FallbackOptions = {},
+  ) {
     this.provider = primary.provider;
     this.languages = primary.languages;
     this.maxFailures = options.maxConsecutiveFailures ?? 2;
-    if (!(Number.isInteger(this.maxFailures) && this.maxFailures >= 1)) throw new RangeError(`maxConsecutiveFailures must be a whole number ≥ 1; got ${this.maxFailures}`);
+    if (!(Number.isInteger(this.maxFailures) && this.maxFailures >= 1))
+      throw new RangeError(`maxConsecutiveFailures must be a whole number ≥ 1; got ${this.maxFailures}`);
     this.maxReplayMs = options.maxReplayMs ?? 60_000;
-    if (!(Number.isFinite(this.maxReplayMs) && this.maxReplayMs > 0)) throw new RangeError(`maxReplayMs must be > 0 ms; got ${this.maxReplayMs}`);
+    if (!(Number.isFinite(this.maxReplayMs) && this.maxReplayMs > 0))
+      throw new RangeError(`maxReplayMs must be > 0 ms; got ${this.maxReplayMs}`);
     this.onSwitch = options.onSwitch;
     this.primaryDeadlineMs = options.primaryDeadlineMs ?? null;
-    if (this.primaryDeadlineMs !== null && !(Number.isFinite(this.primaryDeadlineMs) && this.primaryDeadlineMs > 0)) throw new RangeError(`primaryDeadlineMs must be > 0 ms; got ${this.primaryDeadlineMs}`);
+    if (this.primaryDeadlineMs !== null && !(Number.isFinite(this.primaryDeadlineMs) && this.primaryDeadlineMs > 0))
+      throw new RangeError(`primaryDeadlineMs must be > 0 ms; got ${this.primaryDeadlineMs}`);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -130,7 +137,8 @@ export class FallbackRecognizer implements SpeechRecognizer {
    * @throws RangeError on malformed options or a language neither recogniser serves
    */
   start(options: RecognitionOptions): RecognitionStream {
-    const serves = (r: SpeechRecognizer | null, lang: string): r is SpeechRecognizer => r !== null && r.languages.some((x) => languageMatches(x, lang));
+    const serves = (r: SpeechRecognizer | null, lang: string): r is SpeechRecognizer =>
+      r !== null && r.languages.some((x) => languageMatches(x, lang));
     const language = canonicalLanguage(options.language);
     const fallbackServes = serves(this.fallback, language);
     if (this.skipped && fallbackServes) return new FallbackStream(this, options, null, this.fallback!.start(options));
@@ -178,14 +186,18 @@ class FallbackStream extends BaseRecognitionStream {
   private disarm: (() => void) | null = null;
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly owner: FallbackRecognizer, readonly options: Readonly<RecognitionOptions>, primary: RecognitionStream | null, fallback: RecognitionStream | null) {
+  constructor(
+    private readonly owner: FallbackRecognizer,
+    readonly options: Readonly<RecognitionOptions>,
+    primary: RecognitionStream | null,
+    fallback: RecognitionStream | null,
+  ) {
     super();
     this.inner = (primary ?? fallback)!;
     this.innerIsPrimary = primary !== null;
     this.innerProvider = primary ? owner.primary.provider : owner.fallback!.provider;
     this.listen();
   }
-
 
   protected accept(pcm: Int16Array): void {
     if (this.innerIsPrimary && this.owner.fallback) this.keep(pcm);
@@ -202,7 +214,10 @@ class FallbackStream extends BaseRecognitionStream {
         this.disarm = null;
         if (!this.live(primary) || !this.innerIsPrimary) return;
         primary.cancel();
-        this.onError(primary, new RecognizerError('timeout', this.innerProvider, `no transcript within ${deadline} ms of the end of speech`));
+        this.onError(
+          primary,
+          new RecognizerError('timeout', this.innerProvider, `no transcript within ${deadline} ms of the end of speech`),
+        );
       }, deadline);
     }
   }

@@ -79,7 +79,19 @@ export const SARVAM_DEFAULT_MODE = 'codemix';
  * `SpeechToTextStreamingLanguageCode` lists more for saaras:v3; pass `languages` to use them).
  * Sarvam spells Odia `od-IN`.
  */
-export const SARVAM_LANGUAGES = ['hi-IN', 'bn-IN', 'ta-IN', 'te-IN', 'kn-IN', 'ml-IN', 'mr-IN', 'gu-IN', 'pa-IN', 'od-IN', 'en-IN'] as const;
+export const SARVAM_LANGUAGES = [
+  'hi-IN',
+  'bn-IN',
+  'ta-IN',
+  'te-IN',
+  'kn-IN',
+  'ml-IN',
+  'mr-IN',
+  'gu-IN',
+  'pa-IN',
+  'od-IN',
+  'en-IN',
+] as const;
 /** The rate audio is sent at, Hz (docs: "PCM files are supported only at 16kHz"). */
 export const SARVAM_SAMPLE_RATE = 16000;
 /** Audio per message, ms (the Sarvam skill's advice: chunks of 100–500 ms). */
@@ -120,11 +132,13 @@ export class SarvamRecognizer implements SpeechRecognizer {
 
   /** @throws RangeError on an empty key, a URL that is not ws:/wss:, a bad timeout or an empty language list */
   constructor(options: SarvamOptions) {
-    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') throw new RangeError('Sarvam needs an API subscription key (set SARVAM_API_KEY)');
+    if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '')
+      throw new RangeError('Sarvam needs an API subscription key (set SARVAM_API_KEY)');
     const url = options.url ?? SARVAM_DEFAULT_URL;
     checkWsUrl(url, 'Sarvam');
     const connectTimeoutMs = options.connectTimeoutMs ?? SARVAM_CONNECT_TIMEOUT_MS;
-    if (!(Number.isFinite(connectTimeoutMs) && connectTimeoutMs > 0)) throw new RangeError(`connectTimeoutMs must be a positive number of ms; got ${connectTimeoutMs}`);
+    if (!(Number.isFinite(connectTimeoutMs) && connectTimeoutMs > 0))
+      throw new RangeError(`connectTimeoutMs must be a positive number of ms; got ${connectTimeoutMs}`);
     this.languages = options.languages ?? SARVAM_LANGUAGES;
     if (!Array.isArray(this.languages) || this.languages.length === 0) throw new RangeError('languages must list at least one language');
     this.config = {
@@ -145,10 +159,16 @@ export class SarvamRecognizer implements SpeechRecognizer {
   start(options: RecognitionOptions): RecognitionStream {
     const checked = validateRecognitionOptions(options, this.languages);
     if (!(SAMPLE_RATES as readonly number[]).includes(checked.sampleRateHz)) {
-      throw new RangeError(`sampleRateHz must be one of ${SAMPLE_RATES.join(', ')} for Sarvam (audio is resampled to 16000); got ${checked.sampleRateHz}`);
+      throw new RangeError(
+        `sampleRateHz must be one of ${SAMPLE_RATES.join(', ')} for Sarvam (audio is resampled to 16000); got ${checked.sampleRateHz}`,
+      );
     }
     const code = this.languages.find((l) => languageMatches(l, checked.language)) ?? checked.language;
-    return new SarvamStream(this, checked, streamUrl(this.config.url, { language: code, model: this.config.model, mode: this.config.mode }));
+    return new SarvamStream(
+      this,
+      checked,
+      streamUrl(this.config.url, { language: code, model: this.config.model, mode: this.config.mode }),
+    );
   }
 }
 
@@ -200,7 +220,6 @@ class SarvamStream extends BaseRecognitionStream {
     this.resampler = options.sampleRateHz === SARVAM_SAMPLE_RATE ? null : new StreamingResampler(options.sampleRateHz, SARVAM_SAMPLE_RATE);
     this.connect();
   }
-
 
   protected accept(pcm: Int16Array): void {
     this.pushed += pcm.length;
@@ -279,7 +298,12 @@ class SarvamStream extends BaseRecognitionStream {
     this.ws = ws;
     this.stopTimer = clock.setTimer(() => {
       this.stopTimer = undefined;
-      if (this.ws === ws && !this.open) this.failed({ kind: 'unavailable', message: `no answer from Sarvam within ${connectTimeoutMs} ms of connecting`, retry: true });
+      if (this.ws === ws && !this.open)
+        this.failed({
+          kind: 'unavailable',
+          message: `no answer from Sarvam within ${connectTimeoutMs} ms of connecting`,
+          retry: true,
+        });
     }, connectTimeoutMs);
     ws.on('unexpected-response', (req, res) => {
       req.destroy();
@@ -300,7 +324,9 @@ class SarvamStream extends BaseRecognitionStream {
     });
     ws.on('error', (err: NodeJS.ErrnoException) => {
       if (this.ws !== ws) return;
-      const message = this.open ? 'the connection to Sarvam failed mid-utterance' : `cannot reach Sarvam at ${new URL(this.url).host}${err.code ? ` (${err.code})` : ''}`;
+      const message = this.open
+        ? 'the connection to Sarvam failed mid-utterance'
+        : `cannot reach Sarvam at ${new URL(this.url).host}${err.code ? ` (${err.code})` : ''}`;
       this.failed({ kind: this.open ? 'crashed' : 'unavailable', message, retry: true });
     });
     ws.on('close', (code) => {
@@ -309,7 +335,11 @@ class SarvamStream extends BaseRecognitionStream {
         this.finalize(this.endpointedAtMs !== undefined); // Sarvam closed after answering everything it had
         return;
       }
-      this.failed({ kind: 'crashed', message: `the connection to Sarvam dropped mid-utterance (close code ${code})`, retry: true });
+      this.failed({
+        kind: 'crashed',
+        message: `the connection to Sarvam dropped mid-utterance (close code ${code})`,
+        retry: true,
+      });
     });
   }
 
@@ -411,16 +441,30 @@ class SarvamStream extends BaseRecognitionStream {
 
 /** What a refused handshake means (https://docs.sarvam.ai/api-reference-docs/errors-troubleshooting). */
 function handshakeFailure(status: number): ConnectFailure {
-  if (status === 401 || status === 403) return { kind: 'unavailable', message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY`, retry: false };
-  if (status === 429) return { kind: 'unavailable', message: 'Sarvam is rate limiting this API key or its credits are used up (429)', retry: true, delayMs: RATE_LIMIT_RETRY_MS };
+  if (status === 401 || status === 403)
+    return {
+      kind: 'unavailable',
+      message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY`,
+      retry: false,
+    };
+  if (status === 429)
+    return {
+      kind: 'unavailable',
+      message: 'Sarvam is rate limiting this API key or its credits are used up (429)',
+      retry: true,
+      delayMs: RATE_LIMIT_RETRY_MS,
+    };
   if (status >= 500) return { kind: 'unavailable', message: `Sarvam could not take the stream (HTTP ${status})`, retry: true };
-  return { kind: 'unavailable', message: `Sarvam refused the stream (HTTP ${status}); check the model, mode and language settings`, retry: false };
+  return {
+    kind: 'unavailable',
+    message: `Sarvam refused the stream (HTTP ${status}); check the model, mode and language settings`,
+    retry: false,
+  };
 }
 
 /** The outcome of {@link checkSarvam}. */
 export type SarvamCheck =
-  | { ok: true; detail: string }
-  | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
+  { ok: true; detail: string } | { ok: false; problem: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error'; message: string };
 
 /**
  * Checks that Sarvam accepts `apiKey`: one authenticated WebSocket handshake to the streaming
@@ -438,23 +482,41 @@ export async function checkSarvam(opts: { apiKey: string; url?: string; timeoutM
   } catch (err) {
     return { ok: false, problem: 'error', message: (err as Error).message };
   }
-  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') return { ok: false, problem: 'unauthenticated', message: 'no Sarvam API subscription key is set (SARVAM_API_KEY)' };
+  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '')
+    return { ok: false, problem: 'unauthenticated', message: 'no Sarvam API subscription key is set (SARVAM_API_KEY)' };
   const host = new URL(url).host;
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const outcome = await probeHandshake(streamUrl(url, { language: 'en-IN', model: SARVAM_DEFAULT_MODEL, mode: SARVAM_DEFAULT_MODE }), { 'Api-Subscription-Key': opts.apiKey }, timeoutMs,
-    (ws) => ws.send(JSON.stringify({ type: 'end_of_stream', audio: { data: '', sample_rate: SARVAM_SAMPLE_RATE, encoding: 'audio/wav' } })));
+  const outcome = await probeHandshake(
+    streamUrl(url, { language: 'en-IN', model: SARVAM_DEFAULT_MODEL, mode: SARVAM_DEFAULT_MODE }),
+    { 'Api-Subscription-Key': opts.apiKey },
+    timeoutMs,
+    (ws) => ws.send(JSON.stringify({ type: 'end_of_stream', audio: { data: '', sample_rate: SARVAM_SAMPLE_RATE, encoding: 'audio/wav' } })),
+  );
   const result = ((): SarvamCheck => {
     switch (outcome.kind) {
       case 'open':
-        return { ok: true, detail: `Sarvam at ${host} accepted the API subscription key (streaming speech-to-text, ${SARVAM_DEFAULT_MODEL})` };
+        return {
+          ok: true,
+          detail: `Sarvam at ${host} accepted the API subscription key (streaming speech-to-text, ${SARVAM_DEFAULT_MODEL})`,
+        };
       case 'timeout':
         return { ok: false, problem: 'unreachable', message: `Sarvam at ${host} did not answer within ${timeoutMs} ms` };
       case 'unreachable':
         return { ok: false, problem: 'unreachable', message: `cannot reach Sarvam at ${host} (${outcome.code})` };
       case 'refused': {
         const status = outcome.status;
-        if (status === 401 || status === 403) return { ok: false, problem: 'unauthenticated', message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY` };
-        if (status === 429) return { ok: false, problem: 'rate_limited', message: 'Sarvam is rate limiting this API key or its credits are used up (429); try again later or check the plan' };
+        if (status === 401 || status === 403)
+          return {
+            ok: false,
+            problem: 'unauthenticated',
+            message: `Sarvam rejected the API subscription key (${status}); check SARVAM_API_KEY`,
+          };
+        if (status === 429)
+          return {
+            ok: false,
+            problem: 'rate_limited',
+            message: 'Sarvam is rate limiting this API key or its credits are used up (429); try again later or check the plan',
+          };
         return { ok: false, problem: 'error', message: `Sarvam answered the handshake with HTTP ${status}` };
       }
     }

@@ -28,8 +28,10 @@ export function requireApiKey(scope: FastifyInstance, tenants: TenantService): v
 function authenticateRequest(request: FastifyRequest, tenants: TenantService): void {
   const header = request.headers.authorization;
   if (!header) {
-    throw new ApiError('unauthorized',
-      'missing "Authorization: Bearer <API key>" header; create a key with: vagent admin key create --tenant default');
+    throw new ApiError(
+      'unauthorized',
+      'missing "Authorization: Bearer <API key>" header; create a key with: vagent admin key create --tenant default',
+    );
   }
   const found = bearerKey(header, tenants);
   if (!found) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');

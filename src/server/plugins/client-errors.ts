@@ -23,14 +23,29 @@ const FRAMING = 'the request framing is not valid HTTP/1.1';
 
 /** Status and message per parser error code; any other code is a 400 {@link FRAMING}. */
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
-  HPE_HEADER_OVERFLOW: { status: 431, message: `the request line and headers are too large: at most ${http.maxHeaderSize / 1024} KiB` },
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    message: `the request line and headers are too large: at most ${http.maxHeaderSize / 1024} KiB`,
+  },
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'the chunk extensions of the request body are too large' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'the request did not arrive in time' },
   HPE_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length is not a valid length' },
-  HPE_UNEXPECTED_CONTENT_LENGTH: { status: 400, message: 'Content-Length is given twice, or together with Transfer-Encoding: send one of them, once' },
-  HPE_INVALID_TRANSFER_ENCODING: { status: 400, message: 'Transfer-Encoding is not valid: it must end with chunked, and cannot come with a Content-Length' },
-  HPE_INVALID_CHUNK_SIZE: { status: 400, message: 'the chunked request body is not valid: a chunk size is not a hexadecimal number' },
-  HPE_INVALID_EOF_STATE: { status: 400, message: 'the connection ended before the whole request arrived: the body is shorter than its Content-Length' },
+  HPE_UNEXPECTED_CONTENT_LENGTH: {
+    status: 400,
+    message: 'Content-Length is given twice, or together with Transfer-Encoding: send one of them, once',
+  },
+  HPE_INVALID_TRANSFER_ENCODING: {
+    status: 400,
+    message: 'Transfer-Encoding is not valid: it must end with chunked, and cannot come with a Content-Length',
+  },
+  HPE_INVALID_CHUNK_SIZE: {
+    status: 400,
+    message: 'the chunked request body is not valid: a chunk size is not a hexadecimal number',
+  },
+  HPE_INVALID_EOF_STATE: {
+    status: 400,
+    message: 'the connection ended before the whole request arrived: the body is shorter than its Content-Length',
+  },
   HPE_INVALID_METHOD: { status: 400, message: `${FRAMING}: the method is not valid` },
   HPE_INVALID_URL: { status: 400, message: `${FRAMING}: the request target is not valid` },
   HPE_INVALID_VERSION: { status: 400, message: `${FRAMING}: the HTTP version is not valid` },
@@ -58,9 +73,11 @@ export function handleClientError(this: FastifyInstance, err: ClientError, socke
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const body = JSON.stringify(error.toBody());
-    socket.write(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Bad Request'}\r\n`
-      + `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
-      + `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Bad Request'}\r\n` +
+        `Content-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

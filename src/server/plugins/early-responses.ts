@@ -47,20 +47,34 @@ export function installEarlyResponses(app: FastifyInstance): void {
   });
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (closing) {
-      sendError(reply.header('connection', 'close'), new ApiError('internal_error', 'the daemon is shutting down; retry in a moment', { status: 503 }));
+      sendError(
+        reply.header('connection', 'close'),
+        new ApiError('internal_error', 'the daemon is shutting down; retry in a moment', { status: 503 }),
+      );
       return;
     }
     const raw = request.raw;
     if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
-      sendError(reply.header('connection', 'close'), new ApiError('invalid_request', 'an HTTP/1.1 request needs a Host header', { param: 'Host' }));
+      sendError(
+        reply.header('connection', 'close'),
+        new ApiError('invalid_request', 'an HTTP/1.1 request needs a Host header', { param: 'Host' }),
+      );
       return;
     }
     done();
   });
   app.server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const error = new ApiError('invalid_request', 'the only Expect this server meets is 100-continue', { status: 417, param: 'Expect' });
+    const error = new ApiError('invalid_request', 'the only Expect this server meets is 100-continue', {
+      status: 417,
+      param: 'Expect',
+    });
     const body = JSON.stringify(error.toBody());
-    res.writeHead(417, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), 'x-request-id': `req_${randomToken(12)}`, connection: 'close' });
+    res.writeHead(417, {
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': `req_${randomToken(12)}`,
+      connection: 'close',
+    });
     res.end(body);
     req.resume();
   });

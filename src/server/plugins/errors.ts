@@ -45,7 +45,9 @@ export function toApiError(error: unknown): ApiError {
   }
   if (error instanceof SyntaxError || (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)) {
     const status = fe.statusCode === 413 || fe.statusCode === 415 ? fe.statusCode : 400;
-    return new ApiError('invalid_request', error instanceof SyntaxError ? 'request body is not valid JSON' : 'malformed request', { status });
+    return new ApiError('invalid_request', error instanceof SyntaxError ? 'request body is not valid JSON' : 'malformed request', {
+      status,
+    });
   }
   return new ApiError('internal_error', 'internal error; the request id in X-Request-Id finds it in the daemon log');
 }
@@ -77,8 +79,14 @@ export function installErrorHandling(app: FastifyInstance, methods?: MethodIndex
     const path = request.url.split('?')[0]!;
     const allowed = methods?.allowedFor(path) ?? [];
     if (allowed.length > 0) {
-      return sendError(reply.header('allow', allowed.join(', ')), new ApiError('invalid_request',
-        `method ${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; it allows ${allowed.join(', ')}`, { status: 405 }));
+      return sendError(
+        reply.header('allow', allowed.join(', ')),
+        new ApiError(
+          'invalid_request',
+          `method ${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; it allows ${allowed.join(', ')}`,
+          { status: 405 },
+        ),
+      );
     }
     return sendError(reply, new ApiError('not_found', `no such endpoint: ${request.method} ${path.slice(0, 200)}`));
   });

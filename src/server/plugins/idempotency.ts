@@ -83,7 +83,11 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
       return;
     }
     if (written === null) done(null, payload);
-    else written.then(() => done(null, payload), (err: Error) => done(err));
+    else
+      written.then(
+        () => done(null, payload),
+        (err: Error) => done(err),
+      );
   }
 
   function onResponse(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
@@ -99,7 +103,12 @@ export function installIdempotency(scope: FastifyInstance, store: Store, service
       done();
       return;
     }
-    store.write(() => service.releaseTx(tenantId, idem.key)).then(() => done(), (err: Error) => done(err));
+    store
+      .write(() => service.releaseTx(tenantId, idem.key))
+      .then(
+        () => done(),
+        (err: Error) => done(err),
+      );
   }
 
   scope.addHook('onRoute', (route) => {

@@ -54,8 +54,11 @@ export function parseJsonBody(body: Buffer): unknown {
       : refuse(`${field} is nested too deeply: at most ${MAX_CONTEXT_DEPTH} levels`, field);
   }
   const param = formatJsonPath(hazard.path);
-  return refuse(`${param} is refused: a key named __proto__ (or prototype inside constructor) can alter object `
-    + 'prototypes when the body is copied (prototype pollution); rename or remove the key', param);
+  return refuse(
+    `${param} is refused: a key named __proto__ (or prototype inside constructor) can alter object ` +
+      'prototypes when the body is copied (prototype pollution); rename or remove the key',
+    param,
+  );
 }
 
 function refuse(message: string, param?: string): never {
@@ -70,14 +73,18 @@ function refuse(message: string, param?: string): never {
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    let value: unknown;
-    try {
-      value = parseJsonBody(body);
-    } catch (err) {
-      done(err as Error);
-      return;
-    }
-    done(null, value);
-  });
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer' },
+    (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      let value: unknown;
+      try {
+        value = parseJsonBody(body);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      done(null, value);
+    },
+  );
 }

@@ -40,21 +40,39 @@ export class AgentRepo {
    * known digest keeps its definition and gets the new time (retention keeps a revision applied
    * within its period).
    */
-  putRevision(digest: string, definition: string, appliedAt: number): void { this.q.putRevision.run(digest, definition, appliedAt); }
+  putRevision(digest: string, definition: string, appliedAt: number): void {
+    this.q.putRevision.run(digest, definition, appliedAt);
+  }
   /** The definition JSON of revision `digest`. */
-  revision(digest: string): string | undefined { return this.q.revision.get(digest) as string | undefined; }
+  revision(digest: string): string | undefined {
+    return this.q.revision.get(digest) as string | undefined;
+  }
   /** Creates or replaces the tenant's agent row. */
-  upsert(row: AgentRow): void { this.q.upsert.run(row); }
+  upsert(row: AgentRow): void {
+    this.q.upsert.run(row);
+  }
   /** The tenant's agent `id`. */
-  get(tenantId: string, id: string): AgentRow | undefined { return this.q.get.get(tenantId, id) as AgentRow | undefined; }
+  get(tenantId: string, id: string): AgentRow | undefined {
+    return this.q.get.get(tenantId, id) as AgentRow | undefined;
+  }
   /** The oldest agent `id` of any tenant (audit-mode resolution). */
-  getAnyTenant(id: string): AgentRow | undefined { return this.q.getAny.get(id) as AgentRow | undefined; }
+  getAnyTenant(id: string): AgentRow | undefined {
+    return this.q.getAny.get(id) as AgentRow | undefined;
+  }
   /** The tenant's agents by id. */
-  list(tenantId: string): AgentRow[] { return this.q.list.all(tenantId) as AgentRow[]; }
+  list(tenantId: string): AgentRow[] {
+    return this.q.list.all(tenantId) as AgentRow[];
+  }
   /** Deletes the tenant's agent `id` (its revisions stay for the sessions that use them). */
-  delete(tenantId: string, id: string): void { this.q.del.run(tenantId, id); }
+  delete(tenantId: string, id: string): void {
+    this.q.del.run(tenantId, id);
+  }
   /** The current revision digest of every agent of every tenant, newest first. */
-  currentDigests(): string[] { return this.q.digests.all() as string[]; }
+  currentDigests(): string[] {
+    return this.q.digests.all() as string[];
+  }
   /** How many agents the tenant has. */
-  count(tenantId: string): number { return this.q.count.get(tenantId) as number; }
+  count(tenantId: string): number {
+    return this.q.count.get(tenantId) as number;
+  }
 }

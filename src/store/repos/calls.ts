@@ -115,11 +115,17 @@ export class CallRepo {
           ORDER BY c.id LIMIT @limit`),
       touch: db.prepare('UPDATE calls SET last_activity_at = MAX(COALESCE(last_activity_at, 0), @at) WHERE id = @id'),
       // The last sign of life of a call: its media heartbeat, its newest turn, its answer, its start.
-      lastSeen: db.prepare(`SELECT MAX(COALESCE(c.last_activity_at, 0), COALESCE(c.answered_at, 0), s.created_at,
+      lastSeen: db
+        .prepare(
+          `SELECT MAX(COALESCE(c.last_activity_at, 0), COALESCE(c.answered_at, 0), s.created_at,
           COALESCE((SELECT json_extract(t.data, '$.at') FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), 0))
-        FROM calls c JOIN sessions s ON s.id = c.id WHERE c.id = ?`).pluck(),
+        FROM calls c JOIN sessions s ON s.id = c.id WHERE c.id = ?`,
+        )
+        .pluck(),
       // not_dialled is final (DIAL_TRANSITIONS): only the reason is recorded.
-      notePrepared: db.prepare(`UPDATE calls SET dial_error = @reason WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'`),
+      notePrepared: db.prepare(
+        `UPDATE calls SET dial_error = @reason WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'`,
+      ),
       // A carrier stream attaching to a prepared call: only once, only while never dialled.
       attach: db.prepare(`UPDATE calls SET transport = @transport, source = @source, dial_status = 'answered',
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
@@ -130,13 +136,22 @@ export class CallRepo {
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
       // One statement per target status, guarded by the transition table: a move the table does
       // not allow changes nothing.
-      move: Object.fromEntries(DIAL_STATUSES.map((to) => [to, db.prepare(`UPDATE calls SET dial_status = '${to}',
+      move: Object.fromEntries(
+        DIAL_STATUSES.map((to) => [
+          to,
+          db.prepare(`UPDATE calls SET dial_status = '${to}',
           provider_call_id = CASE WHEN @set_provider THEN @provider_call_id ELSE provider_call_id END,
           dial_error = CASE WHEN @set_error THEN @dial_error ELSE dial_error END,
           idempotency_key = CASE WHEN @set_key THEN @idempotency_key ELSE idempotency_key END,
           idempotency_print = CASE WHEN @set_key AND @idempotency_key IS NULL THEN NULL ELSE idempotency_print END,
           answered_at = COALESCE(answered_at, @answered_at)
-        WHERE id = @id AND dial_status IN (${dialSourcesOf(to).map((f) => `'${f}'`).join(', ') || 'NULL'})`)])) as Record<DialStatus, ReturnType<Db['prepare']>>,
+        WHERE id = @id AND dial_status IN (${
+          dialSourcesOf(to)
+            .map((f) => `'${f}'`)
+            .join(', ') || 'NULL'
+        })`),
+        ]),
+      ) as Record<DialStatus, ReturnType<Db['prepare']>>,
       // Only dials in flight; the table allows dialling → unknown.
       unknownAfterCrash: db.prepare(`UPDATE calls SET dial_status = 'unknown',
           dial_error = 'vagent stopped while LiveKit was dialling; not dialled again'
@@ -157,24 +172,36 @@ export class CallRepo {
       // The day's spend: the day's ledger rows (costs and what holds add to them), one index range
       // of at most 100 quarter-hours (migrations 7 and 10), less what the day's holds that have
       // passed their reserve_until but are not yet released add (index call_holds_expiry).
-      ledger: db.prepare(`SELECT (SELECT COALESCE(SUM(cost_micro + held_micro), 0) FROM spend_ledger
+      ledger: db
+        .prepare(
+          `SELECT (SELECT COALESCE(SUM(cost_micro + held_micro), 0) FROM spend_ledger
           WHERE tenant_id = @tenant AND bucket >= @from AND bucket < @to)
         - (SELECT COALESCE(SUM(MAX(0, reserved_micro - cost_micro)), 0) FROM call_holds INDEXED BY call_holds_expiry
-          WHERE tenant_id = @tenant AND reserve_until <= @now AND bucket >= @from AND bucket < @to)`).pluck(),
+          WHERE tenant_id = @tenant AND reserve_until <= @now AND bucket >= @from AND bucket < @to)`,
+        )
+        .pluck(),
       // Whether the tenant has an expired hold: a read, cheaper than the delete when there is none (the usual case).
-      anyExpired: db.prepare(`SELECT 1 FROM call_holds INDEXED BY call_holds_expiry
-          WHERE tenant_id = @tenant AND reserve_until <= @now LIMIT 1`).pluck(),
+      anyExpired: db
+        .prepare(
+          `SELECT 1 FROM call_holds INDEXED BY call_holds_expiry
+          WHERE tenant_id = @tenant AND reserve_until <= @now LIMIT 1`,
+        )
+        .pluck(),
       // Deletes (through their trigger, from the ledger too) up to @limit of the tenant's expired holds.
       release: db.prepare(`DELETE FROM call_holds WHERE call_id IN (SELECT call_id FROM call_holds INDEXED BY call_holds_expiry
           WHERE tenant_id = @tenant AND reserve_until <= @now LIMIT @limit)`),
       // The walk the ledger replaced, for a day that does not start and end on quarter-hours.
-      spendWalk: db.prepare(`WITH day AS (
+      spendWalk: db
+        .prepare(
+          `WITH day AS (
           SELECT s.id, s.status, ${METRICS} AS m FROM sessions s
           WHERE s.tenant_id = @tenant AND s.created_at >= @start AND s.created_at < @end)
         SELECT COALESCE(SUM(MAX(
           COALESCE(json_extract(day.m, '$.cost.llm'), 0) + COALESCE(json_extract(day.m, '$.cost.tts'), 0) + COALESCE(json_extract(day.m, '$.cost.stt'), 0),
           CASE WHEN day.status = 'open' AND c.reserve_until > @now THEN c.reserved_micro ELSE 0 END)), 0)
-        FROM day LEFT JOIN calls c ON c.id = day.id`).pluck(),
+        FROM day LEFT JOIN calls c ON c.id = day.id`,
+        )
+        .pluck(),
     };
   }
 
@@ -192,7 +219,13 @@ export class CallRepo {
    * of `not_dialled` besides the transition table). `source` records who opened the stream.
    * @returns true when it moved.
    */
-  attachTransport(id: number, transport: CallTransport, providerCallId: string | null, answeredAt: number, source: CallSource = 'phone'): boolean {
+  attachTransport(
+    id: number,
+    transport: CallTransport,
+    providerCallId: string | null,
+    answeredAt: number,
+    source: CallSource = 'phone',
+  ): boolean {
     return this.q.attach.run({ id, transport, provider_call_id: providerCallId, answered_at: answeredAt, source }).changes === 1;
   }
   /**
@@ -208,7 +241,12 @@ export class CallRepo {
    * `now`: no stream arrived in time. At most `limit`, oldest first.
    */
   expiredPrepared(now: number, limit: number): Array<{ id: number; tenant_id: string; reserve_until: number; created_at: number }> {
-    return this.q.expiredPrepared.all({ now, limit }) as Array<{ id: number; tenant_id: string; reserve_until: number; created_at: number }>;
+    return this.q.expiredPrepared.all({ now, limit }) as Array<{
+      id: number;
+      tenant_id: string;
+      reserve_until: number;
+      created_at: number;
+    }>;
   }
   /** Records that calls `ids` were alive at `at` (epoch seconds; never moves a call's time back). Run inside a write. */
   touch(ids: Iterable<number>, at: number): void {
@@ -234,11 +272,17 @@ export class CallRepo {
     return this.q.orphanedRooms.all() as Array<{ id: number; tenant_id: string; room_name: string; direction: string }>;
   }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
-  get(id: number): CallWithSession | undefined { return this.q.get.get(id) as CallWithSession | undefined; }
+  get(id: number): CallWithSession | undefined {
+    return this.q.get.get(id) as CallWithSession | undefined;
+  }
   /** The call a dial under (tenant, `Idempotency-Key`) created, if any. */
-  byIdempotencyKey(tenantId: string, key: string): CallRow | undefined { return this.q.byKey.get(tenantId, key) as CallRow | undefined; }
+  byIdempotencyKey(tenantId: string, key: string): CallRow | undefined {
+    return this.q.byKey.get(tenantId, key) as CallRow | undefined;
+  }
   /** The call with LiveKit SIP call id `providerCallId` (`SCL_…`). */
-  byProviderCallId(providerCallId: string): CallRow | undefined { return this.q.byProvider.get(providerCallId) as CallRow | undefined; }
+  byProviderCallId(providerCallId: string): CallRow | undefined {
+    return this.q.byProvider.get(providerCallId) as CallRow | undefined;
+  }
   /**
    * Moves the line of call `id` to `to` with what `m` records, if the transition table
    * (domain/calls.ts `DIAL_TRANSITIONS`) allows it from the call's current status; otherwise
@@ -246,16 +290,23 @@ export class CallRepo {
    * @returns true when the call moved.
    */
   moveDial(id: number, to: DialStatus, m: DialMove = {}): boolean {
-    return this.q.move[to].run({
-      id,
-      set_provider: m.provider_call_id === undefined ? 0 : 1, provider_call_id: m.provider_call_id ?? null,
-      set_error: m.dial_error === undefined ? 0 : 1, dial_error: m.dial_error ?? null,
-      set_key: m.idempotency_key === undefined ? 0 : 1, idempotency_key: m.idempotency_key ?? null,
-      answered_at: m.answered_at ?? null,
-    }).changes === 1;
+    return (
+      this.q.move[to].run({
+        id,
+        set_provider: m.provider_call_id === undefined ? 0 : 1,
+        provider_call_id: m.provider_call_id ?? null,
+        set_error: m.dial_error === undefined ? 0 : 1,
+        dial_error: m.dial_error ?? null,
+        set_key: m.idempotency_key === undefined ? 0 : 1,
+        idempotency_key: m.idempotency_key ?? null,
+        answered_at: m.answered_at ?? null,
+      }).changes === 1
+    );
   }
   /** Start-up: dials the previous process left in flight become `unknown` (dialling → unknown). Returns how many. */
-  markInterruptedDials(): number { return this.q.unknownAfterCrash.run().changes; }
+  markInterruptedDials(): number {
+    return this.q.unknownAfterCrash.run().changes;
+  }
   /**
    * The tenant's calls, newest first, with `seq` below `beforeSeq`.
    * @param status `open`/`ended` sessions only, or null for all. `open` reads the tenant's open
@@ -263,7 +314,13 @@ export class CallRepo {
    *   the open sessions, not all calls.
    * @param source one source's calls only (through index `calls_tenant_source`), or null for all
    */
-  list(tenantId: string, status: 'open' | 'ended' | null, beforeSeq: number, limit: number, source: CallSource | null = null): CallWithSession[] {
+  list(
+    tenantId: string,
+    status: 'open' | 'ended' | null,
+    beforeSeq: number,
+    limit: number,
+    source: CallSource | null = null,
+  ): CallWithSession[] {
     if (source !== null) return this.q.listSource.all({ tenant: tenantId, source, status, before: beforeSeq, limit }) as CallWithSession[];
     const q = status === 'open' ? this.q.listOpen : status === 'ended' ? this.q.listEnded : this.q.list;
     return q.all({ tenant: tenantId, before: beforeSeq, limit }) as CallWithSession[];
@@ -336,11 +393,17 @@ export class TelephonyEventRepo {
     return r.changes === 1 ? Number(r.lastInsertRowid) : null;
   }
   /** Events recorded but not yet processed, oldest first. */
-  pending(): TelephonyEventRow[] { return this.q.pending.all() as TelephonyEventRow[]; }
+  pending(): TelephonyEventRow[] {
+    return this.q.pending.all() as TelephonyEventRow[];
+  }
   /** The event recorded under `eventKey`. */
-  get(eventKey: string): TelephonyEventRow | undefined { return this.q.get.get(eventKey) as TelephonyEventRow | undefined; }
+  get(eventKey: string): TelephonyEventRow | undefined {
+    return this.q.get.get(eventKey) as TelephonyEventRow | undefined;
+  }
   /** Marks event `seq` processed with an outcome such as `session_opened` or `unknown_number`. */
-  finish(seq: number, state: TelephonyEventRow['state'], outcome: string, at: number): void { this.q.finish.run(state, outcome, at, seq); }
+  finish(seq: number, state: TelephonyEventRow['state'], outcome: string, at: number): void {
+    this.q.finish.run(state, outcome, at, seq);
+  }
   /** How many events ended with each outcome. */
   counts(): Record<string, number> {
     return Object.fromEntries((this.q.counts.all() as Array<{ outcome: string; n: number }>).map((r) => [r.outcome, r.n]));

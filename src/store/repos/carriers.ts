@@ -51,13 +51,17 @@ export class CarrierRepo {
     this.q.upsert.run({ tenant_id: row.tenant_id, dialect: row.dialect, sealed, hint: row.hint, updated_at: row.updated_at });
   }
   /** The tenant's credentials, by dialect name. */
-  list(tenantId: string): CarrierCredentialRow[] { return this.q.list.all(tenantId) as CarrierCredentialRow[]; }
+  list(tenantId: string): CarrierCredentialRow[] {
+    return this.q.list.all(tenantId) as CarrierCredentialRow[];
+  }
   /** The sealed credential of the tenant for `dialect`, or null when it has none. */
   sealed(tenantId: string, dialect: CarrierDialect): Buffer | null {
     return (this.q.sealed.get(tenantId, dialect) as Buffer | undefined) ?? null;
   }
   /** Deletes the tenant's credential for `dialect`; true when there was one. */
-  delete(tenantId: string, dialect: CarrierDialect): boolean { return this.q.del.run(tenantId, dialect).changes > 0; }
+  delete(tenantId: string, dialect: CarrierDialect): boolean {
+    return this.q.del.run(tenantId, dialect).changes > 0;
+  }
 
   /** Replaces the tenant's stream token by the one whose SHA-256 hex digest is `tokenHash`. */
   replaceStreamToken(tenantId: string, tokenHash: string, createdAt: number): void {
@@ -65,7 +69,11 @@ export class CarrierRepo {
     this.q.insToken.run(tokenHash, tenantId, createdAt);
   }
   /** The tenant's stream token (when it was made), or undefined when it has none. */
-  streamToken(tenantId: string): StreamTokenRow | undefined { return this.q.token.get(tenantId) as StreamTokenRow | undefined; }
+  streamToken(tenantId: string): StreamTokenRow | undefined {
+    return this.q.token.get(tenantId) as StreamTokenRow | undefined;
+  }
   /** The tenant whose stream token has SHA-256 hex digest `tokenHash`, or undefined. */
-  tenantOfTokenHash(tokenHash: string): string | undefined { return this.q.tenantOfHash.get(tokenHash) as string | undefined; }
+  tenantOfTokenHash(tokenHash: string): string | undefined {
+    return this.q.tenantOfHash.get(tokenHash) as string | undefined;
+  }
 }

@@ -44,7 +44,9 @@ export class IdempotencyRepo {
 
   constructor(db: Db) {
     this.q = {
-      get: db.prepare('SELECT tenant_id, key, fingerprint, state, status, body, body_z, created_at FROM idempotency WHERE tenant_id = ? AND key = ?'),
+      get: db.prepare(
+        'SELECT tenant_id, key, fingerprint, state, status, body, body_z, created_at FROM idempotency WHERE tenant_id = ? AND key = ?',
+      ),
       claim: db.prepare(`INSERT INTO idempotency (tenant_id, key, fingerprint, state, created_at)
         VALUES (?, ?, ?, 'in_progress', ?)
         ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint,
@@ -89,12 +91,18 @@ export class IdempotencyRepo {
     this.q.put.run(tenantId, key, fingerprint, status, ...encodeBody(body), at);
   }
   /** Drops a claim so the key can be used again (5xx, 429, crashed handler). */
-  release(tenantId: string, key: string): void { this.q.release.run(tenantId, key); }
+  release(tenantId: string, key: string): void {
+    this.q.release.run(tenantId, key);
+  }
   /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6; issue 15 item 5). */
-  releaseAll(): number { return this.q.releaseAll.run().changes; }
+  releaseAll(): number {
+    return this.q.releaseAll.run().changes;
+  }
   /**
    * Deletes up to `limit` records created before `before` (epoch s), oldest first. Returns how
    * many: fewer than `limit` means none older is left.
    */
-  purgeBatch(before: number, limit: number): number { return this.q.purgeBatch.run(before, limit).changes; }
+  purgeBatch(before: number, limit: number): number {
+    return this.q.purgeBatch.run(before, limit).changes;
+  }
 }

@@ -64,9 +64,13 @@ export class RetentionRepo {
         WHERE r.applied_at < @before AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.digest = r.digest)
           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.agent_digest = r.digest) LIMIT @limit)`),
       // Before: the same, counting as gone the sessions an all-tenant purge at the same cut-off deletes.
-      countRevisions: db.prepare(`SELECT COUNT(*) FROM agent_revisions r
+      countRevisions: db
+        .prepare(
+          `SELECT COUNT(*) FROM agent_revisions r
         WHERE r.applied_at < @before AND NOT EXISTS (SELECT 1 FROM agents a WHERE a.digest = r.digest)
-          AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.agent_digest = r.digest AND NOT (${PURGEABLE}))`).pluck(),
+          AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.agent_digest = r.digest AND NOT (${PURGEABLE}))`,
+        )
+        .pluck(),
       tenants: db.prepare('SELECT id FROM tenants ORDER BY created_at, id').pluck(),
     };
   }
@@ -98,7 +102,9 @@ export class RetentionRepo {
   }
 
   /** What {@link purgeAudit} would delete, all batches together. */
-  countAudit(tenantId: string, before: number): number { return this.q.countAudit.get({ tenant: tenantId, before }) as number; }
+  countAudit(tenantId: string, before: number): number {
+    return this.q.countAudit.get({ tenant: tenantId, before }) as number;
+  }
 
   /** Deletes up to `limit` processed telephony events received before `before`. Returns how many. */
   purgeTelephonyEvents(before: number, limit: number): number {
@@ -106,7 +112,9 @@ export class RetentionRepo {
   }
 
   /** What {@link purgeTelephonyEvents} would delete, all batches together. */
-  countTelephonyEvents(before: number): number { return this.q.countTelephony.get({ before }) as number; }
+  countTelephonyEvents(before: number): number {
+    return this.q.countTelephony.get({ before }) as number;
+  }
 
   /** Deletes up to `limit` agent revisions applied before `before` that no agent and no session uses. Returns how many. */
   purgeRevisions(before: number, limit: number): number {
@@ -117,8 +125,12 @@ export class RetentionRepo {
    * What {@link purgeRevisions} would delete once every tenant's sessions before `before` are
    * purged (the all-tenant purge deletes sessions first, revisions last).
    */
-  countRevisions(before: number): number { return this.q.countRevisions.get({ before }) as number; }
+  countRevisions(before: number): number {
+    return this.q.countRevisions.get({ before }) as number;
+  }
 
   /** Every tenant's name, oldest first. */
-  tenantIds(): string[] { return this.q.tenants.all() as string[]; }
+  tenantIds(): string[] {
+    return this.q.tenants.all() as string[];
+  }
 }

@@ -75,11 +75,17 @@ export class SessionRepo {
   }
 
   /** Inserts a new session; returns its `seq`. */
-  insert(row: Omit<SessionRow, 'seq'>): number { return Number(this.q.insert.run(row).lastInsertRowid); }
+  insert(row: Omit<SessionRow, 'seq'>): number {
+    return Number(this.q.insert.run(row).lastInsertRowid);
+  }
   /** A session by id, whatever its tenant. */
-  get(id: number): SessionRow | undefined { return this.q.get.get(id) as SessionRow | undefined; }
+  get(id: number): SessionRow | undefined {
+    return this.q.get.get(id) as SessionRow | undefined;
+  }
   /** True when id `id` is taken. */
-  exists(id: number): boolean { return this.q.exists.get(id) !== undefined; }
+  exists(id: number): boolean {
+    return this.q.exists.get(id) !== undefined;
+  }
   /** The engine state and metrics after the session's newest turn (undefined before the first). */
   latestState(sessionSeq: number): { engine: string; metrics: string } | undefined {
     return this.q.latest.get(sessionSeq) as { engine: string; metrics: string } | undefined;
@@ -107,5 +113,7 @@ export class SessionRepo {
     return this.q.page.all({ tenant: tenantId, since, before, after: afterSeq, limit }) as SessionRow[];
   }
   /** The session's turns (JSON text), in order. */
-  turns(sessionSeq: number): string[] { return this.q.turns.all(sessionSeq) as string[]; }
+  turns(sessionSeq: number): string[] {
+    return this.q.turns.all(sessionSeq) as string[];
+  }
 }

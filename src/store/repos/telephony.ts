@@ -49,11 +49,17 @@ export class TrunkRepo {
     this.q.insert.run(Object.assign({}, row, { auth_sealed: authSealed }));
   }
   /** The sealed credentials of trunk `id`, or null when it has none. */
-  sealedAuth(id: string): Buffer | null { return (this.q.sealed.get(id) as Buffer | null | undefined) ?? null; }
+  sealedAuth(id: string): Buffer | null {
+    return (this.q.sealed.get(id) as Buffer | null | undefined) ?? null;
+  }
   /** A trunk by id, whatever its tenant (the caller applies tenant rules). */
-  get(id: string): TrunkRow | undefined { return this.q.get.get(id) as TrunkRow | undefined; }
+  get(id: string): TrunkRow | undefined {
+    return this.q.get.get(id) as TrunkRow | undefined;
+  }
   /** The tenant's trunks, oldest first. */
-  list(tenantId: string): TrunkRow[] { return this.q.list.all(tenantId) as TrunkRow[]; }
+  list(tenantId: string): TrunkRow[] {
+    return this.q.list.all(tenantId) as TrunkRow[];
+  }
   /** Deletes a trunk and clears `trunk_id` on the number records that named it. */
   delete(id: string): void {
     this.q.unlinkNumbers.run(id);
@@ -80,21 +86,35 @@ export class NumberRepo {
   }
 
   /** Inserts a number record; throws on a duplicate (tenant, number). */
-  insert(row: NumberRow): void { this.q.insert.run(row); }
+  insert(row: NumberRow): void {
+    this.q.insert.run(row);
+  }
   /** The tenant's record of `number`. */
   get(tenantId: string, number: string): NumberRow | undefined {
     return this.q.get.get(tenantId, number) as NumberRow | undefined;
   }
   /** The oldest record of `number` in any tenant (audit-mode resolution, inbound routing). */
-  getAnyTenant(number: string): NumberRow | undefined { return this.q.getAny.get(number) as NumberRow | undefined; }
+  getAnyTenant(number: string): NumberRow | undefined {
+    return this.q.getAny.get(number) as NumberRow | undefined;
+  }
   /** Every tenant's record of `number`, oldest first (inbound routing refuses a number held twice). */
-  everyTenant(number: string): NumberRow[] { return this.q.allTenants.all(number) as NumberRow[]; }
+  everyTenant(number: string): NumberRow[] {
+    return this.q.allTenants.all(number) as NumberRow[];
+  }
   /** A number record by `num_…` id, whatever its tenant. */
-  byId(id: string): NumberRow | undefined { return this.q.byId.get(id) as NumberRow | undefined; }
+  byId(id: string): NumberRow | undefined {
+    return this.q.byId.get(id) as NumberRow | undefined;
+  }
   /** The tenant's records sorted by number. */
-  list(tenantId: string): NumberRow[] { return this.q.list.all(tenantId) as NumberRow[]; }
+  list(tenantId: string): NumberRow[] {
+    return this.q.list.all(tenantId) as NumberRow[];
+  }
   /** Sets the agent answering inbound calls on record `id`. */
-  bind(id: string, agentId: string): void { this.q.bind.run(agentId, id); }
+  bind(id: string, agentId: string): void {
+    this.q.bind.run(agentId, id);
+  }
   /** Deletes number record `id`. */
-  delete(id: string): void { this.q.del.run(id); }
+  delete(id: string): void {
+    this.q.del.run(id);
+  }
 }

@@ -15,7 +15,8 @@ export interface TenantRow {
   has_webhook_secret: 0 | 1;
 }
 
-const TENANT_COLUMNS = 'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
+const TENANT_COLUMNS =
+  'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
 
 /** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
 export interface ApiKeyRow {
@@ -68,38 +69,60 @@ export class TenantRepo {
   }
 
   /** Inserts a tenant named `id`; `createdAt` in epoch seconds. */
-  insertTenant(id: string, createdAt: number): void { this.q.insertTenant.run(id, createdAt); }
+  insertTenant(id: string, createdAt: number): void {
+    this.q.insertTenant.run(id, createdAt);
+  }
   /** The tenant named `id`, if any. */
-  getTenant(id: string): TenantRow | undefined { return this.q.getTenant.get(id) as TenantRow | undefined; }
+  getTenant(id: string): TenantRow | undefined {
+    return this.q.getTenant.get(id) as TenantRow | undefined;
+  }
   /** Every tenant, oldest first. */
-  listTenants(): TenantRow[] { return this.q.listTenants.all() as TenantRow[]; }
+  listTenants(): TenantRow[] {
+    return this.q.listTenants.all() as TenantRow[];
+  }
 
   /** Sets a tenant's daily budget in INR (null: the instance setting applies). */
-  setBudget(id: string, inr: number | null): void { this.q.setBudget.run(inr, id); }
+  setBudget(id: string, inr: number | null): void {
+    this.q.setBudget.run(inr, id);
+  }
   /** Sets a tenant's retention in whole days (0: keep for ever; null: the instance setting applies). */
-  setRetention(id: string, days: number | null): void { this.q.setRetention.run(days, id); }
+  setRetention(id: string, days: number | null): void {
+    this.q.setRetention.run(days, id);
+  }
   /** Sets (or with nulls clears) a tenant's inbound routing webhook URL and its sealed signing secret. */
-  setInboundWebhook(id: string, url: string | null, secretSealed: Buffer | null): void { this.q.setWebhook.run(url, secretSealed, id); }
+  setInboundWebhook(id: string, url: string | null, secretSealed: Buffer | null): void {
+    this.q.setWebhook.run(url, secretSealed, id);
+  }
   /** The sealed signing secret of a tenant's inbound webhook, or null. */
-  webhookSecretSealed(id: string): Buffer | null { return (this.q.webhookSecret.get(id) as Buffer | null | undefined) ?? null; }
+  webhookSecretSealed(id: string): Buffer | null {
+    return (this.q.webhookSecret.get(id) as Buffer | null | undefined) ?? null;
+  }
 
   /** Inserts a live API key (hash only). */
   insertKey(row: Omit<ApiKeyRow, 'revoked_at'>): void {
     this.q.insertKey.run(row.id, row.tenant_id, row.key_hash, row.hint, row.created_at);
   }
   /** The key whose SHA-256 is `hash`, revoked or not. */
-  keyByHash(hash: Buffer): ApiKeyRow | undefined { return this.q.keyByHash.get(hash) as ApiKeyRow | undefined; }
+  keyByHash(hash: Buffer): ApiKeyRow | undefined {
+    return this.q.keyByHash.get(hash) as ApiKeyRow | undefined;
+  }
   /** The key with id `key_…`. */
-  keyById(id: string): ApiKeyRow | undefined { return this.q.keyById.get(id) as ApiKeyRow | undefined; }
+  keyById(id: string): ApiKeyRow | undefined {
+    return this.q.keyById.get(id) as ApiKeyRow | undefined;
+  }
   /** Keys of one tenant, or of all, oldest first. */
   listKeys(tenantId?: string): ApiKeyRow[] {
     return (tenantId ? this.q.listKeysOf.all(tenantId) : this.q.listKeys.all()) as ApiKeyRow[];
   }
   /** Marks a key revoked; false when it was already revoked. */
-  revokeKey(id: string, at: number): boolean { return this.q.revokeKey.run(at, id).changes === 1; }
+  revokeKey(id: string, at: number): boolean {
+    return this.q.revokeKey.run(at, id).changes === 1;
+  }
 
   /** Appends an audit event. */
-  insertAudit(row: Omit<AuditEventRow, 'seq'>): void { this.q.insertAudit.run(row); }
+  insertAudit(row: Omit<AuditEventRow, 'seq'>): void {
+    this.q.insertAudit.run(row);
+  }
   /** The newest `limit` audit events, optionally where `tenantId` is caller or owner. */
   listAudit(limit: number, tenantId?: string): AuditEventRow[] {
     return (tenantId ? this.q.listAuditOf.all(tenantId, tenantId, limit) : this.q.listAudit.all(limit)) as AuditEventRow[];

@@ -63,7 +63,12 @@ async function setup(script: string[] = [], key = KEY): Promise<{ fake: FakeSarv
 describe('SarvamRecognizer', () => {
   it('declares provider endpointing, no partials, and the Indian languages', async () => {
     const { rec } = await setup();
-    expect({ provider: rec.provider, endpoints: rec.endpoints, emitsPartials: rec.emitsPartials, priceBasis: rec.priceBasis }).toEqual({ provider: 'sarvam', endpoints: true, emitsPartials: false, priceBasis: 'audio_second' });
+    expect({
+      provider: rec.provider,
+      endpoints: rec.endpoints,
+      emitsPartials: rec.emitsPartials,
+      priceBasis: rec.priceBasis,
+    }).toEqual({ provider: 'sarvam', endpoints: true, emitsPartials: false, priceBasis: 'audio_second' });
     expect(rec.languages).toContain('hi-IN');
     expect(rec.languages).toContain('od-IN');
     expect(() => rec.start({ language: 'fr-FR', sampleRateHz: 16000 })).toThrow(RangeError);
@@ -85,8 +90,14 @@ describe('SarvamRecognizer', () => {
     expect(stream.state).toBe('done');
     const c = fake.connections[0]!;
     expect(c.query).toEqual({
-      'language-code': 'hi-IN', model: 'saaras:v3', mode: 'codemix', sample_rate: '16000', input_audio_codec: 'pcm_s16le',
-      high_vad_sensitivity: 'true', vad_signals: 'true', flush_signal: 'true',
+      'language-code': 'hi-IN',
+      model: 'saaras:v3',
+      mode: 'codemix',
+      sample_rate: '16000',
+      input_audio_codec: 'pcm_s16le',
+      high_vad_sensitivity: 'true',
+      vad_signals: 'true',
+      flush_signal: 'true',
     });
     expect(JSON.stringify(c.headers)).not.toContain(KEY);
     expect(c.audioBytes).toBe(audio.length * 2);
@@ -133,7 +144,13 @@ describe('SarvamRecognizer', () => {
     // All of it reaches Sarvam after finish(): its END_SPEECH ends "haan", the flush the rest.
     pushFrames(stream, concat([tone(400), silence(600), tone(500), silence(100)]));
     stream.finish();
-    expect(finalOf(await done)).toEqual({ text: 'haan main kal payment kar dunga', confidence: null, startMs: 0, endMs: 1600, audioMs: 1600 });
+    expect(finalOf(await done)).toEqual({
+      text: 'haan main kal payment kar dunga',
+      confidence: null,
+      startMs: 0,
+      endMs: 1600,
+      audioMs: 1600,
+    });
     expect(fake.connections[0]!.transcripts).toEqual(['haan', 'main kal payment kar dunga']);
     await new Promise((r) => setTimeout(r, 50));
     expect(extra).toEqual([]);
@@ -287,7 +304,11 @@ describe('checkSarvam', () => {
     expect(fake.connections[0]!.query['language-code']).toBe('en-IN');
 
     const bad = await checkSarvam({ apiKey: 'sk_bad_SECRET', url: fake.url });
-    expect(bad).toEqual({ ok: false, problem: 'unauthenticated', message: 'Sarvam rejected the API subscription key (403); check SARVAM_API_KEY' });
+    expect(bad).toEqual({
+      ok: false,
+      problem: 'unauthenticated',
+      message: 'Sarvam rejected the API subscription key (403); check SARVAM_API_KEY',
+    });
 
     fake.rejectNext(429);
     expect(await checkSarvam({ apiKey: KEY, url: fake.url })).toMatchObject({ ok: false, problem: 'rate_limited' });

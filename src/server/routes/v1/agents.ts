@@ -18,45 +18,83 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
   const AgentList = listOf(AgentSchema);
   return async (app) => {
     installSchemaErrors(app);
-    app.put('/agents/:agent_id', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Create or replace an agent (workflow definition)',
-        description: 'Body: the agent definition (docs/agents.md). Pre-synthesis of its static texts starts after the reply; poll GET for `audio`.',
-        tags: ['agents'], params: PutAgentParams, body: PutAgentBody, response: { 200: AgentSchema, ...errorResponses },
+    app.put(
+      '/agents/:agent_id',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Create or replace an agent (workflow definition)',
+          description:
+            'Body: the agent definition (docs/agents.md). Pre-synthesis of its static texts starts after the reply; poll GET for `audio`.',
+          tags: ['agents'],
+          params: PutAgentParams,
+          body: PutAgentBody,
+          response: { 200: AgentSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => {
-      const caller = callerOf(request);
-      const { agent, digest } = agents.validate(request.params.agent_id, request.body);
-      const sent = await commitResponse(repos.store, idempotency, request, reply, 200, () => agents.putTx(caller.tenantId, agent, digest));
-      agents.presynthesize(digest).catch((err: unknown) => log().warn({ err }, 'agent pre-synthesis failed'));
-      return sent;
-    });
-
-    app.get('/agents', {
-      schema: { summary: 'List agents by id', tags: ['agents'], response: { 200: AgentList, ...errorResponses } },
-    }, async (request) => ({ data: agents.list(callerOf(request)), has_more: false, next_cursor: null }));
-
-    app.get('/agents/:agent_id', {
-      schema: { summary: 'Get an agent with its definition', tags: ['agents'], params: AgentParams, response: { 200: AgentSchema, ...errorResponses } },
-    }, async (request) => agents.get(callerOf(request), request.params.agent_id));
-
-    app.delete('/agents/:agent_id', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Delete an agent (open sessions keep their revision)', tags: ['agents'], params: AgentParams,
-        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        const { agent, digest } = agents.validate(request.params.agent_id, request.body);
+        const sent = await commitResponse(repos.store, idempotency, request, reply, 200, () =>
+          agents.putTx(caller.tenantId, agent, digest),
+        );
+        agents.presynthesize(digest).catch((err: unknown) => log().warn({ err }, 'agent pre-synthesis failed'));
+        return sent;
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-      () => agents.deleteTx(callerOf(request), request.params.agent_id)));
+    );
 
-    app.post('/agents/:agent_id/load', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Load an agent: open a session (same as POST /v1/sessions)', tags: ['sessions'],
-        params: AgentParams, body: LoadAgentBody.nullish(), response: { 201: OpenedSessionSchema, ...errorResponses },
+    app.get(
+      '/agents',
+      {
+        schema: { summary: 'List agents by id', tags: ['agents'], response: { 200: AgentList, ...errorResponses } },
       },
-    }, async (request, reply) => sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id },
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)));
+      async (request) => ({ data: agents.list(callerOf(request)), has_more: false, next_cursor: null }),
+    );
+
+    app.get(
+      '/agents/:agent_id',
+      {
+        schema: {
+          summary: 'Get an agent with its definition',
+          tags: ['agents'],
+          params: AgentParams,
+          response: { 200: AgentSchema, ...errorResponses },
+        },
+      },
+      async (request) => agents.get(callerOf(request), request.params.agent_id),
+    );
+
+    app.delete(
+      '/agents/:agent_id',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Delete an agent (open sessions keep their revision)',
+          tags: ['agents'],
+          params: AgentParams,
+          response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+        },
+      },
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 200, () => agents.deleteTx(callerOf(request), request.params.agent_id)),
+    );
+
+    app.post(
+      '/agents/:agent_id/load',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Load an agent: open a session (same as POST /v1/sessions)',
+          tags: ['sessions'],
+          params: AgentParams,
+          body: LoadAgentBody.nullish(),
+          response: { 201: OpenedSessionSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) =>
+        sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, (fn) =>
+          commitResponse(repos.store, idempotency, request, reply, 201, fn),
+        ),
+    );
   };
 }

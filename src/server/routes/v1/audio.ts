@@ -17,40 +17,47 @@ import { errorResponses } from '../../schemas.js';
 /** Registers the audio route (outside the authenticated scope). */
 export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/audio/:file', {
-      schema: {
-        summary: 'A synthesised clip (48 kHz mono PCM16 WAV); no auth: the name, a keyed MAC only this install can compute, is the capability',
-        tags: ['audio'], security: [], params: z.object({ file: z.string() }),
-        response: { 200: z.any().meta({ description: 'audio/wav' }), ...errorResponses },
+    app.get(
+      '/audio/:file',
+      {
+        schema: {
+          summary:
+            'A synthesised clip (48 kHz mono PCM16 WAV); no auth: the name, a keyed MAC only this install can compute, is the capability',
+          tags: ['audio'],
+          security: [],
+          params: z.object({ file: z.string() }),
+          response: { 200: z.any().meta({ description: 'audio/wav' }), ...errorResponses },
+        },
       },
-    }, async (request, reply) => {
-      const name = request.params.file;
-      // fileOf returns null for anything but the public name of a cached clip (SpeechPort.fileOf);
-      // an evicted dynamic clip is no longer cached (issue 15 item 3). The file is opened once:
-      // a clip promoted from dynamic to static meanwhile moved, so its new place is looked up again.
-      let handle: fs.promises.FileHandle | null = null;
-      for (let attempt = 0; attempt < 2 && handle === null; attempt++) {
-        const file = name.endsWith('.wav') ? speech.fileOf(name.slice(0, -'.wav'.length)) : null;
-        if (!file) break;
-        try {
-          handle = await fs.promises.open(file, 'r');
-        } catch {
-          handle = null;
+      async (request, reply) => {
+        const name = request.params.file;
+        // fileOf returns null for anything but the public name of a cached clip (SpeechPort.fileOf);
+        // an evicted dynamic clip is no longer cached (issue 15 item 3). The file is opened once:
+        // a clip promoted from dynamic to static meanwhile moved, so its new place is looked up again.
+        let handle: fs.promises.FileHandle | null = null;
+        for (let attempt = 0; attempt < 2 && handle === null; attempt++) {
+          const file = name.endsWith('.wav') ? speech.fileOf(name.slice(0, -'.wav'.length)) : null;
+          if (!file) break;
+          try {
+            handle = await fs.promises.open(file, 'r');
+          } catch {
+            handle = null;
+          }
         }
-      }
-      if (!handle) throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
-      let size: number;
-      try {
-        size = (await handle.stat()).size;
-      } catch {
-        await handle.close();
-        throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
-      }
-      return reply
-        .header('content-type', 'audio/wav')
-        .header('content-length', size)
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .send(handle.createReadStream());
-    });
+        if (!handle) throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
+        let size: number;
+        try {
+          size = (await handle.stat()).size;
+        } catch {
+          await handle.close();
+          throw new ApiError('not_found', 'no such audio clip', { param: 'file' });
+        }
+        return reply
+          .header('content-type', 'audio/wav')
+          .header('content-length', size)
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .send(handle.createReadStream());
+      },
+    );
   };
 }

@@ -14,44 +14,95 @@ import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
-import { CallHangupSchema, CallListQuery, CallListSchema, CallParams, CallPlacementSchema, CallStatusSchema, PlaceCallBody } from '../../call-schemas.js';
+import {
+  CallHangupSchema,
+  CallListQuery,
+  CallListSchema,
+  CallParams,
+  CallPlacementSchema,
+  CallStatusSchema,
+  PlaceCallBody,
+} from '../../call-schemas.js';
 
 /** Registers the call routes. */
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
   const { calls, callLines, idempotency, repos } = services;
   return async (app) => {
     installSchemaErrors(app);
-    app.post('/calls', {
-      config: {
-        idempotency: (request) => ((request.body as { dial?: unknown } | null)?.dial === true ? 'claim-first' : 'atomic'),
+    app.post(
+      '/calls',
+      {
+        config: {
+          idempotency: (request) => ((request.body as { dial?: unknown } | null)?.dial === true ? 'claim-first' : 'atomic'),
+        },
+        schema: {
+          summary: 'Prepare a call, or with dial: true place it through LiveKit SIP',
+          tags: ['calls'],
+          body: PlaceCallBody,
+          response: { 201: CallPlacementSchema, ...errorResponses },
+        },
       },
-      schema: {
-        summary: 'Prepare a call, or with dial: true place it through LiveKit SIP', tags: ['calls'],
-        body: PlaceCallBody, response: { 201: CallPlacementSchema, ...errorResponses },
+      async (request, reply) =>
+        calls.place(callerOf(request), request.body, {
+          idempotencyKey: request.idem?.key ?? null,
+          idempotencyPrint: request.idem?.print ?? null,
+          commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
+          onHangupError: (err, callId) =>
+            log().warn(
+              { call_id: callId, err: err instanceof Error ? err.message : String(err) },
+              'a call hung up while it was dialled could not be hung up again; check the room in LiveKit',
+            ),
+        }),
+    );
+
+    app.get(
+      '/calls',
+      {
+        schema: {
+          summary: 'List calls, newest first (extension)',
+          tags: ['calls'],
+          querystring: CallListQuery,
+          response: { 200: CallListSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => calls.place(callerOf(request), request.body, {
-      idempotencyKey: request.idem?.key ?? null,
-      idempotencyPrint: request.idem?.print ?? null,
-      commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
-      onHangupError: (err, callId) => log().warn({ call_id: callId, err: err instanceof Error ? err.message : String(err) },
-        'a call hung up while it was dialled could not be hung up again; check the room in LiveKit'),
-    }));
+      async (request) =>
+        calls.list(
+          callerOf(request),
+          request.query.status ?? null,
+          request.query.cursor ?? null,
+          request.query.limit,
+          request.query.source ?? null,
+        ),
+    );
 
-    app.get('/calls', {
-      schema: { summary: 'List calls, newest first (extension)', tags: ['calls'], querystring: CallListQuery, response: { 200: CallListSchema, ...errorResponses } },
-    }, async (request) => calls.list(callerOf(request), request.query.status ?? null, request.query.cursor ?? null, request.query.limit, request.query.source ?? null));
-
-    app.post('/calls/:call_id/hangup', {
-      config: { idempotency: 'claim-first' },
-      schema: {
-        summary: "Hang up a call (extension): its line through LiveKit, then its session; the call becomes completed", tags: ['calls'],
-        params: CallParams, response: { 200: CallHangupSchema, ...errorResponses },
+    app.post(
+      '/calls/:call_id/hangup',
+      {
+        config: { idempotency: 'claim-first' },
+        schema: {
+          summary: 'Hang up a call (extension): its line through LiveKit, then its session; the call becomes completed',
+          tags: ['calls'],
+          params: CallParams,
+          response: { 200: CallHangupSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => callLines.hangUp(callerOf(request), request.params.call_id,
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+      async (request, reply) =>
+        callLines.hangUp(callerOf(request), request.params.call_id, (fn) =>
+          commitResponse(repos.store, idempotency, request, reply, 200, fn),
+        ),
+    );
 
-    app.get('/calls/:call_id', {
-      schema: { summary: 'Call status', tags: ['calls'], params: CallParams, response: { 200: CallStatusSchema, ...errorResponses } },
-    }, async (request) => calls.get(callerOf(request), request.params.call_id));
+    app.get(
+      '/calls/:call_id',
+      {
+        schema: {
+          summary: 'Call status',
+          tags: ['calls'],
+          params: CallParams,
+          response: { 200: CallStatusSchema, ...errorResponses },
+        },
+      },
+      async (request) => calls.get(callerOf(request), request.params.call_id),
+    );
   };
 }

@@ -27,25 +27,31 @@ import { errorResponses } from '../../schemas.js';
 const DialectSchema = z.enum(CARRIER_DIALECTS as ['twilio', 'exotel', 'plivo']);
 
 /** One dialect of `GET /v1/carriers` (never a secret). */
-export const CarrierSchema = z.object({
-  dialect: DialectSchema,
-  configured: z.boolean(),
-  hint: z.string().nullable().describe('last 4 characters of the account SID, Auth ID or API key (never of a secret)'),
-  updated_at: z.number().nullable(),
-  stream_url_path: z.string().describe('path of the stream URL to give the carrier, after the daemon\'s public wss:// origin'),
-}).meta({ id: 'Carrier' });
+export const CarrierSchema = z
+  .object({
+    dialect: DialectSchema,
+    configured: z.boolean(),
+    hint: z.string().nullable().describe('last 4 characters of the account SID, Auth ID or API key (never of a secret)'),
+    updated_at: z.number().nullable(),
+    stream_url_path: z.string().describe("path of the stream URL to give the carrier, after the daemon's public wss:// origin"),
+  })
+  .meta({ id: 'Carrier' });
 
 /** `GET /v1/carriers`. */
-export const CarrierListSchema = z.object({
-  data: z.array(CarrierSchema),
-  stream_token: z.object({ configured: z.boolean(), created_at: z.number().nullable() }),
-}).meta({ id: 'CarrierList' });
+export const CarrierListSchema = z
+  .object({
+    data: z.array(CarrierSchema),
+    stream_token: z.object({ configured: z.boolean(), created_at: z.number().nullable() }),
+  })
+  .meta({ id: 'CarrierList' });
 
 /** `POST /v1/carriers/stream_token`: the token, this once. */
-export const StreamTokenSchema = z.object({
-  stream_token: z.string().describe('vst_…: send it as the custom parameter stream_token of the stream\'s start event'),
-  created_at: z.number(),
-}).meta({ id: 'StreamToken' });
+export const StreamTokenSchema = z
+  .object({
+    stream_token: z.string().describe("vst_…: send it as the custom parameter stream_token of the stream's start event"),
+    created_at: z.number(),
+  })
+  .meta({ id: 'StreamToken' });
 
 const Deleted = z.object({ dialect: DialectSchema, deleted: z.literal(true) });
 
@@ -61,17 +67,34 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     installSchemaErrors(app);
     for (const dialect of CARRIER_DIALECTS) {
-      app.put(`/carriers/${dialect}`, {
-        config: { idempotency: 'atomic' },
-        schema: { summary: SUMMARY[dialect], tags: ['carriers'], body: CARRIER_BODIES[dialect], response: { 200: CarrierSchema, ...errorResponses } },
-      }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-        () => carriers.setTx(callerOf(request), dialect, request.body)));
+      app.put(
+        `/carriers/${dialect}`,
+        {
+          config: { idempotency: 'atomic' },
+          schema: {
+            summary: SUMMARY[dialect],
+            tags: ['carriers'],
+            body: CARRIER_BODIES[dialect],
+            response: { 200: CarrierSchema, ...errorResponses },
+          },
+        },
+        async (request, reply) =>
+          commitResponse(repos.store, idempotency, request, reply, 200, () => carriers.setTx(callerOf(request), dialect, request.body)),
+      );
 
-      app.delete(`/carriers/${dialect}`, {
-        config: { idempotency: 'atomic' },
-        schema: { summary: `Forget the ${dialect} credentials`, tags: ['carriers'], response: { 200: Deleted, ...errorResponses } },
-      }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-        () => carriers.removeTx(callerOf(request), dialect)));
+      app.delete(
+        `/carriers/${dialect}`,
+        {
+          config: { idempotency: 'atomic' },
+          schema: {
+            summary: `Forget the ${dialect} credentials`,
+            tags: ['carriers'],
+            response: { 200: Deleted, ...errorResponses },
+          },
+        },
+        async (request, reply) =>
+          commitResponse(repos.store, idempotency, request, reply, 200, () => carriers.removeTx(callerOf(request), dialect)),
+      );
     }
 
     // Any other dialect: a clear 404 rather than "no such endpoint". The pattern leaves out
@@ -87,23 +110,39 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
       },
     });
 
-    app.get('/carriers', {
-      schema: { summary: 'List carrier credentials (never the secrets) and the stream token state', tags: ['carriers'], response: { 200: CarrierListSchema, ...errorResponses } },
-    }, async (request) => carriers.list(callerOf(request)));
+    app.get(
+      '/carriers',
+      {
+        schema: {
+          summary: 'List carrier credentials (never the secrets) and the stream token state',
+          tags: ['carriers'],
+          response: { 200: CarrierListSchema, ...errorResponses },
+        },
+      },
+      async (request) => carriers.list(callerOf(request)),
+    );
 
-    app.post('/carriers/stream_token', {
-      schema: {
-        summary: 'Make a new stream token (shown once); the previous one stops working',
-        description: 'Refuses an Idempotency-Key: a replay would have to store the token.',
-        tags: ['carriers'],
-        response: { 201: StreamTokenSchema, ...errorResponses },
+    app.post(
+      '/carriers/stream_token',
+      {
+        schema: {
+          summary: 'Make a new stream token (shown once); the previous one stops working',
+          description: 'Refuses an Idempotency-Key: a replay would have to store the token.',
+          tags: ['carriers'],
+          response: { 201: StreamTokenSchema, ...errorResponses },
+        },
+        preValidation: async (request) => {
+          if (request.headers['idempotency-key'] !== undefined) {
+            throw new ApiError(
+              'invalid_request',
+              'POST /v1/carriers/stream_token takes no Idempotency-Key: the new token is shown once and never stored, so it cannot be replayed; send the request without one',
+              { param: 'Idempotency-Key' },
+            );
+          }
+        },
       },
-      preValidation: async (request) => {
-        if (request.headers['idempotency-key'] !== undefined) {
-          throw new ApiError('invalid_request', 'POST /v1/carriers/stream_token takes no Idempotency-Key: the new token is shown once and never stored, so it cannot be replayed; send the request without one', { param: 'Idempotency-Key' });
-        }
-      },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
-      () => carriers.rotateStreamTokenTx(callerOf(request))));
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 201, () => carriers.rotateStreamTokenTx(callerOf(request))),
+    );
   };
 }

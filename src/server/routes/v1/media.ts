@@ -24,9 +24,12 @@ import type { Services } from '../../../services/index.js';
 import { bearerKey } from '../../plugins/auth.js';
 import type { MediaStreams } from '../../media-streams.js';
 
-
 /** The media routes (register in a scope without the API-key hook: they authenticate themselves). */
-export function mediaRoutes(services: Services, streams: () => MediaStreams | null, publicUrl: string | null): (scope: FastifyInstance) => Promise<void> {
+export function mediaRoutes(
+  services: Services,
+  streams: () => MediaStreams | null,
+  publicUrl: string | null,
+): (scope: FastifyInstance) => Promise<void> {
   return async (scope) => {
     for (const dialect of CARRIER_DIALECTS) {
       scope.route({
@@ -40,7 +43,10 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
           Object.assign(request, { mediaTenant: auth?.tenantId ?? null, mediaByKey: auth?.byKey === true });
         },
         handler: async (_request: FastifyRequest, _reply: FastifyReply) => {
-          throw new ApiError('invalid_request', `GET /v1/media/${dialect} is a WebSocket endpoint: connect with an Upgrade: websocket request (see docs/media.md)`);
+          throw new ApiError(
+            'invalid_request',
+            `GET /v1/media/${dialect} is a WebSocket endpoint: connect with an Upgrade: websocket request (see docs/media.md)`,
+          );
         },
         wsHandler: (socket, request) => {
           const media = streams();
@@ -49,7 +55,10 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
             return;
           }
           const auth = request as FastifyRequest & { mediaTenant?: string | null; mediaByKey?: boolean };
-          media.accept(socket, dialect, auth.mediaTenant ?? null, queryParams(request), { byKey: auth.mediaByKey === true, address: request.socket.remoteAddress });
+          media.accept(socket, dialect, auth.mediaTenant ?? null, queryParams(request), {
+            byKey: auth.mediaByKey === true,
+            address: request.socket.remoteAddress,
+          });
         },
       });
     }
@@ -62,20 +71,32 @@ export function mediaRoutes(services: Services, streams: () => MediaStreams | nu
  * come in `start`).
  * @throws ApiError unauthorized (401) when it carries credentials that do not verify
  */
-function authenticate(services: Services, dialect: CarrierDialect, request: FastifyRequest, publicUrl: string | null): { tenantId: string; byKey: boolean } | null {
+function authenticate(
+  services: Services,
+  dialect: CarrierDialect,
+  request: FastifyRequest,
+  publicUrl: string | null,
+): { tenantId: string; byKey: boolean } | null {
   const header = request.headers.authorization;
   const found = header ? bearerKey(header, services.tenants) : null;
   if (found) return { tenantId: found.tenantId, byKey: true };
   const query = request.query as Record<string, unknown>;
   const named = typeof query['tenant'] === 'string';
-  const tenant = named ? query['tenant'] as string : 'default';
+  const tenant = named ? (query['tenant'] as string) : 'default';
   if (!TENANT_NAME_PATTERN.test(tenant)) throw new ApiError('unauthorized', 'the tenant query parameter is not a tenant name');
-  const verdict = services.carriers.verifyNative(dialect, tenant, { headers: request.headers, urls: signedUrls(request, publicUrl) });
+  const verdict = services.carriers.verifyNative(dialect, tenant, {
+    headers: request.headers,
+    urls: signedUrls(request, publicUrl),
+  });
   if (verdict === 'ok') return { tenantId: tenant, byKey: false };
   // A signature that does not verify for a tenant the URL named is refused. Without `?tenant=`
   // (Twilio allows no query string in <Stream url>, yet signs every upgrade) another tenant's
   // stream is signed with its own account: the stream token in `start` must then say whose it is.
-  if (verdict === 'bad' && named) throw new ApiError('unauthorized', `the ${dialect} signature or credentials do not verify for tenant ${tenant} (see: vagent carrier list)`);
+  if (verdict === 'bad' && named)
+    throw new ApiError(
+      'unauthorized',
+      `the ${dialect} signature or credentials do not verify for tenant ${tenant} (see: vagent carrier list)`,
+    );
   return null;
 }
 

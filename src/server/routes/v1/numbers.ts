@@ -17,45 +17,67 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
   const lists = new ListCache(repos.store);
   return async (app) => {
     installSchemaErrors(app);
-    app.post('/numbers', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Register a phone number (DID) the tenant holds with a carrier',
-        tags: ['numbers'],
-        body: CreateNumberBody,
-        response: { 201: NumberSchema, ...errorResponses },
+    app.post(
+      '/numbers',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Register a phone number (DID) the tenant holds with a carrier',
+          tags: ['numbers'],
+          body: CreateNumberBody,
+          response: { 201: NumberSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
-      () => numbers.createTx(callerOf(request), request.body)));
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 201, () => numbers.createTx(callerOf(request), request.body)),
+    );
 
-    app.get('/numbers', {
-      schema: { summary: 'List number records, sorted by number', tags: ['numbers'], response: { 200: NumberList, ...errorResponses } },
-    }, async (request, reply) => {
-      const caller = callerOf(request);
-      return sendList(reply, lists, caller.tenantId, NumberList, () => numbers.list(caller));
-    });
-
-    app.post('/numbers/:number/bind', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Bind the agent that answers inbound calls on a number',
-        tags: ['numbers'],
-        params: NumberParams,
-        body: BindNumberBody,
-        response: { 200: NumberSchema, ...errorResponses },
+    app.get(
+      '/numbers',
+      {
+        schema: {
+          summary: 'List number records, sorted by number',
+          tags: ['numbers'],
+          response: { 200: NumberList, ...errorResponses },
+        },
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-      () => numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id)));
-
-    app.delete('/numbers/:number', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: "Delete a number record (the carrier's number is untouched)",
-        tags: ['numbers'],
-        params: NumberParams,
-        response: { 200: z.object({ number: z.string(), deleted: z.literal(true) }), ...errorResponses },
+      async (request, reply) => {
+        const caller = callerOf(request);
+        return sendList(reply, lists, caller.tenantId, NumberList, () => numbers.list(caller));
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-      () => numbers.deleteTx(callerOf(request), request.params.number)));
+    );
+
+    app.post(
+      '/numbers/:number/bind',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Bind the agent that answers inbound calls on a number',
+          tags: ['numbers'],
+          params: NumberParams,
+          body: BindNumberBody,
+          response: { 200: NumberSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 200, () =>
+          numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id),
+        ),
+    );
+
+    app.delete(
+      '/numbers/:number',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: "Delete a number record (the carrier's number is untouched)",
+          tags: ['numbers'],
+          params: NumberParams,
+          response: { 200: z.object({ number: z.string(), deleted: z.literal(true) }), ...errorResponses },
+        },
+      },
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 200, () => numbers.deleteTx(callerOf(request), request.params.number)),
+    );
   };
 }

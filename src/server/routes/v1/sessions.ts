@@ -9,7 +9,15 @@ import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses } from '../../schemas.js';
 import {
-  EndResultSchema, OpenedSessionSchema, OpenSessionBody, SessionDetailSchema, SessionListQuery, SessionListSchema, SessionParams, TurnBody, TurnResultSchema,
+  EndResultSchema,
+  OpenedSessionSchema,
+  OpenSessionBody,
+  SessionDetailSchema,
+  SessionListQuery,
+  SessionListSchema,
+  SessionParams,
+  TurnBody,
+  TurnResultSchema,
 } from '../../session-schemas.js';
 
 /** Registers the session routes. */
@@ -17,44 +25,85 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
   const { sessions, idempotency, repos } = services;
   return async (app) => {
     installSchemaErrors(app);
-    app.post('/sessions', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Open a conversation session with an agent', tags: ['sessions'],
-        body: OpenSessionBody, response: { 201: OpenedSessionSchema, ...errorResponses },
+    app.post(
+      '/sessions',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Open a conversation session with an agent',
+          tags: ['sessions'],
+          body: OpenSessionBody,
+          response: { 201: OpenedSessionSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => sessions.open(callerOf(request), request.body,
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)));
+      async (request, reply) =>
+        sessions.open(callerOf(request), request.body, (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)),
+    );
 
-    app.post('/sessions/:session_id/turn', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: "Submit the caller's transcribed text; get the reply, audio, trace and cost", tags: ['sessions'],
-        params: SessionParams, body: TurnBody, response: { 200: TurnResultSchema, ...errorResponses },
+    app.post(
+      '/sessions/:session_id/turn',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: "Submit the caller's transcribed text; get the reply, audio, trace and cost",
+          tags: ['sessions'],
+          params: SessionParams,
+          body: TurnBody,
+          response: { 200: TurnResultSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => sessions.turn(callerOf(request), request.params.session_id, request.body,
-      // A turn's writes (its log row, the session's end, the stored response) cannot fail once
-      // begun but for the database itself: no savepoint, the costliest part of its commit.
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn, { savepoint: false })));
+      async (request, reply) =>
+        sessions.turn(
+          callerOf(request),
+          request.params.session_id,
+          request.body,
+          // A turn's writes (its log row, the session's end, the stored response) cannot fail once
+          // begun but for the database itself: no savepoint, the costliest part of its commit.
+          (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn, { savepoint: false }),
+        ),
+    );
 
-    app.post('/sessions/:session_id/end', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'End a session: finalise its cost and build its summary', tags: ['sessions'],
-        params: SessionParams, response: { 200: EndResultSchema, ...errorResponses },
+    app.post(
+      '/sessions/:session_id/end',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'End a session: finalise its cost and build its summary',
+          tags: ['sessions'],
+          params: SessionParams,
+          response: { 200: EndResultSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => sessions.end(callerOf(request), request.params.session_id,
-      (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn)));
+      async (request, reply) =>
+        sessions.end(callerOf(request), request.params.session_id, (fn) =>
+          commitResponse(repos.store, idempotency, request, reply, 200, fn),
+        ),
+    );
 
-    app.get('/sessions', {
-      schema: {
-        summary: 'List sessions, newest first (extension)', tags: ['sessions'],
-        querystring: SessionListQuery, response: { 200: SessionListSchema, ...errorResponses },
+    app.get(
+      '/sessions',
+      {
+        schema: {
+          summary: 'List sessions, newest first (extension)',
+          tags: ['sessions'],
+          querystring: SessionListQuery,
+          response: { 200: SessionListSchema, ...errorResponses },
+        },
       },
-    }, async (request) => sessions.list(callerOf(request), request.query.cursor ?? null, request.query.limit));
+      async (request) => sessions.list(callerOf(request), request.query.cursor ?? null, request.query.limit),
+    );
 
-    app.get('/sessions/:session_id', {
-      schema: { summary: 'Session detail: metrics, costs and the raw turn list', tags: ['sessions'], params: SessionParams, response: { 200: SessionDetailSchema, ...errorResponses } },
-    }, async (request) => sessions.detail(callerOf(request), request.params.session_id));
+    app.get(
+      '/sessions/:session_id',
+      {
+        schema: {
+          summary: 'Session detail: metrics, costs and the raw turn list',
+          tags: ['sessions'],
+          params: SessionParams,
+          response: { 200: SessionDetailSchema, ...errorResponses },
+        },
+      },
+      async (request) => sessions.detail(callerOf(request), request.params.session_id),
+    );
   };
 }

@@ -35,54 +35,87 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
     // body is never parsed and re-serialised before verification (the app's JSON parser is
     // replaced in this scope).
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser(['application/webhook+json', 'application/json'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
-    scope.post('/telephony/livekit/webhook', {
-      schema: {
-        summary: "LiveKit webhooks (verified by LiveKit's signature, not an API key)", tags: ['telephony'], security: [],
-        response: { 200: z.object({ received: z.literal(true), duplicate: z.boolean(), recorded: z.boolean() }), ...errorResponses },
+    scope.addContentTypeParser(['application/webhook+json', 'application/json'], { parseAs: 'string' }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.post(
+      '/telephony/livekit/webhook',
+      {
+        schema: {
+          summary: "LiveKit webhooks (verified by LiveKit's signature, not an API key)",
+          tags: ['telephony'],
+          security: [],
+          response: {
+            200: z.object({ received: z.literal(true), duplicate: z.boolean(), recorded: z.boolean() }),
+            ...errorResponses,
+          },
+        },
       },
-    }, async (request, reply) => {
-      if (!services.telephony.configured) {
-        // Answered here rather than thrown: the error handler logs every 5xx at error level,
-        // and this one is anyone's to send.
-        if (services.inbound.countRefusal(NOT_CONFIGURED) === 1) {
-          log().warn({ counter: NOT_CONFIGURED }, 'LiveKit webhook refused: LiveKit is not configured on this daemon; further ones are only counted (vagent telephony check)');
+      async (request, reply) => {
+        if (!services.telephony.configured) {
+          // Answered here rather than thrown: the error handler logs every 5xx at error level,
+          // and this one is anyone's to send.
+          if (services.inbound.countRefusal(NOT_CONFIGURED) === 1) {
+            log().warn(
+              { counter: NOT_CONFIGURED },
+              'LiveKit webhook refused: LiveKit is not configured on this daemon; further ones are only counted (vagent telephony check)',
+            );
+          }
+          return sendError(
+            reply,
+            new ApiError('telephony_not_configured', 'LiveKit is not configured on this daemon, so its webhooks cannot be verified'),
+          );
         }
-        return sendError(reply, new ApiError('telephony_not_configured', 'LiveKit is not configured on this daemon, so its webhooks cannot be verified'));
-      }
-      const raw = typeof request.body === 'string' ? request.body : '';
-      const auth = request.headers.authorization;
-      let outcome;
-      try {
-        outcome = await services.inbound.receive(raw, Array.isArray(auth) ? auth[0] : auth);
-      } catch (err) {
-        // A signed body that is not an event is the sender's mistake (400: LiveKit does not
-        // retry it); anything but these two is the daemon's failure: a 5xx, which LiveKit retries.
-        if (err instanceof MalformedWebhookError) {
-          log().warn({ reason: err.message }, 'LiveKit webhook refused: signed, but not an event');
-          throw new ApiError('invalid_request', `webhook signature is valid, but ${err.message}`);
+        const raw = typeof request.body === 'string' ? request.body : '';
+        const auth = request.headers.authorization;
+        let outcome;
+        try {
+          outcome = await services.inbound.receive(raw, Array.isArray(auth) ? auth[0] : auth);
+        } catch (err) {
+          // A signed body that is not an event is the sender's mistake (400: LiveKit does not
+          // retry it); anything but these two is the daemon's failure: a 5xx, which LiveKit retries.
+          if (err instanceof MalformedWebhookError) {
+            log().warn({ reason: err.message }, 'LiveKit webhook refused: signed, but not an event');
+            throw new ApiError('invalid_request', `webhook signature is valid, but ${err.message}`);
+          }
+          if (!(err instanceof WebhookSignatureError)) throw err;
+          log().warn({ reason: err.message }, 'LiveKit webhook refused: signature not valid');
+          throw new ApiError(
+            'unauthorized',
+            'webhook signature not valid: LiveKit signs with the API key and secret vagent is configured with',
+          );
         }
-        if (!(err instanceof WebhookSignatureError)) throw err;
-        log().warn({ reason: err.message }, 'LiveKit webhook refused: signature not valid');
-        throw new ApiError('unauthorized', 'webhook signature not valid: LiveKit signs with the API key and secret vagent is configured with');
-      }
-      return { received: true as const, duplicate: outcome.recorded && outcome.duplicate, recorded: outcome.recorded };
-    });
+        return { received: true as const, duplicate: outcome.recorded && outcome.duplicate, recorded: outcome.recorded };
+      },
+    );
   };
 }
 
 /** The authenticated telephony routes. */
 export function telephonyRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/telephony/check', {
-      schema: { summary: 'Check the LiveKit settings and the cloud speech recognisers with one authenticated request each', tags: ['telephony'], response: { 200: TelephonyCheckSchema, ...errorResponses } },
-    }, async (request) => {
-      const caller = callerOf(request);
-      const [r, recognizers] = await Promise.all([services.telephony.check(), services.recognizers.check()]);
-      const base = { agent_name: services.telephony.agentName, events: services.inbound.counts(), budget: services.budget.status(caller.tenantId), recognizers };
-      return r.ok
-        ? { ok: true, url: r.url, outbound_trunks: r.outboundTrunks, ms: r.ms, ...base }
-        : { ok: false, url: r.url, problem: r.problem, message: r.message, ...base };
-    });
+    app.get(
+      '/telephony/check',
+      {
+        schema: {
+          summary: 'Check the LiveKit settings and the cloud speech recognisers with one authenticated request each',
+          tags: ['telephony'],
+          response: { 200: TelephonyCheckSchema, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const [r, recognizers] = await Promise.all([services.telephony.check(), services.recognizers.check()]);
+        const base = {
+          agent_name: services.telephony.agentName,
+          events: services.inbound.counts(),
+          budget: services.budget.status(caller.tenantId),
+          recognizers,
+        };
+        return r.ok
+          ? { ok: true, url: r.url, outbound_trunks: r.outboundTrunks, ms: r.ms, ...base }
+          : { ok: false, url: r.url, problem: r.problem, message: r.message, ...base };
+      },
+    );
   };
 }

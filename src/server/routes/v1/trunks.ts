@@ -17,41 +17,64 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
   const lists = new ListCache(repos.store);
   return async (app) => {
     installSchemaErrors(app);
-    app.post('/trunks', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Register a SIP trunk',
-        tags: ['trunks'],
-        body: CreateTrunkBody,
-        response: { 201: TrunkSchema, ...errorResponses },
+    app.post(
+      '/trunks',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Register a SIP trunk',
+          tags: ['trunks'],
+          body: CreateTrunkBody,
+          response: { 201: TrunkSchema, ...errorResponses },
+        },
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 201,
-      () => trunks.createTx(callerOf(request), {
-        ...request.body,
-        auth: request.body.auth ?? undefined,
-        numbers: request.body.numbers ?? undefined,
-      })));
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 201, () =>
+          trunks.createTx(callerOf(request), {
+            ...request.body,
+            auth: request.body.auth ?? undefined,
+            numbers: request.body.numbers ?? undefined,
+          }),
+        ),
+    );
 
-    app.get('/trunks', {
-      schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: TrunkList, ...errorResponses } },
-    }, async (request, reply) => {
-      const caller = callerOf(request);
-      return sendList(reply, lists, caller.tenantId, TrunkList, () => trunks.list(caller));
-    });
-
-    app.get('/trunks/:trunk_id', {
-      schema: { summary: 'Get a trunk', tags: ['trunks'], params: TrunkParams, response: { 200: TrunkSchema, ...errorResponses } },
-    }, async (request) => trunks.get(callerOf(request), request.params.trunk_id));
-
-    app.delete('/trunks/:trunk_id', {
-      config: { idempotency: 'atomic' },
-      schema: {
-        summary: 'Delete a trunk',
-        tags: ['trunks'],
-        params: TrunkParams,
-        response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+    app.get(
+      '/trunks',
+      {
+        schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: TrunkList, ...errorResponses } },
       },
-    }, async (request, reply) => commitResponse(repos.store, idempotency, request, reply, 200,
-      () => trunks.deleteTx(callerOf(request), request.params.trunk_id)));
+      async (request, reply) => {
+        const caller = callerOf(request);
+        return sendList(reply, lists, caller.tenantId, TrunkList, () => trunks.list(caller));
+      },
+    );
+
+    app.get(
+      '/trunks/:trunk_id',
+      {
+        schema: {
+          summary: 'Get a trunk',
+          tags: ['trunks'],
+          params: TrunkParams,
+          response: { 200: TrunkSchema, ...errorResponses },
+        },
+      },
+      async (request) => trunks.get(callerOf(request), request.params.trunk_id),
+    );
+
+    app.delete(
+      '/trunks/:trunk_id',
+      {
+        config: { idempotency: 'atomic' },
+        schema: {
+          summary: 'Delete a trunk',
+          tags: ['trunks'],
+          params: TrunkParams,
+          response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+        },
+      },
+      async (request, reply) =>
+        commitResponse(repos.store, idempotency, request, reply, 200, () => trunks.deleteTx(callerOf(request), request.params.trunk_id)),
+    );
   };
 }
