@@ -12,13 +12,11 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
-import type { LanguageRecognition } from '../media/recognizer-choice.js';
 import type { Services } from '../services/index.js';
 import { requireApiKey } from './plugins/auth.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, HealthQuery, HealthSchema, type HealthStatus } from '../contract/index.js';
 import { handleClientError } from './plugins/client-errors.js';
 import { installEarlyResponses, SERVER_OPTIONS } from './plugins/early-responses.js';
 import { installErrorHandling, sendFrameworkError } from './plugins/errors.js';
@@ -66,64 +64,11 @@ export interface AppOptions {
   health?: (language?: string) => HealthExtras;
 }
 
-/** Call-audio status in `/v1/health` (issue 16). */
-export interface HealthExtras {
-  /**
-   * `provider`: the default's (null when it is off); `languages`: per language range (`*` the
-   * default, then the `recognizers` overrides) the provider, its fallback, and why it is off.
-   */
-  recognition: {
-    status: 'on' | 'off';
-    provider: string | null;
-    reason?: string;
-    languages?: Array<{ range: string; provider: string | null; fallback: string | null; reason?: string }>;
-    /** With `?language=`: what hears that language, and when nothing does, why not and the settings that would. */
-    for_language?: LanguageRecognition;
-  };
-  media?: { workers: number; streams: number; rooms?: number; warm_up?: { state: 'warming' | 'ready'; opening_clips: number } };
-}
-
-const HealthExtrasSchema = {
-  recognition: z
-    .object({
-      status: z.enum(['on', 'off']),
-      provider: z.string().nullable(),
-      reason: z.string().optional(),
-      languages: z
-        .array(
-          z.object({
-            range: z.string(),
-            provider: z.string().nullable(),
-            fallback: z.string().nullable(),
-            reason: z.string().optional(),
-          }),
-        )
-        .optional(),
-      for_language: z
-        .object({
-          language: z.string(),
-          provider: z.string().nullable(),
-          fallback: z.string().nullable(),
-          reason: z.string().optional(),
-          fix: z.string().optional(),
-        })
-        .optional()
-        .meta({
-          description:
-            'With ?language=: the recogniser that hears callers of that language; when none does (provider null), why not (reason) and the settings that would serve it (fix).',
-        }),
-    })
-    .optional(),
-  media: z
-    .object({
-      workers: z.number().int(),
-      streams: z.number().int(),
-      rooms: z.number().int().optional(),
-      // Ahead of the first call (docs/media.md, "The first call after start").
-      warm_up: z.object({ state: z.enum(['warming', 'ready']), opening_clips: z.number().int() }).optional(),
-    })
-    .optional(),
-};
+/**
+ * Call-audio status in `/v1/health` (the contract's {@link HealthStatus}, src/contract/health.ts):
+ * `recognition` always, `media` once the call-audio workers run.
+ */
+export type HealthExtras = { recognition: NonNullable<HealthStatus['recognition']> } & Pick<HealthStatus, 'media'>;
 
 /** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
 export const LOG_REDACT_PATHS = [
@@ -244,17 +189,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             summary: 'Liveness and version (no auth)',
             tags: ['meta'],
             security: [],
-            querystring: z.object({
-              language: z
-                .string({ error: 'language must be a BCP-47 language tag such as hi-IN' })
-                .max(64, { error: 'language must be at most 64 characters: a BCP-47 language tag such as hi-IN' })
-                .optional()
-                .meta({
-                  description: "A BCP-47 language tag (an agent's language): recognition.for_language then says what hears it.",
-                }),
-            }),
+            querystring: HealthQuery,
             response: {
-              200: z.object({ status: z.literal('ok'), version: z.string(), ...HealthExtrasSchema }),
+              200: HealthSchema,
               ...errorResponses,
             },
           },

@@ -1,41 +1,19 @@
 /**
- * Error codes declared by the request schemas themselves (DESIGN.md §4 "Errors", "Ids";
- * spec: Errors).
+ * The schema error formatter of `/v1` routes: the error code of a request failing its schema.
  *
- * A route's zod schemas both validate its request and are published as its OpenAPI document,
- * so every pattern the server enforces is in the document. Most failures are `invalid_request`,
- * but the spec gives some malformed values a code of their own: a malformed session id is
- * `session_not_found`, a malformed `agent_id` on `POST /v1/sessions` is `workflow_not_found`,
- * a malformed trunk id `trunk_not_found`. Such a field is marked with {@link answeredWith};
- * {@link installSchemaErrors} gives each route of a scope a schema error formatter that answers
- * a failed format check of a marked field with its code.
+ * A route's zod schemas (src/contract) both validate its request and are published as its
+ * OpenAPI document, so every pattern the server enforces is in the document. Most failures are
+ * `invalid_request`; a field the contract marked with `answeredWith` (src/contract/answers.ts)
+ * is answered with its own code when its format check fails. {@link installSchemaErrors} gives
+ * each route of a scope a formatter that does so.
  */
 import type { FastifyInstance, FastifySchema, FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
+import { answerOf } from '../contract/answers.js';
 import { ApiError, type ErrorCode } from '../domain/errors.js';
 
 /** Fastify's schema error formatter: the error a request failing its schema is answered with. */
 type SchemaErrorFormatter = NonNullable<FastifyServerOptions['schemaErrorFormatter']>;
-
-/** Marked field schemas and the code a value failing their format check gets. */
-const answers = new WeakMap<z.ZodType, ErrorCode>();
-
-/**
- * Marks a string field so that a value failing one of its format checks (a `.regex()`) is
- * answered with `code` and that check's message, `param` naming the field. Its other failures
- * (missing, not a string) stay `invalid_request`, as do all failures of unmarked fields; when a
- * request has both kinds, the `invalid_request` one is answered (as a body's shape is checked
- * before the ids in it are looked up).
- *
- * Mark the schema last: wrappers added afterwards (`.nullish()`, `.optional()`) are seen
- * through, but a further check or `.meta()` makes a new, unmarked schema.
- *
- * @returns `schema` itself.
- */
-export function answeredWith<T extends z.ZodType>(schema: T, code: ErrorCode): T {
-  answers.set(schema, code);
-  return schema;
-}
 
 /** `schema` without optional/nullable/default wrappers. */
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -77,7 +55,7 @@ function formatterFor(schema: FastifySchema): SchemaErrorFormatter {
     const codeOf = (e: FastifySchemaValidationError): ErrorCode | undefined => {
       if (e.keyword !== 'invalid_format') return undefined;
       const field = fieldAt(part, segmentsOf(e.instancePath));
-      return field === undefined ? undefined : answers.get(field);
+      return field === undefined ? undefined : answerOf(field);
     };
     const plain = errors.findIndex((e) => codeOf(e) === undefined);
     if (plain === -1) {
@@ -94,7 +72,7 @@ function formatterFor(schema: FastifySchema): SchemaErrorFormatter {
 
 /**
  * Gives every route registered in `scope` after this call (and in its child scopes) the schema
- * error formatter of its own request schemas (see {@link answeredWith}).
+ * error formatter of its own request schemas (see `answeredWith` in src/contract/answers.ts).
  */
 export function installSchemaErrors(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {

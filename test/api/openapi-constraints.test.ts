@@ -11,14 +11,15 @@ import { E164_PATTERN } from '../../src/domain/e164.js';
 import { ID_PATTERNS } from '../../src/domain/ids.js';
 import { MAX_SIP_ADDRESS_LENGTH, SIP_ADDRESS_PATTERN } from '../../src/domain/sip.js';
 import { ISO_TIME_PATTERN } from '../../src/domain/time.js';
-import { NON_BLANK_TEXT, UNICODE_TEXT } from '../../src/server/schemas.js';
 import {
   CARRIER_SECRET_PATTERN,
   EXOTEL_API_KEY_PATTERN,
+  MAX_TURN_TEXT,
+  NON_BLANK_TEXT,
   PLIVO_AUTH_ID_PATTERN,
   TWILIO_ACCOUNT_SID_PATTERN,
-} from '../../src/services/carriers.js';
-import { MAX_TURN_TEXT } from '../../src/server/session-schemas.js';
+  UNICODE_TEXT,
+} from '../../src/contract/index.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { fieldsOf, nonNull, operationsOf, servedDocument, type Field, type JsonSchema, type Operation } from '../support/openapi.js';
 

@@ -1,7 +1,7 @@
 /**
  * Assertions shared by the API tests: the error body and headers of DESIGN.md §4.
  */
-import type { ListResponse, NumberRecord, Trunk } from '../../src/domain/resources.js';
+import type { ListResponse, NumberRecord, Trunk } from '../../src/contract/index.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CALLS_CURSOR } from '../../src/domain/cursor.js';
 import { isSipAddress, MAX_SIP_ADDRESS_LENGTH, SIP_ADDRESS_PATTERN } from '../../src/domain/sip.js';
 import { ISO_TIME_PATTERN, isoTimeMs } from '../../src/domain/time.js';
-import { NON_BLANK_TEXT, UNICODE_TEXT } from '../../src/server/schemas.js';
+import { NON_BLANK_TEXT, UNICODE_TEXT } from '../../src/contract/common.js';
 
 const options = { seed: 14, numRuns: 2000 };
 

@@ -51,7 +51,9 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
         (interactive ? ' · /help for commands, Ctrl-D to end' : ''),
     ),
   );
-  const clips = [...(opened.opening?.clips ?? [])].sort((x, y) => (x.display_order ?? 0) - (y.display_order ?? 0));
+  // `display_order` is one of the engine's open-ended clip flags (an opening clip's place).
+  const order = (c: Clip) => (typeof c.display_order === 'number' ? c.display_order : 0);
+  const clips = [...(opened.opening?.clips ?? [])].sort((x, y) => order(x) - order(y));
   printAgentClips(clips);
 }
 
@@ -111,18 +113,21 @@ export function valueText(v: unknown): string {
 /** The end-of-session result: outcome, steps, cost and the extracted values. */
 export function printSummary(end: SessionEndResult): void {
   ok(`session ${end.session_id} ended`);
+  // The summary is open-ended (an object, `{}` when building it failed): read its usual members
+  // (docs/api-decisions.md "Sessions") only when they have their usual types.
   const s = end.summary ?? {};
-  if (s.outcome === undefined) {
+  if (typeof s.outcome !== 'string') {
     say(dim('no summary for this session'));
     printFields([['cost', costLine(end.cost)]]);
     return;
   }
-  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${s.turns === undefined ? '' : dim(` (${plural(s.turns, 'turn')})`)}`]];
-  if (s.steps?.length)
-    fields.push(['steps', s.steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
+  const turns = typeof s.turns === 'number' ? s.turns : undefined;
+  const steps = Array.isArray(s.steps) ? (s.steps as Array<{ id: string; status: string }>) : [];
+  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${turns === undefined ? '' : dim(` (${plural(turns, 'turn')})`)}`]];
+  if (steps.length) fields.push(['steps', steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
   fields.push(['cost', costLine(end.cost)]);
   printFields(fields);
-  const extracted = Object.entries(s.extracted ?? {});
+  const extracted = typeof s.extracted === 'object' && s.extracted !== null ? Object.entries(s.extracted) : [];
   say(dim('extracted:'));
   if (extracted.length === 0) say(dim('  nothing captured'));
   const width = Math.max(0, ...extracted.map(([k]) => k.length));

@@ -1,7 +1,7 @@
 /**
  * Trunks and number records (spec: Trunk, Number record).
  */
-import type { NumberRecord } from '../../domain/resources.js';
+import type { NumberRecord } from '../../contract/numbers.js';
 import type { Db } from '../database.js';
 
 /**

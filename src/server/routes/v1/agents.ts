@@ -4,18 +4,26 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
-import { errorResponses, listOf } from '../../schemas.js';
-import { AgentParams, AgentSchema, LoadAgentBody, OpenedSessionSchema, PutAgentBody, PutAgentParams } from '../../session-schemas.js';
+import {
+  AgentDeletedSchema,
+  AgentListSchema,
+  AgentParams,
+  AgentSchema,
+  errorResponses,
+  LoadAgentBody,
+  OpenedSessionSchema,
+  PutAgentBody,
+  PutAgentParams,
+} from '../../../contract/index.js';
 
 /** Registers the agent routes. */
 export function agentRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
   const { agents, sessions, idempotency, repos } = services;
-  const AgentList = listOf(AgentSchema);
+  const AgentList = AgentListSchema;
   return async (app) => {
     installSchemaErrors(app);
     app.put(
@@ -72,7 +80,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           summary: 'Delete an agent (open sessions keep their revision)',
           tags: ['agents'],
           params: AgentParams,
-          response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+          response: { 200: AgentDeletedSchema, ...errorResponses },
         },
       },
       async (request, reply) =>

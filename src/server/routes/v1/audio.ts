@@ -9,10 +9,9 @@
  */
 import fs from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.js';
 import type { SpeechPort } from '../../../services/speech-port.js';
-import { errorResponses } from '../../schemas.js';
+import { AudioFileSchema, AudioParams, errorResponses } from '../../../contract/index.js';
 
 /** Registers the audio route (outside the authenticated scope). */
 export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
@@ -25,8 +24,8 @@ export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
             'A synthesised clip (48 kHz mono PCM16 WAV); no auth: the name, a keyed MAC only this install can compute, is the capability',
           tags: ['audio'],
           security: [],
-          params: z.object({ file: z.string() }),
-          response: { 200: z.any().meta({ description: 'audio/wav' }), ...errorResponses },
+          params: AudioParams,
+          response: { 200: AudioFileSchema, ...errorResponses },
         },
       },
       async (request, reply) => {

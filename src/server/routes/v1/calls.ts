@@ -13,8 +13,8 @@ import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
-import { errorResponses } from '../../schemas.js';
 import {
+  errorResponses,
   CallHangupSchema,
   CallListQuery,
   CallListSchema,
@@ -22,7 +22,7 @@ import {
   CallPlacementSchema,
   CallStatusSchema,
   PlaceCallBody,
-} from '../../call-schemas.js';
+} from '../../../contract/index.js';
 
 /** Registers the call routes. */
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {

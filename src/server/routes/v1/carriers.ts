@@ -1,5 +1,5 @@
 /**
- * `/v1/carriers` (extension, issue 16 "Auth (Contract)"): the tenant's carrier credentials,
+ * `/v1/carriers` (an extension; docs/carrier-auth.md): the tenant's carrier credentials,
  * which authenticate the carriers' own WebSocket upgrades on `GET /v1/media/{dialect}`, and
  * its stream token.
  *
@@ -14,46 +14,20 @@
  * Credentials are write-only: no response, replay, log line or error holds one.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.js';
 import { CARRIER_DIALECTS } from '../../../media/carriers/types.js';
-import { CARRIER_BODIES } from '../../../services/carriers.js';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
-import { errorResponses } from '../../schemas.js';
-
-const DialectSchema = z.enum(CARRIER_DIALECTS as ['twilio', 'exotel', 'plivo']);
-
-/** One dialect of `GET /v1/carriers` (never a secret). */
-export const CarrierSchema = z
-  .object({
-    dialect: DialectSchema,
-    configured: z.boolean(),
-    hint: z.string().nullable().describe('last 4 characters of the account SID, Auth ID or API key (never of a secret)'),
-    updated_at: z.number().nullable(),
-    stream_url_path: z.string().describe("path of the stream URL to give the carrier, after the daemon's public wss:// origin"),
-  })
-  .meta({ id: 'Carrier' });
-
-/** `GET /v1/carriers`. */
-export const CarrierListSchema = z
-  .object({
-    data: z.array(CarrierSchema),
-    stream_token: z.object({ configured: z.boolean(), created_at: z.number().nullable() }),
-  })
-  .meta({ id: 'CarrierList' });
-
-/** `POST /v1/carriers/stream_token`: the token, this once. */
-export const StreamTokenSchema = z
-  .object({
-    stream_token: z.string().describe("vst_…: send it as the custom parameter stream_token of the stream's start event"),
-    created_at: z.number(),
-  })
-  .meta({ id: 'StreamToken' });
-
-const Deleted = z.object({ dialect: DialectSchema, deleted: z.literal(true) });
+import {
+  CARRIER_BODIES,
+  CarrierDeletedSchema,
+  CarrierListSchema,
+  CarrierSchema,
+  errorResponses,
+  StreamTokenSchema,
+} from '../../../contract/index.js';
 
 const SUMMARY: Record<(typeof CARRIER_DIALECTS)[number], string> = {
   twilio: 'Store the Twilio auth token that signs Media Streams upgrades (X-Twilio-Signature)',
@@ -89,7 +63,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
           schema: {
             summary: `Forget the ${dialect} credentials`,
             tags: ['carriers'],
-            response: { 200: Deleted, ...errorResponses },
+            response: { 200: CarrierDeletedSchema, ...errorResponses },
           },
         },
         async (request, reply) =>

@@ -2,18 +2,25 @@
  * `/v1/numbers` (spec: Endpoints › Numbers).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
-import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
+import {
+  BindNumberBody,
+  CreateNumberBody,
+  errorResponses,
+  NumberDeletedSchema,
+  NumberListSchema,
+  NumberParams,
+  NumberSchema,
+} from '../../../contract/index.js';
 
 /** Registers the number routes. */
 export function numberRoutes(services: Services): FastifyPluginAsyncZod {
   const { numbers, idempotency, repos } = services;
-  const NumberList = listOf(NumberSchema);
+  const NumberList = NumberListSchema;
   const lists = new ListCache(repos.store);
   return async (app) => {
     installSchemaErrors(app);
@@ -73,7 +80,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           summary: "Delete a number record (the carrier's number is untouched)",
           tags: ['numbers'],
           params: NumberParams,
-          response: { 200: z.object({ number: z.string(), deleted: z.literal(true) }), ...errorResponses },
+          response: { 200: NumberDeletedSchema, ...errorResponses },
         },
       },
       async (request, reply) =>

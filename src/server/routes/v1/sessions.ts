@@ -7,8 +7,8 @@ import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
-import { errorResponses } from '../../schemas.js';
 import {
+  errorResponses,
   EndResultSchema,
   OpenedSessionSchema,
   OpenSessionBody,
@@ -18,7 +18,7 @@ import {
   SessionParams,
   TurnBody,
   TurnResultSchema,
-} from '../../session-schemas.js';
+} from '../../../contract/index.js';
 
 /** Registers the session routes. */
 export function sessionRoutes(services: Services): FastifyPluginAsyncZod {

@@ -15,14 +15,12 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { ApiError } from '../../../domain/errors.js';
 import type { Services } from '../../../services/index.js';
 import { WebhookSignatureError } from '../../../services/inbound.js';
 import { MalformedWebhookError } from '../../../services/telephony-port.js';
 import { callerOf } from '../../plugins/auth.js';
-import { errorResponses } from '../../schemas.js';
-import { TelephonyCheckSchema } from '../../call-schemas.js';
+import { errorResponses, TelephonyCheckSchema, WebhookAckSchema } from '../../../contract/index.js';
 import { sendError } from '../../reply.js';
 
 /** The counter of webhooks refused because LiveKit is not configured (`vagent telephony check`). */
@@ -46,7 +44,7 @@ export function livekitWebhookRoute(services: Services, log: () => FastifyBaseLo
           tags: ['telephony'],
           security: [],
           response: {
-            200: z.object({ received: z.literal(true), duplicate: z.boolean(), recorded: z.boolean() }),
+            200: WebhookAckSchema,
             ...errorResponses,
           },
         },

@@ -7,13 +7,12 @@ import { callerOf } from '../../plugins/auth.js';
 import { commitResponse } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
-import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
-import { z } from 'zod';
+import { CreateTrunkBody, errorResponses, TrunkDeletedSchema, TrunkListSchema, TrunkParams, TrunkSchema } from '../../../contract/index.js';
 
 /** Registers the trunk routes. */
 export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
   const { trunks, idempotency, repos } = services;
-  const TrunkList = listOf(TrunkSchema);
+  const TrunkList = TrunkListSchema;
   const lists = new ListCache(repos.store);
   return async (app) => {
     installSchemaErrors(app);
@@ -70,7 +69,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
           summary: 'Delete a trunk',
           tags: ['trunks'],
           params: TrunkParams,
-          response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
+          response: { 200: TrunkDeletedSchema, ...errorResponses },
         },
       },
       async (request, reply) =>

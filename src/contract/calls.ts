@@ -1,13 +1,15 @@
 /**
- * Request and response schemas of calls and telephony (spec: Calls; Call placement response;
- * Call status; DESIGN.md §4 "Extensions", §7).
+ * `/v1/calls`: placing a call (prepared, or dialled through LiveKit SIP), its status, the list,
+ * the hang-up (docs/calls.md; docs/api-decisions.md "Calls").
  */
 import { z } from 'zod';
 import { E164_PATTERN, EXAMPLE_DID } from '../domain/e164.js';
 import { CALL_SOURCES, DIAL_LIMITS, DIAL_STATUSES } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
-import { CostSchema as Cost, idField, namedE164 as e164, namedText as text, pageQuery } from './schemas.js';
-import { RequestContext } from './session-schemas.js';
+import { CostSchema as Cost, idField, listOf, namedE164 as e164, namedText as text, pageQuery } from './common.js';
+import { RequestContext } from './sessions.js';
+
+/** A whole number of seconds within the dial limit `name` (src/domain/calls.ts), or null, or absent. */
 const seconds = (name: keyof typeof DIAL_LIMITS) => {
   const { min, max } = DIAL_LIMITS[name];
   const msg = `${name} must be a whole number of seconds from ${min} to ${max}`;
@@ -16,7 +18,7 @@ const seconds = (name: keyof typeof DIAL_LIMITS) => {
 
 /**
  * `POST /v1/calls` body; a malformed agent id is `workflow_not_found`, a malformed trunk id
- * `trunk_not_found` (spec: Errors).
+ * `trunk_not_found` (docs/api-decisions.md "Errors").
  */
 export const PlaceCallBody = z.object(
   {
@@ -35,6 +37,13 @@ export const PlaceCallBody = z.object(
   },
   { error: 'request body must be a JSON object with agent_id and to' },
 );
+/**
+ * A `POST /v1/calls` body as sent (what the client takes): numbers E.164, timers whole seconds;
+ * `dial: true` rings the phone through LiveKit SIP, otherwise the call is only prepared.
+ */
+export type PlaceCallRequest = z.input<typeof PlaceCallBody>;
+/** A validated `POST /v1/calls` body (what the call service takes). */
+export type PlaceCallInput = z.infer<typeof PlaceCallBody>;
 
 /** The placement response. */
 export const CallPlacementSchema = z
@@ -54,8 +63,13 @@ export const CallPlacementSchema = z
     answered_at: z.number().nullable().optional(),
   })
   .meta({ id: 'CallPlacement' });
+/**
+ * The response of `POST /v1/calls`: `status` `prepared` (nothing dialled) or `ringing`; a dialled
+ * call adds its room, provider call id, trunk, `dial_status` and `answered_at` (epoch seconds).
+ */
+export type CallPlacement = z.infer<typeof CallPlacementSchema>;
 
-/** The status response, with vagent's extension fields after `cost`. */
+/** The status of a call, with vagent's extension fields after `cost`. */
 export const CallStatusSchema = z
   .object({
     call_id: z.string(),
@@ -85,18 +99,18 @@ export const CallStatusSchema = z
     }),
   })
   .meta({ id: 'CallStatus' });
+/** The response of `GET /v1/calls/{call_id}`: times in epoch seconds, null while not yet so. */
+export type CallStatus = z.infer<typeof CallStatusSchema>;
 
 /** `POST /v1/calls/{call_id}/hangup` response (extension): the call after it, and what became of its line. */
 export const CallHangupSchema = CallStatusSchema.extend({
   line: z.enum(['hung_up', 'already_gone', 'not_dialled']),
 }).meta({ id: 'CallHangup' });
+/** The response of `POST /v1/calls/{call_id}/hangup`. */
+export type CallHangup = z.infer<typeof CallHangupSchema>;
 
 /** `GET /v1/calls` page. */
-export const CallListSchema = z.object({
-  data: z.array(CallStatusSchema),
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-});
+export const CallListSchema = listOf(CallStatusSchema);
 
 /** `GET /v1/calls` query. */
 export const CallListQuery = z.object({
@@ -107,35 +121,8 @@ export const CallListQuery = z.object({
     .meta({ description: 'Only calls of this source: phone or simulator.' }),
   ...pageQuery(CALLS_CURSOR),
 });
+/** A `GET /v1/calls` query as sent. */
+export type CallListRequest = z.input<typeof CallListQuery>;
 
-/** `{call_id}` path parameters: a malformed id is `session_not_found` (spec: Errors: the lookup is keyed by session). */
+/** `{call_id}` path parameters: a malformed id is `session_not_found` (the lookup is keyed by session; docs/api-decisions.md "Errors"). */
 export const CallParams = z.object({ call_id: idField('call', 'session_not_found') });
-
-/** `GET /v1/telephony/check` response. */
-export const TelephonyCheckSchema = z
-  .object({
-    ok: z.boolean(),
-    url: z.string().nullable(),
-    outbound_trunks: z.number().int().optional(),
-    ms: z.number().optional(),
-    problem: z.string().optional(),
-    message: z.string().optional(),
-    agent_name: z.string().nullable(),
-    events: z.object({ since_start: z.record(z.string(), z.number()), recorded: z.record(z.string(), z.number()) }),
-    budget: z.object({ budget_inr: z.number().nullable(), spent_inr: z.number(), day: z.string(), timezone: z.string() }),
-    /** Each configured cloud speech recogniser's handshake (issue 17); empty when none is configured. */
-    recognizers: z
-      .array(
-        z.object({
-          provider: z.string(),
-          used_for: z.array(z.string()),
-          ok: z.boolean(),
-          detail: z.string().optional(),
-          problem: z.string().optional(),
-          message: z.string().optional(),
-          ms: z.number(),
-        }),
-      )
-      .optional(),
-  })
-  .meta({ id: 'TelephonyCheck' });

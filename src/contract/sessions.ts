@@ -1,13 +1,13 @@
 /**
- * Request and response schemas of agents, sessions and audio (spec: Sessions, Turn result,
- * Clip, Session detail, End-of-session result; DESIGN.md §4 "Sessions", "Extensions").
- * Clips, trace steps and summaries are open-ended (spec: Versioning 2): loose objects.
+ * `/v1/sessions`: text sessions with an agent — open, turn, end, list, detail
+ * (docs/api-decisions.md "Sessions"). Clips, trace steps and summaries are open-ended (new
+ * members may appear): loose objects.
  */
 import { z } from 'zod';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
 import { jsonDepthAtMost, MAX_CONTEXT_DEPTH } from '../domain/json.js';
 import { ISO_TIME_PATTERN } from '../domain/time.js';
-import { CostSchema as Cost, idField, namedE164, namedText as text, NON_BLANK_TEXT, pageQuery, UNICODE_TEXT } from './schemas.js';
+import { CostSchema as Cost, idField, listOf, namedE164, namedText as text, NON_BLANK_TEXT, pageQuery, UNICODE_TEXT } from './common.js';
 
 /** Longest caller utterance accepted on a turn, in characters. */
 export const MAX_TURN_TEXT = 4000;
@@ -41,14 +41,15 @@ export const RequestContext = z
     description: `Free JSON for the agent's templates, nested at most ${MAX_CONTEXT_DEPTH} levels; \`now\` sets the session's reference time.`,
   });
 
-const openFields = {
+/** The optional fields of a session's opening (`POST /v1/sessions`, `POST /v1/agents/{agent_id}/load`). */
+export const openFields = {
   context: RequestContext.nullish(),
   customer_name: text(200, 'customer_name').nullish(),
   customer_phone: namedE164('customer_phone').nullish(),
   title: text(200, 'title').nullish(),
 };
 
-/** `POST /v1/sessions` body; a malformed agent id is `workflow_not_found` (spec: Errors). */
+/** `POST /v1/sessions` body; a malformed agent id is `workflow_not_found` (docs/api-decisions.md "Errors"). */
 export const OpenSessionBody = z.object(
   {
     agent_id: idField('agent', 'workflow_not_found', 'agent_id is required: the agent to talk to, for example ag_clinic_booking'),
@@ -57,8 +58,10 @@ export const OpenSessionBody = z.object(
   { error: 'request body must be a JSON object with agent_id' },
 );
 
-/** `POST /v1/agents/{agent_id}/load` body (the agent id is the path's). */
-export const LoadAgentBody = z.object({ ...openFields }, { error: 'request body must be a JSON object' });
+/** A `POST /v1/sessions` body as sent (what the client takes). */
+export type OpenSessionRequest = z.input<typeof OpenSessionBody>;
+/** A validated `POST /v1/sessions` body (what the session service takes). */
+export type OpenSessionInput = z.infer<typeof OpenSessionBody>;
 
 const ms = (name: string) =>
   z
@@ -97,30 +100,43 @@ export const TurnBody = z.object(
   },
   { error: 'request body must be a JSON object with text' },
 );
+/** A `POST /v1/sessions/{session_id}/turn` body as sent: the caller's text and optional STT telemetry (ms). */
+export type TurnRequest = z.input<typeof TurnBody>;
+/** A validated turn body (what the session service takes). */
+export type TurnInputBody = z.infer<typeof TurnBody>;
 
-/** `{session_id}` path parameters: a malformed id is `session_not_found` (spec: Errors). */
+/** `{session_id}` path parameters: a malformed id is `session_not_found` (docs/api-decisions.md "Errors"). */
 export const SessionParams = z.object({ session_id: idField('session', 'session_not_found') });
-/** `{agent_id}` path parameters: a malformed id is `workflow_not_found` (DESIGN.md §4 "Extensions"). */
-export const AgentParams = z.object({ agent_id: idField('agent', 'workflow_not_found') });
-/** `PUT /v1/agents/{agent_id}` path parameters: the agent is being created, so a malformed id is `invalid_request`. */
-export const PutAgentParams = z.object({ agent_id: idField('agent', 'invalid_request') });
 
 const Clip = z
   .looseObject({ text: z.string(), audio_url: z.string().nullable(), livekit_wav_url: z.string().nullable() })
   .meta({ id: 'Clip' });
+/**
+ * One clip of an opening or a reply: its text and audio URLs (`audio_url` null when synthesis
+ * failed). Further flags (`is_filler`, `is_readback`, `intent_key`, `display_order`, …) pass
+ * through from the engine unchanged; key off their presence.
+ */
+export type Clip = z.infer<typeof Clip>;
+
+const StepProgress = z.object({
+  done: z.number().int(),
+  total: z.number().int(),
+  pct: z.number().int(),
+  steps: z.record(z.string(), z.string()),
+});
+/** Workflow progress: steps done of total, an integer percent, step id → status (`done`, `pending`, …). */
+export type StepProgress = z.infer<typeof StepProgress>;
+
 const State = z.object({
   cursor: z.string(),
   step_done: z.boolean(),
   slots: z.object({}),
-  step_progress: z.object({
-    done: z.number().int(),
-    total: z.number().int(),
-    pct: z.number().int(),
-    steps: z.record(z.string(), z.string()),
-  }),
+  step_progress: StepProgress,
 });
+/** The workflow state of a session: the current step id (`cursor`), and its progress; `slots` is always `{}`. */
+export type TurnState = z.infer<typeof State>;
 
-/** Session (opened) — DESIGN.md §4 "Sessions". */
+/** Session (opened): the agent, its opening and the state before the first turn. */
 export const OpenedSessionSchema = z
   .object({
     session_id: z.string(),
@@ -131,8 +147,40 @@ export const OpenedSessionSchema = z
     created_at: z.number(),
   })
   .meta({ id: 'OpenedSession' });
+/** The response of `POST /v1/sessions`: `session_id` is `se_<integer>`. */
+export type SessionOpened = z.infer<typeof OpenedSessionSchema>;
 
-/** Turn result (spec). */
+const TurnTrace = z.object({
+  layer: z.string(),
+  llm_used: z.boolean(),
+  steps: z.array(z.looseObject({})),
+  latency_ms: z.object({
+    total: z.number(),
+    llm: z.number().nullable(),
+    stt: z.number().nullable(),
+    tts: z.number(),
+    classifier: z.number(),
+  }),
+});
+/** The decision trace of a turn: the engine layer that replied (not a stable enum), latencies in ms. */
+export type TurnTrace = z.infer<typeof TurnTrace>;
+
+const SessionTotals = z.object({
+  llm_inr: z.number(),
+  tts_inr: z.number(),
+  stt_inr: z.number(),
+  total_inr: z.number(),
+  turns: z.number().int(),
+  llm_calls: z.number().int(),
+  tts_chars: z.number().int(),
+  llm_input_tokens: z.number().int(),
+  llm_output_tokens: z.number().int(),
+  cache_hit_percent: z.number(),
+});
+/** Running totals of a session (INR, counts). */
+export type SessionTotals = z.infer<typeof SessionTotals>;
+
+/** Turn result: the agent's reply to one caller utterance. */
 export const TurnResultSchema = z
   .object({
     session_id: z.string(),
@@ -143,45 +191,65 @@ export const TurnResultSchema = z
     cache_hit: z.boolean(),
     ended: z.boolean(),
     state: State,
-    trace: z.object({
-      layer: z.string(),
-      llm_used: z.boolean(),
-      steps: z.array(z.looseObject({})),
-      latency_ms: z.object({
-        total: z.number(),
-        llm: z.number().nullable(),
-        stt: z.number().nullable(),
-        tts: z.number(),
-        classifier: z.number(),
-      }),
-    }),
+    trace: TurnTrace,
     cost: Cost,
-    session_totals: z.object({
-      llm_inr: z.number(),
-      tts_inr: z.number(),
-      stt_inr: z.number(),
-      total_inr: z.number(),
-      turns: z.number().int(),
-      llm_calls: z.number().int(),
-      tts_chars: z.number().int(),
-      llm_input_tokens: z.number().int(),
-      llm_output_tokens: z.number().int(),
-      cache_hit_percent: z.number(),
-    }),
+    session_totals: SessionTotals,
   })
   .meta({ id: 'TurnResult' });
+/** The response of `POST /v1/sessions/{session_id}/turn`. */
+export type TurnResult = z.infer<typeof TurnResultSchema>;
 
-/** End-of-session result (spec). */
+const SessionSummary = z.looseObject({});
+/**
+ * The end-of-session summary (docs/api-decisions.md "Sessions"): open-ended, usually `outcome`,
+ * `steps`, `extracted` (slot → canonical value), `tool_calls`, `turns`; `{}` when building it failed.
+ */
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+/** End-of-session result. */
 export const EndResultSchema = z
   .object({
     session_id: z.string(),
     ended: z.literal(true),
-    summary: z.looseObject({}),
+    summary: SessionSummary,
     cost: Cost,
   })
   .meta({ id: 'EndResult' });
+/** The response of `POST /v1/sessions/{session_id}/end`. */
+export type SessionEndResult = z.infer<typeof EndResultSchema>;
 
-/** Session detail (spec): `session_id` is the bare integer. */
+const SessionStepView = z.object({
+  id: z.string(),
+  status: z.string(),
+  attempts: z.number().int(),
+  slot: z.string().nullable(),
+  value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
+});
+/**
+ * One step of a session as the detail's `session.steps` shows it: `status` is `pending`, `done`,
+ * `failed` or `skipped`; `slot` null for a step that only speaks; `value` the captured canonical
+ * value (as in the summary's `extracted`), null until captured (and confirmed).
+ */
+export type SessionStepView = z.infer<typeof SessionStepView>;
+
+const SessionRecord = z.object({
+  agent_id: z.string(),
+  status: z.enum(['open', 'ended']),
+  title: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  created_at: z.number(),
+  ended_at: z.number().nullable(),
+  outcome: z.string().nullable(),
+  steps: z.array(SessionStepView),
+});
+/**
+ * Session detail's extension object `session`: the session's own record (times in epoch
+ * seconds; `outcome` the summary's once ended, else null), nested because the detail has no
+ * top-level status or `ended_at` (docs/api-decisions.md "Sessions").
+ */
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+/** Session detail: `session_id` is the bare integer. */
 export const SessionDetailSchema = z
   .object({
     session_id: z.number().int(),
@@ -203,28 +271,13 @@ export const SessionDetailSchema = z
     total_latency_ms: z.number(),
     total_silence_ms: z.number(),
     turns: z.array(z.looseObject({})),
-    // Extension (after the spec's fields, which say there is no top-level status or ended_at):
-    // the session's own record and its steps, in one object.
-    session: z.object({
-      agent_id: z.string(),
-      status: z.enum(['open', 'ended']),
-      title: z.string().nullable(),
-      customer_name: z.string().nullable(),
-      created_at: z.number(),
-      ended_at: z.number().nullable(),
-      outcome: z.string().nullable(),
-      steps: z.array(
-        z.object({
-          id: z.string(),
-          status: z.string(),
-          attempts: z.number().int(),
-          slot: z.string().nullable(),
-          value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
-        }),
-      ),
-    }),
+    // Extension (after the standard fields, which have no top-level status or ended_at): the
+    // session's own record and its steps, in one object.
+    session: SessionRecord,
   })
   .meta({ id: 'SessionDetail' });
+/** The response of `GET /v1/sessions/{session_id}`. */
+export type SessionDetail = z.infer<typeof SessionDetailSchema>;
 
 /** An item of `GET /v1/sessions` (extension). */
 export const SessionListItemSchema = z
@@ -241,37 +294,13 @@ export const SessionListItemSchema = z
     cost: Cost,
   })
   .meta({ id: 'SessionListItem' });
+/** An item of `GET /v1/sessions`: a session at a glance (`outcome` null while open; times epoch seconds). */
+export type SessionListItem = z.infer<typeof SessionListItemSchema>;
 
 /** `GET /v1/sessions` page (extension): newest first. */
-export const SessionListSchema = z.object({
-  data: z.array(SessionListItemSchema),
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-});
+export const SessionListSchema = listOf(SessionListItemSchema);
 
 /** `GET /v1/sessions` query: `limit` 1–100 (default 20) and the previous page's `next_cursor`. */
 export const SessionListQuery = z.object(pageQuery(SESSIONS_CURSOR));
-
-const AudioStatus = z.object({ total: z.number().int(), ready: z.number().int(), failed: z.number().int() });
-
-/** The Agent resource (DESIGN.md §4 "Extensions"). */
-export const AgentSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    direction: z.enum(['inbound', 'outbound']),
-    language: z.string(),
-    version: z.number().int(),
-    digest: z.string(),
-    created_at: z.number(),
-    updated_at: z.number(),
-    audio: AudioStatus,
-    definition: z.looseObject({}).optional(),
-  })
-  .meta({ id: 'Agent' });
-
-/** `PUT /v1/agents/{agent_id}` body: the agent definition (validated by the service, with field paths). */
-export const PutAgentBody = z.record(z.string(), z.unknown(), {
-  error: 'request body must be the agent definition as a JSON object',
-});
+/** A `GET /v1/sessions` query as sent. */
+export type SessionListRequest = z.input<typeof SessionListQuery>;
