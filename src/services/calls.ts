@@ -31,20 +31,10 @@ import { keyReuseError } from './idempotency.js';
 import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
 import type { CallLineService } from './call-line.js';
+import type { PlaceCallInput } from '../contract/calls.js';
 
-/** A validated `POST /v1/calls` body. Numbers are E.164. */
-export interface PlaceCallInput {
-  agent_id: string;
-  to: string;
-  from?: string | null;
-  context?: Record<string, unknown> | null;
-  title?: string | null;
-  customer_name?: string | null;
-  dial?: boolean | null;
-  trunk_id?: string | null;
-  ringing_timeout_s?: number | null;
-  max_call_duration_s?: number | null;
-}
+/** A validated `POST /v1/calls` body (the contract's, src/contract/calls.ts). Numbers are E.164. */
+export type { PlaceCallInput };
 
 /** The placement response (spec: Call: placement response). */
 export type { CallPlacement };

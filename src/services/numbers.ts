@@ -14,17 +14,13 @@ import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkService } from './trunks.js';
+import type { CreateNumberInput } from '../contract/numbers.js';
 
 /** The public number-record shape (spec: Number record). */
 export type NumberView = NumberRecord;
 
-/** A validated `POST /v1/numbers` body. */
-export interface CreateNumberInput {
-  number: string;
-  trunk_id?: string | null;
-  agent_id?: string | null;
-  label?: string | null;
-}
+/** A validated `POST /v1/numbers` body (the contract's, src/contract/numbers.ts). */
+export type { CreateNumberInput };
 
 /** Builds the public view of a number row. */
 export const numberView = (row: NumberRow): NumberView => ({ ...row });

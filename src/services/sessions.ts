@@ -47,15 +47,10 @@ import {
   type SttTelemetry,
   type TurnInputBody,
 } from './turn-input.js';
+import type { OpenSessionInput } from '../contract/sessions.js';
 
-/** A validated `POST /v1/sessions` body. */
-export interface OpenSessionInput {
-  agent_id: string;
-  context?: Record<string, unknown> | null;
-  customer_name?: string | null;
-  customer_phone?: string | null;
-  title?: string | null;
-}
+/** A validated `POST /v1/sessions` body (the contract's, src/contract/sessions.ts). */
+export type { OpenSessionInput };
 
 /** {@link SessionService.mediaHints}: the engine's hints of the current step, and the session's language, settings and end. */
 export type SessionMediaHints = MediaHints & {

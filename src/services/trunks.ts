@@ -11,18 +11,13 @@ import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { TrunkCredentials } from './secrets.js';
+import type { CreateTrunkInput } from '../contract/trunks.js';
 
 /** The public trunk shape (spec: Trunk). */
 export type TrunkView = Trunk;
 
-/** A validated `POST /v1/trunks` body. */
-export interface CreateTrunkInput {
-  address: string;
-  name?: string | null;
-  numbers?: string[];
-  provider_trunk_id?: string | null;
-  auth?: TrunkCredentials;
-}
+/** A validated `POST /v1/trunks` body (the contract's, src/contract/trunks.ts). */
+export type { CreateTrunkInput };
 
 /** Builds the public view of a trunk row. */
 export function trunkView(row: TrunkRow): TrunkView {

@@ -5,15 +5,10 @@
  */
 import { ApiError } from '../domain/errors.js';
 import { TURN_EVENT_KINDS, type TurnEventKind } from '../engine/turn.js';
+import type { TurnInputBody } from '../contract/sessions.js';
 
-/** A validated turn body (spec: Endpoints › Sessions). `stt_ms`/`silence_ms` are ms. */
-export interface TurnInputBody {
-  text: string;
-  stt_confidence?: number | null;
-  stt_provider?: string | null;
-  stt_ms?: number | null;
-  silence_ms?: number | null;
-}
+/** A validated turn body (the contract's, src/contract/sessions.ts). `stt_ms`/`silence_ms` are ms. */
+export type { TurnInputBody };
 
 /** Speech-recognition telemetry of one turn (the turn body's fields, and the media core's exact audio). */
 export type SttTelemetry = Omit<TurnInputBody, 'text'> & MediaTurnFields;
