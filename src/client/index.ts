@@ -1,95 +1,71 @@
 /**
- * Typed client of the `/v1` API, used by the CLI and the TUI.
- *
- * It uses the platform's `fetch` (undici, built into Node) rather than importing the undici
- * package: the same HTTP stack, ~75 ms less start-up for every CLI command.
+ * Typed client of the `/v1` API, used by the CLI and the TUI: one method per endpoint, whose
+ * bodies and answers are the contract's types (src/contract: `z.input` of a request schema,
+ * `z.infer` of a response schema). It imports the contract for its types only, so no schema
+ * (and no zod) loads with the CLI. The transport, retries and errors are in ./http.ts.
  */
-import crypto from 'node:crypto';
-import { DIAL_LIMITS, type CallSource } from '../domain/calls.js';
-import type { ErrorCode } from '../domain/errors.js';
 import type {
   Agent,
+  AgentDeleted,
   AgentSummary,
+  BindNumberRequest,
   CallHangup,
+  CallListQuery as CallListQuerySchema,
   CallPlacement,
   CallStatus,
+  CarrierCredentialsRequest,
+  CarrierDeleted,
   CarrierList,
   CarrierView,
+  CreateNumberRequest,
+  CreateTrunkRequest,
+  HealthStatus,
   ListResponse,
+  NumberDeleted,
   NumberRecord,
+  OpenSessionRequest,
+  PlaceCallRequest,
   SessionDetail,
   SessionEndResult,
   SessionListItem,
+  SessionListQuery as SessionListQuerySchema,
   SessionOpened,
+  StreamToken,
+  TelephonyCheckResult,
   Trunk,
+  TrunkDeleted,
+  TurnRequest,
   TurnResult,
-} from '../domain/resources.js';
+} from '../contract/index.js';
+import type { z } from 'zod';
+import { DIAL_LIMITS } from '../domain/calls.js';
+import { HttpTransport, withKey, type RequestOptions } from './http.js';
 
-/** An error response from the daemon (`{error: {code, message, param?}}`). */
-export class ApiResponseError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode | string,
-    message: string,
-    readonly param?: string,
-    readonly requestId?: string,
-  ) {
-    super(message);
-    this.name = 'ApiResponseError';
-  }
-}
-
-/** The daemon could not be reached (refused, DNS, timeout, reset). */
-export class DaemonUnreachableError extends Error {
-  constructor(
-    readonly url: string,
-    readonly reason: string,
-  ) {
-    super(
-      `cannot reach the vagent daemon at ${url} (${reason}); is \`vagent serve\` running there? ` +
-        'Set the address with --url or VAGENT_URL.',
-    );
-    this.name = 'DaemonUnreachableError';
-  }
-}
-
-/** Options of {@link VagentClient}. */
-export interface ClientOptions {
-  /** Base URL of the daemon, e.g. `http://127.0.0.1:8787`. */
-  url: string;
-  /** API key (`vk_…`); omitted for unauthenticated endpoints. */
-  apiKey?: string | undefined;
-  /** Per-request timeout in milliseconds (default 30 000). */
-  timeoutMs?: number;
-  /**
-   * Waits before each retry of a request that failed in transit (reset, timeout), in
-   * milliseconds (default `[250, 1000]`: up to two retries). Only idempotent requests are
-   * retried: GETs, and writes carrying an `Idempotency-Key` — the daemon replays a write that
-   * did land, so a retry never creates twice.
-   */
-  retryDelaysMs?: number[];
-  /**
-   * Call placement only: after a retry, how long to keep waiting while the daemon answers
-   * `409 idempotency_key_in_progress` (an earlier attempt of ours still holds the key, e.g. a
-   * dial LiveKit has not answered yet), in milliseconds (default 30 000; the daemon's own
-   * LiveKit request timeout is 10 s by default).
-   */
-  inProgressWaitMs?: number;
-}
-
+export { ApiResponseError, DaemonUnreachableError, HttpTransport, type ClientOptions, type RequestOptions } from './http.js';
 export type {
   Agent,
   AgentAudioProgress,
+  AgentDeleted,
   AgentSummary,
   CallHangup,
   CallPlacement,
+  CallSource,
   CallStatus,
+  CarrierCredentialsRequest,
+  CarrierDeleted,
+  CarrierList,
+  CarrierView,
   Clip,
   CostInr,
+  CreateNumberRequest,
+  CreateTrunkRequest,
   DialStatus,
+  HealthStatus,
   LineOutcome,
   ListResponse,
+  NumberDeleted,
   NumberRecord,
+  RecognizerCheck,
   SessionDetail,
   SessionEndResult,
   SessionListItem,
@@ -97,158 +73,25 @@ export type {
   SessionSummary,
   SessionTotals,
   StepProgress,
+  StreamToken,
+  TelephonyCheckResult,
   Trunk,
+  TrunkDeleted,
   TurnResult,
   TurnState,
   TurnTrace,
-} from '../domain/resources.js';
-export type { CallSource } from '../domain/calls.js';
+} from '../contract/index.js';
 
-/** Body of `POST /v1/sessions` (spec: Endpoints › Sessions). */
-export interface OpenSessionBody {
-  agent_id: string;
-  /** Free JSON for prompt templates; `context.now` (ISO 8601) sets the reference time. */
-  context?: Record<string, unknown>;
-  customer_name?: string;
-  /** E.164. */
-  customer_phone?: string;
-  title?: string;
-}
-
-/** Body of `POST /v1/sessions/{session_id}/turn`: the caller's text and optional STT telemetry. */
-export interface TurnBody {
-  /** Non-empty. */
-  text: string;
-  stt_confidence?: number;
-  stt_provider?: string;
-  /** Milliseconds, non-negative. */
-  stt_ms?: number;
-  /** Milliseconds, non-negative. */
-  silence_ms?: number;
-}
-
-/** Body of `POST /v1/calls` (spec: Calls; DESIGN.md §7). Numbers are E.164; timers are whole seconds. */
-export interface PlaceCallBody {
-  /** An outbound agent, e.g. `ag_emi_reminder`. */
-  agent_id: string;
-  /** The number to call, E.164 (`+919876543210`). */
-  to: string;
-  /** Caller ID to present; must be one of the trunk's numbers when dialling. */
-  from?: string;
-  /** Free JSON for the agent's templates; `context.now` (ISO 8601) sets the reference time. */
-  context?: Record<string, unknown>;
-  title?: string;
-  customer_name?: string;
-  /** True: ring the phone through LiveKit SIP; otherwise the call is only prepared. */
-  dial?: boolean;
-  /** `tk_…`; may be left out when the tenant has exactly one trunk. */
-  trunk_id?: string;
-  ringing_timeout_s?: number;
-  max_call_duration_s?: number;
-}
-
-/** Query of `GET /v1/sessions` (extension): newest first. */
-export interface SessionListQuery {
-  /** 1–100 (daemon default 20). */
-  limit?: number;
-  /** `next_cursor` of the previous page. */
-  cursor?: string;
-}
-
-/** `GET /v1/health` response, as far as the CLI reads it. */
-export interface HealthStatus {
-  status: string;
-  version: string;
-  recognition?: {
-    status: 'on' | 'off';
-    provider: string | null;
-    reason?: string;
-    /** With `?language=`: the recogniser of that language, or null with why not and the settings that would serve it. */
-    for_language?: { language: string; provider: string | null; fallback: string | null; reason?: string; fix?: string };
-  };
-}
-
-/** Query of `GET /v1/calls` (extension): newest first. */
-export interface CallListQuery {
-  status?: 'in_progress' | 'completed';
-  /** Only calls made by a phone line, or by `vagent call simulate`. */
-  source?: CallSource;
-  /** 1–100 (daemon default 20). */
-  limit?: number;
-  /** `next_cursor` of the previous page. */
-  cursor?: string;
-}
-
-/** What `GET /v1/telephony/check` found wrong. */
-export type TelephonyProblem = 'not_configured' | 'unauthenticated' | 'permission_denied' | 'unreachable' | 'error';
-
-/** `GET /v1/telephony/check` response (DESIGN.md §7). */
-export interface TelephonyCheckResult {
-  ok: boolean;
-  /** LiveKit URL the daemon uses, or null when none is configured. */
-  url: string | null;
-  /** Outbound SIP trunks registered in LiveKit (when ok). */
-  outbound_trunks?: number;
-  /** Round trip of the check request, milliseconds (when ok). */
-  ms?: number;
-  problem?: TelephonyProblem | string;
-  message?: string;
-  /** Media agent dispatched into call rooms, or null without telephony. */
-  agent_name: string | null;
-  /** LiveKit webhook events by outcome: since the daemon started, and recorded in the state dir. */
-  events: { since_start: Record<string, number>; recorded: Record<string, number> };
-  /** The caller's daily budget: null budget = none. `day` is `YYYY-MM-DD` in `timezone`. */
-  budget: { budget_inr: number | null; spent_inr: number; day: string; timezone: string };
-  /** Each configured cloud speech recogniser's handshake (absent from daemons before issue 17). */
-  recognizers?: RecognizerCheck[];
-}
-
-/** One cloud speech recogniser's check in {@link TelephonyCheckResult}. */
-export interface RecognizerCheck {
-  /** `deepgram` or `sarvam`. */
-  provider: string;
-  /** Language ranges it hears (`*`: the default); empty when only its key is set. */
-  used_for: string[];
-  ok: boolean;
-  /** What the provider answered (when ok). */
-  detail?: string;
-  /** `unauthenticated`, `rate_limited`, `unreachable` or `error` (when not ok). */
-  problem?: 'unauthenticated' | 'rate_limited' | 'unreachable' | 'error' | string;
-  /** The problem in plain words (when not ok). */
-  message?: string;
-  /** How long the handshake took, ms. */
-  ms: number;
-}
-
-/**
- * Request options of the typed write methods, with an `Idempotency-Key` made up when none is
- * given: every write the CLI sends is then safe to retry.
- */
-function withKey(options: RequestOptions = {}): RequestOptions {
-  return { ...options, idempotencyKey: options.idempotencyKey ?? crypto.randomUUID() };
-}
-
-export type { CarrierList, CarrierView } from '../domain/resources.js';
-
-/** Request options for one call. */
-export interface RequestOptions {
-  idempotencyKey?: string;
-  /**
-   * A write that must get through (call placement; needs `idempotencyKey`): a refused
-   * connection is retried too (a daemon restarting), and after a retry, `409
-   * idempotency_key_in_progress` — our own earlier attempt still running — is waited out.
-   */
-  persistent?: boolean;
-  /** This request's timeout in milliseconds (default {@link ClientOptions.timeoutMs}). */
-  timeoutMs?: number;
-  /** This request's wait for an in-progress key (default {@link ClientOptions.inProgressWaitMs}). */
-  inProgressWaitMs?: number;
-}
-
-/** Failures after which the request may or may not have reached the daemon. */
-const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ETIMEDOUT', 'timed out']);
-/** Failures a persistent write also retries: the request never left, so nothing can land twice. */
-const TRANSIENT_OR_REFUSED = new Set([...TRANSIENT, 'connection refused']);
+/** Body of `POST /v1/sessions`, as sent (the contract's `OpenSessionBody`). */
+export type OpenSessionBody = OpenSessionRequest;
+/** Body of `POST /v1/sessions/{session_id}/turn`, as sent (the contract's `TurnBody`). */
+export type TurnBody = TurnRequest;
+/** Body of `POST /v1/calls`, as sent (the contract's `PlaceCallBody`). Numbers are E.164; timers are whole seconds. */
+export type PlaceCallBody = PlaceCallRequest;
+/** Query of `GET /v1/sessions`, newest first: any of the contract's validated fields (`limit` 1–100, daemon default 20; `cursor`). */
+export type SessionListQuery = Partial<z.infer<typeof SessionListQuerySchema>>;
+/** Query of `GET /v1/calls`, newest first: any of the contract's validated fields (`status`, `source`, `limit`, `cursor`). */
+export type CallListQuery = Partial<z.infer<typeof CallListQuerySchema>>;
 
 /**
  * Headroom over a dial's ringing time, in milliseconds: the daemon answers a dial once the
@@ -256,110 +99,8 @@ const TRANSIENT_OR_REFUSED = new Set([...TRANSIENT, 'connection refused']);
  */
 const DIAL_HEADROOM_MS = 15_000;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function describeCause(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code === 'ECONNREFUSED') return 'connection refused';
-  if (cause?.code === 'ENOTFOUND') return 'host not found';
-  if (cause?.code) return cause.code;
-  if ((err as Error).name === 'TimeoutError') return 'timed out';
-  return cause?.message ?? (err as Error).message;
-}
-
-/** A small typed HTTP client for `/v1`. Every method throws {@link ApiResponseError} or {@link DaemonUnreachableError}. */
-export class VagentClient {
-  readonly url: string;
-  private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
-  private readonly retryDelaysMs: number[];
-  private readonly inProgressWaitMs: number;
-
-  constructor(options: ClientOptions) {
-    this.url = options.url.replace(/\/+$/, '');
-    this.apiKey = options.apiKey;
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.retryDelaysMs = options.retryDelaysMs ?? [250, 1000];
-    this.inProgressWaitMs = options.inProgressWaitMs ?? 30_000;
-  }
-
-  /**
-   * Sends one request and parses the JSON reply. Requests that failed in transit are retried
-   * (see {@link ClientOptions.retryDelaysMs}) when that cannot do anything twice: GETs, and
-   * writes with an `Idempotency-Key`, each retry carrying the same key and body.
-   * @param path Path under the base URL, starting with `/v1/`.
-   * @throws ApiResponseError for an error answer; DaemonUnreachableError when no answer came.
-   */
-  async request<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-    options: RequestOptions = {},
-  ): Promise<{ status: number; body: T; replayed: boolean }> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    const retryable = method === 'GET' || options.idempotencyKey !== undefined;
-    const persistent = options.persistent === true && options.idempotencyKey !== undefined;
-    const transient = persistent ? TRANSIENT_OR_REFUSED : TRANSIENT;
-    let inProgressUntil: number | undefined;
-    for (let attempt = 0, waits = 0; ;) {
-      let res: Response;
-      try {
-        res = await fetch(this.url + path, {
-          method,
-          headers,
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          redirect: 'error',
-          signal: AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs),
-        });
-      } catch (err) {
-        const reason = describeCause(err);
-        const delay = this.retryDelaysMs[attempt];
-        if (!retryable || delay === undefined || !transient.has(reason)) throw new DaemonUnreachableError(this.url, reason);
-        attempt++;
-        await sleep(delay);
-        continue;
-      }
-      const parsed = await this.parse(res);
-      if (!res.ok) {
-        const e = (parsed as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
-        // Our earlier attempt (whose answer was lost) still holds the key: wait for its outcome,
-        // which the daemon then replays, rather than report a conflict with ourselves.
-        if (persistent && attempt > 0 && res.status === 409 && e?.code === 'idempotency_key_in_progress') {
-          inProgressUntil ??= Date.now() + (options.inProgressWaitMs ?? this.inProgressWaitMs);
-          if (Date.now() < inProgressUntil) {
-            await sleep(Math.min(250 * 2 ** waits++, 2000, Math.max(0, inProgressUntil - Date.now())));
-            continue;
-          }
-        }
-        throw new ApiResponseError(
-          res.status,
-          e?.code ?? `http_${res.status}`,
-          e?.message ?? `HTTP ${res.status}`,
-          e?.param,
-          res.headers.get('x-request-id') ?? undefined,
-        );
-      }
-      return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
-    }
-  }
-
-  /** The JSON body of a response (undefined when empty). @throws ApiResponseError invalid_response for other text. */
-  private async parse(res: Response): Promise<unknown> {
-    const text = await res.text();
-    try {
-      return text.length > 0 ? JSON.parse(text) : undefined;
-    } catch {
-      throw new ApiResponseError(
-        res.status,
-        'invalid_response',
-        `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`,
-      );
-    }
-  }
-
+/** A small typed HTTP client for `/v1`. Every method throws `ApiResponseError` or `DaemonUnreachableError` (./http.ts). */
+export class VagentClient extends HttpTransport {
   /**
    * `GET /v1/health` (no auth); with `language` (a BCP-47 tag), `recognition.for_language` says
    * what hears callers of that language (absent from a daemon without call audio).
@@ -371,7 +112,7 @@ export class VagentClient {
   }
 
   /** `POST /v1/trunks`. */
-  async createTrunk(body: Record<string, unknown>, options?: RequestOptions): Promise<Trunk> {
+  async createTrunk(body: CreateTrunkRequest, options?: RequestOptions): Promise<Trunk> {
     return (await this.request<Trunk>('POST', '/v1/trunks', body, withKey(options))).body;
   }
   /** `GET /v1/trunks`. */
@@ -383,14 +124,12 @@ export class VagentClient {
     return (await this.request<Trunk>('GET', `/v1/trunks/${encodeURIComponent(id)}`)).body;
   }
   /** `DELETE /v1/trunks/{trunk_id}`. */
-  async deleteTrunk(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return (
-      await this.request<{ id: string; deleted: true }>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, withKey(options))
-    ).body;
+  async deleteTrunk(id: string, options?: RequestOptions): Promise<TrunkDeleted> {
+    return (await this.request<TrunkDeleted>('DELETE', `/v1/trunks/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
   }
 
   /** `POST /v1/numbers`. */
-  async createNumber(body: Record<string, unknown>, options?: RequestOptions): Promise<NumberRecord> {
+  async createNumber(body: CreateNumberRequest, options?: RequestOptions): Promise<NumberRecord> {
     return (await this.request<NumberRecord>('POST', '/v1/numbers', body, withKey(options))).body;
   }
   /** `GET /v1/numbers`. */
@@ -399,23 +138,15 @@ export class VagentClient {
   }
   /** `POST /v1/numbers/{number}/bind` (the `+` is sent as `%2B`). */
   async bindNumber(number: string, agentId: string, options?: RequestOptions): Promise<NumberRecord> {
-    return (
-      await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, { agent_id: agentId }, withKey(options))
-    ).body;
+    const body: BindNumberRequest = { agent_id: agentId };
+    return (await this.request<NumberRecord>('POST', `/v1/numbers/${encodeURIComponent(number)}/bind`, body, withKey(options))).body;
   }
   /** `DELETE /v1/numbers/{number}`. */
-  async deleteNumber(number: string, options?: RequestOptions): Promise<{ number: string; deleted: true }> {
-    return (
-      await this.request<{ number: string; deleted: true }>(
-        'DELETE',
-        `/v1/numbers/${encodeURIComponent(number)}`,
-        undefined,
-        withKey(options),
-      )
-    ).body;
+  async deleteNumber(number: string, options?: RequestOptions): Promise<NumberDeleted> {
+    return (await this.request<NumberDeleted>('DELETE', `/v1/numbers/${encodeURIComponent(number)}`, undefined, withKey(options))).body;
   }
 
-  /** `PUT /v1/agents/{agent_id}`: creates or replaces an agent from its definition (DESIGN.md §6). */
+  /** `PUT /v1/agents/{agent_id}`: creates or replaces an agent from its definition (docs/agents.md), sent as given. */
   async applyAgent(id: string, definition: unknown, options?: RequestOptions): Promise<Agent> {
     return (await this.request<Agent>('PUT', `/v1/agents/${encodeURIComponent(id)}`, definition, withKey(options))).body;
   }
@@ -428,13 +159,11 @@ export class VagentClient {
     return (await this.request<Agent>('GET', `/v1/agents/${encodeURIComponent(id)}`)).body;
   }
   /** `DELETE /v1/agents/{agent_id}`. */
-  async deleteAgent(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return (
-      await this.request<{ id: string; deleted: true }>('DELETE', `/v1/agents/${encodeURIComponent(id)}`, undefined, withKey(options))
-    ).body;
+  async deleteAgent(id: string, options?: RequestOptions): Promise<AgentDeleted> {
+    return (await this.request<AgentDeleted>('DELETE', `/v1/agents/${encodeURIComponent(id)}`, undefined, withKey(options))).body;
   }
 
-  /** `POST /v1/sessions`: opens a text session with an agent (spec: Endpoints › Sessions). */
+  /** `POST /v1/sessions`: opens a text session with an agent. */
   async openSession(body: OpenSessionBody, options?: RequestOptions): Promise<SessionOpened> {
     return (await this.request<SessionOpened>('POST', '/v1/sessions', body, withKey(options))).body;
   }
@@ -455,13 +184,13 @@ export class VagentClient {
     const qs = params.toString();
     return (await this.request<ListResponse<SessionListItem>>('GET', `/v1/sessions${qs ? `?${qs}` : ''}`)).body;
   }
-  /** `GET /v1/sessions/{session_id}` (spec: Session detail; extension fields after the spec's). */
+  /** `GET /v1/sessions/{session_id}`: the session detail (its own record in `session`). */
   async getSession(sessionId: string): Promise<SessionDetail> {
     return (await this.request<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`)).body;
   }
 
   /**
-   * `POST /v1/calls`: prepares a call, or with `dial: true` places it (DESIGN.md §7).
+   * `POST /v1/calls`: prepares a call, or with `dial: true` places it (docs/calls.md).
    *
    * Always sent with an `Idempotency-Key` (`options.idempotencyKey`, or a random one), so the
    * daemon dials at most once per key: a failure in transit — refused, reset, timed out — is
@@ -481,21 +210,6 @@ export class VagentClient {
       opts.inProgressWaitMs ??= Math.max(this.inProgressWaitMs, dialMs);
     }
     return (await this.request<CallPlacement>('POST', '/v1/calls', body, opts)).body;
-  }
-  /**
-   * The WebSocket URL of the daemon's carrier media endpoint for `dialect`
-   * (`GET /v1/media/{twilio,exotel,plivo}`): the base URL with `http` → `ws`, `https` → `wss`,
-   * and `query` (e.g. `{ tenant: 'acme' }`) appended.
-   */
-  mediaStreamUrl(dialect: string, query: Record<string, string> = {}): string {
-    const u = new URL(`${this.url}/v1/media/${encodeURIComponent(dialect)}`);
-    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
-    return u.toString();
-  }
-  /** The headers that authenticate a WebSocket upgrade as this client (`Authorization: Bearer …`); never logged. */
-  upgradeHeaders(): Record<string, string> {
-    return this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
   }
   /** `GET /v1/calls/{call_id}`: status, dial status and cost of a call. */
   async getCall(id: string): Promise<CallStatus> {
@@ -523,7 +237,7 @@ export class VagentClient {
     return (await this.request<ListResponse<CallStatus>>('GET', `/v1/calls${qs ? `?${qs}` : ''}`)).body;
   }
   /** `PUT /v1/carriers/{dialect}`: stores the dialect's credentials (write-only). */
-  async setCarrier(dialect: string, body: Record<string, unknown>, options?: RequestOptions): Promise<CarrierView> {
+  async setCarrier(dialect: string, body: CarrierCredentialsRequest, options?: RequestOptions): Promise<CarrierView> {
     return (await this.request<CarrierView>('PUT', `/v1/carriers/${encodeURIComponent(dialect)}`, body, withKey(options))).body;
   }
   /** `GET /v1/carriers`. */
@@ -531,45 +245,20 @@ export class VagentClient {
     return (await this.request<CarrierList>('GET', '/v1/carriers')).body;
   }
   /** `DELETE /v1/carriers/{dialect}`. */
-  async deleteCarrier(dialect: string, options?: RequestOptions): Promise<{ dialect: string; deleted: true }> {
-    return (
-      await this.request<{ dialect: string; deleted: true }>(
-        'DELETE',
-        `/v1/carriers/${encodeURIComponent(dialect)}`,
-        undefined,
-        withKey(options),
-      )
-    ).body;
+  async deleteCarrier(dialect: string, options?: RequestOptions): Promise<CarrierDeleted> {
+    return (await this.request<CarrierDeleted>('DELETE', `/v1/carriers/${encodeURIComponent(dialect)}`, undefined, withKey(options))).body;
   }
   /**
    * `POST /v1/carriers/stream_token`: a new stream token (the old one stops working). Sent
    * without an Idempotency-Key, which the route refuses (a replay would have to keep the
    * token), so it is never retried after a failure in transit: run it again instead.
    */
-  async rotateStreamToken(): Promise<{ stream_token: string; created_at: number }> {
-    return (await this.request<{ stream_token: string; created_at: number }>('POST', '/v1/carriers/stream_token')).body;
+  async rotateStreamToken(): Promise<StreamToken> {
+    return (await this.request<StreamToken>('POST', '/v1/carriers/stream_token')).body;
   }
 
   /** `GET /v1/telephony/check`: one authenticated LiveKit request, webhook event counts and the caller's budget. */
   async telephonyCheck(): Promise<TelephonyCheckResult> {
     return (await this.request<TelephonyCheckResult>('GET', '/v1/telephony/check')).body;
-  }
-
-  /**
-   * Downloads a clip's audio (`GET /v1/audio/{name}.wav`, a capability URL: no API key is
-   * sent). A relative `url` is resolved against the daemon's address.
-   * @returns the response body bytes (a WAV file).
-   * @throws ApiResponseError on a non-2xx answer; DaemonUnreachableError when it cannot be fetched.
-   */
-  async downloadAudio(url: string): Promise<Uint8Array> {
-    const target = new URL(url, `${this.url}/`).toString();
-    let res: Response;
-    try {
-      res = await fetch(target, { redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch (err) {
-      throw new DaemonUnreachableError(target, describeCause(err));
-    }
-    if (!res.ok) throw new ApiResponseError(res.status, `http_${res.status}`, `audio download failed (HTTP ${res.status})`);
-    return new Uint8Array(await res.arrayBuffer());
   }
 }

@@ -4,7 +4,7 @@
  * authentication, and the tenant's stream token. Secrets are read from stdin or a hidden
  * prompt, never from argv.
  */
-import type { CarrierView } from '../../client/index.js';
+import type { CarrierCredentialsRequest, CarrierView } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
@@ -109,7 +109,8 @@ export async function set(ctx: CommandContext, dialectArg: string, flags: Carrie
   }
   const secretFlag = spec.secretFlag === 'authTokenStdin' ? '--auth-token-stdin' : '--api-token-stdin';
   body[spec.secretField] = flags[spec.secretFlag] ? await readStdin() : await promptHidden(`${spec.secretName}: `, secretFlag);
-  const view = await (await ctx.client()).setCarrier(dialect, body);
+  // `body` holds the dialect's fields, named by SPEC; the daemon checks them against its schema.
+  const view = await (await ctx.client()).setCarrier(dialect, body as CarrierCredentialsRequest);
   if (ctx.json) return printJson(view);
   ok(`${dialect} credentials stored (encrypted; never shown again)`);
   showCarrier(view);

@@ -1,7 +1,7 @@
 /**
  * `vagent number add|list|bind|rm` (spec: Endpoints › Numbers).
  */
-import { ApiResponseError, type NumberRecord } from '../../client/index.js';
+import { ApiResponseError, type CreateNumberRequest, type NumberRecord } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { formatTime, ok, orDash, printFields, printJson, printTable } from '../output.js';
@@ -46,7 +46,7 @@ function explainAgentError(err: unknown): unknown {
 /** `vagent number add NUMBER`. */
 export async function add(ctx: CommandContext, number: string, flags: NumberAddFlags): Promise<void> {
   requireE164(number, 'NUMBER', 'number');
-  const body: Record<string, unknown> = { number };
+  const body: CreateNumberRequest = { number };
   if (flags.label !== undefined) body.label = flags.label;
   if (flags.trunk !== undefined) body.trunk_id = flags.trunk;
   if (flags.agent !== undefined) body.agent_id = flags.agent;

@@ -1,7 +1,7 @@
 /**
  * `vagent trunk add|list|show|rm` (spec: Endpoints › Trunks).
  */
-import type { NumberRecord, Trunk } from '../../client/index.js';
+import type { CreateTrunkRequest, NumberRecord, Trunk } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { dim, formatTime, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
@@ -34,7 +34,7 @@ function showTrunk(t: Trunk): void {
 export async function add(ctx: CommandContext, flags: TrunkAddFlags): Promise<void> {
   if (flags.passwordStdin && !flags.username) throw new UsageError('--password-stdin needs --username');
   for (const n of flags.number ?? []) requireE164(n, '--number', 'numbers');
-  const body: Record<string, unknown> = { address: flags.address };
+  const body: CreateTrunkRequest = { address: flags.address };
   if (flags.name !== undefined) body.name = flags.name;
   if (flags.number?.length) body.numbers = flags.number;
   if (flags.providerTrunkId !== undefined) body.provider_trunk_id = flags.providerTrunkId;
