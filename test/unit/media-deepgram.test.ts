@@ -17,7 +17,9 @@ import {
   type RecognitionStream,
   type RecognizerError,
 } from '../../src/media/recognizer.js';
-import { checkDeepgram, deepgramLanguage, DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
+import { DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
+import { checkDeepgram } from '../../src/media/recognizers/deepgram-check.js';
+import { deepgramLanguage } from '../../src/media/recognizers/deepgram-protocol.js';
 import { concat } from '../support/media.js';
 
 const RATE = 16000;
