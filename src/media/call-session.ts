@@ -43,13 +43,13 @@ import {
 } from './endpointing.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock } from './playout.js';
 import {
-  withTimeout,
   type FinalTranscript,
   type RecognitionStream,
   type RecognizerError,
   type RecognizerErrorData,
   type SpeechRecognizer,
 } from './recognizer.js';
+import { withTimeout } from './recognition-stream.js';
 import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
 import type {

@@ -54,7 +54,6 @@ import { dictionaryFor, GRAMMARS } from './pocketsphinx-grammars.js';
 import { EngineLog, ScoredGrammarStream, type ScoredSegment } from './pocketsphinx-score.js';
 import { pocketsphinxStatus, resolveBinary, type PocketsphinxOptions, type PocketsphinxStatus } from './pocketsphinx-status.js';
 import {
-  BaseRecognitionStream,
   RecognizerError,
   validateRecognitionOptions,
   type RecognitionGrammar,
@@ -63,6 +62,7 @@ import {
   type RecognizerPriceBasis,
   type SpeechRecognizer,
 } from './recognizer.js';
+import { BaseRecognitionStream } from './recognition-stream.js';
 
 export {
   DEFAULT_POCKETSPHINX_BINARY,

@@ -29,13 +29,13 @@ import { redactSecrets } from '../../domain/redact.js';
 import type { ConnectFailure } from './cloud-socket.js';
 import { DEEPGRAM_PROVIDER, deepgramListenUrl, deepgramRefusal } from './deepgram-protocol.js';
 import {
-  BaseRecognitionStream,
   RecognizerError,
   type FinalTranscript,
   type RecognitionOptions,
   type RecognitionState,
   type RecognizerClock,
 } from '../recognizer.js';
+import { BaseRecognitionStream } from '../recognition-stream.js';
 
 /** How long to wait for Deepgram to close after `CloseStream` before dropping the socket, ms. */
 const CLOSE_GRACE_MS = 5000;

@@ -23,13 +23,8 @@ import { redactSecrets } from '../../domain/redact.js';
 import type { ConnectFailure } from './cloud-socket.js';
 import { CHUNK_MS, END_OF_STREAM_MESSAGE, SARVAM_SAMPLE_RATE, sarvamHandshakeFailure } from './sarvam-protocol.js';
 import { StreamingResampler } from '../audio.js';
-import {
-  BaseRecognitionStream,
-  RecognizerError,
-  type FinalTranscript,
-  type RecognitionOptions,
-  type RecognizerClock,
-} from '../recognizer.js';
+import { RecognizerError, type FinalTranscript, type RecognitionOptions, type RecognizerClock } from '../recognizer.js';
+import { BaseRecognitionStream } from '../recognition-stream.js';
 
 /** Connection attempts per stream: the first and one reconnect. */
 const MAX_ATTEMPTS = 2;
