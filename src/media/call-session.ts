@@ -30,17 +30,9 @@
 import { EventEmitter } from 'node:events';
 import { GRAMMAR_OF_EXPECTATION } from '../domain/media.js';
 import { clipToTelephony } from './audio.js';
-import {
-  SilenceTimer,
-  decideBargeIn,
-  endOfUtteranceSilenceMs,
-  resolveBargeInConfig,
-  resolveEouSilence,
-  type BargeInConfig,
-  type BargeInReason,
-  type ExpectationKind,
-  type SilenceAction,
-} from './endpointing.js';
+import { endOfUtteranceSilenceMs, resolveEouSilence, type ExpectationKind } from './endpointing.js';
+import { decideBargeIn, resolveBargeInConfig, type BargeInConfig, type BargeInReason } from './barge-in.js';
+import { SilenceTimer, type SilenceAction } from './silence-timer.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock } from './playout.js';
 import {
   type FinalTranscript,
