@@ -16,7 +16,7 @@
  * ≥ 0.5 s) it prints that segment's hypothesis; the stream sends the words so far as a `partial`.
  */
 import net from 'node:net';
-import { StreamingResampler } from './audio.js';
+import { StreamingResampler } from './audio-resample.js';
 import { ENGINE_RATE, hasOpened, killEngine, type Engine, type EngineKind } from './pocketsphinx-engine.js';
 import { EngineLog, type ScoredSegment } from './pocketsphinx-score.js';
 import { RecognizerError, type RecognitionOptions } from './recognizer.js';

@@ -35,7 +35,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SAMPLE_RATES } from './audio.js';
+import { SAMPLE_RATES } from './audio-resample.js';
 import { engineArgs, killEngine, type Engine, type EngineKind } from './pocketsphinx-engine.js';
 import { ScoredGrammarStream } from './pocketsphinx-score.js';
 import { pocketsphinxStatus, resolveBinary, type PocketsphinxOptions, type PocketsphinxStatus } from './pocketsphinx-status.js';

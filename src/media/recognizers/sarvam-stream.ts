@@ -22,7 +22,7 @@ import WebSocket from 'ws';
 import { redactSecrets } from '../../domain/redact.js';
 import type { ConnectFailure } from './cloud-socket.js';
 import { CHUNK_MS, END_OF_STREAM_MESSAGE, SARVAM_SAMPLE_RATE, sarvamHandshakeFailure } from './sarvam-protocol.js';
-import { StreamingResampler } from '../audio.js';
+import { StreamingResampler } from '../audio-resample.js';
 import { RecognizerError, type FinalTranscript, type RecognitionOptions, type RecognizerClock } from '../recognizer.js';
 import { BaseRecognitionStream } from '../recognition-stream.js';
 

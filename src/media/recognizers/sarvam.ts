@@ -16,7 +16,7 @@ import {
   streamUrl,
 } from './sarvam-protocol.js';
 import { SarvamStream } from './sarvam-stream.js';
-import { SAMPLE_RATES } from '../audio.js';
+import { SAMPLE_RATES } from '../audio-resample.js';
 import { systemClock } from '../playout.js';
 import {
   languageMatches,
