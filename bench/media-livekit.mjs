@@ -36,7 +36,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { resample } from '../dist/media/audio.js';
+import { resample } from '../dist/media/audio-resample.js';
 import { startFakeLiveKit } from '../dist/devtools/fake-livekit.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';

@@ -27,7 +27,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { resample } from '../dist/media/audio.js';
+import { resample } from '../dist/media/audio-resample.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../dist/media/pocketsphinx.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { SMOKE, smokeOr } from './lib/report.mjs';

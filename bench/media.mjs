@@ -60,7 +60,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { prepareSimLine } from '../dist/media/carriers/sim-client.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
-import { WebRtcVad } from '../dist/media/vad.js';
+import { WebRtcVad } from '../dist/media/vad-webrtc.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { hostBusyCores, procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';

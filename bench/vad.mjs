@@ -18,7 +18,7 @@
  * streams, one round, 20 ms frames only.
  */
 import { performance } from 'node:perf_hooks';
-import { WebRtcVad } from '../dist/media/vad.js';
+import { WebRtcVad } from '../dist/media/vad-webrtc.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
 import { resampleMono16 } from '../dist/speech/wav.js';
 import { smokeOr } from './lib/report.mjs';

@@ -10,7 +10,7 @@
  */
 import type http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { resample } from '../media/audio.js';
+import { resample } from '../media/audio-resample.js';
 import {
   FAKE_ROOM_FRAME_SAMPLES,
   FAKE_ROOM_PATH,

@@ -3,7 +3,8 @@
  * with whoever owns it: the reply clips and turn requests it trades with the session engine, its
  * options, and the events and figures it reports.
  */
-import type { BargeInConfig, BargeInReason, ExpectationKind } from './endpointing.js';
+import type { ExpectationKind } from './endpointing.js';
+import type { BargeInConfig, BargeInReason } from './barge-in.js';
 import type { ClearReport, PlayoutClock, PlayoutStats } from './playout.js';
 import type { RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
 import type { DtmfDigit, MediaTransport, StopReason } from './transport.js';

@@ -30,26 +30,18 @@
 import { EventEmitter } from 'node:events';
 import { GRAMMAR_OF_EXPECTATION } from '../domain/media.js';
 import { clipToTelephony } from './audio.js';
-import {
-  SilenceTimer,
-  decideBargeIn,
-  endOfUtteranceSilenceMs,
-  resolveBargeInConfig,
-  resolveEouSilence,
-  type BargeInConfig,
-  type BargeInReason,
-  type ExpectationKind,
-  type SilenceAction,
-} from './endpointing.js';
+import { endOfUtteranceSilenceMs, resolveEouSilence, type ExpectationKind } from './endpointing.js';
+import { decideBargeIn, resolveBargeInConfig, type BargeInConfig, type BargeInReason } from './barge-in.js';
+import { SilenceTimer, type SilenceAction } from './silence-timer.js';
 import { Playout, systemClock, type ClearReport, type PlayoutClock } from './playout.js';
 import {
-  withTimeout,
   type FinalTranscript,
   type RecognitionStream,
   type RecognizerError,
   type RecognizerErrorData,
   type SpeechRecognizer,
 } from './recognizer.js';
+import { withTimeout } from './recognition-stream.js';
 import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
 import type {

@@ -34,7 +34,9 @@
  *   XML does (https://docs.plivo.com/docs/voice/xml/audiostream).
  * The Exotel and Plivo behaviour is read from their docs and not yet checked on a live account.
  */
-import { decodeMulaw, pcm16FromBytes, StreamingResampler } from './audio.js';
+import { pcm16FromBytes } from './audio.js';
+import { decodeMulaw } from './audio-g711.js';
+import { StreamingResampler } from './audio-resample.js';
 import { CarrierStream, type CarrierStart } from './carriers/stream-state.js';
 import { exotelChunkRules, exotelChunks } from './carriers/exotel.js';
 import {

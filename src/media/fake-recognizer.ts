@@ -16,7 +16,6 @@
  */
 import { systemClock } from './playout.js';
 import {
-  BaseRecognitionStream,
   RecognizerError,
   validateRecognitionOptions,
   type FinalTranscript,
@@ -26,6 +25,7 @@ import {
   type RecognizerPriceBasis,
   type SpeechRecognizer,
 } from './recognizer.js';
+import { BaseRecognitionStream } from './recognition-stream.js';
 
 /**
  * How an utterance is answered:

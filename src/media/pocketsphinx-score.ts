@@ -20,13 +20,8 @@
  * other words or noise, far below. The ratio maps to 0–1 by the logistic
  * {@link grammarConfidence}. docs/media.md ("Confidence") gives the measured figures.
  */
-import {
-  BaseRecognitionStream,
-  type FinalTranscript,
-  type RecognitionOptions,
-  type RecognitionStream,
-  type RecognizerError,
-} from './recognizer.js';
+import { type FinalTranscript, type RecognitionOptions, type RecognitionStream, type RecognizerError } from './recognizer.js';
+import { BaseRecognitionStream } from './recognition-stream.js';
 
 /** Ratio (engine units per frame) at which a grammar hypothesis gets confidence 0.5. */
 export const RATIO_MIDPOINT = -24;

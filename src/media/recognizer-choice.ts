@@ -18,7 +18,7 @@
  * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the stream.
  */
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
-import { SARVAM_LANGUAGES } from './recognizers/sarvam.js';
+import { SARVAM_LANGUAGES } from './recognizers/sarvam-protocol.js';
 import type { RecognizerSpec } from './worker-protocol.js';
 
 /** A recogniser setting: the default `recognizer` or a per-language one. */

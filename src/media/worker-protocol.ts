@@ -7,7 +7,8 @@
  * batched: each side posts at most one array of messages per turn of its event loop.
  */
 import type { CarrierDialect } from './carriers/types.js';
-import type { BargeInReason, ExpectationKind } from './endpointing.js';
+import type { ExpectationKind } from './endpointing.js';
+import type { BargeInReason } from './barge-in.js';
 import type { ClearReport } from './playout.js';
 import type { FakeUtterance } from './fake-recognizer.js';
 import type { RecognizerErrorData } from './recognizer.js';

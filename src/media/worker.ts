@@ -21,7 +21,7 @@ import type { MediaTransport } from './transport.js';
 import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { buildRecognizer } from './recognizer-factory.js';
-import { WebRtcVad } from './vad.js';
+import { WebRtcVad } from './vad-webrtc.js';
 import {
   CARRIER_WARM_FORMATS,
   ROOM_WARM_FORMATS,

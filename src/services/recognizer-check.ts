@@ -11,8 +11,8 @@
 import { performance } from 'node:perf_hooks';
 import { redactSecrets } from '../domain/redact.js';
 import { describeRecognition, type RecognitionConfig } from '../media/recognizer-choice.js';
-import { checkDeepgram } from '../media/recognizers/deepgram.js';
-import { checkSarvam } from '../media/recognizers/sarvam.js';
+import { checkDeepgram } from '../media/recognizers/deepgram-check.js';
+import { checkSarvam } from '../media/recognizers/sarvam-check.js';
 
 /** The outcome of a provider's check function (the adapters' `DeepgramCheck`/`SarvamCheck`). */
 export type ProviderCheck =

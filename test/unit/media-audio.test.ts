@@ -1,8 +1,8 @@
 /**
- * Audio formats of the media core (src/media/audio.ts): G.711 μ-law/A-law against the standard's
- * code points and the `alawmulaw` codec bundled in wavefile, raw PCM16 payloads, the streaming
- * resampler (frequency, length, anti-aliasing, chunking), the Framer, and a real cached clip
- * converted to Twilio's 8 kHz μ-law frames.
+ * Audio formats of the media core (src/media/audio.ts, audio-g711.ts, audio-resample.ts): G.711
+ * μ-law/A-law against the standard's code points and the `alawmulaw` codec bundled in wavefile,
+ * raw PCM16 payloads, the streaming resampler (frequency, length, anti-aliasing, chunking), the
+ * Framer, and a real cached clip converted to Twilio's 8 kHz μ-law frames.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,23 +12,18 @@ import * as wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Framer,
-  SAMPLE_RATES,
-  StreamingResampler,
   bytesPerSample,
   clipToTelephony,
-  decodeAlaw,
   decodeAudio,
-  decodeMulaw,
-  encodeAlaw,
   encodeAudio,
-  encodeMulaw,
   pcm16FromBytes,
   pcm16ToBytes,
   pcmToTelephony,
-  resample,
   samplesIn,
   type AudioEncoding,
 } from '../../src/media/audio.js';
+import { decodeAlaw, decodeMulaw, encodeAlaw, encodeMulaw } from '../../src/media/audio-g711.js';
+import { SAMPLE_RATES, StreamingResampler, resample } from '../../src/media/audio-resample.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
 import { concat } from '../support/media.js';

@@ -11,7 +11,9 @@
  * test/unit/speech-espeak.test.ts does) so this file never runs a stale build.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeMulaw, encodeMulaw, pcm16FromBytes, pcm16ToBytes, resample } from '../../src/media/audio.js';
+import { pcm16FromBytes, pcm16ToBytes } from '../../src/media/audio.js';
+import { decodeMulaw, encodeMulaw } from '../../src/media/audio-g711.js';
+import { resample } from '../../src/media/audio-resample.js';
 import { CarrierTransport, CLOSE_CODES, type CarrierSocket, type CarrierStartInfo } from '../../src/media/carrier-transport.js';
 import { exotelChunkRules, MAX_FRAME_CHARS, MAX_MEDIA_PAYLOAD_BYTES, type CarrierDialect } from '../../src/media/carriers/index.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';

@@ -10,14 +10,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from '../../src/devtools/fake-deepgram.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
-import {
-  withTimeout,
-  type FinalTranscript,
-  type PartialTranscript,
-  type RecognitionStream,
-  type RecognizerError,
-} from '../../src/media/recognizer.js';
-import { checkDeepgram, deepgramLanguage, DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
+import { type FinalTranscript, type PartialTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
+import { withTimeout } from '../../src/media/recognition-stream.js';
+import { DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
+import { checkDeepgram } from '../../src/media/recognizers/deepgram-check.js';
+import { deepgramLanguage } from '../../src/media/recognizers/deepgram-protocol.js';
 import { concat } from '../support/media.js';
 
 const RATE = 16000;

@@ -7,23 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { parseAgentDefinition } from '../../src/domain/agent.js';
 import { compileAgent, currentStep, initialState } from '../../src/engine/state.js';
+import { DEFAULT_EOU_SILENCE_MS, endOfUtteranceSilenceMs, expectationForStep, resolveEouSilence } from '../../src/media/endpointing.js';
+import { isBackchannel } from '../../src/media/backchannels.js';
+import { decideBargeIn, DEFAULT_BARGE_IN, resolveBargeInConfig, type BargeInInput } from '../../src/media/barge-in.js';
 import {
-  decideBargeIn,
-  DEFAULT_BARGE_IN,
-  DEFAULT_EOU_SILENCE_MS,
   DEFAULT_SILENCE,
-  endOfUtteranceSilenceMs,
-  expectationForStep,
   INITIAL_SILENCE_STATE,
-  isBackchannel,
-  resolveBargeInConfig,
-  resolveEouSilence,
   resolveSilenceConfig,
   SilenceTimer,
   silenceReduce,
-  type BargeInInput,
   type SilenceAction,
-} from '../../src/media/endpointing.js';
+} from '../../src/media/silence-timer.js';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { SpeechSegmenter, type SpeechEvent } from '../../src/media/vad.js';
 

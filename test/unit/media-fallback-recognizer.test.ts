@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions } from '../../src/media/fake-recognizer.js';
-import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
+import { type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
+import { withTimeout } from '../../src/media/recognition-stream.js';
 import { FallbackRecognizer, type FallbackSwitch } from '../../src/media/recognizers/fallback.js';
 
 const RATE = 16_000;

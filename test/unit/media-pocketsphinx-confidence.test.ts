@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import { parseAgentDefinition } from '../../src/domain/agent.js';
 import { compileAgent, initialState } from '../../src/engine/state.js';
 import { runTurn } from '../../src/engine/turn.js';
-import { resample } from '../../src/media/audio.js';
+import { resample } from '../../src/media/audio-resample.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 import { EngineLog, grammarConfidence, RATIO_MIDPOINT, speechRatio } from '../../src/media/pocketsphinx-score.js';
 import type { FinalTranscript, RecognitionGrammar, RecognizerError } from '../../src/media/recognizer.js';

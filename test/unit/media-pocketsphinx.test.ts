@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseAgentDefinition } from '../../src/domain/agent.js';
-import { resample } from '../../src/media/audio.js';
+import { resample } from '../../src/media/audio-resample.js';
 import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
 import { dictionaryFor, romanisedPhones } from '../../src/media/pocketsphinx-grammars.js';
 import type {

@@ -12,10 +12,10 @@ import {
   canonicalLanguage,
   languageMatches,
   recognizerFor,
-  withTimeout,
   type RecognitionStream,
   type RecognizerCandidate,
 } from '../../src/media/recognizer.js';
+import { withTimeout } from '../../src/media/recognition-stream.js';
 
 type Event = ['partial', string, number, number] | ['final', string, number | null, number, number, number] | ['error', string];
 

@@ -8,7 +8,8 @@
  * speech-espeak.test.ts) so this file never runs a stale build.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SpeechSegmenter, WebRtcVad, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
+import { SpeechSegmenter, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
+import { WebRtcVad } from '../../src/media/vad-webrtc.js';
 import { resampleMono16 } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 import { trim } from '../support/media.js';

@@ -22,7 +22,8 @@ import {
 import { buildRecognizer } from '../../src/media/recognizer-factory.js';
 import { DeepgramRecognizer } from '../../src/media/recognizers/deepgram.js';
 import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
-import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES, SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
+import { SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
+import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES } from '../../src/media/recognizers/sarvam-protocol.js';
 import type { RecognizerSpec } from '../../src/media/worker-protocol.js';
 import { embeddedStatus, recognitionHealth, recognitionNotice } from '../../src/server/media-runtime.js';
 import { MediaStreams } from '../../src/server/media-streams.js';

@@ -4,7 +4,7 @@
  * `wavefile` and resampled with ../audio.ts, or synthesised audio resampled the same way.
  */
 import * as wavefileModule from 'wavefile';
-import { resample, SAMPLE_RATES } from '../audio.js';
+import { resample, SAMPLE_RATES } from '../audio-resample.js';
 
 type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };

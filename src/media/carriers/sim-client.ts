@@ -22,7 +22,7 @@
  */
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { resample } from '../audio.js';
+import { resample } from '../audio-resample.js';
 import { systemClock, type PlayoutClock } from '../playout.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import {

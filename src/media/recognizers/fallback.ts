@@ -25,7 +25,6 @@
  */
 import { systemClock } from '../playout.js';
 import {
-  BaseRecognitionStream,
   canonicalLanguage,
   languageMatches,
   RecognizerError,
@@ -37,6 +36,7 @@ import {
   type RecognizerPriceBasis,
   type SpeechRecognizer,
 } from '../recognizer.js';
+import { BaseRecognitionStream } from '../recognition-stream.js';
 
 /** A switch to the fallback, for logs and the worker's events. */
 export interface FallbackSwitch {

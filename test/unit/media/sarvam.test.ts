@@ -8,8 +8,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startFakeSarvam, type FakeSarvam } from '../../../src/devtools/fake-sarvam.js';
 import { systemClock } from '../../../src/media/playout.js';
-import { withTimeout, type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../../src/media/recognizer.js';
-import { SarvamRecognizer, checkSarvam } from '../../../src/media/recognizers/sarvam.js';
+import { type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../../src/media/recognizer.js';
+import { withTimeout } from '../../../src/media/recognition-stream.js';
+import { SarvamRecognizer } from '../../../src/media/recognizers/sarvam.js';
+import { checkSarvam } from '../../../src/media/recognizers/sarvam-check.js';
 import { concat } from '../../support/media.js';
 
 const KEY = 'sk_test_SECRET_4f9a';
