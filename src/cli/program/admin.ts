@@ -8,6 +8,8 @@ import { Option, type Command } from 'commander';
 import { action, adminOptions, examples } from '../command-kit.js';
 
 const adminCmd = () => import('../commands/admin.js');
+const adminTenantCmd = () => import('../commands/admin-tenant.js');
+const adminDataCmd = () => import('../commands/admin-data.js');
 const adminCacheCmd = () => import('../commands/admin-cache.js');
 const adminDbCmd = () => import('../commands/admin-db.js');
 
@@ -21,7 +23,7 @@ export function registerAdminCommands(program: Command): void {
       'vagent admin tenant create acme-collections',
       'vagent admin tenant create sunrise-clinic --state-dir /var/lib/vagent',
     ),
-  ).action(action(adminCmd, (m) => m.tenantCreate));
+  ).action(action(adminTenantCmd, (m) => m.tenantCreate));
   adminOptions(
     tenant
       .command('set')
@@ -49,17 +51,17 @@ Examples:
   $ printf %s "$ROUTING_SECRET" | vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route --webhook-secret-stdin
   $ vagent admin tenant set acme-collections --budget-inr default --inbound-webhook none --json`,
       ),
-  ).action(action(adminCmd, (m) => m.tenantSet));
+  ).action(action(adminTenantCmd, (m) => m.tenantSet));
   adminOptions(
     examples(
       tenant.command('show').argument('<name>', 'tenant name').description("show a tenant's budget and webhook (never its secret)"),
       'vagent admin tenant show acme-collections',
       'vagent admin tenant show default --json',
     ),
-  ).action(action(adminCmd, (m) => m.tenantShow));
+  ).action(action(adminTenantCmd, (m) => m.tenantShow));
   adminOptions(
     examples(tenant.command('list').alias('ls').description('list tenants'), 'vagent admin tenant list', 'vagent admin tenant list --json'),
-  ).action(action(adminCmd, (m) => m.tenantList));
+  ).action(action(adminTenantCmd, (m) => m.tenantList));
   const key = admin.command('key').description('API keys');
   adminOptions(
     key
@@ -203,7 +205,7 @@ Examples:
   $ vagent admin purge --before 2026-01-01T00:00:00+05:30 --tenant acme-collections
   $ vagent admin purge --before 2025-10-01 --json`,
       ),
-  ).action(action(adminCmd, (m) => m.purge));
+  ).action(action(adminDataCmd, (m) => m.purge));
   adminOptions(
     admin
       .command('export')
@@ -229,5 +231,5 @@ Examples:
   $ vagent admin export --tenant acme-collections --since 2025-12-01 --before 2026-01-01 | gzip > acme-2025-12.jsonl.gz
   $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json`,
       ),
-  ).action(action(adminCmd, (m) => m.exportSessionsCommand));
+  ).action(action(adminDataCmd, (m) => m.exportSessionsCommand));
 }
