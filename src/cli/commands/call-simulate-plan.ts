@@ -13,7 +13,7 @@ import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../medi
 import { type SimStep } from '../../media/carriers/sim-client.js';
 import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
-import { placeBody } from './call.js';
+import { placeBody } from './call-place.js';
 
 /** One `--say`, `--wav` or `--dtmf`, in the order given on the command line. */
 export interface CallerLineFlag {

@@ -8,6 +8,7 @@ import { Option, type Command } from 'commander';
 import { action, examples } from '../command-kit.js';
 
 const callCmd = () => import('../commands/call.js');
+const callPlaceCmd = () => import('../commands/call-place.js');
 const callSimulateCmd = () => import('../commands/call-simulate.js');
 
 /** Declares the `call` command group on `program`. */
@@ -45,7 +46,7 @@ Examples:
   $ vagent call place --agent ag_emi_reminder_hi --to +919876543210 --dial --customer-name "Ravi Kumar" --context @ravi.json \\
       --idempotency-key emi-2025-11-ravi --json | jq -r .call_id`,
     )
-    .action(action(callCmd, (m) => m.place));
+    .action(action(callPlaceCmd, (m) => m.place));
   examples(
     call.command('show').argument('<call-id>', 'cl_… id').description('status, dial status, numbers, room, duration and cost of a call'),
     'vagent call show cl_4503599627370497',
