@@ -1,7 +1,6 @@
 /**
  * A local fake of Sarvam AI's streaming speech-to-text WebSocket (`GET /speech-to-text/ws`), for
- * tests and for trying vagent without a Sarvam account (issue 17: "a local fake server speaking
- * its exact protocol").
+ * tests and for trying vagent without a Sarvam account; it speaks Sarvam's exact protocol.
  *
  * Protocol as in src/media/recognizers/sarvam.ts (sources: the `sarvamai` JS SDK 1.1.10 on npm,
  * docs.sarvam.ai streaming API pages, LiveKit's Sarvam plugin):

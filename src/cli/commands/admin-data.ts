@@ -59,7 +59,7 @@ export interface PurgeFlags extends AdminFlags {
 }
 
 /**
- * `vagent admin purge --before DATE [--tenant NAME] [--dry-run]` (issue 15 item 2): deletes
+ * `vagent admin purge --before DATE [--tenant NAME] [--dry-run]`: deletes
  * what is older than the cut-off, whatever the retention settings, by the same rules and in
  * the same batches as the daemon's background purge, so it can run beside a serving daemon.
  * `--dry-run` counts exactly what would be deleted and changes nothing.
@@ -127,8 +127,8 @@ function drained(stream: NodeJS.WritableStream): Promise<void> {
 }
 
 /**
- * `vagent admin export [--tenant NAME] [--since DATE] [--before DATE] [--output FILE] [--force]`
- * (issue 15 item 2): sessions as JSON lines, one per session with its turns and calls (see
+ * `vagent admin export [--tenant NAME] [--since DATE] [--before DATE] [--output FILE] [--force]`:
+ * sessions as JSON lines, one per session with its turns and calls (see
  * services/archive.ts), oldest first, to stdout or to a new file of mode 0600. Reads a page of
  * sessions at a time and waits for the output to drain, so memory stays bounded.
  * @throws UsageError (exit 2) for a malformed date or `--since` not before `--before`; CliError

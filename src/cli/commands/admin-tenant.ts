@@ -136,7 +136,7 @@ function printTenant(t: TenantView): void {
 /**
  * `vagent admin tenant set NAME [--budget-inr N|default] [--retention-days N|0|default]
  * [--inbound-webhook URL|none] [--webhook-secret-stdin]`: a tenant's daily budget, retention
- * (issue 15 item 2) and inbound routing webhook. A webhook
+ * and inbound routing webhook. A webhook
  * set without `--webhook-secret-stdin` gets a generated signing secret, printed only here.
  * @throws UsageError (exit 2) for bad flags; CliError (exit 1) for a URL the webhook policy
  *   (settings `inbound_webhook_allow_http`/`_private`) refuses; ApiError not_found (tenant).
