@@ -1,5 +1,5 @@
 /**
- * How `vagent`'s commands are declared (src/cli/main.ts): each action loads its handler lazily
+ * How `vagent`'s commands are declared (src/cli/program/*.ts): each action loads its handler lazily
  * and gets the command's context; shared options and help blocks.
  */
 import type { Command } from 'commander';

@@ -10,7 +10,8 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closeOnSignals, parsePort, restartNote, shellQuote, UsageError } from './cli.js';
-import { startFakeDeepgram, type FakeDeepgramHandshake } from './fake-deepgram.js';
+import type { FakeDeepgramHandshake } from './fake-deepgram-api.js';
+import { startFakeDeepgram } from './fake-deepgram.js';
 
 const USAGE = `usage:
   fake-deepgram [--port 8766] [--host 127.0.0.1] [--api-key K] [--script FILE] [--speech-level N]

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closeOnSignals, parsePort, restartNote, shellQuote, UsageError } from './cli.js';
 import { parseCalleeLines, type CalleeScript } from './fake-room-media.js';
-import { startFakeLiveKit, type FakeLiveKitOptions, type RecordedRequest, type WebhookDelivery } from './fake-livekit.js';
+import type { FakeLiveKitOptions, RecordedRequest, WebhookDelivery } from './fake-livekit-api.js';
+import { startFakeLiveKit } from './fake-livekit.js';
 
 const USAGE = `usage:
   fake-livekit [--port 7880] [--host 127.0.0.1] [--api-key K] [--api-secret S] [--webhook URL]

@@ -1,7 +1,6 @@
 /**
  * A local fake of Sarvam AI's streaming speech-to-text WebSocket (`GET /speech-to-text/ws`), for
- * tests and for trying vagent without a Sarvam account (issue 17: "a local fake server speaking
- * its exact protocol").
+ * tests and for trying vagent without a Sarvam account; it speaks Sarvam's exact protocol.
  *
  * Protocol as in src/media/recognizers/sarvam.ts (sources: the `sarvamai` JS SDK 1.1.10 on npm,
  * docs.sarvam.ai streaming API pages, LiveKit's Sarvam plugin):
@@ -23,20 +22,17 @@
  *   (empty transcript when no speech was buffered — an assumption: Sarvam does not document it).
  *   `end_of_stream` closes the socket (1000) once every answer is out.
  *
- * Speech is found by an energy detector on the received audio: 20 ms frames with an RMS at or
- * above `speechRms` are speech; END_SPEECH comes after `endSilenceMs` of non-speech in *audio*
- * time (500 ms with `high_vad_sensitivity=true`, else 1000 ms — the docs' best practices).
- * Transcripts come from `script`, one per answered segment in order (shared by all connections;
- * an empty transcript once it runs out).
- *
  * Faults: {@link FakeSarvam.rejectNext} (HTTP status on the next handshakes),
  * {@link FakeSarvam.dropNext} (terminate the next connections after N bytes or N ms of audio
  * received), {@link FakeSarvam.answerDelayMs} (slow answers).
+ *
+ * One accepted connection (speech detection, the messages in and out) is served by
+ * fake-sarvam-connection.ts.
  */
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
+import { requestId, serve, type FakeSarvamConnection } from './fake-sarvam-connection.js';
 
 /** The path the fake serves (Sarvam's). */
 export const FAKE_SARVAM_PATH = '/speech-to-text/ws';
@@ -72,7 +68,6 @@ const MODES = new Set(['transcribe', 'translate', 'verbatim', 'translit', 'codem
 const CODECS = new Set(['wav', 'pcm_s16le', 'pcm_l16', 'pcm_raw']);
 const RATES = new Set(['8000', '16000']);
 const BOOLEANS = ['high_vad_sensitivity', 'vad_signals', 'flush_signal'] as const;
-const ENCODINGS = new Set(['audio/wav', 'wav', 'pcm_s16le', 'pcm_l16', 'pcm_raw']);
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -101,26 +96,6 @@ export interface FakeSarvamOptions {
   answerDelayMs?: number;
   /** Called for each accepted connection (e.g. a log line). */
   onConnection?: (c: FakeSarvamConnection) => void;
-}
-
-/** One connection the fake accepted (or refused: then `refused` holds the status). */
-export interface FakeSarvamConnection {
-  /** The query parameters of the upgrade. */
-  query: Record<string, string>;
-  /** The upgrade's headers without the key (`api-subscription-key`, `authorization`). */
-  headers: Record<string, string>;
-  /** The HTTP status the handshake was refused with, if it was. */
-  refused?: number;
-  /** Audio bytes received (decoded PCM). */
-  audioBytes: number;
-  /** The decoded PCM16 received, in order. */
-  audio: Int16Array[];
-  /** Client messages by kind: audio, flush, config, end_of_stream, other. */
-  messages: Record<string, number>;
-  /** Transcripts sent. */
-  transcripts: string[];
-  /** Whether the fake dropped it on purpose. */
-  dropped: boolean;
 }
 
 /** A running fake. */
@@ -256,160 +231,4 @@ function checkQuery(q: Record<string, string>): string | undefined {
     return `input_audio_codec ${q.input_audio_codec} is not supported`;
   for (const b of BOOLEANS) if (q[b] !== undefined && q[b] !== 'true' && q[b] !== 'false') return `${b} must be true or false`;
   return undefined;
-}
-
-function requestId(): string {
-  const d = new Date().toISOString().slice(0, 10).replaceAll('-', '');
-  return `${d}_${randomUUID()}`;
-}
-
-interface ServeOptions {
-  script: string[];
-  drop: { afterBytes?: number; afterMs?: number } | undefined;
-  speechRms: number;
-  endSilenceMs: number | undefined;
-  delay: () => number;
-}
-
-/** Runs one accepted connection. */
-function serve(ws: WebSocket, conn: FakeSarvamConnection, o: ServeOptions): void {
-  const q = conn.query;
-  const rate = Number(q.sample_rate ?? '16000');
-  const signals = q.vad_signals === 'true';
-  const endSilenceMs = o.endSilenceMs ?? (q.high_vad_sensitivity === 'true' ? 500 : 1000);
-  const frame = (rate * 20) / 1000;
-  const language = q['language-code'] === 'unknown' ? 'hi-IN' : q['language-code']!;
-  let pending = new Int16Array(0); // samples not yet in a whole frame
-  let speaking = false;
-  let voiced = false; // speech heard since the last answer
-  let silentMs = 0;
-  let segmentSamples = 0;
-  let receivedMs = 0;
-  let queue = Promise.resolve();
-  let ended = false;
-
-  const send = (m: unknown): void => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
-  };
-  const event = (signal: 'START_SPEECH' | 'END_SPEECH'): void => {
-    if (signals) send({ type: 'events', data: { signal_type: signal, occured_at: Date.now() / 1000 } });
-  };
-  /** Queues the transcript of the current segment (in order, after the answer delay). */
-  const answer = (): void => {
-    const transcript = voiced ? (o.script.shift() ?? '') : '';
-    const audioS = segmentSamples / rate;
-    voiced = false;
-    segmentSamples = 0;
-    const delay = o.delay();
-    queue = queue.then(async () => {
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      if (ws.readyState !== ws.OPEN) return;
-      conn.transcripts.push(transcript);
-      send({
-        type: 'data',
-        data: {
-          request_id: requestId(),
-          transcript,
-          timestamps: null,
-          diarized_transcript: null,
-          language_code: language,
-          language_probability: null,
-          metrics: { audio_duration: audioS, processing_latency: delay / 1000 },
-        },
-      });
-    });
-  };
-  const onAudio = (pcm: Int16Array): void => {
-    const all = new Int16Array(pending.length + pcm.length);
-    all.set(pending);
-    all.set(pcm, pending.length);
-    let at = 0;
-    for (; at + frame <= all.length; at += frame) {
-      const f = all.subarray(at, at + frame);
-      segmentSamples += frame;
-      let sum = 0;
-      for (const v of f) sum += v * v;
-      const loud = Math.sqrt(sum / frame) >= o.speechRms;
-      if (loud) {
-        silentMs = 0;
-        voiced = true;
-        if (!speaking) {
-          speaking = true;
-          event('START_SPEECH');
-        }
-      } else if (speaking) {
-        silentMs += 20;
-        if (silentMs >= endSilenceMs) {
-          speaking = false;
-          silentMs = 0;
-          event('END_SPEECH');
-          answer();
-        }
-      }
-    }
-    pending = all.slice(at);
-  };
-
-  ws.on('message', (raw, isBinary) => {
-    if (ended) return;
-    const count = (k: string): void => void (conn.messages[k] = (conn.messages[k] ?? 0) + 1);
-    let m: { type?: unknown; audio?: { data?: unknown; sample_rate?: unknown; encoding?: unknown } };
-    try {
-      m = isBinary ? {} : (JSON.parse(raw.toString()) as typeof m);
-    } catch {
-      m = {};
-    }
-    if (m.type === 'end_of_stream') {
-      count('end_of_stream');
-      ended = true;
-      void queue.then(() => ws.close(1000));
-      return;
-    }
-    if (m.type === 'flush') {
-      count('flush');
-      speaking = false;
-      silentMs = 0;
-      answer();
-      return;
-    }
-    if (m.type === 'config') {
-      count('config');
-      return;
-    }
-    const a = m.audio;
-    if (m.type === undefined && a && typeof a.data === 'string') {
-      count('audio');
-      if (a.encoding !== undefined && !ENCODINGS.has(String(a.encoding))) {
-        send({
-          type: 'error',
-          data: { error: `unsupported audio encoding ${String(a.encoding)}`, code: 'invalid_request_error' },
-        });
-        return;
-      }
-      let bytes = Buffer.from(a.data, 'base64');
-      if (bytes.length >= 44 && bytes.toString('latin1', 0, 4) === 'RIFF') bytes = bytes.subarray(44);
-      const pcm = new Int16Array(Math.floor(bytes.length / 2));
-      for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(i * 2);
-      conn.audioBytes += pcm.length * 2;
-      conn.audio.push(pcm);
-      receivedMs += (pcm.length / rate) * 1000;
-      if (
-        o.drop &&
-        ((o.drop.afterBytes !== undefined && conn.audioBytes >= o.drop.afterBytes) ||
-          (o.drop.afterMs !== undefined && receivedMs >= o.drop.afterMs))
-      ) {
-        conn.dropped = true;
-        ended = true;
-        ws.terminate();
-        return;
-      }
-      onAudio(pcm);
-      return;
-    }
-    count('other');
-    send({
-      type: 'error',
-      data: { error: 'message must carry audio, or be of type flush, config or end_of_stream', code: 'invalid_request_error' },
-    });
-  });
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { WaveFile } from 'wavefile';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeTranscripts, simulationPlan, type CallSimulateFlags } from '../../src/cli/commands/call-simulate.js';
+import { fakeTranscripts, simulationPlan, type CallSimulateFlags } from '../../src/cli/commands/call-simulate-plan.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { callerLineFromWav, CallerWavError } from '../../src/media/carriers/sim-audio.js';

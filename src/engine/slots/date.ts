@@ -16,7 +16,7 @@
  *   "2019-03-14".
  */
 import { addDays, formatDate, isValid, localDate, nextDayOfMonth, nextMonthDay, shiftMonth, weekday, type CivilDate } from './calendar.js';
-import { DAYPARTS, MONTHS, RELATIVE_DAYS, WEEKDAYS } from './keywords.js';
+import { DAYPARTS, MONTHS, RELATIVE_DAYS, WEEKDAYS } from './date-words.js';
 import { prepare } from './numbers.js';
 import { aloneInUtterance } from './time.js';
 import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './text.js';

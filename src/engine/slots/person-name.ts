@@ -9,7 +9,8 @@
  * be a kinship word (mom, dad …). In answer mode a short reply that is nothing but a name
  * ("Philip", "Uncle Richard please", "Rahul ji") is accepted without a cue.
  */
-import { FILLERS, MONTHS, WEEKDAYS } from './keywords.js';
+import { MONTHS, WEEKDAYS } from './date-words.js';
+import { FILLERS } from './keywords.js';
 import { MULTIPLIER_WORDS, ORDINAL_WORDS, SMALL_WORDS } from './number-words.js';
 import { normalizeWord, tokenize, type Tok } from './text.js';
 import { YES_NO_WORDS } from './yes-no.js';

@@ -8,7 +8,8 @@
  * 12 → noon; "09:30" (zero-padded) and 13–23 are 24-hour times.
  * This is the daytime reading people mean when booking: "at 4" is 16:00, "11:30" is 11:30.
  */
-import { DAYPARTS, FILLERS, COUNT_NOUNS } from './keywords.js';
+import { DAYPARTS } from './date-words.js';
+import { FILLERS, COUNT_NOUNS } from './keywords.js';
 import { prepare } from './numbers.js';
 import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './text.js';
 

@@ -1,0 +1,220 @@
+/**
+ * What `vagent call simulate` prints as the call goes: each timeline event, the session's turns
+ * as the daemon records them (what the recogniser heard, the agent's reply), and the end of the
+ * call (latencies, barge-ins, the summary and costs), as human lines or JSON lines.
+ */
+import { type SessionDetail, type VagentClient } from '../../client/index.js';
+import { type SimEvent, type SimTimeline } from '../../media/carriers/sim-client.js';
+import type { SaidTracker } from './call-simulate-said.js';
+import { bold, dim, formatMs, hint, printFields, rupees, say } from '../output.js';
+import { costLine, valueText } from './chat-view.js';
+
+/** How often the session is polled for new turns, ms. */
+export const POLL_MS = 500;
+
+/** One entry of Session detail's raw turn list, as far as this command reads it. */
+interface TurnRow {
+  index?: number;
+  user_text?: string;
+  reply_text?: string;
+  /** A phone-line event turn's kind (`silence`, `not_heard`, …); absent on a caller's utterance. */
+  event?: string;
+  stt_provider?: string;
+  stt_ms?: number;
+  stt_confidence?: number;
+}
+
+/** camelCase → snake_case keys, for the JSON lines. */
+function snake(e: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}
+
+const seconds = (ms: number): string => dim(`[${(ms / 1000).toFixed(1).padStart(5)} s]`);
+
+/** Prints one timeline event (human lines, or one JSON line). */
+export function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => void): void {
+  if (emit) {
+    const { type, atMs, ...rest } = e;
+    emit({ event: type, at_ms: atMs, ...snake(rest) });
+    return;
+  }
+  const at = seconds(e.atMs);
+  switch (e.type) {
+    case 'line_start':
+      say(`${at} ${bold('caller')}  ${e.text ?? ''}${e.overReply ? dim(' (over the agent)') : ''}`);
+      break;
+    case 'reply_start':
+      if (e.turn >= 0) say(`${at} ${dim(`first reply audio ${formatMs(e.latencyMs)} after the caller stopped`)}`);
+      else say(`${at} ${dim(`opening audio ${formatMs(e.latencyMs)} after the stream started`)}`);
+      break;
+    case 'clear':
+      if (e.bargeInMs !== undefined)
+        say(
+          `${at} ${bold('barge-in')}  the agent stopped ${formatMs(e.bargeInMs)} after the caller began (${formatMs(e.droppedMs)} of reply dropped)`,
+        );
+      else say(`${at} ${dim(`the agent cleared ${formatMs(e.droppedMs)} of queued audio`)}`);
+      break;
+    case 'dtmf':
+      say(`${at} ${bold('caller')}  presses ${e.digit}`);
+      break;
+    case 'no_reply':
+      say(`${at} ${dim(`no reply after ${formatMs(e.waitedMs)}: the caller goes on`)}`);
+      break;
+    case 'protocol_error':
+      say(`${at} ${dim(`carrier protocol error (${e.code}): ${e.message}`)}`);
+      break;
+    case 'timeout':
+      say(`${at} ${dim('time is up: the caller hangs up')}`);
+      break;
+    case 'closed':
+      say(
+        `${at} ${bold(e.by === 'bot' ? 'the agent hung up' : 'the caller hung up')} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`,
+      );
+      break;
+    default:
+      break;
+  }
+}
+
+/** Follows the session's turns: prints each new one (what was heard, what the agent said). */
+export class TurnFollower {
+  private printed = 0;
+  private busy = false;
+  private last: SessionDetail | undefined;
+
+  constructor(
+    private readonly client: VagentClient,
+    private readonly agentId: string,
+    public sessionId: string | undefined,
+    private readonly startedAt: number,
+    private readonly said: SaidTracker,
+    private readonly emit?: (v: Record<string, unknown>) => void,
+  ) {}
+
+  /** Finds an inbound call's session: the newest of this agent opened since the call began. */
+  private async find(): Promise<void> {
+    const page = await this.client.listSessions({ limit: 10 });
+    const s = page.data.find((x) => x.agent_id === this.agentId && x.created_at >= this.startedAt - 1);
+    if (s) this.sessionId = s.session_id;
+  }
+
+  async poll(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      if (!this.sessionId) await this.find();
+      if (!this.sessionId) return;
+      const d = await this.client.getSession(this.sessionId);
+      this.last = d;
+      const turns = (Array.isArray(d.turns) ? d.turns : []) as TurnRow[];
+      for (; this.printed < turns.length; this.printed++) this.print(turns[this.printed]!);
+    } catch {
+      // Following the turns is best effort (it runs on a timer): the next poll tries again.
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private print(t: TurnRow): void {
+    const { said, match } = this.said.next(t);
+    if (this.emit) {
+      this.emit({
+        event: 'turn',
+        index: t.index ?? this.printed,
+        user_text: t.user_text ?? null,
+        reply_text: t.reply_text ?? null,
+        stt_provider: t.stt_provider ?? null,
+        stt_ms: t.stt_ms ?? null,
+        stt_confidence: t.stt_confidence ?? null,
+        said,
+        match,
+      });
+      return;
+    }
+    const confidence = typeof t.stt_confidence === 'number' ? dim(` (confidence ${t.stt_confidence.toFixed(2)})`) : '';
+    if (match === false) {
+      const heard = t.user_text ? `"${t.user_text}"` : 'nothing';
+      say(`          ${bold('heard')}   ${heard} ≠ said "${said}"${confidence} ${bold(`← misheard (turn ${t.index ?? this.printed})`)}`);
+    } else if (t.user_text) say(`          ${dim('heard')}   ${t.user_text}${confidence}`);
+    if (t.reply_text) say(`          ${bold('agent')}   ${t.reply_text}`);
+  }
+
+  /** After the call: polls until the session has ended (at most 5 s) and returns its detail. */
+  async settle(): Promise<SessionDetail | undefined> {
+    for (let i = 0; i < 10; i++) {
+      while (this.busy) await new Promise((r) => setTimeout(r, 50));
+      await this.poll();
+      if (this.last?.session?.status === 'ended') break;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    return this.last;
+  }
+}
+
+/** The end of the call: per-turn latencies, barge-ins, the session summary and costs. */
+export function printEnd(
+  t: SimTimeline,
+  d: SessionDetail | undefined,
+  sessionId: string | undefined,
+  said: SaidTracker,
+  emit?: (v: Record<string, unknown>) => void,
+): void {
+  const steps = d?.session?.steps ?? [];
+  const extracted = Object.fromEntries(steps.filter((s) => s.slot && s.value !== null).map((s) => [s.slot!, s.value]));
+  if (emit) {
+    emit({
+      event: 'summary',
+      session_id: sessionId ?? null,
+      status: d?.session?.status ?? null,
+      outcome: d?.session?.outcome ?? null,
+      extracted,
+      cost: d ? { total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr } : null,
+      stt_seconds: d?.stt_seconds ?? null,
+      mismatches: said.mismatches.length,
+      misheard: said.mismatches,
+      turns: t.turns.map((x) => snake({ ...x })),
+      opening_ms: t.openingMs ?? null,
+      frames: {
+        sent: t.sent.frames,
+        received: t.received.frames,
+        lateness_p99_ms: t.received.lateness.p99,
+        marks: t.received.marks,
+        marks_played: t.received.marksPlayed,
+        clears: t.received.clears,
+      },
+      close: t.close,
+    });
+    return;
+  }
+  say();
+  const latencies = t.turns.filter((x) => x.latencyMs !== undefined).map((x) => `${x.turn + 1}: ${formatMs(x.latencyMs!)}`);
+  const fields: Array<[string, string]> = [['session', sessionId ?? dim('-')]];
+  if (d?.session) fields.push(['status', d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status]);
+  fields.push(['reply latency', latencies.length ? latencies.join(dim(' · ')) : dim('-')]);
+  fields.push([
+    'mismatches',
+    said.mismatches.length === 0
+      ? dim('none: every --say line was heard as said')
+      : `${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`,
+  ]);
+  const barges = t.turns.filter((x) => x.bargeInMs !== undefined);
+  if (barges.length) fields.push(['barge-ins', barges.map((x) => `${x.turn + 1}: ${formatMs(x.bargeInMs!)}`).join(dim(' · '))]);
+  fields.push([
+    'audio',
+    `${t.received.frames} frames received, ${t.received.marksPlayed}/${t.received.marks} marks played, lateness p99 ${formatMs(t.received.lateness.p99)}`,
+  ]);
+  if (d) {
+    fields.push([
+      'cost',
+      costLine({ total_inr: d.total_cost_inr, llm_inr: d.llm_cost_inr, tts_inr: d.tts_cost_inr, stt_inr: d.stt_cost_inr }),
+    ]);
+    fields.push(['stt', `${(d.stt_seconds ?? 0).toFixed(1)} s ${dim(`(${rupees(d.stt_cost_inr)})`)}`]);
+  }
+  printFields(fields);
+  say(dim('extracted:'));
+  const entries = Object.entries(extracted);
+  if (entries.length === 0) say(dim('  nothing captured'));
+  const width = Math.max(0, ...entries.map(([k]) => k.length));
+  for (const [slot, value] of entries) say(`  ${slot.padEnd(width)}  ${valueText(value)}`);
+  if (sessionId) hint(`the whole session: vagent session show ${sessionId}`);
+}
