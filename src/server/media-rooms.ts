@@ -28,8 +28,8 @@ export interface MediaRoomsOptions {
   pool: MediaWorkerPool;
   /** Which room driver to use (setting `livekit.rooms`). */
   driver: 'rtc' | 'fake';
-  /** The recogniser spec of a call in `language` (the agent's), with the fake transcripts of its context (if any). */
-  recognizerSpec(language: string, params: Record<string, string>): RecognizerSpec;
+  /** The recogniser spec of a call in `language` (the agent's) with `params`, the call's context. */
+  recognizerSpec(language: string, params: Readonly<Record<string, unknown>>): RecognizerSpec;
   /** How long joining a room may take, ms (default 10 000). */
   connectTimeoutMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -141,10 +141,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       },
       opened.settings,
-      options.recognizerSpec(
-        opened.settings.language,
-        opened.fakeTranscripts === undefined ? {} : { vagent_fake_transcripts: opened.fakeTranscripts },
-      ),
+      options.recognizerSpec(opened.settings.language, opened.context),
       opened.opening,
       {
         turn: (request) => services.media.turn(tenantId, n, request),

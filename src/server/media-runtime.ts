@@ -7,11 +7,14 @@
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
+import { withFakeScripts } from '../media/fake-recognizer-script.js';
 import {
   chooseRecognizer,
   describeRecognition,
   recognitionOf,
+  type CallRecognizerChoice,
   type EmbeddedStatus,
+  type RecognitionConfig,
   type RecognitionLine,
 } from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
@@ -57,6 +60,16 @@ export function embeddedStatus(
   if (named.length > 0)
     throw new Error(`${named.join(', ')} is set to pocketsphinx but ${status.reason ?? 'the embedded recogniser is not installed'}`);
   return { available: false, reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
+}
+
+/**
+ * The daemon's recogniser per call: {@link chooseRecognizer} by the agent's language; only with
+ * `recognizer: fake`, the fake recogniser's script is read from the call's own parameters
+ * (src/media/fake-recognizer-script.ts).
+ */
+export function recognizerChoice(config: RecognitionConfig, embedded: EmbeddedStatus): CallRecognizerChoice {
+  const choose: CallRecognizerChoice = (language) => chooseRecognizer(config, language, embedded);
+  return config.recognizer === 'fake' ? withFakeScripts(choose) : choose;
 }
 
 /** `/v1/health`'s `recognition` for the lines of {@link describeRecognition} (no keys). */
@@ -148,7 +161,7 @@ export async function startMedia(
   });
   const streams = new MediaStreams(services, {
     pool,
-    recognizerFor: (language) => chooseRecognizer(settings, language, embedded),
+    recognizerFor: recognizerChoice(settings, embedded),
     log,
   });
   let rooms: MediaRooms | null = null;
