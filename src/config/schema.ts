@@ -233,14 +233,8 @@ export const SettingsSchema = z
          * becomes `failed`). The request then waits up to the ringing timeout + 2 s.
          */
         wait_until_answered: flag.default(true),
-        /**
-         * How vagent joins call rooms (issue 17): `rtc` (default) with @livekit/rtc-node against a
-         * real LiveKit server; `fake` for the development fake of `npm run fake-livekit` (its rooms
-         * carry PCM over a WebSocket; a real server refuses it).
-         */
-        rooms: z.enum(['rtc', 'fake'], { error: 'must be rtc (a real LiveKit server) or fake (npm run fake-livekit)' }).default('rtc'),
       })
-      .default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true, rooms: 'rtc' })
+      .default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true })
       .superRefine((lk, ctx) => {
         const set = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] !== undefined);
         if (set.length > 0 && set.length < 3) {

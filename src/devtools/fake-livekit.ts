@@ -43,7 +43,7 @@ import {
   WebhookEvent,
 } from '@livekit/protocol';
 import type { SIPOutboundTrunkInfo } from '@livekit/protocol';
-import type { FakeRoomParticipant } from '../media/room-fake.js';
+import type { FakeRoomParticipant } from './room-fake.js';
 import { FakeRoomHub, type CalleeLog, type CalleeScript } from './fake-room-media.js';
 
 /** How {@link startFakeLiveKit} listens and signs. */
