@@ -1,5 +1,5 @@
 /**
- * Room media of the development fake LiveKit (issue 17): the WebSocket vagent's development room
+ * Room media of the development fake LiveKit: the WebSocket vagent's development room
  * driver joins (./room-fake.ts, path `/fake-room`), and a scripted callee for each
  * phone participant, who speaks synthesised lines, presses keys and hangs up as its script says.
  *
