@@ -22,7 +22,7 @@
  *   integrations send little-endian. Both are supported here (`pcm16le`, `pcm16be`); the
  *   transport chooses.
  */
-import { clipSamples } from '../speech/wav.js';
+import { clipSamples } from './wav.js';
 
 /** Sample rates the media core converts between, Hz. */
 export const SAMPLE_RATES = [8000, 16000, 22050, 24000, 48000] as const;
@@ -568,7 +568,7 @@ export interface ClipToTelephonyOptions {
 }
 
 /**
- * A cached clip (48 kHz mono PCM16 WAV, src/speech/wav.ts) as the frames a carrier plays:
+ * A cached clip (48 kHz mono PCM16 WAV, src/media/wav.ts) as the frames a carrier plays:
  * resampled to `format.sampleRate`, cut into `frameMs` frames (the last one padded with
  * silence and flagged) and encoded. E.g. `{ encoding: 'mulaw', sampleRate: 8000 }` gives
  * 160-byte frames for Twilio.

@@ -17,6 +17,7 @@
  *    provider does not serve gets the embedded one when it can, else off.
  * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the stream.
  */
+import { RECOGNIZER_KEY_ENV } from '../config/schema.js';
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
 import { SARVAM_LANGUAGES } from './recognizers/sarvam.js';
 import type { RecognizerSpec } from './worker-protocol.js';
@@ -33,8 +34,7 @@ export interface RecognitionConfig {
   sarvam?: { api_key?: string | undefined; url?: string | undefined; model?: string | undefined; mode?: string | undefined };
 }
 
-/** Environment variables of the cloud recognisers' keys, for the messages that name them. */
-export const RECOGNIZER_KEY_ENV = { deepgram: 'DEEPGRAM_API_KEY', sarvam: 'SARVAM_API_KEY' } as const;
+export { RECOGNIZER_KEY_ENV };
 
 /** Whether the embedded recogniser is installed here (`pocketsphinxStatus()`), and why not. */
 export interface EmbeddedStatus {

@@ -78,19 +78,6 @@ export class RoomConnectError extends Error {
   override readonly name = 'RoomConnectError';
 }
 
-/**
- * Joins the room `join` names with its driver.
- * @throws RoomConnectError when the room cannot be joined within `join.connectTimeoutMs`
- */
-export async function connectRoom(join: RoomJoin): Promise<RoomConnection> {
-  if (join.driver === 'fake') {
-    const { connectFakeRoom } = await import('./room-fake.js');
-    return connectFakeRoom(join);
-  }
-  const { connectRtcRoom } = await import('./room-rtc.js');
-  return connectRtcRoom(join);
-}
-
 /** The WebSocket form of a LiveKit URL (`https://h` → `wss://h`), as rtc-node and the SDKs accept both. */
 export function roomWsUrl(url: string): string {
   return url.replace(/^http(s?):\/\//i, 'ws$1://');

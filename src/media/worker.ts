@@ -246,7 +246,10 @@ function roomFailed(id: number, message: string): void {
 async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<void> {
   const { id } = msg;
   const stream = addStream(id, null);
-  const [{ connectRoom }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
+  const [{ connectRoom }, { LiveKitRoomTransport: Transport }] = await Promise.all([
+    import('./room-connect.js'),
+    import('./livekit-transport.js'),
+  ]);
   let room;
   try {
     room = await connectRoom(msg.join);

@@ -6,8 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import * as wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -30,11 +28,10 @@ import {
   type AudioEncoding,
 } from '../../src/media/audio.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
-import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
+import { buildEspeakWorker } from '../support/espeak-worker.js';
 import { concat } from '../support/media.js';
 import { testSpeech } from '../support/speech.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
@@ -346,17 +343,9 @@ describe('clipToTelephony on real speech (eSpeak NG)', { timeout: 60_000 }, () =
 
   beforeAll(() => {
     // The worker runs compiled: transpile the current sources (as test/unit/speech-espeak.test.ts does).
-    dir = path.join(ROOT, 'node_modules', '.cache', `vagent-media-test-${process.pid}`);
-    fs.mkdirSync(dir, { recursive: true });
-    for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-      const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-      fs.writeFileSync(
-        path.join(dir, `${name}.js`),
-        ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText,
-      );
-    }
-    fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
-    synth = new EspeakSynthesizer({ workerPath: path.join(dir, 'espeak-worker.js') });
+    const worker = buildEspeakWorker('media-test');
+    dir = path.dirname(path.dirname(worker));
+    synth = new EspeakSynthesizer({ workerPath: worker });
   });
   afterAll(async () => {
     await synth?.close();

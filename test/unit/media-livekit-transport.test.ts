@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import type { CalleeScript } from '../../src/devtools/fake-room-media.js';
 import { LIVEKIT_OUT_RATE, LiveKitRoomTransport } from '../../src/media/livekit-transport.js';
-import { connectRoom, RoomConnectError, type RoomConnection } from '../../src/media/room.js';
+import { connectRoom } from '../../src/media/room-connect.js';
+import { RoomConnectError, type RoomConnection } from '../../src/media/room.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 
 const FROM = '+912240001234';

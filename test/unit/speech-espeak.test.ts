@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EspeakSynthesizer, espeakVoiceFor, espeakWorkerPath } from '../../src/speech/espeak.js';
 import { SpeechError, type SynthesizedAudio } from '../../src/speech/types.js';
-import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 import { buildEspeakWorker } from '../support/espeak-worker.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
