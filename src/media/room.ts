@@ -16,6 +16,9 @@
  * `sip.callStatus`).
  */
 import type { AudioSource, Track } from '@livekit/rtc-node';
+import type { RoomJoin } from './worker-protocol.js';
+
+export type { RoomJoin };
 
 /** A participant of the room other than vagent. */
 export interface RoomParticipant {
@@ -55,22 +58,6 @@ export interface RoomConnection {
   disconnect(): Promise<void>;
   /** Adds a listener. */
   on<K extends keyof RoomEvents>(event: K, listener: (...args: RoomEvents[K]) => void): this;
-}
-
-/** How to join a room (plain data: it crosses to the media process). */
-export interface RoomJoin {
-  /** The LiveKit server's WebSocket URL (`LIVEKIT_URL`, `ws(s)://` or `http(s)://`). */
-  url: string;
-  /** An access token for this room only (HS256 JWT with `video.roomJoin` and `video.room`). */
-  token: string;
-  /** The room, e.g. `call-cl_12`. */
-  roomName: string;
-  /** The phone participant's identity when vagent named it (outbound `sip-cl_<N>`), else null: the first SIP participant. */
-  sipIdentity: string | null;
-  /** Which driver carries the room (setting `livekit.rooms`). */
-  driver: 'rtc' | 'fake';
-  /** How long joining may take, ms. */
-  connectTimeoutMs: number;
 }
 
 /** Joining a room failed; `message` says why in plain words (no token). */

@@ -16,7 +16,7 @@ const WORKER = 'src/speech/espeak-worker.ts';
 /**
  * Transpiles {@link WORKER} and the modules it imports (followed through their relative
  * imports) into `node_modules/.cache/vagent-<tag>-<pid>/`, laid out as under src/, and returns
- * the worker's path; the caller removes `path.dirname(path.dirname(worker))` when done.
+ * the worker's path; the caller removes it with {@link removeEspeakWorker} when done.
  * @param tag names the cache directory, so test files running at once do not share one
  */
 export function buildEspeakWorker(tag: string): string {
@@ -43,6 +43,13 @@ export function buildEspeakWorker(tag: string): string {
   return path.join(out, path.relative(src, path.join(ROOT, WORKER))).replace(/\.ts$/, '.js');
 }
 
+/** Removes the directory {@link buildEspeakWorker} made for `workerPath` (`vagent-<tag>-<pid>`). */
+export function removeEspeakWorker(workerPath: string): void {
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  const dir = path.join(cache, path.relative(cache, workerPath).split(path.sep)[0]!);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /**
  * Speaks each of `lines` in `language` with the embedded engine (a worker built by
  * {@link buildEspeakWorker}, removed afterwards) and returns their audio in order: 48 kHz mono
@@ -66,6 +73,6 @@ export async function synthesizeLines(
     return out;
   } finally {
     await synth.close();
-    fs.rmSync(path.dirname(path.dirname(workerPath)), { recursive: true, force: true });
+    removeEspeakWorker(workerPath);
   }
 }

@@ -5,7 +5,6 @@
  * converted to Twilio's 8 kHz μ-law frames.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import * as wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -29,7 +28,7 @@ import {
 } from '../../src/media/audio.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
-import { buildEspeakWorker } from '../support/espeak-worker.js';
+import { buildEspeakWorker, removeEspeakWorker } from '../support/espeak-worker.js';
 import { concat } from '../support/media.js';
 import { testSpeech } from '../support/speech.js';
 
@@ -339,17 +338,16 @@ describe('clipToTelephony', () => {
 
 describe('clipToTelephony on real speech (eSpeak NG)', { timeout: 60_000 }, () => {
   let synth: EspeakSynthesizer;
-  let dir: string;
+  let worker: string;
 
   beforeAll(() => {
     // The worker runs compiled: transpile the current sources (as test/unit/speech-espeak.test.ts does).
-    const worker = buildEspeakWorker('media-test');
-    dir = path.dirname(path.dirname(worker));
+    worker = buildEspeakWorker('media-test');
     synth = new EspeakSynthesizer({ workerPath: worker });
   });
   afterAll(async () => {
     await synth?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeEspeakWorker(worker);
   });
 
   it('a spoken sentence becomes 8 kHz μ-law frames of its duration that keep the speech', async () => {
