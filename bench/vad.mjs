@@ -20,7 +20,7 @@
 import { performance } from 'node:perf_hooks';
 import { WebRtcVad } from '../dist/media/vad-webrtc.js';
 import { EspeakSynthesizer } from '../dist/speech/espeak.js';
-import { resampleMono16 } from '../dist/speech/wav.js';
+import { resampleMono16 } from '../dist/media/wav.js';
 import { smokeOr } from './lib/report.mjs';
 
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];

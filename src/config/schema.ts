@@ -5,7 +5,9 @@
  * environment (`VAGENT_*`, and LiveKit's own `LIVEKIT_*` names) < command-line flags.
  */
 import { z } from 'zod';
-import { RECOGNIZER_KEY_ENV } from '../media/recognizer-choice.js';
+
+/** Environment variables of the cloud recognisers' keys, for the messages that name them. */
+export const RECOGNIZER_KEY_ENV = { deepgram: 'DEEPGRAM_API_KEY', sarvam: 'SARVAM_API_KEY' } as const;
 
 const timezone = z.string().refine(
   (tz) => {

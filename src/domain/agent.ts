@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { DIAL_LIMITS } from './calls.js';
 import { ID_PATTERNS } from './ids.js';
+import { SLOT_TYPES, type SlotType } from './slot-types.js';
 import { EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from './media.js';
 
 /** File name endings of agent files (`vagent agent apply -f DIR`, the daemon's example agents). */
@@ -19,13 +20,7 @@ export function isAgentFileName(name: string): boolean {
   return AGENT_FILE_EXTENSIONS.some((ext) => lower.endsWith(ext));
 }
 
-/** Slot types and their canonical values (DESIGN.md §6 — Contract). */
-export const SLOT_TYPES = ['yes_no', 'digits', 'number', 'amount', 'date', 'time', 'person_name', 'choice', 'text'] as const;
-/** One of {@link SLOT_TYPES}. */
-export type SlotType = (typeof SLOT_TYPES)[number];
-
-/** A canonical slot value: yes_no → boolean; number, amount → number; every other type → string. */
-export type SlotValue = boolean | number | string;
+export { SLOT_TYPES, type SlotType, type SlotValue } from './slot-types.js';
 
 const Text = z.string().trim().min(1, 'must not be empty').max(1000, 'at most 1000 characters');
 const Word = z.string().trim().min(1).max(100);

@@ -12,7 +12,7 @@
  * A yes/no answer is one word and can be endpointed after ~500 ms, while people read digit
  * strings and phone numbers in groups ("98450 … 12345") with pauses of a second or more.
  */
-import type { Step } from './agent.js';
+import type { SlotType } from './slot-types.js';
 
 /**
  * What the agent is waiting to hear, derived from the engine's step (see {@link expectationForStep}):
@@ -53,6 +53,14 @@ export const MAX_EOU_SILENCE_MS = 5000;
 
 /** Digit strings at least this long are taken as phone numbers (Indian mobiles have 10 digits; E.164 up to 15). */
 export const PHONE_MIN_DIGITS = 10;
+
+/** What {@link expectationForStep} reads of an agent step: `Step` of ./agent.ts satisfies it. */
+export interface StepCaptureView {
+  /** The step id (`collect_phone`). */
+  id: string;
+  /** What the step captures, if anything: the slot name, its type and (`digits`) its length bounds. */
+  capture?: { slot: string; type: SlotType; min_length?: number | undefined; max_length?: number | undefined } | undefined;
+}
 const PHONE_NAME = /(^|_)(phone|mobile|msisdn|cell|whatsapp|contact_number|tel)(_|$)/;
 
 /**
@@ -64,7 +72,7 @@ const PHONE_NAME = /(^|_)(phone|mobile|msisdn|cell|whatsapp|contact_number|tel)(
  *                       (`state.confirm !== null`) → `yes_no`: a correction said with pauses is
  *                       cut early, and the engine's correction layer asks again
  */
-export function expectationForStep(step: Pick<Step, 'id' | 'capture'> | undefined, confirmPending = false): ExpectationKind {
+export function expectationForStep(step: StepCaptureView | undefined, confirmPending = false): ExpectationKind {
   if (!step) return 'free';
   if (confirmPending) return 'yes_no';
   const c = step.capture;

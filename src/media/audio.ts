@@ -24,7 +24,7 @@
  *
  * The G.711 tables are in ./audio-g711.ts, the sample rates and the resampler in ./audio-resample.ts.
  */
-import { clipSamples } from '../speech/wav.js';
+import { clipSamples } from './wav.js';
 import { decodeAlaw, decodeMulaw, encodeAlaw, encodeMulaw } from './audio-g711.js';
 import { assertSampleRate, resample } from './audio-resample.js';
 
@@ -229,7 +229,7 @@ export interface ClipToTelephonyOptions {
 }
 
 /**
- * A cached clip (48 kHz mono PCM16 WAV, src/speech/wav.ts) as the frames a carrier plays:
+ * A cached clip (48 kHz mono PCM16 WAV, src/media/wav.ts) as the frames a carrier plays:
  * resampled to `format.sampleRate`, cut into `frameMs` frames (the last one padded with
  * silence and flagged) and encoded. E.g. `{ encoding: 'mulaw', sampleRate: 8000 }` gives
  * 160-byte frames for Twilio.

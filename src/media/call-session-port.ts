@@ -12,7 +12,7 @@ import type { VoiceActivityDetector } from './vad.js';
 
 /** One reply clip as the engine hands it over. */
 export interface ReplyClip {
-  /** The clip as a 48 kHz mono PCM16 WAV (src/speech/wav.ts, what the clip cache holds), or null when it has no audio (synthesis failed): it is then skipped. */
+  /** The clip as a 48 kHz mono PCM16 WAV (src/media/wav.ts, what the clip cache holds), or null when it has no audio (synthesis failed): it is then skipped. */
   wav: Uint8Array | null;
   /**
    * The clip already in the transport's outbound format, one payload per 20 ms frame (what

@@ -18,6 +18,7 @@
  * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the fake's own
  *    channel (./fake-recognizer-script.ts).
  */
+import { RECOGNIZER_KEY_ENV } from '../config/schema.js';
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
 import { SARVAM_LANGUAGES } from './recognizers/sarvam-protocol.js';
 import type { RecognizerSpec } from './worker-protocol.js';
@@ -42,8 +43,7 @@ export interface RecognitionConfig {
   sarvam?: { api_key?: string | undefined; url?: string | undefined; model?: string | undefined; mode?: string | undefined };
 }
 
-/** Environment variables of the cloud recognisers' keys, for the messages that name them. */
-export const RECOGNIZER_KEY_ENV = { deepgram: 'DEEPGRAM_API_KEY', sarvam: 'SARVAM_API_KEY' } as const;
+export { RECOGNIZER_KEY_ENV };
 
 /** Whether the embedded recogniser is installed here (`pocketsphinxStatus()`), and why not. */
 export interface EmbeddedStatus {

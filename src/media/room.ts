@@ -16,6 +16,9 @@
  * `sip.callStatus`).
  */
 import type { AudioSource, Track } from '@livekit/rtc-node';
+import type { RoomJoin } from './worker-protocol.js';
+
+export type { RoomJoin };
 
 /** A participant of the room other than vagent. */
 export interface RoomParticipant {
@@ -57,20 +60,6 @@ export interface RoomConnection {
   on<K extends keyof RoomEvents>(event: K, listener: (...args: RoomEvents[K]) => void): this;
 }
 
-/** How to join a room (plain data: it crosses to the media process). */
-export interface RoomJoin {
-  /** The LiveKit server's WebSocket URL (`LIVEKIT_URL`, `ws(s)://` or `http(s)://`). */
-  url: string;
-  /** An access token for this room only (HS256 JWT with `video.roomJoin` and `video.room`). */
-  token: string;
-  /** The room, e.g. `call-cl_12`. */
-  roomName: string;
-  /** The phone participant's identity when vagent named it (outbound `sip-cl_<N>`), else null: the first SIP participant. */
-  sipIdentity: string | null;
-  /** How long joining may take, ms. */
-  connectTimeoutMs: number;
-}
-
 /** Joining a room failed; `message` says why in plain words (no token). */
 export class RoomConnectError extends Error {
   override readonly name = 'RoomConnectError';
@@ -81,27 +70,6 @@ export class RoomConnectError extends Error {
  * @throws RoomConnectError when the room cannot be joined within `join.connectTimeoutMs`
  */
 export type RoomDriver = (join: RoomJoin) => Promise<RoomConnection>;
-
-/**
- * Joins the room `join` names with rtc-node against a real LiveKit server (./room-rtc.ts).
- * @throws RoomConnectError when the room cannot be joined within `join.connectTimeoutMs`
- */
-export const connectRoom: RoomDriver = async (join) => {
-  const { connectRtcRoom } = await import('./room-rtc.js');
-  return connectRtcRoom(join);
-};
-
-/**
- * The room driver of a media process: {@link connectRoom}, or the `connectRoom` export of the
- * module at `moduleUrl` when the daemon's composition root named one (a development aid).
- * @throws Error when that module cannot be loaded or exports no `connectRoom` function
- */
-export async function roomDriver(moduleUrl?: string): Promise<RoomDriver> {
-  if (moduleUrl === undefined) return connectRoom;
-  const mod = (await import(moduleUrl)) as { connectRoom?: unknown };
-  if (typeof mod.connectRoom !== 'function') throw new Error(`${moduleUrl} exports no connectRoom room driver`);
-  return mod.connectRoom as RoomDriver;
-}
 
 /** The WebSocket form of a LiveKit URL (`https://h` → `wss://h`), as rtc-node and the SDKs accept both. */
 export function roomWsUrl(url: string): string {

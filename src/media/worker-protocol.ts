@@ -13,8 +13,21 @@ import type { ClearReport } from './playout.js';
 import type { FakeUtterance } from './fake-recognizer.js';
 import type { RecognizerErrorData } from './recognizer.js';
 import type { EndCause, TurnRequest } from './call-session-port.js';
-import type { RoomJoin } from './room.js';
 import type { StopReason } from './transport.js';
+
+/** How to join a room (plain data: it crosses to the media process). */
+export interface RoomJoin {
+  /** The LiveKit server's WebSocket URL (`LIVEKIT_URL`, `ws(s)://` or `http(s)://`). */
+  url: string;
+  /** An access token for this room only (HS256 JWT with `video.roomJoin` and `video.room`). */
+  token: string;
+  /** The room, e.g. `call-cl_12`. */
+  roomName: string;
+  /** The phone participant's identity when vagent named it (outbound `sip-cl_<N>`), else null: the first SIP participant. */
+  sipIdentity: string | null;
+  /** How long joining may take, ms. */
+  connectTimeoutMs: number;
+}
 
 /** One reply clip as the main thread hands it to a worker: the cached WAV file, not its bytes. */
 export interface ClipRef {

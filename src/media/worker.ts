@@ -252,7 +252,10 @@ function roomFailed(id: number, message: string): void {
 async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<void> {
   const { id } = msg;
   const stream = addStream(id, null);
-  const [{ roomDriver }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
+  const [{ roomDriver }, { LiveKitRoomTransport: Transport }] = await Promise.all([
+    import('./room-connect.js'),
+    import('./livekit-transport.js'),
+  ]);
   let room;
   try {
     room = await (await roomDriver(data.roomDriver))(msg.join);
@@ -498,7 +501,7 @@ void (async () => {
   vadEngine = await WebRtcVad.load();
   if (data.livekitRooms)
     await Promise.all([
-      import('./room.js').then((m) => m.roomDriver(data.roomDriver).catch(() => undefined)),
+      import('./room-connect.js').then((m) => m.roomDriver(data.roomDriver).catch(() => undefined)),
       import('./livekit-transport.js'),
     ]);
   loadEmbedded();

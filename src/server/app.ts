@@ -30,8 +30,7 @@ import { carrierRoutes } from './routes/v1/carriers.js';
 import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
 import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
-import { mediaRoutes } from './routes/v1/media.js';
-import type { MediaStreams } from './media-streams.js';
+import { mediaRoutes, type CarrierStreams } from './routes/v1/media.js';
 import { MAX_FRAME_CHARS } from '../media/carriers/index.js';
 import { sessionRoutes } from './routes/v1/sessions.js';
 import { trunkRoutes } from './routes/v1/trunks.js';
@@ -53,7 +52,7 @@ export interface AppOptions {
    */
   checkResponses?: boolean;
   /** The carrier media streams (issue 16), once running; null or absent: `/v1/media/*` answers 503. */
-  media?: () => MediaStreams | null;
+  media?: () => CarrierStreams | null;
   /** `public_url`: the URLs carriers sign are built from it (besides the Host header). */
   publicUrl?: string | null;
   /**

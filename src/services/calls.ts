@@ -30,7 +30,6 @@ import type { Commit, SessionService } from './sessions.js';
 import { keyReuseError } from './idempotency.js';
 import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
-import type { CallLineService } from './call-line.js';
 import type { PlaceCallInput } from '../contract/calls.js';
 
 /** A validated `POST /v1/calls` body (the contract's, src/contract/calls.ts). Numbers are E.164. */
@@ -111,7 +110,7 @@ export class CallService {
     private readonly trunks: TrunkService,
     private readonly budget: BudgetService,
     private readonly telephony: TelephonyPort,
-    private readonly lines: Pick<CallLineService, 'watchAnswer'>,
+    private readonly lines: { watchAnswer(n: number, roomName: string, identity: string, ringingTimeoutS: number): void },
   ) {}
 
   private rooms: CallRooms | null = null;

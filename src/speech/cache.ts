@@ -41,7 +41,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { concatWavs, DEFAULT_GAP_MS } from './wav.js';
+import { concatWavs, DEFAULT_GAP_MS } from '../media/wav.js';
 
 const SHA_RE = /^[0-9a-f]{64}$/;
 const FILE_RE = /^([0-9a-f]{64})\.wav$/;

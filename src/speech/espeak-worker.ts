@@ -11,7 +11,7 @@
  */
 
 import { ESPEAK_PACKAGE, type WorkerReply, type WorkerRequest } from './espeak-protocol.js';
-import { CLIP_SAMPLE_RATE, joinSamples, resampleMono16 } from './wav.js';
+import { CLIP_SAMPLE_RATE, joinSamples, resampleMono16 } from '../media/wav.js';
 
 /** The parts of the Emscripten module's `eSpeakNGWorker` this file uses. */
 interface EspeakInstance {

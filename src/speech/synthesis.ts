@@ -5,7 +5,7 @@
  */
 import { AudioCache, type ClipClass } from './cache.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
-import { toWav48k } from './wav.js';
+import { toWav48k } from '../media/wav.js';
 import type { EnsuredClip, PrepareOptions, SpeechPort } from '../services/speech-port.js';
 
 /** One clip in the cache, as {@link SpeechService.ensure} reports it (the speech port's type). */

@@ -12,7 +12,16 @@
  */
 import fs from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Db, Store } from './database.js';
+import type Database from 'better-sqlite3';
+
+type Db = Database.Database;
+
+/** What the space functions use of the store (`Store` of ./database.ts satisfies it): its connection, write queue and schema version. */
+export interface SpaceStore {
+  readonly db: Db;
+  write<T>(fn: () => T, options?: { savepoint?: boolean }): Promise<T>;
+  schemaVersion(): number;
+}
 
 /** SQLite's `auto_vacuum` modes (`PRAGMA auto_vacuum`: 0, 1, 2). */
 export type AutoVacuumMode = 'none' | 'full' | 'incremental';
@@ -102,7 +111,7 @@ export interface ReclaimResult {
  * @throws RangeError for a threshold or step that is not a positive whole number; the store's
  *         write errors.
  */
-export async function reclaimFreePages(store: Store, options: ReclaimOptions = {}): Promise<ReclaimResult> {
+export async function reclaimFreePages(store: SpaceStore, options: ReclaimOptions = {}): Promise<ReclaimResult> {
   const threshold = options.thresholdPages ?? 1024;
   const step = options.stepPages ?? 256;
   if (!Number.isInteger(threshold) || threshold < 0) throw new RangeError(`thresholdPages must be a whole number ≥ 0, not ${threshold}`);
@@ -149,7 +158,7 @@ export interface DatabaseStats {
  * table's smallest index: up to ~0.7 s per million rows read from disk (measured), in a read
  * transaction that does not block the daemon's writes.
  */
-export function databaseStats(store: Store, file: string): DatabaseStats {
+export function databaseStats(store: SpaceStore, file: string): DatabaseStats {
   const { db } = store;
   const size = (f: string): number => {
     try {

@@ -15,7 +15,7 @@ import { toSpokenText } from '../../src/engine/spoken.js';
 import { AudioCache } from '../../src/speech/cache.js';
 import { FakeSynthesizer } from '../../src/speech/fake.js';
 import { SpeechService } from '../../src/speech/synthesis.js';
-import { toWav48k } from '../../src/speech/wav.js';
+import { toWav48k } from '../../src/media/wav.js';
 import { loadAudioKey } from '../../src/store/state-dir.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { readWavInfo } from '../../src/speech/wav.js';
+import { readWavInfo } from '../../src/media/wav.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { testSpeech } from '../support/speech.js';

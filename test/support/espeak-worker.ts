@@ -10,24 +10,44 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** The worker's source, relative to the repo root. */
+const WORKER = 'src/speech/espeak-worker.ts';
+
 /**
- * Transpiles `src/speech/espeak-worker.ts` and the modules it imports into
- * `node_modules/.cache/vagent-<tag>-<pid>/speech/` and returns the worker's path; the caller
- * removes `path.dirname(path.dirname(worker))` when done.
+ * Transpiles {@link WORKER} and the modules it imports (followed through their relative
+ * imports) into `node_modules/.cache/vagent-<tag>-<pid>/`, laid out as under src/, and returns
+ * the worker's path; the caller removes it with {@link removeEspeakWorker} when done.
  * @param tag names the cache directory, so test files running at once do not share one
  */
 export function buildEspeakWorker(tag: string): string {
-  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-${tag}-${process.pid}`, 'speech');
-  fs.mkdirSync(out, { recursive: true });
-  for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-    const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
+  const out = path.join(ROOT, 'node_modules', '.cache', `vagent-${tag}-${process.pid}`);
+  const src = path.join(ROOT, 'src');
+  const todo = [path.join(ROOT, WORKER)];
+  const done = new Set<string>();
+  while (todo.length > 0) {
+    const file = todo.pop()!;
+    if (done.has(file)) continue;
+    done.add(file);
+    const source = fs.readFileSync(file, 'utf8');
+    for (const { fileName } of ts.preProcessFile(source, true, true).importedFiles) {
+      if (fileName.startsWith('.')) todo.push(path.resolve(path.dirname(file), fileName).replace(/\.js$/, '.ts'));
+    }
     const js = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
     }).outputText;
-    fs.writeFileSync(path.join(out, `${name}.js`), js);
+    const target = path.join(out, path.relative(src, file)).replace(/\.ts$/, '.js');
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, js);
   }
   fs.writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
-  return path.join(out, 'espeak-worker.js');
+  return path.join(out, path.relative(src, path.join(ROOT, WORKER))).replace(/\.ts$/, '.js');
+}
+
+/** Removes the directory {@link buildEspeakWorker} made for `workerPath` (`vagent-<tag>-<pid>`). */
+export function removeEspeakWorker(workerPath: string): void {
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  const dir = path.join(cache, path.relative(cache, workerPath).split(path.sep)[0]!);
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /**
@@ -53,6 +73,6 @@ export async function synthesizeLines(
     return out;
   } finally {
     await synth.close();
-    fs.rmSync(path.dirname(path.dirname(workerPath)), { recursive: true, force: true });
+    removeEspeakWorker(workerPath);
   }
 }

@@ -5,9 +5,6 @@
  * Framer, and a real cached clip converted to Twilio's 8 kHz μ-law frames.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import * as wavefileModule from 'wavefile';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,11 +22,10 @@ import {
 import { decodeAlaw, decodeMulaw, encodeAlaw, encodeMulaw } from '../../src/media/audio-g711.js';
 import { SAMPLE_RATES, StreamingResampler, resample } from '../../src/media/audio-resample.js';
 import { EspeakSynthesizer } from '../../src/speech/espeak.js';
-import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
+import { buildEspeakWorker, removeEspeakWorker } from '../support/espeak-worker.js';
 import { concat } from '../support/media.js';
 import { testSpeech } from '../support/speech.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
@@ -337,25 +333,16 @@ describe('clipToTelephony', () => {
 
 describe('clipToTelephony on real speech (eSpeak NG)', { timeout: 60_000 }, () => {
   let synth: EspeakSynthesizer;
-  let dir: string;
+  let worker: string;
 
   beforeAll(() => {
     // The worker runs compiled: transpile the current sources (as test/unit/speech-espeak.test.ts does).
-    dir = path.join(ROOT, 'node_modules', '.cache', `vagent-media-test-${process.pid}`);
-    fs.mkdirSync(dir, { recursive: true });
-    for (const name of ['espeak-worker', 'espeak-protocol', 'wav']) {
-      const source = fs.readFileSync(path.join(ROOT, 'src', 'speech', `${name}.ts`), 'utf8');
-      fs.writeFileSync(
-        path.join(dir, `${name}.js`),
-        ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText,
-      );
-    }
-    fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
-    synth = new EspeakSynthesizer({ workerPath: path.join(dir, 'espeak-worker.js') });
+    worker = buildEspeakWorker('media-test');
+    synth = new EspeakSynthesizer({ workerPath: worker });
   });
   afterAll(async () => {
     await synth?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeEspeakWorker(worker);
   });
 
   it('a spoken sentence becomes 8 kHz μ-law frames of its duration that keep the speech', async () => {

@@ -24,7 +24,7 @@ import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { DtmfDigit } from '../../src/media/transport.js';
 import type { ClearReport } from '../../src/media/playout.js';
 import { WebRtcVad } from '../../src/media/vad-webrtc.js';
-import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
+import { resampleMono16, toWav48k } from '../../src/media/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 import { audioFeeder, concat, trim } from '../support/media.js';
 

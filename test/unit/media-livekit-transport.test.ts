@@ -13,7 +13,8 @@ import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-live
 import type { CalleeScript } from '../../src/devtools/fake-room-media.js';
 import { LIVEKIT_OUT_RATE, LiveKitRoomTransport } from '../../src/media/livekit-transport.js';
 import { connectFakeRoom } from '../../src/devtools/room-fake.js';
-import { connectRoom, RoomConnectError, roomDriver, type RoomConnection } from '../../src/media/room.js';
+import { connectRoom, roomDriver } from '../../src/media/room-connect.js';
+import { RoomConnectError, type RoomConnection } from '../../src/media/room.js';
 import { devRoomDriver } from '../../src/server/daemon.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 

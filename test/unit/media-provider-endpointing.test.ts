@@ -15,7 +15,7 @@ import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { SpeechRecognizer } from '../../src/media/recognizer.js';
 import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
 import { WebRtcVad } from '../../src/media/vad-webrtc.js';
-import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
+import { resampleMono16, toWav48k } from '../../src/media/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 import { audioFeeder, trim } from '../support/media.js';
 

@@ -10,7 +10,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SpeechSegmenter, type SpeechEvent, type VadFrame, type VoiceActivityDetector } from '../../src/media/vad.js';
 import { WebRtcVad } from '../../src/media/vad-webrtc.js';
-import { resampleMono16 } from '../../src/speech/wav.js';
+import { resampleMono16 } from '../../src/media/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 import { trim } from '../support/media.js';
 

@@ -13,7 +13,7 @@ import { CARRIER_DIALECTS } from '../../src/media/carriers/types.js';
 import { CARRIER_MODULES } from '../../src/media/carriers/stream-state.js';
 import { MediaWorkerPool, mediaWorkerPath } from '../../src/media/worker-pool.js';
 import { WARM_STREAMS, warmStreamFrames } from '../../src/media/warm-up.js';
-import { toWav48k } from '../../src/speech/wav.js';
+import { toWav48k } from '../../src/media/wav.js';
 
 let pool: MediaWorkerPool | undefined;
 let dir: string | undefined;

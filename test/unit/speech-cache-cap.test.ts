@@ -13,7 +13,7 @@ import { AudioCache, audioCacheStats, MIN_GRACE_MS, pruneAudioCache, type AudioC
 import { resolveAudioCacheCap, DEFAULT_CAP_MAX_BYTES, DEFAULT_CAP_MIN_BYTES, MIB } from '../../src/speech/cache-limits.js';
 import { FakeSynthesizer } from '../../src/speech/fake.js';
 import { SpeechService } from '../../src/speech/synthesis.js';
-import { toWav48k } from '../../src/speech/wav.js';
+import { toWav48k } from '../../src/media/wav.js';
 
 const SECRET = crypto.randomBytes(32);
 const HOUR = 3_600_000;

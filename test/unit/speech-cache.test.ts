@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AudioCache, isAudioSha } from '../../src/speech/cache.js';
-import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 
 /** The install's audio secret of these tests. */
 const SECRET = crypto.randomBytes(32);

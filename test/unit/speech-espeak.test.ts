@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EspeakSynthesizer, espeakVoiceFor, espeakWorkerPath } from '../../src/speech/espeak.js';
 import { SpeechError, type SynthesizedAudio } from '../../src/speech/types.js';
-import { clipSamples, readWavInfo, toWav48k } from '../../src/speech/wav.js';
-import { buildEspeakWorker } from '../support/espeak-worker.js';
+import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
+import { buildEspeakWorker, removeEspeakWorker } from '../support/espeak-worker.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LONG_TEXT = 'This sentence keeps the speech engine busy for a good while, on purpose. '.repeat(40);
@@ -66,7 +66,7 @@ describe('EspeakSynthesizer (real engine)', { timeout: 60_000 }, () => {
   });
   afterAll(async () => {
     await synth?.close();
-    fs.rmSync(path.dirname(path.dirname(workerPath)), { recursive: true, force: true });
+    removeEspeakWorker(workerPath);
   });
 
   it('is installed (optional dependency) and speaks English and Hindi as 48 kHz WAV', async () => {

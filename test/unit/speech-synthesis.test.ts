@@ -14,7 +14,7 @@ import { SpeechService } from '../../src/speech/synthesis.js';
 import { renderCachedClips, renderClips } from '../../src/services/clips.js';
 import { NoSpeech } from '../../src/services/speech-port.js';
 import { SpeechError } from '../../src/speech/types.js';
-import { readWavInfo } from '../../src/speech/wav.js';
+import { readWavInfo } from '../../src/media/wav.js';
 
 /** The install's audio secret of these tests. */
 const SECRET = crypto.randomBytes(32);

@@ -1,9 +1,9 @@
 /**
- * WAV utilities (src/speech/wav.ts): 48 kHz conversion, concatenation with silence, header
+ * WAV utilities (src/media/wav.ts): 48 kHz conversion, concatenation with silence, header
  * reading.
  */
 import { describe, expect, it } from 'vitest';
-import { CLIP_SAMPLE_RATE, clipSamples, concatWavs, readWavInfo, toWav48k } from '../../src/speech/wav.js';
+import { CLIP_SAMPLE_RATE, clipSamples, concatWavs, readWavInfo, toWav48k } from '../../src/media/wav.js';
 
 /** A sine tone of `ms` at `rate` Hz. */
 function tone(ms: number, rate: number, freq = 440): Int16Array {

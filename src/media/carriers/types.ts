@@ -8,11 +8,9 @@
  * media worker thread can run it and post the results across a `MessagePort`.
  */
 
-/** The carrier dialects, as named in the route (`/v1/media/<dialect>`) and in `calls.transport`. */
-export type CarrierDialect = 'twilio' | 'exotel' | 'plivo';
+import type { CarrierDialect } from '../../domain/carriers.js';
 
-/** Every dialect, in route order. */
-export const CARRIER_DIALECTS: readonly CarrierDialect[] = ['twilio', 'exotel', 'plivo'];
+export { CARRIER_DIALECTS, type CarrierDialect } from '../../domain/carriers.js';
 
 /**
  * How the carrier encodes audio on this stream.

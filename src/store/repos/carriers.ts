@@ -5,7 +5,7 @@
  * gets here (this module never sees a secret in clear), and at most one stream token, stored
  * only as the SHA-256 hex digest of the token.
  */
-import type { CarrierDialect } from '../../media/carriers/types.js';
+import type { CarrierDialect } from '../../domain/carriers.js';
 import type { Db } from '../database.js';
 
 /**

@@ -17,17 +17,35 @@
  * A plain GET (no upgrade) gets 400 saying this is a WebSocket endpoint.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { ApiError } from '../../../domain/errors.js';
 import { TENANT_NAME_PATTERN } from '../../../domain/ids.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../../../media/carriers/index.js';
 import type { Services } from '../../../services/index.js';
 import { bearerKey } from '../../plugins/auth.js';
-import type { MediaStreams } from '../../media-streams.js';
+
+/**
+ * What the media routes hand an accepted carrier WebSocket to: the daemon's media streams
+ * (`MediaStreams`, src/server/media-streams.ts), given to the app by the daemon.
+ */
+export interface CarrierStreams {
+  /**
+   * Takes over `socket`, a carrier stream of `dialect` for `tenantId` (null: the stream must
+   * prove its tenant in its `start` frame), with the upgrade's query parameters and origin.
+   */
+  accept(
+    socket: WebSocket,
+    dialect: CarrierDialect,
+    tenantId: string | null,
+    queryParams?: Record<string, string>,
+    origin?: { byKey?: boolean; address?: string },
+  ): void;
+}
 
 /** The media routes (register in a scope without the API-key hook: they authenticate themselves). */
 export function mediaRoutes(
   services: Services,
-  streams: () => MediaStreams | null,
+  streams: () => CarrierStreams | null,
   publicUrl: string | null,
 ): (scope: FastifyInstance) => Promise<void> {
   return async (scope) => {

@@ -5,13 +5,20 @@
  * library (RIFF/WAVE reader and writer with a cubic resampler and low-pass filter).
  */
 import * as wavefileModule from 'wavefile';
-import type { SynthesizedAudio } from './types.js';
 
 // Node loads the package's CommonJS build (a default export); bundlers may pick its ES module
 // build (a named export). Accept either.
 type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
 const WaveFile: WaveFileClass = loaded.WaveFile ?? loaded.default!.WaveFile;
+
+/** Mono 16-bit PCM audio (what a synthesiser produces: `SynthesizedAudio` of src/speech/types.ts). */
+export interface Pcm16Audio {
+  /** Signed 16-bit samples, one channel. */
+  samples: Int16Array;
+  /** Samples per second, Hz. */
+  sampleRate: number;
+}
 
 /** Sample rate of every cached clip, Hz. */
 export const CLIP_SAMPLE_RATE = 48_000;
@@ -87,7 +94,7 @@ export function resampleMono16(samples: Int16Array, fromRate: number, toRate: nu
  * @param audio mono PCM16 samples and their sample rate (Hz)
  * @throws RangeError when `audio.sampleRate` is not a positive integer
  */
-export function toWav48k(audio: SynthesizedAudio): Buffer {
+export function toWav48k(audio: Pcm16Audio): Buffer {
   return writeMono16(resampleMono16(audio.samples, audio.sampleRate, CLIP_SAMPLE_RATE), CLIP_SAMPLE_RATE);
 }
 
