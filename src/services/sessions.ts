@@ -4,16 +4,17 @@
  *
  * A turn runs under a per-session lock: the engine (pure) decides the reply, the clips get
  * their audio (cache, or live synthesis), and the new state, the turn row and the stored
- * idempotent response commit in one durable transaction through the route's `commit`.
+ * idempotent response commit in one durable transaction, the unit of work's step
+ * (docs/unit-of-work.md); memory follows only once that step has committed.
  * Open sessions stay in memory, with a small window of recently ended ones (issue 15 item 7);
  * an ended session beyond that window is read back from the database when asked for (its
  * detail, `/end` again, a refused turn), and the database is the truth after a restart.
  */
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
-import type { SessionListItem } from '../domain/resources.js';
+import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } from '../domain/resources.js';
 import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
-import { addCost, costView, type CostInr } from '../domain/money.js';
+import { addCost, costView } from '../domain/money.js';
 import { buildSummary, type SessionSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runEventTurn, runTurn, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
 import { mediaHintsOf, type MediaHints } from '../engine/media-hints.js';
@@ -27,6 +28,7 @@ import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import {
   emptyMetrics,
   sessionDetail,
@@ -75,10 +77,8 @@ export type SessionMediaHints = MediaHints & {
   media: MediaSettings;
 };
 
-/** Runs a synchronous write in the request's durable transaction (with its idempotent response). */
-export type Commit<R> = (fn: () => unknown) => Promise<R>;
-
-interface LiveSession {
+/** A session in memory: its agent, values, state and metrics. */
+export interface LiveSession {
   id: number;
   /** Storage order of the session row (keys its turn log). */
   seq: number;
@@ -100,10 +100,39 @@ type Summary = SessionSummary | Record<string, never>;
 /**
  * Hangs up the phone line of session `n`'s call ahead of the session's end, if it has one
  * that may be up (the call service's `releaseLine`). Resolves with the write that records it,
- * to run in the end's transaction, or null when there is nothing to record.
+ * to run in the end's step, or null when there is nothing to record.
  * @throws ApiError when the line could not be hung up (the session then stays open).
  */
-export type LineCloser = (n: number) => Promise<(() => void) | null>;
+export type LineCloser = (n: number) => Promise<((tx: Tx) => void) | null>;
+
+/** A session opened but not yet written: what {@link SessionService.openTx} writes and {@link SessionService.afterOpen} keeps. */
+export interface PreparedSession {
+  readonly caller: Caller;
+  readonly input: OpenSessionInput;
+  readonly agentRow: { id: string; digest: string };
+  readonly session: LiveSession;
+  readonly view: SessionOpened;
+  /** The audio cache keys of the opening's clips (pinned once the session is open). */
+  readonly keys: readonly string[];
+}
+
+/**
+ * A session held for its end (its lock taken, its line released): written by
+ * {@link SessionService.endTx}, finished by {@link SessionService.afterEnd}, which must run
+ * whatever happened, as it releases the lock.
+ */
+export interface SessionEnding {
+  readonly sessionId: string;
+  readonly session: LiveSession;
+  /** Records the released line in the end's step, if any. */
+  readonly recordLine: ((tx: Tx) => void) | null;
+  /** When the session ended, epoch seconds, if not now. */
+  readonly endedAt: number | undefined;
+  /** Set by {@link SessionService.endTx}: the summary written (undefined while not written; the session was already ended). */
+  summary: Summary | undefined;
+  /** Releases the session's lock. */
+  readonly release: () => void;
+}
 
 /** Options of {@link SessionService.end}. */
 export interface EndOptions {
@@ -187,7 +216,19 @@ export class SessionService {
    *         `customer_name` the agent speaks is missing or empty, param `context.<key>` or
    *         `customer_name`).
    */
-  async open<R>(caller: Caller, input: OpenSessionInput, commit: Commit<R>): Promise<R> {
+  async open(caller: Caller, input: OpenSessionInput, scope: Scope): Promise<Committed<SessionOpened>> {
+    const prepared = await this.prepareOpen(caller, input);
+    const done = await this.deps.uow.run(scope, (tx) => this.openTx(tx, prepared));
+    if (!done.replayed) this.afterOpen(prepared);
+    return done;
+  }
+
+  /**
+   * The prepare phase of {@link open}: the agent resolved, the context checked, the opening's
+   * audio rendered. Nothing is written.
+   * @throws ApiError as {@link open}.
+   */
+  async prepareOpen(caller: Caller, input: OpenSessionInput): Promise<PreparedSession> {
     const agentRow = this.agents.resolve(caller, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
     const context = withContextDefaults(agent.def, input.context ?? {});
@@ -209,18 +250,16 @@ export class SessionService {
     );
     const state = initialState(agent);
     state.last_clips = opening;
-    const createdAt = this.deps.now();
-    let id = newSessionNumber();
-    const view = {
+    const view: SessionOpened = {
       session_id: '',
       agent_id: agentRow.id,
       agent: { id: agent.def.id, name: agent.def.name, direction: agent.def.direction, language: agent.def.language },
       opening: { text: clips.map((c) => c.text).join(' '), clips },
       state: this.stateView(agent, state, false),
-      created_at: createdAt,
+      created_at: this.deps.now(),
     };
     const session: LiveSession = {
-      id,
+      id: 0,
       seq: 0,
       tenantId: caller.tenantId,
       agent,
@@ -233,36 +272,42 @@ export class SessionService {
       metrics: emptyMetrics(),
       summary: null,
     };
-    const result = await commit(() => {
-      while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
-      session.id = id;
-      view.session_id = `se_${id}`;
-      const row: Omit<SessionRow, 'seq'> = {
-        id,
-        tenant_id: caller.tenantId,
-        agent_id: agentRow.id,
-        agent_digest: agentRow.digest,
-        customer_name: input.customer_name ?? null,
-        customer_phone: input.customer_phone ?? null,
-        title: input.title ?? null,
-        context: JSON.stringify(context),
-        ref_ms: refMs,
-        engine: JSON.stringify(state),
-        metrics: JSON.stringify(session.metrics),
-        status: 'open',
-        created_at: createdAt,
-        ended_at: null,
-        summary: null,
-      };
-      session.seq = this.deps.repos.sessions.insert(row);
-      return view;
-    });
-    if (view.session_id) {
-      this.remember(session);
-      this.speech.pin(pinOwner(session.id), rendered.keys);
-      void this.prepareSessionTexts(session);
-    }
-    return result;
+    return { caller, input, agentRow: { id: agentRow.id, digest: agentRow.digest }, session, view, keys: rendered.keys };
+  }
+
+  /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
+  openTx(_tx: Tx, p: PreparedSession): SessionOpened {
+    let id = newSessionNumber();
+    while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
+    const { session, view, input } = p;
+    session.id = id;
+    view.session_id = `se_${id}`;
+    const row: Omit<SessionRow, 'seq'> = {
+      id,
+      tenant_id: p.caller.tenantId,
+      agent_id: p.agentRow.id,
+      agent_digest: p.agentRow.digest,
+      customer_name: input.customer_name ?? null,
+      customer_phone: input.customer_phone ?? null,
+      title: input.title ?? null,
+      context: JSON.stringify(session.context),
+      ref_ms: session.refMs,
+      engine: JSON.stringify(session.state),
+      metrics: JSON.stringify(session.metrics),
+      status: 'open',
+      created_at: view.created_at,
+      ended_at: null,
+      summary: null,
+    };
+    session.seq = this.deps.repos.sessions.insert(row);
+    return view;
+  }
+
+  /** The after phase of an open whose {@link openTx} committed: the session in memory, its clips pinned, its texts prepared. */
+  afterOpen(p: PreparedSession): void {
+    this.remember(p.session);
+    this.speech.pin(pinOwner(p.session.id), p.keys);
+    void this.prepareSessionTexts(p.session);
   }
 
   /**
@@ -273,14 +318,14 @@ export class SessionService {
    *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
    *         grace window lapsed), invalid_request (a bad `stt_audio_ms`, nothing changed).
    */
-  async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
+  async turn(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, scope: Scope): Promise<Committed<TurnResult>> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(
       caller,
       sessionId,
       input,
       '',
-      commit,
+      scope,
       (s, nowMs) =>
         runTurn(s.agent, s.state, {
           text: input.text,
@@ -311,14 +356,14 @@ export class SessionService {
    * @throws ApiError invalid_request (unknown kind, bad attempt or telemetry; nothing changed),
    *         and as {@link turn}: session_not_found, not_found, session_already_ended.
    */
-  async eventTurn<R>(caller: Caller, sessionId: string, event: SessionEventInput, commit: Commit<R>): Promise<R> {
+  async eventTurn(caller: Caller, sessionId: string, event: SessionEventInput, scope: Scope): Promise<Committed<TurnResult>> {
     checkEvent(event);
     return this.recordTurn(
       caller,
       sessionId,
       event,
       event.kind,
-      commit,
+      scope,
       (s, nowMs) =>
         runEventTurn(s.agent, s.state, {
           kind: event.kind,
@@ -355,21 +400,24 @@ export class SessionService {
   }
 
   /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */
-  private async recordTurn<R>(
+  private async recordTurn(
     caller: Caller,
     sessionId: string,
     input: SttTelemetry,
     event: TurnEventKind | '',
-    commit: Commit<R>,
+    scope: Scope,
     engine: (s: LiveSession, nowMs: number) => TurnOutput,
     userText: string,
-  ): Promise<R> {
+  ): Promise<Committed<TurnResult>> {
     const started = performance.now();
     const n = this.parseId(sessionId);
     return this.withLock(n, async () => {
       const s = this.load(caller, n, sessionId);
       const nowMs = this.deps.now() * 1000;
-      if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) await this.finish(s, () => undefined);
+      if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) {
+        const summary = await this.deps.uow.write((tx) => this.endStateTx(tx, s, s.state, s.metrics));
+        this.markEnded(s, summary);
+      }
       if (s.status === 'ended')
         throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
 
@@ -411,7 +459,7 @@ export class SessionService {
         tts: round3(reply.ttsMs),
         classifier: round3(classifierMs),
       };
-      const view = {
+      const view: TurnResult = {
         session_id: sessionId,
         text,
         spoken_text: reply.spokenText,
@@ -445,20 +493,26 @@ export class SessionService {
         ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
       };
       // The session in memory changes only once the write has committed (and not at all when
-      // the idempotency layer replayed an earlier response instead of running `fn`).
-      let summary: Summary | null | undefined;
-      const result = await commit(() => {
-        this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
-        summary = out.ended ? this.endTx(s, out.state, metrics) : null;
-        return view;
-      });
-      if (summary !== undefined) {
+      // the unit of work replayed an earlier response instead of running the step). A turn's
+      // writes (its log row, the session's end, the stored response) cannot fail once begun but
+      // for the database itself: no savepoint, the costliest part of its commit.
+      let summary: Summary | null = null;
+      const done = await this.deps.uow.run(
+        scope,
+        (tx) => {
+          this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
+          if (out.ended) summary = this.endStateTx(tx, s, out.state, metrics);
+          return view;
+        },
+        { savepoint: false },
+      );
+      if (!done.replayed) {
         s.state = out.state;
         s.metrics = metrics;
         if (summary !== null) this.markEnded(s, summary);
         else this.speech.pin(pinOwner(s.id), reply.keys);
       }
-      return result;
+      return done;
     });
   }
 
@@ -469,22 +523,58 @@ export class SessionService {
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign); whatever
    *         `closeLine` throws (hangup_failed, …), with nothing changed.
    */
-  async end<R>(caller: Caller, sessionId: string, commit: Commit<R>, options: EndOptions = {}): Promise<R> {
+  async end(caller: Caller, sessionId: string, scope: Scope, options: EndOptions = {}): Promise<Committed<SessionEndResult>> {
+    const ending = await this.beginEnd(caller, sessionId, options);
+    let committed = false;
+    try {
+      const done = await this.deps.uow.run(scope, (tx) => this.endTx(tx, ending));
+      committed = !done.replayed;
+      return done;
+    } finally {
+      this.afterEnd(ending, committed);
+    }
+  }
+
+  /**
+   * The prepare phase of an end: takes the session's lock, loads it and (unless
+   * `options.lineHandled`) hangs up its phone line. The caller must call {@link afterEnd}
+   * once its step has run or failed.
+   * @throws ApiError as {@link end} (the lock is released then).
+   */
+  async beginEnd(caller: Caller, sessionId: string, options: EndOptions = {}): Promise<SessionEnding> {
     const n = this.parseId(sessionId);
-    return this.withLock(n, async () => {
-      const s = this.load(caller, n, sessionId);
-      if (s.status === 'ended') return commit(() => this.endView(s, sessionId, s.summary));
-      const recordLine = options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
-      return this.finish(
-        s,
-        (summary) => {
-          recordLine?.();
-          return this.endView(s, sessionId, summary);
-        },
-        commit,
-        options.endedAt,
-      );
-    });
+    const release = await this.lock(n);
+    try {
+      const session = this.load(caller, n, sessionId);
+      const recordLine = session.status === 'ended' || options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
+      return { sessionId, session, recordLine, endedAt: options.endedAt, summary: undefined, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /**
+   * Writes the end of the session `ending` holds (final state, metrics, summary, its line) —
+   * nothing for a session already ended — and returns the end-of-session result.
+   */
+  endTx(tx: Tx, ending: SessionEnding): SessionEndResult {
+    const s = ending.session;
+    if (s.status === 'ended') return this.endView(s, ending.sessionId, s.summary);
+    const summary = this.endStateTx(tx, s, s.state, s.metrics, ending.endedAt);
+    ending.summary = summary;
+    ending.recordLine?.(tx);
+    return this.endView(s, ending.sessionId, summary);
+  }
+
+  /**
+   * The after phase of an end: the session marked ended in memory when its {@link endTx} ran in
+   * a step that committed (`committed`: false when the step failed or was replayed); the lock
+   * released.
+   */
+  afterEnd(ending: SessionEnding, committed: boolean): void {
+    if (committed && ending.summary !== undefined) this.markEnded(ending.session, ending.summary);
+    ending.release();
   }
 
   /**
@@ -601,20 +691,8 @@ export class SessionService {
     return { open: this.live.size, ended: this.ended.size };
   }
 
-  /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
-  private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>, endedAt?: number): Promise<R> {
-    const run = commit ?? (async (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>);
-    let summary: Summary | undefined;
-    const result = await run(() => {
-      summary = this.endTx(s, s.state, s.metrics, endedAt);
-      return view(summary);
-    });
-    if (summary !== undefined) this.markEnded(s, summary);
-    return result;
-  }
-
   /** Writes the end of `s` (final state, metrics, summary) at `endedAt` (default now); returns the summary, `{}` if building it failed. */
-  private endTx(s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
+  private endStateTx(_tx: Tx, s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
     let summary: Summary;
     try {
       summary = buildSummary(s.agent, state);
@@ -640,11 +718,7 @@ export class SessionService {
     this.remember(s);
   }
 
-  private endView(
-    s: LiveSession,
-    sessionId: string,
-    summary: Summary | null,
-  ): { session_id: string; ended: true; summary: object; cost: CostInr } {
+  private endView(s: LiveSession, sessionId: string, summary: Summary | null): SessionEndResult {
     return { session_id: sessionId, ended: true, summary: summary ?? {}, cost: costView(s.metrics.cost) };
   }
 
@@ -737,18 +811,28 @@ export class SessionService {
   }
 
   private async withLock<T>(n: number, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(n) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.locks.set(n, tail);
+    const release = await this.lock(n);
     try {
-      return await run;
+      return await fn();
     } finally {
+      release();
+    }
+  }
+
+  /** Takes session `n`'s lock once its holders before have released it; resolves with the release (call it once). */
+  private async lock(n: number): Promise<() => void> {
+    const prev = this.locks.get(n);
+    let release!: () => void;
+    const tail = new Promise<void>((resolve) => (release = resolve));
+    this.locks.set(n, tail);
+    if (prev) await prev;
+    return () => {
+      release();
       if (this.locks.get(n) === tail) {
         this.locks.delete(n);
         this.trim();
       }
-    }
+    };
   }
 
   /**

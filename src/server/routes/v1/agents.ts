@@ -7,14 +7,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { errorResponses, listOf } from '../../schemas.js';
 import { AgentParams, AgentSchema, LoadAgentBody, OpenedSessionSchema, PutAgentBody, PutAgentParams } from '../../session-schemas.js';
 
 /** Registers the agent routes. */
 export function agentRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
-  const { agents, sessions, idempotency, repos } = services;
+  const { agents, sessions } = services;
   const AgentList = listOf(AgentSchema);
   return async (app) => {
     installSchemaErrors(app);
@@ -32,15 +32,13 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: AgentSchema, ...errorResponses },
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const { agent, digest } = agents.validate(request.params.agent_id, request.body);
-        const sent = await commitResponse(repos.store, idempotency, request, reply, 200, () =>
-          agents.putTx(caller.tenantId, agent, digest),
-        );
-        agents.presynthesize(digest).catch((err: unknown) => log().warn({ err }, 'agent pre-synthesis failed'));
-        return sent;
-      },
+      async (request, reply) =>
+        sendOutcome(
+          reply,
+          await agents.put(callerOf(request), request.params.agent_id, request.body, scopeOf(request, 200), (err) =>
+            log().warn({ err }, 'agent pre-synthesis failed'),
+          ),
+        ),
     );
 
     app.get(
@@ -75,8 +73,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => agents.deleteTx(callerOf(request), request.params.agent_id)),
+      async (request, reply) => sendOutcome(reply, await agents.delete(callerOf(request), request.params.agent_id, scopeOf(request, 200))),
     );
 
     app.post(
@@ -92,8 +89,9 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
         },
       },
       async (request, reply) =>
-        sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, (fn) =>
-          commitResponse(repos.store, idempotency, request, reply, 201, fn),
+        sendOutcome(
+          reply,
+          await sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, scopeOf(request, 201)),
         ),
     );
   };

@@ -5,14 +5,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import { BindNumberBody, CreateNumberBody, errorResponses, listOf, NumberParams, NumberSchema } from '../../schemas.js';
 
 /** Registers the number routes. */
 export function numberRoutes(services: Services): FastifyPluginAsyncZod {
-  const { numbers, idempotency, repos } = services;
+  const { numbers, repos } = services;
   const NumberList = listOf(NumberSchema);
   const lists = new ListCache(repos.store);
   return async (app) => {
@@ -28,8 +28,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 201: NumberSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 201, () => numbers.createTx(callerOf(request), request.body)),
+      async (request, reply) => sendOutcome(reply, await numbers.create(callerOf(request), request.body, scopeOf(request, 201))),
     );
 
     app.get(
@@ -60,9 +59,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () =>
-          numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id),
-        ),
+        sendOutcome(reply, await numbers.bind(callerOf(request), request.params.number, request.body.agent_id, scopeOf(request, 200))),
     );
 
     app.delete(
@@ -76,8 +73,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: z.object({ number: z.string(), deleted: z.literal(true) }), ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => numbers.deleteTx(callerOf(request), request.params.number)),
+      async (request, reply) => sendOutcome(reply, await numbers.delete(callerOf(request), request.params.number, scopeOf(request, 200))),
     );
   };
 }

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import { CreateTrunkBody, errorResponses, listOf, TrunkParams, TrunkSchema } from '../../schemas.js';
@@ -12,7 +12,7 @@ import { z } from 'zod';
 
 /** Registers the trunk routes. */
 export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
-  const { trunks, idempotency, repos } = services;
+  const { trunks, repos } = services;
   const TrunkList = listOf(TrunkSchema);
   const lists = new ListCache(repos.store);
   return async (app) => {
@@ -29,12 +29,13 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 201, () =>
-          trunks.createTx(callerOf(request), {
-            ...request.body,
-            auth: request.body.auth ?? undefined,
-            numbers: request.body.numbers ?? undefined,
-          }),
+        sendOutcome(
+          reply,
+          await trunks.create(
+            callerOf(request),
+            { ...request.body, auth: request.body.auth ?? undefined, numbers: request.body.numbers ?? undefined },
+            scopeOf(request, 201),
+          ),
         ),
     );
 
@@ -73,8 +74,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }), ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => trunks.deleteTx(callerOf(request), request.params.trunk_id)),
+      async (request, reply) => sendOutcome(reply, await trunks.delete(callerOf(request), request.params.trunk_id, scopeOf(request, 200))),
     );
   };
 }
