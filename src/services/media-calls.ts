@@ -9,6 +9,9 @@
  * its bound agent → the tenant's inbound routing webhook, exactly as a LiveKit inbound call.
  * Either way a call record exists with `direction`, `transport` and the caller and called
  * numbers, and `GET /v1/calls` shows it while it runs.
+ *
+ * Over 400 lines: a stream call's whole life (open, attach, turns, end, crash recovery) reads in
+ * one place, each use case in its three phases (docs/unit-of-work.md).
  */
 import { ApiError } from '../domain/errors.js';
 import type { CallSource } from '../domain/calls.js';
