@@ -9,14 +9,14 @@ import type { CompiledAgent, EngineState, StepStatus } from './state.js';
 export type Outcome = 'completed' | 'partial' | 'stopped' | 'handoff' | 'abandoned';
 
 /** The summary object of `POST /v1/sessions/{id}/end`. */
-export interface SessionSummary {
+export type SessionSummary = {
   outcome: Outcome;
   steps: Array<{ id: string; status: StepStatus; attempts: number }>;
   /** Confirmed canonical values by slot (DESIGN.md §6); a value awaiting its readback is left out. */
   extracted: Record<string, SlotValue>;
   tool_calls: unknown[];
   turns: number;
-}
+};
 
 /**
  * Builds the summary of a session from its final engine state.

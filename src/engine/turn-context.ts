@@ -44,7 +44,7 @@ export interface TurnInput {
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
-export interface TraceStep {
+export type TraceStep = {
   layer: string;
   result: 'match' | 'miss' | 'skip';
   detail?: string;
@@ -54,7 +54,7 @@ export interface TraceStep {
   confidence?: number;
   /** `detail: 'low_confidence'`: the slot type's threshold it fell below, 0..1. */
   threshold?: number;
-}
+};
 
 /** The outcome of one turn. */
 export interface TurnOutput {

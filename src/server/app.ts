@@ -221,7 +221,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (authed) => {
       requireApiKey(authed, services.tenants);
-      installIdempotency(authed, services.repos.store, services.idempotency);
+      installIdempotency(authed, services.idempotency, services.uow);
       await authed.register(trunkRoutes(services));
       await authed.register(numberRoutes(services));
       await authed.register(agentRoutes(services, () => app.log));

@@ -91,7 +91,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
     });
     const fresh = services.tenants.ensureDefaultTenant();
     const examples = fresh
-      ? loadAgentDir(services.agents, (fn) => repos.store.writeNow(fn), 'default', settings.agents_dir ?? shippedPaths.agents)
+      ? loadAgentDir(services.agents, (step) => services.uow.writeNow(step), 'default', settings.agents_dir ?? shippedPaths.agents)
       : [];
     // Only the lock-holding daemon may release claims: an admin command running beside a live
     // daemon must not free claims of requests that are still in flight.

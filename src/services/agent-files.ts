@@ -7,6 +7,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { isAgentFileName } from '../domain/agent.js';
 import type { AgentService } from './agents.js';
+import type { Tx } from './unit-of-work.js';
 
 /** The result of loading one file. */
 export interface LoadedAgentFile {
@@ -20,7 +21,12 @@ export interface LoadedAgentFile {
  * one transaction per file (call outside `Store.write`: it uses `writeNow`).
  * @returns one entry per file; a bad file is reported, not thrown, and stores nothing.
  */
-export function loadAgentDir(agents: AgentService, writeNow: <T>(fn: () => T) => T, tenantId: string, dir: string): LoadedAgentFile[] {
+export function loadAgentDir(
+  agents: AgentService,
+  writeNow: <T>(step: (tx: Tx) => T) => T,
+  tenantId: string,
+  dir: string,
+): LoadedAgentFile[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter(isAgentFileName).sort();
@@ -34,7 +40,7 @@ export function loadAgentDir(agents: AgentService, writeNow: <T>(fn: () => T) =>
       const id = (body as { id?: unknown } | null)?.id;
       if (typeof id !== 'string') return { file, error: 'no id' };
       const { agent, digest } = agents.validate(id, body);
-      writeNow(() => agents.putTx(tenantId, agent, digest));
+      writeNow((tx) => agents.putTx(tx, tenantId, agent, digest));
       return { file, agentId: agent.id };
     } catch (err) {
       return { file, error: (err as Error).message };

@@ -17,6 +17,7 @@ import { compileAgent, type CompiledAgent } from '../engine/state.js';
 import type { AgentRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { SpeechPort } from './speech-port.js';
 
 /** The Agent resource (`GET /v1/agents/{id}`, with its definition) or a list entry (without). */
@@ -70,8 +71,27 @@ export class AgentService {
     return { agent: r.agent, digest: digestOf(r.agent) };
   }
 
+  /**
+   * Creates or replaces an agent (`PUT /v1/agents/{agent_id}`): validated, stored as the
+   * tenant's current revision in one step of the unit of work, then its static texts
+   * pre-synthesised in the background (`onPresynthesisError` hears of a failure).
+   * @throws ApiError as {@link validate}.
+   */
+  async put(
+    caller: Caller,
+    agentId: string,
+    body: unknown,
+    scope: Scope,
+    onPresynthesisError?: (err: unknown) => void,
+  ): Promise<Committed<AgentView>> {
+    const { agent, digest } = this.validate(agentId, body);
+    const done = await this.deps.uow.run(scope, (tx) => this.putTx(tx, caller.tenantId, agent, digest));
+    this.presynthesize(digest).catch((err: unknown) => onPresynthesisError?.(err));
+    return done;
+  }
+
   /** Stores `agent` as the tenant's current revision (version +1 unless identical). */
-  putTx(tenantId: string, agent: AgentDefinition, digest: string): AgentView {
+  putTx(_tx: Tx, tenantId: string, agent: AgentDefinition, digest: string): AgentView {
     const repo = this.deps.repos.agents;
     const now = this.deps.now();
     const prev = repo.get(tenantId, agent.id);
@@ -201,8 +221,13 @@ export class AgentService {
     return this.view(this.resolve(caller, agentId), true);
   }
 
+  /** Deletes an agent (`DELETE /v1/agents/{agent_id}`). @throws ApiError workflow_not_found, not_found. */
+  delete(caller: Caller, agentId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, agentId));
+  }
+
   /** Deletes an agent; sessions already open keep running on their revision. */
-  deleteTx(caller: Caller, agentId: string): { id: string; deleted: true } {
+  deleteTx(_tx: Tx, caller: Caller, agentId: string): { id: string; deleted: true } {
     const row = this.resolve(caller, agentId);
     this.deps.repos.agents.delete(row.tenant_id, row.id);
     return { id: row.id, deleted: true };

@@ -18,7 +18,8 @@ import type { CallHangup } from '../domain/resources.js';
 import { scoped } from './access.js';
 import { callRoom, callStatusView, parseCallId } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';
-import type { Commit, SessionService } from './sessions.js';
+import type { SessionService } from './sessions.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { HangupError, type TelephonyPort } from './telephony-port.js';
 
 /** The hang-up response (extension `POST /v1/calls/{call_id}/hangup`). */
@@ -31,7 +32,7 @@ export type { CallHangup };
  */
 export interface ReleasedLine {
   line: LineOutcome;
-  record: () => void;
+  record: (tx: Tx) => void;
 }
 
 /** Seconds a ringing call is watched beyond its ringing timeout (LiveKit's own margin is 2 s). */
@@ -62,31 +63,32 @@ export class CallLineService {
   /**
    * Hangs up a call (extension `POST /v1/calls/{call_id}/hangup`): its line is hung up through
    * the provider when it may be up, its session ends (summary built, budget reservation
-   * released) and its line becomes `completed`, all in one write through `commit`. A call
+   * released) and its line becomes `completed`, all in one step of the unit of work. A call
    * whose line is already gone, or that was never dialled, is ended all the same, and `line`
    * says so. Hanging up an ended call again answers the same way (`already_gone`).
-   * @returns what `commit` returns; the view is the call's status plus `line`.
+   * @returns the committed step; its view is the call's status plus `line`.
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign call),
    *         telephony_not_configured (the line may be up but no provider is configured),
    *         hangup_failed (the provider refused or did not answer; nothing changed, retry).
    */
-  async hangUp<R>(caller: Caller, callId: string, commit: Commit<R>): Promise<R> {
+  async hangUp(caller: Caller, callId: string, scope: Scope): Promise<Committed<CallHangup>> {
     const n = parseCallId(callId);
     const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     const released = (await this.releaseLine(n, true))!;
-    return this.sessions.end(
-      caller,
-      `se_${n}`,
-      (fn) =>
-        commit(() => {
-          fn();
-          released.record();
-          const view: CallHangup = { ...callStatusView(this.deps.repos.calls.get(n)!), line: released.line };
-          return view;
-        }),
-      { lineHandled: true },
-    );
+    const ending = await this.sessions.beginEnd(caller, `se_${n}`, { lineHandled: true });
+    let committed = false;
+    try {
+      const done = await this.deps.uow.run(scope, (tx): CallHangup => {
+        this.sessions.endTx(tx, ending);
+        released.record(tx);
+        return { ...callStatusView(this.deps.repos.calls.get(n)!), line: released.line };
+      });
+      committed = !done.replayed;
+      return done;
+    } finally {
+      this.sessions.afterEnd(ending, committed);
+    }
   }
 
   /**
@@ -101,7 +103,7 @@ export class CallLineService {
         const outcome = await this.telephony.watchAnswer(roomName, identity, ringingTimeoutS + ANSWER_WATCH_MARGIN_S, this.stopping.signal);
         if (outcome !== 'answered' || this.stopping.signal.aborted) return;
         const at = this.deps.now();
-        await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
+        await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
       } catch {
         // The store closed (shutdown) or the write failed: the call stays ringing.
       }
@@ -123,20 +125,21 @@ export class CallLineService {
       const waitedS = Math.round(c.reserve_until - c.created_at);
       const reason = `no carrier stream arrived within ${waitedS} s (max_call_duration_s) of preparing the call; vagent ended it`;
       try {
-        const endedNow = await this.sessions.end(
-          expiryCaller(c.tenant_id),
-          `se_${c.id}`,
-          (fn) =>
-            this.deps.repos.store.write(() => {
-              // Hung up meanwhile: the session's end already happened, and its reason is not ours.
-              const open = this.deps.repos.calls.get(c.id)?.session_status === 'open';
-              fn();
-              if (open) this.deps.repos.calls.notePreparedEnd(c.id, reason);
-              return open;
-            }),
-          { lineHandled: true },
-        );
-        if (endedNow) ended++;
+        const ending = await this.sessions.beginEnd(expiryCaller(c.tenant_id), `se_${c.id}`, { lineHandled: true });
+        let committed = false;
+        try {
+          const endedNow = await this.deps.uow.write((tx) => {
+            // Hung up meanwhile: the session's end already happened, and its reason is not ours.
+            const open = this.deps.repos.calls.get(c.id)?.session_status === 'open';
+            this.sessions.endTx(tx, ending);
+            if (open) this.deps.repos.calls.notePreparedEnd(c.id, reason);
+            return open;
+          });
+          committed = true;
+          if (endedNow) ended++;
+        } finally {
+          this.sessions.afterEnd(ending, committed);
+        }
       } catch {
         // Purged, or the store is closing: the next run (or the next start) sees it again if it is still open.
       }
@@ -161,7 +164,7 @@ export class CallLineService {
   async releaseLine(n: number, required: boolean): Promise<ReleasedLine | null> {
     const row = this.deps.repos.calls.get(n);
     if (!row) return null;
-    const record = () => {
+    const record = (_tx: Tx) => {
       this.deps.repos.calls.moveDial(n, 'completed');
     };
     if (row.dial_status === 'not_dialled') return { line: 'not_dialled', record };

@@ -11,23 +11,37 @@
  * Exactly once: a dial runs only after its `Idempotency-Key` claim is committed (the route is
  * claim-first when dialling), and the call row is committed as `dialling` before the provider
  * is contacted. A retry of an acknowledged dial replays the stored response. A dial whose
- * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its key, and
- * a retry with that key gets `dial_outcome_unknown` instead of a second ring.
+ * outcome is unknown (a timeout, the daemon killed mid-dial) stays recorded under its attempt
+ * (the scope's opaque `DialAttempt`), and a retry of that attempt gets `dial_outcome_unknown`
+ * instead of a second ring.
+ *
+ * Every call row — outbound, LiveKit inbound, carrier stream — is written by
+ * {@link CallService.insertCallTx}.
+ *
+ * Over 400 lines: the dial reads top-down through its checks, its durable `dialling` row, the
+ * provider's answer and the three ways a dial ends; the views live in call-views.ts.
  */
 import { DIAL_LIMITS, type CallSource, type DialStatus } from '../domain/calls.js';
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
-import { parseSessionNumber, shortId } from '../domain/ids.js';
-import { costView } from '../domain/money.js';
-import type { CallPlacement, CallStatus } from '../domain/resources.js';
-import type { CallRow, CallWithSession } from '../store/index.js';
+import { shortId } from '../domain/ids.js';
+import type { CallPlacement } from '../domain/resources.js';
+import type { CallTransport } from '../store/repos/calls.js';
 import { scoped } from './access.js';
+import {
+  callMetadata,
+  callRoom,
+  callStatusView,
+  earlierAttemptError,
+  outcomeUnknown,
+  parseCallId,
+  type CallStatusView,
+} from './call-views.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
 import type { Caller, ServiceDeps } from './context.js';
-import type { SessionMetrics } from './session-model.js';
-import type { Commit, SessionService } from './sessions.js';
-import { keyReuseError } from './idempotency.js';
+import type { SessionService } from './sessions.js';
+import { attemptOf, type Committed, type DialAttempt, type Scope, type Tx } from './unit-of-work.js';
 import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
 import type { PlaceCallInput } from '../contract/calls.js';
@@ -38,9 +52,6 @@ export type { PlaceCallInput };
 /** The placement response (spec: Call: placement response). */
 export type { CallPlacement };
 
-/** The status response (spec: Call: status), with vagent's extension fields after `cost`. */
-export type CallStatusView = CallStatus;
-
 /** A page of calls (`GET /v1/calls`). */
 export interface CallPage {
   data: CallStatusView[];
@@ -48,58 +59,39 @@ export interface CallPage {
   next_cursor: string | null;
 }
 
-/** What the route adds to a placement. */
-export interface PlaceContext<R> {
-  /** The request's `Idempotency-Key`, or null. */
-  idempotencyKey: string | null;
-  /** The request's fingerprint under that key (see IdempotencyService.fingerprint), or null. */
-  idempotencyPrint: string | null;
-  /** The final write: stores the response with it under the key (see the route). */
-  commit: Commit<R>;
-  /** Told of a failed hang-up of a call hung up while it was being dialled. */
+/** Options of {@link CallService.place}. */
+export interface PlaceOptions {
+  /** Told of a failed hang-up of a call hung up while it was being dialled (for the log). */
   onHangupError?: (err: unknown, callId: string) => void;
 }
 
-/** What the session service's open view gives a call: its id and creation time (epoch seconds). */
-type OpenedView = { session_id: string; created_at: number };
-
-/** The room and SIP participant identity of call `cl_<n>` (DESIGN.md §7). */
-export function callRoom(n: number): { roomName: string; identity: string } {
-  return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
+/** A new call row (see {@link CallService.insertCallTx}). Numbers are E.164; times epoch seconds. */
+export interface NewCall {
+  /** The number N of the call's session `se_<N>` (the call is `cl_<N>`). */
+  n: number;
+  tenantId: string;
+  agentId: string;
+  direction: 'outbound' | 'inbound';
+  to: string;
+  from: string | null;
+  dialStatus: DialStatus;
+  trunkId: string | null;
+  roomName: string | null;
+  providerCallId: string | null;
+  /** The dial attempt it was placed under (a retry of it never dials again), or null. */
+  attempt: DialAttempt | null;
+  answeredAt: number | null;
+  /** What carries its audio; default `livekit` with a `roomName`, else none yet. */
+  transport: CallTransport | null;
+  source?: CallSource;
+  /**
+   * Until when the tenant's budget holds a reservation for the call (epoch seconds: its
+   * longest possible end), checked and reserved in the same write; null: no reservation.
+   */
+  reserveUntil: number | null;
 }
 
-/** The metadata of call `cl_<n>`'s SIP participant (`participantMetadata`): which call and tenant it is. */
-export function callMetadata(n: number, tenantId: string): string {
-  return JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: tenantId });
-}
-
-/** Builds the status view of a call row. */
-export function callStatusView(row: CallWithSession): CallStatusView {
-  const metrics = JSON.parse(row.metrics) as SessionMetrics;
-  const ended = row.session_status === 'ended';
-  return {
-    call_id: `cl_${row.id}`,
-    session_id: `se_${row.id}`,
-    agent_id: row.agent_id,
-    status: ended ? 'completed' : 'in_progress',
-    started_at: row.created_at,
-    ended_at: ended ? row.ended_at : null,
-    duration_s: ended && row.ended_at !== null ? Math.max(0, Math.round((row.ended_at - row.created_at) * 1000) / 1000) : null,
-    customer_name: row.customer_name,
-    cost: costView(metrics.cost),
-    direction: row.direction,
-    to: row.to_number,
-    from: row.from_number,
-    dial_status: row.dial_status,
-    dial_error: row.dial_error,
-    trunk_id: row.trunk_id,
-    room_name: row.room_name,
-    provider_call_id: row.provider_call_id,
-    answered_at: row.answered_at,
-    transport: row.transport,
-    source: row.source,
-  };
-}
+export { callMetadata, callRoom, callStatusView, parseCallId, type CallStatusView } from './call-views.js';
 
 /** Call use cases. */
 export class CallService {
@@ -128,50 +120,56 @@ export class CallService {
    *         caller_id_not_on_trunk, dial_failed (the provider refused; SIP status in the
    *         message), dial_outcome_unknown (no answer from the provider; not re-dialled).
    */
-  async place<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
-    // A key an earlier dial was placed under (its outcome unknown, or the carrier refused it
-    // after it may have rung): before anything else, so nothing hides that attempt — and a
+  async place(caller: Caller, input: PlaceCallInput, scope: Scope, options: PlaceOptions = {}): Promise<Committed<CallPlacement>> {
+    // An attempt an earlier dial was placed under (its outcome unknown, or the carrier refused
+    // it after it may have rung): before anything else, so nothing hides that attempt — and a
     // retry never dials again.
-    if (ctx.idempotencyKey !== null) {
-      const earlier = this.deps.repos.calls.byIdempotencyKey(caller.tenantId, ctx.idempotencyKey);
-      if (earlier) throw earlierAttemptError(earlier, ctx.idempotencyPrint);
+    const attempt = attemptOf(scope);
+    if (attempt !== null) {
+      const earlier = this.deps.repos.calls.byIdempotencyKey(caller.tenantId, attempt.id);
+      if (earlier) throw earlierAttemptError(earlier, attempt);
     }
     const agentRow = this.agents.resolve(caller, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
     if (agent.def.direction !== 'outbound') throw new ApiError('not_found', 'Workflow not outbound.', { param: 'agent_id' });
     this.budget.check(caller.tenantId);
-    if (input.dial === true) return this.dial(caller, input, ctx);
+    if (input.dial === true) return this.dial(caller, input, scope, attempt, options);
 
     const from = input.from ?? null;
-    return this.sessions.open(caller, this.sessionInput(input), (fn) =>
-      ctx.commit(() => {
-        const opened = fn() as OpenedView;
-        const n = parseSessionNumber(opened.session_id)!;
-        this.insertCall(caller, n, opened.created_at, input, {
-          dial_status: 'not_dialled',
-          trunk_id: null,
-          room_name: null,
-          idempotency_key: null,
-          idempotency_print: null,
-          from_number: from,
-        });
-        const view: CallPlacement = {
-          call_id: `cl_${n}`,
-          session_id: opened.session_id,
-          agent_id: agentRow.id,
-          to: input.to,
-          from,
-          idempotent: ctx.idempotencyKey !== null,
-          status: 'prepared',
-          dial_required: true,
-        };
-        return view;
-      }),
-    );
+    const prepared = await this.sessions.prepareOpen(caller, this.sessionInput(input));
+    const done = await this.deps.uow.run(scope, (tx): CallPlacement => {
+      const opened = this.sessions.openTx(tx, prepared);
+      const n = prepared.session.id;
+      this.insertCallTx(tx, {
+        ...this.outboundCall(caller, n, opened.created_at, input),
+        dialStatus: 'not_dialled',
+        from,
+        trunkId: null,
+        roomName: null,
+        attempt: null,
+      });
+      return {
+        call_id: `cl_${n}`,
+        session_id: opened.session_id,
+        agent_id: agentRow.id,
+        to: input.to,
+        from,
+        idempotent: scope.idempotency !== null,
+        status: 'prepared',
+        dial_required: true,
+      };
+    });
+    if (!done.replayed) this.sessions.afterOpen(prepared);
+    return done;
   }
 
-  private async dial<R>(caller: Caller, input: PlaceCallInput, ctx: PlaceContext<R>): Promise<R> {
-    const store = this.deps.repos.store;
+  private async dial(
+    caller: Caller,
+    input: PlaceCallInput,
+    scope: Scope,
+    attempt: DialAttempt | null,
+    options: PlaceOptions,
+  ): Promise<Committed<CallPlacement>> {
     if (!this.telephony.configured) {
       throw new ApiError(
         'telephony_not_configured',
@@ -216,24 +214,22 @@ export class CallService {
     }
 
     // The session and the call (as `dialling`) are durable before the provider hears of it.
-    let n = 0;
-    let sessionId = '';
-    await this.sessions.open(caller, this.sessionInput(input), (fn) =>
-      store.write(() => {
-        const opened = fn() as OpenedView;
-        sessionId = opened.session_id;
-        n = parseSessionNumber(sessionId)!;
-        this.insertCall(caller, n, opened.created_at, input, {
-          dial_status: 'dialling',
-          trunk_id: trunk.id,
-          room_name: callRoom(n).roomName,
-          idempotency_key: ctx.idempotencyKey,
-          idempotency_print: ctx.idempotencyKey === null ? null : ctx.idempotencyPrint,
-          from_number: callerId,
-        });
-        return opened;
-      }),
-    );
+    const prepared = await this.sessions.prepareOpen(caller, this.sessionInput(input));
+    const { session_id: sessionId } = await this.deps.uow.write((tx) => {
+      const opened = this.sessions.openTx(tx, prepared);
+      const n = prepared.session.id;
+      this.insertCallTx(tx, {
+        ...this.outboundCall(caller, n, opened.created_at, input),
+        dialStatus: 'dialling',
+        from: callerId,
+        trunkId: trunk.id,
+        roomName: callRoom(n).roomName,
+        attempt,
+      });
+      return opened;
+    });
+    this.sessions.afterOpen(prepared);
+    const n = prepared.session.id;
     const { roomName, identity } = callRoom(n);
     const metadata = callMetadata(n, caller.tenantId);
     // vagent joins the room first (LiveKit creates it on the join), so its voice is published
@@ -259,29 +255,30 @@ export class CallService {
       // phone may have rung (no answer, busy): the key stays on the call, and a retry under it
       // gets this failure again instead of a second ring.
       const carrierReached = result.sipStatus !== null;
-      await this.sessions.end(
-        caller,
-        sessionId,
-        (fn) =>
-          store.write(() => {
-            fn();
-            this.deps.repos.calls.moveDial(n, 'failed', {
-              provider_call_id: null,
-              dial_error: result.message,
-              idempotency_key: carrierReached ? ctx.idempotencyKey : null,
-            });
-          }),
-        { lineHandled: true },
-      );
+      const ending = await this.sessions.beginEnd(caller, sessionId, { lineHandled: true });
+      let committed = false;
+      try {
+        await this.deps.uow.write((tx) => {
+          this.sessions.endTx(tx, ending);
+          this.deps.repos.calls.moveDial(n, 'failed', {
+            provider_call_id: null,
+            dial_error: result.message,
+            idempotency_key: carrierReached ? (attempt?.id ?? null) : null,
+          });
+        });
+        committed = true;
+      } finally {
+        this.sessions.afterEnd(ending, committed);
+      }
       this.rooms?.hangUp(n);
       throw new ApiError('dial_failed', `dial of cl_${n} failed: ${result.message}`);
     }
     if (result.kind === 'unknown') {
-      await store.write(() =>
+      await this.deps.uow.write(() =>
         this.deps.repos.calls.moveDial(n, 'unknown', {
           provider_call_id: null,
           dial_error: result.message,
-          idempotency_key: ctx.idempotencyKey,
+          idempotency_key: attempt?.id ?? null,
         }),
       );
       throw outcomeUnknown({ id: n, dial_error: result.message });
@@ -291,7 +288,7 @@ export class CallService {
     // a webhook or a hang-up that settled the call first keeps it where it is.
     const answeredAt = result.answered ? this.deps.now() : undefined;
     let settled: DialStatus | undefined;
-    const reply = await ctx.commit(() => {
+    const done = await this.deps.uow.run(scope, (): CallPlacement => {
       const calls = this.deps.repos.calls;
       calls.moveDial(n, result.answered ? 'answered' : 'ringing', {
         provider_call_id: result.sipCallId,
@@ -299,13 +296,13 @@ export class CallService {
       });
       const row = calls.get(n)!;
       settled = row.dial_status;
-      const view: CallPlacement = {
+      return {
         call_id: `cl_${n}`,
         session_id: sessionId,
         agent_id: input.agent_id,
         to: input.to,
         from,
-        idempotent: ctx.idempotencyKey !== null,
+        idempotent: scope.idempotency !== null,
         status: 'ringing',
         dial_required: false,
         room_name: roomName,
@@ -314,7 +311,6 @@ export class CallService {
         dial_status: row.dial_status,
         answered_at: row.answered_at,
       };
-      return view;
     });
     // Hung up while LiveKit was still dialling: the phone participant may have joined after
     // that hang-up looked for it, so it is removed once more (best effort; the call is over).
@@ -322,14 +318,14 @@ export class CallService {
       try {
         await this.telephony.hangUp(roomName, identity);
       } catch (err) {
-        ctx.onHangupError?.(err, `cl_${n}`);
+        options.onHangupError?.(err, `cl_${n}`);
       }
     }
     // Dialled without waiting for the answer: LiveKit sends no webhook when the callee picks
     // up, so the call is watched until it is answered, gone, or could no longer ring.
     if (settled === 'ringing')
       this.lines.watchAnswer(n, roomName, identity, input.ringing_timeout_s ?? DIAL_LIMITS.ringing_timeout_s.default);
-    return reply;
+    return done;
   }
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
@@ -358,43 +354,48 @@ export class CallService {
     };
   }
 
+  /** The fields every outbound call `cl_<n>` placed by `POST /v1/calls` shares, opened at `openedAt` (epoch seconds). */
+  private outboundCall(caller: Caller, n: number, openedAt: number, input: PlaceCallInput) {
+    return {
+      n,
+      tenantId: caller.tenantId,
+      agentId: input.agent_id,
+      direction: 'outbound' as const,
+      to: input.to,
+      providerCallId: null,
+      answeredAt: null,
+      transport: null,
+      reserveUntil: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
+    };
+  }
+
   /**
-   * Inserts call `cl_<n>` of session `se_<n>`, opened at `openedAt` (epoch seconds), with the
-   * budget check and reservation in the same write.
+   * Writes call `cl_<n>` of session `se_<n>` (the session written first, in the same step):
+   * every call row — placed, dialled, LiveKit inbound, carrier stream — is written here. With
+   * `reserveUntil` the tenant's budget is checked and a reservation held in the same write.
+   * @throws ApiError rate_limit_exceeded (the budget refused the reservation; nothing is kept).
    */
-  private insertCall(
-    caller: Caller,
-    n: number,
-    openedAt: number,
-    input: PlaceCallInput,
-    d: {
-      dial_status: DialStatus;
-      trunk_id: string | null;
-      room_name: string | null;
-      idempotency_key: string | null;
-      idempotency_print: string | null;
-      from_number: string | null;
-    },
-  ): void {
-    const reserved = this.budget.reserveTx(caller.tenantId);
+  insertCallTx(_tx: Tx, call: NewCall): void {
+    const reserved = call.reserveUntil === null ? 0 : this.budget.reserveTx(call.tenantId);
     this.deps.repos.calls.insert({
-      id: n,
-      tenant_id: caller.tenantId,
-      agent_id: input.agent_id,
-      direction: 'outbound',
-      to_number: input.to,
-      from_number: d.from_number,
-      dial_status: d.dial_status,
-      trunk_id: d.trunk_id,
-      room_name: d.room_name,
-      provider_call_id: null,
+      id: call.n,
+      tenant_id: call.tenantId,
+      agent_id: call.agentId,
+      direction: call.direction,
+      to_number: call.to,
+      from_number: call.from,
+      dial_status: call.dialStatus,
+      trunk_id: call.trunkId,
+      room_name: call.roomName,
+      provider_call_id: call.providerCallId,
       dial_error: null,
-      idempotency_key: d.idempotency_key,
-      idempotency_print: d.idempotency_print,
+      idempotency_key: call.attempt?.id ?? null,
+      idempotency_print: call.attempt?.request ?? null,
       reserved_micro: reserved,
-      answered_at: null,
-      transport: d.room_name !== null ? 'livekit' : null,
-      reserve_until: openedAt + (input.max_call_duration_s ?? DIAL_LIMITS.max_call_duration_s.default),
+      answered_at: call.answeredAt,
+      transport: call.transport ?? (call.roomName !== null ? 'livekit' : null),
+      reserve_until: call.reserveUntil ?? 0,
+      ...(call.source ? { source: call.source } : {}),
     });
   }
 
@@ -445,38 +446,4 @@ export class CallService {
   recoverInterruptedDials(): number {
     return this.deps.repos.store.writeNow(() => this.deps.repos.calls.markInterruptedDials());
   }
-}
-
-/**
- * The number N of call id `cl_<N>`.
- * @throws ApiError session_not_found for a malformed id (spec: lookup is keyed by session).
- */
-export function parseCallId(callId: string): number {
-  const n = parseSessionNumber(callId, 'call');
-  if (n === null)
-    throw new ApiError('session_not_found', `call id ${shortId(callId)} is malformed: cl_ followed by a number`, {
-      param: 'call_id',
-    });
-  return n;
-}
-
-/** The error a request gets for a key an earlier dial was placed under. */
-function earlierAttemptError(call: CallRow, print: string | null): ApiError {
-  if (print !== null && call.idempotency_print !== null && call.idempotency_print !== print) return keyReuseError();
-  if (call.dial_status === 'failed') {
-    return new ApiError(
-      'dial_failed',
-      `dial of cl_${call.id} failed: ${call.dial_error ?? 'the carrier refused the call'} (an earlier attempt under this Idempotency-Key; ` +
-        'the phone may have rung, so it is not dialled again: use a new key to call again)',
-    );
-  }
-  return outcomeUnknown(call);
-}
-
-function outcomeUnknown(call: Pick<CallRow, 'id' | 'dial_error'>): ApiError {
-  return new ApiError(
-    'dial_outcome_unknown',
-    `the outcome of dial cl_${call.id} under this Idempotency-Key is unknown (${call.dial_error ?? 'LiveKit did not answer'}); ` +
-      `vagent will not dial it again: check the call with GET /v1/calls/cl_${call.id} (vagent call show cl_${call.id}) or in LiveKit, and use a new key to place a new call`,
-  );
 }

@@ -39,6 +39,7 @@ import { validateExotelBasicAuth, validatePlivoSignatureV3, validateTwilioSignat
 import { CARRIER_DIALECTS, type CarrierDialect } from '../media/carriers/types.js';
 import type { CarrierCredentialRow } from '../store/index.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 
 /** A carrier dialect name, exactly (route segment, `dialect` field). */
 export const CARRIER_DIALECT_PATTERN = /^(twilio|exotel|plivo)$/;
@@ -214,7 +215,12 @@ export class CarrierService {
    * @returns the dialect's view (never the secret).
    * @throws ApiError not_found (unknown dialect), invalid_request (see {@link parse}).
    */
-  setTx(caller: Caller, dialect: string, body: unknown): CarrierView {
+  set(caller: Caller, dialect: string, body: unknown, scope: Scope): Promise<Committed<CarrierView>> {
+    return this.deps.uow.run(scope, (tx) => this.setTx(tx, caller, dialect, body));
+  }
+
+  /** The write step of {@link set}. */
+  setTx(_tx: Tx, caller: Caller, dialect: string, body: unknown): CarrierView {
     const creds = this.parse(dialect, body);
     const { dialect: d, ...secret } = creds;
     const sealed = this.deps.credentials.sealText(JSON.stringify(secret), caller.tenantId, purposeOf(d));
@@ -243,7 +249,12 @@ export class CarrierService {
    * fails (`bad`) until they are set again; API keys and the stream token still work.
    * @throws ApiError not_found for an unknown dialect, or when none are stored.
    */
-  removeTx(caller: Caller, dialect: string): { dialect: CarrierDialect; deleted: true } {
+  remove(caller: Caller, dialect: string, scope: Scope): Promise<Committed<{ dialect: CarrierDialect; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.removeTx(tx, caller, dialect));
+  }
+
+  /** The write step of {@link remove}. */
+  removeTx(_tx: Tx, caller: Caller, dialect: string): { dialect: CarrierDialect; deleted: true } {
     const d = this.dialectOf(dialect);
     if (!this.deps.repos.carriers.delete(caller.tenantId, d)) {
       throw new ApiError('not_found', `no ${d} credentials are stored for this tenant (see: GET /v1/carriers)`, {
@@ -257,7 +268,12 @@ export class CarrierService {
    * Makes a new stream token for the caller's tenant; the previous one stops working at once.
    * Only its SHA-256 digest is kept: the token is in this answer and nowhere else.
    */
-  rotateStreamTokenTx(caller: Caller): { stream_token: string; created_at: number } {
+  rotateStreamToken(caller: Caller, scope: Scope): Promise<Committed<{ stream_token: string; created_at: number }>> {
+    return this.deps.uow.run(scope, (tx) => this.rotateStreamTokenTx(tx, caller));
+  }
+
+  /** The write step of {@link rotateStreamToken}. */
+  rotateStreamTokenTx(_tx: Tx, caller: Caller): { stream_token: string; created_at: number } {
     const token = `vst_${randomToken(43)}`;
     const createdAt = this.deps.now();
     this.deps.repos.carriers.replaceStreamToken(caller.tenantId, hashStreamToken(token), createdAt);

@@ -4,16 +4,13 @@
  * joined. URLs carry each clip's public name (a keyed MAC of its cache key), never the key. A synthesis failure (crash, hang, no engine) leaves that clip without audio and
  * never fails the turn.
  */
+import type { Clip } from '../domain/resources.js';
 import { toSpokenText } from '../engine/spoken.js';
 import type { ClipSpec } from '../engine/state.js';
 import type { SpeechPort } from './speech-port.js';
 
-/** A clip as the API shows it (spec: Clip): text, audio URLs (null without audio), engine flags. */
-export type ClipView = {
-  text: string;
-  audio_url: string | null;
-  livekit_wav_url: string | null;
-} & ClipSpec['flags'] & { display_order?: number; requires_user_input?: boolean };
+/** A clip as the API shows it (docs/api-decisions.md; `Clip` of src/domain/resources.ts): text, audio URLs (null without audio), engine flags. */
+export type ClipView = Clip;
 
 /** The audio of one reply. */
 export interface RenderedReply {

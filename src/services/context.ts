@@ -3,6 +3,7 @@
  */
 import type { Repos } from '../store/index.js';
 import type { CredentialBox } from './secrets.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 /** The authenticated caller of one request. */
 export interface Caller {
@@ -17,6 +18,8 @@ export interface Caller {
 /** Dependencies shared by services. */
 export interface ServiceDeps {
   repos: Repos;
+  /** Runs every write of a use case, with its request's idempotent response (docs/unit-of-work.md). */
+  uow: UnitOfWork;
   authMode: 'audit' | 'enforce';
   credentials: CredentialBox;
   /** Current time in epoch seconds (fractional). */

@@ -19,12 +19,16 @@
  * - Every change of a call's line goes through the transition table of domain/calls.ts: a
  *   report that comes late (an answer after the hang-up) changes nothing.
  * - Unknown or unbound numbers are logged (masked) and counted; nothing throws out of here.
+ *
+ * Over 400 lines: one webhook event's path (record, schedule, route, open or end) reads in one
+ * place; splitting it would scatter the order the events of one call must keep.
  */
 import { isE164, maskNumber } from '../domain/e164.js';
-import { isAgentId, parseSessionNumber } from '../domain/ids.js';
+import { isAgentId } from '../domain/ids.js';
 import type { CallRow, TelephonyEventRow } from '../store/index.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
+import type { CallService } from './calls.js';
 import type { SessionService } from './sessions.js';
 import { MalformedWebhookError, type CallRooms, type TelephonyEvent, type TelephonyPort } from './telephony-port.js';
 
@@ -67,6 +71,7 @@ export class InboundService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly sessions: SessionService,
+    private readonly calls: Pick<CallService, 'insertCallTx'>,
     private readonly telephony: TelephonyPort,
     private readonly credentials: CredentialBox,
     private readonly routingWebhook: RoutingWebhookCall,
@@ -104,7 +109,7 @@ export class InboundService {
     // One answer per call, whichever event carried it first.
     const eventKey = kind === 'sip_answered' ? `answered:${callKey}` : `${ev.event}:${callKey}`;
     const payload = JSON.stringify(ev);
-    const seq = await this.deps.repos.store.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.now()));
+    const seq = await this.deps.uow.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.now()));
     if (seq === null) {
       this.count('duplicate_delivery');
       return { recorded: true, duplicate: true, event: ev.event };
@@ -178,9 +183,7 @@ export class InboundService {
     this.count(outcome.outcome);
     // `done` events were finished inside their own write; the rest are marked here.
     if (outcome.state !== 'done') {
-      await this.deps.repos.store.write(() =>
-        this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()),
-      );
+      await this.deps.uow.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()));
     }
   }
 
@@ -242,40 +245,33 @@ export class InboundService {
     const caller = systemCaller(tenantId, ev.id);
     let callN = 0;
     try {
-      await this.sessions.open(
-        caller,
-        {
-          agent_id: agentId,
-          customer_phone: from,
-          context: { call: { direction: 'inbound', to, from } },
-        },
-        (fn) =>
-          this.deps.repos.store.write(() => {
-            const opened = fn() as { session_id: string };
-            callN = parseSessionNumber(opened.session_id)!;
-            this.deps.repos.calls.insert({
-              id: callN,
-              tenant_id: tenantId,
-              agent_id: agentId,
-              direction: 'inbound',
-              to_number: to,
-              from_number: from,
-              dial_status: 'answered',
-              trunk_id: number.trunk_id,
-              room_name: room || null,
-              provider_call_id: callId || null,
-              dial_error: null,
-              idempotency_key: null,
-              idempotency_print: null,
-              reserved_micro: 0,
-              reserve_until: 0,
-              answered_at: this.deps.now(),
-              transport: 'livekit',
-            });
-            this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
-            return opened;
-          }),
-      );
+      const prepared = await this.sessions.prepareOpen(caller, {
+        agent_id: agentId,
+        customer_phone: from,
+        context: { call: { direction: 'inbound', to, from } },
+      });
+      await this.deps.uow.write((tx) => {
+        this.sessions.openTx(tx, prepared);
+        callN = prepared.session.id;
+        this.calls.insertCallTx(tx, {
+          n: callN,
+          tenantId,
+          agentId,
+          direction: 'inbound',
+          to,
+          from,
+          dialStatus: 'answered',
+          trunkId: number.trunk_id,
+          roomName: room || null,
+          providerCallId: callId || null,
+          attempt: null,
+          answeredAt: this.deps.now(),
+          transport: 'livekit',
+          reserveUntil: null,
+        });
+        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
+      });
+      this.sessions.afterOpen(prepared);
     } catch (err) {
       this.log.warn(
         { to: maskNumber(to), tenant: tenantId, agent_id: agentId, err: errText(err) },
@@ -345,13 +341,13 @@ export class InboundService {
     const call = this.callOf(ev);
     if (!call) return { state: 'ignored', outcome: 'unknown_call' };
     const sipCallId = ev.participant!.attributes['sip.callID'] || null;
-    let moved = false;
-    await this.deps.repos.store.write(() => {
-      moved = this.deps.repos.calls.moveDial(call.id, 'answered', {
+    const moved = await this.deps.uow.write(() => {
+      const answered = this.deps.repos.calls.moveDial(call.id, 'answered', {
         answered_at: this.deps.now(),
         provider_call_id: call.provider_call_id ?? sipCallId,
       });
-      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', moved ? 'call_answered' : 'answer_too_late', this.deps.now());
+      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', answered ? 'call_answered' : 'answer_too_late', this.deps.now());
+      return answered;
     });
     if (moved) this.log.info({ call_id: `cl_${call.id}` }, 'outbound call answered');
     return { state: 'done', outcome: moved ? 'call_answered' : 'answer_too_late' };
@@ -364,7 +360,7 @@ export class InboundService {
     const session = this.deps.repos.sessions.get(call.id);
     if (!session || session.status === 'ended') {
       // The session ended first (its line is gone now, whoever ended it).
-      await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(call.id, 'completed'));
+      await this.deps.uow.write(() => this.deps.repos.calls.moveDial(call.id, 'completed'));
       return { state: 'ignored', outcome: 'already_ended' };
     }
     // An outbound call that never connected: LiveKit says why (dialled without waiting for the answer).
@@ -376,23 +372,24 @@ export class InboundService {
       NOT_CONNECTED.has(reason) &&
       (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
-    await this.sessions.end(
-      systemCaller(call.tenant_id, ev.id),
-      `se_${call.id}`,
-      (fn) =>
-        this.deps.repos.store.write(() => {
-          fn();
-          if (notConnected) {
-            this.deps.repos.calls.moveDial(call.id, 'failed', {
-              dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
-            });
-          } else {
-            this.deps.repos.calls.moveDial(call.id, 'completed');
-          }
-          this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
-        }),
-      { lineHandled: true },
-    );
+    const ending = await this.sessions.beginEnd(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, { lineHandled: true });
+    let committed = false;
+    try {
+      await this.deps.uow.write((tx) => {
+        this.sessions.endTx(tx, ending);
+        if (notConnected) {
+          this.deps.repos.calls.moveDial(call.id, 'failed', {
+            dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
+          });
+        } else {
+          this.deps.repos.calls.moveDial(call.id, 'completed');
+        }
+        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
+      });
+      committed = true;
+    } finally {
+      this.sessions.afterEnd(ending, committed);
+    }
     this.log.info(
       { call_id: `cl_${call.id}`, reason },
       notConnected ? 'outbound call did not connect' : 'call ended: the phone participant left',

@@ -21,12 +21,15 @@ import { RecognizerCheckService } from './recognizer-check.js';
 import { CredentialBox } from './secrets.js';
 import { TenantService } from './tenants.js';
 import { TrunkService } from './trunks.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 /** Everything the HTTP layer calls. */
 export interface Services {
   repos: Repos;
   tenants: TenantService;
   idempotency: IdempotencyService;
+  /** Runs every use case's writes with its request's idempotent response (docs/unit-of-work.md). */
+  uow: UnitOfWork;
   trunks: TrunkService;
   numbers: NumberService;
   credentials: CredentialBox;
@@ -94,7 +97,9 @@ export interface SessionCacheBounds {
 export function createServices(repos: Repos, options: ServiceOptions): Services {
   const now = options.now ?? (() => Date.now() / 1000);
   const credentials = new CredentialBox(options.masterKey);
-  const deps = { repos, authMode: options.authMode, credentials, now };
+  const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, now);
+  const uow = new UnitOfWork(repos.store, idempotency);
+  const deps = { repos, uow, authMode: options.authMode, credentials, now };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
   const agents = new AgentService(deps, speech);
@@ -109,7 +114,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
       ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
       // Ending a dialled call's session hangs up its line (the call service is built below).
-      closeLine: async (n): Promise<(() => void) | null> => (await callLines.releaseLine(n, false))?.record ?? null,
+      closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
     },
   );
   const telephony = options.telephony ?? new NoTelephony();
@@ -123,6 +128,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const inbound = new InboundService(
     deps,
     sessions,
+    calls,
     telephony,
     credentials,
     options.routingWebhook ?? noWebhook,
@@ -138,7 +144,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     },
     now,
   );
-  const media = new MediaCallService(deps, agents, sessions, budget, inbound, speech);
+  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
   return {
     media,
     carriers: new CarrierService(deps),
@@ -155,7 +161,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     repos,
     credentials,
     tenants: new TenantService(repos, now),
-    idempotency: new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, now),
+    idempotency,
+    uow,
     trunks,
     numbers: new NumberService(deps, trunks, agents),
   };

@@ -9,22 +9,27 @@
  * its bound agent → the tenant's inbound routing webhook, exactly as a LiveKit inbound call.
  * Either way a call record exists with `direction`, `transport` and the caller and called
  * numbers, and `GET /v1/calls` shows it while it runs.
+ *
+ * Over 400 lines: a stream call's whole life (open, attach, turns, end, crash recovery) reads in
+ * one place, each use case in its three phases (docs/unit-of-work.md).
  */
 import { ApiError } from '../domain/errors.js';
 import type { CallSource } from '../domain/calls.js';
 import { isE164 } from '../domain/e164.js';
-import { parseSessionNumber } from '../domain/ids.js';
 import type { CarrierDialect } from '../media/carriers/types.js';
 import type { ExpectationKind } from '../media/endpointing.js';
 import type { TurnRequest } from '../media/call-session-port.js';
 import type { ClipRef, ReplyData, StreamSettings } from '../media/worker-protocol.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
+import type { CallService } from './calls.js';
 import type { ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { InboundService } from './inbound.js';
 import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
+import { INTERNAL, type Committed } from './unit-of-work.js';
+import type { TurnResult } from '../domain/resources.js';
 
 /** What a stream's `start` says about its call (plain data from the carrier parser). */
 export interface StreamStart {
@@ -84,6 +89,7 @@ export class MediaCallService {
     private readonly deps: ServiceDeps,
     private readonly agents: AgentService,
     private readonly sessions: SessionService,
+    private readonly calls: Pick<CallService, 'insertCallTx'>,
     private readonly budget: BudgetService,
     private readonly inbound: InboundService,
     private readonly speech: SpeechPort,
@@ -148,41 +154,35 @@ export class MediaCallService {
     let n = 0;
     let openingClips: ClipView[] = [];
     try {
-      await this.sessions.open(
-        caller,
-        {
-          agent_id: agentId,
-          customer_phone: direction === 'inbound' ? from : to,
-          context: { call: { direction, to, from, transport: start.dialect } },
-        },
-        (fn) =>
-          this.deps.repos.store.write(() => {
-            const opened = fn() as { session_id: string; opening: { clips: ClipView[] } };
-            n = parseSessionNumber(opened.session_id)!;
-            openingClips = opened.opening.clips;
-            this.deps.repos.calls.insert({
-              id: n,
-              tenant_id: tenantId,
-              agent_id: agentId,
-              direction,
-              to_number: to ?? '',
-              from_number: from,
-              dial_status: 'answered',
-              trunk_id: null,
-              room_name: null,
-              provider_call_id: start.carrierCallId,
-              dial_error: null,
-              idempotency_key: null,
-              idempotency_print: null,
-              reserved_micro: 0,
-              reserve_until: 0,
-              answered_at: this.deps.now(),
-              transport: start.dialect,
-              source: start.source ?? 'phone',
-            });
-            return opened;
-          }),
-      );
+      const prepared = await this.sessions.prepareOpen(caller, {
+        agent_id: agentId,
+        customer_phone: direction === 'inbound' ? from : to,
+        context: { call: { direction, to, from, transport: start.dialect } },
+      });
+      const opened = await this.deps.uow.write((tx) => {
+        const view = this.sessions.openTx(tx, prepared);
+        this.calls.insertCallTx(tx, {
+          n: prepared.session.id,
+          tenantId,
+          agentId,
+          direction,
+          to: to ?? '',
+          from,
+          dialStatus: 'answered',
+          trunkId: null,
+          roomName: null,
+          providerCallId: start.carrierCallId,
+          attempt: null,
+          answeredAt: this.deps.now(),
+          transport: start.dialect,
+          source: start.source ?? 'phone',
+          reserveUntil: null,
+        });
+        return view;
+      });
+      this.sessions.afterOpen(prepared);
+      n = prepared.session.id;
+      openingClips = opened.opening.clips;
     } catch (err) {
       throw new StreamRefused(err instanceof ApiError ? `the agent cannot take this call: ${err.message}` : 'the call could not be opened');
     }
@@ -200,16 +200,9 @@ export class MediaCallService {
       );
     }
     const n = row.id;
-    let moved = false;
-    await this.deps.repos.store.write(() => {
-      moved = this.deps.repos.calls.attachTransport(
-        n,
-        start.dialect,
-        start.carrierCallId || null,
-        this.deps.now(),
-        start.source ?? 'phone',
-      );
-    });
+    const moved = await this.deps.uow.write(() =>
+      this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now(), start.source ?? 'phone'),
+    );
     if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
     return this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
   }
@@ -267,7 +260,7 @@ export class MediaCallService {
    */
   async roomAnswered(n: number): Promise<void> {
     try {
-      await this.deps.repos.store.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.now() }));
+      await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.now() }));
     } catch {
       // The store is closing: the call stays as it was.
     }
@@ -282,13 +275,11 @@ export class MediaCallService {
   async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
     const caller = mediaCaller(tenantId);
     const sessionId = `se_${n}`;
-    type View = { clips: ClipView[]; ended: boolean };
-    const commit = (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<View>;
-    let view: View;
+    let done: Committed<TurnResult>;
     switch (request.kind) {
       case 'speech': {
         const t = request.telemetry;
-        view = await this.sessions.turn(
+        done = await this.sessions.turn(
           caller,
           sessionId,
           {
@@ -301,23 +292,23 @@ export class MediaCallService {
             stt_audio_ms: Math.round(t.audio_ms),
             phone: true,
           },
-          commit,
+          INTERNAL,
         );
         break;
       }
       case 'dtmf':
-        view = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, commit);
+        done = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, INTERNAL);
         break;
       case 'silence':
-        view = await this.sessions.eventTurn(
+        done = await this.sessions.eventTurn(
           caller,
           sessionId,
           { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt, phone: true },
-          commit,
+          INTERNAL,
         );
         break;
       case 'failed':
-        view = await this.sessions.eventTurn(
+        done = await this.sessions.eventTurn(
           caller,
           sessionId,
           {
@@ -326,13 +317,16 @@ export class MediaCallService {
             stt_audio_ms: Math.round(request.telemetry.audio_ms),
             phone: true,
           },
-          commit,
+          INTERNAL,
         );
         break;
       case 'max_duration':
-        view = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration', phone: true }, commit);
+        done = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration', phone: true }, INTERNAL);
         break;
     }
+    // No request, no key: the step always runs (never a replay).
+    if (done.replayed) throw new Error(`turn of cl_${n} was replayed without a key`);
+    const view = done.value;
     const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);
     // The closing line said (close-grace begins): on the phone, vagent hangs up after it plays.
     const ended = view.ended || hints?.closing === true;
@@ -351,16 +345,20 @@ export class MediaCallService {
    */
   async ended(tenantId: string, n: number, problem: string | null = null, endedAt: number | null = null): Promise<void> {
     try {
-      await this.sessions.end(
-        mediaCaller(tenantId),
-        `se_${n}`,
-        (fn) =>
-          this.deps.repos.store.write(() => {
-            fn();
-            this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
-          }),
-        { lineHandled: true, ...(endedAt === null ? {} : { endedAt }) },
-      );
+      const ending = await this.sessions.beginEnd(mediaCaller(tenantId), `se_${n}`, {
+        lineHandled: true,
+        ...(endedAt === null ? {} : { endedAt }),
+      });
+      let committed = false;
+      try {
+        await this.deps.uow.write((tx) => {
+          this.sessions.endTx(tx, ending);
+          this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
+        });
+        committed = true;
+      } finally {
+        this.sessions.afterEnd(ending, committed);
+      }
     } catch {
       // Already ended and purged, or the store is closing: nothing more to record.
     }
@@ -395,7 +393,7 @@ export class MediaCallService {
     if (ids.length === 0) return;
     const at = this.deps.now();
     try {
-      await this.deps.repos.store.write(() => this.deps.repos.calls.touch(ids, at));
+      await this.deps.uow.write(() => this.deps.repos.calls.touch(ids, at));
     } catch {
       // The store is closing: the next start ends these calls at their previous sign of life.
     }

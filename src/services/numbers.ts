@@ -13,6 +13,7 @@ import type { NumberRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkService } from './trunks.js';
 import type { CreateNumberInput } from '../contract/numbers.js';
 
@@ -38,7 +39,12 @@ export class NumberService {
    * @throws ApiError already_exists when the tenant already has it; trunk_not_found when
    *         `trunk_id` does not resolve; for `agent_id`, see {@link requireInboundAgent}.
    */
-  createTx(caller: Caller, input: CreateNumberInput): NumberView {
+  create(caller: Caller, input: CreateNumberInput, scope: Scope): Promise<Committed<NumberView>> {
+    return this.deps.uow.run(scope, (tx) => this.createTx(tx, caller, input));
+  }
+
+  /** The write step of {@link create}. */
+  createTx(_tx: Tx, caller: Caller, input: CreateNumberInput): NumberView {
     if (input.trunk_id) this.trunks.resolve(caller, input.trunk_id);
     if (input.agent_id) this.requireInboundAgent(caller.tenantId, input.agent_id);
     if (this.deps.repos.numbers.get(caller.tenantId, input.number)) {
@@ -86,7 +92,12 @@ export class NumberService {
    * Binds the agent that answers inbound calls on the DID.
    * @throws see {@link resolve} and {@link requireInboundAgent}.
    */
-  bindTx(caller: Caller, number: string, agentId: string): NumberView {
+  bind(caller: Caller, number: string, agentId: string, scope: Scope): Promise<Committed<NumberView>> {
+    return this.deps.uow.run(scope, (tx) => this.bindTx(tx, caller, number, agentId));
+  }
+
+  /** The write step of {@link bind}. */
+  bindTx(_tx: Tx, caller: Caller, number: string, agentId: string): NumberView {
     const row = this.resolve(caller, number);
     // The number's own tenant (in audit mode it may not be the caller's) answers its calls.
     this.requireInboundAgent(row.tenant_id, agentId);
@@ -132,7 +143,12 @@ export class NumberService {
   }
 
   /** Removes the service's record and binding (not the carrier's number). @throws see {@link resolve}. */
-  deleteTx(caller: Caller, number: string): { number: string; deleted: true } {
+  delete(caller: Caller, number: string, scope: Scope): Promise<Committed<{ number: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, number));
+  }
+
+  /** The write step of {@link delete}. */
+  deleteTx(_tx: Tx, caller: Caller, number: string): { number: string; deleted: true } {
     const row = this.resolve(caller, number);
     this.deps.repos.numbers.delete(row.id);
     return { number: row.number, deleted: true };

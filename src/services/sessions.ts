@@ -4,39 +4,59 @@
  *
  * A turn runs under a per-session lock: the engine (pure) decides the reply, the clips get
  * their audio (cache, or live synthesis), and the new state, the turn row and the stored
- * idempotent response commit in one durable transaction through the route's `commit`.
+ * idempotent response commit in one durable transaction, the unit of work's step
+ * (docs/unit-of-work.md); memory follows only once that step has committed.
  * Open sessions stay in memory, with a small window of recently ended ones (issue 15 item 7);
  * an ended session beyond that window is read back from the database when asked for (its
  * detail, `/end` again, a refused turn), and the database is the truth after a restart.
+ *
+ * Over 400 lines: each use case reads top-down in its three phases (prepare, the write step,
+ * after; docs/unit-of-work.md), and the open and end phases are public because the call use
+ * cases compose them. The memory, the types and the turn's metering live beside it
+ * (session-memory.ts, session-types.ts, turn-record.ts).
  */
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
-import type { SessionListItem } from '../domain/resources.js';
-import { newSessionNumber, parseSessionNumber, shortId } from '../domain/ids.js';
-import { addCost, costView, type CostInr } from '../domain/money.js';
-import { buildSummary, type SessionSummary } from '../engine/summary.js';
+import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } from '../domain/resources.js';
+import { newSessionNumber } from '../domain/ids.js';
+import { costView } from '../domain/money.js';
+import { buildSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runEventTurn, runTurn, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
-import { mediaHintsOf, type MediaHints } from '../engine/media-hints.js';
-import { initialState, stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
+import { mediaHintsOf } from '../engine/media-hints.js';
+import { initialState, type EngineState } from '../engine/state.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
 import { withContextDefaults } from '../engine/context-needs.js';
-import { mediaSettingsOf, type MediaSettings } from '../domain/agent.js';
+import { mediaSettingsOf } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
-import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import {
   emptyMetrics,
   sessionDetail,
   sessionListItem,
-  sessionTotals,
   stepViews,
   type SessionDetailExtension,
   type SessionMetrics,
-  type StoredTurn,
 } from './session-model.js';
+import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
+import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
+import {
+  DEFAULT_MAX_ENDED_CACHED,
+  DEFAULT_MAX_OPEN_CACHED,
+  type EndOptions,
+  type LiveSession,
+  type OpenSessionInput,
+  type PreparedSession,
+  type SessionCacheSizes,
+  type SessionDetailView,
+  type SessionEnding,
+  type SessionMediaHints,
+  type SessionServiceOptions,
+  type Summary,
+} from './session-types.js';
 import type { SpeechPort } from './speech-port.js';
 import { referenceTime, requireSessionValues } from './session-values.js';
 import {
@@ -47,119 +67,26 @@ import {
   type SttTelemetry,
   type TurnInputBody,
 } from './turn-input.js';
-import type { OpenSessionInput } from '../contract/sessions.js';
 
-/** A validated `POST /v1/sessions` body (the contract's, src/contract/sessions.ts). */
-export type { OpenSessionInput };
-
-/** {@link SessionService.mediaHints}: the engine's hints of the current step, and the session's language, settings and end. */
-export type SessionMediaHints = MediaHints & {
-  /** The agent's language, BCP-47 (the recogniser's). */
-  language: string;
-  /** The session has ended, or closes with the reply just given: the media core hangs up after playing it. */
-  ended: boolean;
-  /**
-   * The closing line has been said and the close-grace window runs (`close_grace_ms`): a last
-   * caller turn is still heard (and ends the session); the media core may hang up once the
-   * closing has played and the window has lapsed.
-   */
-  closing: boolean;
-  /** The agent's `close_grace_ms`. */
-  closeGraceMs: number;
-  /** The agent's phone-line settings, defaults applied. */
-  media: MediaSettings;
-};
-
-/** Runs a synchronous write in the request's durable transaction (with its idempotent response). */
-export type Commit<R> = (fn: () => unknown) => Promise<R>;
-
-interface LiveSession {
-  id: number;
-  /** Storage order of the session row (keys its turn log). */
-  seq: number;
-  tenantId: string;
-  agent: CompiledAgent;
-  voice: string;
-  customerName: string | null;
-  context: Record<string, unknown>;
-  refMs: number;
-  status: 'open' | 'ended';
-  state: EngineState;
-  metrics: SessionMetrics;
-  summary: Summary | null;
-}
-
-/** A session's summary, or `{}` when building it failed (spec: End-of-session result). */
-type Summary = SessionSummary | Record<string, never>;
-
-/**
- * Hangs up the phone line of session `n`'s call ahead of the session's end, if it has one
- * that may be up (the call service's `releaseLine`). Resolves with the write that records it,
- * to run in the end's transaction, or null when there is nothing to record.
- * @throws ApiError when the line could not be hung up (the session then stays open).
- */
-export type LineCloser = (n: number) => Promise<(() => void) | null>;
-
-/** Options of {@link SessionService.end}. */
-export interface EndOptions {
-  /** The caller takes care of the call's line itself (a hang-up, a failed dial, the phone participant leaving). */
-  lineHandled?: boolean;
-  /**
-   * When the session ended, epoch seconds, if not now: a call orphaned by a crash ended when it
-   * was last seen alive (CallRepo.lastSeen), not when the daemon came back.
-   */
-  endedAt?: number;
-}
-
-/** Options of the session service. */
-export interface SessionServiceOptions {
-  /** Base URL of audio links (`public_url` or the daemon's own address, known once it listens). */
-  audioBaseUrl: () => string;
-  /** Told of synthesis failures (for the log); never given text. */
-  onSpeechError?: (err: unknown) => void;
-  /**
-   * Open sessions kept in memory (least recently used beyond this are dropped; they reload).
-   * Default {@link DEFAULT_MAX_OPEN_CACHED}.
-   */
-  maxCached?: number;
-  /**
-   * Ended sessions kept in memory, most recently used first (issue 15 item 7); older ones are
-   * dropped and reload from the database, answering exactly as before. Default
-   * {@link DEFAULT_MAX_ENDED_CACHED}; 0 keeps none.
-   */
-  maxEndedCached?: number;
-  /** Hangs up a session's phone line when the session is ended (default: sessions have no lines). */
-  closeLine?: LineCloser;
-}
-
-/** Default bound of the open sessions held in memory ({@link SessionServiceOptions.maxCached}). */
-export const DEFAULT_MAX_OPEN_CACHED = 50_000;
-
-/** Default bound of the ended sessions held in memory ({@link SessionServiceOptions.maxEndedCached}). */
-export const DEFAULT_MAX_ENDED_CACHED = 1_000;
-
-/** Sessions held in memory by a {@link SessionService} (see {@link SessionService.cacheSizes}). */
-export interface SessionCacheSizes {
-  /** Open sessions in memory (at most `maxCached`, plus any held by a request in flight). */
-  open: number;
-  /** Ended sessions in memory (at most `maxEndedCached`, plus any held by a request in flight). */
-  ended: number;
-}
-
-/** `GET /v1/sessions/{id}`: Session detail with the extension object `session`. */
-export type SessionDetailView = ReturnType<typeof sessionDetail> & { session: SessionDetailExtension };
+export {
+  DEFAULT_MAX_ENDED_CACHED,
+  DEFAULT_MAX_OPEN_CACHED,
+  type EndOptions,
+  type LineCloser,
+  type LiveSession,
+  type OpenSessionInput,
+  type PreparedSession,
+  type SessionCacheSizes,
+  type SessionDetailView,
+  type SessionEnding,
+  type SessionMediaHints,
+  type SessionServiceOptions,
+} from './session-types.js';
 
 /** Session use cases. */
 export class SessionService {
-  /** Open sessions in memory, least recently used first. */
-  private readonly live = new Map<number, LiveSession>();
-  /** The window of recently used ended sessions, least recently used first. */
-  private readonly ended = new Map<number, LiveSession>();
-  private readonly locks = new Map<number, Promise<unknown>>();
-  private readonly maxCached: number;
-  private readonly maxEndedCached: number;
-  /** The store's `externalVersion()` the ended window was filled under. */
-  private endedVersion = -1;
+  /** The sessions held in memory, and their locks. */
+  private readonly memory: SessionMemory;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -168,8 +95,10 @@ export class SessionService {
     private readonly pricing: Pricing,
     private readonly options: SessionServiceOptions,
   ) {
-    this.maxCached = options.maxCached ?? DEFAULT_MAX_OPEN_CACHED;
-    this.maxEndedCached = options.maxEndedCached ?? DEFAULT_MAX_ENDED_CACHED;
+    this.memory = new SessionMemory(deps, agents, speech, {
+      maxCached: options.maxCached ?? DEFAULT_MAX_OPEN_CACHED,
+      maxEndedCached: options.maxEndedCached ?? DEFAULT_MAX_ENDED_CACHED,
+    });
   }
 
   /**
@@ -182,7 +111,19 @@ export class SessionService {
    *         `customer_name` the agent speaks is missing or empty, param `context.<key>` or
    *         `customer_name`).
    */
-  async open<R>(caller: Caller, input: OpenSessionInput, commit: Commit<R>): Promise<R> {
+  async open(caller: Caller, input: OpenSessionInput, scope: Scope): Promise<Committed<SessionOpened>> {
+    const prepared = await this.prepareOpen(caller, input);
+    const done = await this.deps.uow.run(scope, (tx) => this.openTx(tx, prepared));
+    if (!done.replayed) this.afterOpen(prepared);
+    return done;
+  }
+
+  /**
+   * The prepare phase of {@link open}: the agent resolved, the context checked, the opening's
+   * audio rendered. Nothing is written.
+   * @throws ApiError as {@link open}.
+   */
+  async prepareOpen(caller: Caller, input: OpenSessionInput): Promise<PreparedSession> {
     const agentRow = this.agents.resolve(caller, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
     const context = withContextDefaults(agent.def, input.context ?? {});
@@ -204,18 +145,16 @@ export class SessionService {
     );
     const state = initialState(agent);
     state.last_clips = opening;
-    const createdAt = this.deps.now();
-    let id = newSessionNumber();
-    const view = {
+    const view: SessionOpened = {
       session_id: '',
       agent_id: agentRow.id,
       agent: { id: agent.def.id, name: agent.def.name, direction: agent.def.direction, language: agent.def.language },
       opening: { text: clips.map((c) => c.text).join(' '), clips },
-      state: this.stateView(agent, state, false),
-      created_at: createdAt,
+      state: stateView(agent, state, false),
+      created_at: this.deps.now(),
     };
     const session: LiveSession = {
-      id,
+      id: 0,
       seq: 0,
       tenantId: caller.tenantId,
       agent,
@@ -228,36 +167,42 @@ export class SessionService {
       metrics: emptyMetrics(),
       summary: null,
     };
-    const result = await commit(() => {
-      while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
-      session.id = id;
-      view.session_id = `se_${id}`;
-      const row: Omit<SessionRow, 'seq'> = {
-        id,
-        tenant_id: caller.tenantId,
-        agent_id: agentRow.id,
-        agent_digest: agentRow.digest,
-        customer_name: input.customer_name ?? null,
-        customer_phone: input.customer_phone ?? null,
-        title: input.title ?? null,
-        context: JSON.stringify(context),
-        ref_ms: refMs,
-        engine: JSON.stringify(state),
-        metrics: JSON.stringify(session.metrics),
-        status: 'open',
-        created_at: createdAt,
-        ended_at: null,
-        summary: null,
-      };
-      session.seq = this.deps.repos.sessions.insert(row);
-      return view;
-    });
-    if (view.session_id) {
-      this.remember(session);
-      this.speech.pin(pinOwner(session.id), rendered.keys);
-      void this.prepareSessionTexts(session);
-    }
-    return result;
+    return { caller, input, agentRow: { id: agentRow.id, digest: agentRow.digest }, session, view, keys: rendered.keys };
+  }
+
+  /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
+  openTx(_tx: Tx, p: PreparedSession): SessionOpened {
+    let id = newSessionNumber();
+    while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
+    const { session, view, input } = p;
+    session.id = id;
+    view.session_id = `se_${id}`;
+    const row: Omit<SessionRow, 'seq'> = {
+      id,
+      tenant_id: p.caller.tenantId,
+      agent_id: p.agentRow.id,
+      agent_digest: p.agentRow.digest,
+      customer_name: input.customer_name ?? null,
+      customer_phone: input.customer_phone ?? null,
+      title: input.title ?? null,
+      context: JSON.stringify(session.context),
+      ref_ms: session.refMs,
+      engine: JSON.stringify(session.state),
+      metrics: JSON.stringify(session.metrics),
+      status: 'open',
+      created_at: view.created_at,
+      ended_at: null,
+      summary: null,
+    };
+    session.seq = this.deps.repos.sessions.insert(row);
+    return view;
+  }
+
+  /** The after phase of an open whose {@link openTx} committed: the session in memory, its clips pinned, its texts prepared. */
+  afterOpen(p: PreparedSession): void {
+    this.memory.remember(p.session);
+    this.speech.pin(pinOwner(p.session.id), p.keys);
+    void this.prepareSessionTexts(p.session);
   }
 
   /**
@@ -268,14 +213,14 @@ export class SessionService {
    *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
    *         grace window lapsed), invalid_request (a bad `stt_audio_ms`, nothing changed).
    */
-  async turn<R>(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, commit: Commit<R>): Promise<R> {
+  async turn(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, scope: Scope): Promise<Committed<TurnResult>> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(
       caller,
       sessionId,
       input,
       '',
-      commit,
+      scope,
       (s, nowMs) =>
         runTurn(s.agent, s.state, {
           text: input.text,
@@ -306,14 +251,14 @@ export class SessionService {
    * @throws ApiError invalid_request (unknown kind, bad attempt or telemetry; nothing changed),
    *         and as {@link turn}: session_not_found, not_found, session_already_ended.
    */
-  async eventTurn<R>(caller: Caller, sessionId: string, event: SessionEventInput, commit: Commit<R>): Promise<R> {
+  async eventTurn(caller: Caller, sessionId: string, event: SessionEventInput, scope: Scope): Promise<Committed<TurnResult>> {
     checkEvent(event);
     return this.recordTurn(
       caller,
       sessionId,
       event,
       event.kind,
-      commit,
+      scope,
       (s, nowMs) =>
         runEventTurn(s.agent, s.state, {
           kind: event.kind,
@@ -336,8 +281,8 @@ export class SessionService {
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign).
    */
   mediaHints(caller: Caller, sessionId: string): SessionMediaHints {
-    const n = this.parseId(sessionId);
-    const s = this.load(caller, n, sessionId);
+    const n = parseSessionId(sessionId);
+    const s = this.memory.load(caller, n, sessionId);
     const ended = s.status === 'ended' || s.state.closed;
     return {
       ...mediaHintsOf(s.agent, s.state),
@@ -350,21 +295,24 @@ export class SessionService {
   }
 
   /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */
-  private async recordTurn<R>(
+  private async recordTurn(
     caller: Caller,
     sessionId: string,
     input: SttTelemetry,
     event: TurnEventKind | '',
-    commit: Commit<R>,
+    scope: Scope,
     engine: (s: LiveSession, nowMs: number) => TurnOutput,
     userText: string,
-  ): Promise<R> {
+  ): Promise<Committed<TurnResult>> {
     const started = performance.now();
-    const n = this.parseId(sessionId);
-    return this.withLock(n, async () => {
-      const s = this.load(caller, n, sessionId);
+    const n = parseSessionId(sessionId);
+    return this.memory.withLock(n, async () => {
+      const s = this.memory.load(caller, n, sessionId);
       const nowMs = this.deps.now() * 1000;
-      if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) await this.finish(s, () => undefined);
+      if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) {
+        const summary = await this.deps.uow.write((tx) => this.endStateTx(tx, s, s.state, s.metrics));
+        this.memory.markEnded(s, summary);
+      }
       if (s.status === 'ended')
         throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
 
@@ -380,80 +328,44 @@ export class SessionService {
         this.options.onSpeechError,
       );
 
-      const sttAudioMs = input.stt_audio_ms ?? (input.stt_ms ?? 0) + (input.silence_ms ?? 0);
-      const cost = {
-        llm: 0,
-        tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
-        stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMs),
-      };
-      const metrics: SessionMetrics = {
-        ...s.metrics,
-        turns: s.metrics.turns + 1,
-        tts_chars: s.metrics.tts_chars + reply.liveChars,
-        stt_audio_ms: s.metrics.stt_audio_ms + sttAudioMs,
-        cache_hits: s.metrics.cache_hits + reply.hits,
-        live_tts_calls: s.metrics.live_tts_calls + reply.misses,
-        cost: addCost(s.metrics.cost, cost),
-        total_silence_ms: s.metrics.total_silence_ms + (input.silence_ms ?? 0),
-      };
-      const text = reply.clips.map((c) => c.text).join(' ');
-      const totalMs = performance.now() - started;
-      metrics.total_latency_ms = s.metrics.total_latency_ms + totalMs;
-      const latency = {
-        total: round3(totalMs),
-        llm: null,
-        stt: input.stt_ms ?? null,
-        tts: round3(reply.ttsMs),
-        classifier: round3(classifierMs),
-      };
-      const view = {
-        session_id: sessionId,
-        text,
-        spoken_text: reply.spokenText,
-        audio_url: reply.audioUrl,
-        clips: reply.clips,
-        cache_hit: reply.clips.length > 0 && reply.misses === 0,
-        ended: out.ended,
-        state: this.stateView(s.agent, out.state, out.stepDone),
-        trace: { layer: out.layer, llm_used: false, steps: out.trace, latency_ms: latency },
-        cost: costView(cost),
-        session_totals: sessionTotals(metrics),
-      };
-      const stored: StoredTurn = {
-        index: metrics.turns,
-        at: this.deps.now(),
-        user_text: userText,
-        reply_text: text,
-        layer: out.layer,
-        cursor: out.state.cursor,
-        ended: out.ended,
-        cache_hits: reply.hits,
-        live_tts_calls: reply.misses,
-        tts_chars: reply.liveChars,
-        cost: view.cost,
-        latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
-        stt_confidence: input.stt_confidence ?? null,
-        stt_provider: input.stt_provider ?? null,
-        silence_ms: input.silence_ms ?? null,
-        stt_ms: input.stt_ms ?? null,
-        stt_audio_ms: sttAudioMs,
-        ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
-      };
-      // The session in memory changes only once the write has committed (and not at all when
-      // the idempotency layer replayed an earlier response instead of running `fn`).
-      let summary: Summary | null | undefined;
-      const result = await commit(() => {
-        this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
-        summary = out.ended ? this.endTx(s, out.state, metrics) : null;
-        return view;
+      const { view, stored, metrics } = meterTurn({
+        session: s,
+        sessionId,
+        input,
+        event,
+        userText,
+        out,
+        reply,
+        cost: {
+          llm: 0,
+          tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
+          stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
+        },
+        startedMs: started,
+        classifierMs,
+        nowS: this.deps.now(),
       });
-      if (summary !== undefined) {
+      // The session in memory changes only once the write has committed (and not at all when
+      // the unit of work replayed an earlier response instead of running the step). A turn's
+      // writes (its log row, the session's end, the stored response) cannot fail once begun but
+      // for the database itself: no savepoint, the costliest part of its commit.
+      let summary: Summary | null = null;
+      const done = await this.deps.uow.run(
+        scope,
+        (tx) => {
+          this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
+          if (out.ended) summary = this.endStateTx(tx, s, out.state, metrics);
+          return view;
+        },
+        { savepoint: false },
+      );
+      if (!done.replayed) {
         s.state = out.state;
         s.metrics = metrics;
-        if (summary !== null) this.markEnded(s, summary);
+        if (summary !== null) this.memory.markEnded(s, summary);
         else this.speech.pin(pinOwner(s.id), reply.keys);
       }
-      return result;
+      return done;
     });
   }
 
@@ -464,22 +376,58 @@ export class SessionService {
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign); whatever
    *         `closeLine` throws (hangup_failed, …), with nothing changed.
    */
-  async end<R>(caller: Caller, sessionId: string, commit: Commit<R>, options: EndOptions = {}): Promise<R> {
-    const n = this.parseId(sessionId);
-    return this.withLock(n, async () => {
-      const s = this.load(caller, n, sessionId);
-      if (s.status === 'ended') return commit(() => this.endView(s, sessionId, s.summary));
-      const recordLine = options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
-      return this.finish(
-        s,
-        (summary) => {
-          recordLine?.();
-          return this.endView(s, sessionId, summary);
-        },
-        commit,
-        options.endedAt,
-      );
-    });
+  async end(caller: Caller, sessionId: string, scope: Scope, options: EndOptions = {}): Promise<Committed<SessionEndResult>> {
+    const ending = await this.beginEnd(caller, sessionId, options);
+    let committed = false;
+    try {
+      const done = await this.deps.uow.run(scope, (tx) => this.endTx(tx, ending));
+      committed = !done.replayed;
+      return done;
+    } finally {
+      this.afterEnd(ending, committed);
+    }
+  }
+
+  /**
+   * The prepare phase of an end: takes the session's lock, loads it and (unless
+   * `options.lineHandled`) hangs up its phone line. The caller must call {@link afterEnd}
+   * once its step has run or failed.
+   * @throws ApiError as {@link end} (the lock is released then).
+   */
+  async beginEnd(caller: Caller, sessionId: string, options: EndOptions = {}): Promise<SessionEnding> {
+    const n = parseSessionId(sessionId);
+    const release = await this.memory.lock(n);
+    try {
+      const session = this.memory.load(caller, n, sessionId);
+      const recordLine = session.status === 'ended' || options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
+      return { sessionId, session, recordLine, endedAt: options.endedAt, summary: undefined, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  /**
+   * Writes the end of the session `ending` holds (final state, metrics, summary, its line) —
+   * nothing for a session already ended — and returns the end-of-session result.
+   */
+  endTx(tx: Tx, ending: SessionEnding): SessionEndResult {
+    const s = ending.session;
+    if (s.status === 'ended') return this.endView(s, ending.sessionId, s.summary);
+    const summary = this.endStateTx(tx, s, s.state, s.metrics, ending.endedAt);
+    ending.summary = summary;
+    ending.recordLine?.(tx);
+    return this.endView(s, ending.sessionId, summary);
+  }
+
+  /**
+   * The after phase of an end: the session marked ended in memory when its {@link endTx} ran in
+   * a step that committed (`committed`: false when the step failed or was replayed); the lock
+   * released.
+   */
+  afterEnd(ending: SessionEnding, committed: boolean): void {
+    if (committed && ending.summary !== undefined) this.memory.markEnded(ending.session, ending.summary);
+    ending.release();
   }
 
   /**
@@ -489,8 +437,8 @@ export class SessionService {
    * @throws ApiError session_not_found, not_found.
    */
   async lastClips(caller: Caller, sessionId: string): Promise<ClipView[]> {
-    const n = this.parseId(sessionId);
-    const s = this.load(caller, n, sessionId);
+    const n = parseSessionId(sessionId);
+    const s = this.memory.load(caller, n, sessionId);
     const rendered = await renderClips(
       this.speech,
       s.state.last_clips,
@@ -509,8 +457,8 @@ export class SessionService {
    * @throws ApiError session_not_found, not_found.
    */
   detail(caller: Caller, sessionId: string): SessionDetailView {
-    const n = this.parseId(sessionId);
-    const s = this.load(caller, n, sessionId);
+    const n = parseSessionId(sessionId);
+    const s = this.memory.load(caller, n, sessionId);
     const row = this.deps.repos.sessions.get(n);
     if (!row) {
       // Purged (issue 15 item 2) after it was read into memory.
@@ -527,7 +475,7 @@ export class SessionService {
    * @throws Error when the session's agent revision is missing from the store.
    */
   detailOfRow(row: SessionRow): SessionDetailView {
-    return this.detailView(this.fromRow(row), row);
+    return this.detailView(this.memory.fromRow(row), row);
   }
 
   /** Session detail of `s` (its row `row`): the spec's fields and turns, then the extension. */
@@ -560,14 +508,6 @@ export class SessionService {
   }
 
   /**
-   * Drops sessions `ids` from memory: retention purged them (issue 15 item 2), so they read
-   * as missing from now on. Only ended sessions are ever purged; an open one is left alone.
-   */
-  forget(ids: Iterable<number>): void {
-    for (const n of ids) this.ended.delete(n);
-  }
-
-  /**
    * The caller's sessions, newest first (extension `GET /v1/sessions`; tenant-scoped like
    * `GET /v1/calls`).
    * @param cursor `next_cursor` of the previous page, or null
@@ -586,30 +526,26 @@ export class SessionService {
     };
   }
 
+  /**
+   * Drops sessions `ids` from memory: retention purged them (issue 15 item 2), so they read
+   * as missing from now on. Only ended sessions are ever purged; an open one is left alone.
+   */
+  forget(ids: Iterable<number>): void {
+    this.memory.forget(ids);
+  }
+
   /** Sessions held in memory (open and ended). */
   cachedCount(): number {
-    return this.live.size + this.ended.size;
+    return this.memory.cachedCount();
   }
 
   /** Sessions held in memory, open and ended apart (issue 15 item 7: tests assert the bound). */
   cacheSizes(): SessionCacheSizes {
-    return { open: this.live.size, ended: this.ended.size };
-  }
-
-  /** Ends `s` in one write (the route's `commit`, or a write of its own); memory follows the commit. */
-  private async finish<R>(s: LiveSession, view: (summary: Summary) => unknown, commit?: Commit<R>, endedAt?: number): Promise<R> {
-    const run = commit ?? (async (fn: () => unknown) => this.deps.repos.store.write(fn) as Promise<R>);
-    let summary: Summary | undefined;
-    const result = await run(() => {
-      summary = this.endTx(s, s.state, s.metrics, endedAt);
-      return view(summary);
-    });
-    if (summary !== undefined) this.markEnded(s, summary);
-    return result;
+    return this.memory.cacheSizes();
   }
 
   /** Writes the end of `s` (final state, metrics, summary) at `endedAt` (default now); returns the summary, `{}` if building it failed. */
-  private endTx(s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
+  private endStateTx(_tx: Tx, s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
     let summary: Summary;
     try {
       summary = buildSummary(s.agent, state);
@@ -626,124 +562,8 @@ export class SessionService {
     return summary;
   }
 
-  /** Marks `s` ended in memory (after its end committed) and moves it to the ended window. */
-  private markEnded(s: LiveSession, summary: Summary): void {
-    s.status = 'ended';
-    s.summary = summary;
-    this.live.delete(s.id);
-    this.speech.unpin(pinOwner(s.id));
-    this.remember(s);
-  }
-
-  private endView(
-    s: LiveSession,
-    sessionId: string,
-    summary: Summary | null,
-  ): { session_id: string; ended: true; summary: object; cost: CostInr } {
+  private endView(s: LiveSession, sessionId: string, summary: Summary | null): SessionEndResult {
     return { session_id: sessionId, ended: true, summary: summary ?? {}, cost: costView(s.metrics.cost) };
-  }
-
-  private stateView(agent: CompiledAgent, state: EngineState, stepDone: boolean) {
-    return { cursor: state.cursor, step_done: stepDone, slots: {}, step_progress: stepProgress(agent, state) };
-  }
-
-  private parseId(sessionId: string): number {
-    const n = parseSessionNumber(sessionId);
-    if (n === null)
-      throw new ApiError('session_not_found', `session id ${shortId(sessionId)} is malformed: se_ followed by a number`, {
-        param: 'session_id',
-      });
-    return n;
-  }
-
-  /** The caller's session `n` from memory or the database. @throws ApiError not_found. */
-  private load(caller: Caller, n: number, sessionId: string): LiveSession {
-    // Another process (`vagent admin purge`) may have deleted ended sessions held here: the
-    // window starts afresh once it has committed anything (seen within EXTERNAL_CHECK_MS).
-    const version = this.deps.repos.store.externalVersion();
-    if (version !== this.endedVersion) {
-      this.ended.clear();
-      this.endedVersion = version;
-    }
-    const cached = this.live.get(n) ?? this.ended.get(n);
-    if (cached) {
-      if (cached.tenantId === caller.tenantId || scoped(this.deps, caller, { tenant_id: cached.tenantId }, sessionId)) {
-        this.remember(cached);
-        return cached;
-      }
-      throw notFound(sessionId);
-    }
-    const row = scoped(this.deps, caller, this.deps.repos.sessions.get(n), sessionId);
-    if (!row) throw notFound(sessionId);
-    const s = this.fromRow(row);
-    this.remember(s);
-    return s;
-  }
-
-  /** The in-memory form of a stored session (its newest state and metrics). */
-  private fromRow(row: SessionRow): LiveSession {
-    const agent = this.agents.compiledRevision(row.agent_digest);
-    const latest = row.status === 'open' ? this.deps.repos.sessions.latestState(row.seq) : undefined;
-    return {
-      id: row.id,
-      seq: row.seq,
-      tenantId: row.tenant_id,
-      agent,
-      voice: this.agents.voiceOf(agent),
-      customerName: row.customer_name,
-      context: JSON.parse(row.context) as Record<string, unknown>,
-      refMs: row.ref_ms,
-      status: row.status,
-      state: JSON.parse(latest?.engine ?? row.engine) as EngineState,
-      metrics: JSON.parse(latest?.metrics ?? row.metrics) as SessionMetrics,
-      summary: row.summary === null ? null : (JSON.parse(row.summary) as SessionSummary),
-    };
-  }
-
-  /**
-   * Puts `s` last (most recently used) in its map: open sessions in `live`, ended ones in the
-   * ended window; then trims that map to its bound.
-   */
-  private remember(s: LiveSession): void {
-    const map = s.status === 'open' ? this.live : this.ended;
-    map.delete(s.id);
-    map.set(s.id, s);
-    this.trim();
-  }
-
-  /**
-   * Drops the least recently used sessions beyond each map's bound, sparing the ones a request
-   * holds (the request's end trims again, see {@link withLock}).
-   */
-  private trim(): void {
-    for (const [map, max] of [
-      [this.live, this.maxCached],
-      [this.ended, this.maxEndedCached],
-    ] as const) {
-      if (map.size <= max) continue;
-      for (const n of map.keys()) {
-        if (map.size <= max) break;
-        if (this.locks.has(n)) continue;
-        map.delete(n);
-        // An open session leaving memory keeps only the cache's keep window for its clips.
-        if (map === this.live) this.speech.unpin(pinOwner(n));
-      }
-    }
-  }
-
-  private async withLock<T>(n: number, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(n) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.locks.set(n, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(n) === tail) {
-        this.locks.delete(n);
-        this.trim();
-      }
-    }
   }
 
   /**
@@ -767,14 +587,3 @@ export class SessionService {
     await this.speech.prepare(texts, s.voice, { dynamic: true });
   }
 }
-
-/** The owner of an open session's pins in the audio cache. */
-function pinOwner(n: number): string {
-  return `se_${n}`;
-}
-
-function notFound(sessionId: string): ApiError {
-  return new ApiError('not_found', `no session ${shortId(sessionId)}`, { param: 'session_id' });
-}
-
-const round3 = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -10,6 +10,7 @@ import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
 import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Caller, ServiceDeps } from './context.js';
+import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkCredentials } from './secrets.js';
 import type { CreateTrunkInput } from '../contract/trunks.js';
 
@@ -37,7 +38,12 @@ export class TrunkService {
   constructor(private readonly deps: ServiceDeps) {}
 
   /** Creates a trunk for the caller's tenant (duplicate caller-ID numbers are collapsed). */
-  createTx(caller: Caller, input: CreateTrunkInput): TrunkView {
+  create(caller: Caller, input: CreateTrunkInput, scope: Scope): Promise<Committed<TrunkView>> {
+    return this.deps.uow.run(scope, (tx) => this.createTx(tx, caller, input));
+  }
+
+  /** The write step of {@link create}. */
+  createTx(_tx: Tx, caller: Caller, input: CreateTrunkInput): TrunkView {
     const id = newTrunkId();
     const sealed = input.auth ? this.deps.credentials.seal(input.auth, caller.tenantId, id) : null;
     const row: TrunkRow = {
@@ -89,7 +95,12 @@ export class TrunkService {
    * Deletes a trunk; number records that named it keep their DID with `trunk_id` null.
    * @throws ApiError trunk_not_found (see {@link resolve}).
    */
-  deleteTx(caller: Caller, trunkId: string): { id: string; deleted: true } {
+  delete(caller: Caller, trunkId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, trunkId));
+  }
+
+  /** The write step of {@link delete}. */
+  deleteTx(_tx: Tx, caller: Caller, trunkId: string): { id: string; deleted: true } {
     const row = this.resolve(caller, trunkId);
     this.deps.repos.trunks.delete(row.id);
     return { id: row.id, deleted: true };

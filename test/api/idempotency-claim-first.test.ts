@@ -11,14 +11,16 @@ import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../src/server/plugins/errors.js';
-import { commitResponse, installIdempotency } from '../../src/server/plugins/idempotency.js';
+import { installIdempotency, scopeOf, sendOutcome } from '../../src/server/plugins/idempotency.js';
 import '../../src/server/types.js';
 import { IdempotencyService } from '../../src/services/idempotency.js';
+import { UnitOfWork } from '../../src/services/unit-of-work.js';
 import { openRepos, type Repos } from '../../src/store/index.js';
 
 let dir: string;
 let repos: Repos;
 let service: IdempotencyService;
+let uow: UnitOfWork;
 let app: FastifyInstance;
 /** Handler calls waiting to finish: `finish(true)` makes one fail with a 5xx. */
 let waiting: Array<(fail: boolean) => void>;
@@ -37,7 +39,9 @@ beforeEach(async () => {
   repos = openRepos(path.join(dir, 'vagent.db'));
   repos.store.writeNow(() => repos.tenants.insertTenant('default', 0));
   service = new IdempotencyService(repos, crypto.randomBytes(32), 3600);
+  uow = new UnitOfWork(repos.store, service);
   app = Fastify();
+  app.decorate('checkResponses', false);
   app.decorateRequest('caller', null);
   app.decorateRequest('idem', null);
   installErrorHandling(app);
@@ -47,7 +51,7 @@ beforeEach(async () => {
   waiting = [];
   runs = 0;
   await app.register(async (scope) => {
-    installIdempotency(scope, repos.store, service);
+    installIdempotency(scope, service, uow);
     scope.post('/dial', async (request, reply) => {
       runs += 1;
       const fail = await new Promise<boolean>((resolve) => {
@@ -56,7 +60,7 @@ beforeEach(async () => {
         onCall = undefined;
       });
       if (fail) throw new Error('provider exploded');
-      return commitResponse(repos.store, service, request, reply, 201, () => ({ dialled: (request.body as { to: string }).to }));
+      return sendOutcome(reply, await uow.run(scopeOf(request, 201), () => ({ dialled: (request.body as { to: string }).to })));
     });
   });
   await app.ready();

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
   AgentDeletedSchema,
@@ -22,7 +22,7 @@ import {
 
 /** Registers the agent routes. */
 export function agentRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
-  const { agents, sessions, idempotency, repos } = services;
+  const { agents, sessions } = services;
   const AgentList = AgentListSchema;
   return async (app) => {
     installSchemaErrors(app);
@@ -40,15 +40,13 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: AgentSchema, ...errorResponses },
         },
       },
-      async (request, reply) => {
-        const caller = callerOf(request);
-        const { agent, digest } = agents.validate(request.params.agent_id, request.body);
-        const sent = await commitResponse(repos.store, idempotency, request, reply, 200, () =>
-          agents.putTx(caller.tenantId, agent, digest),
-        );
-        agents.presynthesize(digest).catch((err: unknown) => log().warn({ err }, 'agent pre-synthesis failed'));
-        return sent;
-      },
+      async (request, reply) =>
+        sendOutcome(
+          reply,
+          await agents.put(callerOf(request), request.params.agent_id, request.body, scopeOf(request, 200), (err) =>
+            log().warn({ err }, 'agent pre-synthesis failed'),
+          ),
+        ),
     );
 
     app.get(
@@ -83,8 +81,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: AgentDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => agents.deleteTx(callerOf(request), request.params.agent_id)),
+      async (request, reply) => sendOutcome(reply, await agents.delete(callerOf(request), request.params.agent_id, scopeOf(request, 200))),
     );
 
     app.post(
@@ -100,8 +97,9 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
         },
       },
       async (request, reply) =>
-        sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, (fn) =>
-          commitResponse(repos.store, idempotency, request, reply, 201, fn),
+        sendOutcome(
+          reply,
+          await sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, scopeOf(request, 201)),
         ),
     );
   };

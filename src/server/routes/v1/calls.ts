@@ -11,7 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
   errorResponses,
@@ -26,7 +26,7 @@ import {
 
 /** Registers the call routes. */
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
-  const { calls, callLines, idempotency, repos } = services;
+  const { calls, callLines } = services;
   return async (app) => {
     installSchemaErrors(app);
     app.post(
@@ -43,16 +43,16 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
         },
       },
       async (request, reply) =>
-        calls.place(callerOf(request), request.body, {
-          idempotencyKey: request.idem?.key ?? null,
-          idempotencyPrint: request.idem?.print ?? null,
-          commit: (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn),
-          onHangupError: (err, callId) =>
-            log().warn(
-              { call_id: callId, err: err instanceof Error ? err.message : String(err) },
-              'a call hung up while it was dialled could not be hung up again; check the room in LiveKit',
-            ),
-        }),
+        sendOutcome(
+          reply,
+          await calls.place(callerOf(request), request.body, scopeOf(request, 201), {
+            onHangupError: (err, callId) =>
+              log().warn(
+                { call_id: callId, err: err instanceof Error ? err.message : String(err) },
+                'a call hung up while it was dialled could not be hung up again; check the room in LiveKit',
+              ),
+          }),
+        ),
     );
 
     app.get(
@@ -87,9 +87,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
         },
       },
       async (request, reply) =>
-        callLines.hangUp(callerOf(request), request.params.call_id, (fn) =>
-          commitResponse(repos.store, idempotency, request, reply, 200, fn),
-        ),
+        sendOutcome(reply, await callLines.hangUp(callerOf(request), request.params.call_id, scopeOf(request, 200))),
     );
 
     app.get(

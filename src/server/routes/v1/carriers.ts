@@ -18,7 +18,7 @@ import { ApiError } from '../../../domain/errors.js';
 import { CARRIER_DIALECTS } from '../../../media/carriers/types.js';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
   CARRIER_BODIES,
@@ -37,7 +37,7 @@ const SUMMARY: Record<(typeof CARRIER_DIALECTS)[number], string> = {
 
 /** Registers the carrier routes (in the API-key scope). */
 export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
-  const { carriers, idempotency, repos } = services;
+  const { carriers } = services;
   return async (app) => {
     installSchemaErrors(app);
     for (const dialect of CARRIER_DIALECTS) {
@@ -52,8 +52,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
             response: { 200: CarrierSchema, ...errorResponses },
           },
         },
-        async (request, reply) =>
-          commitResponse(repos.store, idempotency, request, reply, 200, () => carriers.setTx(callerOf(request), dialect, request.body)),
+        async (request, reply) => sendOutcome(reply, await carriers.set(callerOf(request), dialect, request.body, scopeOf(request, 200))),
       );
 
       app.delete(
@@ -66,8 +65,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
             response: { 200: CarrierDeletedSchema, ...errorResponses },
           },
         },
-        async (request, reply) =>
-          commitResponse(repos.store, idempotency, request, reply, 200, () => carriers.removeTx(callerOf(request), dialect)),
+        async (request, reply) => sendOutcome(reply, await carriers.remove(callerOf(request), dialect, scopeOf(request, 200))),
       );
     }
 
@@ -115,8 +113,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
           }
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 201, () => carriers.rotateStreamTokenTx(callerOf(request))),
+      async (request, reply) => sendOutcome(reply, await carriers.rotateStreamToken(callerOf(request), scopeOf(request, 201))),
     );
   };
 }

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import {
@@ -19,7 +19,7 @@ import {
 
 /** Registers the number routes. */
 export function numberRoutes(services: Services): FastifyPluginAsyncZod {
-  const { numbers, idempotency, repos } = services;
+  const { numbers, repos } = services;
   const NumberList = NumberListSchema;
   const lists = new ListCache(repos.store);
   return async (app) => {
@@ -35,8 +35,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 201: NumberSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 201, () => numbers.createTx(callerOf(request), request.body)),
+      async (request, reply) => sendOutcome(reply, await numbers.create(callerOf(request), request.body, scopeOf(request, 201))),
     );
 
     app.get(
@@ -67,9 +66,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () =>
-          numbers.bindTx(callerOf(request), request.params.number, request.body.agent_id),
-        ),
+        sendOutcome(reply, await numbers.bind(callerOf(request), request.params.number, request.body.agent_id, scopeOf(request, 200))),
     );
 
     app.delete(
@@ -83,8 +80,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: NumberDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => numbers.deleteTx(callerOf(request), request.params.number)),
+      async (request, reply) => sendOutcome(reply, await numbers.delete(callerOf(request), request.params.number, scopeOf(request, 200))),
     );
   };
 }

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
   errorResponses,
@@ -22,7 +22,7 @@ import {
 
 /** Registers the session routes. */
 export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
-  const { sessions, idempotency, repos } = services;
+  const { sessions } = services;
   return async (app) => {
     installSchemaErrors(app);
     app.post(
@@ -36,8 +36,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 201: OpenedSessionSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        sessions.open(callerOf(request), request.body, (fn) => commitResponse(repos.store, idempotency, request, reply, 201, fn)),
+      async (request, reply) => sendOutcome(reply, await sessions.open(callerOf(request), request.body, scopeOf(request, 201))),
     );
 
     app.post(
@@ -53,14 +52,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        sessions.turn(
-          callerOf(request),
-          request.params.session_id,
-          request.body,
-          // A turn's writes (its log row, the session's end, the stored response) cannot fail once
-          // begun but for the database itself: no savepoint, the costliest part of its commit.
-          (fn) => commitResponse(repos.store, idempotency, request, reply, 200, fn, { savepoint: false }),
-        ),
+        sendOutcome(reply, await sessions.turn(callerOf(request), request.params.session_id, request.body, scopeOf(request, 200))),
     );
 
     app.post(
@@ -74,10 +66,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: EndResultSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        sessions.end(callerOf(request), request.params.session_id, (fn) =>
-          commitResponse(repos.store, idempotency, request, reply, 200, fn),
-        ),
+      async (request, reply) => sendOutcome(reply, await sessions.end(callerOf(request), request.params.session_id, scopeOf(request, 200))),
     );
 
     app.get(

@@ -4,14 +4,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
 import { callerOf } from '../../plugins/auth.js';
-import { commitResponse } from '../../plugins/idempotency.js';
+import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
 import { CreateTrunkBody, errorResponses, TrunkDeletedSchema, TrunkListSchema, TrunkParams, TrunkSchema } from '../../../contract/index.js';
 
 /** Registers the trunk routes. */
 export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
-  const { trunks, idempotency, repos } = services;
+  const { trunks, repos } = services;
   const TrunkList = TrunkListSchema;
   const lists = new ListCache(repos.store);
   return async (app) => {
@@ -28,12 +28,13 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 201, () =>
-          trunks.createTx(callerOf(request), {
-            ...request.body,
-            auth: request.body.auth ?? undefined,
-            numbers: request.body.numbers ?? undefined,
-          }),
+        sendOutcome(
+          reply,
+          await trunks.create(
+            callerOf(request),
+            { ...request.body, auth: request.body.auth ?? undefined, numbers: request.body.numbers ?? undefined },
+            scopeOf(request, 201),
+          ),
         ),
     );
 
@@ -72,8 +73,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: TrunkDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) =>
-        commitResponse(repos.store, idempotency, request, reply, 200, () => trunks.deleteTx(callerOf(request), request.params.trunk_id)),
+      async (request, reply) => sendOutcome(reply, await trunks.delete(callerOf(request), request.params.trunk_id, scopeOf(request, 200))),
     );
   };
 }
