@@ -8,7 +8,8 @@
  * media-vad.test.ts) so this file never runs a stale build.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CallMediaSession, CallSessionError } from '../../src/media/call-session.js';
+import { CallMediaSession } from '../../src/media/call-session.js';
+import { CallSessionError } from '../../src/media/session/options.js';
 import type {
   CallSessionOptions,
   EndedEvent,
