@@ -4,7 +4,8 @@
  * options, and the events and figures it reports.
  */
 import type { BargeInConfig, BargeInReason, ExpectationKind } from './endpointing.js';
-import type { ClearReport, PlayoutClock, PlayoutStats } from './playout.js';
+import type { PlayoutClock } from './playout-clock.js';
+import type { ClearReport, PlayoutStats } from './playout-shapes.js';
 import type { RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
 import type { DtmfDigit, MediaTransport, StopReason } from './transport.js';
 import type { VoiceActivityDetector } from './vad.js';

@@ -21,7 +21,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { decideBargeIn, endOfUtteranceSilenceMs, type BargeInReason, type ExpectationKind, type SilenceAction } from './endpointing.js';
-import type { ClearReport, PlayoutClock } from './playout.js';
+import type { PlayoutClock } from './playout-clock.js';
+import type { ClearReport } from './playout-shapes.js';
 import type { FinalTranscript, RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
 import { KeypadEntry } from './session/keypad.js';
 import { CallerListening, type Utterance } from './session/listening.js';

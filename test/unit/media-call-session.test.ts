@@ -23,7 +23,7 @@ import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { DtmfDigit } from '../../src/media/transport.js';
-import type { ClearReport } from '../../src/media/playout.js';
+import type { ClearReport } from '../../src/media/playout-shapes.js';
 import { WebRtcVad } from '../../src/media/vad.js';
 import { resampleMono16, toWav48k } from '../../src/speech/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';

@@ -23,7 +23,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { resample } from '../audio.js';
-import { systemClock, type PlayoutClock } from '../playout.js';
+import { systemClock, type PlayoutClock } from '../playout-clock.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import {
   defaultSimFormat,

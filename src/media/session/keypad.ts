@@ -2,7 +2,7 @@
  * DTMF keys collected into one entry for a {@link CallMediaSession}: `#` ends the entry, or a
  * pause of `pauseMs` after the last key; the entry's keys (without the `#`) go out as one text.
  */
-import type { PlayoutClock } from '../playout.js';
+import type { PlayoutClock } from '../playout-clock.js';
 import type { DtmfDigit } from '../transport.js';
 
 /** The keys pressed so far and the pause that ends them. */

@@ -12,7 +12,7 @@
 import { GRAMMAR_OF_EXPECTATION } from '../../domain/media.js';
 import type { TurnTelemetry } from '../call-session-port.js';
 import type { ExpectationKind } from '../endpointing.js';
-import type { PlayoutClock } from '../playout.js';
+import type { PlayoutClock } from '../playout-clock.js';
 import {
   withTimeout,
   type FinalTranscript,

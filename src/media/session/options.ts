@@ -5,7 +5,7 @@
  */
 import type { CallSessionOptions } from '../call-session-port.js';
 import { resolveBargeInConfig, resolveEouSilence, SilenceTimer, type BargeInConfig, type ExpectationKind } from '../endpointing.js';
-import { systemClock, type PlayoutClock } from '../playout.js';
+import { systemClock, type PlayoutClock } from '../playout-clock.js';
 import { MEDIA_CORE_SAMPLE_RATE } from '../transport.js';
 
 /** Invalid options of a {@link CallMediaSession}. */

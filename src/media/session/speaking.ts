@@ -7,7 +7,9 @@
  */
 import { clipToTelephony } from '../audio.js';
 import type { ReplyClip, ReplyEvent } from '../call-session-port.js';
-import { Playout, type ClearReport, type PlayoutClock, type PlayoutStats } from '../playout.js';
+import type { PlayoutClock } from '../playout-clock.js';
+import type { ClearReport, PlayoutStats } from '../playout-shapes.js';
+import { Playout } from '../playout.js';
 import type { MediaTransport } from '../transport.js';
 
 /** What the session tells the speaking half, and is told by it. */
