@@ -12,7 +12,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeMulaw, encodeMulaw, pcm16FromBytes, pcm16ToBytes, resample } from '../../src/media/audio.js';
-import { CarrierTransport, CLOSE_CODES, type CarrierSocket, type CarrierStartInfo } from '../../src/media/carrier-transport.js';
+import { CLOSE_CODES, type CarrierSocket, type CarrierStartInfo } from '../../src/media/carrier-socket.js';
+import { CarrierTransport } from '../../src/media/carrier-transport.js';
 import { exotelChunkRules, MAX_FRAME_CHARS, MAX_MEDIA_PAYLOAD_BYTES, type CarrierDialect } from '../../src/media/carriers/index.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
