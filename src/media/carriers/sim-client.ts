@@ -27,7 +27,6 @@ import { systemClock, type PlayoutClock } from '../playout-clock.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import {
   defaultSimFormat,
-  parseSimInbound,
   prepareSimLine,
   simFrameMs,
   SimFrameWriter,
@@ -36,6 +35,7 @@ import {
   type SimStreamIds,
 } from './sim-frames.js';
 import { CarrierProtocolError, type CarrierAudioFormat } from './types.js';
+import { parseSimInbound } from './sim-inbound.js';
 import { checkSimOptions } from './sim-options.js';
 import { SimScript } from './sim-caller.js';
 import { SimPhone } from './sim-phone.js';
