@@ -21,7 +21,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { decideBargeIn, endOfUtteranceSilenceMs, type BargeInReason, type ExpectationKind, type SilenceAction } from './endpointing.js';
-import type { PlayoutClock } from './playout-clock.js';
 import type { ClearReport } from './playout-shapes.js';
 import type { FinalTranscript, RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
 import { KeypadEntry } from './session/keypad.js';
@@ -53,7 +52,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private readonly recognizer: SpeechRecognizer;
   private readonly port: TurnPort;
   private readonly cfg: SessionSettings;
-  private readonly clock: PlayoutClock;
+  private readonly clock: SessionSettings['clock'];
   private readonly silence: SessionSettings['silence'];
   private readonly listening: CallerListening;
   private readonly speaking: ReplySpeaking;
