@@ -5,7 +5,8 @@
  */
 import type { ExpectationKind } from './endpointing.js';
 import type { BargeInConfig, BargeInReason } from './barge-in.js';
-import type { ClearReport, PlayoutClock, PlayoutStats } from './playout.js';
+import type { PlayoutClock } from './playout-clock.js';
+import type { ClearReport, PlayoutStats } from './playout-shapes.js';
 import type { RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
 import type { DtmfDigit, MediaTransport, StopReason } from './transport.js';
 import type { VoiceActivityDetector } from './vad.js';

@@ -1,49 +1,35 @@
 /**
- * The call media session (issue 16, DESIGN.md §3 "Media"): one per live call. It joins the
- * pieces of src/media into a conversation on a phone line:
+ * The call media session: one per live call, a conversation on a phone line (the behaviour is
+ * described in docs/media.md, "How a call behaves"). Caller audio → VAD → recognition
+ * (`session/listening.ts`) → on a final transcript the injected {@link TurnPort} → the reply's
+ * clips paced out with marks (`session/speaking.ts`) → the transport.
  *
- *   transport.onAudio (16 kHz PCM) → VAD → {@link SpeechSegmenter} → on `speechStart` a
- *   recognition stream (fed a pre-roll so the first syllable is not lost) → on `speechEnd`
- *   (after the current step's end-of-utterance silence) `finish()` under {@link withTimeout} →
- *   on the final transcript the injected {@link TurnPort} → the reply clips converted to the
- *   transport's outbound format → {@link Playout} (paced, with marks) → the transport.
- *
- * Around that loop: the opening plays at once ({@link CallMediaSession.start}); caller speech
- * during playout interrupts it per {@link decideBargeIn} (the heard report goes to the next turn
- * and to a `bargeIn` event); DTMF keys are collected and sent as one text (`#` ends the entry,
- * or a pause of `dtmfTimeoutMs`); silence after the prompt finished asks the port for a
- * re-prompt ({@link SilenceTimer}); a recogniser error or timeout asks it for a `failed`
- * re-prompt and the call goes on; a final the recogniser marks `endOfUtterance` (the provider's
- * own endpointing) while the stream is still open ends the utterance at once — whichever of the
- * provider and the VAD decides first wins, the other is ignored, never two turns and never none;
- * a reply marked `ended` plays, its last mark is acknowledged,
- * `closeGraceMs` lapse, and the session hangs up; `maxCallDurationMs` asks the port for a
- * closing and then hangs up; the transport's `onStop` ends everything.
+ * This class decides what happens between them: the opening plays at once
+ * ({@link CallMediaSession.start}); caller speech during playout interrupts it per
+ * {@link decideBargeIn} (the heard report goes to the next turn and to a `bargeIn` event); DTMF
+ * keys are collected and sent as one text (`session/keypad.ts`); silence after the prompt asks
+ * the port for a re-prompt ({@link SilenceTimer}); a recogniser error or timeout asks it for a
+ * `failed` re-prompt and the call goes on; a reply marked `ended` plays, its last mark is
+ * acknowledged, `closeGraceMs` lapse, and the session hangs up; `maxCallDurationMs` asks the port
+ * for a closing and then hangs up; the transport's `onStop` ends everything.
  *
  * Pure: no daemon, services or store; every time comes from the injected clock; inputs and
- * outputs are plain data, so a later step runs it in a worker thread. Carriers' playback and
- * mark semantics followed: Twilio Media Streams
- * (https://www.twilio.com/docs/voice/media-streams/websocket-messages), Exotel AgentStream
- * (https://developer.exotel.com/docs/agentstream/stream-voicebot-applet), Plivo Audio Streams
- * (https://www.plivo.com/docs/voice/xml/the-stream-element/checkpoint-event/).
+ * outputs are plain data, so it runs in a worker thread. Carriers' playback and mark semantics
+ * followed: Twilio Media Streams (https://www.twilio.com/docs/voice/media-streams/websocket-messages),
+ * Exotel AgentStream (https://developer.exotel.com/docs/agentstream/stream-voicebot-applet), Plivo
+ * Audio Streams (https://www.plivo.com/docs/voice/xml/the-stream-element/checkpoint-event/).
  */
 import { EventEmitter } from 'node:events';
-import { GRAMMAR_OF_EXPECTATION } from '../domain/media.js';
-import { clipToTelephony } from './audio.js';
-import { endOfUtteranceSilenceMs, resolveEouSilence, type ExpectationKind } from './endpointing.js';
-import { decideBargeIn, resolveBargeInConfig, type BargeInConfig, type BargeInReason } from './barge-in.js';
-import { SilenceTimer, type SilenceAction } from './silence-timer.js';
-import { Playout, systemClock, type ClearReport, type PlayoutClock } from './playout.js';
-import {
-  type FinalTranscript,
-  type RecognitionStream,
-  type RecognizerError,
-  type RecognizerErrorData,
-  type SpeechRecognizer,
-} from './recognizer.js';
-import { withTimeout } from './recognition-stream.js';
-import { MEDIA_CORE_SAMPLE_RATE, isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
-import { SpeechSegmenter, type SpeechEvent, type VoiceActivityDetector } from './vad.js';
+import { endOfUtteranceSilenceMs, type ExpectationKind } from './endpointing.js';
+import { decideBargeIn, type BargeInReason } from './barge-in.js';
+import type { SilenceAction } from './silence-timer.js';
+import type { ClearReport } from './playout-shapes.js';
+import type { FinalTranscript, RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
+import { KeypadEntry } from './session/keypad.js';
+import { CallerListening, type Utterance } from './session/listening.js';
+import { CallSessionError, msInRange, resolveSessionSettings, type SessionSettings } from './session/options.js';
+import { ReplySpeaking } from './session/speaking.js';
+import { isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
 import type {
   CallSessionEvents,
   CallSessionOptions,
@@ -54,33 +40,7 @@ import type {
   TurnPort,
   TurnReply,
   TurnRequest,
-  TurnTelemetry,
 } from './call-session-port.js';
-
-/** Invalid options of a {@link CallMediaSession}. */
-export class CallSessionError extends RangeError {
-  override readonly name = 'CallSessionError';
-}
-
-interface Utterance {
-  stream: RecognitionStream | null;
-  /** Sample index from which the stream has been fed up to `fedTo`. */
-  fedTo: number;
-  onsetMs: number;
-  /** Clock time of the real end of speech. */
-  endAtClock: number | null;
-  /** Clock time `speechEnd` was handled (the recogniser's `finish()`). */
-  decidedAtClock: number | null;
-  silenceMs: number;
-  partial: string;
-  overlapped: boolean;
-  interrupted: boolean;
-}
-
-interface QueuedMark {
-  mark: string;
-  clip: ReplyClip;
-}
 
 const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
 
@@ -91,39 +51,18 @@ const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence',
  */
 export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private readonly transport: MediaTransport;
-  private readonly vad: VoiceActivityDetector;
   private readonly recognizer: SpeechRecognizer;
-  private readonly language: string;
   private readonly port: TurnPort;
-  private readonly clock: PlayoutClock;
-  private readonly preRollSamples: number;
-  private readonly recognizerTimeoutMs: number;
-  private readonly bargeIn: Readonly<BargeInConfig>;
-  private readonly eouTable: Readonly<Record<ExpectationKind, number>>;
-  private readonly dtmfTimeoutMs: number;
-  private readonly closeGraceMs: number;
-  private readonly markAckTimeoutMs: number;
-  private readonly maxCallDurationMs: number | null;
-  private readonly maxClosingMs: number;
-  private readonly segmenter: SpeechSegmenter;
-  private readonly silence: SilenceTimer;
-  private readonly playout: Playout;
-
-  /** Recent caller audio for the pre-roll: chunks with the index of their first sample. */
-  private history: { start: number; pcm: Int16Array }[] = [];
-  private samplesIn = 0;
-  private utterance: Utterance | null = null;
-  /** Recognition streams not yet answered (cancelled when the call ends). */
-  private readonly streams = new Set<RecognitionStream>();
+  private readonly cfg: SessionSettings;
+  private readonly clock: SessionSettings['clock'];
+  private readonly silence: SessionSettings['silence'];
+  private readonly listening: CallerListening;
+  private readonly speaking: ReplySpeaking;
   private pendingHeard: ClearReport | null = null;
-  private queuedMarks: QueuedMark[] = [];
-  private dtmfBuffer = '';
-  private cancelDtmf: (() => void) | null = null;
+  private readonly keypad: KeypadEntry;
   private cancelSilence: (() => void) | null = null;
   private cancelMax: (() => void) | null = null;
   private cancelClose: (() => void) | null = null;
-  /** Reply waiting for its first frame to be sent: for the `reply` event. */
-  private awaitingFirstFrame: Omit<ReplyEvent, 'firstFrameAtMs' | 'latencyMs'> | null = null;
   private turnChain: Promise<void> = Promise.resolve();
   private turnsInFlight = 0;
   private closing = false;
@@ -132,67 +71,66 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private started = false;
   private ended = false;
   private startedAt = 0;
-  private turnSeq = 0;
   /** What the current step expects (from the last reply): the recogniser's grammar hint. */
   private expectation: ExpectationKind;
   private readonly counters = { audioInMs: 0, utterances: 0, bargeIns: 0, sttFailures: 0, sttAudioMs: 0, clipsSkipped: 0 };
-  private readonly turnCounts: Record<TurnRequest['kind'], number> = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<
-    TurnRequest['kind'],
-    number
-  >;
-  private readonly latencies: number[] = [];
+  private readonly turnCounts = Object.fromEntries(TURN_KINDS.map((k) => [k, 0])) as Record<TurnRequest['kind'], number>;
 
   /** @throws CallSessionError on an option out of range or a VAD not at 16 kHz */
   constructor(opts: CallSessionOptions) {
     super();
-    if (!opts || !opts.transport || !opts.vad || !opts.recognizer || typeof opts.turn !== 'function')
-      throw new CallSessionError('a call session needs a transport, a vad, a recognizer and a turn port');
-    if (opts.vad.sampleRate !== MEDIA_CORE_SAMPLE_RATE)
-      throw new CallSessionError(`the VAD must run at ${MEDIA_CORE_SAMPLE_RATE} Hz (the media core's rate); got ${opts.vad.sampleRate} Hz`);
-    const preRollMs = num('preRollMs', opts.preRollMs ?? 300, 0, 1000);
-    this.recognizerTimeoutMs = num('recognizerTimeoutMs', opts.recognizerTimeoutMs ?? 3000, 1, 60_000);
-    this.dtmfTimeoutMs = num('dtmfTimeoutMs', opts.dtmfTimeoutMs ?? 3000, 1, 60_000);
-    this.closeGraceMs = num('closeGraceMs', opts.closeGraceMs ?? 500, 0, 60_000);
-    this.markAckTimeoutMs = num('markAckTimeoutMs', opts.markAckTimeoutMs ?? 3000, 1, 60_000);
-    this.maxCallDurationMs =
-      opts.maxCallDurationMs === undefined ? null : num('maxCallDurationMs', opts.maxCallDurationMs, 1, 24 * 3600_000);
-    this.maxClosingMs = num('maxClosingMs', opts.maxClosingMs ?? 15_000, 1, 600_000);
-    try {
-      this.bargeIn = resolveBargeInConfig(opts.bargeIn ?? {});
-      this.eouTable = resolveEouSilence(opts.eouSilence ?? {});
-      this.clock = opts.clock ?? systemClock;
-      this.silence = new SilenceTimer(this.clock, opts.silence ?? {});
-    } catch (err) {
-      throw new CallSessionError((err as Error).message);
-    }
+    this.cfg = resolveSessionSettings(opts);
+    this.clock = this.cfg.clock;
+    this.silence = this.cfg.silence;
     this.transport = opts.transport;
-    this.vad = opts.vad;
     this.recognizer = opts.recognizer;
-    this.language = opts.language;
     this.port = opts.turn;
     this.expectation = opts.expectation ?? 'free';
-    this.preRollSamples = Math.round((preRollMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
-    this.segmenter = new SpeechSegmenter({
-      minSpeechMs: this.bargeIn.minSpeechMs,
-      minSilenceMs: endOfUtteranceSilenceMs(opts.expectation ?? 'free', this.eouTable),
-      hangoverMs: this.vad.hangoverMs,
-    });
-    const sink = {
-      play: (frame: Uint8Array) => {
-        this.transport.play(frame);
-        this.firstFrameSent();
+    this.keypad = new KeypadEntry(this.clock, this.cfg.dtmfTimeoutMs, (keys) => this.deliverDtmf(keys));
+    this.listening = new CallerListening(
+      {
+        vad: opts.vad,
+        recognizer: opts.recognizer,
+        language: opts.language,
+        recognizerTimeoutMs: this.cfg.recognizerTimeoutMs,
+        preRollSamples: this.cfg.preRollSamples,
+        clock: this.clock,
+        minSpeechMs: this.cfg.bargeIn.minSpeechMs,
+        minSilenceMs: endOfUtteranceSilenceMs(opts.expectation ?? 'free', this.cfg.eouTable),
       },
-      mark: (name: string) => this.transport.mark(name),
-      clear: () => this.transport.clear(),
-    };
-    this.playout = new Playout(sink, {
-      frameBytes: this.transport.outbound.frameBytes,
-      clock: this.clock,
-      leadFrames: opts.leadFrames,
-    });
-    this.playout.on('started', () => this.silence.promptStarted());
-    this.playout.on('drained', () => this.onDrained());
-    this.playout.on('clipPlayed', (mark) => this.onClipPlayed(mark));
+      {
+        ended: () => this.ended,
+        speechStarted: () => {
+          this.silence.speechStart();
+          this.cancelSilenceTimer();
+        },
+        // The closing plays (nothing the caller says changes it), or keys are being entered
+        // (they are the answer, not this sound).
+        acceptsSpeech: () => !this.closing && !this.keypad.entering,
+        expectation: () => this.expectation,
+        droppedSpeechEnded: () => this.droppedSpeechEnded(),
+        partial: (text) => this.emit('heard', { kind: 'partial', text }),
+        considerBargeIn: () => this.considerBargeIn(),
+        final: (u, f) => this.onFinal(u, f),
+        failed: (u, error) => this.sttFailed(u, error),
+      },
+      this.counters,
+    );
+    this.speaking = new ReplySpeaking(
+      this.transport,
+      this.clock,
+      opts.leadFrames,
+      {
+        ended: () => this.ended,
+        promptStarted: () => this.silence.promptStarted(),
+        drained: () => this.onDrained(),
+        clipPlayed: (mark) => {
+          if (this.closing && mark === this.closingMark) this.scheduleHangup(this.cfg.closeGraceMs, this.endCause ?? 'completed');
+        },
+        reply: (event) => this.emit('reply', event),
+      },
+      this.counters,
+    );
   }
 
   /** Whether the call has ended. */
@@ -212,162 +150,38 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.started = true;
     this.startedAt = this.clock.now();
     this.transport.listen({
-      onAudio: (pcm) => this.onAudio(pcm),
+      onAudio: (pcm) => this.listening.push(pcm),
       onDtmf: (digit) => this.onDtmf(digit),
-      onMarkAck: (name) => this.playout.markAcknowledged(name),
+      onMarkAck: (name) => this.speaking.markAcknowledged(name),
       onStop: (reason) => this.finish(reason),
     });
-    if (this.maxCallDurationMs !== null) this.cancelMax = this.clock.setTimer(() => this.onMaxDuration(), this.maxCallDurationMs);
+    if (this.cfg.maxCallDurationMs !== null) this.cancelMax = this.clock.setTimer(() => this.onMaxDuration(), this.cfg.maxCallDurationMs);
     this.playReply({ clips: opening, ended, expectation: this.expectation }, 'opening', null);
   }
 
   /** A snapshot of the counters. */
   stats(): CallSessionStats {
-    return { ...this.counters, turns: { ...this.turnCounts }, latenciesMs: [...this.latencies], playout: this.playout.stats() };
+    return { ...this.counters, turns: { ...this.turnCounts }, latenciesMs: [...this.speaking.latencies], playout: this.speaking.stats() };
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Caller audio → VAD → recogniser
-  // -------------------------------------------------------------------------------------------
-
-  private onAudio(pcm: Int16Array): void {
-    if (this.ended || !(pcm instanceof Int16Array) || pcm.length === 0) return;
-    const start = this.samplesIn;
-    this.samplesIn += pcm.length;
-    this.counters.audioInMs += (pcm.length * 1000) / MEDIA_CORE_SAMPLE_RATE;
-    this.history.push({ start, pcm });
-    // Keep the pre-roll plus the segmenter's onset (min speech, gaps) and a margin.
-    const keep = this.preRollSamples + (2000 * MEDIA_CORE_SAMPLE_RATE) / 1000;
-    while (this.history.length > 1 && this.history[1]!.start <= this.samplesIn - keep) this.history.shift();
-    for (const frame of this.vad.push(pcm)) {
-      const event = this.segmenter.push(frame);
-      if (event) this.onSpeechEvent(event);
-      if (this.ended) return;
-      this.considerBargeIn();
-    }
-    this.feedStream();
-  }
-
-  /** Clock time of stream time `streamMs` (audio arrives in real time: the newest sample is now). */
-  private clockAt(streamMs: number): number {
-    return this.clock.now() - ((this.samplesIn * 1000) / MEDIA_CORE_SAMPLE_RATE - streamMs);
-  }
-
-  private onSpeechEvent(event: SpeechEvent): void {
-    if (event.type === 'speechStart') {
-      this.counters.utterances++;
-      this.silence.speechStart();
-      this.cancelSilenceTimer();
-      const u: Utterance = {
-        stream: null,
-        fedTo: 0,
-        onsetMs: event.atMs,
-        endAtClock: null,
-        decidedAtClock: null,
-        silenceMs: 0,
-        partial: '',
-        overlapped: false,
-        interrupted: false,
-      };
-      this.utterance = u;
-      if (this.closing) return; // the closing plays; nothing the caller says changes it
-      if (this.dtmfBuffer !== '') return; // keys are being entered: they are the answer, not this sound
-      const onsetSample = Math.round((event.atMs * MEDIA_CORE_SAMPLE_RATE) / 1000);
-      u.fedTo = Math.max(0, onsetSample - this.preRollSamples, this.history[0]?.start ?? 0);
-      try {
-        u.stream = withTimeout(
-          this.recognizer.start({
-            language: this.language,
-            sampleRateHz: MEDIA_CORE_SAMPLE_RATE,
-            hints: { grammar: GRAMMAR_OF_EXPECTATION[this.expectation] },
-          }),
-          this.recognizerTimeoutMs,
-          this.clock,
-          this.recognizer.provider,
-        );
-      } catch (err) {
-        this.sttFailed(u, { kind: 'unavailable', provider: this.recognizer.provider, message: (err as Error).message });
-        return;
-      }
-      u.stream.on('partial', (p) => {
-        if (this.ended) return;
-        u.partial = p.text;
-        this.emit('heard', { kind: 'partial', text: p.text });
-        if (this.utterance === u) this.considerBargeIn();
-      });
-      const stream = u.stream;
-      this.streams.add(stream);
-      stream.on('final', (f) => {
-        this.streams.delete(stream);
-        // The provider endpointed before the VAD decided: this final ends the utterance.
-        if (f.endOfUtterance === true && u.decidedAtClock === null) this.endedByProvider(u);
-        this.onFinal(u, f);
-      });
-      stream.on('error', (e: RecognizerError) => {
-        this.streams.delete(stream);
-        this.sttFailed(u, e.toData());
-      });
-      return;
-    }
-    const u = this.utterance;
-    this.utterance = null;
-    if (!u) {
-      // Speech whose utterance was dropped (keys pressed, a recogniser failure) ended: with
-      // nothing playing or pending, the prompt is waiting for an answer again.
-      if (!this.closing && !this.playout.playing && this.turnsInFlight === 0 && this.dtmfBuffer === '') this.startSilenceWait();
-      return;
-    }
-    if (u.decidedAtClock !== null) return;
-    u.endAtClock = this.clockAt(event.atMs);
-    u.decidedAtClock = this.clock.now(); // when the recogniser is told to finish
-    u.silenceMs = event.decidedAtMs - event.atMs;
-    if (!u.stream || u.stream.state !== 'open') return;
-    this.feedStream(u);
-    u.stream.finish();
-  }
+  // ---- What the caller said ----
 
   /**
-   * The recogniser's own endpointing ended utterance `u` (a final marked `endOfUtterance` came
-   * while its stream was open, before the VAD's `speechEnd`): whichever says end-of-utterance
-   * first wins. The segmenter's speech is cut here, so the VAD's own end of this speech never
-   * comes (no second turn) and speech that follows starts a new utterance. The end of speech is
-   * the VAD's last speech frame (as for a `speechEnd`), the silence is what the provider waited
-   * after it, and `stt_ms` is 0: the transcript came with the decision.
+   * Speech whose utterance was dropped (keys pressed, a recogniser failure) ended: with nothing
+   * playing or pending, the prompt is waiting for an answer again.
    */
-  private endedByProvider(u: Utterance): void {
-    const nowMs = (this.samplesIn * 1000) / MEDIA_CORE_SAMPLE_RATE;
-    let endMs = nowMs;
-    if (this.utterance === u) {
-      this.utterance = null;
-      const cut = this.segmenter.flush();
-      if (cut) endMs = Math.min(nowMs, cut.atMs);
-    }
-    u.endAtClock = this.clockAt(endMs);
-    u.decidedAtClock = this.clock.now();
-    u.silenceMs = Math.max(0, nowMs - endMs);
-  }
-
-  /** Sends the stream the audio it has not had yet (pre-roll first). */
-  private feedStream(u: Utterance | null = this.utterance): void {
-    if (!u || !u.stream || u.stream.state !== 'open') return;
-    for (const chunk of this.history) {
-      const end = chunk.start + chunk.pcm.length;
-      if (end <= u.fedTo) continue;
-      const part = chunk.pcm.subarray(u.fedTo - chunk.start);
-      u.stream.push(part);
-      this.counters.sttAudioMs += (part.length * 1000) / MEDIA_CORE_SAMPLE_RATE;
-      u.fedTo = end;
-    }
+  private droppedSpeechEnded(): void {
+    if (!this.closing && !this.speaking.playing && this.turnsInFlight === 0 && !this.keypad.entering) this.startSilenceWait();
   }
 
   private onFinal(u: Utterance, f: FinalTranscript): void {
     if (this.ended) return;
-    const telemetry = this.telemetry(u, f.confidence, f.audioMs, f.provider);
+    const telemetry = this.listening.telemetry(u, f.confidence, f.audioMs, f.provider);
     const ignored = f.text.trim() === '' || (u.overlapped && !u.interrupted) || this.closing;
     this.emit('heard', { kind: 'final', text: f.text, confidence: f.confidence, ...(ignored ? { ignored: true } : {}) });
     if (ignored) {
       // Noise or a backchannel: the prompt is still the one the caller answers.
-      if (!this.playout.playing && this.turnsInFlight === 0) this.startSilenceWait();
+      if (!this.speaking.playing && this.turnsInFlight === 0) this.startSilenceWait();
       return;
     }
     const heard = this.pendingHeard;
@@ -379,32 +193,19 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.ended) return;
     this.counters.sttFailures++;
     this.emit('sttError', error);
-    if (this.utterance === u) this.utterance = null;
+    this.listening.release(u);
     if (this.closing || (u.overlapped && !u.interrupted)) return;
-    this.requestTurn({ kind: 'failed', failed: true, error, telemetry: this.telemetry(u, 0, 0, error.provider) }, null);
+    this.requestTurn({ kind: 'failed', failed: true, error, telemetry: this.listening.telemetry(u, 0, 0, error.provider) }, null);
   }
 
-  /** `provider`: who heard (the final's or the error's provider), else the recogniser's own. */
-  private telemetry(u: Utterance, confidence: number | null, audioMs: number, provider?: string): TurnTelemetry {
-    return {
-      stt_provider: provider ?? this.recognizer.provider,
-      stt_ms: u.decidedAtClock === null ? 0 : Math.max(0, this.clock.now() - u.decidedAtClock),
-      stt_confidence: confidence,
-      silence_ms: u.silenceMs,
-      audio_ms: audioMs,
-    };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Barge-in
-  // -------------------------------------------------------------------------------------------
+  // ---- Barge-in ----
 
   private considerBargeIn(): void {
-    const u = this.utterance;
-    if (!u || u.interrupted || this.closing || !this.playout.playing) return;
+    const u = this.listening.utterance;
+    if (!u || u.interrupted || this.closing || !this.speaking.playing) return;
     u.overlapped = true;
-    const nowMs = (this.samplesIn * 1000) / MEDIA_CORE_SAMPLE_RATE;
-    const clip = this.queuedMarks[0]?.clip;
+    const nowMs = this.listening.nowMs;
+    const clip = this.speaking.currentClip;
     const decision = decideBargeIn(
       {
         playing: true,
@@ -419,11 +220,11 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
             }
           : undefined,
       },
-      this.bargeIn,
+      this.cfg.bargeIn,
     );
     if (decision.action !== 'interrupt') return;
     u.interrupted = true;
-    this.interrupt(decision.reason, this.clockAt(u.onsetMs), Math.max(0, nowMs - u.onsetMs));
+    this.interrupt(decision.reason, this.listening.clockAt(u.onsetMs), Math.max(0, nowMs - u.onsetMs));
   }
 
   /**
@@ -431,67 +232,37 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
    * speech the decision heard, in stream time (audio samples, not the clock); 0 for a key press.
    */
   private interrupt(reason: BargeInReason, speechOnsetAtMs: number, speechMs = 0): void {
-    const report = this.playout.clear();
-    this.queuedMarks = [];
-    this.awaitingFirstFrame = null;
+    const report = this.speaking.clear();
     if (!report.cleared) return;
     this.counters.bargeIns++;
     this.pendingHeard = report;
     this.emit('bargeIn', { report, reason, atMs: this.clock.now(), speechOnsetAtMs, speechMs });
   }
 
-  // -------------------------------------------------------------------------------------------
-  // DTMF
-  // -------------------------------------------------------------------------------------------
+  // ---- DTMF ----
 
   private onDtmf(digit: DtmfDigit): void {
     if (this.ended || !isDtmfDigit(digit)) return;
     this.emit('dtmf', { digit });
     if (this.closing) return;
-    this.dropSpeech();
+    // The caller has turned to the keypad: speech not yet taken as a turn is dropped, or a noisy
+    // line heard mid-entry would answer the step, or the readback of the keyed number.
+    this.listening.dropSpeech();
     this.silence.speechStart();
     this.cancelSilenceTimer();
-    if (this.playout.playing && this.bargeIn.enabled && this.queuedMarks[0]?.clip.bargeIn !== false)
+    if (this.speaking.playing && this.cfg.bargeIn.enabled && this.speaking.currentClip?.bargeIn !== false)
       this.interrupt('speech', this.clock.now());
-    this.cancelDtmfTimer();
-    if (digit === '#') {
-      this.deliverDtmf();
-      return;
-    }
-    this.dtmfBuffer += digit;
-    this.cancelDtmf = this.clock.setTimer(() => {
-      this.cancelDtmf = null;
-      this.deliverDtmf();
-    }, this.dtmfTimeoutMs);
+    this.keypad.press(digit);
   }
 
-  /**
-   * A key was pressed: the caller has turned to the keypad, so speech not yet taken as a turn
-   * (an utterance in progress, or one whose final is still awaited) is dropped — a noisy line
-   * heard mid-entry would otherwise answer the step, or the readback of the keyed number.
-   */
-  private dropSpeech(): void {
-    const u = this.utterance;
-    if (u) {
-      u.stream?.cancel();
-      this.utterance = null;
-    }
-    for (const stream of this.streams) stream.cancel();
-    this.streams.clear();
-  }
-
-  private deliverDtmf(): void {
-    const text = this.dtmfBuffer;
-    this.dtmfBuffer = '';
-    if (text === '' || this.ended) return;
+  private deliverDtmf(text: string): void {
+    if (this.ended) return;
     const heard = this.pendingHeard;
     this.pendingHeard = null;
     this.requestTurn({ kind: 'dtmf', text, heard }, null);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Turns and replies
-  // -------------------------------------------------------------------------------------------
+  // ---- Turns and replies ----
 
   /** Calls the turn port; requests run one at a time, in order. */
   private requestTurn(request: TurnRequest, endOfSpeechAtMs: number | null): void {
@@ -525,59 +296,18 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private playReply(reply: TurnReply, cause: ReplyEvent['cause'], endOfSpeechAtMs: number | null): void {
     this.expectation = reply.expectation ?? 'free';
     if (reply.endOfUtteranceSilenceMs !== undefined)
-      this.segmenter.setMinSilenceMs(num('endOfUtteranceSilenceMs', reply.endOfUtteranceSilenceMs, 0, 60_000));
-    else this.segmenter.setMinSilenceMs(endOfUtteranceSilenceMs(reply.expectation ?? 'free', this.eouTable));
-    const seq = ++this.turnSeq;
-    const format = { encoding: this.transport.outbound.encoding, sampleRate: this.transport.outbound.sampleRate };
+      this.listening.segmenter.setMinSilenceMs(msInRange('endOfUtteranceSilenceMs', reply.endOfUtteranceSilenceMs, 0, 60_000));
+    else this.listening.segmenter.setMinSilenceMs(endOfUtteranceSilenceMs(reply.expectation ?? 'free', this.cfg.eouTable));
     const clips = Array.isArray(reply.clips) ? reply.clips : [];
-    const text = clips.map((c) => c.text).join(' ');
-    let lastMark: string | null = null;
-    const wasPlaying = this.playout.playing;
-    this.awaitingFirstFrame = { text, cause, endOfSpeechAtMs };
-    clips.forEach((clip, i) => {
-      if (!clip || (!clip.wav && !clip.frames) || this.ended) return;
-      let frames: Uint8Array[];
-      try {
-        frames = clip.frames ? [...clip.frames] : clipToTelephony(clip.wav!, format).map((f) => f.payload);
-      } catch {
-        this.counters.clipsSkipped++; // not a 48 kHz mono PCM16 WAV: the caller hears the rest
-        return;
-      }
-      if (frames.length === 0) return;
-      const mark = `t${seq}c${i + 1}`;
-      this.queuedMarks.push({ mark, clip });
-      this.playout.enqueue({ frames, mark });
-      lastMark = mark;
-    });
-    if (this.ended) return;
-    if (lastMark === null) {
-      this.awaitingFirstFrame = null;
-      this.emit('reply', { text, cause, firstFrameAtMs: null, endOfSpeechAtMs, latencyMs: null });
-      if (!wasPlaying && !this.playout.playing) this.onDrained();
-    }
+    const lastMark = this.speaking.play(clips, cause, endOfSpeechAtMs);
+    if (lastMark === undefined) return;
     if (reply.ended) {
       this.closing = true;
       this.closingMark = lastMark;
       this.cancelSilenceTimer();
-      this.cancelDtmfTimer();
-      if (lastMark === null && !this.playout.playing) this.scheduleHangup(this.closeGraceMs, 'completed');
+      this.keypad.stopTimer();
+      if (lastMark === null && !this.speaking.playing) this.scheduleHangup(this.cfg.closeGraceMs, 'completed');
     }
-  }
-
-  private firstFrameSent(): void {
-    const pending = this.awaitingFirstFrame;
-    if (!pending) return;
-    this.awaitingFirstFrame = null;
-    const at = this.clock.now();
-    const latencyMs = pending.endOfSpeechAtMs === null ? null : at - pending.endOfSpeechAtMs;
-    if (latencyMs !== null) this.latencies.push(latencyMs);
-    this.emit('reply', { ...pending, firstFrameAtMs: at, latencyMs });
-  }
-
-  private onClipPlayed(mark: string): void {
-    const i = this.queuedMarks.findIndex((q) => q.mark === mark);
-    if (i >= 0) this.queuedMarks.splice(0, i + 1);
-    if (this.closing && mark === this.closingMark) this.scheduleHangup(this.closeGraceMs, this.endCause ?? 'completed');
   }
 
   private onDrained(): void {
@@ -585,17 +315,15 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.closing) {
       // The closing played by the schedule; its mark should follow. Hang up anyway if it does not.
       if (this.closingMark !== null && !this.cancelClose)
-        this.scheduleHangup(this.markAckTimeoutMs + this.closeGraceMs, this.endCause ?? 'completed');
-      else if (this.closingMark === null && !this.cancelClose) this.scheduleHangup(this.closeGraceMs, this.endCause ?? 'completed');
+        this.scheduleHangup(this.cfg.markAckTimeoutMs + this.cfg.closeGraceMs, this.endCause ?? 'completed');
+      else if (this.closingMark === null && !this.cancelClose) this.scheduleHangup(this.cfg.closeGraceMs, this.endCause ?? 'completed');
       return;
     }
-    if (this.turnsInFlight > 0 || this.segmenter.inSpeech) return;
+    if (this.turnsInFlight > 0 || this.listening.segmenter.inSpeech) return;
     this.startSilenceWait();
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Silence, maximum duration, hang-up, stop
-  // -------------------------------------------------------------------------------------------
+  // ---- Silence, maximum duration, hang-up, stop ----
 
   private startSilenceWait(): void {
     this.silence.promptFinished();
@@ -624,18 +352,15 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.cancelMax = null;
     if (this.ended || this.closing) return;
     this.endCause = 'max_duration';
-    this.utterance?.stream?.cancel();
-    this.utterance = null;
-    this.playout.clear();
-    this.queuedMarks = [];
-    this.awaitingFirstFrame = null;
+    this.listening.cancelUtterance();
+    this.speaking.clear();
     this.closing = true; // no more turns from the caller
     this.requestTurn({ kind: 'max_duration', elapsedMs: this.clock.now() - this.startedAt }, null);
     // Whatever the port and the carrier do, the call ends: a closing longer than this is cut.
     this.cancelMax = this.clock.setTimer(() => {
       this.cancelMax = null;
       this.hangup('max_duration');
-    }, this.maxClosingMs);
+    }, this.cfg.maxClosingMs);
   }
 
   private scheduleHangup(delayMs: number, cause: EndCause): void {
@@ -658,17 +383,14 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (this.ended) return;
     this.ended = true;
     this.cancelSilenceTimer();
-    this.cancelDtmfTimer();
+    this.keypad.stopTimer();
     this.cancelMax?.();
     this.cancelMax = null;
     this.cancelClose?.();
     this.cancelClose = null;
-    for (const stream of this.streams) stream.cancel();
-    this.streams.clear();
-    this.utterance = null;
-    this.playout.close();
-    this.vad.close();
-    this.history = [];
+    this.listening.stop();
+    this.speaking.close();
+    this.listening.close();
     this.emit('ended', { reason, cause: reason === 'hangup' ? this.endCause : null });
   }
 
@@ -676,15 +398,4 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.cancelSilence?.();
     this.cancelSilence = null;
   }
-
-  private cancelDtmfTimer(): void {
-    this.cancelDtmf?.();
-    this.cancelDtmf = null;
-  }
-}
-
-function num(name: string, value: number, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
-    throw new CallSessionError(`${name} must be a number of ms in [${min}, ${max}]; got ${String(value)}`);
-  return value;
 }

@@ -1,25 +1,17 @@
 /**
  * {@link CarrierTransport}: one carrier WebSocket stream (Twilio Media Streams, Exotel
- * AgentStream/Voicebot, Plivo Audio Streams) as a {@link MediaTransport} (issue 16, DESIGN.md §3
- * "Media"). It sits between a minimal socket — anything that can `send` a text frame and
- * `close` with a code — and the call media session: inbound frames are parsed and ordered by
- * ./carriers (`CarrierStream`), caller audio is decoded (G.711 μ-law or PCM16 LE) and resampled
- * to {@link MEDIA_CORE_SAMPLE_RATE}; outbound frames, marks and `clear` become the dialect's
- * exact JSON.
+ * AgentStream/Voicebot, Plivo Audio Streams) as a {@link MediaTransport} (the behaviour is
+ * described in docs/media.md). It sits between a minimal socket — anything that can `send` a
+ * text frame and `close` with a code — and the call media session: inbound frames are parsed
+ * and ordered by ./carriers (`CarrierStream`), caller audio is decoded (G.711 μ-law or PCM16 LE)
+ * and resampled to {@link MEDIA_CORE_SAMPLE_RATE}; outbound frames, marks and `clear` become the
+ * dialect's exact JSON.
  *
- * Pure: no `ws`/fastify import, no timers, no globals. The daemon's WebSocket route (a later
- * step) creates one per upgrade, feeds it {@link CarrierTransport.receive} and
- * {@link CarrierTransport.closed}, and can run it in a worker thread (everything in and out is
- * plain data).
+ * Pure: no `ws`/fastify import, no timers, no globals. The daemon's WebSocket route creates one
+ * per upgrade, feeds it {@link CarrierTransport.receive} and {@link CarrierTransport.closed}, and
+ * can run it in a worker thread (everything in and out is plain data).
  *
- * Close codes (RFC 6455 §7.4.1), sent when an inbound frame breaks the protocol:
- * - 1009 (message too big): `oversized` — a frame over MAX_FRAME_CHARS or a media payload over
- *   MAX_MEDIA_PAYLOAD_BYTES (./carriers/types.ts);
- * - 1008 (policy violation): every other protocol error — malformed JSON, an invalid message,
- *   a bad payload, out-of-order frames (media before `start`, a second `start`, anything after
- *   `stop`) and frames naming another stream;
- * - 1011 (internal error): the listener threw while handling a frame;
- * - 1000 (normal closure): {@link CarrierTransport.hangup}.
+ * Close codes (RFC 6455 §7.4.1) and the shapes the route sees: ./carrier-socket.ts.
  *
  * What ends the carrier call when vagent closes the stream (for docs/media.md):
  * - Twilio: `<Connect><Stream>` (bidirectional) holds the TwiML while the socket is open; once
@@ -37,123 +29,27 @@
 import { pcm16FromBytes } from './audio.js';
 import { decodeMulaw } from './audio-g711.js';
 import { StreamingResampler } from './audio-resample.js';
+import {
+  carrierOutbound,
+  CLOSE_CODES,
+  closeReason,
+  DEFAULT_CARRIER_FORMATS,
+  type CarrierOutboundFormat,
+  type CarrierSocket,
+  type CarrierTransportOptions,
+  type CarrierTransportStats,
+} from './carrier-socket.js';
 import { CarrierStream, type CarrierStart } from './carriers/stream-state.js';
 import { exotelChunkRules, exotelChunks } from './carriers/exotel.js';
-import {
-  CarrierProtocolError,
-  type CarrierAudioFormat,
-  type CarrierDialect,
-  type CarrierErrorData,
-  type CarrierWriter,
-} from './carriers/types.js';
+import { CarrierProtocolError, type CarrierDialect, type CarrierErrorData, type CarrierWriter } from './carriers/types.js';
 import {
   FRAME_MS,
-  frameBytesOf,
   isDtmfDigit,
   MEDIA_CORE_SAMPLE_RATE,
   type MediaTransport,
-  type OutboundFormat,
   type StopReason,
   type TransportListener,
 } from './transport.js';
-
-/** The socket a {@link CarrierTransport} writes to: a WebSocket's send and close, nothing more. */
-export interface CarrierSocket {
-  /** Sends one text frame. */
-  send(text: string): void;
-  /** Closes the connection with an RFC 6455 close `code` and a `reason` of at most 123 UTF-8 bytes. */
-  close(code: number, reason: string): void;
-}
-
-/** RFC 6455 §7.4.1 close codes this transport sends. */
-export const CLOSE_CODES = {
-  /** {@link CarrierTransport.hangup}. */
-  normal: 1000,
-  /** A protocol error other than size. */
-  policy: 1008,
-  /** A frame or media payload over its limit. */
-  tooBig: 1009,
-  /** The listener threw while a frame was handled. */
-  internal: 1011,
-} as const;
-
-/** What the route needs from a stream's `start` to decide auth and which agent answers. Plain data. */
-export type CarrierStartInfo = Omit<CarrierStart, 'type'> & {
-  dialect: CarrierDialect;
-  /** The outbound format {@link CarrierTransport.play} now expects. */
-  outbound: CarrierOutboundFormat;
-};
-
-/**
- * The outbound descriptor of a carrier stream: the {@link OutboundFormat} plus the shortest
- * playout lead the carrier allows, in {@link FRAME_MS} frames. Exotel only takes chunks of
- * ≥ 100 ms (and ≥ 3200 B for PCM16), so frames are held until a whole chunk is ready: playout
- * must run at least `minLeadFrames` ahead or the caller hears gaps. 1 elsewhere.
- */
-export interface CarrierOutboundFormat extends OutboundFormat {
-  readonly minLeadFrames: number;
-}
-
-/** Counters of one stream (plain data). */
-export interface CarrierTransportStats {
-  /** Inbound frames handed to {@link CarrierTransport.receive}. */
-  framesIn: number;
-  /** Inbound `media` frames accepted. */
-  mediaFramesIn: number;
-  /** Encoded inbound media bytes (μ-law or PCM16, after base64). */
-  bytesIn: number;
-  /** 16 kHz samples handed to `onAudio`. */
-  samplesOut: number;
-  /** Outbound text frames sent (media, marks, clears). */
-  framesOut: number;
-  /** Encoded outbound media bytes sent (silence padding included). */
-  bytesOut: number;
-  /** Frames passed to {@link CarrierTransport.play}. */
-  framesPlayed: number;
-  /** Inbound frames refused as protocol errors. */
-  protocolErrors: number;
-  /** Actions dropped because the stream had not started yet. */
-  droppedBeforeStart: number;
-}
-
-/** Options of a {@link CarrierTransport}. */
-export interface CarrierTransportOptions {
-  /** Called once when `start` has been read, before any audio; the route decides auth and the agent from it. */
-  onStarted?: (info: CarrierStartInfo) => void;
-  /** Called with each protocol error before the socket is closed (for logs). */
-  onProtocolError?: (error: CarrierErrorData, closeCode: number) => void;
-}
-
-/** Longest close reason RFC 6455 §5.5 allows in a control frame, bytes. */
-const MAX_CLOSE_REASON_BYTES = 123;
-
-/** `s` cut to at most {@link MAX_CLOSE_REASON_BYTES} UTF-8 bytes on a character boundary. */
-function closeReason(s: string): string {
-  let out = '';
-  let bytes = 0;
-  for (const ch of s) {
-    const n = Buffer.byteLength(ch);
-    if (bytes + n > MAX_CLOSE_REASON_BYTES) break;
-    out += ch;
-    bytes += n;
-  }
-  return out;
-}
-
-/** The outbound descriptor of a stream in `format` on `dialect`. */
-export function carrierOutbound(dialect: CarrierDialect, format: CarrierAudioFormat): CarrierOutboundFormat {
-  const encoding = format.encoding === 'mulaw' ? 'mulaw' : 'pcm16le';
-  const frameBytes = frameBytesOf(encoding, format.sampleRate);
-  const minLeadFrames = dialect === 'exotel' ? exotelChunkRules(format).minBytes / frameBytes : 1;
-  return { encoding, sampleRate: format.sampleRate, frameBytes, minLeadFrames };
-}
-
-/** What each dialect carries before `start` says otherwise (Twilio: always this). */
-const DEFAULT_FORMATS: Readonly<Record<CarrierDialect, CarrierAudioFormat>> = {
-  twilio: { encoding: 'mulaw', sampleRate: 8000 },
-  exotel: { encoding: 'pcm16', sampleRate: 8000 },
-  plivo: { encoding: 'mulaw', sampleRate: 8000 },
-};
 
 /**
  * One carrier WebSocket stream as a {@link MediaTransport}. Feed it every inbound frame with
@@ -198,7 +94,7 @@ export class CarrierTransport implements MediaTransport {
     this.socket = socket;
     this.options = options;
     this.stream = new CarrierStream(dialect);
-    this.outboundValue = carrierOutbound(dialect, DEFAULT_FORMATS[dialect]);
+    this.outboundValue = carrierOutbound(dialect, DEFAULT_CARRIER_FORMATS[dialect]);
   }
 
   /** The outbound format: the dialect's default until `start`, then the stream's (fixed). */

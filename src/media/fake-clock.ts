@@ -2,7 +2,7 @@
  * A manual {@link PlayoutClock} for deterministic tests and the bench: time moves only when
  * told to, and timers can be made to fire late by a chosen amount, as a busy event loop does.
  */
-import type { PlayoutClock } from './playout.js';
+import type { PlayoutClock } from './playout-clock.js';
 
 interface Timer {
   at: number;

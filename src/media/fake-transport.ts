@@ -5,7 +5,7 @@
  * from the first one at real time, plus a network delay), and never after a `clear`, except that
  * it echoes marks pending at `clear` like Twilio when `echoMarksOnClear` is set.
  */
-import type { PlayoutClock } from './playout.js';
+import type { PlayoutClock } from './playout-clock.js';
 import {
   FRAME_MS,
   frameBytesOf,

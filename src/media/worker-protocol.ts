@@ -9,7 +9,7 @@
 import type { CarrierDialect } from './carriers/types.js';
 import type { ExpectationKind } from './endpointing.js';
 import type { BargeInReason } from './barge-in.js';
-import type { ClearReport } from './playout.js';
+import type { ClearReport } from './playout-shapes.js';
 import type { FakeUtterance } from './fake-recognizer.js';
 import type { RecognizerErrorData } from './recognizer.js';
 import type { EndCause, TurnRequest } from './call-session-port.js';

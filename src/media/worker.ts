@@ -1,18 +1,17 @@
 /**
- * A media worker thread (issue 16: media runs off the API's event loop). It holds the call
- * media sessions of the streams the main thread attached to it: each stream's
- * {@link CarrierTransport} (parse, decode, resample), a VAD detector, a recogniser stream, the
- * {@link CallMediaSession} (endpointing, barge-in, DTMF, silence, hang-up) and its paced
- * playout. Turns go to the main thread as `turn` messages (the sessions service lives there);
- * replies come back as references to cached clip files, which this worker reads and converts
- * to the stream's outbound format once per format (an LRU of converted clips).
+ * A media worker thread: media runs off the API's event loop. It holds the call media sessions
+ * of the streams the main thread attached to it: each stream's {@link CarrierTransport} (parse,
+ * decode, resample), a VAD detector, a recogniser stream, the {@link CallMediaSession}
+ * (endpointing, barge-in, DTMF, silence, hang-up) and its paced playout. Turns go to the main
+ * thread as `turn` messages (the sessions service lives there); replies come back as references
+ * to cached clip files, which this worker reads and converts to the stream's outbound format once
+ * per format (./worker-clips.ts). Messages leave in batches (./worker-outbox.ts); the warm-up
+ * before the first call is ./worker-warm.ts.
  *
  * Protocol: ./worker-protocol.ts. Started by ./worker-pool.ts with `workerData` of
  * {@link MediaWorkerData}.
  */
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { clipToTelephony } from './audio.js';
 import { CallMediaSession } from './call-session.js';
 import type { ReplyClip, TurnReply, TurnRequest } from './call-session-port.js';
 import { CarrierTransport } from './carrier-transport.js';
@@ -22,14 +21,9 @@ import { PocketsphinxRecognizer } from './pocketsphinx.js';
 import type { SpeechRecognizer } from './recognizer.js';
 import { buildRecognizer } from './recognizer-factory.js';
 import { WebRtcVad } from './vad-webrtc.js';
-import {
-  CARRIER_WARM_FORMATS,
-  ROOM_WARM_FORMATS,
-  WARM_STREAMS,
-  WARM_STREAM_MS,
-  WARM_STREAM_SETTINGS,
-  warmStreamFrames,
-} from './warm-up.js';
+import { ClipFrameCache } from './worker-clips.js';
+import { processPort, WorkerOutbox, type WorkerPort } from './worker-outbox.js';
+import { WorkerWarmUp } from './worker-warm.js';
 import { emptyStreamStats } from './worker-protocol.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, ToWorker } from './worker-protocol.js';
 
@@ -49,102 +43,21 @@ export interface MediaWorkerData {
   roomDriver?: string;
 }
 
-/**
- * The link to the daemon's main thread: `parentPort` in a worker thread; in a media child
- * process (LiveKit rooms: rtc-node's native client serves one thread per process) the IPC
- * channel, opened with `serialization: 'advanced'` so messages are structured clones as well.
- */
-interface Port {
-  postMessage(msg: unknown): void;
-  on(event: 'message', listener: (batch: ToWorker[]) => void): void;
-}
-function processPort(): Port | null {
-  if (typeof process.send !== 'function') return null;
-  // The daemon went away (crash, kill -9): a media process never outlives it.
-  process.on('disconnect', () => process.exit(0));
-  return {
-    postMessage: (msg) => {
-      if (process.connected) process.send!(msg);
-    },
-    on: (event, listener) => {
-      process.on(event, listener as (m: unknown) => void);
-    },
-  };
-}
-
 const data = (parentPort ? (workerData ?? {}) : JSON.parse(process.env['VAGENT_MEDIA_WORKER_DATA'] ?? '{}')) as MediaWorkerData;
 
 /** Speech the VAD must hear over playout before it is a barge-in, on a phone line, ms. */
 export const PHONE_BARGE_IN_MIN_SPEECH_MS = 200;
-const port: Port | null = parentPort ?? processPort();
+const port: WorkerPort | null = parentPort ?? processPort();
 if (!port) throw new Error('media worker: not started as a worker thread or a child process with IPC');
 
-// --- batched messages to the main thread -----------------------------------------------------
-
-let outbox: FromWorker[] = [];
-let flushing = false;
+const outbox = new WorkerOutbox(port);
 function post(msg: FromWorker): void {
-  // Warm-up streams (negative ids, see warm()) are nobody's: what they say goes nowhere.
-  if ('id' in msg && msg.id < 0) return;
-  outbox.push(msg);
-  if (!flushing) {
-    flushing = true;
-    setImmediate(flush);
-  }
+  outbox.post(msg);
 }
-function flush(): void {
-  flushing = false;
-  if (outbox.length === 0) return;
-  const batch = outbox;
-  outbox = [];
-  pendingOut.clear();
-  port!.postMessage(batch);
-}
-
-/** Outbound frames per stream are joined into one `out` message per flush. */
-const pendingOut = new Map<number, string[]>();
 function sendFrame(id: number, text: string): void {
-  if (id < 0) return;
-  let list = pendingOut.get(id);
-  if (!list) {
-    list = [];
-    pendingOut.set(id, list);
-    post({ k: 'out', id, frames: list });
-  }
-  list.push(text);
+  outbox.sendFrame(id, text);
 }
-
-// --- converted clips -----------------------------------------------------------------------
-
-const clipCacheMax = data.clipCacheBytes ?? 64 * 1024 * 1024;
-const clipCache = new Map<string, { frames: Uint8Array[]; bytes: number }>();
-let clipCacheBytes = 0;
-
-/** The frames of clip file `file` in `encoding` at `sampleRate` Hz (read and converted once). */
-function clipFrames(file: string, encoding: 'mulaw' | 'pcm16le', sampleRate: number): Uint8Array[] | null {
-  const key = `${encoding}:${sampleRate}:${file}`;
-  const hit = clipCache.get(key);
-  if (hit) {
-    clipCache.delete(key);
-    clipCache.set(key, hit);
-    return hit.frames;
-  }
-  let frames: Uint8Array[];
-  try {
-    frames = clipToTelephony(readFileSync(file), { encoding, sampleRate }).map((f) => f.payload);
-  } catch {
-    return null; // evicted or unreadable: the caller hears the other clips
-  }
-  const bytes = frames.reduce((n, f) => n + f.byteLength, 0);
-  clipCache.set(key, { frames, bytes });
-  clipCacheBytes += bytes;
-  for (const [k, v] of clipCache) {
-    if (clipCacheBytes <= clipCacheMax) break;
-    clipCache.delete(k);
-    clipCacheBytes -= v.bytes;
-  }
-  return frames;
-}
+const clipCache = new ClipFrameCache(data.clipCacheBytes ?? 64 * 1024 * 1024);
 
 // --- recognisers ---------------------------------------------------------------------------
 
@@ -192,7 +105,7 @@ let vadEngine: WebRtcVad | null = null;
 function toReply(stream: Stream, reply: ReplyData): TurnReply {
   const { encoding, sampleRate } = stream.transport!.outbound;
   const clips: ReplyClip[] = reply.clips.map((c: ClipRef) => {
-    const frames = c.file ? clipFrames(c.file, encoding, sampleRate) : null;
+    const frames = c.file ? clipCache.frames(c.file, encoding, sampleRate) : null;
     return { wav: null, ...(frames ? { frames } : {}), text: c.text, bargeIn: c.bargeIn, asksConfirmation: c.asksConfirmation };
   });
   return { clips, ended: reply.ended, expectation: reply.expectation };
@@ -407,74 +320,21 @@ function handle(msg: ToWorker): void {
       return;
     case 'warm':
       // A warm-up that fails leaves the first call as cold as before, nothing worse.
-      void warm(msg).catch(() => post({ k: 'warmed', req: msg.req, files: [], ms: 0 }));
+      void warmUp.warm(msg).catch(() => post({ k: 'warmed', req: msg.req, files: [], ms: 0 }));
       return;
   }
 }
 
 // --- warm-up ahead of the first call (docs/media.md, "The first call after start") ---------
 
-let codeWarmed = false;
-let nextWarmId = -1;
-
-/**
- * Converts `msg.files` into every outbound format this worker plays (the LRU above keeps them),
- * one file per turn of the event loop, and, the first time, plays a silent stream of each of {@link WARM_STREAMS} through the whole
- * media path (with the first file as its opening) and hangs it up after
- * {@link WARM_STREAM_MS}; then answers `warmed`. Warm-up streams have negative ids: nothing they
- * send leaves the worker. Only after `ready` (the pool waits for it).
- */
-async function warm(msg: Extract<ToWorker, { k: 'warm' }>): Promise<void> {
-  const started = performance.now();
-  const formats = data.livekitRooms ? ROOM_WARM_FORMATS : CARRIER_WARM_FORMATS;
-  const files: string[] = [];
-  for (const file of msg.files) {
-    if (formats.every((f) => clipFrames(file, f.encoding, f.sampleRate) !== null)) files.push(file);
-    // One file at a time: the frames of calls already under way go between.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  const ids: number[] = [];
-  if (!codeWarmed && !data.livekitRooms) {
-    codeWarmed = true;
-    const opening: ReplyData = {
-      clips: files.slice(0, 1).map((file) => ({ file, text: '', bargeIn: true, asksConfirmation: false })),
-      ended: false,
-      expectation: 'free',
-    };
-    for (const { dialect, format } of WARM_STREAMS) {
-      const id = nextWarmId--;
-      try {
-        attach({
-          k: 'attach',
-          id,
-          dialect,
-          frames: warmStreamFrames(dialect, format),
-          settings: WARM_STREAM_SETTINGS,
-          recognizer: { kind: 'off', reason: 'warm-up' },
-          opening,
-        });
-        ids.push(id);
-      } catch {
-        streams.delete(id); // a warm-up that fails leaves the first call as cold as before, nothing worse
-      }
-    }
-  }
-  const done = (): void => post({ k: 'warmed', req: msg.req, files, ms: Math.round(performance.now() - started) });
-  if (ids.length === 0) {
-    done();
-    return;
-  }
-  setTimeout(() => {
-    for (const id of ids) {
-      try {
-        handle({ k: 'hangup', id });
-      } catch {
-        streams.delete(id);
-      }
-    }
-    done();
-  }, WARM_STREAM_MS);
-}
+const warmUp = new WorkerWarmUp({
+  livekitRooms: data.livekitRooms === true,
+  clips: clipCache,
+  attach,
+  hangup: (id) => handle({ k: 'hangup', id }),
+  drop: (id) => streams.delete(id),
+  post,
+});
 
 port.on('message', (batch: ToWorker[]) => {
   for (const msg of batch) {

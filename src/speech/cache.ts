@@ -1,18 +1,17 @@
 /**
- * The content-addressed audio cache (DESIGN.md §6: "every static text … is synthesised when
- * the agent is applied or a session opens, so most replies are cache hits"; §4
- * `GET /v1/audio/{name}.wav`). One 48 kHz mono PCM16 WAV per key, where the key is a SHA-256
- * of what was spoken, by which engine and voice — so a key is computed without touching the
- * disk, and a file, once written, never changes.
+ * The content-addressed audio cache behind `GET /v1/audio/{name}.wav`: every static text is
+ * synthesised when the agent is applied or a session opens, so most replies are cache hits. One
+ * 48 kHz mono PCM16 WAV per key, where the key is a SHA-256 of what was spoken, by which engine
+ * and voice — so a key is computed without touching the disk ({@link clipKey}), and a file, once
+ * written, never changes.
  *
- * Keys stay inside the daemon: anyone can compute one from a guessed text. Clients see a
- * clip's *name*, HMAC-SHA256 of its key under the install's secret (`<state-dir>/audio.key`),
- * which only this install can compute; the audio route serves names, never keys. The files
- * keep their key names, so a cache from before names existed serves as is, and a new secret
- * revokes every URL without a clip being synthesised again.
+ * Keys stay inside the daemon: clients see a clip's *name*, HMAC-SHA256 of its key under the
+ * install's secret (`<state-dir>/audio.key`; {@link clipName}); the audio route serves names,
+ * never keys. The files keep their key names, so a new secret revokes every URL without a clip
+ * being synthesised again.
  *
- * Two classes of clips (issue 15 item 3), told apart by where the file is, so the class
- * survives restarts:
+ * Two classes of clips (see "How long a URL answers" in docs/api-decisions.md), told apart by
+ * where the file is, so the class survives restarts:
  * - *static* clips, `<dir>/<key>.wav`: made by pre-synthesis of an agent's static texts, and
  *   combinations made only of static clips. Never evicted.
  * - *dynamic* clips, `<dir>/dynamic/<key>.wav`: synthesised live (a name or number read back,
@@ -21,75 +20,21 @@
  *   within `audio_url_keep_hours` of their last use, never while pinned by an open session
  *   ({@link AudioCache.pin}), and never within a minute of their last use whatever the setting
  *   (a turn being answered). An evicted clip's name answers 404; a later turn that needs the
- *   same text synthesises it again.
- *
- * Last uses are kept in memory (the dynamic index is in LRU order) and written to the file's
- * mtime at most once an hour per clip, asynchronously, so a restart keeps an approximate LRU
- * order. A clip last persisted more than `keep + 1 h` ago could have been removed by an
- * offline prune ({@link pruneAudioCache}, another process, which removes only clips whose mtime
- * is older than `keep + 2 h`): using such a clip first re-stamps its mtime synchronously, which
- * also checks that it still exists; a missing one is a cache miss, so a URL of a pruned clip is
- * never handed out.
+ *   same text synthesises it again. Their index and eviction are {@link DynamicClips}'.
  *
  * A cache from before the classes existed (clips in `<dir>` and no `dynamic/.layout` marker) is
  * moved into `dynamic/` once, on first use; pre-synthesis at start-up then promotes the
  * agents' static clips back (a rename). Every clip keeps its name, so old URLs keep working.
- *
- * Writes are atomic (temporary file, fsync, rename, fsync of the directory): a crash leaves
- * either the whole clip or nothing under its name.
+ * The layout on disk and the atomic write of a clip are in `cache-disk.ts`; the offline
+ * stats and prune in `cache-admin.ts`.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { audioCacheStats } from './cache-admin.js';
+import { DYNAMIC_DIR, FILE_RE, isNoEnt, migrateLegacyLayout, removeStaleTmp, writeClipAtomic } from './cache-disk.js';
+import { DEFAULT_KEEP_MS, DEFAULT_MAINTENANCE_MS, DynamicClips, type EvictionResult } from './cache-dynamic.js';
+import { clipKey, clipName, combinedClipKey, isAudioSha } from './cache-keys.js';
 import { concatWavs, DEFAULT_GAP_MS } from '../media/wav.js';
-
-const SHA_RE = /^[0-9a-f]{64}$/;
-const FILE_RE = /^([0-9a-f]{64})\.wav$/;
-const TMP_SUFFIX = '.tmp';
-/** Temporary files older than this are left-overs of a crash and removed on load, ms. */
-const STALE_TMP_MS = 60 * 60 * 1000;
-/** Version of the key encoding and of the clip format; changing either changes every key. */
-const KEY_VERSION = 'vagent-audio-v1 wav-48k-mono-pcm16';
-
-/** Subdirectory of the dynamic clips. */
-export const DYNAMIC_DIR = 'dynamic';
-/** Marker (in `dynamic/`) of a cache laid out in classes; missing: a legacy cache, migrated on load. */
-const LAYOUT_MARKER = '.layout';
-/** Marker (in `dynamic/`) an offline prune rewrites after removing clips: a running daemon re-checks its index. */
-const PRUNED_MARKER = '.pruned';
-/** A dynamic clip's last use is written to its mtime at most this often, ms (1 h). */
-export const PERSIST_EVERY_MS = 60 * 60 * 1000;
-/** No dynamic clip is evicted within this long of its last use, whatever the keep window, ms. */
-export const MIN_GRACE_MS = 60 * 1000;
-/** Eviction removes clips until the dynamic bytes are at most this share of the cap. */
-export const LOW_WATER = 0.9;
-/** Default keep window of dynamic clips (`audio_url_keep_hours`), ms (24 h). */
-export const DEFAULT_KEEP_MS = 24 * 60 * 60 * 1000;
-/** Delay of the eviction pass after a put pushed the dynamic bytes over the cap, ms. */
-const EVICT_DEBOUNCE_MS = 250;
-/** Default interval of the periodic eviction pass, ms (10 min). */
-const DEFAULT_MAINTENANCE_MS = 10 * 60 * 1000;
-/** Least time between two warnings that protected clips alone exceed the cap, ms (1 h). */
-const WARN_EVERY_MS = 60 * 60 * 1000;
-/** Files stat'ed or removed at once by background passes. */
-const IO_BATCH = 64;
-
-/** Combined-clip keys remembered by {@link AudioCache.combinedKeyFor} (oldest dropped first). */
-const COMBINED_MEMO_LIMIT = 20_000;
-const combinedKeys = new Map<string, string>();
-
-/** Domain separation of clip names from any other use of the audio secret. */
-const NAME_PREFIX = 'vagent-audio-name-v1\u0000';
-
-/** sha256 hex of `parts` encoded unambiguously (a JSON array). */
-function digest(parts: unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-}
-
-/** True when `sha` has the shape of a cache key or a clip name: 64 lowercase hex characters. */
-export function isAudioSha(sha: unknown): sha is string {
-  return typeof sha === 'string' && SHA_RE.test(sha);
-}
 
 /** The class of a clip: kept for good (`static`) or bounded by the cap (`dynamic`). */
 export type ClipClass = 'static' | 'dynamic';
@@ -106,101 +51,24 @@ export interface AudioCacheOptions {
   onWarning?: (message: string, details: Record<string, number>) => void;
 }
 
-/** What an eviction pass did ({@link AudioCache.evict}). */
-export interface EvictionResult {
-  /** Dynamic clips removed. */
-  removed: number;
-  /** Their bytes. */
-  bytes: number;
-  /** Bytes of dynamic clips left. */
-  dynamicBytes: number;
-}
-
-/** A dynamic clip in the index. */
-interface DynamicEntry {
-  /** File size, bytes; -1 until the start-up scan has stat'ed it. */
-  size: number;
-  /** Last use, epoch ms (0: unknown until scanned). */
-  lastUse: number;
-  /** Last use written to the file's mtime, epoch ms (0: unknown). */
-  persisted: number;
-}
-
-const isNoEnt = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
-
-/**
- * Moves the clips of a cache from before classes (in `dir`, no `dynamic/.layout`) into
- * `dynamic/`, then writes the marker. Idempotent and safe to repeat after a crash: clips
- * still in `dir` without the marker are legacy ones. Returns how many clips were moved.
- */
-function migrateLegacyLayout(dir: string): number {
-  const dyn = path.join(dir, DYNAMIC_DIR);
-  const marker = path.join(dyn, LAYOUT_MARKER);
-  fs.mkdirSync(dyn, { recursive: true, mode: 0o700 });
-  if (fs.existsSync(marker)) return 0;
-  let moved = 0;
-  for (const name of fs.readdirSync(dir)) {
-    if (!FILE_RE.test(name)) continue;
-    try {
-      fs.renameSync(path.join(dir, name), path.join(dyn, name));
-      moved += 1;
-    } catch (err) {
-      if (!isNoEnt(err)) throw err;
-    }
-  }
-  fs.writeFileSync(marker, 'vagent audio cache layout 2: static clips in the parent directory, dynamic clips here\n', {
-    mode: 0o600,
-  });
-  return moved;
-}
-
-/** Removes a crash's left-over temporary file `name` in `dir` when it is old. */
-function removeStaleTmp(dir: string, name: string, now: number): void {
-  if (!(name.startsWith('.') && name.endsWith(TMP_SUFFIX))) return;
-  const tmp = path.join(dir, name);
-  try {
-    if (now - fs.statSync(tmp).mtimeMs > STALE_TMP_MS) fs.rmSync(tmp, { force: true });
-  } catch {
-    // gone already
-  }
-}
-
 /**
  * A directory of WAV clips named by their keys, static and dynamic (see the module comment).
  * Lookups are synchronous; one daemon process writes it (an offline prune may remove expired
- * dynamic clips meanwhile, see {@link pruneAudioCache}).
+ * dynamic clips meanwhile, see `pruneAudioCache` in `cache-admin.ts`).
  */
 export class AudioCache {
   /** Cached clips: key → public name (loaded from the directory on first use). */
   private index: Map<string, string> | null = null;
   /** Cached clips: public name → key. */
   private readonly byName = new Map<string, string>();
-  /** Dynamic clips, least recently used first (a subset of {@link index}). */
-  private readonly dyn = new Map<string, DynamicEntry>();
-  /** Bytes of the dynamic clips whose size is known. */
-  private dynamicBytes = 0;
+  /** The dynamic clips (a subset of {@link index}): LRU order, pins, eviction. */
+  private readonly dynamic: DynamicClips;
   /** Combined clips being built, by key (see {@link AudioCache.combine}). */
   private readonly combining = new Map<string, Promise<string>>();
-  /** Keys pinned by each owner (an open session), and how many owners pin each key. */
-  private readonly pins = new Map<string, Set<string>>();
-  private readonly pinCount = new Map<string, number>();
-  /** Deletions of evicted files under way, by key: a new copy is renamed in only after. */
-  private readonly deleting = new Map<string, Promise<void>>();
-  private scanning: Promise<void> | null = null;
-  private evicting: Promise<EvictionResult> | null = null;
-  private evictTimer: NodeJS.Timeout | null = null;
-  private maintenance: NodeJS.Timeout | null = null;
-  private lastWarning = -Infinity;
-  /** mtime of `dynamic/.pruned` when last checked (null: none). */
-  private prunedSeen: number | null = null;
   readonly #secret: Buffer;
   readonly dir: string;
   /** Directory of the dynamic clips, `<dir>/dynamic`. */
   readonly dynamicDir: string;
-  private readonly maxBytes: number;
-  private readonly keepMs: number;
-  private readonly now: () => number;
-  private readonly onWarning: (message: string, details: Record<string, number>) => void;
 
   /**
    * @param dir     the cache directory, normally `<state-dir>/audio`; created (mode 0700,
@@ -219,35 +87,22 @@ export class AudioCache {
     this.#secret = Buffer.from(secret);
     this.dir = path.resolve(dir);
     this.dynamicDir = path.join(this.dir, DYNAMIC_DIR);
-    this.maxBytes = maxBytes;
-    this.keepMs = keepMs;
-    this.now = options.now ?? Date.now;
-    this.onWarning = options.onWarning ?? (() => {});
+    this.dynamic = new DynamicClips(
+      this.dynamicDir,
+      { load: () => void this.loaded(), forget: (key) => this.forget(key) },
+      { maxBytes, keepMs, now: options.now ?? Date.now, onWarning: options.onWarning ?? (() => {}) },
+    );
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
-  /**
-   * The key of a clip: sha256 (hex) of the canonical encoding of the key version, the
-   * engine's pricing key, the voice and the exact spoken text.
-   */
+  /** The key of a clip: sha256 (hex) of the engine's pricing key, the voice and the spoken text ({@link clipKey}). */
   static keyFor(provider: string, voice: string, spokenText: string): string {
-    return digest([KEY_VERSION, 'clip', provider, voice, spokenText]);
+    return clipKey(provider, voice, spokenText);
   }
 
-  /**
-   * The key of the concatenation of clips `shas` (in order) with `gapMs` of silence between.
-   * Remembered: a turn's reply is most often a combination seen before (an answer and its
-   * re-prompt), and a lookup costs less than hashing again.
-   */
+  /** The key of clips `shas` joined in order, `gapMs` of silence between ({@link combinedClipKey}). */
   static combinedKeyFor(shas: readonly string[], gapMs: number = DEFAULT_GAP_MS): string {
-    const memoKey = `${gapMs}:${shas.join(',')}`;
-    let key = combinedKeys.get(memoKey);
-    if (key === undefined) {
-      key = digest([KEY_VERSION, 'combined', gapMs, ...shas]);
-      if (combinedKeys.size >= COMBINED_MEMO_LIMIT) combinedKeys.delete(combinedKeys.keys().next().value!);
-      combinedKeys.set(memoKey, key);
-    }
-    return key;
+    return combinedClipKey(shas, gapMs);
   }
 
   /**
@@ -258,14 +113,14 @@ export class AudioCache {
    */
   has(sha: string): boolean {
     if (!isAudioSha(sha) || !this.loaded().has(sha)) return false;
-    const e = this.dyn.get(sha);
-    return e === undefined || this.touch(sha, e);
+    const e = this.dynamic.entry(sha);
+    return e === undefined || this.dynamic.touch(sha, e);
   }
 
   /** The class of cached clip `sha`, or null when it is not cached. Not a use. */
   classOf(sha: string): ClipClass | null {
     if (!isAudioSha(sha) || !this.loaded().has(sha)) return null;
-    return this.dyn.has(sha) ? 'dynamic' : 'static';
+    return this.dynamic.has(sha) ? 'dynamic' : 'static';
   }
 
   /**
@@ -274,7 +129,7 @@ export class AudioCache {
    * give its URL. Looked up for cached clips, computed for others.
    */
   nameOf(key: string): string {
-    return this.loaded().get(key) ?? this.mac(key);
+    return this.loaded().get(key) ?? clipName(this.#secret, key);
   }
 
   /**
@@ -295,7 +150,7 @@ export class AudioCache {
    */
   path(sha: string): string | null {
     if (!isAudioSha(sha)) return null;
-    return this.fileIn(this.loaded() && this.dyn.has(sha) ? 'dynamic' : 'static', sha);
+    return this.fileIn(this.loaded() && this.dynamic.has(sha) ? 'dynamic' : 'static', sha);
   }
 
   /**
@@ -315,37 +170,9 @@ export class AudioCache {
       return;
     }
     const dir = cls === 'dynamic' ? this.dynamicDir : this.dir;
-    const file = this.fileIn(cls, sha);
     if (cls === 'dynamic') await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = path.join(dir, `.${sha}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
-    const handle = await fs.promises.open(tmp, 'wx', 0o600);
-    try {
-      await handle.writeFile(wav);
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      await fs.promises.rm(tmp, { force: true });
-      throw err;
-    }
-    await handle.close();
-    try {
-      // An evicted copy still being deleted goes first, or its deletion would remove this one.
-      await this.deleting.get(sha);
-      await fs.promises.rename(tmp, file);
-    } catch (err) {
-      await fs.promises.rm(tmp, { force: true });
-      throw err;
-    }
-    try {
-      const d = await fs.promises.open(dir, 'r');
-      try {
-        await d.sync();
-      } finally {
-        await d.close();
-      }
-    } catch {
-      // best effort: not every platform can open a directory (e.g. Windows)
-    }
+    // An evicted copy still being deleted goes first, or its deletion would remove this one.
+    await writeClipAtomic(dir, sha, wav, () => this.dynamic.deletion(sha));
     this.remember(sha, cls, wav.length);
   }
 
@@ -356,8 +183,7 @@ export class AudioCache {
    */
   promote(sha: string): boolean {
     if (!isAudioSha(sha) || !this.loaded().has(sha)) return false;
-    const e = this.dyn.get(sha);
-    if (e === undefined) return true;
+    if (!this.dynamic.has(sha)) return true;
     try {
       fs.renameSync(this.fileIn('dynamic', sha), this.fileIn('static', sha));
     } catch (err) {
@@ -365,7 +191,7 @@ export class AudioCache {
       this.forget(sha);
       return false;
     }
-    this.dropDynamic(sha, e);
+    this.dynamic.drop(sha);
     return true;
   }
 
@@ -401,7 +227,7 @@ export class AudioCache {
     if (shas.length === 1) return shas[0]!;
     const key = AudioCache.combinedKeyFor(shas);
     if (this.has(key)) {
-      if (this.dyn.has(key) && shas.every((s) => this.classOf(s) === 'static')) this.promote(key);
+      if (this.dynamic.has(key) && shas.every((s) => this.classOf(s) === 'static')) this.promote(key);
       return key;
     }
     // Turns that need the same new combination at once (a campaign's first calls, a load's
@@ -431,33 +257,17 @@ export class AudioCache {
    * {@link AudioCache.unpin}`(owner)`. Keys not cached (yet) may be pinned too.
    */
   pin(owner: string, keys: readonly string[]): void {
-    let set = this.pins.get(owner);
-    if (set === undefined) {
-      set = new Set();
-      this.pins.set(owner, set);
-    }
-    for (const k of keys) {
-      if (set.has(k)) continue;
-      set.add(k);
-      this.pinCount.set(k, (this.pinCount.get(k) ?? 0) + 1);
-    }
+    this.dynamic.pin(owner, keys);
   }
 
   /** Drops every pin of `owner` (its session ended or left memory). Unknown owners are fine. */
   unpin(owner: string): void {
-    const set = this.pins.get(owner);
-    if (set === undefined) return;
-    this.pins.delete(owner);
-    for (const k of set) {
-      const n = (this.pinCount.get(k) ?? 1) - 1;
-      if (n <= 0) this.pinCount.delete(k);
-      else this.pinCount.set(k, n);
-    }
+    this.dynamic.unpin(owner);
   }
 
   /** Owners holding pins (open sessions with clips), for tests and diagnostics. */
   pinOwners(): number {
-    return this.pins.size;
+    return this.dynamic.pinOwners();
   }
 
   /**
@@ -469,10 +279,7 @@ export class AudioCache {
    * Without a cap, does nothing. Never rejects on a file already gone.
    */
   evict(): Promise<EvictionResult> {
-    this.evicting ??= this.runEviction().finally(() => {
-      this.evicting = null;
-    });
-    return this.evicting;
+    return this.dynamic.evict();
   }
 
   /**
@@ -480,31 +287,18 @@ export class AudioCache {
    * eviction pass every `intervalMs` (default 10 min). Timers do not keep the process alive.
    */
   startMaintenance(intervalMs: number = DEFAULT_MAINTENANCE_MS): void {
-    if (this.maintenance) return;
-    const pass = () => {
-      void this.evict().catch((err: unknown) =>
-        this.onWarning(`audio cache eviction failed: ${(err as Error)?.message ?? String(err)}`, {}),
-      );
-    };
-    pass();
-    this.maintenance = setInterval(pass, intervalMs);
-    this.maintenance.unref();
+    this.dynamic.startMaintenance(intervalMs);
   }
 
   /** Stops the background passes; resolves when a pass under way has finished. */
-  async stopMaintenance(): Promise<void> {
-    if (this.maintenance) clearInterval(this.maintenance);
-    if (this.evictTimer) clearTimeout(this.evictTimer);
-    this.maintenance = null;
-    this.evictTimer = null;
-    await this.evicting?.catch(() => undefined);
-    await this.scanning?.catch(() => undefined);
+  stopMaintenance(): Promise<void> {
+    return this.dynamic.stopMaintenance();
   }
 
   /** Dynamic clips in the index and their bytes (known sizes), as this process sees them. */
   dynamicUsage(): { clips: number; bytes: number } {
     this.loaded();
-    return { clips: this.dyn.size, bytes: this.dynamicBytes };
+    return this.dynamic.usage();
   }
 
   /** Joins `shas` and stores the result as clip `key`; returns `key`. */
@@ -530,68 +324,24 @@ export class AudioCache {
     return cls === 'dynamic' ? path.join(this.dynamicDir, `${sha}.wav`) : path.join(this.dir, `${sha}.wav`);
   }
 
-  /** HMAC-SHA256 hex of `key` under the secret. */
-  private mac(key: string): string {
-    return createHmac('sha256', this.#secret).update(NAME_PREFIX).update(key).digest('hex');
-  }
-
-  /**
-   * A use of dynamic clip `key` (entry `e`): moves it last in LRU order and stamps its mtime,
-   * synchronously when an offline prune could have removed it (false and forgotten when it is
-   * gone), else at most once an hour in the background.
-   */
-  private touch(key: string, e: DynamicEntry): boolean {
-    const now = this.now();
-    if (e.persisted < now - this.keepMs - PERSIST_EVERY_MS) {
-      try {
-        fs.utimesSync(this.fileIn('dynamic', key), now / 1000, now / 1000);
-      } catch (err) {
-        if (!isNoEnt(err)) throw err;
-        this.forget(key);
-        return false;
-      }
-      e.persisted = now;
-    } else if (now - e.persisted >= PERSIST_EVERY_MS) {
-      e.persisted = now;
-      fs.promises.utimes(this.fileIn('dynamic', key), now / 1000, now / 1000).catch((err: unknown) => {
-        if (isNoEnt(err) && this.dyn.get(key) === e) this.forget(key);
-      });
-    }
-    e.lastUse = now;
-    this.dyn.delete(key);
-    this.dyn.set(key, e);
-    return true;
-  }
-
   /** Adds stored clip `key` (class `cls`, `size` bytes) to the index, under its name. */
   private remember(key: string, cls: ClipClass, size: number): void {
     const index = this.loaded();
     if (index.has(key)) {
       // Another put stored it meanwhile: a static copy wins over a dynamic one.
-      const e = this.dyn.get(key);
-      if (cls === 'static' && e !== undefined) {
-        this.dropDynamic(key, e);
+      const dynamic = this.dynamic.has(key);
+      if (cls === 'static' && dynamic) {
+        this.dynamic.drop(key);
         void fs.promises.rm(this.fileIn('dynamic', key), { force: true }).catch(() => undefined);
-      } else if (cls === 'dynamic' && e === undefined) {
+      } else if (cls === 'dynamic' && !dynamic) {
         void fs.promises.rm(this.fileIn('dynamic', key), { force: true }).catch(() => undefined);
       }
       return;
     }
-    const name = this.mac(key);
+    const name = clipName(this.#secret, key);
     index.set(key, name);
     this.byName.set(name, key);
-    if (cls === 'dynamic') {
-      const now = this.now();
-      this.dyn.set(key, { size, lastUse: now, persisted: now });
-      this.dynamicBytes += size;
-      this.scheduleEviction();
-    }
-  }
-
-  /** Removes dynamic entry `e` of `key` from the dynamic index (the clip stays indexed). */
-  private dropDynamic(key: string, e: DynamicEntry): void {
-    this.dyn.delete(key);
-    if (e.size > 0) this.dynamicBytes -= e.size;
+    if (cls === 'dynamic') this.dynamic.addStored(key, size);
   }
 
   /** Drops clip `key` (its file is gone, or it is being evicted) from the index. */
@@ -600,118 +350,7 @@ export class AudioCache {
     if (name === undefined) return;
     this.index!.delete(key);
     this.byName.delete(name);
-    const e = this.dyn.get(key);
-    if (e !== undefined) this.dropDynamic(key, e);
-  }
-
-  /** Schedules an eviction pass shortly when the dynamic clips are over the cap. */
-  private scheduleEviction(): void {
-    if (this.maxBytes <= 0 || this.dynamicBytes <= this.maxBytes || this.evictTimer) return;
-    this.evictTimer = setTimeout(() => {
-      this.evictTimer = null;
-      void this.evict().catch(() => undefined);
-    }, EVICT_DEBOUNCE_MS);
-    this.evictTimer.unref();
-  }
-
-  /** Stats every dynamic clip found on load (size, mtime as last use), then sorts the LRU order. */
-  private ensureScanned(): Promise<void> {
-    this.loaded();
-    this.scanning ??= (async () => {
-      const unknown = [...this.dyn.keys()].filter((k) => this.dyn.get(k)!.size < 0);
-      for (let i = 0; i < unknown.length; i += IO_BATCH) {
-        await Promise.all(
-          unknown.slice(i, i + IO_BATCH).map(async (key) => {
-            let st: fs.Stats;
-            try {
-              st = await fs.promises.stat(this.fileIn('dynamic', key));
-            } catch (err) {
-              if (isNoEnt(err) && this.dyn.get(key)?.size === -1) this.forget(key);
-              return;
-            }
-            const e = this.dyn.get(key);
-            if (e === undefined || e.size >= 0) return;
-            e.size = st.size;
-            this.dynamicBytes += st.size;
-            e.lastUse = Math.max(e.lastUse, st.mtimeMs);
-            e.persisted = Math.max(e.persisted, st.mtimeMs);
-          }),
-        );
-      }
-      const sorted = [...this.dyn].sort((a, b) => a[1].lastUse - b[1].lastUse);
-      this.dyn.clear();
-      for (const [k, e] of sorted) this.dyn.set(k, e);
-    })();
-    return this.scanning;
-  }
-
-  /** After an offline prune (its marker changed), forgets the dynamic clips whose files are gone. */
-  private async resyncIfPruned(): Promise<void> {
-    let mtime: number;
-    try {
-      mtime = (await fs.promises.stat(path.join(this.dynamicDir, PRUNED_MARKER))).mtimeMs;
-    } catch {
-      return;
-    }
-    if (mtime === this.prunedSeen) return;
-    this.prunedSeen = mtime;
-    const listed = new Set(await fs.promises.readdir(this.dynamicDir));
-    for (const key of [...this.dyn.keys()]) {
-      if (listed.has(`${key}.wav`)) continue;
-      try {
-        await fs.promises.access(this.fileIn('dynamic', key));
-      } catch {
-        if (this.dyn.has(key)) this.forget(key);
-      }
-    }
-  }
-
-  private async runEviction(): Promise<EvictionResult> {
-    await this.ensureScanned();
-    await this.resyncIfPruned();
-    const cap = this.maxBytes;
-    if (cap <= 0 || this.dynamicBytes <= cap) return { removed: 0, bytes: 0, dynamicBytes: this.dynamicBytes };
-    const target = Math.floor(cap * LOW_WATER);
-    const keepBefore = this.now() - Math.max(this.keepMs, MIN_GRACE_MS);
-    let total = this.dynamicBytes;
-    const victims: Array<[string, number]> = [];
-    for (const [key, e] of this.dyn) {
-      if (total <= target) break;
-      // Least recently used first: every clip after one inside the keep window is inside it too.
-      if (e.lastUse > keepBefore) break;
-      if (this.pinCount.has(key)) continue;
-      victims.push([key, e.size]);
-      total -= Math.max(0, e.size);
-    }
-    let bytes = 0;
-    for (let i = 0; i < victims.length; i += IO_BATCH) {
-      await Promise.all(
-        victims.slice(i, i + IO_BATCH).map(async ([key, size]) => {
-          // Used again since the pass chose it (between batches): keep it.
-          const e = this.dyn.get(key);
-          if (e === undefined || e.lastUse > keepBefore || this.pinCount.has(key)) return;
-          this.forget(key);
-          bytes += Math.max(0, size);
-          const job = fs.promises
-            .rm(this.fileIn('dynamic', key), { force: true })
-            .catch(() => undefined)
-            .finally(() => {
-              if (this.deleting.get(key) === job) this.deleting.delete(key);
-            });
-          this.deleting.set(key, job);
-          await job;
-        }),
-      );
-    }
-    const removed = victims.length;
-    if (this.dynamicBytes > cap && this.now() - this.lastWarning >= WARN_EVERY_MS) {
-      this.lastWarning = this.now();
-      this.onWarning(
-        'audio cache: dynamic clips that may not be evicted yet (used within audio_url_keep_hours, or by open sessions) exceed audio_cache_max_mb',
-        { dynamic_bytes: this.dynamicBytes, cap_bytes: cap, keep_hours: this.keepMs / 3_600_000 },
-      );
-    }
-    return { removed, bytes, dynamicBytes: this.dynamicBytes };
+    this.dynamic.drop(key);
   }
 
   /**
@@ -725,7 +364,7 @@ export class AudioCache {
     const index = new Map<string, string>();
     const now = Date.now();
     const add = (key: string) => {
-      const pub = this.mac(key);
+      const pub = clipName(this.#secret, key);
       index.set(key, pub);
       this.byName.set(pub, key);
     };
@@ -747,157 +386,10 @@ export class AudioCache {
         continue;
       }
       add(key);
-      this.dyn.set(key, { size: -1, lastUse: 0, persisted: 0 });
+      this.dynamic.addFound(key);
     }
-    try {
-      this.prunedSeen = fs.statSync(path.join(this.dynamicDir, PRUNED_MARKER)).mtimeMs;
-    } catch {
-      this.prunedSeen = null;
-    }
+    this.dynamic.notePruneMarker();
     this.index = index;
     return index;
   }
-}
-
-/** Clips of one class on disk. */
-export interface ClassUsage {
-  clips: number;
-  bytes: number;
-}
-
-/** What {@link audioCacheStats} reports. */
-export interface AudioCacheStats {
-  static: ClassUsage;
-  /** Dynamic clips, with the oldest last use (file mtime, epoch ms; null without clips). */
-  dynamic: ClassUsage & { oldestUseMs: number | null };
-  /** True for a cache from before classes (not yet migrated): its clips count as dynamic. */
-  legacyLayout: boolean;
-}
-
-/** `.wav` clips of `dir` with size and mtime (missing dir: none). */
-function listClips(dir: string): Array<{ key: string; file: string; size: number; mtimeMs: number }> {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (err) {
-    if (isNoEnt(err)) return [];
-    throw err;
-  }
-  const out: Array<{ key: string; file: string; size: number; mtimeMs: number }> = [];
-  for (const name of names) {
-    const m = FILE_RE.exec(name);
-    if (!m) continue;
-    const file = path.join(dir, name);
-    try {
-      const st = fs.statSync(file);
-      out.push({ key: m[1]!, file, size: st.size, mtimeMs: st.mtimeMs });
-    } catch {
-      // removed meanwhile
-    }
-  }
-  return out;
-}
-
-/**
- * Static and dynamic clips of the cache in `dir` (`<state-dir>/audio`), read from the disk
- * without changing anything (a missing directory has no clips). For `vagent admin cache stats`;
- * safe beside a running daemon.
- */
-export function audioCacheStats(dir: string): AudioCacheStats {
-  const legacy = fs.existsSync(dir) && !fs.existsSync(path.join(dir, DYNAMIC_DIR, LAYOUT_MARKER));
-  const root = listClips(dir);
-  const dyn = listClips(path.join(dir, DYNAMIC_DIR));
-  const dynamic = legacy ? [...dyn, ...root] : dyn;
-  const sum = (xs: Array<{ size: number }>) => xs.reduce((n, x) => n + x.size, 0);
-  return {
-    static: legacy ? { clips: 0, bytes: 0 } : { clips: root.length, bytes: sum(root) },
-    dynamic: {
-      clips: dynamic.length,
-      bytes: sum(dynamic),
-      oldestUseMs: dynamic.reduce<number | null>((m, c) => (m === null || c.mtimeMs < m ? c.mtimeMs : m), null),
-    },
-    legacyLayout: legacy,
-  };
-}
-
-/** Options of {@link pruneAudioCache}. */
-export interface PruneOptions {
-  /** The cap, bytes (0 = no cap: nothing is removed). */
-  capBytes: number;
-  /** The keep window (`audio_url_keep_hours`), ms. */
-  keepMs: number;
-  /** Report what would be removed, remove nothing. */
-  dryRun?: boolean;
-  /** Clock, epoch ms (tests). */
-  now?: () => number;
-}
-
-/** What {@link pruneAudioCache} did (or, dry, would do). */
-export interface PruneResult {
-  /** Dynamic clips removed (or that would be). */
-  removed: number;
-  /** Their bytes. */
-  bytes: number;
-  /** Dynamic bytes before and after. */
-  dynamicBytesBefore: number;
-  dynamicBytesAfter: number;
-  /** Dynamic clips kept although over the cap: used within the keep window (+ 2 h, see below). */
-  keptRecent: number;
-}
-
-/**
- * Evicts dynamic clips of the cache in `dir` down to 90% of `capBytes`, least recently used
- * (oldest mtime) first, from a process other than the daemon (`vagent admin cache prune`).
- * It cannot see a running daemon's open sessions, so it removes only clips whose last use
- * (mtime, which the daemon writes at most once an hour) is older than the keep window plus
- * 2 hours; each file is re-checked just before it is removed. It then rewrites
- * `dynamic/.pruned`, so a running daemon forgets the removed clips; a daemon re-checks on
- * disk any clip it last stamped over `keep + 1 h` ago before handing out its URL. A legacy
- * cache is migrated first (not in a dry run, which counts its clips as dynamic). Nothing
- * changes with `dryRun`.
- *
- * @throws Error from the filesystem (other than files already gone)
- */
-export async function pruneAudioCache(dir: string, options: PruneOptions): Promise<PruneResult> {
-  const now = options.now ?? Date.now;
-  if (!options.dryRun && fs.existsSync(dir)) migrateLegacyLayout(dir);
-  const stats = audioCacheStats(dir);
-  const clips = (
-    stats.legacyLayout ? [...listClips(path.join(dir, DYNAMIC_DIR)), ...listClips(dir)] : listClips(path.join(dir, DYNAMIC_DIR))
-  ).sort((a, b) => a.mtimeMs - b.mtimeMs);
-  const before = clips.reduce((n, c) => n + c.size, 0);
-  const result: PruneResult = { removed: 0, bytes: 0, dynamicBytesBefore: before, dynamicBytesAfter: before, keptRecent: 0 };
-  if (options.capBytes <= 0 || before <= options.capBytes) return result;
-  const target = Math.floor(options.capBytes * LOW_WATER);
-  const expiredBefore = now() - options.keepMs - 2 * PERSIST_EVERY_MS;
-  let total = before;
-  for (const c of clips) {
-    if (total <= target) break;
-    if (c.mtimeMs >= expiredBefore) {
-      result.keptRecent += 1;
-      continue;
-    }
-    if (!options.dryRun) {
-      try {
-        // Used by the daemon since it was listed: keep it.
-        if (fs.statSync(c.file).mtimeMs >= expiredBefore) {
-          result.keptRecent += 1;
-          continue;
-        }
-        await fs.promises.rm(c.file);
-      } catch (err) {
-        if (!isNoEnt(err)) throw err;
-        total -= c.size;
-        continue;
-      }
-    }
-    result.removed += 1;
-    result.bytes += c.size;
-    total -= c.size;
-  }
-  result.dynamicBytesAfter = total;
-  if (!options.dryRun && result.removed > 0) {
-    fs.writeFileSync(path.join(dir, DYNAMIC_DIR, PRUNED_MARKER), `${new Date(now()).toISOString()}\n`, { mode: 0o600 });
-  }
-  return result;
 }

@@ -8,7 +8,8 @@
  * media-vad.test.ts) so this file never runs a stale build.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CallMediaSession, CallSessionError } from '../../src/media/call-session.js';
+import { CallMediaSession } from '../../src/media/call-session.js';
+import { CallSessionError } from '../../src/media/session/options.js';
 import type {
   CallSessionOptions,
   EndedEvent,
@@ -22,7 +23,7 @@ import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { DtmfDigit } from '../../src/media/transport.js';
-import type { ClearReport } from '../../src/media/playout.js';
+import type { ClearReport } from '../../src/media/playout-shapes.js';
 import { WebRtcVad } from '../../src/media/vad-webrtc.js';
 import { resampleMono16, toWav48k } from '../../src/media/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';

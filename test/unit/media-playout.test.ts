@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeTransport, type SentAction } from '../../src/media/fake-transport.js';
-import { Playout, PlayoutError, splitFrames, type PlayoutClip } from '../../src/media/playout.js';
+import { PlayoutError, splitFrames, type PlayoutClip } from '../../src/media/playout-shapes.js';
+import { Playout } from '../../src/media/playout.js';
 
 const FRAME_BYTES = 160; // μ-law 8 kHz, 20 ms
 

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AudioCache, isAudioSha } from '../../src/speech/cache.js';
+import { AudioCache } from '../../src/speech/cache.js';
+import { isAudioSha } from '../../src/speech/cache-keys.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 
 /** The install's audio secret of these tests. */

@@ -23,12 +23,10 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { resample } from '../audio-resample.js';
-import { systemClock, type PlayoutClock } from '../playout.js';
+import { systemClock, type PlayoutClock } from '../playout-clock.js';
 import { sampleBytesOf, toBase64 } from './common.js';
 import {
-  checkSimParameters,
   defaultSimFormat,
-  parseSimInbound,
   prepareSimLine,
   simFrameMs,
   SimFrameWriter,
@@ -37,6 +35,10 @@ import {
   type SimStreamIds,
 } from './sim-frames.js';
 import { CarrierProtocolError, type CarrierAudioFormat } from './types.js';
+import { parseSimInbound } from './sim-inbound.js';
+import { checkSimOptions } from './sim-options.js';
+import { SimScript } from './sim-caller.js';
+import { SimPhone } from './sim-phone.js';
 import type { SimClientOptions, SimEvent, SimEventData, SimStats, SimStep, SimTimeline, SimTurn } from './sim-script.js';
 
 // The script, options and timeline of a simulated call live in sim-script.ts and a line's frames
@@ -79,75 +81,13 @@ export function simStats(values: readonly number[]): SimStats {
   return { count: s.length, p50: at(0.5), p99: at(0.99), max: s[s.length - 1]! };
 }
 
-const DTMF = /^[0-9*#A-Da-d]+$/;
-
-/** Checks the options; throws RangeError naming the first bad one. */
-function checkOptions(o: SimClientOptions): void {
-  if (!/^wss?:\/\//i.test(o.url)) throw new RangeError(`url must start with ws:// or wss://: ${JSON.stringify(o.url)}`);
-  if (!['twilio', 'exotel', 'plivo'].includes(o.dialect)) throw new RangeError(`unknown dialect ${JSON.stringify(o.dialect)}`);
-  if (o.format) {
-    const { encoding, sampleRate } = o.format;
-    const ok =
-      encoding === 'mulaw'
-        ? sampleRate === 8000
-        : encoding === 'pcm16' &&
-          (o.dialect === 'exotel' ? [8000, 16000, 24000] : o.dialect === 'plivo' ? [8000, 16000] : []).includes(sampleRate);
-    if (!ok)
-      throw new RangeError(
-        `${o.dialect} does not stream ${String(encoding)} at ${String(sampleRate)} Hz (Twilio: mulaw 8000; Exotel: pcm16 8000/16000/24000 or mulaw 8000; Plivo: mulaw 8000 or pcm16 8000/16000)`,
-      );
-  }
-  checkSimParameters(o.customParameters ?? {});
-  for (const [i, s] of o.steps.entries()) {
-    const where = `step ${i + 1} (${s.kind})`;
-    if (s.kind === 'say' || s.kind === 'dtmf') {
-      if (s.afterReplyMs !== undefined && s.bargeInAfterMs !== undefined)
-        throw new RangeError(`${where}: afterReplyMs and bargeInAfterMs do not go together`);
-      for (const v of [s.afterReplyMs, s.bargeInAfterMs])
-        if (v !== undefined && !(v >= 0)) throw new RangeError(`${where}: delays must be ≥ 0 ms`);
-    }
-    if (s.kind === 'say') {
-      if ((s.pcm === undefined) === (s.prepared === undefined)) throw new RangeError(`${where}: give pcm or prepared, not both or neither`);
-      if (s.pcm !== undefined && (!(s.pcm instanceof Int16Array) || s.pcm.length === 0))
-        throw new RangeError(`${where}: pcm must be non-empty 16-bit samples`);
-      if (s.prepared) {
-        const f = o.format ?? defaultSimFormat(o.dialect);
-        if (
-          s.prepared.dialect !== o.dialect ||
-          s.prepared.format.encoding !== f.encoding ||
-          s.prepared.format.sampleRate !== f.sampleRate
-        ) {
-          throw new RangeError(
-            `${where}: the prepared line is for ${s.prepared.dialect} ${s.prepared.format.encoding} ${s.prepared.format.sampleRate} Hz, not this stream's format`,
-          );
-        }
-      }
-    } else if (s.kind === 'dtmf') {
-      if (!DTMF.test(s.digits)) throw new RangeError(`${where}: digits must be 0-9, *, #, A-D; got ${JSON.stringify(s.digits)}`);
-    } else if (s.kind === 'wait') {
-      if (!(s.ms >= 0)) throw new RangeError(`${where}: ms must be ≥ 0`);
-    }
-  }
-}
-
-interface Line {
-  turn: number;
-  frames: readonly string[];
-  next: number;
-  /** Offset of the speech onset in the first frame, ms. */
-  onsetOffsetMs: number;
-  onsetAt?: number;
-  overReply: boolean;
-  startAt: number;
-}
-
 /**
  * Starts a simulated carrier call against `options.url` and returns it at once; the script runs
  * as soon as the socket opens.
  * @throws RangeError for bad options (nothing is connected then)
  */
 export function simulateCall(options: SimClientOptions): SimCall {
-  checkOptions(options);
+  checkSimOptions(options);
   return new SimCallImpl(options);
 }
 
@@ -161,8 +101,6 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
   private readonly bytesPerMs: number;
   private readonly silenceB64: string;
   private readonly writer: SimFrameWriter;
-  /** Each `say` step's frames, by step index. */
-  private readonly prepared: Array<SimPreparedLine | undefined>;
   private readonly ws: WebSocket;
   private resolve!: (t: SimTimeline) => void;
   private reject!: (e: Error) => void;
@@ -177,29 +115,12 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
 
   // caller side
   private frameIndex = 0;
-  private line: Line | undefined;
-  private step = 0;
-  private stepSince = 0;
-  private pendingDigits: string[] = [];
-  private nextDigitAt = 0;
-  private turnCount = 0;
-  private startSentAt = 0;
+  /** The caller's steps and turns. */
+  private readonly script: SimScript;
   private sent = { frames: 0, bytes: 0, dtmf: 0, maxSendLagMs: 0 };
 
-  // play-out side
-  private tailEnd = 0;
-  private midClip = false;
-  private readonly marks: Array<{ name: string; at: number }> = [];
-  private replyTurn = -1;
-  private replyTurnEndAt = 0;
-  private replyStartAt: number | undefined;
-  private replyDoneAt: number | undefined;
-  private replyFrames = 0;
-  private replyAudioMs = 0;
-  private lastMediaAt = -Infinity;
-  private openingMs: number | undefined;
-  private readonly lateness: number[] = [];
-  private recv = { frames: 0, bytes: 0, audioMs: 0, marks: 0, marksPlayed: 0, marksCleared: 0, clears: 0, protocolErrors: 0 };
+  /** The phone's play-out of the bot's audio, and the replies it hears. */
+  private readonly phone: SimPhone;
   private closeInfo: SimTimeline['close'] | undefined;
   private callerClosing = false;
 
@@ -213,11 +134,26 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.silenceB64 = toBase64(Buffer.alloc(this.frameMs * this.bytesPerMs, this.format.encoding === 'mulaw' ? 0xff : 0));
     this.ids = simStreamIds(o.dialect);
     this.writer = new SimFrameWriter(o.dialect, this.ids, this.format);
-    this.prepared = o.steps.map((s) =>
+    this.phone = new SimPhone(o.dialect, this.writer, this.bytesPerMs, o.replyQuietMs ?? 400, this.turns, {
+      send: (text) => this.send(text),
+      record: (e, at) => this.record(e, at),
+      line: () => this.script.line,
+    });
+    const prepared = o.steps.map((s) =>
       s.kind !== 'say'
         ? undefined
         : (s.prepared ?? prepareSimLine(s.pcm!, s.sampleRate ?? 16000, o.dialect, this.format, o.speechThreshold ?? 500)),
     );
+    this.script = new SimScript(o, prepared, this.turns, this.phone, {
+      t0: () => this.t0,
+      rel: (t) => this.rel(t),
+      send: (text) => this.send(text),
+      record: (e, at) => this.record(e, at),
+      hangup: (stop) => this.hangup(stop),
+      stopped: () => this.finished || this.callerClosing,
+      sentDtmf: () => void this.sent.dtmf++,
+      dtmfFrame: (digit, ms) => this.writer.dtmf(digit, ms),
+    });
     this.done = new Promise((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -291,7 +227,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
   }
 
   private protocolError(code: string, message: string): void {
-    this.recv.protocolErrors++;
+    this.phone.recv.protocolErrors++;
     this.record({ type: 'protocol_error', code, message });
   }
 
@@ -299,16 +235,14 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     if (this.finished) return;
     this.opened = true;
     this.t0 = this.clock.now();
-    this.stepSince = this.t0;
-    this.tailEnd = this.t0;
-    this.replyTurnEndAt = this.t0;
+    this.script.opened(this.t0);
+    this.phone.opened(this.t0);
     this.record({ type: 'open' });
     const connected = this.writer.connected();
     if (connected) this.send(connected);
     const params = { ...(this.o.customParameters ?? {}) };
     this.send(this.writer.start(params, { ...(this.o.from ? { from: this.o.from } : {}), ...(this.o.to ? { to: this.o.to } : {}) }));
-    this.startSentAt = this.clock.now();
-    this.replyTurnEndAt = this.startSentAt;
+    this.phone.started(this.clock.now());
     this.record({ type: 'start', streamId: this.ids.streamId, callId: this.ids.callId });
     this.tick();
   }
@@ -328,21 +262,22 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.timerCancel = undefined;
     this.timerAt = Infinity;
     const now = this.clock.now();
-    this.advancePlayout(now);
-    this.runScript(now);
+    this.phone.advance(now);
+    this.script.run(now);
     while (!this.finished && !this.callerClosing && this.nextFrameDue() <= now) this.sendFrame(now);
     if (this.finished || this.callerClosing) return;
-    this.runScript(now);
+    this.script.run(now);
     if (this.finished || this.callerClosing) return;
     this.arm(now);
   }
 
   private arm(now: number): void {
     let at = this.nextFrameDue();
-    if (this.marks.length > 0) at = Math.min(at, this.marks[0]!.at);
-    const w = this.scriptWake(now);
+    const mark = this.phone.nextMarkAt();
+    if (mark !== undefined) at = Math.min(at, mark);
+    const w = this.script.wake(now);
     if (w !== undefined) at = Math.min(at, w);
-    const quiet = this.replyQuietAt();
+    const quiet = this.phone.replyQuietAt();
     if (quiet !== undefined) at = Math.min(at, quiet);
     at = Math.max(at, now);
     if (this.timerCancel && this.timerAt <= at) return;
@@ -364,7 +299,8 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.sent.maxSendLagMs = Math.max(this.sent.maxSendLagMs, now - due);
     let b64 = this.silenceB64;
     // Frame k carries [due − frameMs, due): a line started at `startAt` begins in the first frame after it.
-    const line = this.line && this.line.startAt <= due - this.frameMs ? this.line : undefined;
+    const current = this.script.line;
+    const line = current && current.startAt <= due - this.frameMs ? current : undefined;
     if (line) {
       if (line.next === 0) line.onsetAt = due - this.frameMs + line.onsetOffsetMs;
       b64 = line.frames[line.next++]!;
@@ -372,157 +308,7 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
     this.send(this.writer.media(b64, streamMs));
     this.sent.frames++;
     this.sent.bytes += this.frameMs * this.bytesPerMs;
-    if (line && line.next === line.frames.length) {
-      this.line = undefined;
-      this.endTurn(line.turn, due);
-      this.record({ type: 'line_end', turn: line.turn }, due);
-      this.nextStep(due);
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // The script.
-  // ------------------------------------------------------------------------------------------
-
-  private nextStep(now: number): void {
-    this.step++;
-    this.stepSince = now;
-  }
-
-  /** When the current step may go ahead, or undefined when it waits for an event. */
-  private stepReadyAt(now: number): number | undefined {
-    const s = this.o.steps[this.step];
-    if (!s) return undefined;
-    if (s.kind === 'wait') return this.stepSince + s.ms;
-    if (s.kind === 'hangup') return now;
-    if ((s.kind === 'say' || s.kind === 'dtmf') && s.bargeInAfterMs !== undefined) {
-      if (this.replyStartAt !== undefined) return this.replyStartAt + s.bargeInAfterMs;
-      return this.stepSince + this.replyTimeout();
-    }
-    if (this.replyDoneAt !== undefined) return this.replyDoneAt + (this.o.replyQuietMs ?? 400) + (s.afterReplyMs ?? 0);
-    return this.stepSince + this.replyTimeout();
-  }
-
-  private replyTimeout(): number {
-    return this.o.replyTimeoutMs ?? 10_000;
-  }
-
-  private scriptWake(now: number): number | undefined {
-    if (this.pendingDigits.length > 0) return this.nextDigitAt;
-    if (this.line) return undefined;
-    const at = this.stepReadyAt(now);
-    const timeoutAt = this.t0 + (this.o.timeoutMs ?? 120_000);
-    return at === undefined ? timeoutAt : Math.min(at, timeoutAt);
-  }
-
-  private runScript(now: number): void {
-    if (now - this.t0 >= (this.o.timeoutMs ?? 120_000)) {
-      this.record({ type: 'timeout' });
-      this.hangup(true);
-      return;
-    }
-    while (this.pendingDigits.length > 0 && this.nextDigitAt <= now) {
-      const digit = this.pendingDigits.shift()!;
-      const s = this.o.steps[this.step] as Extract<SimStep, { kind: 'dtmf' }>;
-      this.send(this.writer.dtmf(digit, now - this.t0));
-      this.sent.dtmf++;
-      this.record({ type: 'dtmf', turn: this.turnCount - 1, digit });
-      this.nextDigitAt = now + (s.gapMs ?? 300);
-      if (this.pendingDigits.length === 0) {
-        this.endTurn(this.turnCount - 1, now);
-        this.nextStep(now);
-      }
-    }
-    while (!this.line && this.pendingDigits.length === 0 && !this.finished && !this.callerClosing) {
-      const s = this.o.steps[this.step];
-      if (!s) return;
-      const at = this.stepReadyAt(now);
-      if (at === undefined || at > now) return;
-      const waitingForReply =
-        (s.kind === 'say' || s.kind === 'dtmf') && (s.bargeInAfterMs === undefined ? this.replyDoneAt : this.replyStartAt) === undefined;
-      if (waitingForReply) this.record({ type: 'no_reply', turn: this.turnCount, waitedMs: Math.round(now - this.stepSince) });
-      if (s.kind === 'wait') {
-        this.nextStep(now);
-      } else if (s.kind === 'hangup') {
-        this.hangup(s.stop !== false);
-        return;
-      } else if (s.kind === 'say') {
-        this.startLine(s, now, waitingForReply);
-      } else {
-        const turn = this.turnCount++;
-        this.turns.push({
-          turn,
-          kind: 'dtmf',
-          digits: s.digits,
-          startMs: this.rel(now),
-          bargeIn: s.bargeInAfterMs !== undefined,
-          ...(waitingForReply ? { noReply: true } : {}),
-        });
-        this.pendingDigits = [...s.digits.toUpperCase()];
-        this.nextDigitAt = now;
-        this.runScript(now);
-        return;
-      }
-    }
-  }
-
-  private startLine(s: Extract<SimStep, { kind: 'say' }>, now: number, noReply: boolean): void {
-    const prepared = this.prepared[this.step]!;
-    const turn = this.turnCount++;
-    const overReply = this.tailEnd > now;
-    this.line = { turn, frames: prepared.frames, next: 0, onsetOffsetMs: 0, overReply, startAt: now };
-    const bargeIn = s.bargeInAfterMs !== undefined;
-    this.turns.push({
-      turn,
-      kind: 'say',
-      ...(s.text !== undefined ? { text: s.text } : {}),
-      startMs: this.rel(now),
-      bargeIn,
-      ...(noReply ? { noReply: true } : {}),
-    });
-    this.record({
-      type: 'line_start',
-      turn,
-      ...(s.text !== undefined ? { text: s.text } : {}),
-      bargeIn,
-      overReply,
-      speechMs: prepared.speechMs,
-    });
-  }
-
-  /** The caller finished turn `turn` at `at`: the next media frame starts the reply to it. */
-  private endTurn(turn: number, at: number): void {
-    const t = this.turns.find((x) => x.turn === turn);
-    if (t) t.endMs = this.rel(at);
-    this.replyTurn = turn;
-    this.replyTurnEndAt = at;
-    this.replyStartAt = undefined;
-    this.replyDoneAt = undefined;
-    this.replyFrames = 0;
-    this.replyAudioMs = 0;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // The phone's play-out.
-  // ------------------------------------------------------------------------------------------
-
-  private replyQuietAt(): number | undefined {
-    if (this.replyStartAt === undefined || this.replyDoneAt !== undefined) return undefined;
-    return Math.max(this.tailEnd, this.lastMediaAt) + (this.o.replyQuietMs ?? 400);
-  }
-
-  private advancePlayout(now: number): void {
-    while (this.marks.length > 0 && this.marks[0]!.at <= now) {
-      const m = this.marks.shift()!;
-      this.recv.marksPlayed++;
-      this.send(this.writer.markAck(m.name));
-      this.record({ type: 'mark', name: m.name, by: 'played' }, now);
-    }
-    const quiet = this.replyQuietAt();
-    if (quiet !== undefined && quiet <= now) {
-      this.replyDoneAt = Math.max(this.tailEnd, this.lastMediaAt);
-      this.record({ type: 'reply_end', turn: this.replyTurn, frames: this.replyFrames, audioMs: Math.round(this.replyAudioMs) }, now);
-    }
+    if (line && line.next === line.frames.length) this.script.lineEnded(line, due);
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
@@ -541,96 +327,14 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       else throw err;
       return;
     }
-    this.advancePlayout(now);
-    if (msg.type === 'media') this.onMedia(msg.bytes.length, now);
-    else if (msg.type === 'mark') this.onMark(msg.name, now);
-    else if (msg.type === 'clear') this.onClear(now);
+    this.phone.advance(now);
+    if (msg.type === 'media') this.phone.onMedia(msg.bytes.length, now);
+    else if (msg.type === 'mark') this.phone.onMark(msg.name, now);
+    else if (msg.type === 'clear') this.phone.onClear(now);
     if (!this.callerClosing) {
-      this.advancePlayout(now);
-      this.runScript(now);
+      this.phone.advance(now);
+      this.script.run(now);
       if (!this.finished && !this.callerClosing) this.arm(now);
-    }
-  }
-
-  private onMedia(bytes: number, now: number): void {
-    const ms = bytes / this.bytesPerMs;
-    this.recv.frames++;
-    this.recv.bytes += bytes;
-    this.recv.audioMs += ms;
-    this.lateness.push(this.midClip && this.tailEnd < now ? now - this.tailEnd : 0);
-    const start = Math.max(now, this.tailEnd);
-    this.tailEnd = start + ms;
-    this.midClip = true;
-    this.lastMediaAt = now;
-    if (this.openingMs === undefined) this.openingMs = Math.round((now - this.startSentAt) * 10) / 10;
-    if (this.replyStartAt === undefined) {
-      this.replyStartAt = start;
-      this.replyDoneAt = undefined;
-      this.record({ type: 'reply_start', turn: this.replyTurn, latencyMs: Math.round((now - this.replyTurnEndAt) * 10) / 10 }, now);
-      const t = this.turns.find((x) => x.turn === this.replyTurn);
-      if (t && t.latencyMs === undefined) t.latencyMs = Math.round((now - this.replyTurnEndAt) * 10) / 10;
-    }
-    this.replyFrames++;
-    this.replyAudioMs += ms;
-  }
-
-  private onMark(name: string, now: number): void {
-    this.recv.marks++;
-    this.midClip = false;
-    this.marks.push({ name, at: Math.max(now, this.tailEnd) });
-    this.advancePlayout(now);
-  }
-
-  private onClear(now: number): void {
-    this.recv.clears++;
-    const droppedMs = Math.max(0, this.tailEnd - now);
-    const pending = this.marks.splice(0);
-    this.tailEnd = now;
-    this.midClip = false;
-    let bargeInMs: number | undefined;
-    let turn: number | undefined;
-    const line = this.line ?? undefined;
-    const candidate = line?.onsetAt !== undefined ? line : undefined;
-    const last = [...this.turns].reverse().find((t) => t.kind === 'say' && t.bargeIn);
-    const keying = this.turns.at(-1);
-    if (keying?.kind === 'dtmf' && keying.bargeIn && keying.bargeInMs === undefined) {
-      // Keys pressed over the reply: measured from the first key.
-      bargeInMs = Math.round((now - (this.t0 + keying.startMs)) * 10) / 10;
-      turn = keying.turn;
-    } else if (candidate && candidate.overReply && candidate.onsetAt! <= now) {
-      bargeInMs = Math.round((now - candidate.onsetAt!) * 10) / 10;
-      turn = candidate.turn;
-    } else if (last && last.endMs !== undefined && last.bargeInMs === undefined && last.turn === this.replyTurn) {
-      // The clear came after the barging line ended: measure from that line's onset.
-      bargeInMs = Math.round((now - (this.t0 + last.startMs)) * 10) / 10;
-      turn = last.turn;
-    }
-    if (turn !== undefined) {
-      const t = this.turns.find((x) => x.turn === turn);
-      if (t && t.bargeInMs === undefined) t.bargeInMs = bargeInMs;
-    }
-    this.record(
-      {
-        type: 'clear',
-        droppedMs: Math.round(droppedMs),
-        marksPending: pending.length,
-        ...(bargeInMs !== undefined ? { bargeInMs, turn } : {}),
-      },
-      now,
-    );
-    if (this.o.dialect === 'plivo') {
-      // Plivo: "playedStream will only be emitted if the preceding events were played successfully".
-      const cleared = this.writer.cleared();
-      if (cleared) this.send(cleared);
-      return;
-    }
-    // Twilio: "If you send a clear message, Twilio will empty the audio buffer and send back
-    // mark messages matching any remaining mark messages" (websocket-messages, Send a clear
-    // message). Exotel's docs do not say; its protocol follows Twilio's, so it is simulated alike.
-    for (const m of pending) {
-      this.recv.marksCleared++;
-      this.send(this.writer.markAck(m.name));
-      this.record({ type: 'mark', name: m.name, by: 'clear' }, now);
     }
   }
 
@@ -653,9 +357,9 @@ class SimCallImpl extends EventEmitter<SimCallEvents> implements SimCall {
       format: this.format,
       events: this.events,
       turns: this.turns,
-      ...(this.openingMs !== undefined ? { openingMs: this.openingMs } : {}),
+      ...(this.phone.openingMs !== undefined ? { openingMs: this.phone.openingMs } : {}),
       sent: { ...this.sent, maxSendLagMs: Math.round(this.sent.maxSendLagMs * 10) / 10 },
-      received: { ...this.recv, audioMs: Math.round(this.recv.audioMs), lateness: simStats(this.lateness) },
+      received: { ...this.phone.recv, audioMs: Math.round(this.phone.recv.audioMs), lateness: simStats(this.phone.lateness) },
       close: this.closeInfo,
       durationMs: this.rel(now),
     });

@@ -1,9 +1,9 @@
 /**
  * The carrier's side of the three WebSocket dialects, for the scripted carrier client
  * (./sim-client.ts): the frames a carrier SENDS (`connected`, `start`, `media`, `dtmf`, mark
- * acknowledgements, `stop`) built exactly as each carrier documents them, and a parser for the
- * frames a carrier RECEIVES from the bot (`media`/`playAudio`, `mark`/`checkpoint`,
- * `clear`/`clearAudio`). The daemon-side parsers (./twilio.ts, ./exotel.ts, ./plivo.ts) accept
+ * acknowledgements, `stop`) built exactly as each carrier documents them, and a caller's line
+ * cut into a stream's frames. The frames a carrier RECEIVES from the bot are parsed by
+ * ./sim-inbound.ts. The daemon-side parsers (./twilio.ts, ./exotel.ts, ./plivo.ts) accept
  * every frame built here; the unit tests check that round trip.
  *
  * Sources (frame shapes, field names, which values are strings):
@@ -25,16 +25,8 @@
  */
 import crypto from 'node:crypto';
 import { pcmToTelephony } from '../audio.js';
-import { sampleBytesOf, toBase64 } from './common.js';
-import { exotelChunkRules } from './exotel.js';
-import {
-  CarrierProtocolError,
-  MAX_CUSTOM_PARAMETER_CHARS,
-  MAX_CUSTOM_PARAMETERS,
-  MAX_MARK_NAME_CHARS,
-  type CarrierAudioFormat,
-  type CarrierDialect,
-} from './types.js';
+import { toBase64 } from './common.js';
+import { MAX_CUSTOM_PARAMETER_CHARS, MAX_CUSTOM_PARAMETERS, type CarrierAudioFormat, type CarrierDialect } from './types.js';
 
 /** The ids a carrier gives one stream (Twilio/Exotel-style `MZ…`/`CA…`/`AC…` sids, Plivo UUIDs). */
 export interface SimStreamIds {
@@ -257,122 +249,6 @@ export class SimFrameWriter {
       });
     return null;
   }
-}
-
-/**
- * A frame the bot sent to the carrier, as the carrier understands it:
- * - `media`: audio to queue for play-out, decoded from base64, in the stream's format;
- * - `mark`: a Twilio/Exotel mark or Plivo checkpoint, to acknowledge once the audio queued
- *   before it has played;
- * - `clear`: drop the queued audio (Twilio/Exotel `clear`, Plivo `clearAudio`);
- * - `other`: a well-formed frame of another event (ignored, as carriers do).
- */
-export type SimInbound =
-  { type: 'media'; bytes: Buffer } | { type: 'mark'; name: string } | { type: 'clear' } | { type: 'other'; event: string };
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/**
- * Parses one frame the bot sent on stream `ids.streamId` in `format`, checking it the way the
- * carrier would: JSON object with a string `event`; the stream id, when the dialect puts one
- * on the frame, is this stream's; media is non-empty canonical base64 of whole samples; Plivo
- * `playAudio` restates the stream's content type and rate; Exotel chunks follow its size
- * rules (multiple of 320 B, ≥ 100 ms, ≤ 100 KB; ./exotel.ts `exotelChunkRules`).
- * @throws CarrierProtocolError (`malformed_json`, `invalid_message`, `bad_payload`,
- *   `stream_mismatch`, `oversized`) describing what the carrier would refuse
- */
-export function parseSimInbound(dialect: CarrierDialect, ids: SimStreamIds, format: CarrierAudioFormat, text: string): SimInbound {
-  let body: Record<string, unknown>;
-  try {
-    const v: unknown = JSON.parse(text);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
-    body = v as Record<string, unknown>;
-  } catch (err) {
-    throw new CarrierProtocolError(dialect, 'malformed_json', `bot frame is not a JSON object (${(err as Error).message})`);
-  }
-  const event = body.event;
-  if (typeof event !== 'string') throw new CarrierProtocolError(dialect, 'invalid_message', 'bot frame has no string "event"', 'event');
-  const sidField = dialect === 'twilio' ? 'streamSid' : dialect === 'exotel' ? 'stream_sid' : 'streamId';
-  const sid = body[sidField];
-  const needsSid = dialect !== 'plivo' || event !== 'playAudio';
-  const names =
-    dialect === 'plivo'
-      ? { media: 'playAudio', mark: 'checkpoint', clear: 'clearAudio' }
-      : { media: 'media', mark: 'mark', clear: 'clear' };
-  if (event === names.media || event === names.mark || event === names.clear) {
-    if (needsSid && sid === undefined)
-      throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: ${sidField}: missing`, sidField);
-    if (sid !== undefined && sid !== ids.streamId)
-      throw new CarrierProtocolError(
-        dialect,
-        'stream_mismatch',
-        `${event} frame names stream ${String(sid)}, not ${ids.streamId}`,
-        sidField,
-      );
-  }
-  if (event === names.media) {
-    const media = body.media as Record<string, unknown> | undefined;
-    if (!media || typeof media !== 'object' || typeof media.payload !== 'string') {
-      throw new CarrierProtocolError(dialect, 'invalid_message', `${event} frame: media.payload: missing`, 'media.payload');
-    }
-    if (dialect === 'plivo') {
-      const want = format.encoding === 'mulaw' ? 'audio/x-mulaw' : 'audio/x-l16';
-      if (typeof media.contentType !== 'string' || media.contentType.split(';')[0]!.trim().toLowerCase() !== want) {
-        throw new CarrierProtocolError(
-          dialect,
-          'invalid_message',
-          `playAudio frame: media.contentType: expected "${want}", got ${JSON.stringify(media.contentType)}`,
-          'media.contentType',
-        );
-      }
-      if (Number(media.sampleRate) !== format.sampleRate) {
-        throw new CarrierProtocolError(
-          dialect,
-          'invalid_message',
-          `playAudio frame: media.sampleRate: expected ${format.sampleRate}, got ${JSON.stringify(media.sampleRate)}`,
-          'media.sampleRate',
-        );
-      }
-    }
-    const b64 = media.payload;
-    if (b64.length === 0 || b64.length % 4 !== 0 || !BASE64.test(b64))
-      throw new CarrierProtocolError(dialect, 'bad_payload', `${event} frame: media.payload is not base64`, 'media.payload');
-    const bytes = Buffer.from(b64, 'base64');
-    const sampleBytes = sampleBytesOf(format.encoding);
-    if (bytes.length % sampleBytes !== 0)
-      throw new CarrierProtocolError(
-        dialect,
-        'bad_payload',
-        `${event} frame: ${bytes.length} bytes are not whole ${sampleBytes}-byte samples`,
-        'media.payload',
-      );
-    if (dialect === 'exotel') {
-      const rules = exotelChunkRules(format);
-      if (bytes.length % rules.multipleBytes !== 0 || bytes.length < rules.minBytes || bytes.length > rules.maxBytes) {
-        throw new CarrierProtocolError(
-          dialect,
-          'oversized',
-          `media chunk of ${bytes.length} B breaks Exotel's rules (multiple of ${rules.multipleBytes}, ${rules.minBytes}–${rules.maxBytes} B)`,
-          'media.payload',
-        );
-      }
-    }
-    return { type: 'media', bytes };
-  }
-  if (event === names.mark) {
-    const name = dialect === 'plivo' ? body.name : (body.mark as Record<string, unknown> | undefined)?.name;
-    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_MARK_NAME_CHARS) {
-      throw new CarrierProtocolError(
-        dialect,
-        'invalid_message',
-        `${event} frame: ${dialect === 'plivo' ? 'name' : 'mark.name'}: expected 1–${MAX_MARK_NAME_CHARS} characters`,
-        dialect === 'plivo' ? 'name' : 'mark.name',
-      );
-    }
-    return { type: 'mark', name };
-  }
-  if (event === names.clear) return { type: 'clear' };
-  return { type: 'other', event };
 }
 
 /** A caller line cut into one stream format's frames, base64 payloads ready to send (plain data; share it between calls). */

@@ -2,7 +2,7 @@
  * The shapes of a simulated carrier call (src/media/carriers/sim-client.ts): the caller's script,
  * the client's options, and the timeline and events it records.
  */
-import type { PlayoutClock } from '../playout.js';
+import type { PlayoutClock } from '../playout-clock.js';
 import type { SimPreparedLine, SimStreamIds } from './sim-frames.js';
 import type { CarrierAudioFormat, CarrierDialect } from './types.js';
 
