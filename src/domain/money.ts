@@ -1,5 +1,5 @@
 /**
- * Money (DESIGN.md §4 "Costs"): integer micro-rupees inside (1 INR = 1 000 000 µ₹), INR
+ * Money (docs/api-decisions.md "Costs"): integer micro-rupees inside (1 INR = 1 000 000 µ₹), INR
  * numbers rounded to 6 decimals at the API edge. Sums of integers never drift; only the
  * conversion at the edge divides.
  */
