@@ -1,5 +1,5 @@
 /**
- * Idempotency records (spec: Endpoints › Idempotency; DESIGN.md §4).
+ * Idempotency records (docs/api-decisions.md "Idempotency").
  * Rows are keyed by (tenant, key); `in_progress` while the first request runs, `done` with
  * the stored status and body afterwards.
  *
@@ -104,7 +104,7 @@ export class IdempotencyRepo {
   release(tenantId: string, key: string): void {
     this.q.release.run(tenantId, key);
   }
-  /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6; issue 15 item 5). */
+  /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6). */
   releaseAll(): number {
     return this.q.releaseAll.run().changes;
   }
