@@ -1,5 +1,5 @@
 /**
- * Room media of the development fake LiveKit (issue 17): the WebSocket vagent's `fake` room
+ * Room media of the development fake LiveKit (docs/media.md "Try it without LiveKit"): the WebSocket vagent's `fake` room
  * driver joins (src/media/room-fake.ts, path `/fake-room`), and a scripted callee for each
  * phone participant, who speaks synthesised lines, presses keys and hangs up as its script says.
  *
