@@ -1,6 +1,6 @@
 /**
- * The `fake` room driver (issue 17: "test the adapter against a fake room built on rtc-node's
- * real AudioFrame/AudioSource/AudioResampler"): joins a room of the development fake LiveKit
+ * The `fake` room driver (docs/media.md "Try it without LiveKit"; it tests the adapter against a
+ * fake room built on rtc-node's real AudioFrame/AudioSource/AudioResampler): joins a room of the development fake LiveKit
  * (`npm run fake-livekit`, src/devtools/fake-livekit.ts) over a WebSocket, and hands the media
  * core the same rtc-node objects a real room does.
  *
