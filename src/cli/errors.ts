@@ -127,7 +127,7 @@ export interface ErrorObject {
 }
 
 /**
- * The §4 error object for any thrown value, as `--json` prints it inside `{"error": …}`:
+ * The API's error object (docs/api-decisions.md "Errors") for any thrown value, as `--json` prints it inside `{"error": …}`:
  * the API's own object for an API error, the same shape for a local one.
  */
 export function errorObject(err: unknown): ErrorObject {

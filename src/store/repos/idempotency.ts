@@ -3,8 +3,8 @@
  * Rows are keyed by (tenant, key); `in_progress` while the first request runs, `done` with
  * the stored status and body afterwards.
  *
- * A body over {@link COMPRESS_ABOVE_BYTES} is stored deflated in `body_z` (migration 9; issue
- * 15 item 4), `body` then NULL, and inflated on read: replays stay byte-identical. Measured
+ * A body over {@link COMPRESS_ABOVE_BYTES} is stored deflated in `body_z` (migration 9;
+ * docs/api-decisions.md "Idempotency"), `body` then NULL, and inflated on read: replays stay byte-identical. Measured
  * (bench/idempotency-bodies.mjs): session and turn responses of 1.2–1.6 KB deflate 2.4×, the
  * whole idempotency table shrinks from ~2,130 to ~890 bytes per row, at ~14 µs to deflate and
  * ~6 µs to inflate a body; a row written before stays plain and replays as it is.
