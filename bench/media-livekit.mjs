@@ -4,7 +4,7 @@
  *
  * The daemon runs in its own process with `VAGENT_RECOGNIZER=fake`, the VAD on, and LiveKit set
  * to the fake LiveKit server started in this process (src/devtools/fake-livekit.ts) with its
- * development room driver (`VAGENT_LIVEKIT_ROOMS=fake`): vagent joins each call's room from its
+ * development room driver (`VAGENT_DEV_FAKE_ROOMS=1`): vagent joins each call's room from its
  * media child process, reads the callee's audio with rtc-node's `AudioStream` and plays through
  * an rtc-node `AudioSource`, exactly as in a real room; only the wire is PCM over a WebSocket.
  *
@@ -178,7 +178,7 @@ async function main() {
       LIVEKIT_URL: fake.url,
       LIVEKIT_API_KEY: fake.apiKey,
       LIVEKIT_API_SECRET: fake.apiSecret,
-      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_DEV_FAKE_ROOMS: '1',
       VAGENT_CALL_RESERVATION_INR: '0',
     },
     stream: 'stderr',

@@ -54,7 +54,6 @@ const LIVEKIT_ENV: Record<string, string> = {
   VAGENT_LIVEKIT_AGENT_NAME: 'agent_name',
   VAGENT_LIVEKIT_REQUEST_TIMEOUT_S: 'request_timeout_s',
   VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'wait_until_answered',
-  VAGENT_LIVEKIT_ROOMS: 'rooms',
 };
 
 /** Environment variables of the speech providers' blocks (docs/media.md "Cloud speech recognition"), as LiveKit's. */

@@ -96,8 +96,9 @@ export const SettingsSchema = z
     /**
      * Speech recognition on calls (issue 16): `auto` uses the embedded recogniser (Debian's
      * pocketsphinx, English) when it is installed and is off otherwise; `pocketsphinx` requires
-     * it; `fake` hears the transcripts each stream brings in its `vagent_fake_transcripts`
-     * parameter (tests, benchmarks, `vagent call simulate` without a recogniser); `off` hears
+     * it; `fake` is the scripted recogniser, whose lines each call brings through the fake's own
+     * channel (src/media/fake-recognizer-script.ts; tests, benchmarks, `vagent call simulate`
+     * without a recogniser); `off` hears
      * nothing (DTMF still works). `/v1/health` and the start-up lines say which is in force.
      */
     recognizer: z
@@ -232,14 +233,8 @@ export const SettingsSchema = z
          * becomes `failed`). The request then waits up to the ringing timeout + 2 s.
          */
         wait_until_answered: flag.default(true),
-        /**
-         * How vagent joins call rooms (issue 17): `rtc` (default) with @livekit/rtc-node against a
-         * real LiveKit server; `fake` for the development fake of `npm run fake-livekit` (its rooms
-         * carry PCM over a WebSocket; a real server refuses it).
-         */
-        rooms: z.enum(['rtc', 'fake'], { error: 'must be rtc (a real LiveKit server) or fake (npm run fake-livekit)' }).default('rtc'),
       })
-      .default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true, rooms: 'rtc' })
+      .default({ agent_name: 'vagent-media', request_timeout_s: 10, wait_until_answered: true })
       .superRefine((lk, ctx) => {
         const set = (['url', 'api_key', 'api_secret'] as const).filter((k) => lk[k] !== undefined);
         if (set.length > 0 && set.length < 3) {

@@ -113,8 +113,8 @@ async function serve(values: Values): Promise<void> {
       `export LIVEKIT_URL=${shellQuote(fake.url)}`,
       `export LIVEKIT_API_KEY=${shellQuote(fake.apiKey)}`,
       `export LIVEKIT_API_SECRET=${shellQuote(fake.apiSecret)}`,
-      // vagent joins this fake's rooms with its development room driver.
-      'export VAGENT_LIVEKIT_ROOMS=fake',
+      // A development aid, not a setting: vagent joins this fake's rooms with the development room driver.
+      'export VAGENT_DEV_FAKE_ROOMS=1',
     ].join('\n') + '\n',
   );
   if (callee) process.stderr.write(`[fake-livekit] callees say ${callee.steps.length} scripted step(s) in ${callee.language}\n`);

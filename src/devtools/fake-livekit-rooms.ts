@@ -5,7 +5,7 @@
  */
 import type { DisconnectReason } from '@livekit/protocol';
 import { ParticipantInfo, ParticipantInfo_Kind, ParticipantInfo_State } from '@livekit/protocol';
-import type { FakeRoomParticipant } from '../media/room-fake.js';
+import type { FakeRoomParticipant } from './room-fake.js';
 import { newId, nowS } from './fake-livekit-twirp.js';
 
 /** One room: its LiveKit sid and name, and who is in it by identity. */

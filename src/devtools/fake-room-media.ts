@@ -1,6 +1,6 @@
 /**
- * Room media of the development fake LiveKit (docs/media.md "Try it without LiveKit"): the WebSocket vagent's `fake` room
- * driver joins (src/media/room-fake.ts, path `/fake-room`), and a scripted callee for each
+ * Room media of the development fake LiveKit: the WebSocket vagent's development room
+ * driver joins (./room-fake.ts, path `/fake-room`), and a scripted callee for each
  * phone participant, who speaks synthesised lines, presses keys and hangs up as its script says.
  *
  * The callee behaves like a person on a phone: it waits for vagent's reply to finish (the room
@@ -11,13 +11,7 @@
 import type http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resample } from '../media/audio-resample.js';
-import {
-  FAKE_ROOM_FRAME_SAMPLES,
-  FAKE_ROOM_PATH,
-  FAKE_ROOM_RATE,
-  type FakeRoomMessage,
-  type FakeRoomParticipant,
-} from '../media/room-fake.js';
+import { FAKE_ROOM_FRAME_SAMPLES, FAKE_ROOM_PATH, FAKE_ROOM_RATE, type FakeRoomMessage, type FakeRoomParticipant } from './room-fake.js';
 
 /** One step of a callee's script. */
 export type CalleeStep =

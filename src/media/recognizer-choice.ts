@@ -16,7 +16,8 @@
  * 3. `deepgram` / `sarvam`: that provider where it serves the language and has its key, with
  *    the embedded one as the fallback when it serves the language (English); a language the
  *    provider does not serve gets the embedded one when it can, else off.
- * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the stream.
+ * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the fake's own
+ *    channel (./fake-recognizer-script.ts).
  */
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
 import { SARVAM_LANGUAGES } from './recognizers/sarvam-protocol.js';
@@ -24,6 +25,14 @@ import type { RecognizerSpec } from './worker-protocol.js';
 
 /** A recogniser setting: the default `recognizer` or a per-language one. */
 export type RecognizerSettingName = 'auto' | 'pocketsphinx' | 'deepgram' | 'sarvam' | 'fake' | 'off';
+
+/**
+ * The recogniser of one call: the agent's language (a BCP-47 tag) and the call's parameters (a
+ * carrier stream's custom parameters, or a LiveKit call's context) in, a spec out. The daemon's
+ * composition root builds it from {@link chooseRecognizer}.
+ * @throws RangeError if the language is not a well-formed BCP-47 tag
+ */
+export type CallRecognizerChoice = (language: string, params: Readonly<Record<string, unknown>>) => RecognizerSpec;
 
 /** The settings the choice reads (the daemon's `Settings` fits). */
 export interface RecognitionConfig {
@@ -104,7 +113,7 @@ function candidates(
  * @param language the agent's language, a BCP-47 tag
  * @param embedded whether the embedded recogniser is installed
  * @returns a {@link RecognizerSpec}: `off` carries a reason fit for logs and `/v1/health`
- *          (never a key); a `fake` spec has an empty script (the stream brings it)
+ *          (never a key); a `fake` spec has an empty script (./fake-recognizer-script.ts fills it)
  * @throws RangeError if `language` is not a well-formed BCP-47 tag
  */
 export function chooseRecognizer(config: RecognitionConfig, language: string, embedded: EmbeddedStatus): RecognizerSpec {

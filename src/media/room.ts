@@ -2,14 +2,14 @@
  * A LiveKit room as vagent's media core sees it (docs/media.md "LiveKit rooms"): the narrow
  * {@link RoomConnection} that ./livekit-transport.ts drives, whatever carries the room.
  *
- * Two drivers implement it:
- * - `rtc` (./room-rtc.ts): `@livekit/rtc-node`'s `Room` against a real LiveKit server
- *   (WebRTC through the SDK's native FFI library).
- * - `fake` (./room-fake.ts): the development fake of `npm run fake-livekit`, which carries a
- *   room's audio as PCM over a WebSocket but hands vagent the same rtc-node objects a real room
- *   does: remote audio arrives as an rtc-node audio track (read with `AudioStream`, resampled
- *   by rtc-node), and vagent's reply audio leaves through a real `AudioSource`, whose queue,
- *   real-time back-pressure and `clearQueue()` are the ones a real room uses.
+ * A {@link RoomDriver} implements it:
+ * - {@link connectRoom} (./room-rtc.ts): `@livekit/rtc-node`'s `Room` against a real LiveKit
+ *   server (WebRTC through the SDK's native FFI library). The only driver of the daemon.
+ * - the development driver (src/devtools/room-fake.ts), for the fake of `npm run fake-livekit`,
+ *   which carries a room's audio as PCM over a WebSocket but hands vagent the same rtc-node
+ *   objects a real room does. The daemon's composition root hands its module to the media
+ *   processes only as a development aid (`VAGENT_DEV_FAKE_ROOMS=1`; src/server/daemon.ts), and
+ *   they load it by URL ({@link roomDriver}): nothing here imports it.
  *
  * Participants are reduced to what a phone call needs (livekit/protocol `ParticipantInfo`:
  * identity, kind, attributes; the SIP attributes such as `sip.callStatus` are those of
@@ -67,8 +67,6 @@ export interface RoomJoin {
   roomName: string;
   /** The phone participant's identity when vagent named it (outbound `sip-cl_<N>`), else null: the first SIP participant. */
   sipIdentity: string | null;
-  /** Which driver carries the room (setting `livekit.rooms`). */
-  driver: 'rtc' | 'fake';
   /** How long joining may take, ms. */
   connectTimeoutMs: number;
 }
@@ -79,16 +77,30 @@ export class RoomConnectError extends Error {
 }
 
 /**
- * Joins the room `join` names with its driver.
+ * Joins the room a {@link RoomJoin} names.
  * @throws RoomConnectError when the room cannot be joined within `join.connectTimeoutMs`
  */
-export async function connectRoom(join: RoomJoin): Promise<RoomConnection> {
-  if (join.driver === 'fake') {
-    const { connectFakeRoom } = await import('./room-fake.js');
-    return connectFakeRoom(join);
-  }
+export type RoomDriver = (join: RoomJoin) => Promise<RoomConnection>;
+
+/**
+ * Joins the room `join` names with rtc-node against a real LiveKit server (./room-rtc.ts).
+ * @throws RoomConnectError when the room cannot be joined within `join.connectTimeoutMs`
+ */
+export const connectRoom: RoomDriver = async (join) => {
   const { connectRtcRoom } = await import('./room-rtc.js');
   return connectRtcRoom(join);
+};
+
+/**
+ * The room driver of a media process: {@link connectRoom}, or the `connectRoom` export of the
+ * module at `moduleUrl` when the daemon's composition root named one (a development aid).
+ * @throws Error when that module cannot be loaded or exports no `connectRoom` function
+ */
+export async function roomDriver(moduleUrl?: string): Promise<RoomDriver> {
+  if (moduleUrl === undefined) return connectRoom;
+  const mod = (await import(moduleUrl)) as { connectRoom?: unknown };
+  if (typeof mod.connectRoom !== 'function') throw new Error(`${moduleUrl} exports no connectRoom room driver`);
+  return mod.connectRoom as RoomDriver;
 }
 
 /** The WebSocket form of a LiveKit URL (`https://h` → `wss://h`), as rtc-node and the SDKs accept both. */

@@ -41,6 +41,12 @@ export interface MediaWorkerData {
   embeddedRecognizer?: boolean;
   /** A LiveKit room process: rtc-node and the room transport are loaded before it says it is ready, not on its first call. */
   livekitRooms?: boolean;
+  /**
+   * URL of a module whose `connectRoom` joins rooms instead of rtc-node's (./room.ts
+   * `roomDriver`): set by the daemon's composition root only as a development aid (the fake
+   * LiveKit's rooms, src/devtools/room-fake.ts).
+   */
+  roomDriver?: string;
 }
 
 /**
@@ -246,10 +252,10 @@ function roomFailed(id: number, message: string): void {
 async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<void> {
   const { id } = msg;
   const stream = addStream(id, null);
-  const [{ connectRoom }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
+  const [{ roomDriver }, { LiveKitRoomTransport: Transport }] = await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
   let room;
   try {
-    room = await connectRoom(msg.join);
+    room = await (await roomDriver(data.roomDriver))(msg.join);
   } catch (err) {
     roomFailed(id, (err as Error).message);
     return;
@@ -490,7 +496,11 @@ port.on('message', (batch: ToWorker[]) => {
 
 void (async () => {
   vadEngine = await WebRtcVad.load();
-  if (data.livekitRooms) await Promise.all([import('./room.js'), import('./livekit-transport.js')]);
+  if (data.livekitRooms)
+    await Promise.all([
+      import('./room.js').then((m) => m.roomDriver(data.roomDriver).catch(() => undefined)),
+      import('./livekit-transport.js'),
+    ]);
   loadEmbedded();
   post({ k: 'ready' });
 })();

@@ -23,6 +23,16 @@ const RETENTION_FIRST_DELAY_MS = 10_000;
 /** Wait between retention passes, ms. */
 const RETENTION_INTERVAL_MS = 10 * 60_000;
 
+/**
+ * The development room driver, when the daemon's environment asks for it: `VAGENT_DEV_FAKE_ROOMS=1`
+ * (a development aid printed by `npm run fake-livekit`, not a setting) joins LiveKit call rooms
+ * with the fake LiveKit's driver (src/devtools/room-fake.ts) instead of rtc-node's; docs/media.md,
+ * "Try it without LiveKit". @returns that module's URL, or undefined (rtc-node).
+ */
+export function devRoomDriver(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env['VAGENT_DEV_FAKE_ROOMS'] === '1' ? new URL('../devtools/room-fake.js', import.meta.url).href : undefined;
+}
+
 /** A running daemon. */
 export interface RunningDaemon {
   /** `http://host:port` actually bound. */
@@ -111,7 +121,7 @@ export async function startDaemon(
   // Carrier media streams (issue 16): worker threads carry call audio off this event loop.
   let media: RunningMedia | null = null;
   try {
-    media = await startMedia(settings, runtime.services, logger.child({ component: 'media' }));
+    media = await startMedia(settings, runtime.services, logger.child({ component: 'media' }), { roomDriver: devRoomDriver() });
   } catch (err) {
     logger.error({ err }, 'media workers did not start; /v1/media/* answers 503 and calls carry no audio');
     say(`No call audio: the media workers did not start (${(err as Error).message}).`);

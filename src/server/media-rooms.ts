@@ -26,10 +26,8 @@ import { LiveCalls } from './live-calls.js';
 export interface MediaRoomsOptions {
   /** The media child processes that join rooms. */
   pool: MediaWorkerPool;
-  /** Which room driver to use (setting `livekit.rooms`). */
-  driver: 'rtc' | 'fake';
-  /** The recogniser spec of a call in `language` (the agent's), with the fake transcripts of its context (if any). */
-  recognizerSpec(language: string, params: Record<string, string>): RecognizerSpec;
+  /** The recogniser spec of a call in `language` (the agent's) with `params`, the call's context. */
+  recognizerSpec(language: string, params: Readonly<Record<string, unknown>>): RecognizerSpec;
   /** How long joining a room may take, ms (default 10 000). */
   connectTimeoutMs?: number;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -137,14 +135,10 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         token,
         roomName,
         sipIdentity: call.sipIdentity,
-        driver: options.driver,
         connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       },
       opened.settings,
-      options.recognizerSpec(
-        opened.settings.language,
-        opened.fakeTranscripts === undefined ? {} : { vagent_fake_transcripts: opened.fakeTranscripts },
-      ),
+      options.recognizerSpec(opened.settings.language, opened.context),
       opened.opening,
       {
         turn: (request) => services.media.turn(tenantId, n, request),
@@ -172,7 +166,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
     );
     this.live.set(n, handle);
     if (this.early.delete(n) || this.live.draining) handle.hangup();
-    options.log.info({ call_id: callId, room: roomName, driver: options.driver }, "joining the call's LiveKit room");
+    options.log.info({ call_id: callId, room: roomName }, "joining the call's LiveKit room");
   }
 
   /**

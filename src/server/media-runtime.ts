@@ -7,11 +7,14 @@
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
+import { withFakeScripts } from '../media/fake-recognizer-script.js';
 import {
   chooseRecognizer,
   describeRecognition,
   recognitionOf,
+  type CallRecognizerChoice,
   type EmbeddedStatus,
+  type RecognitionConfig,
   type RecognitionLine,
 } from '../media/recognizer-choice.js';
 import { MediaWorkerPool } from '../media/worker-pool.js';
@@ -57,6 +60,16 @@ export function embeddedStatus(
   if (named.length > 0)
     throw new Error(`${named.join(', ')} is set to pocketsphinx but ${status.reason ?? 'the embedded recogniser is not installed'}`);
   return { available: false, reason: status.reason ?? 'the embedded recogniser (pocketsphinx) is not installed' };
+}
+
+/**
+ * The daemon's recogniser per call: {@link chooseRecognizer} by the agent's language; only with
+ * `recognizer: fake`, the fake recogniser's script is read from the call's own parameters
+ * (src/media/fake-recognizer-script.ts).
+ */
+export function recognizerChoice(config: RecognitionConfig, embedded: EmbeddedStatus): CallRecognizerChoice {
+  const choose: CallRecognizerChoice = (language) => chooseRecognizer(config, language, embedded);
+  return config.recognizer === 'fake' ? withFakeScripts(choose) : choose;
 }
 
 /** `/v1/health`'s `recognition` for the lines of {@link describeRecognition} (no keys). */
@@ -121,17 +134,30 @@ export function defaultMediaWorkers(): number {
   return Math.min(4, Math.max(2, os.availableParallelism()));
 }
 
+/** Options of {@link startMedia} that are not settings. */
+export interface StartMediaOptions {
+  /** Longest wait for the warm-up, ms; default {@link WARM_UP_WAIT_MS}. */
+  warmUpWaitMs?: number;
+  /**
+   * A development aid, never a setting: the URL of a module whose `connectRoom` joins LiveKit
+   * rooms instead of rtc-node's (src/media/room.ts `roomDriver`; the fake LiveKit's,
+   * src/devtools/room-fake.ts). The daemon's composition root sets it (src/server/daemon.ts).
+   */
+  roomDriver?: string;
+}
+
 /**
  * Starts the media workers and the carrier streams over `services`, and warms the workers up
- * (waiting at most `warmUpWaitMs`, default {@link WARM_UP_WAIT_MS}, for it).
+ * (waiting at most `options.warmUpWaitMs` for it).
  * @throws Error when the worker is not built or a worker cannot start; the daemon then runs without call audio
  */
 export async function startMedia(
   settings: Settings,
   services: Services,
   log: MediaStreamsOptions['log'] & { error(obj: object, msg: string): void },
-  warmUpWaitMs = WARM_UP_WAIT_MS,
+  options: StartMediaOptions = {},
 ): Promise<RunningMedia> {
+  const { warmUpWaitMs = WARM_UP_WAIT_MS, roomDriver } = options;
   const embedded = embeddedStatus(settings);
   const lines = describeRecognition(settings, embedded);
   // The embedded recogniser's warm engines start only where a language may use it (as the
@@ -148,7 +174,7 @@ export async function startMedia(
   });
   const streams = new MediaStreams(services, {
     pool,
-    recognizerFor: (language) => chooseRecognizer(settings, language, embedded),
+    recognizerFor: recognizerChoice(settings, embedded),
     log,
   });
   let rooms: MediaRooms | null = null;
@@ -160,13 +186,14 @@ export async function startMedia(
     roomPool = await MediaWorkerPool.start({
       size: workers,
       mode: 'process',
-      workerData: { embeddedRecognizer: embeddedUsed, livekitRooms: true },
+      workerData: { embeddedRecognizer: embeddedUsed, livekitRooms: true, ...(roomDriver === undefined ? {} : { roomDriver }) },
       onWorkerExit: (index, error) =>
         log.error({ worker: `room-${index}`, err: error }, 'the LiveKit room media process stopped; its calls ended, and it was restarted'),
     });
+    if (roomDriver !== undefined)
+      log.warn({ room_driver: roomDriver }, 'development aid: LiveKit call rooms are joined with a development room driver, not rtc-node');
     rooms = new MediaRooms(services, {
       pool: roomPool,
-      driver: settings.livekit.rooms,
       log,
       recognizerSpec: (language, params) => streams.recognizerSpec(language, params),
     });

@@ -9,9 +9,9 @@
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { CARRIER_MODULES, CarrierProtocolError, type CarrierDialect, type CarrierEvent } from '../media/carriers/index.js';
-import type { FakeUtterance } from '../media/fake-recognizer.js';
 import type { StopReason } from '../media/transport.js';
 import type { MediaWorkerPool, StreamHandle } from '../media/worker-pool.js';
+import type { CallRecognizerChoice } from '../media/recognizer-choice.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
 import type { CallSource } from '../domain/calls.js';
 import { StreamRefused, type StreamStart } from '../services/media-calls.js';
@@ -31,10 +31,10 @@ export interface StreamEndedInfo {
 export interface MediaStreamsOptions {
   pool: MediaWorkerPool;
   /**
-   * The recogniser of a call in `language` (the agent's; see src/media/recognizer-choice.ts). A
-   * `fake` spec's script is filled from the stream's `vagent_fake_transcripts` parameter.
+   * The recogniser of a call in `language` (the agent's) with the stream's custom parameters
+   * (src/media/recognizer-choice.ts; the daemon's composition root builds it).
    */
-  recognizerFor: (language: string) => RecognizerSpec;
+  recognizerFor: CallRecognizerChoice;
   /** Logger (pino-like). */
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; debug(obj: object, msg: string): void };
 }
@@ -43,9 +43,6 @@ export interface MediaStreamsOptions {
 const MAX_FRAMES_BEFORE_START = UNPROVEN_LIMITS.framesBeforeStart;
 /** How long a stream may take to send `start`, ms. */
 const START_DEADLINE_MS = UNPROVEN_LIMITS.startDeadlineMs;
-/** Longest `vagent_fake_transcripts` list, and line. */
-const MAX_FAKE_LINES = 200;
-const MAX_FAKE_LINE_CHARS = 1000;
 
 /** Events: `streamEvent` (call id, event) and `streamEnded` (info), for logs, tests and the bench. */
 export interface MediaStreamsEvents {
@@ -177,51 +174,13 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> {
   }
 
   /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */
-  recognizerSpec(language: string, params: Record<string, string>): RecognizerSpec {
-    let spec: RecognizerSpec;
+  recognizerSpec(language: string, params: Readonly<Record<string, unknown>>): RecognizerSpec {
     try {
-      spec = this.options.recognizerFor(language);
+      return this.options.recognizerFor(language, params);
     } catch (err) {
       return { kind: 'off', reason: `speech recognition is off for ${JSON.stringify(language)}: ${(err as Error).message}` };
     }
-    return spec.kind === 'fake' ? { ...spec, script: fakeScript(params['vagent_fake_transcripts']) } : spec;
   }
-}
-
-/**
- * The fake recogniser's script from the custom parameter `vagent_fake_transcripts`: a JSON
- * array whose items are the text heard for each utterance, in order, or objects
- * `{text, mode?: 'ok'|'slow'|'crash'|'hang', delay_ms?, confidence?, end_of_utterance_after_ms?}`
- * (tests of recogniser faults and of provider endpointing). Junk gives an empty script (every utterance is heard as nothing).
- */
-function fakeScript(raw: string | undefined): FakeUtterance[] {
-  if (raw === undefined) return [];
-  let list: unknown;
-  try {
-    list = JSON.parse(raw);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(list)) return [];
-  const out: FakeUtterance[] = [];
-  for (const item of list.slice(0, MAX_FAKE_LINES)) {
-    if (typeof item === 'string') {
-      if (item.trim() !== '') out.push({ text: item.slice(0, MAX_FAKE_LINE_CHARS) });
-      continue;
-    }
-    if (typeof item !== 'object' || item === null) continue;
-    const o = item as Record<string, unknown>;
-    if (typeof o['text'] !== 'string' || o['text'].trim() === '') continue;
-    const u: FakeUtterance = { text: o['text'].slice(0, MAX_FAKE_LINE_CHARS) };
-    if (o['mode'] === 'ok' || o['mode'] === 'slow' || o['mode'] === 'crash' || o['mode'] === 'hang') u.mode = o['mode'];
-    if (typeof o['delay_ms'] === 'number' && Number.isFinite(o['delay_ms']) && o['delay_ms'] >= 0 && o['delay_ms'] <= 60_000)
-      u.delayMs = o['delay_ms'];
-    const eou = o['end_of_utterance_after_ms'];
-    if (typeof eou === 'number' && Number.isFinite(eou) && eou > 0 && eou <= 600_000) u.endOfUtteranceAfterMs = eou;
-    if (typeof o['confidence'] === 'number' && o['confidence'] >= 0 && o['confidence'] <= 1) u.confidence = o['confidence'];
-    out.push(u);
-  }
-  return out;
 }
 
 /**

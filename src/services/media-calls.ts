@@ -240,26 +240,25 @@ export class MediaCallService {
 
   /**
    * What the media session of LiveKit call `n` needs (issue 17): its settings and opening
-   * (already synthesised when the call was placed or answered), and the fake recogniser's
-   * script from the call context's `vagent_fake_transcripts` (tests and development: a JSON
-   * array as for carrier streams), if any.
+   * (already synthesised when the call was placed or answered), and the call's context (an
+   * object; empty when it has none), which the recogniser choice may read as a carrier stream's
+   * custom parameters.
    * @throws StreamRefused when the call is unknown or its session has ended
    */
-  async roomCall(tenantId: string, n: number): Promise<OpenedStream & { fakeTranscripts: string | undefined }> {
+  async roomCall(tenantId: string, n: number): Promise<OpenedStream & { context: Record<string, unknown> }> {
     const row = this.deps.repos.calls.get(n);
     if (!row || row.tenant_id !== tenantId) throw new StreamRefused(`no call cl_${n}`);
     if (row.session_status === 'ended') throw new StreamRefused(`call cl_${n} has ended`);
     const caller = mediaCaller(tenantId);
     const opened = this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
-    let fakeTranscripts: string | undefined;
+    let context: Record<string, unknown> = {};
     try {
-      const context = JSON.parse(this.deps.repos.sessions.get(n)?.context ?? '{}') as Record<string, unknown>;
-      const script = context['vagent_fake_transcripts'];
-      if (script !== undefined) fakeTranscripts = typeof script === 'string' ? script : JSON.stringify(script);
+      const parsed: unknown = JSON.parse(this.deps.repos.sessions.get(n)?.context ?? '{}');
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) context = parsed as Record<string, unknown>;
     } catch {
-      // No usable context: no script.
+      // No usable context: none.
     }
-    return { ...opened, fakeTranscripts };
+    return { ...opened, context };
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * Calls dialled through LiveKit whose audio vagent carries itself (issue 17, "LiveKit rooms"),
- * end to end through the built binary: `vagent serve` joins each call's room with its `fake`
- * room driver in the development fake LiveKit, whose scripted callee speaks the lines the fake
+ * end to end through the built binary: `vagent serve` joins each call's room with the
+ * development room driver (`VAGENT_DEV_FAKE_ROOMS=1`) in the development fake LiveKit, whose scripted callee speaks the lines the fake
  * recogniser (the call context's `vagent_fake_transcripts`) transcribes. Covered: a whole EMI
  * reminder conversation, a hang-up through the API, the callee hanging up, a room that cannot
  * be joined, and a daemon killed mid-call. And an inbound call: the clinic booking answered in
@@ -38,7 +38,7 @@ interface Line {
 }
 
 /**
- * Starts a {@link Line} with room driver `rooms`: with its own new fake LiveKit unless `restart`
+ * Starts a {@link Line} with room driver `rooms` (`fake`: the development one, `rtc`: rtc-node's): with its own new fake LiveKit unless `restart`
  * gives the fake and state dir of a line to start again, hearing through `recognizer` (settings).
  */
 async function startLine(
@@ -52,7 +52,8 @@ async function startLine(
     LIVEKIT_URL: fake.url,
     LIVEKIT_API_KEY: fake.apiKey,
     LIVEKIT_API_SECRET: fake.apiSecret,
-    VAGENT_LIVEKIT_ROOMS: rooms,
+    // The development room driver (a development aid of the daemon, not a setting), or rtc-node's.
+    ...(rooms === 'fake' ? { VAGENT_DEV_FAKE_ROOMS: '1' } : {}),
     ...recognizer,
   };
   // A busy machine (the suite's other files, the other daemons starting) can keep a start past startDaemon's limit: once more.

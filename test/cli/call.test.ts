@@ -445,7 +445,7 @@ describe('with LiveKit (the fake)', { timeout: 30_000 }, () => {
         LIVEKIT_URL: fake.url,
         LIVEKIT_API_KEY: fake.apiKey,
         LIVEKIT_API_SECRET: fake.apiSecret,
-        VAGENT_LIVEKIT_ROOMS: 'fake',
+        VAGENT_DEV_FAKE_ROOMS: '1',
         VAGENT_SPEECH: 'off',
       },
     });

@@ -26,7 +26,7 @@ describe('kill -9 during a dial', () => {
       LIVEKIT_URL: fake.url,
       LIVEKIT_API_KEY: fake.apiKey,
       LIVEKIT_API_SECRET: fake.apiSecret,
-      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_DEV_FAKE_ROOMS: '1',
       VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'false',
       VAGENT_SPEECH: 'off',
       VAGENT_LOG_LEVEL: 'warn',

@@ -145,7 +145,7 @@ beforeAll(async () => {
       LIVEKIT_URL: fake.url,
       LIVEKIT_API_KEY: fake.apiKey,
       LIVEKIT_API_SECRET: fake.apiSecret,
-      VAGENT_LIVEKIT_ROOMS: 'fake',
+      VAGENT_DEV_FAKE_ROOMS: '1',
       VAGENT_RECOGNIZER: 'fake',
     },
   });

@@ -58,7 +58,6 @@ describe('loadSettings', () => {
       agent_name: 'vagent-media',
       request_timeout_s: 10,
       wait_until_answered: true,
-      rooms: 'rtc',
     });
   });
 

@@ -18,7 +18,7 @@ describe('the README and docs agree with the code', () => {
     expect(settings, 'README.md has a "- **Settings**:" item').toBeDefined();
     const listed = new Set([...settings!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]));
     const names = settingsEnvNames();
-    expect(names).toContain('VAGENT_LIVEKIT_ROOMS');
+    expect(names).toContain('VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED');
     expect(names.filter((n) => !listed.has(n))).toEqual([]);
   });
 

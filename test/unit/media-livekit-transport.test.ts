@@ -1,6 +1,6 @@
 /**
- * {@link LiveKitRoomTransport} over the `fake` room driver against the development fake
- * LiveKit, in-process: the room is joined with a real room token (livekit-server-sdk
+ * {@link LiveKitRoomTransport} over the development room driver (src/devtools/room-fake.ts)
+ * against the development fake LiveKit, in-process: the room is joined with a real room token (livekit-server-sdk
  * `AccessToken`), the phone is brought in with the SDK's `SipClient.createSipParticipant`, and
  * the fake's scripted callee speaks, presses keys and hangs up; what it heard is its
  * `calleeLog`. Audio goes through rtc-node's real `AudioSource`/`AudioStream` both ways.
@@ -12,7 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import type { CalleeScript } from '../../src/devtools/fake-room-media.js';
 import { LIVEKIT_OUT_RATE, LiveKitRoomTransport } from '../../src/media/livekit-transport.js';
-import { connectRoom, RoomConnectError, type RoomConnection } from '../../src/media/room.js';
+import { connectFakeRoom } from '../../src/devtools/room-fake.js';
+import { connectRoom, RoomConnectError, roomDriver, type RoomConnection } from '../../src/media/room.js';
+import { devRoomDriver } from '../../src/server/daemon.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 
 const FROM = '+912240001234';
@@ -100,12 +102,11 @@ function newCall(script?: CalleeScript) {
 }
 
 async function join(call: ReturnType<typeof newCall>): Promise<RoomConnection> {
-  const room = await connectRoom({
+  const room = await connectFakeRoom({
     url: fake.url,
     token: await roomToken(call.room, call.vagent),
     roomName: call.room,
     sipIdentity: call.identity,
-    driver: 'fake',
     connectTimeoutMs: 5000,
   });
   open.push(room);
@@ -256,12 +257,11 @@ describe('joining a room that cannot be joined', { timeout: 20_000 }, () => {
   it('a token signed with the wrong secret: RoomConnectError that does not carry the token', async () => {
     const call = newCall();
     const token = await roomToken(call.room, call.vagent, 'not-the-secret-of-this-server-0123456789');
-    const err = await connectRoom({
+    const err = await connectFakeRoom({
       url: fake.url,
       token,
       roomName: call.room,
       sipIdentity: call.identity,
-      driver: 'fake',
       connectTimeoutMs: 5000,
     }).then(
       () => null,
@@ -284,12 +284,11 @@ describe('joining a room that cannot be joined', { timeout: 20_000 }, () => {
     const call = newCall();
     const token = await roomToken(call.room, call.vagent);
     const started = Date.now();
-    const err = await connectRoom({
+    const err = await connectFakeRoom({
       url: `http://127.0.0.1:${port}`,
       token,
       roomName: call.room,
       sipIdentity: null,
-      driver: 'fake',
       connectTimeoutMs: 5000,
     }).then(
       () => null,
@@ -299,5 +298,24 @@ describe('joining a room that cannot be joined', { timeout: 20_000 }, () => {
     expect(err!.message).toMatch(new RegExp(`could not join room ${call.room}: .*ECONNREFUSED`));
     expect(err!.message).not.toContain(token);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('the room driver a media process uses', () => {
+  it('is rtc-node’s unless the composition root names the development driver', async () => {
+    expect(await roomDriver()).toBe(connectRoom);
+    expect(devRoomDriver({})).toBeUndefined();
+    expect(devRoomDriver({ VAGENT_LIVEKIT_ROOMS: 'fake', VAGENT_DEV_FAKE_ROOMS: '0' })).toBeUndefined();
+    const url = devRoomDriver({ VAGENT_DEV_FAKE_ROOMS: '1' });
+    expect(url).toMatch(/^file:.*\/devtools\/room-fake\.js$/);
+  });
+
+  it('loads the development driver by module URL, and refuses a module without one', async () => {
+    const dev = new URL('../../src/devtools/room-fake.ts', import.meta.url).href;
+    expect(await roomDriver(dev)).toBe(connectFakeRoom);
+    const none = new URL('../../src/media/room.ts', import.meta.url).href;
+    await expect(roomDriver(none)).resolves.toBe(connectRoom);
+    const bad = new URL('../../src/media/fake-clock.ts', import.meta.url).href;
+    await expect(roomDriver(bad)).rejects.toThrow(/exports no connectRoom room driver/);
   });
 });

@@ -25,7 +25,7 @@ import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
 import { SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
 import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES } from '../../src/media/recognizers/sarvam-protocol.js';
 import type { RecognizerSpec } from '../../src/media/worker-protocol.js';
-import { embeddedStatus, recognitionHealth, recognitionNotice } from '../../src/server/media-runtime.js';
+import { embeddedStatus, recognitionHealth, recognitionNotice, recognizerChoice } from '../../src/server/media-runtime.js';
 import { MediaStreams } from '../../src/server/media-streams.js';
 import type { MediaWorkerPool } from '../../src/media/worker-pool.js';
 import type { Services } from '../../src/services/index.js';
@@ -290,7 +290,7 @@ describe('MediaStreams.recognizerSpec (per call, by the agent’s language)', ()
     new MediaStreams({} as Services, {
       pool: {} as MediaWorkerPool,
       log,
-      recognizerFor: (language) => chooseRecognizer(c, language, installed),
+      recognizerFor: recognizerChoice(c, installed),
     });
 
   it('chooses per call: a Hindi agent’s call goes to Sarvam, an English one to Deepgram with the embedded fallback', () => {
@@ -310,5 +310,23 @@ describe('MediaStreams.recognizerSpec (per call, by the agent’s language)', ()
       kind: 'fake',
       script: [{ text: 'haan' }, { text: 'kal', endOfUtteranceAfterMs: 900 }, { text: 'x' }],
     });
+  });
+
+  it('reads a LiveKit call context’s script (a JSON array, not its text) the same way', () => {
+    const s = streams({ recognizer: 'fake' });
+    expect(s.recognizerSpec('en-IN', { emi_amount: '12,500', vagent_fake_transcripts: ['yes', { text: 'no', confidence: 0.5 }] })).toEqual({
+      kind: 'fake',
+      script: [{ text: 'yes' }, { text: 'no', confidence: 0.5 }],
+    });
+    expect(s.recognizerSpec('en-IN', { vagent_fake_transcripts: 'not json' })).toEqual({ kind: 'fake', script: [] });
+  });
+
+  it('only a daemon with the fake recogniser reads the fake’s parameter', () => {
+    const raw = JSON.stringify(['haan']);
+    expect(streams({ recognizer: 'off' }).recognizerSpec('en-IN', { vagent_fake_transcripts: raw })).toEqual({
+      kind: 'off',
+      reason: 'recognizer is set to off',
+    });
+    expect(streams(config).recognizerSpec('hi-IN', { vagent_fake_transcripts: raw })).toMatchObject({ kind: 'sarvam' });
   });
 });

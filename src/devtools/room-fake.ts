@@ -1,8 +1,11 @@
 /**
- * The `fake` room driver (docs/media.md "Try it without LiveKit"; it tests the adapter against a
- * fake room built on rtc-node's real AudioFrame/AudioSource/AudioResampler): joins a room of the development fake LiveKit
- * (`npm run fake-livekit`, src/devtools/fake-livekit.ts) over a WebSocket, and hands the media
- * core the same rtc-node objects a real room does.
+ * The development room driver (a development aid, not a setting): joins a room of the fake
+ * LiveKit (`npm run fake-livekit`, ./fake-livekit.ts) over a WebSocket, and hands the media core
+ * the same rtc-node objects a real room does (real AudioFrame/AudioSource/AudioResampler), so the
+ * room adapter is tested as it runs against a real server. The daemon's composition root loads
+ * it into its room processes only when started with `VAGENT_DEV_FAKE_ROOMS=1`
+ * (src/server/daemon.ts; docs/media.md, "Try it without LiveKit"); the module's `connectRoom`
+ * export is the {@link RoomDriver} they use.
  *
  * - The phone participant's audio arrives as PCM frames; they are captured into an rtc-node
  *   `AudioSource` behind a `LocalAudioTrack`, which is the track handed out as `audioTrack`:
@@ -17,7 +20,15 @@
 import { AudioFrame, AudioSource, AudioStream, LocalAudioTrack, type Track } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { RoomConnectError, roomWsUrl, type RoomConnection, type RoomEvents, type RoomJoin, type RoomParticipant } from './room.js';
+import {
+  RoomConnectError,
+  roomWsUrl,
+  type RoomConnection,
+  type RoomDriver,
+  type RoomEvents,
+  type RoomJoin,
+  type RoomParticipant,
+} from '../media/room.js';
 
 /** Sample rate of the audio frames on the fake room's socket, Hz (LiveKit's Opus runs at 48 kHz). */
 export const FAKE_ROOM_RATE = 48_000;
@@ -257,3 +268,6 @@ export async function connectFakeRoom(join: RoomJoin): Promise<RoomConnection> {
   setImmediate(() => room.subscribeExisting());
   return room;
 }
+
+/** This module's room driver, under the export name a media process loads (src/media/room.ts, {@link RoomDriver}). */
+export const connectRoom: RoomDriver = connectFakeRoom;
