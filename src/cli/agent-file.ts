@@ -1,5 +1,5 @@
 /**
- * Loading agent workflow files (DESIGN.md §6) for `vagent agent apply`: YAML or JSON, checked
+ * Loading agent workflow files (docs/agents.md) for `vagent agent apply`: YAML or JSON, checked
  * locally with {@link parseAgentDefinition} before anything is sent, with every problem placed
  * at its line and column (`agents/clinic.yaml:31:30: steps[2].capture.type: …`).
  *

@@ -1,5 +1,5 @@
 /**
- * CLI failures and exit codes (DESIGN.md §5 — Contract): 0 ok, 1 API or usage error (the
+ * CLI failures and exit codes (README.md "Exit codes"): 0 ok, 1 API or usage error (the
  * message names the API error code), 2 bad arguments, 3 the daemon cannot be reached, 130
  * interrupted or cancelled by the operator (Ctrl-C: 128 + SIGINT's number 2, the shells' code
  * for a process ended by SIGINT), after the command wound up.
@@ -22,7 +22,7 @@ import { ApiError } from '../domain/errors.js';
 export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 130 } as const;
 
 /**
- * Codes of failures the CLI finds itself, beside the API's codes (DESIGN.md §4), in the
+ * Codes of failures the CLI finds itself, beside the API's codes (docs/api-decisions.md "Errors"), in the
  * `code` of the `--json` error object: `bad_arguments` (exit 2), `cancelled` (a delete
  * question answered no, exit 1; Ctrl-C at a prompt, exit 130: {@link CancelledError}),
  * `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1), `interrupted` (Ctrl-C
@@ -119,7 +119,7 @@ export function exitCodeOf(err: unknown): number {
   return EXIT.error;
 }
 
-/** The error object of DESIGN.md §4: `{code, message, param?}`. */
+/** The API's error object (docs/api-decisions.md "Errors"): `{code, message, param?}`. */
 export interface ErrorObject {
   code: string;
   message: string;
@@ -127,7 +127,7 @@ export interface ErrorObject {
 }
 
 /**
- * The §4 error object for any thrown value, as `--json` prints it inside `{"error": …}`:
+ * The API's error object (docs/api-decisions.md "Errors") for any thrown value, as `--json` prints it inside `{"error": …}`:
  * the API's own object for an API error, the same shape for a local one.
  */
 export function errorObject(err: unknown): ErrorObject {

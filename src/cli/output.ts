@@ -1,5 +1,5 @@
 /**
- * All human and JSON output of the CLI goes through here (DESIGN.md §5). Colours obey
+ * All human and JSON output of the CLI goes through here. Colours obey
  * `NO_COLOR`/`FORCE_COLOR` and are off when stdout is not a terminal.
  */
 import pc from 'picocolors';
@@ -119,10 +119,10 @@ export const orDash = (v: string | null | undefined): string => (v === null || v
 
 /**
  * Prints an error on stderr: `error: <code>: <message>` for API errors and for values refused
- * before sending (DESIGN.md §5), with a hint line where one helps. Local `vagent admin`
+ * before sending (README.md "Exit codes"), with a hint line where one helps. Local `vagent admin`
  * commands throw the services' {@link ApiError} directly; it is reported the same way.
- * @param json `--json`: one line `{"error": {code, message, param?}}` (DESIGN.md §4's error
- *   object; the API's own for API errors, the same shape for local ones), no hint.
+ * @param json `--json`: one line `{"error": {code, message, param?}}` (the error object of
+ *   docs/api-decisions.md "Errors"; the API's own for API errors, the same shape for local ones), no hint.
  */
 export function printError(err: unknown, json = false): void {
   if (json) {
@@ -176,7 +176,7 @@ const paiseFormat = (): Intl.NumberFormat =>
 /**
  * Money for people: rupees with paise and Indian digit grouping (`₹0.42`, `₹12,500.00`,
  * `₹1,25,000.00`); an amount above zero but under half a paisa is `<₹0.01`, so a cost is never
- * shown as free when it is not. `--json` keeps the API's exact numbers (DESIGN.md §4 "Costs").
+ * shown as free when it is not. `--json` keeps the API's exact numbers (docs/api-decisions.md "Costs").
  * @param value INR (a number as the API shows it); null/undefined count as 0
  */
 export function rupees(value: number | null | undefined): string {

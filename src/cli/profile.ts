@@ -1,5 +1,5 @@
 /**
- * The CLI profile (DESIGN.md §2, §5): daemon URL and output preferences in a lowdb JSON file
+ * The CLI profile (docs/api-decisions.md "CLI client"): daemon URL and output preferences in a lowdb JSON file
  * (`~/.config/vagent/config.json`), the API key in the OS keychain through `@napi-rs/keyring`
  * when a keychain service answers, else in `credentials.json` with mode 0600.
  *

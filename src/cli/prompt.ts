@@ -65,7 +65,7 @@ export interface PromptStreams {
 }
 
 /**
- * Asks before a delete (issue 14, `trunk rm`, `number rm`, `agent rm`): on a terminal the
+ * Asks before a delete (`trunk rm`, `number rm`, `agent rm`): on a terminal the
  * question `Delete trunk tk_…? [y/N] ` is put on stderr and only `y`/`yes` goes on; `--yes`
  * skips the question. Without a terminal nobody can answer, so `--yes` is required.
  * @param what the thing deleted, for people: `trunk tk_…`, `number +91…`, `agent ag_…`

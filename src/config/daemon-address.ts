@@ -1,6 +1,6 @@
 /**
- * The daemon's address as local commands should print it (DESIGN.md §5: `vagent serve` and
- * `vagent admin key create` say how to log in).
+ * The daemon's address as local commands should print it (`vagent serve` and
+ * `vagent admin key create` say how to log in; README.md "Quick start").
  *
  * `vagent serve` records where it really listens in `<state dir>/daemon.json` (mode 0600) once
  * it is bound, so that `vagent admin …` run with no flags still names the port, host and public
@@ -18,7 +18,7 @@ const DaemonAddressSchema = z.object({
   url: z.string().url(),
   /** The `public_url` setting of that daemon, or null. */
   public_url: z.string().url().nullable(),
-  /** Its `auth_mode` (spec: Authentication 3). */
+  /** Its `auth_mode` (docs/api-decisions.md "Auth"). */
   auth_mode: z.enum(['audit', 'enforce']),
   /** Its process id and start time (ISO 8601), for people reading the file. */
   pid: z.number().int(),

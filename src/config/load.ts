@@ -1,5 +1,5 @@
 /**
- * Loads and validates settings: defaults < file < env < flags (DESIGN.md §2).
+ * Loads and validates settings: defaults < file < env < flags (docs/architecture.md "Settings").
  */
 import fs from 'node:fs';
 import YAML from 'yaml';
@@ -56,7 +56,7 @@ const LIVEKIT_ENV: Record<string, string> = {
   VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'wait_until_answered',
 };
 
-/** Environment variables of the speech providers' blocks (issue 17), as LiveKit's. */
+/** Environment variables of the speech providers' blocks (docs/media.md "Cloud speech recognition"), as LiveKit's. */
 const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam', Record<string, string>> = {
   deepgram: { DEEPGRAM_API_KEY: 'api_key', VAGENT_DEEPGRAM_URL: 'url' },
   sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url' },

@@ -1,7 +1,8 @@
 /**
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
- * set up: telephony (issue 14 item 16), tenant isolation (spec: Authentication 3; item 20),
- * retention (issue 15 item 2) and the database's space (issue 15 item 4).
+ * set up: telephony (docs/calls.md "Connecting LiveKit"), tenant isolation (docs/api-decisions.md
+ * "Auth"), retention (docs/api-decisions.md "Retention") and the database's space
+ * (README.md "What grows on disk, and what bounds it").
  * They never hold a credential: LiveKit is named by host and the name vagent joins rooms as.
  */
 import type { Settings } from './schema.js';
@@ -54,7 +55,7 @@ export function formatBytes(n: number): string {
 
 /**
  * The one line telling the operator that the database never gives space back, and how to
- * change that (issue 15 item 4): logged and printed by `vagent serve` at every start while the
+ * change that: logged and printed by `vagent serve` at every start while the
  * database is at `auto_vacuum = NONE` (one too big to convert at open), and shown by
  * `vagent admin db stats`.
  * @param stateDir the state dir, named in the command to run

@@ -1,5 +1,5 @@
 /**
- * Every filesystem path vagent uses is built here (STYLE.md "What we take" 7).
+ * Every filesystem path vagent uses is built here, so none is spelt twice (docs/architecture.md "Settings").
  *
  * - state dir: `--state-dir` > `VAGENT_STATE_DIR` > `$XDG_DATA_HOME/vagent` > `~/.local/share/vagent`
  * - CLI profile dir: `$XDG_CONFIG_HOME/vagent` > `~/.config/vagent`

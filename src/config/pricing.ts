@@ -1,5 +1,5 @@
 /**
- * The price list (DESIGN.md §4 "Costs"): `config/pricing.yaml`, prices in INR per 1M LLM
+ * The price list (docs/api-decisions.md "Costs"): `config/pricing.yaml`, prices in INR per 1M LLM
  * tokens per model, per 1k synthesised characters per TTS provider, per minute of STT per
  * provider. A provider or model without a price costs 0.
  */

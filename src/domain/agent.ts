@@ -1,5 +1,5 @@
 /**
- * The agent workflow format (DESIGN.md §6): what an operator writes in YAML or JSON and
+ * The agent workflow format (docs/agents.md): what an operator writes in YAML or JSON and
  * applies with `vagent agent apply` or `PUT /v1/agents/{agent_id}`.
  *
  * Validated with zod; {@link parseAgentDefinition} turns zod issues into messages that name
@@ -156,7 +156,7 @@ const Confidence = z
   .max(1, { error: 'min_confidence values must be numbers from 0 to 1' });
 
 /**
- * How the agent behaves on a phone line (issue 16; docs/agents.md "Phone calls"). Every field
+ * How the agent behaves on a phone line (docs/agents.md "Phone calls"). Every field
  * has a default, and the block itself is optional: an agent without it gets the defaults.
  * - `barge_in` (default true): caller speech interrupts the agent's playout; false for none at all;
  * - `no_speech_timeout_ms` (default 6000): silence after a prompt before the silence re-prompt, ms;
@@ -264,7 +264,7 @@ const ContextKey = z
 /** A default spoken for a context key the session was opened without. */
 const ContextDefault = z.union([z.string().trim().min(1, 'must not be empty').max(1000), z.number().finite()]);
 
-/** The agent definition (DESIGN.md §6). Unknown keys are rejected so typos surface. */
+/** The agent definition (docs/agents.md). Unknown keys are rejected so typos surface. */
 export const AgentDefinitionSchema = z
   .object({
     id: z.string().regex(ID_PATTERNS.agent, 'an agent id is ag_ followed by 1–64 of a-z, 0-9 and _'),

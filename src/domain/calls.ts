@@ -1,7 +1,7 @@
 /**
- * Call constants and the call's line state machine, shared by the daemon and the CLI (spec:
- * Calls, `ringing_timeout_s` and `max_call_duration_s`: "Type and default: not shown" —
- * decided here; States › Call; DESIGN.md §7 "Call states").
+ * Call constants and the call's line state machine, shared by the daemon and the CLI (bounds
+ * and defaults of `ringing_timeout_s` and `max_call_duration_s`: docs/api-decisions.md "Calls";
+ * the states: docs/calls.md "Call status").
  */
 
 /** Bounds and defaults of the dial timers, in whole seconds. */
@@ -44,7 +44,7 @@ export type DialStatus = (typeof DIAL_STATUSES)[number];
  */
 export const DIAL_TRANSITIONS: Readonly<Record<DialStatus, readonly DialStatus[]>> = {
   // Final for every report. The one other way out: a carrier stream attaching to the prepared
-  // call while its session is open (issue 16; CallRepo.attachTransport): → answered.
+  // call while its session is open (CallRepo.attachTransport): → answered.
   not_dialled: [],
   dialling: ['ringing', 'answered', 'completed', 'failed', 'unknown'],
   ringing: ['answered', 'completed', 'failed'],

@@ -1,5 +1,5 @@
 /**
- * Page cursors of paginated lists (DESIGN.md §4 "Lists"; `GET /v1/calls`, `GET /v1/sessions`).
+ * Page cursors of paginated lists (`GET /v1/calls`, `GET /v1/sessions`; docs/api-decisions.md "Sessions").
  *
  * A cursor names the position after the last item of a page: `<list>_<position>`, the
  * position a positive integer below 10^15. Opaque to clients, who only pass back the

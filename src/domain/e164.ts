@@ -1,5 +1,5 @@
 /**
- * E.164 phone numbers (ITU-T E.164; DESIGN.md §4: `^\+[1-9][0-9]{1,14}$`).
+ * E.164 phone numbers (ITU-T E.164: `^\+[1-9][0-9]{1,14}$`).
  */
 
 /** The E.164 pattern used for every phone number on `/v1`. */

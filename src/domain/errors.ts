@@ -1,12 +1,12 @@
 /**
- * API error codes and their HTTP statuses (DESIGN.md §4, "Errors" — Contract).
+ * API error codes and their HTTP statuses (docs/api-decisions.md "Errors").
  *
  * Every failure that reaches a client is an {@link ApiError}; the server maps it to
  * `{"error": {"code", "message", "param"?}}` in exactly one place, and the CLI maps the
  * code to an exit status in exactly one place.
  */
 
-/** HTTP status for each API error code (DESIGN.md §4). */
+/** HTTP status for each API error code (docs/api-decisions.md "Errors"). */
 export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,

@@ -1,5 +1,5 @@
 /**
- * Resource ids (DESIGN.md §4, "Ids" — Contract).
+ * Resource ids: their prefixes and patterns.
  *
  * - trunk `tk_` and number record `num_` + 20 lowercase base32 characters (100 bits of randomness);
  * - API key ids `key_` + 12 base32 characters (only for listing and revoking keys);
@@ -68,7 +68,7 @@ export const isTrunkId = (id: string): boolean => ID_PATTERNS.trunk.test(id);
 /** True when `id` is a well-formed agent id (`ag_[a-z0-9_]{1,64}`). */
 export const isAgentId = (id: string): boolean => ID_PATTERNS.agent.test(id);
 
-/** An `Idempotency-Key` header value (DESIGN.md §4): 1–255 printable ASCII characters. */
+/** An `Idempotency-Key` header value (docs/api-decisions.md "Idempotency"): 1–255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** Tenant names: a lowercase slug, 1–63 characters, starting with a letter or digit. */
@@ -79,7 +79,7 @@ export function shortId(id: string): string {
   return id.length > 64 ? `${id.slice(0, 64)}…` : id;
 }
 
-/** A new internal session number: uniformly random in 1..2^53−1 (DESIGN.md §4: never sequential). */
+/** A new internal session number: uniformly random in 1..2^53−1 (never sequential, so ids cannot be guessed). */
 export function newSessionNumber(): number {
   for (;;) {
     const b = randomBytes(7);

@@ -1,6 +1,6 @@
 /**
- * What a phone call's media needs to know about the conversation (issue 16, DESIGN.md §3
- * "Media"): what the agent is waiting to hear at a step, the end-of-utterance silence that
+ * What a phone call's media needs to know about the conversation (docs/media.md "How a call
+ * behaves"): what the agent is waiting to hear at a step, the end-of-utterance silence that
  * suits it, and the recogniser grammar that biases towards it.
  *
  * Pure data and functions, in the domain so both the engine (which knows the current step)

@@ -1,5 +1,5 @@
 /**
- * Money (DESIGN.md §4 "Costs"): integer micro-rupees inside (1 INR = 1 000 000 µ₹), INR
+ * Money (docs/api-decisions.md "Costs"): integer micro-rupees inside (1 INR = 1 000 000 µ₹), INR
  * numbers rounded to 6 decimals at the API edge. Sums of integers never drift; only the
  * conversion at the edge divides.
  */
@@ -32,7 +32,7 @@ export interface CostMicro {
 /** The zero cost. */
 export const ZERO_COST: Readonly<CostMicro> = Object.freeze({ llm: 0, tts: 0, stt: 0 });
 
-/** `{llm_inr, tts_inr, stt_inr, total_inr}` of the spec's `cost` object. */
+/** `{llm_inr, tts_inr, stt_inr, total_inr}` of the API's `cost` object (`CostSchema` in src/contract/common.ts). */
 export interface CostInr {
   llm_inr: number;
   tts_inr: number;
@@ -40,7 +40,7 @@ export interface CostInr {
   total_inr: number;
 }
 
-/** The spec's cost object for a micro-rupee split; the total is summed before conversion. */
+/** The API's cost object for a micro-rupee split; the total is summed before conversion. */
 export function costView(c: CostMicro): CostInr {
   return {
     llm_inr: microToInr(c.llm),

@@ -1,6 +1,6 @@
 /**
- * Keeping credentials out of what vagent shows and stores (DESIGN.md §8: "never in a response,
- * a stored replay, a log line or an error message"): a provider's error text can echo what it
+ * Keeping credentials out of what vagent shows and stores (never in a response, a stored
+ * replay, a log line or an error message): a provider's error text can echo what it
  * was sent (a proxy, a misdirected URL), so messages built from one pass through here.
  */
 

@@ -1,5 +1,6 @@
 /**
- * SIP trunk addresses: the carrier host an INVITE is sent to (spec: Trunk.address).
+ * SIP trunk addresses: the carrier host an INVITE is sent to (`address` of TrunkSchema,
+ * src/contract/trunks.ts; docs/api-decisions.md "Trunks").
  *
  * Accepted: a DNS host name (`sip.example.in`), an IPv4 address or a bracketed IPv6 address,
  * each with an optional `:port` from 1 to 65535 (no leading zeros). Not accepted: a `sip:`

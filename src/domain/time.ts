@@ -108,8 +108,8 @@ const WINDOW = 3 * HOUR;
 /**
  * The calendar day containing `epochS` in `timeZone` (an IANA name), as `[start, end)` in
  * epoch seconds, and its date `YYYY-MM-DD`. Days with a DST change are 23 or 25 hours long.
- * Used for the daily spend budget (DESIGN.md §4 "Costs": the day boundary is the `timezone`
- * setting).
+ * Used for the daily spend budget (docs/calls.md "The daily budget": the day boundary is the
+ * `timezone` setting).
  *
  * `start` is the first second whose local date is `date` and `end` the first second whose
  * local date is later, so `start <= epochS < end` always holds, also where local midnight
@@ -160,7 +160,8 @@ const DATE_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 /**
  * The first second of calendar date `date` (`YYYY-MM-DD`) in `timeZone`, epoch seconds (where
  * local midnight does not exist, the day's first second, as in {@link dayBounds}). Used for
- * `vagent admin purge --before DATE` and `vagent admin export --since/--before` (issue 15 item 2).
+ * `vagent admin purge --before DATE` and `vagent admin export --since/--before` (docs/api-decisions.md "Retention").
+
  * @returns null when `date` is not a real calendar date in that form.
  * @throws RangeError for an unknown time zone.
  */

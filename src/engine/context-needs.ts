@@ -1,5 +1,5 @@
 /**
- * What an agent needs from the session it runs in (DESIGN.md §6, docs/agents.md "Context"):
+ * What an agent needs from the session it runs in (docs/agents.md "Context: what a session must bring"):
  * the context keys it declares in `required_context`, `customer_name` when a prompt says
  * `{{customer_name}}`, and the defaults of `context_defaults` for the other `{{context.x}}`.
  *

@@ -1,5 +1,5 @@
 /**
- * Control intents and FAQ keyword matching (DESIGN.md §6, layers 1 and 2).
+ * Control intents and FAQ keyword matching (docs/agents.md "How a call runs": the first two layers of a turn).
  *
  * Callers in India mix languages, so every agent hears English, romanised Hindi (Hinglish)
  * and Devanagari forms, whatever its own language.

@@ -1,5 +1,5 @@
 /**
- * What the media core of a phone call should listen for next (issue 16, DESIGN.md §3 "Media"):
+ * What the media core of a phone call should listen for next (docs/media.md "How a call behaves"):
  * the expectation of the step under the cursor (its end-of-utterance silence), the recogniser
  * grammar that suits it, and the phrases a `choice` step's answer is likely to hold.
  */

@@ -1,5 +1,5 @@
 /**
- * The engine's default lines per language (DESIGN.md §6): what the agent says for control
+ * The engine's default lines per language (docs/agents.md "Messages"): what the agent says for control
  * intents, re-prompts, readbacks and goodbyes when the agent's `messages` do not override them.
  */
 import { baseLanguage, type AgentDefinition, type Messages } from '../domain/agent.js';

@@ -1,5 +1,5 @@
 /**
- * Readbacks (DESIGN.md §6): a captured value said back for the caller to confirm — as one
+ * Readbacks (docs/agents.md "Confirm modes"): a captured value said back for the caller to confirm — as one
  * sentence ("That is Friday, the 14th of November, right?") or digit by digit from the
  * pre-synthesised digit clips, followed by the confirm prompt.
  */

@@ -1,5 +1,7 @@
 /**
- * Number words for speech (DESIGN.md §6: "language … number words, TTS voice"): cardinals in
+ * Number words for speech (docs/agents.md "Top-level fields": an agent's `language` chooses how
+ * numbers, dates and times are spoken): cardinals in
+
  * the Indian grouping (thousand, lakh, crore), ordinals, digit names, month and weekday names,
  * in English and Hindi. Pure data and arithmetic; {@link ./spoken.ts} builds sentences from it.
  * The word tables below 100 ({@link EN_ONES}, {@link EN_TENS}, {@link HI_0_99}) are also what

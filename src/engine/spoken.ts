@@ -1,5 +1,5 @@
 /**
- * Spoken-text normalisation (DESIGN.md §6: readbacks, digit clips, and every text sent to a
+ * Spoken-text normalisation (readbacks, digit clips, and every text sent to a
  * synthesiser): numbers, amounts, dates, times, phone numbers and codes written the way a
  * synthesiser should say them, in English or Hindi. Pure: no I/O, no clock.
  *

@@ -1,17 +1,17 @@
 /**
- * The engine's per-session state and the shapes a turn produces (DESIGN.md §6).
+ * The engine's per-session state and the shapes a turn produces (docs/agents.md "How a call runs").
  * Everything here is plain JSON: the service stores it in SQLite after every turn.
  */
 import type { AgentDefinition, SlotValue, Step } from '../domain/agent.js';
 import { messagesFor, type EngineMessages } from './messages.js';
 
-/** Status of one step: `done` means it captured something (spec: Turn result, `state`). */
+/** Status of one step: `done` means it captured something (docs/api-decisions.md "Sessions": `state.step_progress.steps`). */
 export type StepStatus = 'pending' | 'done' | 'failed' | 'skipped';
 
 /** Cursor values past the last step. */
 export const CURSOR_CLOSING = '$closing';
 
-/** Optional clip fields passed through to the API unchanged (spec: Clip). */
+/** Optional clip fields passed through to the API unchanged (`Clip` in src/contract/sessions.ts). */
 export interface ClipFlags {
   is_filler?: true;
   is_readback?: true;
@@ -118,7 +118,7 @@ export function currentStep(agent: CompiledAgent, state: EngineState): Step | un
   return i === undefined ? undefined : agent.def.steps[i];
 }
 
-/** `state.step_progress` of a turn result (spec: Turn result): done, total, pct, steps. */
+/** `state.step_progress` of a turn result (`StepProgress` in src/contract/sessions.ts): done, total, pct, steps. */
 export function stepProgress(
   agent: CompiledAgent,
   state: EngineState,

@@ -1,5 +1,5 @@
 /**
- * The static texts of an agent (DESIGN.md §6): every line known before any caller speaks, so
+ * The static texts of an agent (docs/architecture.md "Speech and the audio cache"): every line known before any caller speaks, so
  * it can be synthesised when the agent is applied and replies are served from the cache.
  */
 import { isTemplate } from './template.js';

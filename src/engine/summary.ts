@@ -1,5 +1,5 @@
 /**
- * The end-of-session summary (spec: End-of-session result; DESIGN.md §4):
+ * The end-of-session summary (`EndResultSchema` in src/contract/sessions.ts; docs/api-decisions.md "Sessions", **End**):
  * `{outcome, steps: [{id, status, attempts}], extracted: {slot: value}, tool_calls: [], turns}`.
  */
 import type { SlotValue } from '../domain/agent.js';
@@ -12,7 +12,7 @@ export type Outcome = 'completed' | 'partial' | 'stopped' | 'handoff' | 'abandon
 export type SessionSummary = {
   outcome: Outcome;
   steps: Array<{ id: string; status: StepStatus; attempts: number }>;
-  /** Confirmed canonical values by slot (DESIGN.md §6); a value awaiting its readback is left out. */
+  /** Confirmed canonical values by slot (docs/agents.md "Capture and slot types"); a value awaiting its readback is left out. */
   extracted: Record<string, SlotValue>;
   tool_calls: unknown[];
   turns: number;

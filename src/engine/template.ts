@@ -1,5 +1,6 @@
 /**
- * Prompt templates (DESIGN.md §6): `{{customer_name}}`, `{{context.x}}` (nested with dots) and
+ * Prompt templates (docs/agents.md "Templates"): `{{customer_name}}`, `{{context.x}}` (nested with dots) and
+
  * `{{slot_name}}` for captured slots. A placeholder with no value renders as an empty string,
  * and the whitespace around it is tidied, so a missing name never reads as "Hello {{…}}".
  * Sessions do not open without the values an agent needs (see context-needs.ts), so a blank

@@ -16,7 +16,7 @@ export interface BargeInConfig {
   /**
    * How long past `minSpeechMs` to wait for the recogniser's first partial text before
    * interrupting anyway, ms (default 50, range 0–1000): 250 + 50 keeps a barge-in `clear`
-   * within issue 16's 300 ms of speech onset while a fast partial can still show a backchannel.
+   * within 300 ms of speech onset while a fast partial can still show a backchannel.
    * Only used when `partialsExpected` is set on the input.
    */
   partialWaitMs: number;

@@ -1,6 +1,6 @@
 /**
- * A scripted {@link SpeechRecognizer} for deterministic tests and the bench (issue 16: "a fake
- * streaming recogniser (scripted transcripts with timings, slow and failing modes)").
+ * A scripted {@link SpeechRecognizer} for deterministic tests and the bench: a fake streaming
+ * recogniser with scripted transcripts, their timings, and slow and failing modes.
  *
  * The script is a queue of utterances shared by all streams of one recogniser. A stream takes
  * the next utterance when it releases a final: on `finish()`, or as soon as `releaseAfterMs`

@@ -1,7 +1,7 @@
 /**
- * A LiveKit room as a {@link MediaTransport} (issue 17, "LiveKit rooms"): the phone
+ * A LiveKit room as a {@link MediaTransport} (docs/media.md "LiveKit rooms"): the phone
  * participant's audio track in, vagent's published `AudioSource` out, through
- * `@livekit/rtc-node` (1.1.0; `reference/livekit.md` §5).
+ * `@livekit/rtc-node` (1.1.0; its `dist/room.d.ts` and `dist/audio_source.d.ts`).
  *
  * - Caller audio: the SIP participant's track read with rtc-node's `AudioStream` at
  *   {@link MEDIA_CORE_SAMPLE_RATE} Hz, mono, 20 ms frames (rtc-node resamples from the room's

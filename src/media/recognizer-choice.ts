@@ -1,7 +1,8 @@
 /**
- * Which recogniser hears a call (issue 17, "The recogniser is chosen per agent language
- * (config: a default and per-language overrides; `hi-IN` → Sarvam or Deepgram multi, `en-IN` →
- * either, embedded as the offline fallback)").
+ * Which recogniser hears a call (docs/media.md "2. Speech recognition", "Cloud speech
+ * recognition"): chosen per agent language, from a default and per-language overrides in the
+ * settings (`hi-IN` → Sarvam or Deepgram multi, `en-IN` → either, the embedded recogniser as
+ * the offline fallback).
  *
  * Pure: settings and the agent's language in, a plain-data {@link RecognizerSpec} out (the media
  * worker builds the recogniser from it, see ./recognizer-factory.ts). The main thread calls it

@@ -1,7 +1,7 @@
 /**
  * Builds the {@link SpeechRecognizer} of one call stream from its plain-data
  * {@link RecognizerSpec} (chosen on the main thread by ./recognizer-choice.ts), inside the media
- * worker (issue 17).
+ * worker.
  *
  * - `fake`: a {@link FakeRecognizer} on the stream's script;
  * - `pocketsphinx`: the worker's shared embedded recogniser (its warm engines serve every call);

@@ -1,6 +1,6 @@
 /**
- * The streaming speech recogniser port (issue 16, "Speech recognition"; DESIGN.md §7 "Media":
- * audio in → VAD → streaming recogniser → endpointing → the session turn).
+ * The streaming speech recogniser port (docs/media.md "2. Speech recognition"; docs/architecture.md
+ * "A carrier audio frame": audio in → VAD → streaming recogniser → endpointing → the session turn).
  *
  * A {@link SpeechRecognizer} opens one {@link RecognitionStream} per utterance (or per call
  * leg): the media session pushes mono signed 16-bit PCM at the stated rate as it arrives, gets
@@ -16,7 +16,7 @@
  * Errors: a stream that fails emits one `error` (a {@link RecognizerError} of kind `crashed`,
  * `timeout` or `unavailable`) and then nothing more. The call does not end: the caller of the
  * port decides — normally the step's re-prompt, or the fallback and a polite hang-up once the
- * re-prompts run out (issue 16, "a recogniser that crashes or hangs").
+ * re-prompts run out (a recogniser that crashes or hangs never leaves the call in silence).
  *
  * Times are stream times in ms counted from the stream's first pushed sample (sample counts,
  * never a wall clock), as in vad.ts, so they line up with the VAD's speech events.

@@ -1,7 +1,7 @@
 /**
- * The `rtc` room driver (issue 17): `@livekit/rtc-node`'s `Room` against a real LiveKit
- * server, behind ./room.ts {@link RoomConnection}. rtc-node 1.1.0 API (`dist/room.d.ts`,
- * `reference/livekit.md` §5): `Room.connect(url, token, {autoSubscribe, dynacast})`,
+ * The `rtc` room driver (docs/media.md "LiveKit rooms"): `@livekit/rtc-node`'s `Room` against a real LiveKit
+ * server, behind ./room.ts {@link RoomConnection}. rtc-node 1.1.0 API (its `dist/room.d.ts`):
+ * `Room.connect(url, token, {autoSubscribe, dynacast})`,
  * `RoomEvent.TrackSubscribed (track, publication, participant)`, `ParticipantConnected`,
  * `ParticipantDisconnected`, `ParticipantAttributesChanged (changed, participant)`,
  * `DtmfReceived (code, digit, participant)`, `Disconnected (reason)`;

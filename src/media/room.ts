@@ -1,5 +1,5 @@
 /**
- * A LiveKit room as vagent's media core sees it (issue 17, "LiveKit rooms"): the narrow
+ * A LiveKit room as vagent's media core sees it (docs/media.md "LiveKit rooms"): the narrow
  * {@link RoomConnection} that ./livekit-transport.ts drives, whatever carries the room.
  *
  * A {@link RoomDriver} implements it:
@@ -12,8 +12,8 @@
  *   they load it by URL ({@link roomDriver}): nothing here imports it.
  *
  * Participants are reduced to what a phone call needs (livekit/protocol `ParticipantInfo`:
- * identity, kind, attributes; `reference/livekit.md` §4 for the SIP attributes such as
- * `sip.callStatus`).
+ * identity, kind, attributes; the SIP attributes such as `sip.callStatus` are those of
+ * https://docs.livekit.io/sip/sip-participant/).
  */
 import type { AudioSource, Track } from '@livekit/rtc-node';
 import type { RoomJoin } from './worker-protocol.js';

@@ -1,5 +1,5 @@
 /**
- * The narrow transport interface of a call's media (issue 16, DESIGN.md §3 "Media"): whatever
+ * The narrow transport interface of a call's media (docs/architecture.md "A carrier audio frame"): whatever
  * carries a call's audio — a carrier WebSocket stream (Twilio Media Streams, Exotel
  * AgentStream, Plivo Audio Streams) or, next, a LiveKit room — is one {@link MediaTransport}.
  * The call media session sees only this: decoded caller audio, DTMF digits, mark

@@ -1,6 +1,7 @@
 /**
- * WAV/PCM utilities for the audio cache (DESIGN.md §3 "WAV/PCM utilities"; §4
+ * WAV/PCM utilities for the audio cache (docs/api-decisions.md "Audio URLs";
  * `GET /v1/audio/{name}.wav`): every cached clip is a 48 kHz mono 16-bit PCM WAV, the format
+
  * LiveKit plays without resampling. Parsing, writing and resampling are done by the `wavefile`
  * library (RIFF/WAVE reader and writer with a cubic resampler and low-pass filter).
  */

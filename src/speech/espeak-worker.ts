@@ -1,6 +1,7 @@
 /**
- * Child-process side of the embedded eSpeak NG synthesiser (DESIGN.md §2: GPL-3.0 engine kept
- * in a child process behind the `SpeechSynthesizer` interface). Started by ./espeak.ts with
+ * Child-process side of the embedded eSpeak NG synthesiser (docs/architecture.md "Speech and the
+ * audio cache": the GPL-3.0 engine kept in a child process behind the `SpeechSynthesizer`
+ * interface). Started by ./espeak.ts with
  * `child_process.fork` of the compiled file (`dist/speech/espeak-worker.js`); talks over the
  * IPC channel with the messages of ./espeak-protocol.ts.
  *

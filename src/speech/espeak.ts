@@ -1,7 +1,7 @@
 /**
- * The embedded speech engine, parent side (DESIGN.md §2: eSpeak NG, GPL-3.0, "run it in a
- * child process behind the SpeechSynthesizer interface … a synthesis stall never blocks the
- * event loop"). The engine itself lives in ./espeak-worker.ts, started lazily with
+ * The embedded speech engine, parent side (docs/architecture.md "Speech and the audio cache":
+ * eSpeak NG, GPL-3.0, runs in a child process behind the SpeechSynthesizer interface, so a
+ * synthesis stall never blocks the event loop). The engine itself lives in ./espeak-worker.ts, started lazily with
  * `child_process.fork`; requests go over IPC one at a time, in call order.
  *
  * Failure handling: a call that outlives its time limit rejects with 'timeout' (and if it was

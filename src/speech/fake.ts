@@ -1,6 +1,7 @@
 /**
- * A fake speech synthesiser for tests (DESIGN.md §3: "real adapters and test fakes beside
- * them"): deterministic tone audio whose length is proportional to the text, and switches to
+ * A fake speech synthesiser for tests, beside the real adapter: deterministic tone audio whose
+ * length is proportional to the text, and switches to
+
  * make calls crash, hang or fail the way the real engine can.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * The daemon's speech (DESIGN.md §2): the embedded eSpeak NG engine in a child process in
+ * The daemon's speech (docs/architecture.md "Speech and the audio cache"): the embedded eSpeak NG engine in a child process in
  * front of the audio cache of the state dir, or none when it is switched off or not installed.
  */
 import { statePaths } from '../config/paths.js';
@@ -18,7 +18,7 @@ export type OpenedSpeech = { speech: SpeechService; reason?: undefined } | { spe
  * @param mode      the `speech` setting
  * @param stateDir  the state dir (already created)
  * @param timeoutMs time limit of one live synthesis, ms
- * @param cache     the cap on dynamic clips and their keep window (issue 15 item 3); default no cap
+ * @param cache     the cap on dynamic clips and their keep window (docs/api-decisions.md "Audio URLs"); default no cap
  * @throws StateDirError when `audio.key` is readable by group or others, or malformed
  */
 export async function openSpeech(

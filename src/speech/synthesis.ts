@@ -1,5 +1,5 @@
 /**
- * The speech service (DESIGN.md §6: pre-synthesis of every static text, cache hits free and
+ * The speech service (docs/architecture.md "Speech and the audio cache": pre-synthesis of every static text, cache hits free and
  * instant, live synthesis only on a miss): a {@link SpeechSynthesizer} in front of an
  * {@link AudioCache}. It is what the session and agent services use as their speech port.
  */
@@ -85,7 +85,7 @@ export class SpeechService implements SpeechPort {
   /**
    * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
    * cache, or synthesised (within the time limit), converted to 48 kHz and stored as a
-   * *dynamic* clip (issue 15 item 3: bounded by the cache's cap). Identical concurrent calls
+   * *dynamic* clip (docs/api-decisions.md "Audio URLs": bounded by the cache's cap). Identical concurrent calls
    * share one synthesis.
    *
    * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',

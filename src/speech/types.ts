@@ -1,6 +1,7 @@
 /**
- * The speech-synthesis provider interface (DESIGN.md §2–3: "SpeechSynthesizer interface,
- * embedded engine (child process), cloud providers"). The core depends on this interface;
+ * The speech-synthesis provider interface (docs/architecture.md "Speech and the audio cache":
+ * the `SpeechSynthesizer` interface; the embedded engine runs in a child process, and cloud providers
+ * would implement it too). The core depends on this interface;
  * the embedded eSpeak NG adapter (./espeak.ts) and the test fake (./fake.ts) implement it.
  */
 

@@ -1,5 +1,6 @@
 /**
- * The SQLite database of a state dir (DESIGN.md §8): WAL, versioned migrations at open, and
+ * The SQLite database of a state dir (docs/architecture.md "State directory"; docs/api-decisions.md
+ * "Durability"): WAL, versioned migrations at open, and
  * group commit for writes.
  *
  * Writes go through {@link Store.write}: every write callback queued in the same turn of the
@@ -169,7 +170,7 @@ export class Store {
   /**
    * Opens (creating if needed) the database file, sets pragmas and applies migrations.
    *
-   * A new database is created with `auto_vacuum = INCREMENTAL` (issue 15 item 4: pages freed by
+   * A new database is created with `auto_vacuum = INCREMENTAL` (docs/api-decisions.md "Idempotency": pages freed by
    * deletes can be given back to the disk, see space.ts); SQLite accepts that only before the
    * first table, and before the WAL header is written.
    *

@@ -1,6 +1,6 @@
 /**
  * The state store: one SQLite database and its repositories. Nothing outside `store/`
- * writes SQL (DESIGN.md §3).
+ * writes SQL (docs/architecture.md "Layers").
  */
 import { Store } from './database.js';
 import { AgentRepo } from './repos/agents.js';
@@ -33,9 +33,9 @@ export interface Repos {
   sessions: SessionRepo;
   calls: CallRepo;
   telephonyEvents: TelephonyEventRepo;
-  /** What retention deletes (issue 15 item 2). */
+  /** What retention deletes (docs/api-decisions.md "Retention"). */
   retention: RetentionRepo;
-  /** Carrier credentials and media stream tokens (issue 16). */
+  /** Carrier credentials and media stream tokens (docs/carrier-auth.md). */
   carriers: CarrierRepo;
 }
 

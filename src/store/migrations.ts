@@ -133,7 +133,7 @@ const costOf = (m: string): string =>
   `(COALESCE(json_extract(${m}, '$.cost.llm'), 0) + COALESCE(json_extract(${m}, '$.cost.tts'), 0) + COALESCE(json_extract(${m}, '$.cost.stt'), 0))`;
 
 /**
- * Version 7 (issue 15 item 1): the running spend ledger. `spend_ledger` holds, per tenant and
+ * Version 7: the running spend ledger (docs/calls.md "The daily budget"). `spend_ledger` holds, per tenant and
  * quarter-hour of session creation (`bucket` = floor(created_at / 900)), the summed cost of
  * those sessions in micro-rupees: each session counts its newest metrics (the final ones once
  * ended). Triggers keep it in the same transaction as every cost write: a session's insert, each
@@ -181,7 +181,7 @@ const SPEND_LEDGER = `
 const OPEN_METRICS = `COALESCE((SELECT t.metrics FROM session_turns t WHERE t.session_seq = s.seq ORDER BY t.idx DESC LIMIT 1), s.metrics)`;
 
 /**
- * Version 10 (issue 15 item 1): what open calls hold, in the ledger too. Until now the budget
+ * Version 10: what open calls hold, in the ledger too. Until now the budget
  * check added to the ledger's costs what each open call of the day holds beyond its session's
  * cost so far (`MAX(0, reserved - cost)`), read from every such session's newest turn: linear in
  * the day's open calls. Now `call_holds` has one row per call with a reservation whose session
@@ -264,7 +264,7 @@ const CALL_HOLDS = `
 `;
 
 /**
- * Version 8 (issue 15 item 2): retention. `tenants.retention_days` is a tenant's own retention
+ * Version 8: retention (docs/api-decisions.md "Retention"). `tenants.retention_days` is a tenant's own retention
  * (NULL: the instance's `retention_days` applies; 0: keep this tenant's records for ever).
  * `agent_revisions.applied_at` says when a revision was last applied (existing revisions: now,
  * so none becomes purgeable before a whole retention period has passed). Indexes let the
@@ -378,7 +378,7 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tenant_id, id)
       ) STRICT;
 
-      -- id: random in 1..2^53-1 (DESIGN.md §4), never sequential. Rows are stored in creation
+      -- id: random in 1..2^53-1, never sequential. Rows are stored in creation
       -- order (seq), so sessions active at the same time sit on neighbouring pages.
       -- engine/metrics: the state at open, and the final state once ended; in between the
       -- newest session_turns row holds it (a turn appends one row and rewrites nothing).
@@ -482,7 +482,7 @@ export const MIGRATIONS: readonly Migration[] = [
     apply: callLifecycle,
   },
   {
-    // Issue 15 items 5 and 6. Start-up's release of in-progress idempotency claims
+    // Start-up's release of in-progress idempotency claims
     // (IdempotencyRepo.releaseAll) reads only the claims, not the whole table; the calls list
     // filtered to open sessions (GET /v1/calls?status=in_progress) starts from the tenant's
     // open sessions, not from all its calls.
@@ -505,7 +505,7 @@ export const MIGRATIONS: readonly Migration[] = [
     apply: retention,
   },
   {
-    // Issue 15 item 4. body_z: a stored response over 512 bytes, deflated (repos/idempotency.ts),
+    // body_z: a stored response over 512 bytes, deflated (repos/idempotency.ts),
     // with body NULL; an older row keeps its plain body. Then the conversion of a database made
     // before auto-vacuum was set at creation (space.ts): at once when it is small, otherwise
     // `vagent admin db vacuum` (daemon stopped), which `vagent serve` names at every start.
@@ -528,7 +528,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: CALL_HOLDS,
   },
   {
-    // Issue 16: which transport carries a call's audio. NULL: none yet (a prepared call no
+    // Which transport carries a call's audio (docs/media.md). NULL: none yet (a prepared call no
     // carrier stream has attached to). Calls with a LiveKit room are LiveKit's.
     version: 11,
     name: 'calls: transport (twilio, exotel, plivo, livekit)',
@@ -538,7 +538,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // Issue 16, carrier WebSocket streams: each tenant's carrier credentials (AES-256-GCM sealed,
+    // Carrier WebSocket streams (docs/carrier-auth.md): each tenant's carrier credentials (AES-256-GCM sealed,
     // bound to tenant and purpose carrier:<dialect>; hint: the end of an account id, never of a
     // secret) and the SHA-256 of its one stream token. Version 11 is the calls' transport.
     version: 12,

@@ -1,5 +1,5 @@
 /**
- * Disk space of the state database (issue 15 item 4): SQLite's `auto_vacuum` mode, the
+ * Disk space of the state database (README.md "What grows on disk, and what bounds it"): SQLite's `auto_vacuum` mode, the
  * conversion of a database created without it, the background reclaim of free pages, and the
  * figures of `vagent admin db stats`.
  *

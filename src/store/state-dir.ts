@@ -97,7 +97,7 @@ function decodeKey(text: string, source: string): Buffer {
 /**
  * A 32-byte secret kept in a file of the state dir: created on first use (32 random bytes,
  * base64, mode 0600, written with `O_EXCL` so two starters never write two different keys),
- * then read back. The master key and the audio key (DESIGN.md §8) both live this way.
+ * then read back. The master key and the audio key (docs/api-decisions.md "Master key", "Audio URLs") both live this way.
  *
  * @param file the key file, e.g. `<state-dir>/master.key`
  * @returns the 32 key bytes
@@ -121,7 +121,8 @@ export function loadKeyFile(file: string): Buffer {
 }
 
 /**
- * The 32-byte master key that seals trunk credentials (DESIGN.md §8).
+ * The 32-byte master key that seals trunk credentials (docs/api-decisions.md "Master key").
+
  * `configured` (from `VAGENT_MASTER_KEY` or the config file) wins; otherwise
  * `<state-dir>/master.key`, created on first use with mode 0600 ({@link loadKeyFile}).
  *

@@ -1,5 +1,6 @@
 /**
- * LiveKit as vagent's telephony provider (DESIGN.md §7; livekit-server-sdk 2.19.2 with
+ * LiveKit as vagent's telephony provider (docs/calls.md; livekit-server-sdk 2.19.2 with
+
  * @livekit/protocol 1.51.0, the version the SDK pins).
  *
  * - Outbound: `SipClient.createSipParticipant` with the trunk's provider id, or an inline

@@ -1,5 +1,5 @@
 /**
- * `vagent admin cache stats|prune` (issue 15 item 3): the audio cache of a state dir, read and
+ * `vagent admin cache stats|prune` (docs/api-decisions.md "Audio URLs"): the audio cache of a state dir, read and
  * pruned from the disk directly, so they work with or without a running daemon. They never
  * open the database.
  */

@@ -1,5 +1,5 @@
 /**
- * `vagent admin db stats|vacuum`: the state database's size and space (issue 15 item 4).
+ * `vagent admin db stats|vacuum`: the state database's size and space (README.md "What grows on disk, and what bounds it").
  * `stats` works beside a running daemon; `vacuum` rewrites the file, so it takes the state
  * dir's daemon lock and refuses while a daemon runs.
  */

@@ -1,5 +1,5 @@
 /**
- * `vagent agent apply|list|show|rm` (DESIGN.md §5, §6; `PUT/GET/DELETE /v1/agents/{agent_id}`).
+ * `vagent agent apply|list|show|rm` (docs/agents.md, docs/api-decisions.md "Agents"; `PUT/GET/DELETE /v1/agents/{agent_id}`).
  *
  * `apply` checks every file locally first (positions from src/cli/agent-file.ts); a file with
  * a problem is not sent. Warnings (a `{{context.x}}` neither required nor defaulted) go to

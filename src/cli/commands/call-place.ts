@@ -164,7 +164,8 @@ function printPlacement(p: CallPlacement): void {
   else ok(`call ${p.call_id} prepared: nothing was dialled`);
   const fields: Array<[string, string]> = [
     ['call', p.call_id],
-    // The API keeps the spec's two placement statuses; a dial that waited says it was answered.
+    // The API keeps its two placement statuses (`CallPlacementSchema`); a dial that waited says it was answered.
+
     ['status', p.dial_status === 'answered' ? 'answered' : p.status],
     ['session', p.session_id],
     ['agent', p.agent_id],

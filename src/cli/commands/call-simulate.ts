@@ -79,7 +79,7 @@ function explainStream(err: unknown, url: string): unknown {
       return new CliError(
         `the daemon has no media endpoint at ${url} (HTTP 404)`,
         EXIT.error,
-        "carrier media streams need a vagent daemon with issue 16's media endpoints: upgrade it",
+        'carrier media streams need a vagent daemon that serves /v1/media/* carrier streams: upgrade it',
       );
     }
     return new CliError(`the daemon refused the media stream (HTTP ${status})`, EXIT.error);

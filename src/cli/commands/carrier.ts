@@ -1,5 +1,5 @@
 /**
- * `vagent carrier set|list|rm|token` (extension, issue 16): the carrier credentials that let
+ * `vagent carrier set|list|rm|token` (extension; docs/carrier-auth.md): the carrier credentials that let
  * Twilio, Plivo and Exotel stream calls to the daemon's `/v1/media/{dialect}` with their own
  * authentication, and the tenant's stream token. Secrets are read from stdin or a hidden
  * prompt, never from argv.

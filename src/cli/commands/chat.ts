@@ -1,12 +1,12 @@
 /**
- * `vagent chat AGENT_ID` (DESIGN.md §5): a text conversation with an agent over the session
+ * `vagent chat AGENT_ID` (README.md "Agents and conversations"): a text conversation with an agent over the session
  * API (`POST /v1/sessions`, `/turn`, `/end`).
  *
  * - stdin and stdout are terminals: an interactive prompt with slash commands;
  * - otherwise: one turn per non-empty stdin line, the session ended at EOF;
  * - `--json`: JSON Lines — the open response, each turn result, then the end result.
  *
- * The agent can end the call (spec: States › Session, close-grace): after its closing line
+ * The agent can end the call (docs/api-decisions.md "Sessions", **Close-grace**): after its closing line
  * the session stays open for the agent's `close_grace_ms`. The chat ends with "the agent ended
  * the call" and the summary, exit 0, when a turn comes back `ended: true`, when that window
  * lapses with no new line, or when a turn finds the session already ended. Ctrl-C ends the
@@ -85,7 +85,7 @@ const GRACE_MARGIN_MS = 250;
 
 /**
  * The agent's close-grace window in ms: its definition's `close_grace_ms`, or the default
- * the daemon applies when it is left out (DESIGN.md §6).
+ * the daemon applies when it is left out (docs/agents.md "Close grace").
  */
 export function closeGraceMsOf(definition: Record<string, unknown> | undefined): number {
   const parsed = AgentDefinitionSchema.shape.close_grace_ms.safeParse(definition?.close_grace_ms);

@@ -1,5 +1,5 @@
 /**
- * `vagent number add|list|bind|rm` (spec: Endpoints › Numbers).
+ * `vagent number add|list|bind|rm` (`/v1/numbers`: src/contract/numbers.ts; docs/api-decisions.md "Numbers").
  */
 import { ApiResponseError, type CreateNumberRequest, type NumberRecord } from '../../client/index.js';
 import type { CommandContext } from '../context.js';

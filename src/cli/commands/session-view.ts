@@ -1,5 +1,5 @@
 /**
- * How `vagent session show|list` shows sessions to people (spec: Session detail, with
+ * How `vagent session show|list` shows sessions to people (`SessionDetailSchema` in src/contract/sessions.ts, with
  * vagent's extension fields; `GET /v1/sessions`). Every line is written through src/cli/output.ts.
  */
 import type { SessionDetail, SessionListItem } from '../../client/index.js';

@@ -1,5 +1,5 @@
 /**
- * `vagent session list|show|end` (spec: Endpoints › Sessions; `GET /v1/sessions/{id}`,
+ * `vagent session list|show|end` (docs/api-decisions.md "Sessions"; `GET /v1/sessions/{id}`,
  * `POST /v1/sessions/{id}/end`; `GET /v1/sessions` is an extension).
  */
 import type { SessionListQuery } from '../../client/index.js';

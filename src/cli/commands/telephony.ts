@@ -1,8 +1,8 @@
 /**
- * `vagent telephony check` (DESIGN.md §7; `GET /v1/telephony/check`): asks the daemon to make
+ * `vagent telephony check` (docs/calls.md "Connecting LiveKit"; `GET /v1/telephony/check`): asks the daemon to make
  * one authenticated LiveKit request, and explains in plain words what to change when it fails.
  * Also shows the inbound webhook event counts, the tenant's budget for today, and each configured
- * cloud speech recogniser's handshake (issue 17), with what to do when one fails.
+ * cloud speech recogniser's handshake (docs/media.md "Cloud speech recognition"), with what to do when one fails.
  */
 import type { TelephonyCheckResult } from '../../client/index.js';
 import type { CommandContext } from '../context.js';

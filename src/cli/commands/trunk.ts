@@ -1,5 +1,5 @@
 /**
- * `vagent trunk add|list|show|rm` (spec: Endpoints › Trunks).
+ * `vagent trunk add|list|show|rm` (`/v1/trunks`: src/contract/trunks.ts; docs/api-decisions.md "Trunks").
  */
 import type { CreateTrunkRequest, NumberRecord, Trunk } from '../../client/index.js';
 import type { CommandContext } from '../context.js';

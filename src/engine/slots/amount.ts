@@ -1,5 +1,5 @@
 /**
- * The `amount` extractor (DESIGN.md §6: a number in rupees; understands ₹, rs, rupees, k,
+ * The `amount` extractor (docs/agents.md "Capture and slot types": a number in rupees; understands ₹, rs, rupees, k,
  * lakh, crore, "eighty nine bucks"): "₹1,25,000", "rs. 500", "500 rupees", "1.5 lakh",
  * "2 crore", "5k", "$270", "1,490 bucks", "ek lakh", "paanch sau rupaye", "dedh lakh",
  * "saadhe teen hazaar".

@@ -1,5 +1,5 @@
 /**
- * Calendar arithmetic for date slots (DESIGN.md §6: dates are `YYYY-MM-DD` relative to the
+ * Calendar arithmetic for date slots (docs/agents.md "Capture and slot types": dates are `YYYY-MM-DD` relative to the
  * session's reference time in the agent's timezone). Pure: dates are plain {y, m, d} values
  * computed with UTC arithmetic; the timezone is only used to find the local date of `nowMs`.
  */

@@ -1,5 +1,5 @@
 /**
- * The `choice` extractor (DESIGN.md §6: `options: [{id, synonyms}]` → the option id).
+ * The `choice` extractor (docs/agents.md "Capture and slot types": `options: [{id, synonyms}]` → the option id).
  *
  * An option is picked by its id (`general_ward` is also heard as "general ward") or any of its
  * synonyms, matched as whole words, case-insensitively, with plural `s` ignored; a denied

@@ -1,5 +1,5 @@
 /**
- * The `number` extractor (DESIGN.md §6: canonical number), built for counts: "4 people",
+ * The `number` extractor (docs/agents.md "Capture and slot types": canonical number), built for counts: "4 people",
  * "for two", "a table for 1", "three rooms", "the four of us", "do log", "hum teen hain",
  * "just me" (1), "a couple" (2).
  *

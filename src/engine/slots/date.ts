@@ -1,5 +1,5 @@
 /**
- * The `date` extractor (DESIGN.md §6: canonical `YYYY-MM-DD`), relative to the session's
+ * The `date` extractor (docs/agents.md "Capture and slot types": canonical `YYYY-MM-DD`), relative to the session's
  * reference time in the agent's timezone. English and Hindi/Hinglish:
  *
  * - relative days: today/aaj, tomorrow/kal, day after tomorrow/parso, narso (+3), "in 3 days",

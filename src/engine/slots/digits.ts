@@ -1,5 +1,5 @@
 /**
- * The `digits` extractor (DESIGN.md §6: a string of 0-9): phone numbers, OTPs, PINs, account
+ * The `digits` extractor (docs/agents.md "Capture and slot types": a string of 0-9): phone numbers, OTPs, PINs, account
  * numbers, written or spoken — "98765 43210", "+91 98765-43210", "nine eight seven six …",
  * "double five", "triple seven", "oh" for zero, "nau aath saat …", Devanagari ९८७.
  *

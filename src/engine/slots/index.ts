@@ -1,9 +1,9 @@
 /**
- * Typed slot extractors of the conversation engine (DESIGN.md §6, layer "step capture"):
+ * Typed slot extractors of the conversation engine (docs/agents.md "How a call runs", layer "step capture"):
  * rules, no model, English and Hindi/Hinglish (romanised and Devanagari) whatever the agent's
  * language, because Indian callers mix them.
  *
- * Canonical values (DESIGN.md §6 — Contract): `yes_no` → boolean; `digits` → string of 0-9;
+ * Canonical values (docs/agents.md "Capture and slot types"): `yes_no` → boolean; `digits` → string of 0-9;
  * `number` → number; `amount` → number in rupees; `date` → `YYYY-MM-DD`; `time` → `HH:MM`
  * (24 h); `person_name` → string, proper-cased as said; `choice` → option id; `text` → the
  * trimmed utterance.
@@ -67,7 +67,7 @@ const EXTRACTORS: Record<Capture['type'], Extractor> = {
 };
 
 /**
- * Extracts the value of one slot from a caller's utterance (DESIGN.md §6).
+ * Extracts the value of one slot from a caller's utterance (docs/agents.md "Capture and slot types").
  *
  * @param utterance the caller's words (transcribed text)
  * @param opts the capture, language, clock and mode ({@link ExtractOptions})

@@ -1,7 +1,7 @@
 /**
  * Token masks shared by the number-like extractors: a number that is part of a time ("at 4
  * pm", "one in the afternoon") or a date ("the 3rd", "March 11") is not a count, an amount or
- * a digit string (DESIGN.md §6, step capture).
+ * a digit string (step capture).
  */
 import { localDate } from './calendar.js';
 import { findDates } from './date.js';

@@ -1,5 +1,5 @@
 /**
- * Number words of English and Hindi (romanised and Devanagari), as tables (DESIGN.md §6:
+ * Number words of English and Hindi (romanised and Devanagari), as tables (docs/agents.md "Capture and slot types":
  * "Extractors understand English and Hindi/Hinglish number … words at least").
  *
  * The words below 100 are those speech says (spoken-words.ts: {@link EN_ONES},

@@ -1,5 +1,5 @@
 /**
- * Spoken numbers → digits (DESIGN.md §6): the numeraliser rewrites every run of number words
+ * Spoken numbers → digits: the numeraliser rewrites every run of number words
  * in a token list into one number token, so the typed extractors match digits only.
  *
  * English: "one thousand three hundred and thirty" → 1330, "twenty-five" → 25, "a hundred" →

@@ -1,5 +1,5 @@
 /**
- * The `person_name` extractor (DESIGN.md §6: a string, as said, proper-cased): "my name is
+ * The `person_name` extractor (docs/agents.md "Capture and slot types": a string, as said, proper-cased): "my name is
  * Priya Sharma", "this is Rahul", "mera naam Amit hai", "मेरा नाम राहुल है", "send it to
  * Khadija", "my friend Yumi", "Uncle Richard please", "to mom" → "Mom", "Aunt Jenny".
  *

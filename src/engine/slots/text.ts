@@ -1,5 +1,5 @@
 /**
- * Utterance preparation for the slot extractors (DESIGN.md §6, step capture): tokens with their
+ * Utterance preparation for the slot extractors (step capture): tokens with their
  * offsets in the caller's original words, a normalised lower-case text for pattern matching,
  * and the map back from a match in that text to the words that produced it (for the
  * decision trace).

@@ -1,5 +1,5 @@
 /**
- * The `time` extractor (DESIGN.md §6: canonical `HH:MM`, 24 h), English and Hindi/Hinglish:
+ * The `time` extractor (docs/agents.md "Capture and slot types": canonical `HH:MM`, 24 h), English and Hindi/Hinglish:
  * "10:30", "10.30 am", "5pm", "half past ten", "quarter to 5 pm", "5 in the evening",
  * "afternoon 3:45", "noon", "subah das baje" → 10:00, "shaam 5 baje" → 17:00, "dopahar 2 baje"
  * → 14:00, "raat 9 baje" → 21:00, "saade das baje" → 10:30, "paune 5" → 16:45, "dedh baje" → 13:30.

@@ -1,5 +1,5 @@
 /**
- * Yes/no detection (DESIGN.md §6: `yes_no` → true/false; confirmations), English and
+ * Yes/no detection (docs/agents.md "Capture and slot types": `yes_no` → true/false; confirmations), English and
  * Hindi/Hinglish: "yes", "yeah", "correct", "sounds good", "haan", "ji haan", "theek hai",
  * "sahi hai", "bilkul", "हाँ", "जी"; "no", "nope", "nahi", "galat", "नहीं", "no, it's 98…".
  *

@@ -1,8 +1,8 @@
 /**
  * What the cloud recognisers' WebSocket adapters (./deepgram.ts, ./sarvam.ts) share, written
  * once: the endpoint URL check, the shape of a failed connection attempt, and the authenticated
- * handshake behind `vagent telephony check` (issue 17: "an authenticated handshake with each
- * configured provider").
+ * handshake behind `vagent telephony check` (one authenticated handshake with each configured
+ * provider; docs/media.md "Cloud speech recognition").
  */
 import WebSocket from 'ws';
 import type { RecognizerErrorKind } from '../recognizer.js';

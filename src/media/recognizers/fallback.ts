@@ -1,8 +1,8 @@
 /**
- * A recogniser that falls back (issue 17, "Cloud speech recognition": "a provider that is slow,
- * drops the socket or answers 401/429 mid-call: reconnect once with buffered audio, else fall
- * back to the embedded recogniser (English) or a polite DTMF/hang-up path — the call never
- * hangs in silence").
+ * A recogniser that falls back (docs/media.md "Cloud speech recognition", **Fallback**): a
+ * provider that is slow, drops the socket or answers 401/429 mid-call is reconnected once with
+ * buffered audio, else the call falls back to the embedded recogniser (English) or a polite
+ * DTMF/hang-up path — the call never hangs in silence.
  *
  * {@link FallbackRecognizer} wraps a primary (a cloud adapter, which already reconnects once with
  * its buffered audio before it reports an error) and an optional fallback (the embedded one).

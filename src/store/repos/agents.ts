@@ -1,5 +1,5 @@
 /**
- * Agents (DESIGN.md §6): the current revision of each agent per tenant, and every revision's
+ * Agents (docs/api-decisions.md "Agents"): the current revision of each agent per tenant, and every revision's
  * definition by digest (sessions pin the revision they opened with).
  */
 import type { Db } from '../database.js';

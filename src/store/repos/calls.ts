@@ -1,5 +1,5 @@
 /**
- * Calls and LiveKit webhook events (spec: Calls; DESIGN.md §7). A call is keyed by its
+ * Calls and LiveKit webhook events (docs/api-decisions.md "Calls"; docs/calls.md). A call is keyed by its
  * session: call `cl_<N>` belongs to session `se_<N>`, and its status, end time, customer
  * name and cost are read from that session.
  */
@@ -35,7 +35,7 @@ export interface CallRow {
   /** When the callee answered (inbound: when vagent answered), epoch seconds; null if never. */
   answered_at: number | null;
   /**
-   * What carries the call's audio (migration 11, issue 16): a carrier WebSocket stream
+   * What carries the call's audio (migration 11; docs/media.md): a carrier WebSocket stream
    * (`twilio`, `exotel`, `plivo`) or a LiveKit room; null while none has (a prepared call).
    */
   transport: CallTransport | null;
@@ -46,7 +46,7 @@ export interface CallRow {
   source: CallSource;
 }
 
-/** The transports a call's audio can travel on (issue 16). */
+/** The transports a call's audio can travel on (docs/media.md). */
 export const CALL_TRANSPORTS = ['twilio', 'exotel', 'plivo', 'livekit'] as const;
 /** One of {@link CALL_TRANSPORTS}. */
 export type CallTransport = (typeof CALL_TRANSPORTS)[number];
@@ -213,8 +213,9 @@ export class CallRepo {
     return Number(this.q.insert.run({ ...row, source: row.source ?? 'phone' }).lastInsertRowid);
   }
   /**
-   * A carrier stream attaches to prepared call `id` (issue 16: prepare-only + the operator's
-   * carrier dials): its line becomes `answered` on `transport`, with the carrier's call id.
+   * A carrier stream attaches to prepared call `id` (docs/media.md "Prepare-only + carrier dial"):
+   * its line becomes `answered` on `transport`, with the carrier's call id.
+
    * Only a call never dialled, never attached and whose session is open moves (the one move out
    * of `not_dialled` besides the transition table). `source` records who opened the stream.
    * @returns true when it moved.
@@ -266,7 +267,7 @@ export class CallRepo {
   }
   /**
    * LiveKit room calls still on the line (`ringing`/`answered`) whose session is open: at
-   * start-up these are calls whose media died with the previous daemon (issue 17).
+   * start-up these are calls whose media died with the previous daemon.
    */
   orphanedRooms(): Array<{ id: number; tenant_id: string; room_name: string; direction: string }> {
     return this.q.orphanedRooms.all() as Array<{ id: number; tenant_id: string; room_name: string; direction: string }>;
@@ -310,7 +311,7 @@ export class CallRepo {
   /**
    * The tenant's calls, newest first, with `seq` below `beforeSeq`.
    * @param status `open`/`ended` sessions only, or null for all. `open` reads the tenant's open
-   *   sessions through the partial index `sessions_open` (issue 15 item 6), so its cost follows
+   *   sessions through the partial index `sessions_open` (migration 6), so its cost follows
    *   the open sessions, not all calls.
    * @param source one source's calls only (through index `calls_tenant_source`), or null for all
    */
@@ -330,7 +331,7 @@ export class CallRepo {
    * micro-rupees: each session's cost, or the reservation of its call while it is open (and
    * `now` is before its `reserve_until`) when that is more.
    *
-   * Issue 15 item 1: one statement over two index ranges, whatever the day's sessions and open
+   * One statement over two index ranges, whatever the day's sessions and open
    * calls: the day's spend ledger rows (at most 100 quarter-hours; migration 7's costs plus
    * migration 10's `held_micro`, what open calls hold beyond their cost so far), less what the
    * day's holds past their `reserve_until` and not yet released still add there (few: see

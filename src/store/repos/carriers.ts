@@ -1,5 +1,5 @@
 /**
- * Carrier credentials and media stream tokens (issue 16, "Auth (Contract)"; migration 12).
+ * Carrier credentials and media stream tokens (docs/carrier-auth.md; migration 12).
  *
  * A tenant holds at most one credential per carrier dialect, sealed by the service before it
  * gets here (this module never sees a secret in clear), and at most one stream token, stored

@@ -1,10 +1,10 @@
 /**
- * Idempotency records (spec: Endpoints › Idempotency; DESIGN.md §4).
+ * Idempotency records (docs/api-decisions.md "Idempotency").
  * Rows are keyed by (tenant, key); `in_progress` while the first request runs, `done` with
  * the stored status and body afterwards.
  *
- * A body over {@link COMPRESS_ABOVE_BYTES} is stored deflated in `body_z` (migration 9; issue
- * 15 item 4), `body` then NULL, and inflated on read: replays stay byte-identical. Measured
+ * A body over {@link COMPRESS_ABOVE_BYTES} is stored deflated in `body_z` (migration 9;
+ * docs/api-decisions.md "Idempotency"), `body` then NULL, and inflated on read: replays stay byte-identical. Measured
  * (bench/idempotency-bodies.mjs): session and turn responses of 1.2–1.6 KB deflate 2.4×, the
  * whole idempotency table shrinks from ~2,130 to ~890 bytes per row, at ~14 µs to deflate and
  * ~6 µs to inflate a body; a row written before stays plain and replays as it is.
@@ -104,7 +104,7 @@ export class IdempotencyRepo {
   release(tenantId: string, key: string): void {
     this.q.release.run(tenantId, key);
   }
-  /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6; issue 15 item 5). */
+  /** Drops every claim (start-up: claims of a crashed process). Returns how many. Reads only the claims (partial index `idempotency_in_progress`, migration 6). */
   releaseAll(): number {
     return this.q.releaseAll.run().changes;
   }

@@ -1,5 +1,5 @@
 /**
- * What retention deletes (issue 15 item 2), in bounded batches: a tenant's ended sessions
+ * What retention deletes (docs/api-decisions.md "Retention"), in bounded batches: a tenant's ended sessions
  * created before a cut-off with their turns and calls, its audit events, and the instance's
  * telephony events and unused agent revisions. Each batch method runs inside one write (the
  * caller's `Store.write`); each count method answers exactly what the batches would delete.

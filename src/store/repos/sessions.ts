@@ -1,5 +1,5 @@
 /**
- * Conversation sessions and their turns (spec: Sessions). A turn appends one row to the turn
+ * Conversation sessions and their turns (docs/api-decisions.md "Sessions"). A turn appends one row to the turn
  * log carrying the session's new engine state and metrics; the session row is written at open
  * and at end only. Writes per turn stay few and sequential: the log and its index grow at their
  * ends, and sessions opened together share pages.

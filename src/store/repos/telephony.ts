@@ -1,5 +1,5 @@
 /**
- * Trunks and number records (spec: Trunk, Number record).
+ * Trunks and number records (`TrunkSchema`, `NumberSchema` in src/contract; docs/api-decisions.md "Trunks", "Numbers").
  */
 import type { NumberRecord } from '../../contract/numbers.js';
 import type { Db } from '../database.js';

@@ -1,5 +1,5 @@
 /**
- * Tenants, API keys and audit events (DESIGN.md §4 "Auth").
+ * Tenants, API keys and audit events (docs/api-decisions.md "Auth").
  */
 import type { Db } from '../database.js';
 
