@@ -10,7 +10,7 @@ import stringify from 'safe-stable-stringify';
 import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
 import { isAgentId, shortId } from '../domain/ids.js';
-import type { AgentAudioProgress, AgentSummary } from '../domain/resources.js';
+import type { AgentAudioProgress, AgentSummary } from '../contract/index.js';
 import { staticOpeningTexts, staticTexts } from '../engine/static-texts.js';
 import { toSpokenText } from '../engine/spoken.js';
 import { compileAgent, type CompiledAgent } from '../engine/state.js';

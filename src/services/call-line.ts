@@ -14,7 +14,7 @@
 import { lineMayBeUp, type LineOutcome } from '../domain/calls.js';
 import { ApiError } from '../domain/errors.js';
 import { shortId } from '../domain/ids.js';
-import type { CallHangup } from '../domain/resources.js';
+import type { CallHangup } from '../contract/index.js';
 import { scoped } from './access.js';
 import { callRoom, callStatusView, parseCallId } from './calls.js';
 import type { Caller, ServiceDeps } from './context.js';

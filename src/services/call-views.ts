@@ -6,7 +6,7 @@
 import { ApiError } from '../domain/errors.js';
 import { parseSessionNumber, shortId } from '../domain/ids.js';
 import { costView } from '../domain/money.js';
-import type { CallStatus } from '../domain/resources.js';
+import type { CallStatus } from '../contract/index.js';
 import type { CallRow, CallWithSession } from '../store/index.js';
 import { keyReuseError } from './idempotency.js';
 import type { SessionMetrics } from './session-model.js';

@@ -25,7 +25,7 @@ import { DIAL_LIMITS, type CallSource, type DialStatus } from '../domain/calls.j
 import { CALLS_CURSOR } from '../domain/cursor.js';
 import { ApiError } from '../domain/errors.js';
 import { shortId } from '../domain/ids.js';
-import type { CallPlacement } from '../domain/resources.js';
+import type { CallPlacement } from '../contract/index.js';
 import type { CallTransport } from '../store/repos/calls.js';
 import { scoped } from './access.js';
 import {

@@ -33,7 +33,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
-import type { CarrierList, CarrierView } from '../domain/resources.js';
+import type { CarrierList, CarrierView } from '../contract/index.js';
 import { randomToken } from '../domain/ids.js';
 import { validateExotelBasicAuth, validatePlivoSignatureV3, validateTwilioSignature } from '../media/carriers/auth.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../media/carriers/types.js';
@@ -126,7 +126,7 @@ export type CarrierCredentials =
   | { dialect: 'plivo'; auth_id: string; auth_token: string }
   | { dialect: 'exotel'; api_key: string; api_token: string };
 
-export type { CarrierView, CarrierList } from '../domain/resources.js';
+export type { CarrierView, CarrierList } from '../contract/index.js';
 
 /** The answer of {@link CarrierService.verifyNative}. */
 export type NativeAuthOutcome = 'ok' | 'bad' | 'absent';

@@ -4,7 +4,7 @@
  * joined. URLs carry each clip's public name (a keyed MAC of its cache key), never the key. A synthesis failure (crash, hang, no engine) leaves that clip without audio and
  * never fails the turn.
  */
-import type { Clip } from '../domain/resources.js';
+import type { Clip } from '../contract/index.js';
 import { toSpokenText } from '../engine/spoken.js';
 import type { ClipSpec } from '../engine/state.js';
 import type { SpeechPort } from './speech-port.js';

@@ -29,7 +29,7 @@ import type { InboundService } from './inbound.js';
 import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
 import { INTERNAL, type Committed } from './unit-of-work.js';
-import type { TurnResult } from '../domain/resources.js';
+import type { TurnResult } from '../contract/index.js';
 
 /** What a stream's `start` says about its call (plain data from the carrier parser). */
 export interface StreamStart {

@@ -5,7 +5,7 @@
  * Functions named `*Tx` must run inside `Store.write`.
  */
 import { ApiError } from '../domain/errors.js';
-import type { NumberRecord } from '../domain/resources.js';
+import type { NumberRecord } from '../contract/index.js';
 import { isE164 } from '../domain/e164.js';
 import { newNumberId } from '../domain/ids.js';
 import { missingSessionValues } from '../engine/context-needs.js';

@@ -3,7 +3,7 @@
  * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
  */
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
-import type { SessionListItem, SessionRecord, SessionStepView, SessionTotals } from '../domain/resources.js';
+import type { SessionListItem, SessionRecord, SessionStepView, SessionTotals } from '../contract/index.js';
 import type { SessionSummary } from '../engine/summary.js';
 import type { SessionListRow } from '../store/index.js';
 

@@ -4,7 +4,7 @@
  * (docs/unit-of-work.md).
  */
 import type { MediaSettings } from '../domain/agent.js';
-import type { SessionOpened } from '../domain/resources.js';
+import type { SessionOpened } from '../contract/index.js';
 import type { MediaHints } from '../engine/media-hints.js';
 import type { CompiledAgent, EngineState } from '../engine/state.js';
 import type { SessionSummary } from '../engine/summary.js';

@@ -17,7 +17,7 @@
  */
 import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
-import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } from '../domain/resources.js';
+import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } from '../contract/index.js';
 import { newSessionNumber } from '../domain/ids.js';
 import { costView } from '../domain/money.js';
 import { buildSummary } from '../engine/summary.js';

@@ -5,7 +5,7 @@
  * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
  */
 import { ApiError } from '../domain/errors.js';
-import type { Trunk } from '../domain/resources.js';
+import type { Trunk } from '../contract/index.js';
 import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
 import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';

@@ -5,7 +5,7 @@
  * their write step.
  */
 import { addCost, costView, type CostMicro } from '../domain/money.js';
-import type { TurnResult, TurnState } from '../domain/resources.js';
+import type { TurnResult, TurnState } from '../contract/index.js';
 import type { TurnEventKind, TurnOutput } from '../engine/turn.js';
 import { stepProgress, type CompiledAgent, type EngineState } from '../engine/state.js';
 import type { RenderedReply } from './clips.js';
