@@ -31,7 +31,6 @@
  * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
  */
 import crypto from 'node:crypto';
-import { z } from 'zod';
 import { ApiError } from '../domain/errors.js';
 import type { CarrierList, CarrierView } from '../contract/index.js';
 import { randomToken } from '../domain/ids.js';
@@ -41,84 +40,23 @@ import type { CarrierCredentialRow } from '../store/index.js';
 import type { Caller, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 
-/** A carrier dialect name, exactly (route segment, `dialect` field). */
-export const CARRIER_DIALECT_PATTERN = /^(twilio|exotel|plivo)$/;
-/** A stored carrier secret (auth token, API token): 8–256 printable ASCII characters, no space. */
-export const CARRIER_SECRET_PATTERN = /^[\x21-\x7e]{8,256}$/;
-/** A Twilio Account SID: `AC` and 32 hex digits (https://www.twilio.com/docs/glossary/what-is-a-sid). */
-export const TWILIO_ACCOUNT_SID_PATTERN = /^AC[0-9a-fA-F]{32}$/;
-/** A Plivo Auth ID: `MA` (account) or `SA` (subaccount) and 18 capitals or digits, 20 in all. */
-export const PLIVO_AUTH_ID_PATTERN = /^[MS]A[A-Z0-9]{18}$/;
-/** An Exotel API key (the basic-auth user name): 1–128 letters, digits, `_` or `-`. */
-export const EXOTEL_API_KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-/** A stream token: `vst_` and 43 base64url characters (258 random bits). */
-export const STREAM_TOKEN_PATTERN = /^vst_[A-Za-z0-9_-]{43}$/;
+import { CARRIER_BODIES, CARRIER_DIALECT_PATTERN, STREAM_TOKEN_PATTERN } from '../contract/carriers.js';
+// The credential bodies and their patterns are the /v1 contract's (src/contract/carriers.ts).
+export {
+  CARRIER_BODIES,
+  CARRIER_DIALECT_PATTERN,
+  CARRIER_SECRET_PATTERN,
+  EXOTEL_API_KEY_PATTERN,
+  ExotelCredentialsBody,
+  PLIVO_AUTH_ID_PATTERN,
+  PlivoCredentialsBody,
+  STREAM_TOKEN_PATTERN,
+  TWILIO_ACCOUNT_SID_PATTERN,
+  TwilioCredentialsBody,
+} from '../contract/carriers.js';
+
 /** Candidate URLs {@link CarrierService.verifyNative} looks at, at most. */
 export const MAX_SIGNED_URLS = 4;
-
-const SECRET_MESSAGE = 'must be 8–256 printable ASCII characters without spaces, as the carrier console shows it';
-
-/** A secret field named `what` (its errors say how to get it right, never echo it). */
-const secretField = (what: string, where: string) =>
-  z.string({ error: `${what} is required: ${where}` }).regex(CARRIER_SECRET_PATTERN, { error: `${what} ${SECRET_MESSAGE}` });
-
-/**
- * A body of exactly `shape`: a field it does not know is refused by name (`param`), saying
- * which fields `dialect` takes (e.g. Plivo's auth_id sent to the Twilio path).
- */
-const strictBody = <S extends z.ZodRawShape>(dialect: CarrierDialect, shape: S) => {
-  const fields = Object.keys(shape).join(', ');
-  return (
-    z
-      .looseObject(shape, { error: `request body must be a JSON object {${fields}}` })
-      .superRefine((body, ctx) => {
-        for (const key of Object.keys(body)) {
-          if (!Object.hasOwn(shape, key))
-            ctx.addIssue({
-              code: 'custom',
-              path: [key.slice(0, 40)],
-              message: `unknown field: ${dialect} credentials take only ${fields}`,
-            });
-        }
-      })
-      // Published as what it is: no other member is accepted.
-      .meta({ additionalProperties: false })
-  );
-};
-
-/** `PUT /v1/carriers/twilio` body: the account's auth token (primary or secondary), its SID optional. */
-export const TwilioCredentialsBody = strictBody('twilio', {
-  account_sid: z
-    .string({ error: 'account_sid must be a string: AC and 32 hex digits (Twilio console, Account Info)' })
-    .regex(TWILIO_ACCOUNT_SID_PATTERN, {
-      error: 'account_sid must be AC followed by 32 hex digits (Twilio console, Account Info)',
-    })
-    .optional(),
-  auth_token: secretField('auth_token', 'the Twilio auth token that signs requests (Twilio console, Account Info)'),
-});
-
-/** `PUT /v1/carriers/plivo` body: the account's Auth ID and Auth Token. */
-export const PlivoCredentialsBody = strictBody('plivo', {
-  auth_id: z.string({ error: 'auth_id is required: the Plivo Auth ID (Plivo console, Overview)' }).regex(PLIVO_AUTH_ID_PATTERN, {
-    error: 'auth_id must be a Plivo Auth ID: MA or SA and 18 capitals or digits (Plivo console, Overview)',
-  }),
-  auth_token: secretField('auth_token', 'the Plivo Auth Token (Plivo console, Overview)'),
-});
-
-/** `PUT /v1/carriers/exotel` body: the API key and token Exotel puts in the stream URL's user info. */
-export const ExotelCredentialsBody = strictBody('exotel', {
-  api_key: z
-    .string({ error: 'api_key is required: the Exotel API key (Exotel dashboard, API Settings)' })
-    .regex(EXOTEL_API_KEY_PATTERN, { error: 'api_key must be 1–128 letters, digits, _ or - (Exotel dashboard, API Settings)' }),
-  api_token: secretField('api_token', 'the Exotel API token (Exotel dashboard, API Settings)'),
-});
-
-/** The body schema of each dialect. */
-export const CARRIER_BODIES = {
-  twilio: TwilioCredentialsBody,
-  plivo: PlivoCredentialsBody,
-  exotel: ExotelCredentialsBody,
-} as const;
 
 /** Validated credentials of one dialect. */
 export type CarrierCredentials =
