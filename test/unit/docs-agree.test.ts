@@ -23,7 +23,7 @@ describe('the README and docs agree with the code', () => {
   });
 
   it('docs/agents.md lists no LLM layer, as the daemon reports none', () => {
-    expect(read('src/services/sessions.ts')).toContain('llm_used: false');
+    expect(read('src/services/turn-record.ts')).toContain('llm_used: false');
     expect(read('docs/api-decisions.md')).toContain('There is no LLM layer');
     const layers = /Each caller turn goes through these layers[^]*?re-prompt\./.exec(read('docs/agents.md'))?.[0];
     expect(layers).toBeDefined();

@@ -314,7 +314,7 @@ describe('the room driver a media process uses', () => {
   it('loads the development driver by module URL, and refuses a module without one', async () => {
     const dev = new URL('../../src/devtools/room-fake.ts', import.meta.url).href;
     expect(await roomDriver(dev)).toBe(connectFakeRoom);
-    const none = new URL('../../src/media/room.ts', import.meta.url).href;
+    const none = new URL('../../src/media/room-connect.ts', import.meta.url).href;
     await expect(roomDriver(none)).resolves.toBe(connectRoom);
     const bad = new URL('../../src/media/fake-clock.ts', import.meta.url).href;
     await expect(roomDriver(bad)).rejects.toThrow(/exports no connectRoom room driver/);
