@@ -17,7 +17,7 @@
  *    the embedded one as the fallback when it serves the language (English); a language the
  *    provider does not serve gets the embedded one when it can, else off.
  * 4. `off`: off. `fake` (tests): the scripted recogniser, its script from the fake's own
- *    channel (./fake-recognizer-script.ts).
+ *    channel (./recognizers/fake-script.ts).
  */
 import { RECOGNIZER_KEY_ENV } from '../config/schema.js';
 import { canonicalLanguage, languageMatches, recognizerFor, type RecognizerCandidate, type RecognizerInfo } from './recognizer.js';
@@ -113,7 +113,7 @@ function candidates(
  * @param language the agent's language, a BCP-47 tag
  * @param embedded whether the embedded recogniser is installed
  * @returns a {@link RecognizerSpec}: `off` carries a reason fit for logs and `/v1/health`
- *          (never a key); a `fake` spec has an empty script (./fake-recognizer-script.ts fills it)
+ *          (never a key); a `fake` spec has an empty script (./recognizers/fake-script.ts fills it)
  * @throws RangeError if `language` is not a well-formed BCP-47 tag
  */
 export function chooseRecognizer(config: RecognitionConfig, language: string, embedded: EmbeddedStatus): RecognizerSpec {

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import type { Settings } from '../config/schema.js';
 import { pocketsphinxStatus } from '../media/pocketsphinx.js';
-import { withFakeScripts } from '../media/fake-recognizer-script.js';
+import { withFakeScripts } from '../media/recognizers/fake-script.js';
 import {
   chooseRecognizer,
   describeRecognition,
@@ -65,7 +65,7 @@ export function embeddedStatus(
 /**
  * The daemon's recogniser per call: {@link chooseRecognizer} by the agent's language; only with
  * `recognizer: fake`, the fake recogniser's script is read from the call's own parameters
- * (src/media/fake-recognizer-script.ts).
+ * (src/media/recognizers/fake-script.ts).
  */
 export function recognizerChoice(config: RecognitionConfig, embedded: EmbeddedStatus): CallRecognizerChoice {
   const choose: CallRecognizerChoice = (language) => chooseRecognizer(config, language, embedded);

@@ -1,7 +1,6 @@
 /**
  * Trunks and number records (`TrunkSchema`, `NumberSchema` in src/contract; docs/api-decisions.md "Trunks", "Numbers").
  */
-import type { NumberRecord } from '../../contract/numbers.js';
 import type { Db } from '../database.js';
 
 /**
@@ -22,7 +21,18 @@ export interface TrunkRow {
 const TRUNK_COLUMNS = 'id, tenant_id, name, address, numbers, provider_trunk_id, auth_sealed IS NOT NULL AS has_credentials, created_at';
 
 /** A number-record row: stored exactly as the API shows it. */
-export type NumberRow = NumberRecord;
+export interface NumberRow {
+  /** `num_<id>`. */
+  id: string;
+  tenant_id: string;
+  /** E.164. */
+  number: string;
+  trunk_id: string | null;
+  agent_id: string | null;
+  label: string | null;
+  /** Epoch seconds. */
+  created_at: number;
+}
 
 /** The columns of a {@link NumberRow} (not the storage-order `seq`). */
 const NUMBER_COLUMNS = 'id, tenant_id, number, trunk_id, agent_id, label, created_at';

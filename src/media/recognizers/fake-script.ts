@@ -9,8 +9,8 @@
  * the fake is configured; nothing else in the daemon reads that parameter (docs/media.md,
  * "Testing without a phone").
  */
-import type { FakeUtterance } from './fake-recognizer.js';
-import type { CallRecognizerChoice } from './recognizer-choice.js';
+import type { FakeUtterance } from '../fake-recognizer.js';
+import type { CallRecognizerChoice } from '../recognizer-choice.js';
 
 /** The custom parameter (carrier stream) or context key (LiveKit call) holding the fake recogniser's script. */
 export const FAKE_TRANSCRIPTS_PARAM = 'vagent_fake_transcripts';
