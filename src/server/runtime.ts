@@ -42,7 +42,7 @@ export interface RuntimeOptions {
   /** Told of synthesis failures. */
   onSpeechError?: (err: unknown) => void;
   /** Clock in epoch seconds (tests). */
-  now?: () => number;
+  nowS?: () => number;
   /** Telephony provider (the daemon's LiveKit); default none. */
   telephony?: TelephonyPort;
   /** Client of tenants' inbound routing webhooks. */
@@ -72,7 +72,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.speech ? { speech: options.speech } : {}),
       ...(options.audioBaseUrl ? { audioBaseUrl: options.audioBaseUrl } : {}),
       ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
-      ...(options.now ? { now: options.now } : {}),
+      ...(options.nowS ? { nowS: options.nowS } : {}),
       ...(options.telephony ? { telephony: options.telephony } : {}),
       ...(options.routingWebhook ? { routingWebhook: options.routingWebhook } : {}),
       ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),

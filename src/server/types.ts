@@ -1,7 +1,7 @@
 /**
  * Request decorations shared by the server plugins.
  */
-import type { Caller } from '../services/context.js';
+import type { Principal } from '../services/context.js';
 import type { IdempotencyClaim, IdempotencyMode } from '../services/unit-of-work.js';
 
 /**
@@ -25,8 +25,8 @@ declare module 'fastify' {
   }
 
   interface FastifyRequest {
-    /** The authenticated caller; set by the auth plugin on every authenticated route. */
-    caller: Caller | null;
+    /** The principal (the API key holder); set by the auth plugin on every authenticated route. */
+    principal: Principal | null;
     /** Set when the request carried an `Idempotency-Key`. */
     idem: IdempotencyClaim | null;
   }

@@ -5,7 +5,7 @@
  * mode, and then writes an audit event (who, which id, which route); in `enforce` it is
  * reported as missing.
  */
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 
 /**
  * Applies the tenant rule to a looked-up row.
@@ -17,22 +17,22 @@ import type { Caller, ServiceDeps } from './context.js';
  */
 export function scoped<T extends { tenant_id: string }>(
   deps: ServiceDeps,
-  caller: Caller,
+  principal: Principal,
   row: T | undefined,
   resourceId: string,
 ): T | undefined {
   if (!row) return undefined;
-  if (row.tenant_id === caller.tenantId) return row;
+  if (row.tenant_id === principal.tenantId) return row;
   if (deps.authMode === 'enforce') return undefined;
   deps.repos.tenants.insertAudit({
-    at: deps.now(),
-    actor_tenant_id: caller.tenantId,
-    actor_key_id: caller.keyId,
+    at: deps.nowS(),
+    actor_tenant_id: principal.tenantId,
+    actor_key_id: principal.keyId,
     owner_tenant_id: row.tenant_id,
     resource_id: resourceId,
-    method: caller.method,
-    route: caller.route,
-    request_id: caller.requestId,
+    method: principal.method,
+    route: principal.route,
+    request_id: principal.requestId,
   });
   return row;
 }

@@ -16,7 +16,7 @@ import { toSpokenText } from '../engine/spoken.js';
 import { compileAgent, type CompiledAgent } from '../engine/state.js';
 import type { AgentRow } from '../store/index.js';
 import { scoped } from './access.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { SpeechPort } from './speech-port.js';
 
@@ -78,14 +78,14 @@ export class AgentService {
    * @throws ApiError as {@link validate}.
    */
   async put(
-    caller: Caller,
+    principal: Principal,
     agentId: string,
     body: unknown,
     scope: Scope,
     onPresynthesisError?: (err: unknown) => void,
   ): Promise<Committed<AgentView>> {
     const { agent, digest } = this.validate(agentId, body);
-    const done = await this.deps.uow.run(scope, (tx) => this.putTx(tx, caller.tenantId, agent, digest));
+    const done = await this.deps.uow.run(scope, (tx) => this.putTx(tx, principal.tenantId, agent, digest));
     this.presynthesize(digest).catch((err: unknown) => onPresynthesisError?.(err));
     return done;
   }
@@ -93,7 +93,7 @@ export class AgentService {
   /** Stores `agent` as the tenant's current revision (version +1 unless identical). */
   putTx(_tx: Tx, tenantId: string, agent: AgentDefinition, digest: string): AgentView {
     const repo = this.deps.repos.agents;
-    const now = this.deps.now();
+    const now = this.deps.nowS();
     const prev = repo.get(tenantId, agent.id);
     repo.putRevision(digest, JSON.stringify(agent), now);
     let row: AgentRow;
@@ -212,23 +212,23 @@ export class AgentService {
   }
 
   /** The caller's agents, by id. */
-  list(caller: Caller): AgentView[] {
-    return this.deps.repos.agents.list(caller.tenantId).map((r) => this.view(r, false));
+  list(principal: Principal): AgentView[] {
+    return this.deps.repos.agents.list(principal.tenantId).map((r) => this.view(r, false));
   }
 
   /** One agent with its definition. @throws ApiError workflow_not_found (malformed), not_found. */
-  get(caller: Caller, agentId: string): AgentView {
-    return this.view(this.resolve(caller, agentId), true);
+  get(principal: Principal, agentId: string): AgentView {
+    return this.view(this.resolve(principal, agentId), true);
   }
 
   /** Deletes an agent (`DELETE /v1/agents/{agent_id}`). @throws ApiError workflow_not_found, not_found. */
-  delete(caller: Caller, agentId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
-    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, agentId));
+  delete(principal: Principal, agentId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, principal, agentId));
   }
 
   /** Deletes an agent; sessions already open keep running on their revision. */
-  deleteTx(_tx: Tx, caller: Caller, agentId: string): { id: string; deleted: true } {
-    const row = this.resolve(caller, agentId);
+  deleteTx(_tx: Tx, principal: Principal, agentId: string): { id: string; deleted: true } {
+    const row = this.resolve(principal, agentId);
     this.deps.repos.agents.delete(row.tenant_id, row.id);
     return { id: row.id, deleted: true };
   }
@@ -237,10 +237,10 @@ export class AgentService {
    * The agent row visible to the caller (own tenant first; another tenant's only in audit mode).
    * @throws ApiError workflow_not_found for a malformed id, not_found for a missing or foreign one.
    */
-  resolve(caller: Caller, agentId: string): AgentRow {
+  resolve(principal: Principal, agentId: string): AgentRow {
     if (!isAgentId(agentId)) throw malformedAgentId('workflow_not_found', agentId);
     const repo = this.deps.repos.agents;
-    const row = repo.get(caller.tenantId, agentId) ?? scoped(this.deps, caller, repo.getAnyTenant(agentId), agentId);
+    const row = repo.get(principal.tenantId, agentId) ?? scoped(this.deps, principal, repo.getAnyTenant(agentId), agentId);
     if (!row)
       throw new ApiError('not_found', `no agent ${agentId} (see: GET /v1/agents, or apply one with \`vagent agent apply -f FILE\`)`, {
         param: 'agent_id',

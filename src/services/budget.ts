@@ -77,7 +77,7 @@ export class BudgetService {
 
   /** Spend and budget of the tenant's current day. */
   status(tenantId: string): BudgetStatus {
-    const now = this.deps.now();
+    const now = this.deps.nowS();
     const { start, end, date } = this.day(now);
     const budget = this.budgetMicro(tenantId);
     return {
@@ -97,7 +97,7 @@ export class BudgetService {
   check(tenantId: string): void {
     const budget = this.budgetMicro(tenantId);
     if (budget === null) return;
-    const now = this.deps.now();
+    const now = this.deps.nowS();
     const { start, end } = this.day(now);
     const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
     if (spent >= budget) {
@@ -116,7 +116,7 @@ export class BudgetService {
    * @throws ApiError rate_limit_exceeded.
    */
   reserveTx(tenantId: string): number {
-    this.deps.repos.calls.releaseExpiredHolds(tenantId, this.deps.now());
+    this.deps.repos.calls.releaseExpiredHolds(tenantId, this.deps.nowS());
     this.check(tenantId);
     return this.reservationMicro;
   }

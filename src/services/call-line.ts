@@ -17,7 +17,7 @@ import { shortId } from '../domain/ids.js';
 import type { CallHangup } from '../contract/index.js';
 import { scoped } from './access.js';
 import { callRoom, callStatusView, parseCallId } from './calls.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { SessionService } from './sessions.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { HangupError, type TelephonyPort } from './telephony-port.js';
@@ -71,12 +71,12 @@ export class CallLineService {
    *         telephony_not_configured (the line may be up but no provider is configured),
    *         hangup_failed (the provider refused or did not answer; nothing changed, retry).
    */
-  async hangUp(caller: Caller, callId: string, scope: Scope): Promise<Committed<CallHangup>> {
+  async hangUp(principal: Principal, callId: string, scope: Scope): Promise<Committed<CallHangup>> {
     const n = parseCallId(callId);
-    const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
+    const row = scoped(this.deps, principal, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     const released = (await this.releaseLine(n, true))!;
-    const ending = await this.sessions.beginEnd(caller, `se_${n}`, { lineHandled: true });
+    const ending = await this.sessions.beginEnd(principal, `se_${n}`, { lineHandled: true });
     let committed = false;
     try {
       const done = await this.deps.uow.run(scope, (tx): CallHangup => {
@@ -102,7 +102,7 @@ export class CallLineService {
       try {
         const outcome = await this.telephony.watchAnswer(roomName, identity, ringingTimeoutS + ANSWER_WATCH_MARGIN_S, this.stopping.signal);
         if (outcome !== 'answered' || this.stopping.signal.aborted) return;
-        const at = this.deps.now();
+        const at = this.deps.nowS();
         await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
       } catch {
         // The store closed (shutdown) or the write failed: the call stays ringing.
@@ -121,11 +121,11 @@ export class CallLineService {
    */
   async endExpiredPrepared(limit = 100): Promise<number> {
     let ended = 0;
-    for (const c of this.deps.repos.calls.expiredPrepared(this.deps.now(), limit)) {
+    for (const c of this.deps.repos.calls.expiredPrepared(this.deps.nowS(), limit)) {
       const waitedS = Math.round(c.reserve_until - c.created_at);
       const reason = `no carrier stream arrived within ${waitedS} s (max_call_duration_s) of preparing the call; vagent ended it`;
       try {
-        const ending = await this.sessions.beginEnd(expiryCaller(c.tenant_id), `se_${c.id}`, { lineHandled: true });
+        const ending = await this.sessions.beginEnd(expiryPrincipal(c.tenant_id), `se_${c.id}`, { lineHandled: true });
         let committed = false;
         try {
           const endedNow = await this.deps.uow.write((tx) => {
@@ -194,7 +194,7 @@ export class CallLineService {
   }
 }
 
-/** The caller the prepared-call expiry writes under (audit). */
-function expiryCaller(tenantId: string): Caller {
+/** The principal (the API key holder) the prepared-call expiry writes under (audit). */
+function expiryPrincipal(tenantId: string): Principal {
   return { tenantId, keyId: 'prepared-call-expiry', requestId: 'prepared-call-expiry', method: 'POST', route: '/v1/calls' };
 }

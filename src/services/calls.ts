@@ -39,7 +39,7 @@ import {
 } from './call-views.js';
 import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { SessionService } from './sessions.js';
 import { attemptOf, type Committed, type DialAttempt, type Scope, type Tx } from './unit-of-work.js';
 import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
@@ -120,28 +120,28 @@ export class CallService {
    *         caller_id_not_on_trunk, dial_failed (the provider refused; SIP status in the
    *         message), dial_outcome_unknown (no answer from the provider; not re-dialled).
    */
-  async place(caller: Caller, input: PlaceCallInput, scope: Scope, options: PlaceOptions = {}): Promise<Committed<CallPlacement>> {
+  async place(principal: Principal, input: PlaceCallInput, scope: Scope, options: PlaceOptions = {}): Promise<Committed<CallPlacement>> {
     // An attempt an earlier dial was placed under (its outcome unknown, or the carrier refused
     // it after it may have rung): before anything else, so nothing hides that attempt — and a
     // retry never dials again.
     const attempt = attemptOf(scope);
     if (attempt !== null) {
-      const earlier = this.deps.repos.calls.byIdempotencyKey(caller.tenantId, attempt.id);
+      const earlier = this.deps.repos.calls.byIdempotencyKey(principal.tenantId, attempt.id);
       if (earlier) throw earlierAttemptError(earlier, attempt);
     }
-    const agentRow = this.agents.resolve(caller, input.agent_id);
+    const agentRow = this.agents.resolve(principal, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
     if (agent.def.direction !== 'outbound') throw new ApiError('not_found', 'Workflow not outbound.', { param: 'agent_id' });
-    this.budget.check(caller.tenantId);
-    if (input.dial === true) return this.dial(caller, input, scope, attempt, options);
+    this.budget.check(principal.tenantId);
+    if (input.dial === true) return this.dial(principal, input, scope, attempt, options);
 
     const from = input.from ?? null;
-    const prepared = await this.sessions.prepareOpen(caller, this.sessionInput(input));
+    const prepared = await this.sessions.prepareOpen(principal, this.sessionInput(input));
     const done = await this.deps.uow.run(scope, (tx): CallPlacement => {
       const opened = this.sessions.openTx(tx, prepared);
       const n = prepared.session.id;
       this.insertCallTx(tx, {
-        ...this.outboundCall(caller, n, opened.created_at, input),
+        ...this.outboundCall(principal, n, opened.created_at, input),
         dialStatus: 'not_dialled',
         from,
         trunkId: null,
@@ -164,7 +164,7 @@ export class CallService {
   }
 
   private async dial(
-    caller: Caller,
+    principal: Principal,
     input: PlaceCallInput,
     scope: Scope,
     attempt: DialAttempt | null,
@@ -177,7 +177,7 @@ export class CallService {
         { param: 'dial' },
       );
     }
-    const trunk = this.resolveTrunk(caller, input.trunk_id ?? null);
+    const trunk = this.resolveTrunk(principal, input.trunk_id ?? null);
     const numbers = JSON.parse(trunk.numbers) as string[];
     const from = input.from ?? null;
     if (from !== null && !numbers.includes(from)) {
@@ -214,12 +214,12 @@ export class CallService {
     }
 
     // The session and the call (as `dialling`) are durable before the provider hears of it.
-    const prepared = await this.sessions.prepareOpen(caller, this.sessionInput(input));
+    const prepared = await this.sessions.prepareOpen(principal, this.sessionInput(input));
     const { session_id: sessionId } = await this.deps.uow.write((tx) => {
       const opened = this.sessions.openTx(tx, prepared);
       const n = prepared.session.id;
       this.insertCallTx(tx, {
-        ...this.outboundCall(caller, n, opened.created_at, input),
+        ...this.outboundCall(principal, n, opened.created_at, input),
         dialStatus: 'dialling',
         from: callerId,
         trunkId: trunk.id,
@@ -231,11 +231,11 @@ export class CallService {
     this.sessions.afterOpen(prepared);
     const n = prepared.session.id;
     const { roomName, identity } = callRoom(n);
-    const metadata = callMetadata(n, caller.tenantId);
+    const metadata = callMetadata(n, principal.tenantId);
     // vagent joins the room first (LiveKit creates it on the join), so its voice is published
     // when the callee answers; the media session starts on the answer. Joining runs in the
     // background and never stops the call: a room that cannot be joined ends it politely.
-    this.rooms?.join({ n, tenantId: caller.tenantId, roomName, sipIdentity: identity });
+    this.rooms?.join({ n, tenantId: principal.tenantId, roomName, sipIdentity: identity });
     const result = await this.telephony.dial({
       to: input.to,
       from: callerId,
@@ -255,7 +255,7 @@ export class CallService {
       // phone may have rung (no answer, busy): the key stays on the call, and a retry under it
       // gets this failure again instead of a second ring.
       const carrierReached = result.sipStatus !== null;
-      const ending = await this.sessions.beginEnd(caller, sessionId, { lineHandled: true });
+      const ending = await this.sessions.beginEnd(principal, sessionId, { lineHandled: true });
       let committed = false;
       try {
         await this.deps.uow.write((tx) => {
@@ -286,7 +286,7 @@ export class CallService {
 
     // Answered when the dial waited for the callee (livekit.wait_until_answered), else ringing;
     // a webhook or a hang-up that settled the call first keeps it where it is.
-    const answeredAt = result.answered ? this.deps.now() : undefined;
+    const answeredAt = result.answered ? this.deps.nowS() : undefined;
     let settled: DialStatus | undefined;
     const done = await this.deps.uow.run(scope, (): CallPlacement => {
       const calls = this.deps.repos.calls;
@@ -329,9 +329,9 @@ export class CallService {
   }
 
   /** The trunk a dial uses: `trunk_id`, or the tenant's only trunk. */
-  private resolveTrunk(caller: Caller, trunkId: string | null) {
-    if (trunkId !== null) return this.trunks.resolve(caller, trunkId);
-    const all = this.deps.repos.trunks.list(caller.tenantId);
+  private resolveTrunk(principal: Principal, trunkId: string | null) {
+    if (trunkId !== null) return this.trunks.resolve(principal, trunkId);
+    const all = this.deps.repos.trunks.list(principal.tenantId);
     if (all.length !== 1) {
       throw new ApiError(
         'invalid_request',
@@ -355,10 +355,10 @@ export class CallService {
   }
 
   /** The fields every outbound call `cl_<n>` placed by `POST /v1/calls` shares, opened at `openedAt` (epoch seconds). */
-  private outboundCall(caller: Caller, n: number, openedAt: number, input: PlaceCallInput) {
+  private outboundCall(principal: Principal, n: number, openedAt: number, input: PlaceCallInput) {
     return {
       n,
-      tenantId: caller.tenantId,
+      tenantId: principal.tenantId,
       agentId: input.agent_id,
       direction: 'outbound' as const,
       to: input.to,
@@ -404,9 +404,9 @@ export class CallService {
    * @throws ApiError session_not_found for a malformed id (lookup is keyed by session);
    *         not_found for a missing or (in enforce) foreign call.
    */
-  get(caller: Caller, callId: string): CallStatusView {
+  get(principal: Principal, callId: string): CallStatusView {
     const n = parseCallId(callId);
-    const row = scoped(this.deps, caller, this.deps.repos.calls.get(n), callId);
+    const row = scoped(this.deps, principal, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
     return callStatusView(row);
   }
@@ -419,7 +419,7 @@ export class CallService {
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
   list(
-    caller: Caller,
+    principal: Principal,
     status: 'in_progress' | 'completed' | null,
     cursor: string | null,
     limit: number,
@@ -427,7 +427,7 @@ export class CallService {
   ): CallPage {
     const before = cursor === null ? Number.MAX_SAFE_INTEGER : CALLS_CURSOR.parse(cursor);
     const rows = this.deps.repos.calls.list(
-      caller.tenantId,
+      principal.tenantId,
       status === null ? null : status === 'completed' ? 'ended' : 'open',
       before,
       limit + 1,

@@ -37,7 +37,7 @@ import { randomToken } from '../domain/ids.js';
 import { validateExotelBasicAuth, validatePlivoSignatureV3, validateTwilioSignature } from '../media/carriers/auth.js';
 import { CARRIER_DIALECTS, type CarrierDialect } from '../media/carriers/types.js';
 import type { CarrierCredentialRow } from '../store/index.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 
 import { CARRIER_BODIES, CARRIER_DIALECT_PATTERN, STREAM_TOKEN_PATTERN } from '../contract/carriers.js';
@@ -153,31 +153,31 @@ export class CarrierService {
    * @returns the dialect's view (never the secret).
    * @throws ApiError not_found (unknown dialect), invalid_request (see {@link parse}).
    */
-  set(caller: Caller, dialect: string, body: unknown, scope: Scope): Promise<Committed<CarrierView>> {
-    return this.deps.uow.run(scope, (tx) => this.setTx(tx, caller, dialect, body));
+  set(principal: Principal, dialect: string, body: unknown, scope: Scope): Promise<Committed<CarrierView>> {
+    return this.deps.uow.run(scope, (tx) => this.setTx(tx, principal, dialect, body));
   }
 
   /** The write step of {@link set}. */
-  setTx(_tx: Tx, caller: Caller, dialect: string, body: unknown): CarrierView {
+  setTx(_tx: Tx, principal: Principal, dialect: string, body: unknown): CarrierView {
     const creds = this.parse(dialect, body);
     const { dialect: d, ...secret } = creds;
-    const sealed = this.deps.credentials.sealText(JSON.stringify(secret), caller.tenantId, purposeOf(d));
+    const sealed = this.deps.credentials.sealText(JSON.stringify(secret), principal.tenantId, purposeOf(d));
     const row: CarrierCredentialRow = {
-      tenant_id: caller.tenantId,
+      tenant_id: principal.tenantId,
       dialect: d,
       hint: hintOf(creds),
-      updated_at: this.deps.now(),
+      updated_at: this.deps.nowS(),
     };
     this.deps.repos.carriers.upsert(row, sealed);
-    return this.viewOf(caller.tenantId, d, row);
+    return this.viewOf(principal.tenantId, d, row);
   }
 
   /** The caller's tenant's carriers (every dialect, configured or not) and stream token state. */
-  list(caller: Caller): CarrierList {
-    const rows = new Map(this.deps.repos.carriers.list(caller.tenantId).map((r) => [r.dialect, r]));
-    const token = this.deps.repos.carriers.streamToken(caller.tenantId);
+  list(principal: Principal): CarrierList {
+    const rows = new Map(this.deps.repos.carriers.list(principal.tenantId).map((r) => [r.dialect, r]));
+    const token = this.deps.repos.carriers.streamToken(principal.tenantId);
     return {
-      data: CARRIER_DIALECTS.map((d) => this.viewOf(caller.tenantId, d, rows.get(d))),
+      data: CARRIER_DIALECTS.map((d) => this.viewOf(principal.tenantId, d, rows.get(d))),
       stream_token: { configured: token !== undefined, created_at: token?.created_at ?? null },
     };
   }
@@ -187,14 +187,14 @@ export class CarrierService {
    * fails (`bad`) until they are set again; API keys and the stream token still work.
    * @throws ApiError not_found for an unknown dialect, or when none are stored.
    */
-  remove(caller: Caller, dialect: string, scope: Scope): Promise<Committed<{ dialect: CarrierDialect; deleted: true }>> {
-    return this.deps.uow.run(scope, (tx) => this.removeTx(tx, caller, dialect));
+  remove(principal: Principal, dialect: string, scope: Scope): Promise<Committed<{ dialect: CarrierDialect; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.removeTx(tx, principal, dialect));
   }
 
   /** The write step of {@link remove}. */
-  removeTx(_tx: Tx, caller: Caller, dialect: string): { dialect: CarrierDialect; deleted: true } {
+  removeTx(_tx: Tx, principal: Principal, dialect: string): { dialect: CarrierDialect; deleted: true } {
     const d = this.dialectOf(dialect);
-    if (!this.deps.repos.carriers.delete(caller.tenantId, d)) {
+    if (!this.deps.repos.carriers.delete(principal.tenantId, d)) {
       throw new ApiError('not_found', `no ${d} credentials are stored for this tenant (see: GET /v1/carriers)`, {
         param: 'dialect',
       });
@@ -206,15 +206,15 @@ export class CarrierService {
    * Makes a new stream token for the caller's tenant; the previous one stops working at once.
    * Only its SHA-256 digest is kept: the token is in this answer and nowhere else.
    */
-  rotateStreamToken(caller: Caller, scope: Scope): Promise<Committed<{ stream_token: string; created_at: number }>> {
-    return this.deps.uow.run(scope, (tx) => this.rotateStreamTokenTx(tx, caller));
+  rotateStreamToken(principal: Principal, scope: Scope): Promise<Committed<{ stream_token: string; created_at: number }>> {
+    return this.deps.uow.run(scope, (tx) => this.rotateStreamTokenTx(tx, principal));
   }
 
   /** The write step of {@link rotateStreamToken}. */
-  rotateStreamTokenTx(_tx: Tx, caller: Caller): { stream_token: string; created_at: number } {
+  rotateStreamTokenTx(_tx: Tx, principal: Principal): { stream_token: string; created_at: number } {
     const token = `vst_${randomToken(43)}`;
-    const createdAt = this.deps.now();
-    this.deps.repos.carriers.replaceStreamToken(caller.tenantId, hashStreamToken(token), createdAt);
+    const createdAt = this.deps.nowS();
+    this.deps.repos.carriers.replaceStreamToken(principal.tenantId, hashStreamToken(token), createdAt);
     return { stream_token: token, created_at: createdAt };
   }
 

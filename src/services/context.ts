@@ -5,8 +5,8 @@ import type { Repos } from '../store/index.js';
 import type { CredentialBox } from './secrets.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
-/** The authenticated caller of one request. */
-export interface Caller {
+/** The principal (the API key holder) of one request. */
+export interface Principal {
   tenantId: string;
   keyId: string;
   requestId: string;
@@ -23,5 +23,5 @@ export interface ServiceDeps {
   authMode: 'audit' | 'enforce';
   credentials: CredentialBox;
   /** Current time in epoch seconds (fractional). */
-  now: () => number;
+  nowS: () => number;
 }

@@ -105,7 +105,7 @@ export class IdempotencyService {
     private readonly repos: Repos,
     masterKey: Buffer,
     private readonly retentionS: number,
-    private readonly now: () => number = () => Date.now() / 1000,
+    private readonly nowS: () => number = () => Date.now() / 1000,
   ) {
     this.#key = fingerprintKey(masterKey);
   }
@@ -123,7 +123,7 @@ export class IdempotencyService {
    * @throws ApiError idempotency_key_reuse or idempotency_key_in_progress, as {@link claimTx}.
    */
   peek(tenantId: string, key: string, print: string): PeekOutcome {
-    return this.check(tenantId, key, print, this.now()) ?? { kind: 'absent' };
+    return this.check(tenantId, key, print, this.nowS()) ?? { kind: 'absent' };
   }
 
   /**
@@ -132,7 +132,7 @@ export class IdempotencyService {
    *         idempotency_key_in_progress (the first request is still running).
    */
   claimTx(tenantId: string, key: string, print: string): ClaimOutcome {
-    const now = this.now();
+    const now = this.nowS();
     const found = this.check(tenantId, key, print, now);
     if (found) return found;
     this.repos.idempotency.claim(tenantId, key, print, now);
@@ -144,7 +144,7 @@ export class IdempotencyService {
    * transaction (an expired record under it is replaced). Must run inside `Store.write`.
    */
   completeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
-    this.repos.idempotency.put(tenantId, key, print, status, body, this.now());
+    this.repos.idempotency.put(tenantId, key, print, status, body, this.nowS());
   }
 
   private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
@@ -167,7 +167,7 @@ export class IdempotencyService {
    * stored for the key by an identical request is kept. Must run inside `Store.write`.
    */
   storeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
-    this.repos.idempotency.store(tenantId, key, print, status, body, this.now());
+    this.repos.idempotency.store(tenantId, key, print, status, body, this.nowS());
   }
 
   /** Releases a claim so the key runs again. Must run inside `Store.write`. */
@@ -205,7 +205,7 @@ export class IdempotencyService {
   private async purgeInBatches(batch: number, signal?: AbortSignal): Promise<number> {
     const { store, idempotency } = this.repos;
     // One cut-off for the whole run: rows expiring meanwhile wait for the next run.
-    const before = this.now() - this.retentionS;
+    const before = this.nowS() - this.retentionS;
     let total = 0;
     while (!signal?.aborted) {
       // A DELETE cannot fail half done (it is one statement), so it needs no savepoint of its own.

@@ -26,7 +26,7 @@
 import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId } from '../domain/ids.js';
 import type { CallRow, TelephonyEventRow } from '../store/index.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { CredentialBox } from './secrets.js';
 import type { CallService } from './calls.js';
 import type { SessionService } from './sessions.js';
@@ -109,7 +109,7 @@ export class InboundService {
     // One answer per call, whichever event carried it first.
     const eventKey = kind === 'sip_answered' ? `answered:${callKey}` : `${ev.event}:${callKey}`;
     const payload = JSON.stringify(ev);
-    const seq = await this.deps.uow.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.now()));
+    const seq = await this.deps.uow.write(() => this.deps.repos.telephonyEvents.insert(eventKey, kind, payload, this.deps.nowS()));
     if (seq === null) {
       this.count('duplicate_delivery');
       return { recorded: true, duplicate: true, event: ev.event };
@@ -183,7 +183,7 @@ export class InboundService {
     this.count(outcome.outcome);
     // `done` events were finished inside their own write; the rest are marked here.
     if (outcome.state !== 'done') {
-      await this.deps.uow.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.now()));
+      await this.deps.uow.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.nowS()));
     }
   }
 
@@ -242,10 +242,10 @@ export class InboundService {
       this.log.warn({ to: maskNumber(to), tenant: tenantId }, 'inbound call to a number with no agent bound (vagent number bind)');
       return { state: 'ignored', outcome: 'unbound_number' };
     }
-    const caller = systemCaller(tenantId, ev.id);
+    const principal = systemPrincipal(tenantId, ev.id);
     let callN = 0;
     try {
-      const prepared = await this.sessions.prepareOpen(caller, {
+      const prepared = await this.sessions.prepareOpen(principal, {
         agent_id: agentId,
         customer_phone: from,
         context: { call: { direction: 'inbound', to, from } },
@@ -265,11 +265,11 @@ export class InboundService {
           roomName: room || null,
           providerCallId: callId || null,
           attempt: null,
-          answeredAt: this.deps.now(),
+          answeredAt: this.deps.nowS(),
           transport: 'livekit',
           reserveUntil: null,
         });
-        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.now());
+        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', 'session_opened', this.deps.nowS());
       });
       this.sessions.afterOpen(prepared);
     } catch (err) {
@@ -343,10 +343,10 @@ export class InboundService {
     const sipCallId = ev.participant!.attributes['sip.callID'] || null;
     const moved = await this.deps.uow.write(() => {
       const answered = this.deps.repos.calls.moveDial(call.id, 'answered', {
-        answered_at: this.deps.now(),
+        answered_at: this.deps.nowS(),
         provider_call_id: call.provider_call_id ?? sipCallId,
       });
-      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', answered ? 'call_answered' : 'answer_too_late', this.deps.now());
+      this.deps.repos.telephonyEvents.finish(eventSeq, 'done', answered ? 'call_answered' : 'answer_too_late', this.deps.nowS());
       return answered;
     });
     if (moved) this.log.info({ call_id: `cl_${call.id}` }, 'outbound call answered');
@@ -372,7 +372,7 @@ export class InboundService {
       NOT_CONNECTED.has(reason) &&
       (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
-    const ending = await this.sessions.beginEnd(systemCaller(call.tenant_id, ev.id), `se_${call.id}`, { lineHandled: true });
+    const ending = await this.sessions.beginEnd(systemPrincipal(call.tenant_id, ev.id), `se_${call.id}`, { lineHandled: true });
     let committed = false;
     try {
       await this.deps.uow.write((tx) => {
@@ -384,7 +384,7 @@ export class InboundService {
         } else {
           this.deps.repos.calls.moveDial(call.id, 'completed');
         }
-        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.now());
+        this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.nowS());
       });
       committed = true;
     } finally {
@@ -421,8 +421,8 @@ function eventKind(event: string, attributes: Record<string, string>): 'inbound_
   return attributes['sip.callStatus'] === 'active' ? 'sip_answered' : null;
 }
 
-/** The caller the webhook acts as within a tenant. */
-function systemCaller(tenantId: string, eventId: string): Caller {
+/** The principal (the API key holder) the webhook acts as within a tenant. */
+function systemPrincipal(tenantId: string, eventId: string): Principal {
   return {
     tenantId,
     keyId: 'livekit-webhook',

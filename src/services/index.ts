@@ -58,7 +58,7 @@ export interface ServiceOptions {
   masterKey: Buffer;
   idempotencyRetentionHours: number;
   /** Epoch seconds; injectable for tests. */
-  now?: () => number;
+  nowS?: () => number;
   /** Speech synthesis and its cache (default: none, text-only replies). */
   speech?: SpeechPort;
   /** Prices (default: everything free). */
@@ -95,11 +95,11 @@ export interface SessionCacheBounds {
 
 /** Builds the services over `repos`. */
 export function createServices(repos: Repos, options: ServiceOptions): Services {
-  const now = options.now ?? (() => Date.now() / 1000);
+  const nowS = options.nowS ?? (() => Date.now() / 1000);
   const credentials = new CredentialBox(options.masterKey);
-  const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, now);
+  const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, nowS);
   const uow = new UnitOfWork(repos.store, idempotency);
-  const deps = { repos, uow, authMode: options.authMode, credentials, now };
+  const deps = { repos, uow, authMode: options.authMode, credentials, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
   const agents = new AgentService(deps, speech);
@@ -142,7 +142,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       // Purged sessions read as missing from then on, not from the ended window in memory.
       onSessionsPurged: (ids) => sessions.forget(ids),
     },
-    now,
+    nowS,
   );
   const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
   return {
@@ -160,7 +160,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     speech,
     repos,
     credentials,
-    tenants: new TenantService(repos, now),
+    tenants: new TenantService(repos, nowS),
     idempotency,
     uow,
     trunks,

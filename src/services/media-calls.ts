@@ -24,7 +24,7 @@ import type { AgentService } from './agents.js';
 import type { BudgetService } from './budget.js';
 import type { CallService } from './calls.js';
 import type { ClipView } from './clips.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { InboundService } from './inbound.js';
 import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
@@ -101,9 +101,9 @@ export class MediaCallService {
    * @throws StreamRefused with a reason a carrier's log may show (no personal data)
    */
   async open(tenantId: string, start: StreamStart): Promise<OpenedStream> {
-    const caller = streamCaller(tenantId, start);
+    const principal = streamPrincipal(tenantId, start);
     const p = start.params;
-    if (p['call_id'] !== undefined) return this.attachPrepared(caller, start, p['call_id']);
+    if (p['call_id'] !== undefined) return this.attachPrepared(principal, start, p['call_id']);
     const to = pickNumber(p['to'], start.to);
     const from = pickNumber(p['from'], start.from);
     let agentId = p['agent_id'] ?? null;
@@ -137,7 +137,7 @@ export class MediaCallService {
     }
     let agentRow;
     try {
-      agentRow = this.agents.resolve(caller, agentId);
+      agentRow = this.agents.resolve(principal, agentId);
     } catch {
       throw new StreamRefused('agent_id names no agent of this tenant');
     }
@@ -154,7 +154,7 @@ export class MediaCallService {
     let n = 0;
     let openingClips: ClipView[] = [];
     try {
-      const prepared = await this.sessions.prepareOpen(caller, {
+      const prepared = await this.sessions.prepareOpen(principal, {
         agent_id: agentId,
         customer_phone: direction === 'inbound' ? from : to,
         context: { call: { direction, to, from, transport: start.dialect } },
@@ -173,7 +173,7 @@ export class MediaCallService {
           roomName: null,
           providerCallId: start.carrierCallId,
           attempt: null,
-          answeredAt: this.deps.now(),
+          answeredAt: this.deps.nowS(),
           transport: start.dialect,
           source: start.source ?? 'phone',
           reserveUntil: null,
@@ -186,13 +186,13 @@ export class MediaCallService {
     } catch (err) {
       throw new StreamRefused(err instanceof ApiError ? `the agent cannot take this call: ${err.message}` : 'the call could not be opened');
     }
-    return this.opened(caller, n, agentId, routedBy, openingClips);
+    return this.opened(principal, n, agentId, routedBy, openingClips);
   }
 
-  private async attachPrepared(caller: Caller, start: StreamStart, callId: string): Promise<OpenedStream> {
+  private async attachPrepared(principal: Principal, start: StreamStart, callId: string): Promise<OpenedStream> {
     const m = /^cl_([1-9][0-9]{0,15})$/.exec(callId);
     const row = m ? this.deps.repos.calls.get(Number(m[1])) : undefined;
-    if (!row || row.tenant_id !== caller.tenantId) throw new StreamRefused('call_id names no call of this tenant');
+    if (!row || row.tenant_id !== principal.tenantId) throw new StreamRefused('call_id names no call of this tenant');
     if (row.session_status === 'ended') throw new StreamRefused('the call named by call_id has ended');
     if (row.transport !== null || row.dial_status !== 'not_dialled') {
       throw new StreamRefused(
@@ -201,18 +201,18 @@ export class MediaCallService {
     }
     const n = row.id;
     const moved = await this.deps.uow.write(() =>
-      this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.now(), start.source ?? 'phone'),
+      this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.nowS(), start.source ?? 'phone'),
     );
     if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
-    return this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
+    return this.opened(principal, n, row.agent_id, 'call_id', await this.sessions.lastClips(principal, `se_${n}`));
   }
 
-  private opened(caller: Caller, n: number, agentId: string, routedBy: OpenedStream['routedBy'], clips: ClipView[]): OpenedStream {
-    const hints = this.sessions.mediaHints(caller, `se_${n}`);
+  private opened(principal: Principal, n: number, agentId: string, routedBy: OpenedStream['routedBy'], clips: ClipView[]): OpenedStream {
+    const hints = this.sessions.mediaHints(principal, `se_${n}`);
     const media = hints.media;
     return {
       n,
-      tenantId: caller.tenantId,
+      tenantId: principal.tenantId,
       agentId,
       routedBy,
       settings: {
@@ -242,8 +242,8 @@ export class MediaCallService {
     const row = this.deps.repos.calls.get(n);
     if (!row || row.tenant_id !== tenantId) throw new StreamRefused(`no call cl_${n}`);
     if (row.session_status === 'ended') throw new StreamRefused(`call cl_${n} has ended`);
-    const caller = mediaCaller(tenantId);
-    const opened = this.opened(caller, n, row.agent_id, 'call_id', await this.sessions.lastClips(caller, `se_${n}`));
+    const principal = mediaPrincipal(tenantId);
+    const opened = this.opened(principal, n, row.agent_id, 'call_id', await this.sessions.lastClips(principal, `se_${n}`));
     let context: Record<string, unknown> = {};
     try {
       const parsed: unknown = JSON.parse(this.deps.repos.sessions.get(n)?.context ?? '{}');
@@ -260,7 +260,7 @@ export class MediaCallService {
    */
   async roomAnswered(n: number): Promise<void> {
     try {
-      await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.now() }));
+      await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.nowS() }));
     } catch {
       // The store is closing: the call stays as it was.
     }
@@ -273,14 +273,14 @@ export class MediaCallService {
    * @throws ApiError from the sessions service (the media session then ends the call)
    */
   async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
-    const caller = mediaCaller(tenantId);
+    const principal = mediaPrincipal(tenantId);
     const sessionId = `se_${n}`;
     let done: Committed<TurnResult>;
     switch (request.kind) {
       case 'speech': {
         const t = request.telemetry;
         done = await this.sessions.turn(
-          caller,
+          principal,
           sessionId,
           {
             text: request.text,
@@ -297,11 +297,11 @@ export class MediaCallService {
         break;
       }
       case 'dtmf':
-        done = await this.sessions.turn(caller, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, INTERNAL);
+        done = await this.sessions.turn(principal, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, INTERNAL);
         break;
       case 'silence':
         done = await this.sessions.eventTurn(
-          caller,
+          principal,
           sessionId,
           { kind: request.giveUp ? 'give_up' : 'silence', attempt: request.attempt, phone: true },
           INTERNAL,
@@ -309,7 +309,7 @@ export class MediaCallService {
         break;
       case 'failed':
         done = await this.sessions.eventTurn(
-          caller,
+          principal,
           sessionId,
           {
             kind: 'not_heard',
@@ -321,13 +321,13 @@ export class MediaCallService {
         );
         break;
       case 'max_duration':
-        done = await this.sessions.eventTurn(caller, sessionId, { kind: 'max_duration', phone: true }, INTERNAL);
+        done = await this.sessions.eventTurn(principal, sessionId, { kind: 'max_duration', phone: true }, INTERNAL);
         break;
     }
     // No request, no key: the step always runs (never a replay).
     if (done.replayed) throw new Error(`turn of cl_${n} was replayed without a key`);
     const view = done.value;
-    const hints = view.ended ? null : this.sessions.mediaHints(caller, sessionId);
+    const hints = view.ended ? null : this.sessions.mediaHints(principal, sessionId);
     // The closing line said (close-grace begins): on the phone, vagent hangs up after it plays.
     const ended = view.ended || hints?.closing === true;
     return {
@@ -345,7 +345,7 @@ export class MediaCallService {
    */
   async ended(tenantId: string, n: number, problem: string | null = null, endedAt: number | null = null): Promise<void> {
     try {
-      const ending = await this.sessions.beginEnd(mediaCaller(tenantId), `se_${n}`, {
+      const ending = await this.sessions.beginEnd(mediaPrincipal(tenantId), `se_${n}`, {
         lineHandled: true,
         ...(endedAt === null ? {} : { endedAt }),
       });
@@ -391,7 +391,7 @@ export class MediaCallService {
   async noteActivity(ns: Iterable<number>): Promise<void> {
     const ids = [...ns];
     if (ids.length === 0) return;
-    const at = this.deps.now();
+    const at = this.deps.nowS();
     try {
       await this.deps.uow.write(() => this.deps.repos.calls.touch(ids, at));
     } catch {
@@ -419,8 +419,8 @@ export class MediaCallService {
   }
 }
 
-/** The caller a stream's writes are recorded under (audit: the carrier stream). */
-function streamCaller(tenantId: string, start: StreamStart): Caller {
+/** The principal (the API key holder) a stream's writes are recorded under (audit: the carrier stream). */
+function streamPrincipal(tenantId: string, start: StreamStart): Principal {
   return {
     tenantId,
     keyId: `media-${start.dialect}`,
@@ -430,7 +430,7 @@ function streamCaller(tenantId: string, start: StreamStart): Caller {
   };
 }
 
-function mediaCaller(tenantId: string): Caller {
+function mediaPrincipal(tenantId: string): Principal {
   return { tenantId, keyId: 'media', requestId: 'media', method: 'GET', route: '/v1/media' };
 }
 

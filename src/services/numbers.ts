@@ -12,7 +12,7 @@ import { missingSessionValues } from '../engine/context-needs.js';
 import type { NumberRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkService } from './trunks.js';
 import type { CreateNumberInput } from '../contract/numbers.js';
@@ -39,33 +39,33 @@ export class NumberService {
    * @throws ApiError already_exists when the tenant already has it; trunk_not_found when
    *         `trunk_id` does not resolve; for `agent_id`, see {@link requireInboundAgent}.
    */
-  create(caller: Caller, input: CreateNumberInput, scope: Scope): Promise<Committed<NumberView>> {
-    return this.deps.uow.run(scope, (tx) => this.createTx(tx, caller, input));
+  create(principal: Principal, input: CreateNumberInput, scope: Scope): Promise<Committed<NumberView>> {
+    return this.deps.uow.run(scope, (tx) => this.createTx(tx, principal, input));
   }
 
   /** The write step of {@link create}. */
-  createTx(_tx: Tx, caller: Caller, input: CreateNumberInput): NumberView {
-    if (input.trunk_id) this.trunks.resolve(caller, input.trunk_id);
-    if (input.agent_id) this.requireInboundAgent(caller.tenantId, input.agent_id);
-    if (this.deps.repos.numbers.get(caller.tenantId, input.number)) {
+  createTx(_tx: Tx, principal: Principal, input: CreateNumberInput): NumberView {
+    if (input.trunk_id) this.trunks.resolve(principal, input.trunk_id);
+    if (input.agent_id) this.requireInboundAgent(principal.tenantId, input.agent_id);
+    if (this.deps.repos.numbers.get(principal.tenantId, input.number)) {
       throw new ApiError('already_exists', `${input.number} is already registered (see: GET /v1/numbers)`, { param: 'number' });
     }
     const row: NumberRow = {
       id: newNumberId(),
-      tenant_id: caller.tenantId,
+      tenant_id: principal.tenantId,
       number: input.number,
       trunk_id: input.trunk_id ?? null,
       agent_id: input.agent_id ?? null,
       label: input.label ?? null,
-      created_at: this.deps.now(),
+      created_at: this.deps.nowS(),
     };
     this.deps.repos.numbers.insert(row);
     return numberView(row);
   }
 
   /** The caller's number records, sorted by number. */
-  list(caller: Caller): NumberView[] {
-    return this.deps.repos.numbers.list(caller.tenantId).map(numberView);
+  list(principal: Principal): NumberView[] {
+    return this.deps.repos.numbers.list(principal.tenantId).map(numberView);
   }
 
   /**
@@ -73,7 +73,7 @@ export class NumberService {
    * @throws ApiError invalid_request when `number` is not E.164; not_found when it is not
    *         registered for the tenant (in audit mode another tenant's record resolves).
    */
-  resolve(caller: Caller, number: string): NumberRow {
+  resolve(principal: Principal, number: string): NumberRow {
     if (!isE164(number)) {
       throw new ApiError(
         'invalid_request',
@@ -82,8 +82,8 @@ export class NumberService {
       );
     }
     const row =
-      this.deps.repos.numbers.get(caller.tenantId, number) ??
-      scoped(this.deps, caller, this.deps.repos.numbers.getAnyTenant(number), number);
+      this.deps.repos.numbers.get(principal.tenantId, number) ??
+      scoped(this.deps, principal, this.deps.repos.numbers.getAnyTenant(number), number);
     if (!row) throw new ApiError('not_found', `${number} is not registered (see: GET /v1/numbers)`, { param: 'number' });
     return row;
   }
@@ -92,13 +92,13 @@ export class NumberService {
    * Binds the agent that answers inbound calls on the DID.
    * @throws see {@link resolve} and {@link requireInboundAgent}.
    */
-  bind(caller: Caller, number: string, agentId: string, scope: Scope): Promise<Committed<NumberView>> {
-    return this.deps.uow.run(scope, (tx) => this.bindTx(tx, caller, number, agentId));
+  bind(principal: Principal, number: string, agentId: string, scope: Scope): Promise<Committed<NumberView>> {
+    return this.deps.uow.run(scope, (tx) => this.bindTx(tx, principal, number, agentId));
   }
 
   /** The write step of {@link bind}. */
-  bindTx(_tx: Tx, caller: Caller, number: string, agentId: string): NumberView {
-    const row = this.resolve(caller, number);
+  bindTx(_tx: Tx, principal: Principal, number: string, agentId: string): NumberView {
+    const row = this.resolve(principal, number);
     // The number's own tenant (in audit mode it may not be the caller's) answers its calls.
     this.requireInboundAgent(row.tenant_id, agentId);
     this.deps.repos.numbers.bind(row.id, agentId);
@@ -143,13 +143,13 @@ export class NumberService {
   }
 
   /** Removes the service's record and binding (not the carrier's number). @throws see {@link resolve}. */
-  delete(caller: Caller, number: string, scope: Scope): Promise<Committed<{ number: string; deleted: true }>> {
-    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, number));
+  delete(principal: Principal, number: string, scope: Scope): Promise<Committed<{ number: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, principal, number));
   }
 
   /** The write step of {@link delete}. */
-  deleteTx(_tx: Tx, caller: Caller, number: string): { number: string; deleted: true } {
-    const row = this.resolve(caller, number);
+  deleteTx(_tx: Tx, principal: Principal, number: string): { number: string; deleted: true } {
+    const row = this.resolve(principal, number);
     this.deps.repos.numbers.delete(row.id);
     return { number: row.number, deleted: true };
   }

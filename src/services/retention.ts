@@ -123,7 +123,7 @@ export class RetentionService {
   constructor(
     private readonly repos: Repos,
     private readonly options: RetentionOptions,
-    private readonly now: () => number,
+    private readonly nowS: () => number,
   ) {
     this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
@@ -181,7 +181,7 @@ export class RetentionService {
    */
   async enforce(options: PurgeOptions = {}): Promise<PurgeResult> {
     const totals = emptyCounts();
-    const now = this.now();
+    const now = this.nowS();
     for (const t of this.repos.tenants.listTenants()) {
       const days = t.retention_days ?? this.options.retentionDays;
       if (days <= 0) continue;
@@ -290,7 +290,7 @@ export class RetentionService {
   /** @throws ApiError not_found for an unknown tenant, invalid_request for a cut-off in the future. */
   private checkScope(scope: PurgeScope): void {
     if (!Number.isFinite(scope.before)) throw new ApiError('invalid_request', 'the cut-off must be a time', { param: 'before' });
-    if (scope.before > this.now()) {
+    if (scope.before > this.nowS()) {
       throw new ApiError(
         'invalid_request',
         `the cut-off ${new Date(scope.before * 1000).toISOString()} is in the future; a purge deletes only what is older than a past time`,

@@ -10,7 +10,7 @@ import type { SessionSummary } from '../engine/summary.js';
 import type { SessionRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { AgentService } from './agents.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { SessionMetrics } from './session-model.js';
 import type { LiveSession, SessionCacheSizes, Summary } from './session-types.js';
 import type { SpeechPort } from './speech-port.js';
@@ -46,7 +46,7 @@ export class SessionMemory {
   }
 
   /** The caller's session `n` from memory or the database. @throws ApiError not_found. */
-  load(caller: Caller, n: number, sessionId: string): LiveSession {
+  load(principal: Principal, n: number, sessionId: string): LiveSession {
     // Another process (`vagent admin purge`) may have deleted ended sessions held here: the
     // window starts afresh once it has committed anything (seen within EXTERNAL_CHECK_MS).
     const version = this.deps.repos.store.externalVersion();
@@ -56,13 +56,13 @@ export class SessionMemory {
     }
     const cached = this.live.get(n) ?? this.ended.get(n);
     if (cached) {
-      if (cached.tenantId === caller.tenantId || scoped(this.deps, caller, { tenant_id: cached.tenantId }, sessionId)) {
+      if (cached.tenantId === principal.tenantId || scoped(this.deps, principal, { tenant_id: cached.tenantId }, sessionId)) {
         this.remember(cached);
         return cached;
       }
       throw notFound(sessionId);
     }
-    const row = scoped(this.deps, caller, this.deps.repos.sessions.get(n), sessionId);
+    const row = scoped(this.deps, principal, this.deps.repos.sessions.get(n), sessionId);
     if (!row) throw notFound(sessionId);
     const s = this.fromRow(row);
     this.remember(s);

@@ -8,7 +8,7 @@ import type { SessionOpened } from '../contract/index.js';
 import type { MediaHints } from '../engine/media-hints.js';
 import type { CompiledAgent, EngineState } from '../engine/state.js';
 import type { SessionSummary } from '../engine/summary.js';
-import type { Caller } from './context.js';
+import type { Principal } from './context.js';
 import type { sessionDetail, SessionDetailExtension, SessionMetrics } from './session-model.js';
 import type { Tx } from './unit-of-work.js';
 import type { OpenSessionInput } from '../contract/sessions.js';
@@ -64,7 +64,7 @@ export type LineCloser = (n: number) => Promise<((tx: Tx) => void) | null>;
 
 /** A session opened but not yet written: what {@link SessionService.openTx} writes and {@link SessionService.afterOpen} keeps. */
 export interface PreparedSession {
-  readonly caller: Caller;
+  readonly principal: Principal;
   readonly input: OpenSessionInput;
   readonly agentRow: { id: string; digest: string };
   readonly session: LiveSession;

@@ -31,7 +31,7 @@ import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import {
   emptyMetrics,
@@ -111,8 +111,8 @@ export class SessionService {
    *         `customer_name` the agent speaks is missing or empty, param `context.<key>` or
    *         `customer_name`).
    */
-  async open(caller: Caller, input: OpenSessionInput, scope: Scope): Promise<Committed<SessionOpened>> {
-    const prepared = await this.prepareOpen(caller, input);
+  async open(principal: Principal, input: OpenSessionInput, scope: Scope): Promise<Committed<SessionOpened>> {
+    const prepared = await this.prepareOpen(principal, input);
     const done = await this.deps.uow.run(scope, (tx) => this.openTx(tx, prepared));
     if (!done.replayed) this.afterOpen(prepared);
     return done;
@@ -123,11 +123,11 @@ export class SessionService {
    * audio rendered. Nothing is written.
    * @throws ApiError as {@link open}.
    */
-  async prepareOpen(caller: Caller, input: OpenSessionInput): Promise<PreparedSession> {
-    const agentRow = this.agents.resolve(caller, input.agent_id);
+  async prepareOpen(principal: Principal, input: OpenSessionInput): Promise<PreparedSession> {
+    const agentRow = this.agents.resolve(principal, input.agent_id);
     const agent = this.agents.compiledRevision(agentRow.digest);
     const context = withContextDefaults(agent.def, input.context ?? {});
-    const refMs = referenceTime(context, this.deps.now() * 1000);
+    const refMs = referenceTime(context, this.deps.nowS() * 1000);
     requireSessionValues(agent.def, { customer_name: input.customer_name ?? null, context });
     const vars = { customer_name: input.customer_name ?? null, context };
     const opening = openingClips(agent, vars);
@@ -151,12 +151,12 @@ export class SessionService {
       agent: { id: agent.def.id, name: agent.def.name, direction: agent.def.direction, language: agent.def.language },
       opening: { text: clips.map((c) => c.text).join(' '), clips },
       state: stateView(agent, state, false),
-      created_at: this.deps.now(),
+      created_at: this.deps.nowS(),
     };
     const session: LiveSession = {
       id: 0,
       seq: 0,
-      tenantId: caller.tenantId,
+      tenantId: principal.tenantId,
       agent,
       voice,
       customerName: input.customer_name ?? null,
@@ -167,7 +167,7 @@ export class SessionService {
       metrics: emptyMetrics(),
       summary: null,
     };
-    return { caller, input, agentRow: { id: agentRow.id, digest: agentRow.digest }, session, view, keys: rendered.keys };
+    return { principal, input, agentRow: { id: agentRow.id, digest: agentRow.digest }, session, view, keys: rendered.keys };
   }
 
   /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
@@ -179,7 +179,7 @@ export class SessionService {
     view.session_id = `se_${id}`;
     const row: Omit<SessionRow, 'seq'> = {
       id,
-      tenant_id: p.caller.tenantId,
+      tenant_id: p.principal.tenantId,
       agent_id: p.agentRow.id,
       agent_digest: p.agentRow.digest,
       customer_name: input.customer_name ?? null,
@@ -213,10 +213,15 @@ export class SessionService {
    *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
    *         grace window lapsed), invalid_request (a bad `stt_audio_ms`, nothing changed).
    */
-  async turn(caller: Caller, sessionId: string, input: TurnInputBody & MediaTurnFields, scope: Scope): Promise<Committed<TurnResult>> {
+  async turn(
+    principal: Principal,
+    sessionId: string,
+    input: TurnInputBody & MediaTurnFields,
+    scope: Scope,
+  ): Promise<Committed<TurnResult>> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(
-      caller,
+      principal,
       sessionId,
       input,
       '',
@@ -251,10 +256,10 @@ export class SessionService {
    * @throws ApiError invalid_request (unknown kind, bad attempt or telemetry; nothing changed),
    *         and as {@link turn}: session_not_found, not_found, session_already_ended.
    */
-  async eventTurn(caller: Caller, sessionId: string, event: SessionEventInput, scope: Scope): Promise<Committed<TurnResult>> {
+  async eventTurn(principal: Principal, sessionId: string, event: SessionEventInput, scope: Scope): Promise<Committed<TurnResult>> {
     checkEvent(event);
     return this.recordTurn(
-      caller,
+      principal,
       sessionId,
       event,
       event.kind,
@@ -280,9 +285,9 @@ export class SessionService {
    * reply just given).
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign).
    */
-  mediaHints(caller: Caller, sessionId: string): SessionMediaHints {
+  mediaHints(principal: Principal, sessionId: string): SessionMediaHints {
     const n = parseSessionId(sessionId);
-    const s = this.memory.load(caller, n, sessionId);
+    const s = this.memory.load(principal, n, sessionId);
     const ended = s.status === 'ended' || s.state.closed;
     return {
       ...mediaHintsOf(s.agent, s.state),
@@ -296,7 +301,7 @@ export class SessionService {
 
   /** Runs a turn (`engine`) under the session's lock, gives its clips audio, meters and records it. */
   private async recordTurn(
-    caller: Caller,
+    principal: Principal,
     sessionId: string,
     input: SttTelemetry,
     event: TurnEventKind | '',
@@ -307,8 +312,8 @@ export class SessionService {
     const started = performance.now();
     const n = parseSessionId(sessionId);
     return this.memory.withLock(n, async () => {
-      const s = this.memory.load(caller, n, sessionId);
-      const nowMs = this.deps.now() * 1000;
+      const s = this.memory.load(principal, n, sessionId);
+      const nowMs = this.deps.nowS() * 1000;
       if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) {
         const summary = await this.deps.uow.write((tx) => this.endStateTx(tx, s, s.state, s.metrics));
         this.memory.markEnded(s, summary);
@@ -343,7 +348,7 @@ export class SessionService {
         },
         startedMs: started,
         classifierMs,
-        nowS: this.deps.now(),
+        nowS: this.deps.nowS(),
       });
       // The session in memory changes only once the write has committed (and not at all when
       // the unit of work replayed an earlier response instead of running the step). A turn's
@@ -376,8 +381,8 @@ export class SessionService {
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign); whatever
    *         `closeLine` throws (hangup_failed, …), with nothing changed.
    */
-  async end(caller: Caller, sessionId: string, scope: Scope, options: EndOptions = {}): Promise<Committed<SessionEndResult>> {
-    const ending = await this.beginEnd(caller, sessionId, options);
+  async end(principal: Principal, sessionId: string, scope: Scope, options: EndOptions = {}): Promise<Committed<SessionEndResult>> {
+    const ending = await this.beginEnd(principal, sessionId, options);
     let committed = false;
     try {
       const done = await this.deps.uow.run(scope, (tx) => this.endTx(tx, ending));
@@ -394,11 +399,11 @@ export class SessionService {
    * once its step has run or failed.
    * @throws ApiError as {@link end} (the lock is released then).
    */
-  async beginEnd(caller: Caller, sessionId: string, options: EndOptions = {}): Promise<SessionEnding> {
+  async beginEnd(principal: Principal, sessionId: string, options: EndOptions = {}): Promise<SessionEnding> {
     const n = parseSessionId(sessionId);
     const release = await this.memory.lock(n);
     try {
-      const session = this.memory.load(caller, n, sessionId);
+      const session = this.memory.load(principal, n, sessionId);
       const recordLine = session.status === 'ended' || options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
       return { sessionId, session, recordLine, endedAt: options.endedAt, summary: undefined, release };
     } catch (err) {
@@ -436,9 +441,9 @@ export class SessionService {
    * clips cost nothing; a missing one is synthesised (a clip that fails has no audio).
    * @throws ApiError session_not_found, not_found.
    */
-  async lastClips(caller: Caller, sessionId: string): Promise<ClipView[]> {
+  async lastClips(principal: Principal, sessionId: string): Promise<ClipView[]> {
     const n = parseSessionId(sessionId);
-    const s = this.memory.load(caller, n, sessionId);
+    const s = this.memory.load(principal, n, sessionId);
     const rendered = await renderClips(
       this.speech,
       s.state.last_clips,
@@ -456,9 +461,9 @@ export class SessionService {
    * nested because the spec says the detail has no top-level status or `ended_at`).
    * @throws ApiError session_not_found, not_found.
    */
-  detail(caller: Caller, sessionId: string): SessionDetailView {
+  detail(principal: Principal, sessionId: string): SessionDetailView {
     const n = parseSessionId(sessionId);
-    const s = this.memory.load(caller, n, sessionId);
+    const s = this.memory.load(principal, n, sessionId);
     const row = this.deps.repos.sessions.get(n);
     if (!row) {
       // Purged (issue 15 item 2) after it was read into memory.
@@ -514,9 +519,13 @@ export class SessionService {
    * @param limit 1–100
    * @throws ApiError invalid_request for a cursor this daemon did not issue.
    */
-  list(caller: Caller, cursor: string | null, limit: number): { data: SessionListItem[]; has_more: boolean; next_cursor: string | null } {
+  list(
+    principal: Principal,
+    cursor: string | null,
+    limit: number,
+  ): { data: SessionListItem[]; has_more: boolean; next_cursor: string | null } {
     const before = cursor === null ? Number.MAX_SAFE_INTEGER : SESSIONS_CURSOR.parse(cursor);
-    const rows = this.deps.repos.sessions.list(caller.tenantId, before, limit + 1);
+    const rows = this.deps.repos.sessions.list(principal.tenantId, before, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return {
@@ -556,7 +565,7 @@ export class SessionService {
       s.seq,
       JSON.stringify(state),
       JSON.stringify(metrics),
-      endedAt ?? this.deps.now(),
+      endedAt ?? this.deps.nowS(),
       JSON.stringify(summary),
     );
     return summary;

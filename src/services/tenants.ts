@@ -86,14 +86,14 @@ export class TenantService {
 
   constructor(
     private readonly repos: Repos,
-    private readonly now: () => number = () => Date.now() / 1000,
+    private readonly nowS: () => number = () => Date.now() / 1000,
   ) {}
 
   /** Creates tenant `default` when the database has no tenant. Returns true when it did. */
   ensureDefaultTenant(): boolean {
     return this.repos.store.writeNow(() => {
       if (this.repos.tenants.listTenants().length > 0) return false;
-      this.repos.tenants.insertTenant(DEFAULT_TENANT, this.now());
+      this.repos.tenants.insertTenant(DEFAULT_TENANT, this.nowS());
       return true;
     });
   }
@@ -112,7 +112,7 @@ export class TenantService {
     }
     return this.repos.store.writeNow(() => {
       if (this.repos.tenants.getTenant(name)) throw new ApiError('already_exists', `tenant ${name} already exists`, { param: 'name' });
-      this.repos.tenants.insertTenant(name, this.now());
+      this.repos.tenants.insertTenant(name, this.nowS());
       return tenantView(this.repos.tenants.getTenant(name)!);
     });
   }
@@ -193,7 +193,7 @@ export class TenantService {
         tenant_id: tenant,
         key_hash: hashApiKey(key),
         hint: `${key.slice(0, 7)}…${key.slice(-4)}`,
-        created_at: this.now(),
+        created_at: this.nowS(),
       });
       return { key, tenant, id };
     });
@@ -211,7 +211,7 @@ export class TenantService {
     return this.repos.store.writeNow(() => {
       const row = this.repos.tenants.keyById(id);
       if (!row) throw new ApiError('not_found', `no API key with id ${id} (see: vagent admin key list)`, { param: 'id' });
-      this.repos.tenants.revokeKey(id, this.now());
+      this.repos.tenants.revokeKey(id, this.nowS());
       this.keyCache.clear();
       return keyView(this.repos.tenants.keyById(id)!);
     });

@@ -9,7 +9,7 @@ import type { Trunk } from '../contract/index.js';
 import { isTrunkId, newTrunkId, shortId } from '../domain/ids.js';
 import type { TrunkRow } from '../store/index.js';
 import { scoped } from './access.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkCredentials } from './secrets.js';
 import type { CreateTrunkInput } from '../contract/trunks.js';
@@ -38,23 +38,23 @@ export class TrunkService {
   constructor(private readonly deps: ServiceDeps) {}
 
   /** Creates a trunk for the caller's tenant (duplicate caller-ID numbers are collapsed). */
-  create(caller: Caller, input: CreateTrunkInput, scope: Scope): Promise<Committed<TrunkView>> {
-    return this.deps.uow.run(scope, (tx) => this.createTx(tx, caller, input));
+  create(principal: Principal, input: CreateTrunkInput, scope: Scope): Promise<Committed<TrunkView>> {
+    return this.deps.uow.run(scope, (tx) => this.createTx(tx, principal, input));
   }
 
   /** The write step of {@link create}. */
-  createTx(_tx: Tx, caller: Caller, input: CreateTrunkInput): TrunkView {
+  createTx(_tx: Tx, principal: Principal, input: CreateTrunkInput): TrunkView {
     const id = newTrunkId();
-    const sealed = input.auth ? this.deps.credentials.seal(input.auth, caller.tenantId, id) : null;
+    const sealed = input.auth ? this.deps.credentials.seal(input.auth, principal.tenantId, id) : null;
     const row: TrunkRow = {
       id,
-      tenant_id: caller.tenantId,
+      tenant_id: principal.tenantId,
       name: input.name ?? null,
       address: input.address,
       numbers: JSON.stringify([...new Set(input.numbers ?? [])]),
       provider_trunk_id: input.provider_trunk_id ?? null,
       has_credentials: sealed ? 1 : 0,
-      created_at: this.deps.now(),
+      created_at: this.deps.nowS(),
     };
     const { has_credentials: _derived, ...stored } = row;
     this.deps.repos.trunks.insert(stored, sealed);
@@ -62,16 +62,16 @@ export class TrunkService {
   }
 
   /** The caller's trunks, oldest first. */
-  list(caller: Caller): TrunkView[] {
-    return this.deps.repos.trunks.list(caller.tenantId).map(trunkView);
+  list(principal: Principal): TrunkView[] {
+    return this.deps.repos.trunks.list(principal.tenantId).map(trunkView);
   }
 
   /**
    * The trunk row visible to the caller.
    * @throws ApiError trunk_not_found for a malformed, missing or (in enforce) foreign id.
    */
-  resolve(caller: Caller, trunkId: string): TrunkRow {
-    const row = isTrunkId(trunkId) ? scoped(this.deps, caller, this.deps.repos.trunks.get(trunkId), trunkId) : undefined;
+  resolve(principal: Principal, trunkId: string): TrunkRow {
+    const row = isTrunkId(trunkId) ? scoped(this.deps, principal, this.deps.repos.trunks.get(trunkId), trunkId) : undefined;
     if (!row) throw new ApiError('trunk_not_found', `no trunk ${shortId(trunkId)} (see: GET /v1/trunks)`, { param: 'trunk_id' });
     return row;
   }
@@ -87,21 +87,21 @@ export class TrunkService {
   }
 
   /** One trunk. @throws ApiError trunk_not_found (see {@link resolve}). */
-  get(caller: Caller, trunkId: string): TrunkView {
-    return trunkView(this.resolve(caller, trunkId));
+  get(principal: Principal, trunkId: string): TrunkView {
+    return trunkView(this.resolve(principal, trunkId));
   }
 
   /**
    * Deletes a trunk; number records that named it keep their DID with `trunk_id` null.
    * @throws ApiError trunk_not_found (see {@link resolve}).
    */
-  delete(caller: Caller, trunkId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
-    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, caller, trunkId));
+  delete(principal: Principal, trunkId: string, scope: Scope): Promise<Committed<{ id: string; deleted: true }>> {
+    return this.deps.uow.run(scope, (tx) => this.deleteTx(tx, principal, trunkId));
   }
 
   /** The write step of {@link delete}. */
-  deleteTx(_tx: Tx, caller: Caller, trunkId: string): { id: string; deleted: true } {
-    const row = this.resolve(caller, trunkId);
+  deleteTx(_tx: Tx, principal: Principal, trunkId: string): { id: string; deleted: true } {
+    const row = this.resolve(principal, trunkId);
     this.deps.repos.trunks.delete(row.id);
     return { id: row.id, deleted: true };
   }

@@ -46,7 +46,7 @@ export interface AudioCacheOptions {
   /** A dynamic clip is never evicted within this long of its last use, ms; default 24 h. */
   keepMs?: number;
   /** Clock, epoch ms (tests); default `Date.now`. */
-  now?: () => number;
+  nowMs?: () => number;
   /** Told (rate-limited, once an hour) when protected clips alone exceed the cap; never given text. */
   onWarning?: (message: string, details: Record<string, number>) => void;
 }
@@ -90,7 +90,7 @@ export class AudioCache {
     this.dynamic = new DynamicClips(
       this.dynamicDir,
       { load: () => void this.loaded(), forget: (key) => this.forget(key) },
-      { maxBytes, keepMs, now: options.now ?? Date.now, onWarning: options.onWarning ?? (() => {}) },
+      { maxBytes, keepMs, now: options.nowMs ?? Date.now, onWarning: options.onWarning ?? (() => {}) },
     );
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }

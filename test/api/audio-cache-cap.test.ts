@@ -53,7 +53,7 @@ describe('audio cache cap under distinct readbacks (issue 15 item 3)', () => {
   it("holds the cap, never evicts an open session's clips, and synthesises an evicted text again", async () => {
     audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
     let clock = Date.now();
-    const cache = new AudioCache(audioDir, crypto.randomBytes(32), { maxBytes: CAP, keepMs: 0, now: () => clock });
+    const cache = new AudioCache(audioDir, crypto.randomBytes(32), { maxBytes: CAP, keepMs: 0, nowMs: () => clock });
     const fake = new FakeSynthesizer({ msPerChar: 5 });
     t = await makeTestApp({}, { speech: new SpeechService(fake, cache, { timeoutMs: 2000 }) });
     expect((await t.call('PUT', `/v1/agents/${AGENT.id}`, AGENT)).statusCode).toBeLessThan(300);

@@ -20,7 +20,7 @@ const TO = '+919876543210';
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
-  t = await makeTestApp({}, { now: () => clock });
+  t = await makeTestApp({}, { nowS: () => clock });
 });
 afterAll(async () => t.close());
 
@@ -86,7 +86,7 @@ describe('prepared calls whose stream never arrives', { timeout: 30_000 }, () =>
     const dir = fs.mkdtempSync(`${t.settings.state_dir}-restart-`);
     let now = clock;
     const settings = { ...t.settings, state_dir: dir };
-    const first = openRuntime(settings, { now: () => now });
+    const first = openRuntime(settings, { nowS: () => now });
     const key = first.services.tenants.createKey('default').key;
     const app1 = await buildApp({ services: first.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
     const headers = { authorization: `Bearer ${key}` };
@@ -102,7 +102,7 @@ describe('prepared calls whose stream never arrives', { timeout: 30_000 }, () =>
     first.close();
 
     now += 3600;
-    const second = openRuntime(settings, { now: () => now });
+    const second = openRuntime(settings, { nowS: () => now });
     const app2 = await buildApp({ services: second.services, bodyLimitBytes: 1 << 20, logger: false, version: 'test' });
     const tasks = startBackgroundTasks(second, quiet);
     try {

@@ -18,7 +18,7 @@ let clock = Date.parse('2026-11-21T10:00:00+05:30') / 1000;
 const TO = '+919876543210';
 
 beforeAll(async () => {
-  t = await makeTestApp({}, { now: () => clock });
+  t = await makeTestApp({}, { nowS: () => clock });
 });
 afterAll(async () => t.close());
 
@@ -211,7 +211,7 @@ describe('GET /v1/calls', () => {
 
 describe('daily budget', () => {
   it('rejects calls over budget with rate_limit_exceeded before any work; the reservation ends with the session', async () => {
-    const b = await makeTestApp({ tenant_daily_budget_inr: 4, call_reservation_inr: 2 }, { now: () => clock });
+    const b = await makeTestApp({ tenant_daily_budget_inr: 4, call_reservation_inr: 2 }, { nowS: () => clock });
     try {
       const first = (await b.call('POST', '/v1/calls', { ...EMI, to: TO })).json();
       const second = await b.call('POST', '/v1/calls', { ...EMI, to: TO });
@@ -239,7 +239,7 @@ describe('daily budget', () => {
   });
 
   it('admits exactly one of 20 concurrent calls when the budget holds one', async () => {
-    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { now: () => clock });
+    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { nowS: () => clock });
     try {
       const results = await Promise.all(Array.from({ length: 20 }, () => b.call('POST', '/v1/calls', { ...EMI, to: TO })));
       const codes = results.map((r) => r.statusCode);
@@ -251,7 +251,7 @@ describe('daily budget', () => {
   });
 
   it('admits a call while the tenant is below its budget, even one smaller than a reservation', async () => {
-    const b = await makeTestApp({ tenant_daily_budget_inr: 1, call_reservation_inr: 2 }, { now: () => clock });
+    const b = await makeTestApp({ tenant_daily_budget_inr: 1, call_reservation_inr: 2 }, { nowS: () => clock });
     try {
       expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
       expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');
@@ -262,7 +262,7 @@ describe('daily budget', () => {
 
   it('stops counting a reservation once the call could no longer be running (max_call_duration_s after it was placed)', async () => {
     let now = Date.parse('2026-11-21T09:00:00+05:30') / 1000;
-    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { now: () => now });
+    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2 }, { nowS: () => now });
     try {
       expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO, max_call_duration_s: 600 })).statusCode).toBe(201);
       now += 599;
@@ -279,7 +279,7 @@ describe('daily budget', () => {
 
   it('resets at midnight in the timezone setting and can be set per tenant', async () => {
     let now = Date.parse('2026-11-21T23:59:00+05:30') / 1000;
-    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2, timezone: 'Asia/Kolkata' }, { now: () => now });
+    const b = await makeTestApp({ tenant_daily_budget_inr: 2, call_reservation_inr: 2, timezone: 'Asia/Kolkata' }, { nowS: () => now });
     try {
       expect((await b.call('POST', '/v1/calls', { ...EMI, to: TO })).statusCode).toBe(201);
       expectError(await b.call('POST', '/v1/calls', { ...EMI, to: TO }), 'rate_limit_exceeded');

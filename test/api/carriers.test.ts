@@ -37,7 +37,7 @@ const responses: LightMyRequestResponse[] = [];
 
 beforeEach(async () => {
   clock = 1_800_000_000;
-  t = await makeTestApp({}, { now: () => clock });
+  t = await makeTestApp({}, { nowS: () => clock });
   carriers = t.runtime.services.carriers;
   responses.length = 0;
 });

@@ -46,7 +46,7 @@ beforeEach(async () => {
   app.decorateRequest('idem', null);
   installErrorHandling(app);
   app.addHook('onRequest', async (request) => {
-    request.caller = { tenantId: 'default', keyId: 'key_test', requestId: request.id, method: request.method, route: '/dial' };
+    request.principal = { tenantId: 'default', keyId: 'key_test', requestId: request.id, method: request.method, route: '/dial' };
   });
   waiting = [];
   runs = 0;

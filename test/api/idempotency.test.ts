@@ -224,8 +224,8 @@ describe('concurrency and failures', () => {
   it("a 5xx leaves the key reusable, leaks nothing internal, and keeps none of the handler's writes", async () => {
     const { trunks } = t.runtime.services;
     const real = trunks.createTx.bind(trunks);
-    const spy = vi.spyOn(trunks, 'createTx').mockImplementationOnce((tx, caller, input) => {
-      real(tx, caller, input); // writes the trunk, then fails: the write must be rolled back
+    const spy = vi.spyOn(trunks, 'createTx').mockImplementationOnce((tx, principal, input) => {
+      real(tx, principal, input); // writes the trunk, then fails: the write must be rolled back
       throw new Error('disk controller on fire at /var/lib/secret-path');
     });
     const failed = await t.call('POST', '/v1/trunks', TRUNK, withKey('flaky'));
@@ -247,7 +247,9 @@ describe('concurrency and failures', () => {
   it("a response not in its schema's exact shape fails in a checking app, and nothing it wrote is kept", async () => {
     const { trunks } = t.runtime.services;
     const real = trunks.createTx.bind(trunks);
-    vi.spyOn(trunks, 'createTx').mockImplementationOnce((tx, caller, input) => ({ ...real(tx, caller, input), tenant_seq: 7 }) as never);
+    vi.spyOn(trunks, 'createTx').mockImplementationOnce(
+      (tx, principal, input) => ({ ...real(tx, principal, input), tenant_seq: 7 }) as never,
+    );
     expectError(await t.call('POST', '/v1/trunks', TRUNK, withKey('shape')), 500, 'internal_error');
     expect(row('shape')).toBeUndefined();
     expect(await listTrunks(t)).toEqual([]);

@@ -44,7 +44,7 @@ async function expectGone(a: TestApp, ids: { session: string; call: string }): P
 
 describe('reads of a purged session', () => {
   it("answer not_found after the daemon's own purge, though the session was in the ended window", async () => {
-    const a = (t = await makeTestApp({}, { now: () => clock }));
+    const a = (t = await makeTestApp({}, { nowS: () => clock }));
     const ids = await endedCall(a);
     expect((await a.call('GET', `/v1/sessions/${ids.session}`)).statusCode).toBe(200);
     expect(a.runtime.services.sessions.cacheSizes().ended).toBe(1);
@@ -56,11 +56,11 @@ describe('reads of a purged session', () => {
   });
 
   it('answer not_found after another process purged it (vagent admin purge beside the daemon)', async () => {
-    const a = (t = await makeTestApp({}, { now: () => clock }));
+    const a = (t = await makeTestApp({}, { nowS: () => clock }));
     const ids = await endedCall(a);
     expect((await a.call('GET', `/v1/sessions/${ids.session}`)).statusCode).toBe(200);
     clock = START + 3600;
-    const admin = openRuntime(a.settings, { recover: false, now: () => clock });
+    const admin = openRuntime(a.settings, { recover: false, nowS: () => clock });
     try {
       expect(await admin.services.retention.purge({ before: START + 60, tenant: null })).toMatchObject({ sessions: 1, calls: 1 });
     } finally {
@@ -72,7 +72,7 @@ describe('reads of a purged session', () => {
   });
 
   it('a session held in memory whose row is gone answers not_found, not an error', async () => {
-    const a = (t = await makeTestApp({}, { now: () => clock }));
+    const a = (t = await makeTestApp({}, { nowS: () => clock }));
     const ids = await endedCall(a);
     expect((await a.call('GET', `/v1/sessions/${ids.session}`)).statusCode).toBe(200);
     // The row goes behind the cache's back (as in the moment between another process's purge and the daemon noticing it).

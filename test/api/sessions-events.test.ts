@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Caller } from '../../src/services/context.js';
+import type { Principal } from '../../src/services/context.js';
 import type { SessionEventInput } from '../../src/services/turn-input.js';
 import { INTERNAL, type Committed } from '../../src/services/unit-of-work.js';
 import { makeTestApp, minimalAgent, type TestApp } from '../support/app.js';
@@ -22,10 +22,10 @@ const PRICING = parse(fs.readFileSync(path.join(ROOT, 'config', 'pricing.yaml'),
 
 let t: TestApp;
 const clock = Date.parse('2026-11-21T10:00:00+05:30') / 1000;
-const caller: Caller = { tenantId: 'default', keyId: 'test', requestId: 'req_test', method: 'POST', route: '/test' };
+const principal: Principal = { tenantId: 'default', keyId: 'test', requestId: 'req_test', method: 'POST', route: '/test' };
 
 beforeAll(async () => {
-  t = await makeTestApp({}, { speech: testSpeech(), now: () => clock });
+  t = await makeTestApp({}, { speech: testSpeech(), nowS: () => clock });
 });
 afterAll(async () => t.close());
 
@@ -56,7 +56,7 @@ async function turn(id: string, text: string, extra: Record<string, unknown> = {
   expect(res.statusCode, res.body).toBe(200);
   return res.json() as View;
 }
-const event = async (id: string, ev: SessionEventInput) => valueOf(await sessions().eventTurn(caller, id, ev, INTERNAL));
+const event = async (id: string, ev: SessionEventInput) => valueOf(await sessions().eventTurn(principal, id, ev, INTERNAL));
 async function detail(id: string) {
   const res = await t.call('GET', `/v1/sessions/${id}`);
   expect(res.statusCode, res.body).toBe(200);
@@ -168,7 +168,7 @@ describe('SessionService.eventTurn', () => {
       [{ kind: 'not_heard', stt_provider: '' }, 'stt_provider'],
     ];
     for (const [ev, param] of bad) await expect(event(id, ev)).rejects.toMatchObject({ code: 'invalid_request', param });
-    await expect(sessions().turn(caller, id, { text: 'hi', stt_audio_ms: -5 }, INTERNAL)).rejects.toMatchObject({
+    await expect(sessions().turn(principal, id, { text: 'hi', stt_audio_ms: -5 }, INTERNAL)).rejects.toMatchObject({
       code: 'invalid_request',
       param: 'stt_audio_ms',
     });
@@ -185,7 +185,7 @@ describe('STT metering and telemetry', () => {
     expect(PRICING.stt.google!.per_minute).toBe(1.36);
     const a = valueOf(
       await sessions().turn(
-        caller,
+        principal,
         id,
         { text: 'Priya Sharma', stt_provider: 'google', stt_ms: 300, silence_ms: 700, stt_confidence: 0.9, stt_audio_ms: 4321 },
         INTERNAL,
@@ -193,7 +193,9 @@ describe('STT metering and telemetry', () => {
     );
     expect(a.cost.stt_inr).toBe(0.097943);
     // Without it, stt_ms + silence_ms: 1000 ms × 1.36 / 60 000 = 0.022666… → 22 667 µ₹.
-    const b = valueOf(await sessions().turn(caller, id, { text: 'yes', stt_provider: 'google', stt_ms: 300, silence_ms: 700 }, INTERNAL));
+    const b = valueOf(
+      await sessions().turn(principal, id, { text: 'yes', stt_provider: 'google', stt_ms: 300, silence_ms: 700 }, INTERNAL),
+    );
     expect(b.cost.stt_inr).toBe(0.022667);
     // deepgram 0.37 INR/min: 1 ms → 0.00000616… → 6 µ₹.
     const c = await event(id, { kind: 'silence', attempt: 1, stt_provider: 'deepgram', stt_audio_ms: 1 });
@@ -242,7 +244,7 @@ describe('STT metering and telemetry', () => {
 describe('SessionService.mediaHints', () => {
   it('follows the clinic agent: name, readback, date, time, phone; ended after the end', async () => {
     const id = await open();
-    const hints = () => sessions().mediaHints(caller, id);
+    const hints = () => sessions().mediaHints(principal, id);
     expect(hints()).toMatchObject({
       expectation: 'name',
       grammar: 'name',
@@ -272,8 +274,8 @@ describe('SessionService.mediaHints', () => {
   });
 
   it('refuses a malformed or foreign session', async () => {
-    expect(() => sessions().mediaHints(caller, 'se_x')).toThrow(expect.objectContaining({ code: 'session_not_found' }));
-    expect(() => sessions().mediaHints({ ...caller, tenantId: 'someone_else' }, 'se_42')).toThrow(
+    expect(() => sessions().mediaHints(principal, 'se_x')).toThrow(expect.objectContaining({ code: 'session_not_found' }));
+    expect(() => sessions().mediaHints({ ...principal, tenantId: 'someone_else' }, 'se_42')).toThrow(
       expect.objectContaining({ code: 'not_found' }),
     );
   });
@@ -301,7 +303,7 @@ describe('agent media settings over the API', () => {
       withMedia.json().version,
     );
     const later = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_disclaimer' })).json().session_id as string;
-    expect(sessions().mediaHints(caller, later).media).toMatchObject({ max_call_duration_s: 300, barge_in: true });
+    expect(sessions().mediaHints(principal, later).media).toMatchObject({ max_call_duration_s: 300, barge_in: true });
 
     const bad = await t.call('PUT', '/v1/agents/ag_disclaimer', { ...def, media: { no_speech_timeout_ms: 100 } });
     expectError(bad, 400, 'invalid_request');

@@ -10,7 +10,7 @@ let t: TestApp;
 const clock = Date.parse('2026-11-21T10:00:00+05:30') / 1000;
 
 beforeAll(async () => {
-  t = await makeTestApp({}, { speech: testSpeech(), now: () => clock });
+  t = await makeTestApp({}, { speech: testSpeech(), nowS: () => clock });
 });
 afterAll(async () => t.close());
 

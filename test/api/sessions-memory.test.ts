@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function app(sessionCache: { open?: number; ended?: number }): Promise<TestApp> {
-  t = await makeTestApp({}, { speech: testSpeech(), now: () => clock, sessionCache });
+  t = await makeTestApp({}, { speech: testSpeech(), nowS: () => clock, sessionCache });
   return t;
 }
 

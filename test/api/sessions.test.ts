@@ -11,7 +11,7 @@ let t: TestApp;
 let clock = Date.parse('2026-11-21T10:00:00+05:30') / 1000;
 
 beforeAll(async () => {
-  t = await makeTestApp({}, { speech: testSpeech(), now: () => clock });
+  t = await makeTestApp({}, { speech: testSpeech(), nowS: () => clock });
 });
 afterAll(async () => t.close());
 

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 async function app(settings: Record<string, unknown> = {}): Promise<TestApp> {
-  t = await makeTestApp(settings, { now: () => clock });
+  t = await makeTestApp(settings, { nowS: () => clock });
   return t;
 }
 

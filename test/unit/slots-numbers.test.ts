@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNumberWords, spokenDigits } from '../../src/engine/slots/index.js';
 import { numeralize } from '../../src/engine/slots/numbers.js';
-import { tokenize } from '../../src/engine/slots/text.js';
+import { tokenize } from '../../src/engine/slots/tokens.js';
 import { numberToWords } from '../../src/engine/spoken.js';
 
 /** The numeralised text of an utterance (tokens joined by spaces). */

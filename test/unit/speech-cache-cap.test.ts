@@ -34,7 +34,7 @@ afterEach(() => {
 });
 
 const key = (text: string) => AudioCache.keyFor('fake', 'fake-en', text);
-const open = (options: AudioCacheOptions = {}) => new AudioCache(root, SECRET, { now: () => clock, keepMs: 0, ...options });
+const open = (options: AudioCacheOptions = {}) => new AudioCache(root, SECRET, { nowMs: () => clock, keepMs: 0, ...options });
 /** Moves the clock past the minimum grace, so the clips used before it may be evicted. */
 const later = (ms = MIN_GRACE_MS + 1000) => {
   clock += ms;

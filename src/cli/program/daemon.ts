@@ -8,7 +8,7 @@ import { type Command } from 'commander';
 import { action, examples } from '../command-kit.js';
 
 const serveCmd = () => import('../commands/serve.js');
-const authCmd = () => import('../commands/session-auth.js');
+const authCmd = () => import('../commands/login.js');
 
 /** Declares `serve`, `login` and `logout` on `program`. */
 export function registerDaemonCommands(program: Command): void {

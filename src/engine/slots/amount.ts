@@ -10,7 +10,7 @@
 import type { Capture } from '../../domain/agent.js';
 import { CURRENCY_AFTER, CURRENCY_BEFORE } from './keywords.js';
 import { prepare } from './numbers.js';
-import { normalizeWord, type Prepared, type Tok } from './text.js';
+import { normalizeWord, type Prepared, type Tok } from './tokens.js';
 import { maskedTokens } from './mask.js';
 
 const BEFORE = new Set(CURRENCY_BEFORE.map(normalizeWord));

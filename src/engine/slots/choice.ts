@@ -8,7 +8,7 @@
  * one" / "option 2" / "pehla" / "doosra" pick by position.
  */
 import type { ChoiceOption } from '../../domain/agent.js';
-import { normalizeWord, tokenize } from './text.js';
+import { normalizeWord, tokenize } from './tokens.js';
 
 const ORDINAL_PICK: Record<string, number> = Object.fromEntries(
   Object.entries({

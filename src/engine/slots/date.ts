@@ -19,7 +19,7 @@ import { addDays, formatDate, isValid, localDate, nextDayOfMonth, nextMonthDay, 
 import { DAYPARTS, MONTHS, RELATIVE_DAYS, WEEKDAYS } from './date-words.js';
 import { prepare } from './numbers.js';
 import { aloneInUtterance } from './time.js';
-import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './text.js';
+import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './tokens.js';
 
 /** A date found in an utterance. */
 export interface DateHit {

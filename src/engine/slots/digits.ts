@@ -11,7 +11,7 @@
 import type { Capture } from '../../domain/agent.js';
 import { maskedTokens } from './mask.js';
 import { prepare } from './numbers.js';
-import { normalizeWord, type Prepared } from './text.js';
+import { normalizeWord, type Prepared } from './tokens.js';
 
 const JOINERS = new Set(
   ['uh', 'um', 'umm', 'hmm', 'and', 'aur', 'then', 'phir', 'fir', 'is', 'hai', 'its', "it's", 'है'].map(normalizeWord),

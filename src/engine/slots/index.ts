@@ -11,7 +11,7 @@
 import type { Capture, SlotValue } from '../../domain/agent.js';
 import { extractAmount } from './amount.js';
 import { extractChoice } from './choice.js';
-import { extractCount } from './count.js';
+import { extractCount } from './number.js';
 import { extractDate } from './date.js';
 import { extractDigits } from './digits.js';
 import { extractPersonName } from './person-name.js';

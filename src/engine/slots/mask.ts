@@ -6,7 +6,7 @@
 import { localDate } from './calendar.js';
 import { findDates } from './date.js';
 import { prepare } from './numbers.js';
-import type { Prepared } from './text.js';
+import type { Prepared } from './tokens.js';
 import { findTimes } from './time.js';
 
 /** A text range `[start, end)` of the original utterance. */

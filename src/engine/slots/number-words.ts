@@ -10,7 +10,7 @@
  * Devanagari with or without nukta or chandrabindu matches.
  */
 import { EN_ONES, EN_TENS, HI_0_99 } from '../spoken-words.js';
-import { normalizeWord } from './text.js';
+import { normalizeWord } from './tokens.js';
 
 /** How a number word combines with its neighbours in a spoken number. */
 export type WordKind = 'unit' | 'teen' | 'tens' | 'hindi';

@@ -20,7 +20,7 @@ import {
   SMALL_WORDS,
   type WordKind,
 } from './number-words.js';
-import { normalizeWord, Prepared, tokenize, type Tok } from './text.js';
+import { normalizeWord, Prepared, tokenize, type Tok } from './tokens.js';
 
 /** Options of {@link numeralize}. */
 export interface NumeralizeOptions {

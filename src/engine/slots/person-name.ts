@@ -12,7 +12,7 @@
 import { MONTHS, WEEKDAYS } from './date-words.js';
 import { FILLERS } from './keywords.js';
 import { MULTIPLIER_WORDS, ORDINAL_WORDS, SMALL_WORDS } from './number-words.js';
-import { normalizeWord, tokenize, type Tok } from './text.js';
+import { normalizeWord, tokenize, type Tok } from './tokens.js';
 import { YES_NO_WORDS } from './yes-no.js';
 
 /** Cues after which the caller names themselves; `strong` ones count in volunteer mode without capitals. */

@@ -11,7 +11,7 @@
 import { DAYPARTS } from './date-words.js';
 import { FILLERS, COUNT_NOUNS } from './keywords.js';
 import { prepare } from './numbers.js';
-import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './text.js';
+import { alternation, byPosition, firstLongest, isNegated, normalizeWord, wordRegex, type Hit, type Prepared } from './tokens.js';
 
 /** A time found in an utterance. */
 export interface TimeHit {

@@ -15,7 +15,7 @@
  * 6. With no strong cue, "please" / "go on" lean yes.
  */
 import { HINDI_NEGATIONS } from './keywords.js';
-import { normalizeWord, tokenize } from './text.js';
+import { normalizeWord, tokenize } from './tokens.js';
 
 type Cue = 'yes' | 'no' | 'soft_no' | 'neutral' | 'unsure';
 

@@ -35,7 +35,7 @@ function authenticateRequest(request: FastifyRequest, tenants: TenantService): v
   }
   const found = bearerKey(header, tenants);
   if (!found) throw new ApiError('unauthorized', 'Authorization header must be "Bearer <API key>"');
-  request.caller = {
+  request.principal = {
     tenantId: found.tenantId,
     keyId: found.keyId,
     requestId: request.id,
@@ -56,8 +56,8 @@ export function bearerKey(header: string, tenants: TenantService): { tenantId: s
   return found;
 }
 
-/** The caller of an authenticated request. @throws Error when auth did not run (a wiring bug). */
-export function callerOf(request: FastifyRequest) {
-  if (!request.caller) throw new Error('route is missing the API key hook');
-  return request.caller;
+/** The principal (the API key holder) of an authenticated request. @throws Error when auth did not run (a wiring bug). */
+export function principalOf(request: FastifyRequest) {
+  if (!request.principal) throw new Error('route is missing the API key hook');
+  return request.principal;
 }

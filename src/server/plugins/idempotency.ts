@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { checkIdempotencyKey, type IdempotencyService } from '../../services/idempotency.js';
 import type { Outcome, Scope, UnitOfWork } from '../../services/unit-of-work.js';
 import { sendSerialized } from '../reply.js';
-import { callerOf } from './auth.js';
+import { principalOf } from './auth.js';
 
 const toArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
@@ -31,7 +31,7 @@ export function installIdempotency(scope: FastifyInstance, service: IdempotencyS
     if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(',') : header;
     checkIdempotencyKey(key);
-    const { tenantId } = callerOf(request);
+    const { tenantId } = principalOf(request);
     const print = service.fingerprint(request.method, request.url.split('?')[0]!, request.body);
     const mode = request.routeOptions.config.idempotency;
     const atomic = (typeof mode === 'function' ? mode(request) : mode) === 'atomic';

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
@@ -43,7 +43,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
       async (request, reply) =>
         sendOutcome(
           reply,
-          await agents.put(callerOf(request), request.params.agent_id, request.body, scopeOf(request, 200), (err) =>
+          await agents.put(principalOf(request), request.params.agent_id, request.body, scopeOf(request, 200), (err) =>
             log().warn({ err }, 'agent pre-synthesis failed'),
           ),
         ),
@@ -54,7 +54,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
       {
         schema: { summary: 'List agents by id', tags: ['agents'], response: { 200: AgentList, ...errorResponses } },
       },
-      async (request) => ({ data: agents.list(callerOf(request)), has_more: false, next_cursor: null }),
+      async (request) => ({ data: agents.list(principalOf(request)), has_more: false, next_cursor: null }),
     );
 
     app.get(
@@ -67,7 +67,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: AgentSchema, ...errorResponses },
         },
       },
-      async (request) => agents.get(callerOf(request), request.params.agent_id),
+      async (request) => agents.get(principalOf(request), request.params.agent_id),
     );
 
     app.delete(
@@ -81,7 +81,8 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
           response: { 200: AgentDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await agents.delete(callerOf(request), request.params.agent_id, scopeOf(request, 200))),
+      async (request, reply) =>
+        sendOutcome(reply, await agents.delete(principalOf(request), request.params.agent_id, scopeOf(request, 200))),
     );
 
     app.post(
@@ -99,7 +100,7 @@ export function agentRoutes(services: Services, log: () => FastifyBaseLogger): F
       async (request, reply) =>
         sendOutcome(
           reply,
-          await sessions.open(callerOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, scopeOf(request, 201)),
+          await sessions.open(principalOf(request), { ...(request.body ?? {}), agent_id: request.params.agent_id }, scopeOf(request, 201)),
         ),
     );
   };

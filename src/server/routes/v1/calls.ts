@@ -10,7 +10,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
@@ -45,7 +45,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
       async (request, reply) =>
         sendOutcome(
           reply,
-          await calls.place(callerOf(request), request.body, scopeOf(request, 201), {
+          await calls.place(principalOf(request), request.body, scopeOf(request, 201), {
             onHangupError: (err, callId) =>
               log().warn(
                 { call_id: callId, err: err instanceof Error ? err.message : String(err) },
@@ -67,7 +67,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
       },
       async (request) =>
         calls.list(
-          callerOf(request),
+          principalOf(request),
           request.query.status ?? null,
           request.query.cursor ?? null,
           request.query.limit,
@@ -87,7 +87,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
         },
       },
       async (request, reply) =>
-        sendOutcome(reply, await callLines.hangUp(callerOf(request), request.params.call_id, scopeOf(request, 200))),
+        sendOutcome(reply, await callLines.hangUp(principalOf(request), request.params.call_id, scopeOf(request, 200))),
     );
 
     app.get(
@@ -100,7 +100,7 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
           response: { 200: CallStatusSchema, ...errorResponses },
         },
       },
-      async (request) => calls.get(callerOf(request), request.params.call_id),
+      async (request) => calls.get(principalOf(request), request.params.call_id),
     );
   };
 }

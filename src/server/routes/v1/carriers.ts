@@ -17,7 +17,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError } from '../../../domain/errors.js';
 import { CARRIER_DIALECTS } from '../../../media/carriers/types.js';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
@@ -52,7 +52,8 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
             response: { 200: CarrierSchema, ...errorResponses },
           },
         },
-        async (request, reply) => sendOutcome(reply, await carriers.set(callerOf(request), dialect, request.body, scopeOf(request, 200))),
+        async (request, reply) =>
+          sendOutcome(reply, await carriers.set(principalOf(request), dialect, request.body, scopeOf(request, 200))),
       );
 
       app.delete(
@@ -65,7 +66,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
             response: { 200: CarrierDeletedSchema, ...errorResponses },
           },
         },
-        async (request, reply) => sendOutcome(reply, await carriers.remove(callerOf(request), dialect, scopeOf(request, 200))),
+        async (request, reply) => sendOutcome(reply, await carriers.remove(principalOf(request), dialect, scopeOf(request, 200))),
       );
     }
 
@@ -91,7 +92,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: CarrierListSchema, ...errorResponses },
         },
       },
-      async (request) => carriers.list(callerOf(request)),
+      async (request) => carriers.list(principalOf(request)),
     );
 
     app.post(
@@ -113,7 +114,7 @@ export function carrierRoutes(services: Services): FastifyPluginAsyncZod {
           }
         },
       },
-      async (request, reply) => sendOutcome(reply, await carriers.rotateStreamToken(callerOf(request), scopeOf(request, 201))),
+      async (request, reply) => sendOutcome(reply, await carriers.rotateStreamToken(principalOf(request), scopeOf(request, 201))),
     );
   };
 }

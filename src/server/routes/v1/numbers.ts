@@ -3,7 +3,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
@@ -35,7 +35,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 201: NumberSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await numbers.create(callerOf(request), request.body, scopeOf(request, 201))),
+      async (request, reply) => sendOutcome(reply, await numbers.create(principalOf(request), request.body, scopeOf(request, 201))),
     );
 
     app.get(
@@ -48,8 +48,8 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const caller = callerOf(request);
-        return sendList(reply, lists, caller.tenantId, NumberList, () => numbers.list(caller));
+        const principal = principalOf(request);
+        return sendList(reply, lists, principal.tenantId, NumberList, () => numbers.list(principal));
       },
     );
 
@@ -66,7 +66,7 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        sendOutcome(reply, await numbers.bind(callerOf(request), request.params.number, request.body.agent_id, scopeOf(request, 200))),
+        sendOutcome(reply, await numbers.bind(principalOf(request), request.params.number, request.body.agent_id, scopeOf(request, 200))),
     );
 
     app.delete(
@@ -80,7 +80,8 @@ export function numberRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: NumberDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await numbers.delete(callerOf(request), request.params.number, scopeOf(request, 200))),
+      async (request, reply) =>
+        sendOutcome(reply, await numbers.delete(principalOf(request), request.params.number, scopeOf(request, 200))),
     );
   };
 }

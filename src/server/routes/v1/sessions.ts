@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import {
@@ -36,7 +36,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 201: OpenedSessionSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await sessions.open(callerOf(request), request.body, scopeOf(request, 201))),
+      async (request, reply) => sendOutcome(reply, await sessions.open(principalOf(request), request.body, scopeOf(request, 201))),
     );
 
     app.post(
@@ -52,7 +52,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) =>
-        sendOutcome(reply, await sessions.turn(callerOf(request), request.params.session_id, request.body, scopeOf(request, 200))),
+        sendOutcome(reply, await sessions.turn(principalOf(request), request.params.session_id, request.body, scopeOf(request, 200))),
     );
 
     app.post(
@@ -66,7 +66,8 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: EndResultSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await sessions.end(callerOf(request), request.params.session_id, scopeOf(request, 200))),
+      async (request, reply) =>
+        sendOutcome(reply, await sessions.end(principalOf(request), request.params.session_id, scopeOf(request, 200))),
     );
 
     app.get(
@@ -79,7 +80,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: SessionListSchema, ...errorResponses },
         },
       },
-      async (request) => sessions.list(callerOf(request), request.query.cursor ?? null, request.query.limit),
+      async (request) => sessions.list(principalOf(request), request.query.cursor ?? null, request.query.limit),
     );
 
     app.get(
@@ -92,7 +93,7 @@ export function sessionRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: SessionDetailSchema, ...errorResponses },
         },
       },
-      async (request) => sessions.detail(callerOf(request), request.params.session_id),
+      async (request) => sessions.detail(principalOf(request), request.params.session_id),
     );
   };
 }

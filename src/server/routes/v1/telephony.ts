@@ -19,7 +19,7 @@ import { ApiError } from '../../../domain/errors.js';
 import type { Services } from '../../../services/index.js';
 import { WebhookSignatureError } from '../../../services/inbound.js';
 import { MalformedWebhookError } from '../../../services/telephony-port.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { errorResponses, TelephonyCheckSchema, WebhookAckSchema } from '../../../contract/index.js';
 import { sendError } from '../../reply.js';
 
@@ -102,12 +102,12 @@ export function telephonyRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const caller = callerOf(request);
+        const principal = principalOf(request);
         const [r, recognizers] = await Promise.all([services.telephony.check(), services.recognizers.check()]);
         const base = {
           agent_name: services.telephony.agentName,
           events: services.inbound.counts(),
-          budget: services.budget.status(caller.tenantId),
+          budget: services.budget.status(principal.tenantId),
           recognizers,
         };
         return r.ok

@@ -3,7 +3,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../services/index.js';
-import { callerOf } from '../../plugins/auth.js';
+import { principalOf } from '../../plugins/auth.js';
 import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../schema-errors.js';
 import { ListCache, sendList } from '../../list-cache.js';
@@ -31,7 +31,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
         sendOutcome(
           reply,
           await trunks.create(
-            callerOf(request),
+            principalOf(request),
             { ...request.body, auth: request.body.auth ?? undefined, numbers: request.body.numbers ?? undefined },
             scopeOf(request, 201),
           ),
@@ -44,8 +44,8 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
         schema: { summary: 'List trunks, oldest first', tags: ['trunks'], response: { 200: TrunkList, ...errorResponses } },
       },
       async (request, reply) => {
-        const caller = callerOf(request);
-        return sendList(reply, lists, caller.tenantId, TrunkList, () => trunks.list(caller));
+        const principal = principalOf(request);
+        return sendList(reply, lists, principal.tenantId, TrunkList, () => trunks.list(principal));
       },
     );
 
@@ -59,7 +59,7 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: TrunkSchema, ...errorResponses },
         },
       },
-      async (request) => trunks.get(callerOf(request), request.params.trunk_id),
+      async (request) => trunks.get(principalOf(request), request.params.trunk_id),
     );
 
     app.delete(
@@ -73,7 +73,8 @@ export function trunkRoutes(services: Services): FastifyPluginAsyncZod {
           response: { 200: TrunkDeletedSchema, ...errorResponses },
         },
       },
-      async (request, reply) => sendOutcome(reply, await trunks.delete(callerOf(request), request.params.trunk_id, scopeOf(request, 200))),
+      async (request, reply) =>
+        sendOutcome(reply, await trunks.delete(principalOf(request), request.params.trunk_id, scopeOf(request, 200))),
     );
   };
 }

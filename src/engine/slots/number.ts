@@ -16,7 +16,7 @@ import type { Capture } from '../../domain/agent.js';
 import { COUNT_NOUNS, CURRENCY_AFTER, CURRENCY_BEFORE, NOT_COUNT_AFTER } from './keywords.js';
 import { maskedTokens } from './mask.js';
 import { prepare } from './numbers.js';
-import { normalizeWord, type Prepared, type Tok } from './text.js';
+import { normalizeWord, type Prepared, type Tok } from './tokens.js';
 import { aloneInUtterance } from './time.js';
 
 const NOUNS = new Set(COUNT_NOUNS.map(normalizeWord));
