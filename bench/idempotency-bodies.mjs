@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { SettingsSchema } from '../dist/config/schema.js';
-import { buildApp } from '../dist/server/app.js';
-import { openRuntime } from '../dist/server/runtime.js';
-import { AudioCache } from '../dist/speech/cache.js';
-import { FakeSynthesizer } from '../dist/speech/fake.js';
-import { SpeechService } from '../dist/speech/synthesis.js';
+import { buildApp } from '../dist/http/app.js';
+import { openRuntime } from '../dist/daemon/runtime.js';
+import { AudioCache } from '../dist/adapters/speech/cache.js';
+import { FakeSynthesizer } from '../dist/adapters/speech/fake.js';
+import { SpeechService } from '../dist/adapters/speech/synthesis.js';
 import crypto from 'node:crypto';
 import { smokeOr } from './lib/report.mjs';
 

@@ -39,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { resample } from '../dist/media/audio-resample.js';
 import { startFakeLiveKit } from '../dist/devtools/fake-livekit.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
-import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { EspeakSynthesizer } from '../dist/adapters/speech/espeak.js';
 import { toSpokenText } from '../dist/engine/spoken.js';
 import { procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
@@ -75,7 +75,7 @@ function roomProcessesOf(pid) {
     const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     return children.filter((c) => {
       try {
-        return fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('media/worker.js');
+        return fs.readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('daemon/media-worker/worker.js');
       } catch {
         return false; // gone
       }

@@ -1,6 +1,6 @@
 /**
  * `npm run build && node bench/media-rtf.mjs`: the embedded recogniser's real-time factor
- * (src/media/pocketsphinx.ts: Debian's pocketsphinx 0.8, en-us model) on this machine.
+ * (src/adapters/recognizers/pocketsphinx.ts: Debian's pocketsphinx 0.8, en-us model) on this machine.
  *
  * Speech: ten caller lines per step grammar, spoken by the embedded synthesiser (eSpeak NG,
  * 48 kHz) and resampled to 16 kHz. Each utterance is pushed in 20 ms chunks as fast as the
@@ -28,8 +28,8 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resample } from '../dist/media/audio-resample.js';
-import { PocketsphinxRecognizer, pocketsphinxStatus } from '../dist/media/pocketsphinx.js';
-import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { PocketsphinxRecognizer, pocketsphinxStatus } from '../dist/adapters/recognizers/pocketsphinx.js';
+import { EspeakSynthesizer } from '../dist/adapters/speech/espeak.js';
 import { SMOKE, smokeOr } from './lib/report.mjs';
 
 const ALL_LINES = {

@@ -1,6 +1,6 @@
 /**
  * `npm run build && node bench/media.mjs`: the carrier media path of a real daemon (issue 16),
- * driven by simulated Twilio calls (src/media/carriers/sim-client.ts) over
+ * driven by simulated Twilio calls (src/cli/simulator/sim-client.ts) over
  * `GET /v1/media/twilio`, on this machine, in one run.
  *
  * The daemon runs in its own process with `VAGENT_RECOGNIZER=fake` (the recogniser hears the
@@ -58,10 +58,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { prepareSimLine } from '../dist/media/carriers/sim-client.js';
+import { prepareSimLine } from '../dist/cli/simulator/sim-client.js';
 import { DEFAULT_EOU_SILENCE_MS } from '../dist/media/endpointing.js';
 import { WebRtcVad } from '../dist/media/vad-webrtc.js';
-import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { EspeakSynthesizer } from '../dist/adapters/speech/espeak.js';
 import { hostBusyCores, procTicks } from './lib/cpu.mjs';
 import { cleanup, makeTempDir, peakRssMiB, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
@@ -388,7 +388,7 @@ function rtf() {
 async function main() {
   const loadAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const vad = await WebRtcVad.load();
-  const detector = vad.createDetector({ sampleRate: 16000, frameMs: 20 }); // as src/media/worker.ts makes it
+  const detector = vad.createDetector({ sampleRate: 16000, frameMs: 20 }); // as src/daemon/media-worker/worker.ts makes it
   const hangoverMs = detector.hangoverMs;
   detector.close();
 

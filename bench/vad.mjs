@@ -19,7 +19,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { WebRtcVad } from '../dist/media/vad-webrtc.js';
-import { EspeakSynthesizer } from '../dist/speech/espeak.js';
+import { EspeakSynthesizer } from '../dist/adapters/speech/espeak.js';
 import { resampleMono16 } from '../dist/media/wav.js';
 import { smokeOr } from './lib/report.mjs';
 

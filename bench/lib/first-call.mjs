@@ -7,12 +7,12 @@
  * one when installed). As soon as it prints its listening line and `/v1/health` answers, the
  * bench places `calls` simulated Twilio calls to ag_clinic_booking, one after another, each
  * hung up once the first frame of its opening arrived. Opening latency = the call's `start`
- * sent → the first opening frame received (src/media/carriers/sim-client.ts `openingMs`).
+ * sent → the first opening frame received (src/cli/simulator/sim-client.ts `openingMs`).
  * Reports the first call's, the last one's (the 100th by default), the median of the others,
  * and first / last; and `/v1/health`'s `media.warm_up` when the first call started and at the end.
  */
 import { performance } from 'node:perf_hooks';
-import { simulateCall } from '../../dist/media/carriers/sim-client.js';
+import { simulateCall } from '../../dist/cli/simulator/sim-client.js';
 import { startServer } from './procs.mjs';
 import { median } from './stats.mjs';
 

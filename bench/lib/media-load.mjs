@@ -2,7 +2,7 @@
  * The media bench's load generator, run as a child process by bench/media.mjs so that the
  * simulated carrier clients do not share the bench's own thread (where the `/v1` turn load is
  * timed): `node bench/lib/media-load.mjs CONFIG.json` runs `calls` simulated Twilio calls
- * (src/media/carriers/sim-client.ts) against the daemon and prints one JSON line with a
+ * (src/cli/simulator/sim-client.ts) against the daemon and prints one JSON line with a
  * summary of each call on stdout, then exits.
  *
  * CONFIG.json: { url: ws://…/v1/media/twilio, key: API key (sent as `Authorization: Bearer`,
@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { simulateCall } from '../../dist/media/carriers/sim-client.js';
+import { simulateCall } from '../../dist/cli/simulator/sim-client.js';
 
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const transcripts = JSON.stringify(cfg.lines.map((l) => l.text));

@@ -25,7 +25,7 @@ export function parseContextFlag(text: string, example: string): Record<string, 
 
 /**
  * The daemon's refusal to open a session of an agent without the values its prompts speak
- * (`invalid_request`, param `context.<key>` or `customer_name`; services/sessions.ts
+ * (`invalid_request`, param `context.<key>` or `customer_name`; app/sessions.ts
  * `requireSessionValues`) as a {@link HintedApiError} (exit 1; `--json` prints the API's error) whose hint is the flags to add, e.g.
  * `--customer-name "NAME" --context '{"emi_amount": "…", "due_date": "…"}'`.
  * Any other error is returned unchanged.

@@ -99,7 +99,7 @@ export const SettingsSchema = z
      * Speech recognition on calls (issue 16): `auto` uses the embedded recogniser (Debian's
      * pocketsphinx, English) when it is installed and is off otherwise; `pocketsphinx` requires
      * it; `fake` is the scripted recogniser, whose lines each call brings through the fake's own
-     * channel (src/media/recognizers/fake-script.ts; tests, benchmarks, `vagent call simulate`
+     * channel (src/adapters/recognizers/fake-script.ts; tests, benchmarks, `vagent call simulate`
      * without a recogniser); `off` hears
      * nothing (DTMF still works). `/v1/health` and the start-up lines say which is in force.
      */

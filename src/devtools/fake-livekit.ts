@@ -334,7 +334,7 @@ function espeakVoice(): (text: string, language: string) => Promise<{ samples: I
     voiceFor(l: string): string;
   }> | null = null;
   return async (text, language) => {
-    synth ??= import('../speech/espeak.js').then(({ EspeakSynthesizer }) => new EspeakSynthesizer());
+    synth ??= import('../adapters/speech/espeak.js').then(({ EspeakSynthesizer }) => new EspeakSynthesizer());
     const s = await synth;
     const { toSpokenText } = await import('../engine/spoken.js');
     return s.synthesize(toSpokenText(text, language), s.voiceFor(language), { timeoutMs: 15_000 });

@@ -2,7 +2,7 @@
  * A local fake of Sarvam AI's streaming speech-to-text WebSocket (`GET /speech-to-text/ws`), for
  * tests and for trying vagent without a Sarvam account; it speaks Sarvam's exact protocol.
  *
- * Protocol as in src/media/recognizers/sarvam.ts (sources: the `sarvamai` JS SDK 1.1.10 on npm,
+ * Protocol as in src/adapters/recognizers/sarvam.ts (sources: the `sarvamai` JS SDK 1.1.10 on npm,
  * docs.sarvam.ai streaming API pages, LiveKit's Sarvam plugin):
  * - Upgrade: the path must be `/speech-to-text/ws` (else 404); the `Api-Subscription-Key` header
  *   must equal the fake's key, else HTTP 403 with Sarvam's REST error envelope

@@ -4,7 +4,7 @@
  * the same rtc-node objects a real room does (real AudioFrame/AudioSource/AudioResampler), so the
  * room adapter is tested as it runs against a real server. The daemon's composition root loads
  * it into its room processes only when started with `VAGENT_DEV_FAKE_ROOMS=1`
- * (src/server/daemon.ts; docs/media.md, "Try it without LiveKit"); the module's `connectRoom`
+ * (src/daemon/daemon.ts; docs/media.md, "Try it without LiveKit"); the module's `connectRoom`
  * export is the {@link RoomDriver} they use.
  *
  * - The phone participant's audio arrives as PCM frames; they are captured into an rtc-node
@@ -28,7 +28,7 @@ import {
   type RoomEvents,
   type RoomJoin,
   type RoomParticipant,
-} from '../media/room.js';
+} from '../adapters/livekit/room.js';
 
 /** Sample rate of the audio frames on the fake room's socket, Hz (LiveKit's Opus runs at 48 kHz). */
 export const FAKE_ROOM_RATE = 48_000;
@@ -269,5 +269,5 @@ export async function connectFakeRoom(join: RoomJoin): Promise<RoomConnection> {
   return room;
 }
 
-/** This module's room driver, under the export name a media process loads (src/media/room.ts, {@link RoomDriver}). */
+/** This module's room driver, under the export name a media process loads (src/adapters/livekit/room.ts, {@link RoomDriver}). */
 export const connectRoom: RoomDriver = connectFakeRoom;

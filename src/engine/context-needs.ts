@@ -133,7 +133,7 @@ export function withContextDefaults(def: AgentDefinition, context: Record<string
   return out;
 }
 
-/** Keys an inbound call brings in its context (services/inbound.ts): `call.direction`, `call.to`, `call.from`. */
+/** Keys an inbound call brings in its context (app/inbound.ts): `call.direction`, `call.to`, `call.from`. */
 const INBOUND_CONTEXT = new Set(['call', 'call.direction', 'call.to', 'call.from']);
 
 /**

@@ -13,7 +13,7 @@ type WaveFileClass = typeof wavefileModule.WaveFile;
 const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?: { WaveFile: WaveFileClass } };
 const WaveFile: WaveFileClass = loaded.WaveFile ?? loaded.default!.WaveFile;
 
-/** Mono 16-bit PCM audio (what a synthesiser produces: `SynthesizedAudio` of src/speech/types.ts). */
+/** Mono 16-bit PCM audio (what a synthesiser produces: `SynthesizedAudio` of src/adapters/speech/types.ts). */
 export interface Pcm16Audio {
   /** Signed 16-bit samples, one channel. */
   samples: Int16Array;

@@ -574,7 +574,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     // The last time the daemon saw a call alive (its media flowing, on a coarse heartbeat; see
-    // src/server/media-runtime.ts), epoch seconds: a call orphaned by a crash ends then, not at
+    // src/daemon/media-runtime.ts), epoch seconds: a call orphaned by a crash ends then, not at
     // the restart. Null until the first heartbeat.
     version: 14,
     name: 'calls: last_activity_at (a call ended after a crash ends when it was last seen)',

@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AudioCache } from '../../src/speech/cache.js';
-import { audioCacheStats } from '../../src/speech/cache-admin.js';
-import { MIN_GRACE_MS } from '../../src/speech/cache-dynamic.js';
-import { FakeSynthesizer } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { audioCacheStats } from '../../src/adapters/speech/cache-admin.js';
+import { MIN_GRACE_MS } from '../../src/adapters/speech/cache-dynamic.js';
+import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 
 const AGENT = {

@@ -12,11 +12,11 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { statePaths } from '../../src/config/paths.js';
 import { toSpokenText } from '../../src/engine/spoken.js';
-import { AudioCache } from '../../src/speech/cache.js';
-import { FakeSynthesizer } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 import { toWav48k } from '../../src/media/wav.js';
-import { loadAudioKey } from '../../src/store/state-dir.js';
+import { loadAudioKey } from '../../src/daemon/state-dir.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 

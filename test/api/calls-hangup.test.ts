@@ -9,9 +9,9 @@
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
-import { buildApp } from '../../src/server/app.js';
-import { openRuntime } from '../../src/server/runtime.js';
-import { LiveKitTelephony } from '../../src/telephony/livekit.js';
+import { buildApp } from '../../src/http/app.js';
+import { openRuntime } from '../../src/daemon/runtime.js';
+import { LiveKitTelephony } from '../../src/adapters/livekit/telephony.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 

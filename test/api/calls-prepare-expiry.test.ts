@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DIAL_LIMITS } from '../../src/domain/calls.js';
-import { buildApp } from '../../src/server/app.js';
-import { startBackgroundTasks } from '../../src/server/background.js';
-import { openRuntime } from '../../src/server/runtime.js';
+import { buildApp } from '../../src/http/app.js';
+import { startBackgroundTasks } from '../../src/daemon/background.js';
+import { openRuntime } from '../../src/daemon/runtime.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
 

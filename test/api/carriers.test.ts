@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plivoSignatureV3, twilioSignature } from '../../src/media/carriers/auth.js';
-import type { CarrierService } from '../../src/services/carriers.js';
+import type { CarrierService } from '../../src/app/carriers.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError, expectOk } from '../support/expect.js';
 

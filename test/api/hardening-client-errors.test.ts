@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientApiError } from '../../src/server/plugins/client-errors.js';
+import { clientApiError } from '../../src/http/plugins/client-errors.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { REQUEST_ID } from '../support/expect.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
-import { LiveKitTelephony } from '../../src/telephony/livekit.js';
+import { LiveKitTelephony } from '../../src/adapters/livekit/telephony.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { REQUEST_ID } from '../support/expect.js';
 

@@ -10,11 +10,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installErrorHandling } from '../../src/server/plugins/errors.js';
-import { installIdempotency, scopeOf, sendOutcome } from '../../src/server/plugins/idempotency.js';
-import '../../src/server/types.js';
-import { IdempotencyService } from '../../src/services/idempotency.js';
-import { UnitOfWork } from '../../src/services/unit-of-work.js';
+import { installErrorHandling } from '../../src/http/plugins/errors.js';
+import { installIdempotency, scopeOf, sendOutcome } from '../../src/http/plugins/idempotency.js';
+import '../../src/http/types.js';
+import { IdempotencyService } from '../../src/app/idempotency.js';
+import { UnitOfWork } from '../../src/app/unit-of-work.js';
 import { openRepos, type Repos } from '../../src/store/index.js';
 
 let dir: string;

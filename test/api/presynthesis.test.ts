@@ -1,5 +1,5 @@
 /**
- * Agent pre-synthesis (src/services/agents.ts): the daemon stops it before the store closes,
+ * Agent pre-synthesis (src/app/agents.ts): the daemon stops it before the store closes,
  * because pre-synthesis reads agent revisions from the store; and it makes every agent's
  * opening first, for the media workers to convert ahead of the first call (docs/media.md).
  */
@@ -10,9 +10,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { staticOpeningTexts } from '../../src/engine/static-texts.js';
 import { toSpokenText } from '../../src/engine/spoken.js';
-import { AudioCache } from '../../src/speech/cache.js';
-import { FakeSynthesizer } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp | undefined;

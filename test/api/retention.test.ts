@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_CHECK_MS } from '../../src/store/database.js';
-import { openRuntime } from '../../src/server/runtime.js';
+import { openRuntime } from '../../src/daemon/runtime.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
 import { expectError } from '../support/expect.js';

@@ -9,7 +9,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statePaths } from '../../src/config/paths.js';
-import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from '../../src/server/app.js';
+import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from '../../src/http/app.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { enc, expectError, expectOk, type NumberBody, type TrunkBody } from '../support/expect.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
-import { LiveKitTelephony } from '../../src/telephony/livekit.js';
+import { LiveKitTelephony } from '../../src/adapters/livekit/telephony.js';
 import { makeTestApp, minimalAgent, type TestApp } from '../support/app.js';
 import { expectError, expectOk } from '../support/expect.js';
 

@@ -155,8 +155,8 @@ describe('a session across a restart', () => {
     await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'My name is Priya Sharma' });
     await t.call('POST', `/v1/sessions/${s.session_id}/turn`, { text: 'yes' });
     // A second runtime on the same state dir (as after a daemon restart) has nothing cached.
-    const { openRuntime } = await import('../../src/server/runtime.js');
-    const { buildApp } = await import('../../src/server/app.js');
+    const { openRuntime } = await import('../../src/daemon/runtime.js');
+    const { buildApp } = await import('../../src/http/app.js');
     const settings = t.settings;
     await t.app.close();
     t.runtime.close();

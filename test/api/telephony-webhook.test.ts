@@ -9,11 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
-import { LiveKitTelephony } from '../../src/telephony/livekit.js';
-import { postSignedJson } from '../../src/telephony/routing-webhook.js';
-import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/telephony/webhook-signature.js';
+import { LiveKitTelephony } from '../../src/adapters/livekit/telephony.js';
+import { postSignedJson } from '../../src/adapters/webhook/routing-webhook.js';
+import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/adapters/webhook/webhook-signature.js';
 import pino from 'pino';
-import { buildApp, LOG_SERIALIZERS } from '../../src/server/app.js';
+import { buildApp, LOG_SERIALIZERS } from '../../src/http/app.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
 

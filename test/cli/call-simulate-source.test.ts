@@ -6,7 +6,7 @@
  * claim the label, whatever its parameters say.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulateCall } from '../../src/media/carriers/sim-client.js';
+import { simulateCall } from '../../src/cli/simulator/sim-client.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, type Daemon } from '../support/daemon.js';
 
 let daemon: Daemon;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../src/config/load.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
-import { openRuntime } from '../../src/server/runtime.js';
+import { openRuntime } from '../../src/daemon/runtime.js';
 import { EMI_CONTEXT } from '../support/agents.js';
 import { adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir, type Daemon } from '../support/daemon.js';
 

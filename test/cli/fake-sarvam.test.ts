@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
+import { SarvamRecognizer } from '../../src/adapters/recognizers/sarvam.js';
 import type { FinalTranscript } from '../../src/media/recognizer.js';
 import { ROOT, requireBuild } from '../support/daemon.js';
 

@@ -6,8 +6,8 @@
  * the restart: its duration does not include the outage (docs/calls.md "Call status").
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { simulateCall } from '../../src/media/carriers/sim-client.js';
-import { ACTIVITY_HEARTBEAT_MS } from '../../src/services/media-calls.js';
+import { simulateCall } from '../../src/cli/simulator/sim-client.js';
+import { ACTIVITY_HEARTBEAT_MS } from '../../src/app/media-calls.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
 
 afterAll(cleanupAll, 30_000);

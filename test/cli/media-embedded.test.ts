@@ -10,7 +10,7 @@
  * IVRs ask callers to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareSimLine, simulateCall, type SimStep } from '../../src/media/carriers/sim-client.js';
+import { prepareSimLine, simulateCall, type SimStep } from '../../src/cli/simulator/sim-client.js';
 import type { CarrierAudioFormat, CarrierDialect } from '../../src/media/carriers/types.js';
 import { api, cleanupAll, startEmbeddedDaemon, type Daemon } from '../support/daemon.js';
 import { synthesizeLines } from '../support/espeak-worker.js';

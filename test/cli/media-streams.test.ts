@@ -22,7 +22,7 @@ import {
   type SimPreparedLine,
   type SimStep,
   type SimTimeline,
-} from '../../src/media/carriers/sim-client.js';
+} from '../../src/cli/simulator/sim-client.js';
 import { defaultSimFormat, SimFrameWriter, simStreamIds } from '../../src/media/carriers/sim-frames.js';
 import type { CarrierDialect } from '../../src/media/carriers/types.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon, type Daemon } from '../support/daemon.js';

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { SettingsSchema, type Settings } from '../../src/config/schema.js';
-import { buildApp } from '../../src/server/app.js';
-import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/server/runtime.js';
+import { buildApp } from '../../src/http/app.js';
+import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/daemon/runtime.js';
 
 /** A temp dir removed by {@link TestApp.close}. */
 export function tempDir(prefix = 'vagent-test-'): string {

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
+import { pocketsphinxStatus } from '../../src/adapters/recognizers/pocketsphinx.js';
 
 /** The repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -11,7 +11,7 @@ import ts from 'typescript';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The worker's source, relative to the repo root. */
-const WORKER = 'src/speech/espeak-worker.ts';
+const WORKER = 'src/adapters/speech/espeak-worker.ts';
 
 /**
  * Transpiles {@link WORKER} and the modules it imports (followed through their relative
@@ -61,7 +61,7 @@ export async function synthesizeLines(
   lines: readonly string[],
   language = 'en',
 ): Promise<Array<{ samples: Int16Array; sampleRate: number }>> {
-  const { EspeakSynthesizer } = await import('../../src/speech/espeak.js');
+  const { EspeakSynthesizer } = await import('../../src/adapters/speech/espeak.js');
   const workerPath = buildEspeakWorker(tag);
   const synth = new EspeakSynthesizer({ workerPath });
   try {

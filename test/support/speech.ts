@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { AudioCache } from '../../src/speech/cache.js';
-import { FakeSynthesizer, type FakeMode } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { FakeSynthesizer, type FakeMode } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 
 /** Cache dirs made by {@link testSpeech} in this test file, removed after its last test. */
 const dirs: string[] = [];

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fakeTranscripts, simulationPlan, type CallSimulateFlags } from '../../src/cli/commands/call-simulate-plan.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
 import { buildProgram } from '../../src/cli/main.js';
-import { callerLineFromWav, CallerWavError } from '../../src/media/carriers/sim-audio.js';
+import { callerLineFromWav, CallerWavError } from '../../src/cli/simulator/sim-audio.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-sim-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

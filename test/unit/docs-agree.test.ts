@@ -23,10 +23,21 @@ describe('the README and docs agree with the code', () => {
   });
 
   it('docs/agents.md lists no LLM layer, as the daemon reports none', () => {
-    expect(read('src/services/turn-record.ts')).toContain('llm_used: false');
+    expect(read('src/app/turn-record.ts')).toContain('llm_used: false');
     expect(read('docs/api-decisions.md')).toContain('There is no LLM layer');
     const layers = /Each caller turn goes through these layers[^]*?re-prompt\./.exec(read('docs/agents.md'))?.[0];
     expect(layers).toBeDefined();
     expect(layers).not.toMatch(/LLM/);
+  });
+
+  it('every file and folder docs/*.md and README.md name under src/ exists', () => {
+    const docs = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
+    const missing = docs.flatMap((doc) =>
+      [...read(doc).matchAll(/\bsrc\/[\w./-]*[\w/]/g)]
+        .map((m) => m[0])
+        .filter((p) => !fs.existsSync(path.join(ROOT, p)))
+        .map((p) => `${doc}: ${p}`),
+    );
+    expect(missing).toEqual([]);
   });
 });

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FinalTranscript, RecognizerError } from '../../src/media/recognizer.js';
-import { DeepgramRecognizer } from '../../src/media/recognizers/deepgram.js';
-import { checkDeepgram } from '../../src/media/recognizers/deepgram-check.js';
+import { DeepgramRecognizer } from '../../src/adapters/recognizers/deepgram.js';
+import { checkDeepgram } from '../../src/adapters/recognizers/deepgram-check.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'devtools', 'fake-deepgram-main.js');

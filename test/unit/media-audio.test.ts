@@ -21,7 +21,7 @@ import {
 } from '../../src/media/audio.js';
 import { decodeAlaw, decodeMulaw, encodeAlaw, encodeMulaw } from '../../src/media/audio-g711.js';
 import { SAMPLE_RATES, StreamingResampler, resample } from '../../src/media/audio-resample.js';
-import { EspeakSynthesizer } from '../../src/speech/espeak.js';
+import { EspeakSynthesizer } from '../../src/adapters/speech/espeak.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 import { buildEspeakWorker, removeEspeakWorker } from '../support/espeak-worker.js';
 import { concat } from '../support/media.js';

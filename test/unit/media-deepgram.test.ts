@@ -1,5 +1,5 @@
 /**
- * The Deepgram recogniser (src/media/recognizers/deepgram.ts) against the fake Deepgram server
+ * The Deepgram recogniser (src/adapters/recognizers/deepgram.ts) against the fake Deepgram server
  * (src/devtools/fake-deepgram.ts) over real sockets on loopback, and against small scripted
  * WebSocket servers for the answers the fake's energy detector does not produce.
  */
@@ -12,9 +12,9 @@ import { startFakeDeepgram, type FakeDeepgram, type FakeDeepgramOptions } from '
 import { FakeClock } from '../../src/media/fake-clock.js';
 import { type FinalTranscript, type PartialTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
 import { withTimeout } from '../../src/media/recognition-stream.js';
-import { DeepgramRecognizer, type DeepgramOptions } from '../../src/media/recognizers/deepgram.js';
-import { checkDeepgram } from '../../src/media/recognizers/deepgram-check.js';
-import { deepgramLanguage } from '../../src/media/recognizers/deepgram-protocol.js';
+import { DeepgramRecognizer, type DeepgramOptions } from '../../src/adapters/recognizers/deepgram.js';
+import { checkDeepgram } from '../../src/adapters/recognizers/deepgram-check.js';
+import { deepgramLanguage } from '../../src/adapters/recognizers/deepgram-protocol.js';
 import { concat } from '../support/media.js';
 
 const RATE = 16000;

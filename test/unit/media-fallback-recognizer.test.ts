@@ -1,5 +1,5 @@
 /**
- * The fallback recogniser (src/media/recognizers/fallback.ts) with scripted fake recognisers as
+ * The fallback recogniser (src/adapters/recognizers/fallback.ts) with scripted fake recognisers as
  * primary and fallback, on a fake clock.
  */
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions } from '../../src/media/fake-recognizer.js';
 import { type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../src/media/recognizer.js';
 import { withTimeout } from '../../src/media/recognition-stream.js';
-import { FallbackRecognizer, type FallbackSwitch } from '../../src/media/recognizers/fallback.js';
+import { FallbackRecognizer, type FallbackSwitch } from '../../src/adapters/recognizers/fallback.js';
 
 const RATE = 16_000;
 /** `ms` of a ramp (not silence: the samples are checked after the replay). */

@@ -11,11 +11,11 @@ import { AccessToken, SipClient } from 'livekit-server-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import type { CalleeScript } from '../../src/devtools/fake-room-media.js';
-import { LIVEKIT_OUT_RATE, LiveKitRoomTransport } from '../../src/media/livekit-transport.js';
+import { LIVEKIT_OUT_RATE, LiveKitRoomTransport } from '../../src/adapters/livekit/livekit-transport.js';
 import { connectFakeRoom } from '../../src/devtools/room-fake.js';
-import { connectRoom, roomDriver } from '../../src/media/room-connect.js';
-import { RoomConnectError, type RoomConnection } from '../../src/media/room.js';
-import { devRoomDriver } from '../../src/server/daemon.js';
+import { connectRoom, roomDriver } from '../../src/adapters/livekit/room-connect.js';
+import { RoomConnectError, type RoomConnection } from '../../src/adapters/livekit/room.js';
+import { devRoomDriver } from '../../src/daemon/daemon.js';
 import type { StopReason, TransportListener } from '../../src/media/transport.js';
 
 const FROM = '+912240001234';
@@ -314,7 +314,7 @@ describe('the room driver a media process uses', () => {
   it('loads the development driver by module URL, and refuses a module without one', async () => {
     const dev = new URL('../../src/devtools/room-fake.ts', import.meta.url).href;
     expect(await roomDriver(dev)).toBe(connectFakeRoom);
-    const none = new URL('../../src/media/room-connect.ts', import.meta.url).href;
+    const none = new URL('../../src/adapters/livekit/room-connect.ts', import.meta.url).href;
     await expect(roomDriver(none)).resolves.toBe(connectRoom);
     const bad = new URL('../../src/media/fake-clock.ts', import.meta.url).href;
     await expect(roomDriver(bad)).rejects.toThrow(/exports no connectRoom room driver/);

@@ -1,5 +1,5 @@
 /**
- * The embedded recogniser's confidence for grammar hypotheses (src/media/pocketsphinx-score.ts):
+ * The embedded recogniser's confidence for grammar hypotheses (src/adapters/recognizers/pocketsphinx-score.ts):
  * the backtrace the engine logs, the per-frame ratio against the phone loop and its 0–1 mapping,
  * and, with the real engine on lines spoken by the embedded eSpeak voice, that a line the grammar
  * was built for scores clearly higher than other speech forced through it or noise.
@@ -13,8 +13,8 @@ import { parseAgentDefinition } from '../../src/domain/agent.js';
 import { compileAgent, initialState } from '../../src/engine/state.js';
 import { runTurn } from '../../src/engine/turn.js';
 import { resample } from '../../src/media/audio-resample.js';
-import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
-import { EngineLog, grammarConfidence, RATIO_MIDPOINT, speechRatio } from '../../src/media/pocketsphinx-score.js';
+import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/adapters/recognizers/pocketsphinx.js';
+import { EngineLog, grammarConfidence, RATIO_MIDPOINT, speechRatio } from '../../src/adapters/recognizers/pocketsphinx-score.js';
 import type { FinalTranscript, RecognitionGrammar, RecognizerError } from '../../src/media/recognizer.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
 

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseAgentDefinition } from '../../src/domain/agent.js';
 import { resample } from '../../src/media/audio-resample.js';
-import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/media/pocketsphinx.js';
-import { dictionaryFor, romanisedPhones } from '../../src/media/pocketsphinx-grammars.js';
+import { PocketsphinxRecognizer, pocketsphinxStatus } from '../../src/adapters/recognizers/pocketsphinx.js';
+import { dictionaryFor, romanisedPhones } from '../../src/adapters/recognizers/pocketsphinx-grammars.js';
 import type {
   FinalTranscript,
   PartialTranscript,
@@ -264,7 +264,7 @@ describe.runIf(available)('PocketsphinxRecognizer with the real engine', () => {
   ])(
     "engines do not outlive their worker's process (the built module in dist/, killed with SIGKILL %s)",
     async (_when, waitMs) => {
-      const dist = path.join(ROOT, 'dist', 'media', 'pocketsphinx.js');
+      const dist = path.join(ROOT, 'dist', 'adapters', 'recognizers', 'pocketsphinx.js');
       expect(fs.existsSync(dist), 'build dist/ first (npx tsc -p tsconfig.build.json)').toBe(true);
       const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-ps-orphans-'));
       const script = `const { PocketsphinxRecognizer } = await import(${JSON.stringify(dist)});

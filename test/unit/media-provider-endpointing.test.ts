@@ -13,7 +13,7 @@ import { FakeClock } from '../../src/media/fake-clock.js';
 import { FakeRecognizer, type FakeRecognizerOptions, type FakeUtterance } from '../../src/media/fake-recognizer.js';
 import { FakeTransport } from '../../src/media/fake-transport.js';
 import type { SpeechRecognizer } from '../../src/media/recognizer.js';
-import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
+import { FallbackRecognizer } from '../../src/adapters/recognizers/fallback.js';
 import { WebRtcVad } from '../../src/media/vad-webrtc.js';
 import { resampleMono16, toWav48k } from '../../src/media/wav.js';
 import { synthesizeLines } from '../support/espeak-worker.js';

@@ -1,5 +1,5 @@
 /**
- * The scripted carrier client (src/media/carriers/sim-client.ts) against a small bot written
+ * The scripted carrier client (src/cli/simulator/sim-client.ts) against a small bot written
  * here: a real `ws` server on loopback that parses what the client sends with the daemon-side
  * dialect parsers (CarrierStream) and answers with their writers. Time is a FakeClock: the
  * tests move it and count frames and acknowledgements; nothing asserts wall-clock timings
@@ -18,7 +18,7 @@ import {
   type SimCall,
   type SimEvent,
   type SimStep,
-} from '../../src/media/carriers/sim-client.js';
+} from '../../src/cli/simulator/sim-client.js';
 import { plivoExtraHeaders } from '../../src/media/carriers/sim-frames.js';
 
 /** A bot: one connection at a time, every client frame parsed by the dialect's CarrierStream. */

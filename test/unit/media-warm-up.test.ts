@@ -1,6 +1,6 @@
 /**
- * The media workers' warm-up ahead of the first call (src/media/worker-pool.ts `warm`,
- * src/media/worker.ts, src/media/warm-up.ts; docs/media.md, "The first call after start"):
+ * The media workers' warm-up ahead of the first call (src/daemon/media-worker/worker-pool.ts `warm`,
+ * src/daemon/media-worker/worker.ts, src/daemon/media-worker/warm-up.ts; docs/media.md, "The first call after start"):
  * each worker converts the clip files it is given into every outbound format it plays, runs
  * its silent warm-up streams without a trace outside it, and the pool says where it stands.
  * Needs the built worker (`npm run build`).
@@ -11,8 +11,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CARRIER_DIALECTS } from '../../src/media/carriers/types.js';
 import { CARRIER_MODULES } from '../../src/media/carriers/stream-state.js';
-import { MediaWorkerPool, mediaWorkerPath } from '../../src/media/worker-pool.js';
-import { WARM_STREAMS, warmStreamFrames } from '../../src/media/warm-up.js';
+import { MediaWorkerPool, mediaWorkerPath } from '../../src/daemon/media-worker/worker-pool.js';
+import { WARM_STREAMS, warmStreamFrames } from '../../src/daemon/media-worker/warm-up.js';
 import { toWav48k } from '../../src/media/wav.js';
 
 let pool: MediaWorkerPool | undefined;

@@ -1,10 +1,10 @@
 /**
- * recognitionOf (src/media/recognizer-choice.ts): what hears callers of one language, as
+ * recognitionOf (src/adapters/recognizers/recognizer-choice.ts): what hears callers of one language, as
  * `GET /v1/health?language=` answers it, and when nothing does, the settings that would serve it
  * (what `vagent call simulate` shows when it refuses to start).
  */
 import { describe, expect, it } from 'vitest';
-import { recognitionOf, type RecognitionConfig } from '../../src/media/recognizer-choice.js';
+import { recognitionOf, type RecognitionConfig } from '../../src/adapters/recognizers/recognizer-choice.js';
 
 const installed = { available: true };
 const missing = {

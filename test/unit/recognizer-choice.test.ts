@@ -1,7 +1,7 @@
 /**
  * Cloud recogniser settings (src/config), the per-call choice by language
- * (src/media/recognizer-choice.ts), the worker's factory (src/media/recognizer-factory.ts) and
- * what `/v1/health` and the start-up notice say (src/server/media-runtime.ts).
+ * (src/adapters/recognizers/recognizer-choice.ts), the worker's factory (src/adapters/recognizers/recognizer-factory.ts) and
+ * what `/v1/health` and the start-up notice say (src/daemon/media-runtime.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,17 +18,17 @@ import {
   DEEPGRAM_LANGUAGES,
   settingFor,
   type RecognitionConfig,
-} from '../../src/media/recognizer-choice.js';
-import { buildRecognizer } from '../../src/media/recognizer-factory.js';
-import { DeepgramRecognizer } from '../../src/media/recognizers/deepgram.js';
-import { FallbackRecognizer } from '../../src/media/recognizers/fallback.js';
-import { SarvamRecognizer } from '../../src/media/recognizers/sarvam.js';
-import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES } from '../../src/media/recognizers/sarvam-protocol.js';
+} from '../../src/adapters/recognizers/recognizer-choice.js';
+import { buildRecognizer } from '../../src/adapters/recognizers/recognizer-factory.js';
+import { DeepgramRecognizer } from '../../src/adapters/recognizers/deepgram.js';
+import { FallbackRecognizer } from '../../src/adapters/recognizers/fallback.js';
+import { SarvamRecognizer } from '../../src/adapters/recognizers/sarvam.js';
+import { SARVAM_LANGUAGES as SARVAM_ADAPTER_LANGUAGES } from '../../src/adapters/recognizers/sarvam-protocol.js';
 import type { RecognizerSpec } from '../../src/media/worker-protocol.js';
-import { embeddedStatus, recognitionHealth, recognitionNotice, recognizerChoice } from '../../src/server/media-runtime.js';
-import { MediaStreams } from '../../src/server/media-streams.js';
-import type { MediaWorkerPool } from '../../src/media/worker-pool.js';
-import type { Services } from '../../src/services/index.js';
+import { embeddedStatus, recognitionHealth, recognitionNotice, recognizerChoice } from '../../src/daemon/media-runtime.js';
+import { MediaStreams } from '../../src/daemon/media-streams.js';
+import type { MediaWorkerPool } from '../../src/daemon/media-worker/worker-pool.js';
+import type { Services } from '../../src/app/index.js';
 
 const DG_KEY = 'dg-secret-7f3a9c';
 const SV_KEY = 'sv-secret-41b2e8';

@@ -1,12 +1,12 @@
 /**
- * Per-request loggers made on first use (src/server/request-logger.ts): the same lines as
+ * Per-request loggers made on first use (src/http/request-logger.ts): the same lines as
  * fastify's eager child, and no child at all for a request that writes nothing.
  */
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { lazyChildLoggerFactory } from '../../src/server/request-logger.js';
+import { lazyChildLoggerFactory } from '../../src/http/request-logger.js';
 
 function capture(level: string) {
   const lines: Record<string, unknown>[] = [];

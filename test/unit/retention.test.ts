@@ -11,7 +11,7 @@ import { ApiError } from '../../src/domain/errors.js';
 import { newSessionNumber } from '../../src/domain/ids.js';
 import { startOfLocalDay } from '../../src/domain/time.js';
 import { retentionNotice } from '../../src/config/notices.js';
-import { RetentionService, type PurgeCounts } from '../../src/services/retention.js';
+import { RetentionService, type PurgeCounts } from '../../src/app/retention.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { EMI } from '../support/agents.js';
 

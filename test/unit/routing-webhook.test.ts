@@ -3,9 +3,9 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { postSignedJson, type WebhookPolicy } from '../../src/telephony/routing-webhook.js';
-import { SIGNATURE_HEADER, signWebhookBody, verifyWebhookSignature } from '../../src/telephony/webhook-signature.js';
-import { checkWebhookUrl, isPublicUnicastAddress, WebhookTargetError } from '../../src/telephony/webhook-target.js';
+import { postSignedJson, type WebhookPolicy } from '../../src/adapters/webhook/routing-webhook.js';
+import { SIGNATURE_HEADER, signWebhookBody, verifyWebhookSignature } from '../../src/adapters/webhook/webhook-signature.js';
+import { checkWebhookUrl, isPublicUnicastAddress, WebhookTargetError } from '../../src/adapters/webhook/webhook-target.js';
 
 const SECRET = 'whsec_9f8e7d6c5b4a';
 /** Local test servers listen on loopback, so most calls need allowPrivate. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CredentialBox } from '../../src/services/secrets.js';
+import { CredentialBox } from '../../src/app/secrets.js';
 
 describe('CredentialBox (AES-256-GCM)', () => {
   const key = crypto.randomBytes(32);

@@ -1,5 +1,5 @@
 /**
- * The cap on the audio cache's dynamic clips (src/speech/cache.ts; issue 15 item 3): static
+ * The cap on the audio cache's dynamic clips (src/adapters/speech/cache.ts; issue 15 item 3): static
  * and dynamic classes, LRU eviction down to the cap, the keep window, session pins, restarts,
  * the legacy layout, and the offline prune beside a running cache. All on a real temp dir,
  * with an injected clock (no waiting).
@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AudioCache, type AudioCacheOptions } from '../../src/speech/cache.js';
-import { audioCacheStats, pruneAudioCache } from '../../src/speech/cache-admin.js';
-import { MIN_GRACE_MS } from '../../src/speech/cache-dynamic.js';
-import { resolveAudioCacheCap, DEFAULT_CAP_MAX_BYTES, DEFAULT_CAP_MIN_BYTES, MIB } from '../../src/speech/cache-limits.js';
-import { FakeSynthesizer } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
+import { AudioCache, type AudioCacheOptions } from '../../src/adapters/speech/cache.js';
+import { audioCacheStats, pruneAudioCache } from '../../src/adapters/speech/cache-admin.js';
+import { MIN_GRACE_MS } from '../../src/adapters/speech/cache-dynamic.js';
+import { resolveAudioCacheCap, DEFAULT_CAP_MAX_BYTES, DEFAULT_CAP_MIN_BYTES, MIB } from '../../src/adapters/speech/cache-limits.js';
+import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 import { toWav48k } from '../../src/media/wav.js';
 
 const SECRET = crypto.randomBytes(32);

@@ -1,5 +1,5 @@
 /**
- * The content-addressed audio cache (src/speech/cache.ts): keys, atomic writes, the lazy
+ * The content-addressed audio cache (src/adapters/speech/cache.ts): keys, atomic writes, the lazy
  * index, combined clips and malformed keys.
  */
 import crypto from 'node:crypto';
@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AudioCache } from '../../src/speech/cache.js';
-import { isAudioSha } from '../../src/speech/cache-keys.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { isAudioSha } from '../../src/adapters/speech/cache-keys.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 
 /** The install's audio secret of these tests. */

@@ -1,5 +1,5 @@
 /**
- * The embedded eSpeak NG engine in a child process (src/speech/espeak.ts + espeak-worker.ts):
+ * The embedded eSpeak NG engine in a child process (src/adapters/speech/espeak.ts + espeak-worker.ts):
  * real synthesis in English and Hindi, and recovery from a killed child, a timeout and a bad
  * voice; plus the parent's handling of workers that cannot start, die early or hang, using
  * small stand-in worker scripts.
@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EspeakSynthesizer, espeakVoiceFor, espeakWorkerPath } from '../../src/speech/espeak.js';
-import { SpeechError, type SynthesizedAudio } from '../../src/speech/types.js';
+import { EspeakSynthesizer, espeakVoiceFor, espeakWorkerPath } from '../../src/adapters/speech/espeak.js';
+import { SpeechError, type SynthesizedAudio } from '../../src/adapters/speech/types.js';
 import { clipSamples, readWavInfo, toWav48k } from '../../src/media/wav.js';
 import { buildEspeakWorker, removeEspeakWorker } from '../support/espeak-worker.js';
 
@@ -50,7 +50,7 @@ describe('eSpeak NG voices', () => {
     expect(espeakVoiceFor('xx-YY')).toBe('xx');
   });
   it('finds the compiled worker in dist/ when running from sources', () => {
-    expect(espeakWorkerPath()).toBe(path.join(ROOT, 'dist', 'speech', 'espeak-worker.js'));
+    expect(espeakWorkerPath()).toBe(path.join(ROOT, 'dist', 'adapters', 'speech', 'espeak-worker.js'));
   });
 });
 

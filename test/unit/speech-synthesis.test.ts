@@ -1,5 +1,5 @@
 /**
- * The fake synthesiser (src/speech/fake.ts) and the speech service (src/speech/synthesis.ts):
+ * The fake synthesiser (src/adapters/speech/fake.ts) and the speech service (src/adapters/speech/synthesis.ts):
  * cache hits without synthesis, deduplicated concurrent misses, bounded pre-synthesis, and
  * engine failures surfacing as SpeechError.
  */
@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AudioCache } from '../../src/speech/cache.js';
-import { FakeSynthesizer } from '../../src/speech/fake.js';
-import { SpeechService } from '../../src/speech/synthesis.js';
-import { renderCachedClips, renderClips } from '../../src/services/clips.js';
-import { NoSpeech } from '../../src/services/speech-port.js';
-import { SpeechError } from '../../src/speech/types.js';
+import { AudioCache } from '../../src/adapters/speech/cache.js';
+import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { SpeechService } from '../../src/adapters/speech/synthesis.js';
+import { renderCachedClips, renderClips } from '../../src/app/clips.js';
+import { NoSpeech } from '../../src/app/speech-port.js';
+import { SpeechError } from '../../src/adapters/speech/types.js';
 import { readWavInfo } from '../../src/media/wav.js';
 
 /** The install's audio secret of these tests. */
@@ -181,7 +181,7 @@ describe('SpeechService', () => {
   });
 });
 
-describe('reply clips (services/clips.ts)', () => {
+describe('reply clips (app/clips.ts)', () => {
   const make = (fake = new FakeSynthesizer()) => new SpeechService(fake, new AudioCache(root, SECRET), { timeoutMs: 50 });
   const specs = [
     { text: 'The fee is ₹500.', flags: { source: 'faq' } },

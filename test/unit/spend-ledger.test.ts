@@ -371,7 +371,7 @@ describe('call holds (migration 10)', () => {
     const r = seedRepos();
     try {
       // Covered end to end in test/api; here: the service releases before it checks.
-      const { BudgetService } = await import('../../src/services/budget.js');
+      const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 + 3600;
       const budget = new BudgetService({ repos: r, now: () => now } as never, {
         dailyBudgetInr: 3,
@@ -398,7 +398,7 @@ describe('call holds (migration 10)', () => {
   it('the budget reads the day of its clock across midnight, forwards and back', async () => {
     const r = seedRepos();
     try {
-      const { BudgetService } = await import('../../src/services/budget.js');
+      const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 - 1;
       const budget = new BudgetService({ repos: r, now: () => now } as never, {
         dailyBudgetInr: 3,

@@ -1,5 +1,5 @@
 /**
- * Key files of the state dir (src/store/state-dir.ts; DESIGN.md §8): `master.key` and
+ * Key files of the state dir (src/daemon/state-dir.ts; DESIGN.md §8): `master.key` and
  * `audio.key` are created 0600 on first use, read back unchanged, and refused when group or
  * others may read them.
  */
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statePaths } from '../../src/config/paths.js';
-import { loadAudioKey, loadMasterKey, StateDirError } from '../../src/store/state-dir.js';
+import { loadAudioKey, loadMasterKey, StateDirError } from '../../src/daemon/state-dir.js';
 
 let dir: string;
 beforeEach(() => {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
 import crypto from 'node:crypto';
-import { fingerprint as fp, fingerprintKey, checkIdempotencyKey, isStorableStatus } from '../../src/services/idempotency.js';
-import { hashApiKey, TenantService } from '../../src/services/tenants.js';
+import { fingerprint as fp, fingerprintKey, checkIdempotencyKey, isStorableStatus } from '../../src/app/idempotency.js';
+import { hashApiKey, TenantService } from '../../src/app/tenants.js';
 import { openRepos } from '../../src/store/index.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-tenants-'));

@@ -1,9 +1,9 @@
 /**
- * The bounds on media sockets that have not proven who they are (src/server/unproven-sockets.ts,
+ * The bounds on media sockets that have not proven who they are (src/daemon/unproven-sockets.ts,
  * docs/media.md "Before `start`"): per source address, in total, and a place freed once.
  */
 import { describe, expect, it } from 'vitest';
-import { UnprovenSockets, type UnprovenTicket } from '../../src/server/unproven-sockets.js';
+import { UnprovenSockets, type UnprovenTicket } from '../../src/daemon/unproven-sockets.js';
 
 const admitted = (r: UnprovenTicket | { refused: string }): UnprovenTicket => {
   if ('refused' in r) throw new Error(`refused: ${r.refused}`);

@@ -5,8 +5,8 @@
  */
 import { formatBytes } from '../../config/notices.js';
 import { statePaths } from '../../config/paths.js';
-import { audioCacheStats, pruneAudioCache, type AudioCacheStats, type PruneResult } from '../../speech/cache-admin.js';
-import { resolveAudioCacheCap, type AudioCacheCap } from '../../speech/cache-limits.js';
+import { audioCacheStats, pruneAudioCache, type AudioCacheStats, type PruneResult } from '../../adapters/speech/cache-admin.js';
+import { resolveAudioCacheCap, type AudioCacheCap } from '../../adapters/speech/cache-limits.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, plural, printFields, printJson, say } from '../output.js';
 import { existingStateSettings, type AdminFlags } from './admin.js';

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import { isoTimeMs, startOfLocalDay } from '../../domain/time.js';
-import { exportSessions } from '../../services/archive.js';
-import type { PurgeCounts } from '../../services/retention.js';
+import { exportSessions } from '../../app/archive.js';
+import type { PurgeCounts } from '../../app/retention.js';
 import type { CommandContext } from '../context.js';
 import { formatTimeIn, hint, ok, printJson, printTable, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
@@ -129,7 +129,7 @@ function drained(stream: NodeJS.WritableStream): Promise<void> {
 /**
  * `vagent admin export [--tenant NAME] [--since DATE] [--before DATE] [--output FILE] [--force]`:
  * sessions as JSON lines, one per session with its turns and calls (see
- * services/archive.ts), oldest first, to stdout or to a new file of mode 0600. Reads a page of
+ * app/archive.ts), oldest first, to stdout or to a new file of mode 0600. Reads a page of
  * sessions at a time and waits for the output to drain, so memory stays bounded.
  * @throws UsageError (exit 2) for a malformed date or `--since` not before `--before`; CliError
  *   for an existing `--output` file without `--force`; ApiError not_found (tenant).

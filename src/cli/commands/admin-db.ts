@@ -4,7 +4,7 @@
  * dir's daemon lock and refuses while a daemon runs.
  */
 import { formatBytes } from '../../config/notices.js';
-import { databaseReport, vacuumDatabase, VacuumRefusedError } from '../../server/db-admin.js';
+import { databaseReport, vacuumDatabase, VacuumRefusedError } from '../../daemon/db-admin.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { dim, hint, ok, printFields, printJson, say } from '../output.js';

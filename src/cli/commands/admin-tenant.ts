@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import { readDaemonAddress } from '../../config/daemon-address.js';
 import { auditModeNotice } from '../../config/notices.js';
-import { MAX_RETENTION_DAYS, type TenantView } from '../../services/tenants.js';
-import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../telephony/webhook-signature.js';
-import { checkWebhookUrl, WebhookTargetError } from '../../telephony/webhook-target.js';
+import { MAX_RETENTION_DAYS, type TenantView } from '../../app/tenants.js';
+import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../adapters/webhook/webhook-signature.js';
+import { checkWebhookUrl, WebhookTargetError } from '../../adapters/webhook/webhook-target.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';

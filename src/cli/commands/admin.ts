@@ -11,7 +11,7 @@ import { loadSettings } from '../../config/load.js';
 import { statePaths } from '../../config/paths.js';
 import { loginUrl, readDaemonAddress } from '../../config/daemon-address.js';
 import type { Settings } from '../../config/schema.js';
-import { openRuntime, type Runtime } from '../../server/runtime.js';
+import { openRuntime, type Runtime } from '../../daemon/runtime.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
 import { CliError, EXIT, UsageError } from '../errors.js';

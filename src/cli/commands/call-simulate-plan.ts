@@ -9,8 +9,8 @@ import { type PlaceCallBody } from '../../client/index.js';
 import { EXAMPLE_DID } from '../../domain/e164.js';
 import { toSpokenText } from '../../engine/spoken.js';
 import { CARRIER_DIALECTS, type CarrierAudioFormat, type CarrierDialect } from '../../media/carriers/types.js';
-import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../../media/carriers/sim-audio.js';
-import { type SimStep } from '../../media/carriers/sim-client.js';
+import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../simulator/sim-audio.js';
+import { type SimStep } from '../simulator/sim-client.js';
 import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
 import { placeBody } from './call-place.js';
@@ -192,7 +192,7 @@ export function fakeTranscripts(plan: SimulationPlan): string {
 /** The audio of each step: `--say` lines synthesised with the embedded voice for `language` (16 kHz PCM), WAVs as read, null for keys. */
 export async function synthesiseLines(plan: SimulationPlan, language: string): Promise<Array<Int16Array | null>> {
   if (!plan.lines.some((l) => l.kind === 'say')) return plan.lines.map((l) => (l.kind === 'wav' ? l.pcm : null));
-  const { EspeakSynthesizer } = await import('../../speech/espeak.js');
+  const { EspeakSynthesizer } = await import('../../adapters/speech/espeak.js');
   if (!(await EspeakSynthesizer.available())) {
     throw new CliError(
       'the embedded voice (@echogarden/espeak-ng-emscripten) is not installed, so --say lines cannot be spoken',

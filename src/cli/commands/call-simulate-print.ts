@@ -4,7 +4,7 @@
  * call (latencies, barge-ins, the summary and costs), as human lines or JSON lines.
  */
 import { type SessionDetail, type VagentClient } from '../../client/index.js';
-import { type SimEvent, type SimTimeline } from '../../media/carriers/sim-client.js';
+import { type SimEvent, type SimTimeline } from '../simulator/sim-client.js';
 import type { SaidTracker } from './call-simulate-said.js';
 import { bold, dim, formatMs, hint, printFields, rupees, say } from '../output.js';
 import { costLine, valueText } from './chat-view.js';

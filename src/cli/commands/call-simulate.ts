@@ -1,6 +1,6 @@
 /**
  * `vagent call simulate AGENT_ID --say "…" …`: a phone call without a phone. The CLI plays the
- * carrier (src/media/carriers/sim-client.ts) against the daemon's media endpoint
+ * carrier (src/cli/simulator/sim-client.ts) against the daemon's media endpoint
  * (`GET /v1/media/{twilio,exotel,plivo}`, docs/media.md): it prepares the call (`POST /v1/calls`
  * without `dial`, outbound agents) or names the agent (`agent_id`, inbound agents), streams the
  * caller's lines — synthesised with the embedded voice in the agent's language, or read from
@@ -12,7 +12,7 @@
  */
 import { ApiResponseError, type Agent, type VagentClient } from '../../client/index.js';
 import { MAX_CUSTOM_PARAMETER_CHARS } from '../../media/carriers/types.js';
-import { simulateCall, SimConnectError, type SimTimeline } from '../../media/carriers/sim-client.js';
+import { simulateCall, SimConnectError, type SimTimeline } from '../simulator/sim-client.js';
 import {
   BARGE_IN_AFTER_MS,
   fakeTranscripts,

@@ -58,7 +58,7 @@ export async function serve(_ctx: CommandContext, flags: ServeFlags): Promise<vo
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const { serveUntilSignal } = await import('../../server/daemon.js');
+  const { serveUntilSignal } = await import('../../daemon/daemon.js');
   try {
     await serveUntilSignal(settings);
   } catch (err) {

@@ -1,9 +1,9 @@
 /**
  * The carrier's side of the three WebSocket dialects, for the scripted carrier client
- * (./sim-client.ts): the frames a carrier SENDS (`connected`, `start`, `media`, `dtmf`, mark
+ * (../../cli/simulator/sim-client.ts): the frames a carrier SENDS (`connected`, `start`, `media`, `dtmf`, mark
  * acknowledgements, `stop`) built exactly as each carrier documents them, and a caller's line
  * cut into a stream's frames. The frames a carrier RECEIVES from the bot are parsed by
- * ./sim-inbound.ts. The daemon-side parsers (./twilio.ts, ./exotel.ts, ./plivo.ts) accept
+ * ../../cli/simulator/sim-inbound.ts. The daemon-side parsers (./twilio.ts, ./exotel.ts, ./plivo.ts) accept
  * every frame built here; the unit tests check that round trip.
  *
  * Sources (frame shapes, field names, which values are strings):

@@ -1,5 +1,5 @@
 /**
- * The Sarvam streaming recogniser (src/media/recognizers/sarvam.ts) against the fake Sarvam
+ * The Sarvam streaming recogniser (src/adapters/recognizers/sarvam.ts) against the fake Sarvam
  * server (src/devtools/fake-sarvam.ts) over real loopback sockets: the final that answers a
  * flush, Sarvam's own endpointing (END_SPEECH), transcripts in both scripts, reconnect with the
  * utterance's audio replayed, refused handshakes (403, 429, 5xx), drops, a slow provider under
@@ -10,8 +10,8 @@ import { startFakeSarvam, type FakeSarvam } from '../../../src/devtools/fake-sar
 import { systemClock } from '../../../src/media/playout.js';
 import { type FinalTranscript, type RecognitionStream, type RecognizerError } from '../../../src/media/recognizer.js';
 import { withTimeout } from '../../../src/media/recognition-stream.js';
-import { SarvamRecognizer } from '../../../src/media/recognizers/sarvam.js';
-import { checkSarvam } from '../../../src/media/recognizers/sarvam-check.js';
+import { SarvamRecognizer } from '../../../src/adapters/recognizers/sarvam.js';
+import { checkSarvam } from '../../../src/adapters/recognizers/sarvam-check.js';
 import { concat } from '../../support/media.js';
 
 const KEY = 'sk_test_SECRET_4f9a';

@@ -1,0 +1,195 @@
+/**
+ * The speech service (docs/architecture.md "Speech and the audio cache": pre-synthesis of every static text, cache hits free and
+ * instant, live synthesis only on a miss): a {@link SpeechSynthesizer} in front of an
+ * {@link AudioCache}. It is what the session and agent services use as their speech port.
+ */
+import { AudioCache, type ClipClass } from './cache.js';
+import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
+import { toWav48k } from '../../media/wav.js';
+import type { EnsuredClip, PrepareOptions, SpeechPort } from '../../app/speech-port.js';
+
+/** One clip in the cache, as {@link SpeechService.ensure} reports it (the speech port's type). */
+export type { EnsuredClip };
+
+/** Options of {@link SpeechService}. */
+export interface SpeechServiceOptions {
+  /** Time limit of one live synthesis ({@link SpeechService.ensure}), ms; default 5000. */
+  timeoutMs?: number;
+  /**
+   * Time limit of one background synthesis ({@link SpeechService.prepare}), ms; default 20000
+   * (long static texts such as FAQ answers, on a busy machine).
+   */
+  prepareTimeoutMs?: number;
+  /** Syntheses {@link SpeechService.prepare} runs at once; default 2. */
+  concurrency?: number;
+}
+
+/** As `Error`s go in: a {@link SpeechError} as is, anything else as reason 'failed'. */
+function asSpeechError(err: unknown): SpeechError {
+  if (err instanceof SpeechError) return err;
+  return new SpeechError(`speech synthesis failed: ${(err as Error)?.message ?? String(err)}`, 'failed');
+}
+
+/** Synthesis through a content-addressed cache, with concurrent identical requests merged. */
+export class SpeechService implements SpeechPort {
+  private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly timeoutMs: number;
+  private readonly prepareTimeoutMs: number;
+  private readonly concurrency: number;
+
+  /**
+   * @param synthesizer the engine (eSpeak NG in a child process, or a fake)
+   * @param cache       where clips are kept
+   * @param options     time limit and pre-synthesis concurrency
+   */
+  constructor(
+    readonly synthesizer: SpeechSynthesizer,
+    readonly cache: AudioCache,
+    options: SpeechServiceOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS;
+    this.prepareTimeoutMs = options.prepareTimeoutMs ?? 20_000;
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+  }
+
+  /** The engine's pricing key ('espeak-ng'). */
+  get provider(): string {
+    return this.synthesizer.provider;
+  }
+
+  /** The engine's voice for a BCP-47 language. */
+  voiceFor(language: string): string {
+    return this.synthesizer.voiceFor(language);
+  }
+
+  /** The cache key of `spokenText` in `voice`, whether or not it is cached (internal). */
+  keyFor(spokenText: string, voice: string): string {
+    return AudioCache.keyFor(this.synthesizer.provider, voice, spokenText);
+  }
+
+  /** The public name of clip `key` (see {@link AudioCache.nameOf}). */
+  nameOf(key: string): string {
+    return this.cache.nameOf(key);
+  }
+
+  /** True when clip `key` is cached (a use of a dynamic clip, see {@link AudioCache.has}). */
+  has(key: string): boolean {
+    return this.cache.has(key);
+  }
+
+  /** The WAV file of the cached clip named `name` (a public name, not a key), or null. */
+  fileOf(name: string): string | null {
+    return this.cache.fileOfName(name);
+  }
+
+  /**
+   * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
+   * cache, or synthesised (within the time limit), converted to 48 kHz and stored as a
+   * *dynamic* clip (docs/api-decisions.md "Audio URLs": bounded by the cache's cap). Identical concurrent calls
+   * share one synthesis.
+   *
+   * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
+   *         'failed'); the caller answers without audio
+   */
+  ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
+    return this.ensureWithin(spokenText, voice, this.timeoutMs, 'dynamic');
+  }
+
+  /**
+   * {@link SpeechService.ensure} with a given time limit, ms, storing a new clip as `cls`. A
+   * static request for a clip cached as dynamic promotes it (pre-synthesis of a text first
+   * heard live, or of a legacy cache's clip).
+   */
+  private async ensureWithin(spokenText: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<EnsuredClip> {
+    const key = this.keyFor(spokenText, voice);
+    if (this.cache.has(key) && (cls === 'dynamic' || this.cache.promote(key))) return { key, cacheHit: true, chars: 0 };
+    const running = this.inFlight.get(key);
+    if (running) {
+      await running;
+      if (cls === 'static') this.cache.promote(key);
+      return { key, cacheHit: false, chars: 0 };
+    }
+    const job = this.synthesizeInto(key, spokenText, voice, timeoutMs, cls);
+    this.inFlight.set(key, job);
+    try {
+      await job;
+    } finally {
+      this.inFlight.delete(key);
+    }
+    return { key, cacheHit: false, chars: [...spokenText].length };
+  }
+
+  /**
+   * Synthesises every text of `spokenTexts` not yet cached, `concurrency` at a time
+   * (duplicates once), each within `prepareTimeoutMs`. Never rejects: failures are counted.
+   * The clips are static (kept for good; dynamic ones already cached are promoted) unless
+   * `options.dynamic` (a session's rendered prompts: bounded by the cache's cap).
+   * Once `options.signal` aborts, no further text is started (texts not started count as
+   * neither ready nor failed); it resolves when the ones already started have settled.
+   *
+   * @param options `onProgress` called after each distinct text with (done, total); `signal`
+   * @returns how many distinct texts are cached now (`ready`) and how many failed
+   */
+  async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<{ ready: number; failed: number }> {
+    const { onProgress, signal } = options;
+    const cls: ClipClass = options.dynamic ? 'dynamic' : 'static';
+    const texts = [...new Set(spokenTexts)];
+    let next = 0;
+    let ready = 0;
+    let failed = 0;
+    const worker = async (): Promise<void> => {
+      while (next < texts.length && !signal?.aborted) {
+        const text = texts[next++]!;
+        try {
+          await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls);
+          ready += 1;
+        } catch {
+          failed += 1;
+        }
+        onProgress?.(ready + failed, texts.length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, texts.length) }, worker));
+    return { ready, failed };
+  }
+
+  /**
+   * A cached clip that plays clips `keys` in order (150 ms apart); returns its key. See
+   * {@link AudioCache.combine}.
+   *
+   * @throws RangeError / Error as {@link AudioCache.combine}
+   */
+  combine(keys: string[]): Promise<string> {
+    return this.cache.combine(keys);
+  }
+
+  /** The key {@link SpeechService.combine} gives for `keys` when that clip is cached already, else null. */
+  combinedIfCached(keys: readonly string[]): string | null {
+    return this.cache.combinedIfCached(keys);
+  }
+
+  /** Closes the engine. */
+  close(): Promise<void> {
+    return this.synthesizer.close();
+  }
+
+  /** Pins clips `keys` for `owner` (an open session; see {@link AudioCache.pin}). */
+  pin(owner: string, keys: readonly string[]): void {
+    this.cache.pin(owner, keys);
+  }
+
+  /** Drops the pins of `owner` (see {@link AudioCache.unpin}). */
+  unpin(owner: string): void {
+    this.cache.unpin(owner);
+  }
+
+  private async synthesizeInto(key: string, text: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<string> {
+    try {
+      const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
+      await this.cache.put(key, toWav48k(audio), cls);
+      return key;
+    } catch (err) {
+      throw asSpeechError(err);
+    }
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Wires the services of one daemon (or admin command) over an open store.
+ */
+import { Pricing } from '../config/pricing.js';
+import type { RecognitionConfig } from '../adapters/recognizers/recognizer-choice.js';
+import type { Repos } from '../store/index.js';
+import { AgentService } from './agents.js';
+import { BudgetService, type BudgetSettings } from './budget.js';
+import { CallLineService } from './call-line.js';
+import { CallService } from './calls.js';
+import { CarrierService } from './carriers.js';
+import { InboundService, type InboundLog, type RoutingWebhookCall } from './inbound.js';
+import { NoTelephony, type TelephonyPort } from './telephony-port.js';
+import { RetentionService } from './retention.js';
+import { SessionService } from './sessions.js';
+import { NoSpeech, type SpeechPort } from './speech-port.js';
+import { IdempotencyService } from './idempotency.js';
+import { MediaCallService } from './media-calls.js';
+import { NumberService } from './numbers.js';
+import { RecognizerCheckService } from './recognizer-check.js';
+import { CredentialBox } from './secrets.js';
+import { TenantService } from './tenants.js';
+import { TrunkService } from './trunks.js';
+import { UnitOfWork } from './unit-of-work.js';
+
+/** Everything the HTTP layer calls. */
+export interface Services {
+  repos: Repos;
+  tenants: TenantService;
+  idempotency: IdempotencyService;
+  /** Runs every use case's writes with its request's idempotent response (docs/unit-of-work.md). */
+  uow: UnitOfWork;
+  trunks: TrunkService;
+  numbers: NumberService;
+  credentials: CredentialBox;
+  agents: AgentService;
+  sessions: SessionService;
+  speech: SpeechPort;
+  budget: BudgetService;
+  calls: CallService;
+  /** Hang-ups (`POST /v1/calls/{id}/hangup`; ending a dialled call's session). */
+  callLines: CallLineService;
+  inbound: InboundService;
+  telephony: TelephonyPort;
+  /** Retention purges (issue 15 item 2). */
+  retention: RetentionService;
+  /** Calls carried by carrier WebSocket media streams (issue 16). */
+  media: MediaCallService;
+  /** Carrier credentials and media stream tokens (issue 16). */
+  carriers: CarrierService;
+  /** Checks of the cloud speech recognisers (issue 17; `vagent telephony check`). */
+  recognizers: RecognizerCheckService;
+}
+
+/** Options of {@link createServices}. */
+export interface ServiceOptions {
+  authMode: 'audit' | 'enforce';
+  masterKey: Buffer;
+  idempotencyRetentionHours: number;
+  /** Epoch seconds; injectable for tests. */
+  nowS?: () => number;
+  /** Speech synthesis and its cache (default: none, text-only replies). */
+  speech?: SpeechPort;
+  /** Prices (default: everything free). */
+  pricing?: Pricing;
+  /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
+  audioBaseUrl?: () => string;
+  /** Told of synthesis failures, for the log. */
+  onSpeechError?: (err: unknown) => void;
+  /** Telephony provider (default: none; dialling fails with telephony_not_configured). */
+  telephony?: TelephonyPort;
+  /** Daily budget settings (default: no budget, Asia/Kolkata, ₹2 per call). */
+  budget?: BudgetSettings;
+  /** Calls tenants' inbound routing webhooks (default: always fails, so the bound agent answers). */
+  routingWebhook?: RoutingWebhookCall;
+  /** Log of inbound routing (default: silent). */
+  inboundLog?: InboundLog;
+  /** Bounds of the sessions held in memory (default: 50,000 open, 1,000 ended; issue 15 item 7). */
+  sessionCache?: SessionCacheBounds;
+  /** The instance's `retention_days` (default 0: keep for ever; issue 15 item 2). */
+  retentionDays?: number;
+  /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
+  purgeBatchSize?: number;
+  /** The recognition settings (`recognizer`, `recognizers`, `deepgram`, `sarvam`), for the recognisers' checks (default: none configured). */
+  recognition?: RecognitionConfig;
+}
+
+/** How many sessions the session service holds in memory (see `SessionServiceOptions`). */
+export interface SessionCacheBounds {
+  /** Open sessions (least recently used beyond this reload from the database). */
+  open?: number;
+  /** Recently ended sessions (older ones reload from the database). */
+  ended?: number;
+}
+
+/** Builds the services over `repos`. */
+export function createServices(repos: Repos, options: ServiceOptions): Services {
+  const nowS = options.nowS ?? (() => Date.now() / 1000);
+  const credentials = new CredentialBox(options.masterKey);
+  const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, nowS);
+  const uow = new UnitOfWork(repos.store, idempotency);
+  const deps = { repos, uow, authMode: options.authMode, credentials, nowS };
+  const trunks = new TrunkService(deps);
+  const speech = options.speech ?? new NoSpeech();
+  const agents = new AgentService(deps, speech);
+  const sessions: SessionService = new SessionService(
+    deps,
+    agents,
+    speech,
+    options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }),
+    {
+      audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+      ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+      ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
+      ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
+      // Ending a dialled call's session hangs up its line (the call service is built below).
+      closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
+    },
+  );
+  const telephony = options.telephony ?? new NoTelephony();
+  const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
+  const callLines = new CallLineService(deps, sessions, telephony);
+  const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
+  const silent: InboundLog = { info: () => {}, warn: () => {} };
+  const noWebhook: RoutingWebhookCall = async () => {
+    throw new Error('inbound routing webhooks are not enabled');
+  };
+  const inbound = new InboundService(
+    deps,
+    sessions,
+    calls,
+    telephony,
+    credentials,
+    options.routingWebhook ?? noWebhook,
+    options.inboundLog ?? silent,
+  );
+  const retention = new RetentionService(
+    repos,
+    {
+      retentionDays: options.retentionDays ?? 0,
+      ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
+      // Purged sessions read as missing from then on, not from the ended window in memory.
+      onSessionsPurged: (ids) => sessions.forget(ids),
+    },
+    nowS,
+  );
+  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
+  return {
+    media,
+    carriers: new CarrierService(deps),
+    recognizers: new RecognizerCheckService(options.recognition ?? null),
+    retention,
+    budget,
+    calls,
+    callLines,
+    inbound,
+    telephony,
+    agents,
+    sessions,
+    speech,
+    repos,
+    credentials,
+    tenants: new TenantService(repos, nowS),
+    idempotency,
+    uow,
+    trunks,
+    numbers: new NumberService(deps, trunks, agents),
+  };
+}
