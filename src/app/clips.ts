@@ -9,7 +9,7 @@ import { toSpokenText } from '../engine/spoken.js';
 import type { ClipSpec } from '../engine/state.js';
 import type { SpeechPort } from './speech-port.js';
 
-/** A clip as the API shows it (docs/api-decisions.md; `ClipSchema` of src/contract/sessions.ts): text, audio URLs (null without audio), engine flags. */
+/** A clip as the API shows it (docs/api-decisions.md; `Clip` of src/contract/sessions.ts): text, audio URLs (null without audio), engine flags. */
 export type ClipView = Clip;
 
 /** The audio of one reply. */
