@@ -1,5 +1,5 @@
 /**
- * Tenant scoping of id lookups (spec: Authentication 2–3; DESIGN.md §4 "Auth").
+ * Tenant scoping of id lookups (docs/api-decisions.md "Auth").
  *
  * A resource of the caller's tenant resolves. One of another tenant resolves only in `audit`
  * mode, and then writes an audit event (who, which id, which route); in `enforce` it is

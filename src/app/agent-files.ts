@@ -1,6 +1,6 @@
 /**
  * Agent files on disk: the example agents shipped in `config/agents/`, loaded into tenant
- * `default` on a fresh state dir (DESIGN.md §5).
+ * `default` on a fresh state dir.
  */
 import fs from 'node:fs';
 import path from 'node:path';

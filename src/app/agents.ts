@@ -1,5 +1,5 @@
 /**
- * Agents (DESIGN.md §4 "Extensions", §6): `PUT/GET/DELETE /v1/agents/{agent_id}`,
+ * Agents (docs/api-decisions.md "Agents"; docs/agents.md): `PUT/GET/DELETE /v1/agents/{agent_id}`,
  * `GET /v1/agents`. A definition is stored by digest; the tenant's agent row points at its
  * current revision, so open sessions keep the revision they started with.
  *

@@ -1,5 +1,5 @@
 /**
- * `vagent admin export` (issue 15 item 2): sessions as an operator's own archive, before a
+ * `vagent admin export` (docs/api-decisions.md "Retention"): sessions as an operator's own archive, before a
  * purge deletes them. One record per session: Session detail as `GET /v1/sessions/{id}` shows
  * it (its `turns` and the extension `session`), its tenant, and `calls`: the session's call as
  * `GET /v1/calls/{id}` shows it (none for a session opened without one). Nothing secret is in

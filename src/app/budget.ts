@@ -1,6 +1,6 @@
 /**
- * The daily spend budget of a tenant (spec: Limits, `tenant_daily_budget_inr`; DESIGN.md §4
- * "Costs"). Spend of a day = the costs of the tenant's sessions created that day (day
+ * The daily spend budget of a tenant (`tenant_daily_budget_inr`; docs/api-decisions.md
+ * "Costs"; docs/calls.md "The daily budget"). Spend of a day = the costs of the tenant's sessions created that day (day
  * boundary in the `timezone` setting); while a call's session is open it counts at least the
  * call's reservation, since its real cost is not known yet — until the call's longest possible
  * end (`max_call_duration_s` after it was placed), so an abandoned session does not hold
@@ -12,8 +12,8 @@
  * reservation atomic, so concurrent calls cannot overspend.
  *
  * Both read the spend through `CallRepo.spendMicro`: the running spend ledger the store keeps in
- * the same transaction as every cost and every open call's hold (migrations 7 and 10, issue 15
- * item 1), not a walk of the day's sessions or open calls, so a check costs the same however
+ * the same transaction as every cost and every open call's hold (migrations 7 and 10 in
+ * src/store/migrations.ts), not a walk of the day's sessions or open calls, so a check costs the same however
  * many sessions the day holds and however many of its calls are open.
  */
 import { ApiError } from '../domain/errors.js';

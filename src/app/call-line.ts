@@ -1,6 +1,6 @@
 /**
- * The phone line of a call after it was placed (issue 14 item 11; DESIGN.md §4 "Extensions"
- * `POST /v1/calls/{id}/hangup`, §7 "Call states"; docs/calls.md "Hanging up").
+ * The phone line of a call after it was placed (`POST /v1/calls/{id}/hangup`; docs/calls.md
+ * "Call status", "Hanging up").
  *
  * Hanging up asks the provider first (LiveKit's RoomService: remove the SIP participant,
  * delete the room) and only then, in one write, ends the call's session and moves its line to
@@ -38,7 +38,7 @@ export interface ReleasedLine {
 /** Seconds a ringing call is watched beyond its ringing timeout (LiveKit's own margin is 2 s). */
 const ANSWER_WATCH_MARGIN_S = 5;
 
-/** Hangs up calls carried by this daemon's carrier media streams (issue 16). */
+/** Hangs up calls carried by this daemon's carrier media streams (docs/media.md). */
 export interface MediaLines {
   /** Hangs up stream call `n` (the stream closes); false when no stream of this daemon carries it. */
   hangUp(n: number): boolean;

@@ -12,10 +12,10 @@ import { keyReuseError } from './idempotency.js';
 import type { SessionMetrics } from './session-model.js';
 import type { DialAttempt } from './unit-of-work.js';
 
-/** The status response (spec: Call: status), with vagent's extension fields after `cost`. */
+/** The status response (`CallStatusSchema` in src/contract/calls.ts), with vagent's extension fields after `cost`. */
 export type CallStatusView = CallStatus;
 
-/** The room and SIP participant identity of call `cl_<n>` (DESIGN.md §7). */
+/** The room and SIP participant identity of call `cl_<n>` (docs/calls.md "Dialling"). */
 export function callRoom(n: number): { roomName: string; identity: string } {
   return { roomName: `call-cl_${n}`, identity: `sip-cl_${n}` };
 }
@@ -55,7 +55,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
 
 /**
  * The number N of call id `cl_<N>`.
- * @throws ApiError session_not_found for a malformed id (spec: lookup is keyed by session).
+ * @throws ApiError session_not_found for a malformed id (lookup is keyed by session).
  */
 export function parseCallId(callId: string): number {
   const n = parseSessionNumber(callId, 'call');

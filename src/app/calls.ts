@@ -1,6 +1,6 @@
 /**
- * Calls (spec: Calls; Call placement response; Call status; States › Call; Errors; Limits;
- * DESIGN.md §7).
+ * Calls (docs/calls.md; docs/api-decisions.md "Calls", "Errors", "Costs"; the contract in
+ * src/contract/calls.ts).
  *
  * `POST /v1/calls` prepares a call — a session of an outbound agent and a call record,
  * nothing sent to a carrier — or, with `dial: true`, places it through the telephony provider.
@@ -49,7 +49,7 @@ import type { PlaceCallInput } from '../contract/calls.js';
 /** A validated `POST /v1/calls` body (the contract's, src/contract/calls.ts). Numbers are E.164. */
 export type { PlaceCallInput };
 
-/** The placement response (spec: Call: placement response). */
+/** The placement response (`CallPlacementSchema` in src/contract/calls.ts). */
 export type { CallPlacement };
 
 /** A page of calls (`GET /v1/calls`). */
@@ -113,7 +113,7 @@ export class CallService {
   }
 
   /**
-   * Prepares or places a call (spec: `POST /v1/calls`).
+   * Prepares or places a call (`POST /v1/calls`; docs/calls.md "Placing calls").
    * @throws ApiError workflow_not_found, not_found ("Workflow not outbound." for an inbound
    *         agent), rate_limit_exceeded; when dialling also telephony_not_configured,
    *         invalid_request (no `trunk_id` with zero or several trunks), trunk_not_found,
@@ -400,7 +400,7 @@ export class CallService {
   }
 
   /**
-   * Call status (spec: `GET /v1/calls/{call_id}`).
+   * Call status (`GET /v1/calls/{call_id}`; docs/calls.md "Call status").
    * @throws ApiError session_not_found for a malformed id (lookup is keyed by session);
    *         not_found for a missing or (in enforce) foreign call.
    */

@@ -1,5 +1,5 @@
 /**
- * Carrier credentials and media stream tokens (issue 16, "Auth (Contract)").
+ * Carrier credentials and media stream tokens (docs/carrier-auth.md).
  *
  * The daemon's carrier WebSocket endpoints (`GET /v1/media/twilio|exotel|plivo`) accept, besides
  * `Authorization: Bearer <API key>`, the carrier's own proof that the stream comes from the

@@ -1,5 +1,5 @@
 /**
- * Reply audio (DESIGN.md §6): each clip's text normalised for speech, looked up in the
+ * Reply audio (docs/architecture.md "Speech and the audio cache"): each clip's text normalised for speech, looked up in the
  * content-addressed cache, synthesised live only on a miss; the turn's audio is the clips
  * joined. URLs carry each clip's public name (a keyed MAC of its cache key), never the key. A synthesis failure (crash, hang, no engine) leaves that clip without audio and
  * never fails the turn.
@@ -28,7 +28,7 @@ export interface RenderedReply {
   ttsMs: number;
   /**
    * Cache keys of the audio this reply's URLs point to (each clip's, and the combination's):
-   * what a session pins so the cache keeps them while it is open (issue 15 item 3).
+   * what a session pins so the cache keeps them while it is open (README.md "What grows on disk, and what bounds it").
    */
   keys: string[];
 }

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (spec: Endpoints › Idempotency; DESIGN.md §4 "Idempotency").
+ * Idempotency keys (docs/api-decisions.md "Idempotency"; docs/unit-of-work.md).
  *
  * - scope (tenant, key); a key is 1–255 printable ASCII characters;
  * - fingerprint = HMAC-SHA256 of method, path (percent-decoded) and the canonical JSON of the
@@ -9,7 +9,7 @@
  * - the claim (`in_progress`) is taken in the same transaction as the check;
  * - every response is stored except 5xx, 429, 401 and the idempotency errors themselves;
  * - records expire after the retention period and are purged in the background, in small
- *   batches (issue 15 item 4); claims left by a crashed process are released at start-up.
+ *   batches; claims left by a crashed process are released at start-up.
  */
 import crypto from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -179,7 +179,7 @@ export class IdempotencyService {
    * Start-up: releases claims left by a crashed process. Reads only the claims (partial index
    * `idempotency_in_progress`), so start-up costs the same with a table of any size; expired
    * records are left to {@link IdempotencyService.purgeExpired}, which the daemon runs in the
-   * background once it listens (issue 15 items 4 and 5).
+   * background once it listens.
    */
   recover(): { released: number } {
     return this.repos.store.writeNow(() => ({ released: this.repos.idempotency.releaseAll() }));

@@ -1,5 +1,6 @@
 /**
- * Inbound calls and call ends from LiveKit webhooks (DESIGN.md §7; `reference/livekit.md` §4).
+ * Inbound calls and call ends from LiveKit webhooks (docs/calls.md "Inbound calls";
+ * LiveKit's webhook documentation).
  *
  * - {@link InboundService.receive}: the webhook's signature is verified over the raw body,
  *   an event worth acting on is recorded durably (deduplicated by event name and

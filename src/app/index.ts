@@ -42,13 +42,13 @@ export interface Services {
   callLines: CallLineService;
   inbound: InboundService;
   telephony: TelephonyPort;
-  /** Retention purges (issue 15 item 2). */
+  /** Retention purges (docs/api-decisions.md "Retention"). */
   retention: RetentionService;
-  /** Calls carried by carrier WebSocket media streams (issue 16). */
+  /** Calls carried by carrier WebSocket media streams (docs/media.md). */
   media: MediaCallService;
-  /** Carrier credentials and media stream tokens (issue 16). */
+  /** Carrier credentials and media stream tokens (docs/carrier-auth.md). */
   carriers: CarrierService;
-  /** Checks of the cloud speech recognisers (issue 17; `vagent telephony check`). */
+  /** Checks of the cloud speech recognisers (`vagent telephony check`). */
   recognizers: RecognizerCheckService;
 }
 
@@ -75,9 +75,9 @@ export interface ServiceOptions {
   routingWebhook?: RoutingWebhookCall;
   /** Log of inbound routing (default: silent). */
   inboundLog?: InboundLog;
-  /** Bounds of the sessions held in memory (default: 50,000 open, 1,000 ended; issue 15 item 7). */
+  /** Bounds of the sessions held in memory (default: 50,000 open, 1,000 ended). */
   sessionCache?: SessionCacheBounds;
-  /** The instance's `retention_days` (default 0: keep for ever; issue 15 item 2). */
+  /** The instance's `retention_days` (default 0: keep for ever; docs/api-decisions.md "Retention"). */
   retentionDays?: number;
   /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
   purgeBatchSize?: number;

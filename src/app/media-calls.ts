@@ -1,6 +1,6 @@
 /**
- * Calls carried by a carrier's WebSocket media stream (issue 16 "Which agent (Contract)";
- * DESIGN.md §7 "Media"): which call and agent a stream's `start` names, the call record it
+ * Calls carried by a carrier's WebSocket media stream (docs/media.md
+ * "4. Which agent answers"): which call and agent a stream's `start` names, the call record it
  * gets, its turns through the sessions service, and its end.
  *
  * A stream names its call by the custom parameter `call_id` (a call prepared with
@@ -62,7 +62,7 @@ export class StreamRefused extends Error {
   override readonly name = 'StreamRefused';
 }
 
-/** Defaults of an agent's `media:` settings (issue 16; docs/agents.md "media"). */
+/** Defaults of an agent's `media:` settings (docs/agents.md "Phone calls"). */
 export const MEDIA_DEFAULTS = {
   barge_in: true,
   no_speech_timeout_ms: 6000,
@@ -232,7 +232,7 @@ export class MediaCallService {
   }
 
   /**
-   * What the media session of LiveKit call `n` needs (issue 17): its settings and opening
+   * What the media session of LiveKit call `n` needs (docs/media.md "LiveKit rooms"): its settings and opening
    * (already synthesised when the call was placed or answered), and the call's context (an
    * object; empty when it has none), which the recogniser choice may read as a carrier stream's
    * custom parameters.
@@ -401,7 +401,7 @@ export class MediaCallService {
 
   /**
    * LiveKit calls still on the line (`ringing`/`answered`) with their session open: at start-up,
-   * calls whose room media died with the previous daemon (issue 17).
+   * calls whose room media died with the previous daemon.
    */
   orphanedRooms(): Array<{ id: number; tenant_id: string; room_name: string; direction: string }> {
     return this.deps.repos.calls.orphanedRooms();

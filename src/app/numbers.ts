@@ -1,5 +1,5 @@
 /**
- * Number records (spec: Number record; Endpoints › Numbers). A record says the tenant holds a
+ * Number records (docs/api-decisions.md "Numbers"). A record says the tenant holds a
  * DID with a carrier; creating or deleting one never buys or releases a number.
  *
  * Functions named `*Tx` must run inside `Store.write`.
@@ -17,7 +17,7 @@ import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkService } from './trunks.js';
 import type { CreateNumberInput } from '../contract/numbers.js';
 
-/** The public number-record shape (spec: Number record). */
+/** The public number-record shape (`NumberSchema` in src/contract/numbers.ts). */
 export type NumberView = NumberRecord;
 
 /** A validated `POST /v1/numbers` body (the contract's, src/contract/numbers.ts). */

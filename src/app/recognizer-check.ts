@@ -1,7 +1,6 @@
 /**
- * Checks of the configured cloud speech recognisers for `vagent telephony check` (issue 17:
- * "`vagent telephony check` also checks the recognisers (an authenticated handshake with each
- * configured provider) and explains failures in plain words").
+ * Checks of the configured cloud speech recognisers for `vagent telephony check`: an
+ * authenticated handshake with each configured provider, failures explained in plain words.
  *
  * A provider is checked when its key is set or a setting names it. Each check is one
  * authenticated WebSocket handshake that sends no audio (`checkDeepgram`, `checkSarvam` of the

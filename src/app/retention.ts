@@ -1,5 +1,5 @@
 /**
- * Retention (issue 15 item 2): what is older than a cut-off is deleted, in bounded batches,
+ * Retention (docs/api-decisions.md "Retention"): what is older than a cut-off is deleted, in bounded batches,
  * so that the database stops growing for ever.
  *
  * Two ways in:

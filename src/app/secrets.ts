@@ -1,5 +1,5 @@
 /**
- * Sealing of trunk credentials at rest (DESIGN.md §8): AES-256-GCM, a random 12-byte IV per
+ * Sealing of trunk credentials at rest: AES-256-GCM, a random 12-byte IV per
  * seal, additional authenticated data `tenant|trunk` so a sealed blob cannot be moved to
  * another trunk or tenant. Layout: `version(1) | iv(12) | tag(16) | ciphertext`.
  */

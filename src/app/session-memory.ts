@@ -155,7 +155,7 @@ export class SessionMemory {
   }
 
   /**
-   * Drops sessions `ids` from memory: retention purged them (issue 15 item 2), so they read
+   * Drops sessions `ids` from memory: retention purged them, so they read
    * as missing from now on. Only ended sessions are ever purged; an open one is left alone.
    */
   forget(ids: Iterable<number>): void {
@@ -167,7 +167,7 @@ export class SessionMemory {
     return this.live.size + this.ended.size;
   }
 
-  /** Sessions held in memory, open and ended apart (issue 15 item 7: tests assert the bound). */
+  /** Sessions held in memory, open and ended apart (tests assert the bound). */
   cacheSizes(): SessionCacheSizes {
     return { open: this.live.size, ended: this.ended.size };
   }

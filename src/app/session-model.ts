@@ -1,6 +1,7 @@
 /**
  * The stored shape of a session's metrics and turns, and the API views built from them
- * (spec: Turn result › session_totals; Session detail; DESIGN.md §4 "Costs").
+ * (`TurnResultSchema`, `SessionDetailSchema` in src/contract/sessions.ts; docs/api-decisions.md
+ * "Costs").
  */
 import { costView, type CostInr, type CostMicro } from '../domain/money.js';
 import type { SessionListItem, SessionRecord, SessionStepView, SessionTotals } from '../contract/index.js';
@@ -48,7 +49,7 @@ export function percent(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
 }
 
-/** `session_totals` of a turn result (spec: Turn result). */
+/** `session_totals` of a turn result (`TurnResultSchema` in src/contract/sessions.ts). */
 export function sessionTotals(m: SessionMetrics): SessionTotals {
   // Named fields rather than spreading costView: V8 copies a spread object that gains new keys
   // slowly (~5 µs here, on every turn).
@@ -88,13 +89,13 @@ export interface StoredTurn {
   stt_ms?: number | null;
   /** Recogniser audio metered for this turn, ms (`stt_audio_ms`, else `stt_ms + silence_ms`). Absent in turns stored before it. */
   stt_audio_ms?: number;
-  /** A phone-line event turn (issue 16): its kind; absent on a caller's utterance. */
+  /** A phone-line event turn: its kind; absent on a caller's utterance. */
   event?: string;
   /** The event's silence re-prompt number, or null. */
   attempt?: number | null;
 }
 
-/** Session detail (spec: Session detail); `session_id` is the bare integer. */
+/** Session detail (`SessionDetailSchema` in src/contract/sessions.ts); `session_id` is the bare integer. */
 export function sessionDetail(id: number, m: SessionMetrics, turns: Array<Record<string, unknown>>) {
   const clips = m.cache_hits + m.live_tts_calls;
   const c = costView(m.cost);

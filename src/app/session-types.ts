@@ -51,7 +51,7 @@ export interface LiveSession {
   summary: Summary | null;
 }
 
-/** A session's summary, or `{}` when building it failed (spec: End-of-session result). */
+/** A session's summary, or `{}` when building it failed (`EndResultSchema` in src/contract/sessions.ts). */
 export type Summary = SessionSummary | Record<string, never>;
 
 /**
@@ -114,7 +114,7 @@ export interface SessionServiceOptions {
    */
   maxCached?: number;
   /**
-   * Ended sessions kept in memory, most recently used first (issue 15 item 7); older ones are
+   * Ended sessions kept in memory, most recently used first; older ones are
    * dropped and reload from the database, answering exactly as before. Default
    * {@link DEFAULT_MAX_ENDED_CACHED}; 0 keeps none.
    */

@@ -1,12 +1,12 @@
 /**
- * Conversation sessions (spec: Sessions; Turn result; Session detail; End-of-session result;
- * States and transitions › Session; DESIGN.md §4 "Sessions", "Costs").
+ * Conversation sessions (docs/api-decisions.md "Sessions", "Costs"; the contract in
+ * src/contract/sessions.ts; docs/architecture.md "A text turn").
  *
  * A turn runs under a per-session lock: the engine (pure) decides the reply, the clips get
  * their audio (cache, or live synthesis), and the new state, the turn row and the stored
  * idempotent response commit in one durable transaction, the unit of work's step
  * (docs/unit-of-work.md); memory follows only once that step has committed.
- * Open sessions stay in memory, with a small window of recently ended ones (issue 15 item 7);
+ * Open sessions stay in memory, with a small window of recently ended ones;
  * an ended session beyond that window is read back from the database when asked for (its
  * detail, `/end` again, a refused turn), and the database is the truth after a restart.
  *
@@ -102,7 +102,7 @@ export class SessionService {
   }
 
   /**
-   * Opens a session (spec: `POST /v1/sessions` ≡ `POST /v1/agents/{id}/load`).
+   * Opens a session (`POST /v1/sessions` ≡ `POST /v1/agents/{id}/load`).
    * Every way a session opens comes through here (agent load, `POST /v1/calls` prepare or
    * dial, an inbound call), so none opens without what its agent speaks: the context gets the
    * agent's `context_defaults`, then {@link requireSessionValues} checks the rest.
@@ -206,7 +206,7 @@ export class SessionService {
   }
 
   /**
-   * One caller turn (spec: `POST /v1/sessions/{id}/turn`; States › Session, close-grace).
+   * One caller turn (`POST /v1/sessions/{id}/turn`; docs/agents.md "Close grace").
    * `input.stt_audio_ms`, set only by the media core (the HTTP schema has no such field), is
    * the audio metered into `stt_seconds`/`stt_inr` instead of `stt_ms + silence_ms`.
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign),
@@ -241,10 +241,10 @@ export class SessionService {
   }
 
   /**
-   * One phone-line event instead of a caller utterance (issue 16): silence after the prompt,
+   * One phone-line event instead of a caller utterance: silence after the prompt,
    * speech the recogniser could not hear, giving up after the silence re-prompts, or the call's
    * time limit (the engine's `runEventTurn` decides the reply). Answers exactly like
-   * {@link turn} (spec: Turn result) and is recorded as a turn: its row has `user_text: ''`,
+   * {@link turn} (`TurnResultSchema`) and is recorded as a turn: its row has `user_text: ''`,
    * `event` (the kind) and `attempt`; costs and metrics count as a turn's, with recogniser audio
    * only when `event` gives it (`stt_audio_ms`, else `stt_ms + silence_ms`). `give_up` and
    * `max_duration` end the session with its summary (`ended: true`).
@@ -278,7 +278,7 @@ export class SessionService {
   }
 
   /**
-   * What the media core of the session's call should listen for next (issue 16): the current
+   * What the media core of the session's call should listen for next: the current
    * step's expectation, recogniser grammar, end-of-utterance silence and, for a `choice` step,
    * its option phrases (the engine's `mediaHintsOf`), with the agent's language, its phone-line
    * settings (`media`, defaults applied), and whether the session has ended (or closes with the
@@ -375,7 +375,7 @@ export class SessionService {
   }
 
   /**
-   * Ends a session (spec: `POST /v1/sessions/{id}/end`): ledger finalised, summary built.
+   * Ends a session (`POST /v1/sessions/{id}/end`): ledger finalised, summary built.
    * The phone line of a dialled call's session is hung up first (the options' `closeLine`),
    * unless `options.lineHandled`. Ending an ended session returns the same result again.
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign); whatever
@@ -437,7 +437,7 @@ export class SessionService {
 
   /**
    * The clips the session said last (its opening until the first turn), rendered with their
-   * audio: what a carrier stream attaching to a prepared call plays first (issue 16). Cached
+   * audio: what a carrier stream attaching to a prepared call plays first. Cached
    * clips cost nothing; a missing one is synthesised (a clip that fails has no audio).
    * @throws ApiError session_not_found, not_found.
    */
@@ -456,9 +456,9 @@ export class SessionService {
   }
 
   /**
-   * Session detail (spec: Session detail), then vagent's extension object `session`: agent,
-   * status, outcome, times and each step with its captured value (DESIGN.md §4 "Extensions";
-   * nested because the spec says the detail has no top-level status or `ended_at`).
+   * Session detail (`SessionDetailSchema`), then vagent's extension object `session`: agent,
+   * status, outcome, times and each step with its captured value (docs/api-decisions.md
+   * "Sessions"; nested because the /v1 detail has no top-level status or `ended_at`).
    * @throws ApiError session_not_found, not_found.
    */
   detail(principal: Principal, sessionId: string): SessionDetailView {
@@ -466,7 +466,7 @@ export class SessionService {
     const s = this.memory.load(principal, n, sessionId);
     const row = this.deps.repos.sessions.get(n);
     if (!row) {
-      // Purged (issue 15 item 2) after it was read into memory.
+      // Purged by retention after it was read into memory.
       this.forget([n]);
       throw notFound(sessionId);
     }
@@ -476,7 +476,7 @@ export class SessionService {
   /**
    * A stored session as `GET /v1/sessions/{id}` shows it (Session detail with its turns and the
    * extension `session`), read from the database without a caller or the memory cache: for
-   * `vagent admin export` (issue 15 item 2).
+   * `vagent admin export` (docs/api-decisions.md "Retention").
    * @throws Error when the session's agent revision is missing from the store.
    */
   detailOfRow(row: SessionRow): SessionDetailView {
@@ -536,7 +536,7 @@ export class SessionService {
   }
 
   /**
-   * Drops sessions `ids` from memory: retention purged them (issue 15 item 2), so they read
+   * Drops sessions `ids` from memory: retention purged them, so they read
    * as missing from now on. Only ended sessions are ever purged; an open one is left alone.
    */
   forget(ids: Iterable<number>): void {
@@ -548,7 +548,7 @@ export class SessionService {
     return this.memory.cachedCount();
   }
 
-  /** Sessions held in memory, open and ended apart (issue 15 item 7: tests assert the bound). */
+  /** Sessions held in memory, open and ended apart (tests assert the bound). */
   cacheSizes(): SessionCacheSizes {
     return this.memory.cacheSizes();
   }
@@ -578,7 +578,7 @@ export class SessionService {
   /**
    * Synthesises this session's rendered prompt templates ahead of need (best effort), as
    * dynamic clips pinned to the session: they hold its values (a customer's name), so they
-   * are bounded by the cache's cap once it ends (issue 15 item 3).
+   * are bounded by the cache's cap once it ends (README.md "What grows on disk, and what bounds it").
    */
   private async prepareSessionTexts(s: LiveSession): Promise<void> {
     const vars = { customer_name: s.customerName, context: s.context };

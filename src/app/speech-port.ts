@@ -1,5 +1,6 @@
 /**
- * What the session and agent services need from speech (DESIGN.md §2–3): content-addressed
+ * What the session and agent services need from speech (docs/architecture.md "Speech and the audio
+ * cache"): content-addressed
  * clips, synthesised on a cache miss. A clip has a *key* (SHA-256 of engine, voice and text:
  * internal, since anyone can compute it from a guessed text) and a public *name* (a keyed MAC
  * of the key under the install's secret), which is all an audio URL ever shows. The daemon passes the real speech service
@@ -54,7 +55,7 @@ export interface SpeechPort {
   /** The WAV file of the cached clip whose public name is `name`, or null when there is none. */
   fileOf(name: string): string | null;
   /**
-   * Pins clips `keys` for `owner` (an open session, issue 15 item 3): the cache never evicts
+   * Pins clips `keys` for `owner` (an open session): the cache never evicts
    * them until {@link SpeechPort.unpin}`(owner)`.
    */
   pin(owner: string, keys: readonly string[]): void;
@@ -70,7 +71,7 @@ export interface PrepareOptions {
   signal?: AbortSignal;
   /**
    * Store new clips as dynamic (bounded by the cache's cap) rather than static: texts rendered
-   * for one session (issue 15 item 3), such as a prompt that says the customer's name.
+   * for one session, such as a prompt that says the customer's name.
    */
   dynamic?: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * What the call services need from a telephony provider (DESIGN.md §7). The daemon plugs in
+ * What the call services need from a telephony provider (docs/calls.md). The daemon plugs in
  * LiveKit (`src/adapters/livekit/telephony.ts`); with no provider configured, {@link NoTelephony}
  * refuses every use so `dial: true` fails with `telephony_not_configured` instead of
  * silently preparing only.
@@ -123,7 +123,7 @@ export interface TelephonyPort {
   watchAnswer(roomName: string, participantIdentity: string, timeoutS: number, signal: AbortSignal): Promise<AnswerWatch>;
   /**
    * An access token for vagent's own media participant `identity` in `roomName` only
-   * (issue 17: vagent joins call rooms itself rather than being dispatched as an agent):
+   * (vagent joins call rooms itself rather than being dispatched as an agent):
    * `video.roomJoin` for that room, publish and subscribe, valid `ttlS` seconds.
    * @throws Error when no provider is configured
    */
@@ -170,7 +170,7 @@ export class NoTelephony implements TelephonyPort {
   }
 }
 
-/** A LiveKit call whose room vagent joins (issue 17). */
+/** A LiveKit call whose room vagent joins (docs/media.md "LiveKit rooms"). */
 export interface RoomCall {
   /** The call's number N (`cl_<N>`, session `se_<N>`). */
   n: number;
@@ -182,7 +182,7 @@ export interface RoomCall {
 }
 
 /**
- * vagent's media in LiveKit call rooms (issue 17; src/daemon/media-rooms.ts), connected once
+ * vagent's media in LiveKit call rooms (src/daemon/media-rooms.ts), connected once
  * call audio runs. vagent mints its own room token and joins as a participant: see
  * docs/media.md "LiveKit rooms" for why it is not a dispatched agent.
  */

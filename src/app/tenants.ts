@@ -1,5 +1,5 @@
 /**
- * Tenants and API keys (DESIGN.md §4 "Auth", §5 `vagent admin`).
+ * Tenants and API keys (docs/api-decisions.md "Auth"; `vagent admin`).
  *
  * Keys look like `vk_` + 43 base62 characters (≈256 bits). Only SHA-256 of a key is stored;
  * a presented key is hashed, found by hash and compared in constant time.
@@ -45,7 +45,7 @@ export interface TenantView {
   daily_budget_inr: number | null;
   /**
    * Days this tenant's sessions, calls and audit events are kept: 0 = for ever, null = the
-   * instance's `retention_days` applies (issue 15 item 2).
+   * instance's `retention_days` applies (docs/api-decisions.md "Retention").
    */
   retention_days: number | null;
   inbound_webhook_url: string | null;
@@ -148,7 +148,7 @@ export class TenantService {
 
   /**
    * Sets a tenant's retention in whole days: 0 = keep its records for ever, null = the
-   * instance's `retention_days` applies (issue 15 item 2).
+   * instance's `retention_days` applies (docs/api-decisions.md "Retention").
    * @throws ApiError not_found (tenant), invalid_request (not a whole number from 0 to {@link MAX_RETENTION_DAYS}).
    */
   setRetention(name: string, days: number | null): TenantView {

@@ -1,5 +1,5 @@
 /**
- * Trunks (spec: Trunk; Endpoints › Trunks). Credentials are sealed before they are stored and
+ * Trunks (docs/api-decisions.md "Trunks"). Credentials are sealed before they are stored and
  * never leave this module in a view.
  *
  * Functions named `*Tx` must run inside `Store.write` (one transaction per request).
@@ -14,7 +14,7 @@ import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { TrunkCredentials } from './secrets.js';
 import type { CreateTrunkInput } from '../contract/trunks.js';
 
-/** The public trunk shape (spec: Trunk). */
+/** The public trunk shape (`TrunkSchema` in src/contract/trunks.ts). */
 export type TrunkView = Trunk;
 
 /** A validated `POST /v1/trunks` body (the contract's, src/contract/trunks.ts). */
