@@ -1,5 +1,5 @@
 /**
- * The bound of the audio cache's dynamic clips (issue 15 item 3): the `audio_cache_max_mb`
+ * The bound of the audio cache's dynamic clips (docs/api-decisions.md "Audio URLs"): the `audio_cache_max_mb`
  * setting, or, unset, a default relative to the disk that holds the state dir.
  *
  * Default rule: 5% of the size of the filesystem holding the state dir (`statfs`: blocks ×
