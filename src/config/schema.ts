@@ -1,5 +1,5 @@
 /**
- * The daemon's settings: one zod schema (DESIGN.md §2, STYLE.md 7).
+ * The daemon's settings: one zod schema (docs/architecture.md "Settings").
  *
  * Precedence: defaults < config file (YAML/JSON, `--config` or `VAGENT_CONFIG`) <
  * environment (`VAGENT_*`, and LiveKit's own `LIVEKIT_*` names) < command-line flags.
@@ -65,11 +65,11 @@ export const SettingsSchema = z
       .default(8787),
     /** Directory holding the database, lock file and master key (created 0700). */
     state_dir: z.string().min(1),
-    /** Tenant isolation of ids (spec: Authentication 3). */
+    /** Tenant isolation of ids (docs/api-decisions.md "Auth"). */
     auth_mode: z.enum(['audit', 'enforce'], { error: 'must be audit or enforce' }).default('audit'),
     /** 32-byte key for trunk credentials, base64 or hex. Unset: `<state_dir>/master.key`. */
     master_key: z.string().min(1).optional(),
-    /** Daily spend budget per tenant in INR; 0 turns the check off (spec: Limits). */
+    /** Daily spend budget per tenant in INR; 0 turns the check off (docs/calls.md "The daily budget"). */
     tenant_daily_budget_inr: z.coerce
       .number({ error: 'must be a number of rupees, 0 for no budget' })
       .min(0, { error: 'must be 0 (no budget) or more' })
@@ -86,7 +86,7 @@ export const SettingsSchema = z
     /**
      * How long sessions (with their turns and calls), audit events, telephony events and unused
      * agent revisions are kept, in whole days; 0 (the default) keeps them for ever. A background
-     * purge deletes what is older (issue 15 item 2): never an open session nor a call whose line
+     * purge deletes what is older (docs/api-decisions.md "Retention"): never an open session nor a call whose line
      * may still be up. A tenant may have its own (`vagent admin tenant set NAME --retention-days`).
      */
     retention_days: z.coerce
@@ -96,7 +96,7 @@ export const SettingsSchema = z
       .max(36_500, { error: 'must be at most 36500 days (100 years); 0 keeps everything' })
       .default(0),
     /**
-     * Speech recognition on calls (issue 16): `auto` uses the embedded recogniser (Debian's
+     * Speech recognition on calls (docs/media.md "2. Speech recognition"): `auto` uses the embedded recogniser (Debian's
      * pocketsphinx, English) when it is installed and is off otherwise; `pocketsphinx` requires
      * it; `fake` is the scripted recogniser, whose lines each call brings through the fake's own
      * channel (src/adapters/recognizers/fake-script.ts; tests, benchmarks, `vagent call simulate`
@@ -109,7 +109,7 @@ export const SettingsSchema = z
       })
       .default('auto'),
     /**
-     * Per-language overrides of `recognizer` (issue 17): a BCP-47 language range (RFC 4647 basic
+     * Per-language overrides of `recognizer` (docs/media.md "Cloud speech recognition"): a BCP-47 language range (RFC 4647 basic
      * range: `hi` covers `hi-IN`) → `auto`, `pocketsphinx`, `deepgram`, `sarvam` or `off`, e.g.
      * `{ hi: sarvam, en-IN: deepgram }`. The longest range matching an agent's language wins;
      * none matching: `recognizer`. Env `VAGENT_RECOGNIZERS` as `hi=sarvam,en-IN=deepgram`.
@@ -152,7 +152,7 @@ export const SettingsSchema = z
       })
       .default({}),
     /**
-     * Worker threads that carry call audio (issue 16; off the API's event loop). Unset: one per
+     * Worker threads that carry call audio (off the API's event loop). Unset: one per
      * CPU, at least 2 and at most 4.
      */
     media_workers: z.coerce
@@ -185,7 +185,7 @@ export const SettingsSchema = z
      * beyond it, never within `audio_url_keep_hours` of their last use nor while a session using
      * them is open. Static clips (pre-synthesised agent texts) are never evicted and not counted.
      * Unset: 5% of the size of the filesystem holding the state dir, clamped to 256 MiB–16 GiB
-     * (issue 15 item 3; `vagent admin cache stats` shows the cap in force).
+     * (docs/api-decisions.md "Audio URLs"; `vagent admin cache stats` shows the cap in force).
      */
     audio_cache_max_mb: z.coerce
       .number({ error: 'must be a whole number of MiB, 0 for no cap' })
