@@ -1,5 +1,5 @@
 /**
- * The daemon's periodic store upkeep (issue 15 item 4): the purge of expired idempotency
+ * The daemon's periodic store upkeep (docs/api-decisions.md "Idempotency"): the purge of expired idempotency
  * records, in small batches, the reclaim of the database's free pages, and the end of prepared
  * calls whose stream never arrived (docs/calls.md). All run through
  * the store's write queue a little at a time, so requests keep flowing meanwhile; their timers

@@ -1,5 +1,5 @@
 /**
- * `vagent serve`: the daemon's lifecycle (DESIGN.md §1, §8; STYLE.md 8) — lock the state dir,
+ * `vagent serve`: the daemon's lifecycle (README.md "Operating the daemon") — lock the state dir,
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
@@ -118,7 +118,7 @@ export async function startDaemon(
   for (const f of runtime.examples) {
     if (f.error) logger.warn({ file: f.file, error: f.error }, 'example agent not loaded');
   }
-  // Carrier media streams (issue 16): worker threads carry call audio off this event loop.
+  // Carrier media streams (docs/media.md): worker threads carry call audio off this event loop.
   let media: RunningMedia | null = null;
   try {
     media = await startMedia(settings, runtime.services, logger.child({ component: 'media' }), { roomDriver: devRoomDriver() });
@@ -139,7 +139,7 @@ export async function startDaemon(
         recognition: { status: 'off' as const, provider: null, reason: 'the media workers are not running' },
       },
   });
-  // Retention (issue 15 item 2): soon after start, then every ~10 minutes, in small batches.
+  // Retention (docs/api-decisions.md "Retention"): soon after start, then every ~10 minutes, in small batches.
   const retention = runtime.services.retention.startBackground({
     firstDelayMs: RETENTION_FIRST_DELAY_MS,
     intervalMs: RETENTION_INTERVAL_MS,

@@ -1,5 +1,5 @@
 /**
- * The state database's space, for `vagent admin db stats|vacuum` (issue 15 item 4): sizes,
+ * The state database's space, for `vagent admin db stats|vacuum` (README.md "What grows on disk, and what bounds it"): sizes,
  * free pages, auto-vacuum mode and rows per table; and the one-off conversion of a database to
  * incremental auto-vacuum, which rewrites the file and so runs only with the daemon stopped.
  */

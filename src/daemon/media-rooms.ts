@@ -1,5 +1,5 @@
 /**
- * vagent's media in LiveKit call rooms (issue 17, "LiveKit rooms"; DESIGN.md §7 "Media"): for
+ * vagent's media in LiveKit call rooms (docs/media.md "LiveKit rooms"): for
  * each dialled or answered LiveKit call, vagent mints a token for its own participant
  * (`vagent-cl_<N>`) and joins the call's room from a media child process, where the call's
  * media session runs once the phone participant is answered. The main thread only answers the

@@ -28,7 +28,7 @@ import { MediaStreams, type MediaStreamsOptions } from './media-streams.js';
 export interface RunningMedia {
   streams: MediaStreams;
   pool: MediaWorkerPool;
-  /** vagent in LiveKit call rooms, when LiveKit is configured (issue 17). */
+  /** vagent in LiveKit call rooms, when LiveKit is configured (docs/media.md "LiveKit rooms"). */
   rooms: MediaRooms | null;
   /**
    * `/v1/health`'s call-audio fields; with `language`, also what hears it (`for_language`).

@@ -158,7 +158,7 @@ function roomFailed(id: number, message: string): void {
 }
 
 /**
- * Joins the LiveKit room of `msg` (issue 17), publishes vagent's track, waits for the call to
+ * Joins the LiveKit room of `msg` (docs/media.md "LiveKit rooms"), publishes vagent's track, waits for the call to
  * be answered, then starts its media session. A room that cannot be joined is reported
  * (`roomFailed`) and the stream ends with `error`.
  */
