@@ -1,6 +1,6 @@
 /**
  * The fastify application factory. It never listens: the daemon calls `listen()`, tests use
- * `inject()` (STYLE.md 5).
+ * `inject()`.
  */
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
@@ -39,7 +39,7 @@ import './types.js';
 /** Options of {@link buildApp}. */
 export interface AppOptions {
   services: Services;
-  /** Largest accepted body in bytes (DESIGN.md §8: 1 MiB). */
+  /** Largest accepted body in bytes (1 MiB). */
   bodyLimitBytes: number;
   /** pino logger options, a logger instance, or false for none. */
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
@@ -51,7 +51,7 @@ export interface AppOptions {
    * their responses in the schema's exact shape, and the tests prove they do.
    */
   checkResponses?: boolean;
-  /** The carrier media streams (issue 16), once running; null or absent: `/v1/media/*` answers 503. */
+  /** The carrier media streams (docs/media.md), once running; null or absent: `/v1/media/*` answers 503. */
   media?: () => CarrierStreams | null;
   /** `public_url`: the URLs carriers sign are built from it (besides the Host header). */
   publicUrl?: string | null;
@@ -69,7 +69,7 @@ export interface AppOptions {
  */
 export type HealthExtras = { recognition: NonNullable<HealthStatus['recognition']> } & Pick<HealthStatus, 'media'>;
 
-/** Log redaction: credentials and keys never reach a log line (DESIGN.md §8). */
+/** Log redaction: credentials and keys never reach a log line (README.md "Operating the daemon"). */
 export const LOG_REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["idempotency-key"]',

@@ -13,7 +13,7 @@ export function sendSerialized(reply: FastifyReply, status: number, body: string
   return reply.code(status).type(JSON_TYPE).send(body);
 }
 
-/** Sends the error body of DESIGN.md §4 with the error's status. */
+/** Sends the error body (docs/api-decisions.md "Errors") with the error's status. */
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return sendSerialized(reply, error.status, JSON.stringify(error.toBody()));
 }

@@ -1,5 +1,5 @@
 /**
- * Bearer-key authentication (spec: Authentication; DESIGN.md §4 "Auth").
+ * Bearer-key authentication (docs/api-decisions.md "Auth").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';

@@ -1,5 +1,5 @@
 /**
- * Errors Node's HTTP parser raises before a request reaches fastify (DESIGN.md §4 "Errors":
+ * Errors Node's HTTP parser raises before a request reaches fastify (docs/api-decisions.md "Errors":
  * every response has the error body and `X-Request-Id`): over-long headers (431), a
  * Content-Length that is not a number, is given twice or beside Transfer-Encoding, bad chunked
  * framing, a request line that is not HTTP (400), a request that did not arrive in time (408).
@@ -61,7 +61,7 @@ export function clientApiError(err: ClientError): ApiError {
 
 /**
  * Fastify's `clientErrorHandler` option (Node's `clientError` event, `this` the fastify
- * instance): answers with the error body of DESIGN.md §4, a fresh `X-Request-Id` (logged at
+ * instance): answers with the error body (docs/api-decisions.md "Errors"), a fresh `X-Request-Id` (logged at
  * debug level with the parser's code) and `Connection: close`, then destroys the socket.
  * A connection reset, or a socket already gone, gets nothing.
  */

@@ -1,6 +1,6 @@
 /**
  * Responses Node or fastify would otherwise give themselves, before any route runs, without the
- * error body of DESIGN.md §4 or `X-Request-Id` (errors of the HTTP parser itself are in
+ * error body (docs/api-decisions.md "Errors") or `X-Request-Id` (errors of the HTTP parser itself are in
  * `client-errors.ts`):
  *
  * - an HTTP/1.1 request without `Host` (RFC 9112 §3.2: 400), which Node answers with an empty

@@ -1,5 +1,5 @@
 /**
- * The one place where failures become HTTP responses (DESIGN.md §4 "Errors", STYLE.md 3).
+ * The one place where failures become HTTP responses (docs/api-decisions.md "Errors").
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';

@@ -1,6 +1,6 @@
 /**
- * The one JSON body parser of the API (DESIGN.md §4 "Errors", §8 "Bad input gets a clear error
- * … and changes nothing"). Every `application/json` body of every route passes here before any
+ * The one JSON body parser of the API (docs/api-decisions.md "Errors"): bad input gets a
+ * clear error and changes nothing. Every `application/json` body of every route passes here before any
  * hook sees it, so each check holds for all routes, idempotent or not:
  *
  * - the bytes must be UTF-8 (invalid sequences would otherwise be stored as U+FFFD);

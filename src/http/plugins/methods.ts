@@ -1,7 +1,7 @@
 /**
  * `405 Method Not Allowed` for a known path asked with a method it lacks (RFC 9110 §15.5.6;
  * docs/api-decisions.md "Errors"): `PATCH /v1/trunks` is 405 with `Allow: GET, HEAD, POST` and
- * the error body of DESIGN.md §4 (`invalid_request`), where fastify alone answers 404.
+ * the error body (`invalid_request`), where fastify alone answers 404.
  *
  * Every route's methods are collected as it is registered (an `onRoute` hook on the root, so
  * routes added later in any scope are covered) into a second router, built by the library

@@ -1,6 +1,6 @@
 /**
- * `/v1/agents` (DESIGN.md §4 "Extensions", §6) and `POST /v1/agents/{agent_id}/load`
- * (spec: Endpoints › Sessions, ≡ `POST /v1/sessions`).
+ * `/v1/agents` (docs/api-decisions.md "Agents"; docs/agents.md) and
+ * `POST /v1/agents/{agent_id}/load` (≡ `POST /v1/sessions`).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';

@@ -1,11 +1,11 @@
 /**
- * `GET /v1/audio/{name}.wav` (DESIGN.md §4 "Extensions"): a cached clip as a 48 kHz mono
+ * `GET /v1/audio/{name}.wav` (docs/api-decisions.md "Audio URLs"): a cached clip as a 48 kHz mono
  * PCM16 WAV. The URL is a capability, so it needs no API key (a media server or a browser can
  * fetch it as is): `name` is HMAC-SHA256 of the clip's cache key under the install's secret
  * (`<state-dir>/audio.key`), so knowing or guessing what was said does not give the URL, and
  * the plain SHA-256 of engine, voice and text is not served. A dynamic clip (synthesised live)
  * may be evicted once the cache's cap is reached and `audio_url_keep_hours` have passed since
- * its last use; its name then answers 404 `not_found` (issue 15 item 3).
+ * its last use; its name then answers 404 `not_found`.
  */
 import fs from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -31,7 +31,7 @@ export function audioRoutes(speech: SpeechPort): FastifyPluginAsyncZod {
       async (request, reply) => {
         const name = request.params.file;
         // fileOf returns null for anything but the public name of a cached clip (SpeechPort.fileOf);
-        // an evicted dynamic clip is no longer cached (issue 15 item 3). The file is opened once:
+        // an evicted dynamic clip is no longer cached. The file is opened once:
         // a clip promoted from dynamic to static meanwhile moved, so its new place is looked up again.
         let handle: fs.promises.FileHandle | null = null;
         for (let attempt = 0; attempt < 2 && handle === null; attempt++) {

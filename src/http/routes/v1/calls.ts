@@ -1,6 +1,6 @@
 /**
- * `/v1/calls` (spec: Calls; States › Call; DESIGN.md §7), `GET /v1/calls` and
- * `POST /v1/calls/{call_id}/hangup` (extensions, DESIGN.md §4).
+ * `/v1/calls` (docs/calls.md; docs/api-decisions.md "Calls"), `GET /v1/calls` and
+ * `POST /v1/calls/{call_id}/hangup` (extensions).
  *
  * Idempotency: a prepare-only call writes only the database, so its key is claimed atomically
  * with its writes; a dial (`dial: true` in the raw body) claims the key in a committed write

@@ -1,6 +1,5 @@
 /**
- * `GET /v1/media/{twilio,exotel,plivo}` (DESIGN.md §4 "Extensions"; issue 16 "Transports",
- * "Auth (Contract)"): carrier WebSocket media streams. docs/media.md shows how to point each
+ * `GET /v1/media/{twilio,exotel,plivo}` (docs/carrier-auth.md): carrier WebSocket media streams. docs/media.md shows how to point each
  * carrier here.
  *
  * Auth, on the upgrade request:

@@ -1,5 +1,5 @@
 /**
- * `/v1/numbers` (spec: Endpoints › Numbers).
+ * `/v1/numbers` (docs/api-decisions.md "Numbers").
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../app/index.js';

@@ -1,5 +1,5 @@
 /**
- * `/v1/sessions` (spec: Endpoints › Sessions; States and transitions › Session) and
+ * `/v1/sessions` (docs/api-decisions.md "Sessions") and
  * `GET /v1/sessions` (extension: a tenant's sessions, newest first, cursor pages).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';

@@ -1,5 +1,5 @@
 /**
- * Telephony routes (DESIGN.md §4 "Extensions", §7):
+ * Telephony routes (docs/calls.md):
  *
  * - `POST /v1/telephony/livekit/webhook` — LiveKit's webhooks. No API key: the request is
  *   authenticated by LiveKit's signature (a JWT in `Authorization`, whose `sha256` claim

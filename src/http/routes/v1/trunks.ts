@@ -1,5 +1,5 @@
 /**
- * `/v1/trunks` (spec: Endpoints › Trunks).
+ * `/v1/trunks` (docs/api-decisions.md "Trunks").
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../app/index.js';
