@@ -1,6 +1,6 @@
 /**
- * The messages between the daemon's main thread and its media workers (issue 16: "audio work
- * must never stall the API: run media off the daemon's main event loop"). The main thread owns
+ * The messages between the daemon's main thread and its media workers: audio work
+ * must never stall the API, so media runs off the daemon's main event loop. The main thread owns
  * the WebSocket (the upgrade, its auth, the carrier's `start` that says which call it is) and
  * the sessions service; a worker owns everything per frame: parsing, decoding, resampling, VAD,
  * recognition, endpointing, paced playout. Messages are plain data (structured clone) and are
@@ -99,7 +99,7 @@ export type ToWorker =
       recognizer: RecognizerSpec;
       opening: ReplyData;
     }
-  /** Join a LiveKit room (issue 17) and run the call's media session there once it is answered. */
+  /** Join a LiveKit room (docs/media.md "LiveKit rooms") and run the call's media session there once it is answered. */
   | {
       k: 'attachRoom';
       id: number;

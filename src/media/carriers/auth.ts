@@ -1,5 +1,5 @@
 /**
- * Carrier-native authentication of the WebSocket upgrade (issue 16, "Auth (Contract)"): Twilio's
+ * Carrier-native authentication of the WebSocket upgrade (docs/carrier-auth.md): Twilio's
  * request signature, Plivo's signature V3 and Exotel's HTTP basic auth. Pure functions: each
  * returns a boolean, compares secrets in constant time, and never throws, whatever the input.
  */

@@ -1,6 +1,6 @@
 /**
  * The normalised shape of the three carrier WebSocket dialects vagent serves
- * (`GET /v1/media/twilio|exotel|plivo`, DESIGN.md §4 and the "Media" paragraph of §7).
+ * (`GET /v1/media/twilio|exotel|plivo`; docs/media.md).
  *
  * Each dialect module (./twilio.ts, ./exotel.ts, ./plivo.ts) turns one text frame of its
  * carrier into a {@link CarrierEvent}, and builds that carrier's outbound frames from plain
