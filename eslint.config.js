@@ -28,7 +28,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': [
         'error',
-        { selector: 'ThrowStatement > Literal', message: 'Throw an Error (ApiError, CliError), never a string (STYLE.md 3).' },
+        {
+          selector: 'ThrowStatement > Literal',
+          message: 'Throw an Error (ApiError, CliError), never a string: a string carries no stack trace.',
+        },
       ],
     },
   },
