@@ -373,7 +373,7 @@ describe('call holds (migration 10)', () => {
       // Covered end to end in test/api; here: the service releases before it checks.
       const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 + 3600;
-      const budget = new BudgetService({ repos: r, now: () => now } as never, {
+      const budget = new BudgetService({ repos: r, nowS: () => now } as never, {
         dailyBudgetInr: 3,
         timezone: ZONE,
         callReservationInr: 2,
@@ -400,7 +400,7 @@ describe('call holds (migration 10)', () => {
     try {
       const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 - 1;
-      const budget = new BudgetService({ repos: r, now: () => now } as never, {
+      const budget = new BudgetService({ repos: r, nowS: () => now } as never, {
         dailyBudgetInr: 3,
         timezone: ZONE,
         callReservationInr: 2,
