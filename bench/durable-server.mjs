@@ -1,8 +1,8 @@
 /**
  * Reference server for `npm run bench`: a bare fastify 5 app whose one route does what a vagent
- * turn must do before it may answer (DESIGN.md §4 "Idempotency", §8: the stored response and the
- * turn survive `kill -9` and power loss) and nothing else — no auth, no validation, no engine,
- * no speech, no idempotency check beyond the look-up inside the write.
+ * turn must do before it may answer (docs/api-decisions.md "Idempotency", "Durability": the stored
+ * response and the turn survive `kill -9` and power loss) and nothing else — no auth, no
+ * validation, no engine, no speech, no idempotency check beyond the look-up inside the write.
  *
  *   POST /durable   the turn's durable write through vagent's own store (`dist/store`): one
  *                   group-commit batch per tick, in which each request looks its

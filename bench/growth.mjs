@@ -1,5 +1,5 @@
 /**
- * Growth bench (issue 15): does vagent stay as fast after months of use? `npm run bench` runs
+ * Growth bench: does vagent stay as fast after months of use? `npm run bench` runs
  * it after bench/run.mjs; alone: `node bench/growth.mjs` after `npm run build`. About 4
  * minutes on 2 cores with the defaults (the generation takes ~45 s of it per 200k sessions); it
  * needs ~1.6 GB of temp space per 200k sessions, removed at the end.

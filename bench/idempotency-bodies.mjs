@@ -1,6 +1,6 @@
-// Measures the idempotency bodies vagent stores (issue 15 item 4): bytes of typical responses
-// (POST /v1/sessions, a turn, POST /v1/calls, POST /v1/trunks) and what deflate-raw and brotli
-// make of them, with the cost per body. Run after `npm run build`: node bench/idempotency-bodies.mjs
+// Measures the idempotency bodies vagent stores (docs/api-decisions.md "Idempotency"): bytes of
+// typical responses (POST /v1/sessions, a turn, POST /v1/calls, POST /v1/trunks) and what
+// deflate-raw and brotli make of them, with the cost per body. Run after `npm run build`: node bench/idempotency-bodies.mjs
 // (BENCH_SMOKE=1, bench/smoke.mjs: 1 run of 50 calls per body, 500 rows).
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// Issue 15 item 4: what the idempotency purge and the space reclaim cost on a large table.
+// What the idempotency purge and the space reclaim cost on a large table.
 // Builds a state database with ROWS expired idempotency records (bodies deflated as the store
 // keeps them), then reports: one purge batch of 1,000 rows (p50 / max, ms) against the old
 // single DELETE of every expired row; one reclaim step (incremental_vacuum of 256 pages); and

@@ -1,6 +1,7 @@
 /**
  * `npm run build && node bench/media-livekit.mjs`: the LiveKit room transport of a real daemon
- * (issue 17), beside the carrier figures of bench/media.mjs, on this machine, in one run.
+ * (docs/media.md "LiveKit rooms"), beside the carrier figures of bench/media.mjs, on this machine,
+ * in one run.
  *
  * The daemon runs in its own process with `VAGENT_RECOGNIZER=fake`, the VAD on, and LiveKit set
  * to the fake LiveKit server started in this process (src/devtools/fake-livekit.ts) with its

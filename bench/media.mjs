@@ -1,5 +1,5 @@
 /**
- * `npm run build && node bench/media.mjs`: the carrier media path of a real daemon (issue 16),
+ * `npm run build && node bench/media.mjs`: the carrier media path of a real daemon (docs/media.md),
  * driven by simulated Twilio calls (src/cli/simulator/sim-client.ts) over
  * `GET /v1/media/twilio`, on this machine, in one run.
  *
