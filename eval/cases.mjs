@@ -1,4 +1,5 @@
-// Evaluation cases for the slot extractors (DESIGN.md §6) and the report shared by the runners.
+// Evaluation cases for the slot extractors (docs/agents.md "Capture and slot types") and the
+// report shared by the runners.
 //
 // Sources:
 // - SGD dev sample (../shared/data/sgd-dev/sample.jsonl beside this repository, or

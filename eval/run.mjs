@@ -1,4 +1,4 @@
-// Slot-extraction evaluation through real sessions (DESIGN.md §6): starts the built daemon on a
+// Slot-extraction evaluation through real sessions (docs/agents.md): starts the built daemon on a
 // free loopback port with a temporary state dir, applies one agent per slot type, and plays
 // every case as a session (open → one turn → end), comparing `summary.extracted.value` with the
 // expected value. Prints a table per slot type; exits 1 when a target is missed.
