@@ -1,6 +1,7 @@
 /**
- * `/v1/agents` (DESIGN.md §4 "Extensions", §6): apply, read, list, delete, validation errors
- * with field paths, versions, idempotency, tenancy, and the example agents of a fresh dir.
+ * `/v1/agents` (docs/api-decisions.md "Agents"; docs/agents.md): apply, read, list, delete,
+ * validation errors with field paths, versions, idempotency, tenancy, and the example agents of a
+ * fresh dir.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';

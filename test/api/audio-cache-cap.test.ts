@@ -1,8 +1,8 @@
 /**
- * The audio cache cap through the API (issue 15 item 3, "the cache cap holds under a load of
- * distinct readbacks and never evicts a clip an open session needs"): many sessions each read
- * a distinct name back, with a small cap on dynamic clips. Open sessions' clips stay
- * fetchable; ended sessions' clips are evicted (their URLs answer 404 not_found), and a later
+ * The audio cache cap through the API (docs/architecture.md "Speech and the audio cache": the cap
+ * holds under a load of distinct readbacks and never evicts a clip an open session needs): many
+ * sessions each read a distinct name back, with a small cap on dynamic clips. Open sessions' clips
+ * stay fetchable; ended sessions' clips are evicted (their URLs answer 404 not_found), and a later
  * turn needing an evicted text synthesises it again.
  */
 import crypto from 'node:crypto';
@@ -49,7 +49,7 @@ afterEach(async () => {
   if (audioDir) fs.rmSync(audioDir, { recursive: true, force: true });
 });
 
-describe('audio cache cap under distinct readbacks (issue 15 item 3)', () => {
+describe('audio cache cap under distinct readbacks', () => {
   it("holds the cap, never evicts an open session's clips, and synthesises an evicted text again", async () => {
     audioDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-audio-'));
     let clock = Date.now();

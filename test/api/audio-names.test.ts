@@ -1,5 +1,5 @@
 /**
- * Audio URLs are capabilities (issue 14 item 2; docs/api-decisions.md "Audio"): a clip's public
+ * Audio URLs are capabilities (docs/api-decisions.md "Audio URLs"): a clip's public
  * name is a keyed MAC under the install's secret (`<state-dir>/audio.key`), so the same text
  * has different URLs on two installs, the plain SHA-256 of engine, voice and text (which
  * anyone can compute from a guess) is never served, and a cache written before names existed

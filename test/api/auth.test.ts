@@ -1,5 +1,5 @@
 /**
- * Authentication and tenant isolation (spec: Authentication; DESIGN.md §4 "Auth").
+ * Authentication and tenant isolation (docs/api-decisions.md "Auth").
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEventRow } from '../../src/store/index.js';

@@ -1,8 +1,8 @@
 /**
  * `POST /v1/calls` with `dial: true` through the real livekit-server-sdk against a local fake
- * LiveKit Twirp server (spec: Calls rules 1–3, Errors; DESIGN.md §7): the exact request
- * vagent sends, trunk resolution, caller ID, refused and unknown dials, and exactly-once
- * placement under one Idempotency-Key.
+ * LiveKit Twirp server (docs/calls.md "Dialling", "Exactly once"; docs/api-decisions.md "Calls",
+ * "Errors"): the exact request vagent sends, trunk resolution, caller ID, refused and unknown
+ * dials, and exactly-once placement under one Idempotency-Key.
  */
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -112,7 +112,8 @@ describe('dial through an inline trunk', () => {
       answered_at: expect.any(Number),
     });
     const sent = fake.requests.slice(before);
-    // No agent dispatch: vagent joins call rooms itself (issue 17; none here, as call audio does not run in app tests).
+    // No agent dispatch: vagent joins call rooms itself (docs/media.md "LiveKit rooms"; none here,
+    // as call audio does not run in app tests).
     expect(sent.map((r) => `${r.service}/${r.method}`)).toEqual(['livekit.SIP/CreateSIPParticipant']);
     const [dial] = sent as [(typeof sent)[0]];
     expect(dial.contentType).toBe('application/json;charset=UTF-8');

@@ -1,5 +1,5 @@
 /**
- * The call's line through its life (issue 14 items 10 and 11; DESIGN.md §4 "Extensions", §7):
+ * The call's line through its life (docs/calls.md "Call status", "Hanging up"):
  * an outbound call shows as answered — from the dial that waited for the answer, or from a
  * LiveKit webhook showing its SIP participant `active` — and `POST /v1/calls/{id}/hangup`
  * (and ending the session of a dialled call) hangs the line up through LiveKit's RoomService,

@@ -1,6 +1,7 @@
 /**
  * `POST /v1/calls` without dial, `GET /v1/calls/{id}`, `GET /v1/calls`, and the daily budget
- * (spec: Calls; Call placement response; Call status; States › Call; Errors; Limits).
+ * (docs/calls.md "Placing calls", "Call status", "The daily budget"; `CallPlacementSchema` and
+ * `CallStatusSchema` in src/contract/calls.ts; docs/api-decisions.md "Calls", "Errors").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
@@ -8,7 +9,7 @@ import { EMI, EMI_CONTEXT } from '../support/agents.js';
 import { ERROR_STATUS, type ErrorCode } from '../../src/domain/errors.js';
 import { expectError as expectErrorWithStatus } from '../support/expect.js';
 
-/** The error body of `code` with its DESIGN.md §4 status. */
+/** The error body of `code` with its status (`ERROR_STATUS` in src/domain/errors.ts). */
 function expectError(res: Parameters<typeof expectErrorWithStatus>[0], code: ErrorCode, param?: string | null) {
   return expectErrorWithStatus(res, ERROR_STATUS[code], code, param);
 }

@@ -1,5 +1,5 @@
 /**
- * `/v1/carriers` (issue 16, "Auth (Contract)"): each tenant's carrier credentials and stream
+ * `/v1/carriers` (docs/carrier-auth.md): each tenant's carrier credentials and stream
  * token — set, list, remove, rotate — validation that changes nothing, no secret in any
  * response or stored replay, and the checks the media upgrade relies on: `verifyNative`
  * (ok / bad / absent for Twilio, Plivo and Exotel, with signatures computed as the carriers

@@ -1,5 +1,5 @@
 /**
- * The shared JSON body parser (issue 14 items 1, 5 and 6; DESIGN.md §4 "Errors", §8): nesting
+ * The shared JSON body parser (docs/api-decisions.md "Errors" › Request bodies): nesting
  * is bounded for every body of every route before any hook sees it, bytes that are not UTF-8
  * are refused rather than stored as U+FFFD, and prototype keys are refused with `param`
  * naming them. Each refusal is 400 `invalid_request` in the error shape and changes nothing.

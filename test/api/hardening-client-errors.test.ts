@@ -1,5 +1,5 @@
 /**
- * Requests Node's HTTP parser refuses before routing (issue 14 item 3; DESIGN.md §4 "Errors":
+ * Requests Node's HTTP parser refuses before routing (docs/api-decisions.md "Errors" › Before routing:
  * every response has the error body and `X-Request-Id`), sent over raw sockets to the app
  * listening on a loopback port.
  */
@@ -76,7 +76,7 @@ function parseResponses(raw: string): RawResponse[] {
   return out;
 }
 
-/** Asserts the error shape of DESIGN.md §4 with `invalid_request` and a request id. */
+/** Asserts the error shape of docs/api-decisions.md "Errors" with `invalid_request` and a request id. */
 function expectShaped(res: RawResponse, status: number): string {
   expect({ status: res.status, body: res.body }).toMatchObject({ status });
   expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -239,7 +239,7 @@ describe('errors raised before routing', () => {
   });
 });
 
-/** Asserts a 503 in the error shape of DESIGN.md §4 with a request id. */
+/** Asserts a 503 in the error shape of docs/api-decisions.md "Errors" with a request id. */
 function expectServerError(res: RawResponse): string {
   expect(res.headers['x-request-id']).toMatch(REQUEST_ID);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

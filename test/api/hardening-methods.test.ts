@@ -1,6 +1,6 @@
 /**
  * A known path asked with a method it lacks is 405 with an `Allow` header and the error body of
- * DESIGN.md §4 (`invalid_request`), not 404 (issue 14 item 7; docs/api-decisions.md "Errors").
+ * docs/api-decisions.md "Errors" (`invalid_request`), not 404.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';

@@ -1,7 +1,8 @@
 /**
  * A LiveKit webhook whose signature verifies but whose body is not an event is the sender's
- * mistake, 400 `invalid_request`; only a signature that does not verify is 401 (issue 14 item 4;
- * DESIGN.md §4, §7). Signed with the fake LiveKit's key and secret, as LiveKit signs.
+ * mistake, 400 `invalid_request`; only a signature that does not verify is 401
+ * (docs/api-decisions.md "Errors"; docs/calls.md "Inbound calls"). Signed with the fake LiveKit's
+ * key and secret, as LiveKit signs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';

@@ -1,5 +1,5 @@
 /**
- * Hostile and malformed input (DESIGN.md §4 "Errors", §8: bad input gets a clear error in
+ * Hostile and malformed input (docs/api-decisions.md "Errors": bad input gets a clear error in
  * the error shape and changes nothing; body limit 1 MiB).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

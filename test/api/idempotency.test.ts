@@ -1,6 +1,6 @@
 /**
- * `Idempotency-Key` on every state-changing `/v1` call (spec: Endpoints › Idempotency;
- * Limits; DESIGN.md §4 "Idempotency").
+ * `Idempotency-Key` on every state-changing `/v1` call (docs/api-decisions.md
+ * "Idempotency"; docs/unit-of-work.md "Where idempotency lives").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

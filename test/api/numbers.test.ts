@@ -1,5 +1,5 @@
 /**
- * `/v1/numbers` (spec: Number record; Endpoints › Numbers; Errors; DESIGN.md §4).
+ * `/v1/numbers` (`NumberSchema` in src/contract/numbers.ts; docs/api-decisions.md "Numbers", "Errors").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';

@@ -1,8 +1,8 @@
 /**
- * The served OpenAPI document publishes what the server enforces (issue 14, item 8): every
- * path parameter, query parameter and body property of every operation that the server
- * constrains carries the server's own pattern and bounds — taken here from the constants the
- * server validates with, never copied by hand — and no string field is left unbounded.
+ * The served OpenAPI document publishes what the server enforces (docs/api-decisions.md "Errors" ›
+ * Request shapes): every path parameter, query parameter and body property of every operation that
+ * the server constrains carries the server's own pattern and bounds — taken here from the constants
+ * the server validates with, never copied by hand — and no string field is left unbounded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIAL_LIMITS } from '../../src/domain/calls.js';

@@ -1,10 +1,10 @@
 /**
- * A Schemathesis-style check (issue 14, "Done when"): requests generated from the served
- * OpenAPI document — every operation, path and query parameters and bodies in the shapes the
- * document says are valid (patterns, lengths, bounds, enums, required properties) — sent with
- * a valid API key. None may fail with a 5xx, and none may be refused for its shape: a 400
- * `invalid_request` for a request the document calls valid is a failure. Refusals by a
- * business rule with their documented codes (not_found, trunk_not_found, already_exists,
+ * A Schemathesis-style check (docs/api-decisions.md "Errors" › Request shapes): requests generated
+ * from the served OpenAPI document — every operation, path and query parameters and bodies in the
+ * shapes the document says are valid (patterns, lengths, bounds, enums, required properties) — sent
+ * with a valid API key. None may fail with a 5xx, and none may be refused for its shape: a 400
+ * `invalid_request` for a request the document calls valid is a failure. Refusals by a business
+ * rule with their documented codes (not_found, trunk_not_found, already_exists,
  * telephony_not_configured, 422s, …) are fine.
  *
  * The generator reads only the document, so routes added later are covered as they appear.
@@ -24,7 +24,7 @@ const SEED = 1414;
 
 /**
  * Refusals that depend on the state, not the request's shape, though their code is
- * `invalid_request` (spec: Errors): `METHOD path` → the `param` they name.
+ * `invalid_request` (docs/api-decisions.md "Errors"): `METHOD path` → the `param` they name.
  */
 const STATE_RULES = new Map<string, Set<string>>([
   // Dialling with zero or several trunks and no trunk_id; or through a trunk with no caller ID.
@@ -133,7 +133,7 @@ describe('requests generated from the served OpenAPI document', () => {
         const request = `${op.method} ${url.slice(0, 120)} ${JSON.stringify(body ?? null).slice(0, 300)}`;
         if (res.statusCode >= 400) {
           if (!error || !isErrorCode(error.code) || (ERROR_STATUS[error.code] !== res.statusCode && error.code !== 'invalid_request')) {
-            failures.push(`${request} → ${res.statusCode} not in the error shape of DESIGN.md §4: ${res.body.slice(0, 200)}`);
+            failures.push(`${request} → ${res.statusCode} not in the API's error shape: ${res.body.slice(0, 200)}`);
             continue;
           }
         }

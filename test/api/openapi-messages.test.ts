@@ -1,5 +1,5 @@
 /**
- * A value refused for a bound says what is wrong (issue 14, item 9): an over-long
+ * A value refused for a bound says what is wrong (docs/api-decisions.md "Errors"): an over-long
  * `auth.password` is "auth.password: at most 1024 characters", not "is required and must be
  * a string". Checked for every bound the served document publishes — each maximum and
  * minimum length, numeric bound and array size of every operation — by sending a request

@@ -1,7 +1,7 @@
 /**
- * The spec's reads of a purged session or call (issue 15 item 2) answer `not_found` — also
- * when the session was in the daemon's window of recently ended sessions, and when another
- * process (`vagent admin purge`) purged it while the daemon ran.
+ * The API's reads of a purged session or call (docs/api-decisions.md "Retention") answer
+ * `not_found` — also when the session was in the daemon's window of recently ended sessions, and
+ * when another process (`vagent admin purge`) purged it while the daemon ran.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTERNAL_CHECK_MS } from '../../src/store/database.js';

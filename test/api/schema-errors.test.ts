@@ -1,8 +1,8 @@
 /**
- * Ids are validated by the request schemas (which the OpenAPI document publishes), yet a
- * malformed one keeps the code the spec's Errors table gives it (DESIGN.md §4 "Ids"); a request
- * also wrong in another way is answered `invalid_request` for that, as when the service checked
- * ids after the schema.
+ * Ids are validated by the request schemas (which the OpenAPI document publishes), yet a malformed
+ * one keeps the code the API gives it (docs/api-decisions.md "Errors" › Request shapes); a request
+ * also wrong in another way is answered `invalid_request` for that, as when the service checked ids
+ * after the schema.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';

@@ -1,6 +1,6 @@
 /**
- * Trunk credentials and API keys never leak (spec: Trunk "Write-only", Authentication 4;
- * DESIGN.md §8: never in a response, a stored replay, a log line or an error message;
+ * Trunk credentials and API keys never leak (write-only fields, README.md
+ * "Operating the daemon": never in a response, a stored replay, a log line or an error message;
  * sealed at rest).
  */
 import crypto from 'node:crypto';

@@ -1,7 +1,8 @@
 /**
- * The session service's phone-line side (issue 16): event turns (silence, not heard, give up,
- * time up), the media core's exact recogniser audio in the metering, per-turn STT telemetry in
- * session detail, the media hints of the current step, and `barge_in: false` clips.
+ * The session service's phone-line side (docs/media.md "How a call behaves"): event turns (silence,
+ * not heard, give up, time up), the media core's exact recogniser audio in the metering, per-turn
+ * STT telemetry in session detail, the media hints of the current step, and `barge_in: false`
+ * clips.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/sessions` (extension: a tenant's sessions, newest first, cursor pages) and Session
- * detail's extension fields (agent, status, outcome, steps with captured values); issue 14,
- * item 18. The spec's Session detail fields stay as they are.
+ * detail's extension fields (agent, status, outcome, steps with captured values;
+ * docs/api-decisions.md "Sessions"). The other fields of `SessionDetailSchema`
+ * (src/contract/sessions.ts) stay as they are.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
@@ -113,7 +114,7 @@ describe('GET /v1/sessions/{id} extension object', () => {
     const fresh = (await t.call('GET', `/v1/sessions/${id}`)).json() as Record<string, unknown>;
     expect(Object.keys(fresh)).toEqual(expect.arrayContaining(SPEC_DETAIL_KEYS));
     expect(fresh.session_id).toBe(Number(id.slice(3)));
-    // The spec: no top-level status or ended_at in this response.
+    // `SessionDetailSchema` (src/contract/sessions.ts): no top-level status or ended_at in this response.
     expect(fresh).not.toHaveProperty('status');
     expect(fresh).not.toHaveProperty('ended_at');
     const rec = fresh.session as Record<string, unknown>;

@@ -1,5 +1,6 @@
 /**
- * Sessions held in memory (issue 15 item 7): open sessions and a bounded window of recently
+ * Sessions held in memory (README.md "What grows on disk, and what bounds it";
+ * src/app/session-memory.ts): open sessions and a bounded window of recently
  * ended ones; an ended session beyond the window is read back from the database and every
  * response about it (detail, `/end` again with or without an Idempotency-Key, a refused
  * turn) is the same as while it was held. Close-grace sessions stay open, and correct.
@@ -85,7 +86,7 @@ async function reads(a: TestApp, id: string, key: string) {
   return [detail, again, keyed, replay, refused].map((r) => ({ status: r.statusCode, body: r.json() as unknown }));
 }
 
-describe('the session cache (issue 15 item 7)', () => {
+describe('the session cache', () => {
   it('holds at most the window of ended sessions, and no ended session among the open ones', async () => {
     const a = await app({ ended: 3 });
     await churn(a, 12);
@@ -158,7 +159,7 @@ describe('the session cache (issue 15 item 7)', () => {
   });
 });
 
-describe('close-grace with a small cache (spec: States and transitions › Session)', () => {
+describe('close-grace with a small cache', () => {
   it('a session in close-grace stays open in memory while ended ones come and go, then ends on the next turn', async () => {
     const a = await app({ ended: 0 });
     const id = await open(a);

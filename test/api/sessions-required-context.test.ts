@@ -1,8 +1,8 @@
 /**
- * An agent's `required_context`, `{{customer_name}}` and `context_defaults` (DESIGN.md §6;
- * docs/agents.md "Context"): no session opens — `POST /v1/sessions`, agent load,
- * `POST /v1/calls` prepare or dial — without the values its prompts speak, and nothing is
- * recorded or dialled when one is missing.
+ * An agent's `required_context`, `{{customer_name}}` and `context_defaults` (docs/agents.md
+ * "Context: what a session must bring"): no session opens — `POST /v1/sessions`, agent load, `POST
+ * /v1/calls` prepare or dial — without the values its prompts speak, and nothing is recorded or
+ * dialled when one is missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';

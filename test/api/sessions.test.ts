@@ -1,6 +1,7 @@
 /**
- * Sessions over the API (spec: Sessions, Turn result, Session detail, End-of-session result,
- * States › Session, Errors): every error code of the session endpoints, close-grace, summary.
+ * Sessions over the API (`TurnResultSchema`, `SessionDetailSchema`, `EndResultSchema` in
+ * src/contract/sessions.ts; docs/api-decisions.md "Sessions", "Errors"): every error code of the
+ * session endpoints, close-grace, summary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
@@ -186,7 +187,7 @@ describe('POST /v1/sessions/{id}/turn', () => {
   });
 });
 
-describe('close-grace (spec: States and transitions › Session)', () => {
+describe('close-grace', () => {
   async function toClosing() {
     const s = await open({ agent_id: 'ag_clinic_booking' });
     await turn(s.session_id, 'bye');

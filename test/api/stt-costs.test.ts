@@ -1,9 +1,9 @@
 /**
- * Speech-recognition costs on a phone call (issue 17: "`stt_inr` per turn and in totals; the
- * budget counts it"): turns heard by Deepgram, Sarvam and the embedded fallback, through the
- * media-calls service as the media worker sends them, priced by the provider that heard each one
- * from the shipped config/pricing.yaml (deepgram ₹0.37/min, sarvam ₹0.5/min, pocketsphinx free),
- * exact to the micro-rupee, and counted by the tenant's daily budget.
+ * Speech-recognition costs on a phone call (`stt_inr` per turn and in totals; the budget counts it:
+ * docs/media.md "Cloud speech recognition"): turns heard by Deepgram, Sarvam and the embedded
+ * fallback, through the media-calls service as the media worker sends them, priced by the provider
+ * that heard each one from the shipped config/pricing.yaml (deepgram ₹0.37/min, sarvam ₹0.5/min,
+ * pocketsphinx free), exact to the micro-rupee, and counted by the tenant's daily budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnRequest, TurnTelemetry } from '../../src/media/call-session-port.js';

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/telephony/check` checks each configured cloud speech recogniser (issue 17) with one
+ * `GET /v1/telephony/check` checks each configured cloud speech recogniser (docs/media.md) with one
  * authenticated handshake, against the local fakes of Deepgram and Sarvam (src/devtools), and
  * reports per provider ok / problem in `recognizers`, never a key; the LiveKit part (`ok`,
  * `problem`) keeps its shape.

@@ -1,5 +1,5 @@
 /**
- * LiveKit webhooks (DESIGN.md §7; reference: LiveKit webhook signing): inbound calls open
+ * LiveKit webhooks (docs/calls.md "Inbound calls"; LiveKit's webhook signing): inbound calls open
  * sessions on bound numbers, the tenant's routing webhook may pick another agent, redeliveries
  * are deduplicated, bad signatures get 401, unknown and unbound numbers are counted, and a
  * phone participant leaving ends its call.
@@ -96,7 +96,7 @@ describe('inbound calls', () => {
       dial_status: 'answered',
       room_name: call.room,
     });
-    // vagent joins call rooms itself (issue 17): nothing is dispatched.
+    // vagent joins call rooms itself (docs/media.md "LiveKit rooms"): nothing is dispatched.
     expect(fake.requests.slice(before).filter((r) => r.method === 'CreateDispatch')).toEqual([]);
     // The session is a real one: the caller can be answered turn by turn.
     const turn = await t.call('POST', `/v1/sessions/${String(found.session_id)}/turn`, { text: 'mera naam Anjali Verma hai' });

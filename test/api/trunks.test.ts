@@ -1,5 +1,5 @@
 /**
- * `/v1/trunks` (spec: Trunk; Endpoints › Trunks; Errors; DESIGN.md §4).
+ * `/v1/trunks` (`TrunkSchema` in src/contract/trunks.ts; docs/api-decisions.md "Trunks", "Errors").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
