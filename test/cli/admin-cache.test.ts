@@ -1,7 +1,7 @@
 /**
- * `vagent admin cache stats|prune` (issue 15 item 3) on the state dir of a running daemon: a
- * new user's stats, a dry run that changes nothing, a prune down to the cap that spares clips
- * within the keep window, and bad flags refused.
+ * `vagent admin cache stats|prune` (README.md "What grows on disk, and what bounds it") on the
+ * state dir of a running daemon: a new user's stats, a dry run that changes nothing, a prune down
+ * to the cap that spares clips within the keep window, and bad flags refused.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

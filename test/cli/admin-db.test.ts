@@ -1,7 +1,8 @@
 /**
- * `vagent admin db stats|vacuum` (issue 15 item 4) on a real state dir: stats beside a running
- * daemon, vacuum refused while it runs and converting the database once it is stopped, and the
- * start-up notice of `vagent serve` on a database without incremental auto-vacuum.
+ * `vagent admin db stats|vacuum` (README.md "What grows on disk, and what bounds it") on a real
+ * state dir: stats beside a running daemon, vacuum refused while it runs and converting the
+ * database once it is stopped, and the start-up notice of `vagent serve` on a database without
+ * incremental auto-vacuum.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';

@@ -1,12 +1,12 @@
 /**
- * Calls dialled through LiveKit whose audio vagent carries itself (issue 17, "LiveKit rooms"),
- * end to end through the built binary: `vagent serve` joins each call's room with the
- * development room driver (`VAGENT_DEV_FAKE_ROOMS=1`) in the development fake LiveKit, whose scripted callee speaks the lines the fake
- * recogniser (the call context's `vagent_fake_transcripts`) transcribes. Covered: a whole EMI
- * reminder conversation, a hang-up through the API, the callee hanging up, a room that cannot
- * be joined, and a daemon killed mid-call. And an inbound call: the clinic booking answered in
- * its room, heard by the fake Deepgram server, with the phone number keyed (DTMF through the
- * room) and the last answer said over vagent's question (barge-in), ended by vagent.
+ * Calls dialled through LiveKit whose audio vagent carries itself (docs/media.md "LiveKit rooms"),
+ * end to end through the built binary: `vagent serve` joins each call's room with the development
+ * room driver (`VAGENT_DEV_FAKE_ROOMS=1`) in the development fake LiveKit, whose scripted callee
+ * speaks the lines the fake recogniser (the call context's `vagent_fake_transcripts`) transcribes.
+ * Covered: a whole EMI reminder conversation, a hang-up through the API, the callee hanging up, a
+ * room that cannot be joined, and a daemon killed mid-call. And an inbound call: the clinic booking
+ * answered in its room, heard by the fake Deepgram server, with the phone number keyed (DTMF
+ * through the room) and the last answer said over vagent's question (barge-in), ended by vagent.
  */
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { startFakeDeepgram, type FakeDeepgram } from '../../src/devtools/fake-deepgram.js';

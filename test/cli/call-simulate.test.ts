@@ -141,7 +141,7 @@ describe('vagent call simulate against the media endpoint', { timeout: 180_000 }
     expect(code, stderr).toBe(0);
     const clear = lines.find((l) => l.event === 'clear' && typeof l.barge_in_ms === 'number');
     expect(clear, JSON.stringify(lines.filter((l) => l.event !== 'turn'))).toBeDefined();
-    // Issue 16: the clear comes within 300 ms of the caller's speech onset. The daemon decides on
+    // The clear comes within 300 ms of the caller's speech onset. The daemon decides on
     // the audio (200 ms of speech by its VAD, in stream time, whatever the load), so that is
     // asserted exactly; the wall-clock figure at the caller's end adds the VAD's onset lag and
     // two hops through a loaded machine, so it gets a loose bound here, and `npm run bench`

@@ -1,5 +1,5 @@
 /**
- * `vagent chat` when the agent ends the call (issue 14, item 14), through the built binary
+ * `vagent chat` when the agent ends the call (docs/agents.md "Close grace"), through the built binary
  * against a real daemon: the close-grace window lapsing with no new line, a turn heard in the
  * window (`ended: true`), and a turn that finds the session already ended each print "the
  * agent ended the call" and the summary and exit 0. `/play` with a player that fails prints

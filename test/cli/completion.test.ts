@@ -1,5 +1,5 @@
 /**
- * `vagent completion bash` sourced in a real bash (issue 14, item 19), and `vagent --version`
+ * `vagent completion bash` sourced in a real bash, and `vagent --version`
  * through the built binary.
  */
 import { execFileSync } from 'node:child_process';

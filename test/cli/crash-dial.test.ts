@@ -1,7 +1,7 @@
 /**
- * Exactly-once dialling across `kill -9` (DESIGN.md §7, §8): a daemon killed while LiveKit is
- * still answering a CreateSIPParticipant restarts with that call marked `unknown`, and a retry
- * under the same Idempotency-Key never reaches LiveKit again. A dial acknowledged before the
+ * Exactly-once dialling across `kill -9` (docs/calls.md "Exactly once"): a daemon killed while
+ * LiveKit is still answering a CreateSIPParticipant restarts with that call marked `unknown`, and a
+ * retry under the same Idempotency-Key never reaches LiveKit again. A dial acknowledged before the
  * kill replays after it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
- * Durability under `kill -9` (DESIGN.md §8): every create whose 201 reached the client
- * survives, its Idempotency-Key replays instead of creating again, retried in-flight keys
- * create at most one trunk each, and the database passes `PRAGMA integrity_check`.
+ * Durability under `kill -9` (docs/api-decisions.md "Durability"; docs/unit-of-work.md
+ * "Durability"): every create whose 201 reached the client survives, its Idempotency-Key replays
+ * instead of creating again, retried in-flight keys create at most one trunk each, and the database
+ * passes `PRAGMA integrity_check`.
  */
 import http from 'node:http';
 import path from 'node:path';

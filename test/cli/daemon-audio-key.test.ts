@@ -1,5 +1,5 @@
 /**
- * The audio key of a real daemon (issue 14 item 2; docs/api-decisions.md "Audio URLs"):
+ * The audio key of a real daemon (docs/api-decisions.md "Audio URLs"):
  * `<state-dir>/audio.key` is created 0600, a looser one stops `vagent serve` with a chmod
  * hint, and a new key revokes every audio URL issued under the old one while the cached clip
  * is served under its new name.

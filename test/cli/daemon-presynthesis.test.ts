@@ -1,5 +1,5 @@
 /**
- * Shutdown during start-up pre-synthesis (issue 14 item 9): a daemon whose agents' static
+ * Shutdown during start-up pre-synthesis: a daemon whose agents' static
  * texts are not cached synthesises them in the background after it starts listening; a
  * SIGTERM then must stop that work before the store closes — no "database connection is not
  * open" error in its log, exit 0, lock released.

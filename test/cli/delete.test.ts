@@ -1,7 +1,7 @@
 /**
- * `vagent trunk rm`, `number rm` and `agent rm` through the built binary (issue 14, item 17):
- * stdin is never a terminal here, so without `--yes` each is a usage error (exit 2) that
- * deletes nothing; with `--yes` each deletes. The question on a terminal is tested in
+ * `vagent trunk rm`, `number rm` and `agent rm` through the built binary (README.md "Removing
+ * trunks and numbers"): stdin is never a terminal here, so without `--yes` each is a usage error
+ * (exit 2) that deletes nothing; with `--yes` each deletes. The question on a terminal is tested in
  * test/unit/cli-confirm.test.ts.
  */
 import fs from 'node:fs';

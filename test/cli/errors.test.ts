@@ -1,7 +1,7 @@
 /**
- * Errors of the CLI through the built binary (issue 14, item 15): one mistake has one exit
+ * Errors of the CLI through the built binary (README.md "Exit codes"): one mistake has one exit
  * code whether vagent or the daemon catches it, and with `--json` every error is one JSON line
- * on stderr in DESIGN.md §4's shape, the exit codes unchanged.
+ * on stderr in the shape of docs/api-decisions.md "Errors", the exit codes unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAll, type Daemon, freePort, runCli, startDaemonWithKey } from '../support/daemon.js';

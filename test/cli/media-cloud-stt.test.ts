@@ -1,13 +1,13 @@
 /**
- * Cloud speech recognition end to end (issue 17): a real daemon set to `recognizer: deepgram`
- * with `recognizers: {hi: sarvam}`, the local fakes of Deepgram and Sarvam (src/devtools, their
- * exact WebSocket protocols) as the providers, and `vagent call simulate` playing the carrier
- * with synthesised caller lines at real-time pacing. The Hindi EMI reminder's call is heard by
- * Sarvam (transcripts in Devanagari and in Latin script reach the extractors), the English one
- * by Deepgram; each turn's `stt_provider` names who heard it and `stt_inr` is priced by it.
- * Then Sarvam refuses the key (403) and nothing else serves Hindi: the caller is
- * "not heard", re-asked, and the call ends politely — never silence — with the failure logged
- * and no key anywhere.
+ * Cloud speech recognition end to end (docs/media.md "Cloud speech recognition"): a real daemon set
+ * to `recognizer: deepgram` with `recognizers: {hi: sarvam}`, the local fakes of Deepgram and
+ * Sarvam (src/devtools, their exact WebSocket protocols) as the providers, and `vagent call
+ * simulate` playing the carrier with synthesised caller lines at real-time pacing. The Hindi EMI
+ * reminder's call is heard by Sarvam (transcripts in Devanagari and in Latin script reach the
+ * extractors), the English one by Deepgram; each turn's `stt_provider` names who heard it and
+ * `stt_inr` is priced by it. Then Sarvam refuses the key (403) and nothing else serves Hindi: the
+ * caller is "not heard", re-asked, and the call ends politely — never silence — with the failure
+ * logged and no key anywhere.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

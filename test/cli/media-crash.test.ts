@@ -1,7 +1,7 @@
 /**
  * A daemon killed (`kill -9`) while a carrier stream carries a call: at the next start the
  * call is ended and recorded — completed, its session ended with its summary — never left
- * `in_progress` for ever (issue 16; the stream's socket died with the process), and it ended
+ * `in_progress` for ever (the stream's socket died with the process), and it ended
  * when the daemon last saw it alive (its media heartbeat, every ACTIVITY_HEARTBEAT_MS), not at
  * the restart: its duration does not include the outage (docs/calls.md "Call status").
  */

@@ -1,8 +1,8 @@
 /**
- * The embedded recogniser (Debian's pocketsphinx) on a phone line, end to end (issue 16, "Done
- * when": with the embedded recogniser a clinic booking advances through name, day and phone
- * steps): a real daemon with `recognizer: pocketsphinx`, a scripted carrier client per dialect
- * streaming eSpeak caller lines at real-time pacing into `/v1/media/<dialect>`.
+ * The embedded recogniser (Debian's pocketsphinx) on a phone line, end to end (docs/media.md
+ * "Speech recognition"): with the embedded recogniser a clinic booking advances through name, day
+ * and phone steps: a real daemon with `recognizer: pocketsphinx`, a scripted carrier client per
+ * dialect streaming eSpeak caller lines at real-time pacing into `/v1/media/<dialect>`.
  *
  * Exotel and Plivo stream 16 kHz linear PCM here (both carriers offer it), so the phone number
  * is said digit by digit; Twilio streams 8 kHz μ-law only, where Debian's wideband English model

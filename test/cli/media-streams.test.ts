@@ -1,6 +1,6 @@
 /**
- * Robustness of the carrier media endpoint `GET /v1/media/{twilio,exotel,plivo}` (issue 16,
- * "Done when"), against one real daemon on loopback with the fake streaming recogniser
+ * Robustness of the carrier media endpoint `GET /v1/media/{twilio,exotel,plivo}` (docs/media.md),
+ * against one real daemon on loopback with the fake streaming recogniser
  * (`VAGENT_RECOGNIZER=fake`; each stream says what it will "hear" in the custom parameter
  * `vagent_fake_transcripts`) and real eSpeak caller audio at real-time pacing:
  * - auth on the upgrade: a wrong key is refused with 401, a stream without credentials or

@@ -1,7 +1,7 @@
 /**
- * `vagent admin purge`, `vagent admin export` and `vagent admin tenant set --retention-days`
- * on the state dir of a running daemon (issue 15 item 2): the archive workflow (export, dry
- * run, purge with the same cut-off), what the daemon answers afterwards, and refused input.
+ * `vagent admin purge`, `vagent admin export` and `vagent admin tenant set --retention-days` on the
+ * state dir of a running daemon (docs/api-decisions.md "Retention"): the archive workflow (export,
+ * dry run, purge with the same cut-off), what the daemon answers afterwards, and refused input.
  */
 import fs from 'node:fs';
 import path from 'node:path';

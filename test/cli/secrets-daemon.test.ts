@@ -1,9 +1,9 @@
 /**
- * Credentials never leak from the real daemon (DESIGN.md §8): a trunk password and an API key
- * (and the SIP username, write-only too) sent through every path — create, idempotent replay,
- * rejected bodies, the CLI — appear in no
- * response, in nothing the daemon prints at log level trace, and in no file of the state dir;
- * nor do the speech recognisers' keys (issue 17) through `/v1/health` and `vagent telephony check`.
+ * Credentials never leak from the real daemon (README.md "Operating the daemon"): a trunk password
+ * and an API key (and the SIP username, write-only too) sent through every path — create,
+ * idempotent replay, rejected bodies, the CLI — appear in no response, in nothing the daemon prints
+ * at log level trace, and in no file of the state dir; nor do the speech recognisers' keys through
+ * `/v1/health` and `vagent telephony check`.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * What `vagent serve` and `vagent admin …` tell an operator about the instance (issue 14,
- * items 16 and 20): the login hint names the daemon's real address, start-up says how telephony
- * is set up (never a secret), a port in use is one clear line, and audit mode warns that
+ * What `vagent serve` and `vagent admin …` tell an operator about the instance (README.md
+ * "Operating the daemon"): the login hint names the daemon's real address, start-up says how
+ * telephony is set up (never a secret), a port in use is one clear line, and audit mode warns that
  * tenants are not isolated.
  */
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * `vagent session list|show`, money and counts in human output, and the caller's number in
- * `vagent call list` (issue 14, item 18), through the built binary against a real daemon
+ * `vagent call list`, through the built binary against a real daemon
  * whose LiveKit is the fake (src/devtools), so that an inbound call can arrive.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
