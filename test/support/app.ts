@@ -14,7 +14,7 @@ export function tempDir(prefix = 'vagent-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** The smallest valid agent definition with id `id` (DESIGN.md §6): one opening line, one step, a closing line. */
+/** The smallest valid agent definition with id `id` (docs/agents.md): one opening line, one step, a closing line. */
 export function minimalAgent(id: string, direction: 'inbound' | 'outbound' = 'inbound'): Record<string, unknown> {
   return {
     id,

@@ -1,7 +1,8 @@
 /**
- * Test harness for the CLI tests (DESIGN.md §9): the built binary (`bin/vagent` → `dist/`),
- * spawned as a real daemon on a random loopback port and as one-shot CLI commands, each with
- * temp XDG/HOME dirs so that no test touches the real home, profile or keychain.
+ * Test harness for the CLI tests (README.md "Tests, lint, benchmarks"): the built binary
+ * (`bin/vagent` → `dist/`), spawned as a real daemon on a random loopback port and as one-shot CLI
+ * commands, each with temp XDG/HOME dirs so that no test touches the real home, profile or
+ * keychain.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

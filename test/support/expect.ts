@@ -1,5 +1,5 @@
 /**
- * Assertions shared by the API tests: the error body and headers of DESIGN.md §4.
+ * Assertions shared by the API tests: the error body and headers of docs/api-decisions.md "Errors".
  */
 import type { ListResponse, NumberRecord, Trunk } from '../../src/contract/index.js';
 import type { LightMyRequestResponse } from 'fastify';
@@ -10,9 +10,9 @@ import type { TestApp } from './app.js';
 export const REQUEST_ID = /^req_[A-Za-z0-9_-]{12}$/;
 
 /**
- * Asserts `res` is an error response of DESIGN.md §4: the status, a JSON body of exactly
- * `{error: {code, message, param?}}` with a non-empty message, and an `X-Request-Id` header.
- * `param` undefined means "not checked"; null means "must be absent".
+ * Asserts `res` is an error response of docs/api-decisions.md "Errors": the status, a JSON body of
+ * exactly `{error: {code, message, param?}}` with a non-empty message, and an `X-Request-Id`
+ * header. `param` undefined means "not checked"; null means "must be absent".
  *
  * @returns the error object, for further checks on the message.
  */

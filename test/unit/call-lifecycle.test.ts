@@ -1,5 +1,5 @@
 /**
- * The call's line state machine (domain/calls.ts; DESIGN.md §7 "Call states"): the one
+ * The call's line state machine (src/domain/calls.ts; docs/calls.md "Call status"): the one
  * transition table every writer of `dial_status` goes through.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The question before a delete (src/cli/prompt.ts `confirmDelete`; issue 14, item 17), with
- * in-memory streams standing in for the terminal.
+ * The question before a delete (src/cli/prompt.ts `confirmDelete`; README.md "Removing trunks and
+ * numbers"), with in-memory streams standing in for the terminal.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';

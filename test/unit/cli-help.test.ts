@@ -26,7 +26,7 @@ describe('vagent --help', () => {
   const program = buildProgram();
   const all = leaves(program);
 
-  it('covers the commands of DESIGN.md §5 for this build', () => {
+  it('covers the operator commands of this build', () => {
     expect(all.map((l) => l.name)).toEqual(
       expect.arrayContaining([
         'serve',

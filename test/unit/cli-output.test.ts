@@ -1,5 +1,5 @@
 /**
- * Money and counts in the CLI's human output (src/cli/output.ts; issue 14, item 18): rupees
+ * Money and counts in the CLI's human output (src/cli/output.ts): rupees
  * with paise, one pluralisation helper.
  */
 import { describe, expect, it } from 'vitest';

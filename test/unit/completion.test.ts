@@ -1,5 +1,5 @@
 /**
- * `vagent completion zsh|fish` (issue 14, item 19): the scripts are generated from the commander
+ * `vagent completion zsh|fish`: the scripts are generated from the commander
  * program, so every command path, alias and option of the program appears in them. (The bash
  * script is run for real in test/cli/completion.test.ts; zsh and fish need not be installed, so
  * their scripts are checked by structure here.)

@@ -1,7 +1,7 @@
 /**
- * A setting refused for a bound says what is wrong (issue 14, item 9, beyond the API): every
- * numeric setting's minimum and maximum, taken from the settings schema itself, is refused
- * with a message naming that bound rather than "must be a number".
+ * A setting refused for a bound says what is wrong (as docs/api-decisions.md "Errors" has for the
+ * API): every numeric setting's minimum and maximum, taken from the settings schema itself, is
+ * refused with a message naming that bound rather than "must be a number".
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

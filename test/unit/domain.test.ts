@@ -83,7 +83,7 @@ describe('SIP addresses', () => {
 });
 
 describe('ApiError', () => {
-  it('maps each code to the status table of DESIGN.md §4', () => {
+  it('maps each code to the status table of the API errors', () => {
     expect(ERROR_STATUS).toMatchObject({
       invalid_request: 400,
       unauthorized: 401,

@@ -1,7 +1,7 @@
 /**
- * Phone-line events in the engine (issue 16): silence, a recogniser that did not hear, giving
- * up after the silence re-prompts, the call's time limit; the `barge_in: false` clip flag; the
- * media hints of each step; the agent's `media` settings.
+ * Phone-line events in the engine (docs/media.md "How a call behaves"): silence, a recogniser that
+ * did not hear, giving up after the silence re-prompts, the call's time limit; the `barge_in:
+ * false` clip flag; the media hints of each step; the agent's `media` settings.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The turn pipeline (DESIGN.md §6), pure: layers, readbacks, corrections, mixed initiative,
- * bounded re-prompts, templates, close-grace and the summary.
+ * The turn pipeline (docs/architecture.md "A text turn"; docs/agents.md), pure: layers, readbacks,
+ * corrections, mixed initiative, bounded re-prompts, templates, close-grace and the summary.
  */
 import { describe, expect, it } from 'vitest';
 import { parseAgentDefinition } from '../../src/domain/agent.js';

@@ -1,7 +1,7 @@
 /**
  * The shipped example agents (config/agents/*.yaml) are valid agent definitions
- * (src/domain/agent.ts, DESIGN.md §6), use only template placeholders that can be filled, and
- * config/pricing.yaml has the shape of DESIGN.md §4.
+ * (src/domain/agent.ts, docs/agents.md), use only template placeholders that can be filled, and
+ * config/pricing.yaml has the shape of `PricingSchema` (src/config/pricing.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 /**
- * Issue 15 item 4 (migration 9) and item 5's start-up: expired idempotency records are purged
- * in small transactions between requests' writes, start-up touches only the claims, databases
- * use incremental auto-vacuum and give freed pages back, and stored bodies are deflated.
+ * Migration 9 and start-up (docs/api-decisions.md "Idempotency"): expired idempotency records are
+ * purged in small transactions between requests' writes, start-up touches only the claims,
+ * databases use incremental auto-vacuum and give freed pages back, and stored bodies are deflated.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

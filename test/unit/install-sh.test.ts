@@ -1,5 +1,5 @@
 /**
- * install.sh (issue 14, item 21) in a temp copy of the checkout with a fake `npm` first on the
+ * install.sh in a temp copy of the checkout with a fake `npm` first on the
  * PATH: a second run skips the build when src/, tsconfig*.json and the lock are unchanged, a
  * `vagent` link of another checkout is not repointed without --force (and is named either way; the
  * install itself succeeds),

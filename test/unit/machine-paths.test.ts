@@ -1,5 +1,5 @@
 /**
- * Nothing committed names a path of one machine (issue 14, item 22): data beside the checkout
+ * Nothing committed names a path of one machine: data beside the checkout
  * is found relative to the repository or through an environment variable, never
  * by an absolute path that only exists on the machine where the file was written.
  */

@@ -1,10 +1,10 @@
 /**
- * Provider endpointing in the call media session (issue 17: "Provider endpointing and vagent's
- * VAD agree: whichever says end-of-utterance first wins, the other is ignored, never a double
- * turn"). The fake recogniser ends an utterance by itself (`endOfUtteranceAfterMs`, a final
- * marked `endOfUtterance`), on a fake transport and a fake clock, fed real speech (eSpeak NG
- * lines at 16 kHz in 20 ms packets, the clock advancing 20 ms per packet) as in
- * media-call-session.test.ts.
+ * Provider endpointing in the call media session (docs/media.md "Cloud speech recognition"): the
+ * provider's endpointing and vagent's VAD agree: whichever says end-of-utterance first wins, the
+ * other is ignored, never a double turn. The fake recogniser ends an utterance by itself
+ * (`endOfUtteranceAfterMs`, a final marked `endOfUtterance`), on a fake transport and a fake clock,
+ * fed real speech (eSpeak NG lines at 16 kHz in 20 ms packets, the clock advancing 20 ms per
+ * packet) as in media-call-session.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CallMediaSession } from '../../src/media/call-session.js';

@@ -17,7 +17,7 @@ import { trim } from '../support/media.js';
 const LINES = ['My name is Priya Sharma.', 'Tomorrow at five pm.', 'Nine eight four five zero, one two three.', 'Yes please.'];
 /** Silence before the first line and after each line, ms. */
 const GAPS_MS = [700, 900, 1100, 1300, 1000];
-/** Accepted error of a detected speech boundary, ms (issue 16 piece brief). */
+/** Accepted error of a detected speech boundary, ms. */
 const TOLERANCE_MS = 60;
 
 /** Deterministic white noise: Box–Muller over a linear congruential generator. */

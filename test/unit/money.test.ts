@@ -1,5 +1,5 @@
 /**
- * Money (DESIGN.md §4 "Costs"): integer micro-rupees, no float drift.
+ * Money (docs/api-decisions.md "Costs"): integer micro-rupees, no float drift.
  */
 import { describe, expect, it } from 'vitest';
 import { addCost, costView, inrToMicro, microToInr, priceMicro, ZERO_COST } from '../../src/domain/money.js';

@@ -1,6 +1,6 @@
 /**
- * The patterns the API publishes are the rules the server applies (issue 14, item 8): each is
- * checked against the rule it stands for, over generated strings.
+ * The patterns the API publishes are the rules the server applies (docs/api-decisions.md "Errors" ›
+ * Request shapes): each is checked against the rule it stands for, over generated strings.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

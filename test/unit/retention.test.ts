@@ -1,8 +1,8 @@
 /**
- * Retention (issue 15 item 2) on a real SQLite file: the purge deletes exactly what is older
- * than the cut-off (never an open session nor a call whose line may be up), counts exactly in a
- * dry run, leaves the spend ledger alone, commits in bounded batches, lets turns run between
- * them, stops between batches, and applies the instance's and each tenant's retention_days.
+ * Retention (docs/api-decisions.md "Retention") on a real SQLite file: the purge deletes exactly
+ * what is older than the cut-off (never an open session nor a call whose line may be up), counts
+ * exactly in a dry run, leaves the spend ledger alone, commits in bounded batches, lets turns run
+ * between them, stops between batches, and applies the instance's and each tenant's retention_days.
  */
 import fs from 'node:fs';
 import path from 'node:path';

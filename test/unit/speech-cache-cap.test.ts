@@ -1,5 +1,5 @@
 /**
- * The cap on the audio cache's dynamic clips (src/adapters/speech/cache.ts; issue 15 item 3): static
+ * The cap on the audio cache's dynamic clips (src/adapters/speech/cache.ts): static
  * and dynamic classes, LRU eviction down to the cap, the keep window, session pins, restarts,
  * the legacy layout, and the offline prune beside a running cache. All on a real temp dir,
  * with an injected clock (no waiting).

@@ -175,7 +175,7 @@ describe('AudioCache', () => {
   });
 });
 
-describe('AudioCache names (issue 14 item 2)', () => {
+describe('AudioCache names', () => {
   it('names a clip by a keyed MAC: another secret gives another name, the key is not a name', async () => {
     const key = AudioCache.keyFor('fake', 'en', 'That is Sunita Rao, right?');
     const cache = new AudioCache(root, SECRET);

@@ -1,6 +1,7 @@
 /**
- * Issue 15 item 1 (migration 7): the daily budget check reads the running spend ledger, kept by
- * the store in the same transaction as each cost, instead of walking the day's sessions.
+ * Migration 7 (docs/calls.md "The daily budget"): the daily budget check reads the running spend
+ * ledger, kept by the store in the same transaction as each cost, instead of walking the day's
+ * sessions.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,7 +1,7 @@
 /**
- * Key files of the state dir (src/daemon/state-dir.ts; DESIGN.md §8): `master.key` and
- * `audio.key` are created 0600 on first use, read back unchanged, and refused when group or
- * others may read them.
+ * Key files of the state dir (src/daemon/state-dir.ts; docs/architecture.md "State directory"):
+ * `master.key` and `audio.key` are created 0600 on first use, read back unchanged, and refused when
+ * group or others may read them.
  */
 import fs from 'node:fs';
 import os from 'node:os';

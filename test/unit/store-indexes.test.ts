@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 5 and 6 (migration 6): start-up's release of in-progress idempotency claims
+ * Migration 6: start-up's release of in-progress idempotency claims
  * and the calls list filtered to open sessions read through indexes, not the whole table.
  */
 import fs from 'node:fs';

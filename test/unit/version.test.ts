@@ -1,5 +1,5 @@
 /**
- * `vagent --version` (issue 14, item 19): `vagent 0.1.0 (node vX, commit abc1234)`, the commit
+ * `vagent --version`: `vagent 0.1.0 (node vX, commit abc1234)`, the commit
  * from git in a checkout, else recorded at build time, else `unknown` — never a failure.
  */
 import { execFileSync } from 'node:child_process';
