@@ -21,7 +21,8 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { RESTART_FRAMES, startCheckpointer, type Checkpointer, type CheckpointerOptions } from './checkpointer.js';
-import { MIGRATIONS, type MigrationContext } from './migrations.js';
+import { MIGRATIONS } from './migrations/index.js';
+import type { MigrationContext } from './migrations/types.js';
 import { AUTO_CONVERT_MAX_BYTES } from './space.js';
 
 /** WAL pages (4 KiB) between automatic checkpoints. */
