@@ -73,6 +73,9 @@ export type TurnRequest =
   | { kind: 'failed'; failed: true; error: RecognizerErrorData; telemetry: TurnTelemetry }
   | { kind: 'max_duration'; elapsedMs: number };
 
+/** Every kind of {@link TurnRequest}, in a fixed order (the session's turn counts). */
+export const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
+
 /** The engine's side of a turn; the real one calls the sessions service (through the worker's port). A rejection ends the call (cause `turn_error`). */
 export type TurnPort = (request: TurnRequest) => Promise<TurnReply>;
 

@@ -1,8 +1,7 @@
 /**
- * The call media session: one per live call, a conversation on a phone line (the behaviour is
- * described in docs/media.md, "How a call behaves"). Caller audio → VAD → recognition
- * (`session/listening.ts`) → on a final transcript the injected {@link TurnPort} → the reply's
- * clips paced out with marks (`session/speaking.ts`) → the transport.
+ * The call media session: one per live call on a phone line (docs/media.md, "How a call behaves").
+ * Caller audio → VAD → recognition (`session/listening.ts`) → on a final transcript the injected
+ * {@link TurnPort} → the reply's clips paced out with marks (`session/speaking.ts`) → the transport.
  *
  * This class decides what happens between them: the opening plays at once
  * ({@link CallMediaSession.start}); caller speech during playout interrupts it per
@@ -30,19 +29,18 @@ import { CallerListening, type Utterance } from './session/listening.js';
 import { CallSessionError, msInRange, resolveSessionSettings, type SessionSettings } from './session/options.js';
 import { ReplySpeaking } from './session/speaking.js';
 import { isDtmfDigit, type DtmfDigit, type MediaTransport, type StopReason } from './transport.js';
-import type {
-  CallSessionEvents,
-  CallSessionOptions,
-  CallSessionStats,
-  EndCause,
-  ReplyClip,
-  ReplyEvent,
-  TurnPort,
-  TurnReply,
-  TurnRequest,
+import {
+  TURN_KINDS,
+  type CallSessionEvents,
+  type CallSessionOptions,
+  type CallSessionStats,
+  type EndCause,
+  type ReplyClip,
+  type ReplyEvent,
+  type TurnPort,
+  type TurnReply,
+  type TurnRequest,
 } from './call-session-port.js';
-
-const TURN_KINDS: readonly TurnRequest['kind'][] = ['speech', 'dtmf', 'silence', 'failed', 'max_duration'];
 
 /**
  * One live call's media. Create, then {@link start} with the opening clips. Not re-entrant;

@@ -1,7 +1,7 @@
 /**
  * The SQLite database of a state dir (docs/architecture.md "State directory"; docs/api-decisions.md
- * "Durability"): WAL, versioned migrations at open, and
- * group commit for writes.
+ * "Durability") and its group-committed write queue; opening it (pragmas, migrations) is in
+ * open-database.ts, the WAL sync that makes a commit durable in wal-sync.ts.
  *
  * Writes go through {@link Store.write}: every write callback queued in the same turn of the
  * event loop runs inside one `BEGIN IMMEDIATE` transaction, each in its own savepoint (so
@@ -13,37 +13,20 @@
  * Durability is that of `synchronous=FULL`, with the sync moved off the event loop: SQLite
  * runs with `synchronous=NORMAL` (in WAL mode: the commit writes its frames to the WAL, the WAL
  * is synced before every checkpoint, the database after it, and the WAL header when the WAL is
- * reused), and the store itself fdatasyncs the WAL file on libuv's thread pool after each commit,
- * resolving the batch's promises only when that sync has completed. Up to
- * {@link MAX_SYNCS_IN_FLIGHT} syncs run at once; batches committed while that many run wait
- * for the next one, so syncs never queue up and the event loop never waits for the disk.
+ * reused), and the store itself fdatasyncs the WAL file on libuv's thread pool after each commit
+ * ({@link WalSync}), resolving the batch's promises only when that sync has completed.
  */
-import fs from 'node:fs';
-import Database from 'better-sqlite3';
-import { RESTART_FRAMES, startCheckpointer, type Checkpointer, type CheckpointerOptions } from './checkpointer.js';
-import { MIGRATIONS, type MigrationContext } from './migrations.js';
+import type Database from 'better-sqlite3';
+import { startCheckpointer, type Checkpointer, type CheckpointerOptions } from './checkpointer.js';
+import { migrate, openDatabase, schemaVersion, WAL_AUTOCHECKPOINT_PAGES, WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER } from './open-database.js';
 import { AUTO_CONVERT_MAX_BYTES } from './space.js';
-
-/** WAL pages (4 KiB) between automatic checkpoints. */
-const WAL_AUTOCHECKPOINT_PAGES = 10_000;
-/** The same, while a background checkpoint worker runs (a safety net only: ~400 MiB). */
-const WAL_AUTOCHECKPOINT_PAGES_WITH_WORKER = 100_000;
-
-/**
- * WAL syncs running at once. A batch committed just after a sync began would otherwise wait for
- * the rest of that sync and then its own; two overlap that wait (measured: ~4% more turns/s
- * at 50 connections, the disk's own cost unchanged).
- */
-const MAX_SYNCS_IN_FLIGHT = 2;
+import { WalSync, type Settle } from './wal-sync.js';
 
 /** How stale, in milliseconds, {@link Store.externalVersion} may be. */
 export const EXTERNAL_CHECK_MS = 100;
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
-
-/** A committed batch waiting for the WAL sync: settles its callers' promises. */
-type Settle = (error?: unknown) => void;
 
 /** What one queued callback did. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -114,10 +97,7 @@ export class Store {
   private checkedVersion = -1;
   private checkedAtMs = -Infinity;
   private readonly walFile: string | null;
-  private walFd: number | null = null;
-  private syncsInFlight = 0;
-  private awaitingSync: Settle[] = [];
-  private inFlightSync: Settle[] = [];
+  private readonly walSync: WalSync;
   private checkpointer: Checkpointer | null = null;
   /** Commits wait while the checkpoint worker copies the WAL's last frames (see checkpointer.ts). */
   private writesHeld = false;
@@ -126,6 +106,7 @@ export class Store {
   private constructor(db: Db, file: string) {
     this.db = db;
     this.walFile = file === ':memory:' ? null : `${file}-wal`;
+    this.walSync = new WalSync(this.walFile);
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.totalChanges = db.prepare('SELECT total_changes()').pluck();
     this.tx = {
@@ -168,42 +149,17 @@ export class Store {
   }
 
   /**
-   * Opens (creating if needed) the database file, sets pragmas and applies migrations.
-   *
-   * A new database is created with `auto_vacuum = INCREMENTAL` (docs/api-decisions.md "Idempotency": pages freed by
-   * deletes can be given back to the disk, see space.ts); SQLite accepts that only before the
-   * first table, and before the WAL header is written.
+   * Opens (creating if needed) the database file, sets pragmas and applies migrations
+   * (open-database.ts).
    *
    * @param file Path of the SQLite file, or `:memory:` for tests.
    * @throws Error when the file is not a vagent database or a migration fails.
    */
   static open(file: string, options: StoreOptions = {}): Store {
-    const db = new Database(file);
-    if (file !== ':memory:') {
-      try {
-        fs.chmodSync(file, 0o600);
-      } catch {
-        /* best effort */
-      }
-    }
-    if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
-    db.pragma('journal_mode = WAL');
-    // NORMAL + the store's own WAL sync after every commit = FULL's durability (see above).
-    db.pragma('synchronous = NORMAL');
-    // Checkpoint every ~40 MiB of WAL rather than SQLite's 4 MiB: a page rewritten many times
-    // between checkpoints is copied to the database once. With random-keyed indexes
-    // (idempotency keys, trunk ids) this raises sustained commit throughput by ~40% and cuts
-    // the p99 commit from ~15 ms to ~5 ms (measured with 100k rows, 18-row batches).
-    db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-    // After a checkpoint resets the WAL, truncate the file back to this size: above what the
-    // checkpoint worker lets the WAL reach (its restart size and what commits before the next
-    // pass), so that a WAL it rewinds is overwritten in place, not cut and grown again.
-    db.pragma(`journal_size_limit = ${Math.round(1.25 * RESTART_FRAMES) * 4096}`);
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    const db = openDatabase(file);
     const store = new Store(db, file);
     try {
-      store.migrate({ autoConvertMaxBytes: options.autoConvertMaxBytes ?? AUTO_CONVERT_MAX_BYTES });
+      store.converted = migrate(db, { autoConvertMaxBytes: options.autoConvertMaxBytes ?? AUTO_CONVERT_MAX_BYTES });
     } catch (err) {
       db.close();
       throw err;
@@ -218,30 +174,7 @@ export class Store {
 
   /** The newest schema version applied to this database. */
   schemaVersion(): number {
-    return (this.db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
-  }
-
-  private migrate(context: MigrationContext): void {
-    this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL) STRICT`);
-    const current = this.schemaVersion();
-    const newest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
-    if (current > newest) {
-      throw new Error(`database schema version ${current} is newer than this vagent (${newest}); upgrade vagent`);
-    }
-    for (const m of MIGRATIONS) {
-      if (m.version <= current) continue;
-      this.db
-        .transaction(() => {
-          this.db.exec(m.sql);
-          m.apply?.(this.db);
-          this.db
-            .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-            .run(m.version, m.name, Date.now() / 1000);
-        })
-        .immediate();
-      if (m.afterCommit?.(this.db, context)) this.converted = true;
-    }
+    return schemaVersion(this.db);
   }
 
   /**
@@ -287,13 +220,7 @@ export class Store {
 
   /** Resolves once every commit made so far is synced to disk (at once when none is waiting). */
   whenDurable(): Promise<void> {
-    // Commits not yet covered by a sync wait for the next one; otherwise the sync started last
-    // (if one runs) covers every commit made so far.
-    const list = this.awaitingSync.length > 0 ? this.awaitingSync : this.syncsInFlight > 0 ? this.inFlightSync : null;
-    if (list === null) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      list.push((err) => (err === undefined ? resolve() : reject(err)));
-    });
+    return this.walSync.whenDurable();
   }
 
   /** Group-commit counters since open: `commits` and the `writes` they carried. */
@@ -305,7 +232,7 @@ export class Store {
   writeNow<T>(fn: () => T): T {
     try {
       const value = this.db.transaction(fn).immediate();
-      this.syncWalNow();
+      this.walSync.syncNow();
       return value;
     } finally {
       this.generationCounter += 1;
@@ -359,44 +286,6 @@ export class Store {
       this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       await c.stop();
     }
-  }
-
-  /** The WAL file's descriptor, opened on first need (SQLite creates the file at the first write). */
-  private wal(): number | null {
-    if (this.walFd === null && this.walFile !== null) {
-      try {
-        this.walFd = fs.openSync(this.walFile, 'r+');
-      } catch {
-        return null;
-      }
-    }
-    return this.walFd;
-  }
-
-  /** Syncs the WAL on this thread (start-up, admin commands, close). */
-  private syncWalNow(): void {
-    const fd = this.wal();
-    if (fd !== null) fs.fdatasyncSync(fd);
-  }
-
-  /** Starts a sync of the WAL for the batches committed so far, unless enough are running. */
-  private scheduleSync(): void {
-    if (this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT || this.awaitingSync.length === 0) return;
-    const waiting = this.awaitingSync;
-    this.awaitingSync = [];
-    const fd = this.wal();
-    if (fd === null) {
-      for (const settle of waiting) settle(new Error('the database WAL file is missing; the commit may not be durable'));
-      return;
-    }
-    this.syncsInFlight += 1;
-    this.inFlightSync = waiting;
-    fs.fdatasync(fd, (err) => {
-      this.syncsInFlight -= 1;
-      for (const settle of waiting) settle(err ?? undefined);
-      if (!this.closed) this.scheduleSync();
-      else if (this.syncsInFlight === 0) fs.close(fd, () => {});
-    });
   }
 
   /** Runs the queued reads, then the queued writes in one transaction (not while held, unless `force`). */
@@ -462,8 +351,7 @@ export class Store {
       settle();
       return;
     }
-    this.awaitingSync.push(settle);
-    this.scheduleSync();
+    this.walSync.afterCommit(settle);
   }
 
   private flushReads(): void {
@@ -499,18 +387,7 @@ export class Store {
     if (this.closed) return;
     this.flush(true);
     this.closed = true;
-    const waiting = this.awaitingSync;
-    this.awaitingSync = [];
-    let syncError: unknown;
-    try {
-      this.syncWalNow();
-    } catch (err) {
-      syncError = err;
-    }
-    for (const settle of waiting) settle(syncError);
-    // A sync still running on the thread pool uses the descriptor: leave it to the process exit then.
-    if (this.walFd !== null && this.syncsInFlight === 0) fs.closeSync(this.walFd);
-    this.walFd = null;
+    this.walSync.close();
     this.db.close();
   }
 }

@@ -4,7 +4,8 @@
  */
 import { Store } from './database.js';
 import { AgentRepo } from './repos/agents.js';
-import { CallRepo, TelephonyEventRepo } from './repos/calls.js';
+import { CallRepo } from './repos/calls.js';
+import { TelephonyEventRepo } from './repos/telephony-events.js';
 import { CarrierRepo } from './repos/carriers.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
 import { RetentionRepo } from './repos/retention.js';
@@ -20,7 +21,8 @@ export type { AgentRow } from './repos/agents.js';
 export type { CarrierCredentialRow, StreamTokenRow } from './repos/carriers.js';
 export type { SessionListRow, SessionRow } from './repos/sessions.js';
 export type { SessionBatch, SessionCounts } from './repos/retention.js';
-export type { CallRow, CallWithSession, DialStatus, TelephonyEventRow } from './repos/calls.js';
+export type { CallRow, CallWithSession, DialStatus } from './repos/calls.js';
+export type { TelephonyEventRow } from './repos/telephony-events.js';
 
 /** The repositories of one open store. */
 export interface Repos {

@@ -16,7 +16,7 @@ import { openRuntime } from '../../src/daemon/runtime.js';
 import { IdempotencyService } from '../../src/app/idempotency.js';
 import { Store } from '../../src/store/database.js';
 import { openRepos, type Repos } from '../../src/store/index.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { IdempotencyRepo } from '../../src/store/repos/idempotency.js';
 import { autoVacuumMode, reclaimFreePages } from '../../src/store/space.js';
 

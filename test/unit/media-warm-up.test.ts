@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CARRIER_DIALECTS } from '../../src/media/carriers/types.js';
 import { CARRIER_MODULES } from '../../src/media/carriers/stream-state.js';
-import { MediaWorkerPool, mediaWorkerPath } from '../../src/daemon/media-worker/worker-pool.js';
+import { MediaWorkerPool } from '../../src/daemon/media-worker/worker-pool.js';
+import { mediaWorkerPath } from '../../src/daemon/media-worker/spawn.js';
 import { WARM_STREAMS, warmStreamFrames } from '../../src/daemon/media-worker/warm-up.js';
 import { toWav48k } from '../../src/media/wav.js';
 

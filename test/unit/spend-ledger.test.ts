@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dayBounds } from '../../src/domain/time.js';
 import { Store } from '../../src/store/database.js';
 import { openRepos, type Repos } from '../../src/store/index.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { CallRepo } from '../../src/store/repos/calls.js';
 
 const dirs: string[] = [];

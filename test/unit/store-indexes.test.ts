@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/database.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { CallRepo } from '../../src/store/repos/calls.js';
 import { IdempotencyRepo } from '../../src/store/repos/idempotency.js';
 

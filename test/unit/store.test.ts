@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BatchAbortedError, EXTERNAL_CHECK_MS, Store } from '../../src/store/database.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { openRepos } from '../../src/store/index.js';
 import { CallRepo } from '../../src/store/repos/calls.js';
 

@@ -1,6 +1,6 @@
 /**
- * The media workers of a daemon (issue 16: "run media off the daemon's main event loop … so a
- * media fault or CPU spike cannot take `/v1` down"): a fixed pool of worker threads, each
+ * The media workers of a daemon, so that a media fault or CPU spike cannot take `/v1` down
+ * (docs/media.md): a fixed pool of worker threads, each
  * running ./worker.ts. Streams are spread over the workers by load (fewest streams first). A
  * worker that dies ends its streams (their sockets close with 1011, their sessions end) and is
  * replaced; the daemon and the other workers' calls go on.
@@ -8,10 +8,7 @@
  * Messages (../../media/worker-protocol.ts) are batched both ways: at most one `postMessage` per worker
  * per turn of the event loop, whatever the number of frames.
  */
-import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CarrierDialect } from '../../media/carriers/types.js';
 import type { EndCause, TurnRequest } from '../../media/call-session-port.js';
@@ -28,17 +25,7 @@ import type {
   ToWorker,
 } from '../../media/worker-protocol.js';
 import type { RoomJoin } from '../../adapters/livekit/room.js';
-
-/**
- * Where the compiled worker is: beside this file when running from `dist/`; when running from
- * sources (tests), the build output `dist/daemon/media-worker/worker.js` of the same checkout.
- */
-export function mediaWorkerPath(): string {
-  const here = fileURLToPath(import.meta.url);
-  const dir = path.dirname(here);
-  if (here.endsWith('.js')) return path.join(dir, 'worker.js');
-  return path.resolve(dir, '..', '..', '..', 'dist', 'daemon', 'media-worker', 'worker.js');
-}
+import { forkWorker, mediaWorkerPath, type WorkerLike } from './spawn.js';
 
 /** What the pool tells the owner of a stream. */
 export interface StreamHandlers {
@@ -81,41 +68,6 @@ export interface MediaWorkerPoolOptions {
    * the first thread of a process that loads it, and a native fault then ends only that process.
    */
   mode?: 'thread' | 'process';
-}
-
-/** What the pool needs of a worker thread or a media child process. */
-interface WorkerLike {
-  postMessage(msg: unknown): void;
-  terminate(): Promise<unknown>;
-  on(event: 'message', listener: (batch: FromWorker[]) => void): unknown;
-  on(event: 'error', listener: (err: Error) => void): unknown;
-  on(event: 'exit', listener: () => void): unknown;
-}
-
-/** A media child process dressed as a worker thread. */
-function forkWorker(workerPath: string, data: MediaWorkerData): WorkerLike {
-  const child = fork(workerPath, [], {
-    serialization: 'advanced',
-    env: { ...process.env, VAGENT_MEDIA_WORKER_DATA: JSON.stringify(data) },
-    // stdout is not the daemon's (native libraries may print there); faults still reach stderr.
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  return {
-    postMessage: (msg) => {
-      if (child.connected) child.send(msg as object);
-    },
-    terminate: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGKILL');
-        await exited;
-      }
-    },
-    on(event: string, listener: (...args: never[]) => void) {
-      child.on(event, listener as (...args: unknown[]) => void);
-      return this;
-    },
-  } as WorkerLike;
 }
 
 interface Slot {

@@ -1,0 +1,14 @@
+/**
+ * Versioned schema migrations, applied in order at start-up inside one transaction each
+ * (`Store.open`, ../database.ts). Each file holds a group of released versions: never edit a
+ * released one; append a new version to the last group, or a new file listed here.
+ */
+
+import { BASE_MIGRATIONS } from './v01-v03-base.js';
+import { CALL_MIGRATIONS } from './v04-v06-calls.js';
+import { SPEND_MIGRATIONS } from './v07-v10-spend.js';
+import { MEDIA_MIGRATIONS } from './v11-v14-media.js';
+import type { Migration } from './types.js';
+
+/** All migrations, in version order. */
+export const MIGRATIONS: readonly Migration[] = [...BASE_MIGRATIONS, ...CALL_MIGRATIONS, ...SPEND_MIGRATIONS, ...MEDIA_MIGRATIONS];
