@@ -41,7 +41,7 @@ export interface StreamStart {
   to?: string | undefined;
   /** The stream's custom parameters (Twilio `customParameters`, Exotel `custom_parameters`, Plivo `extra_headers`). */
   params: Record<string, string>;
-  /** Who made the call, recorded on it (src/daemon/media-streams.ts `streamSource`); default `phone`. */
+  /** Who made the call, recorded on it (src/daemon/stream-connection.ts `streamSource`); default `phone`. */
   source?: CallSource;
 }
 

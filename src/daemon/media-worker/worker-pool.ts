@@ -167,7 +167,7 @@ export class MediaWorkerPool {
   }
 
   /**
-   * Joins a LiveKit room on the least loaded worker (issue 17) and runs the call's media
+   * Joins a LiveKit room on the least loaded worker and runs the call's media
    * session there once the call is answered. Only `send`/`close` of `handlers` go unused.
    */
   attachRoom(
