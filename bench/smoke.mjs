@@ -33,6 +33,7 @@ const SCRIPTS = [
   'vad.mjs',
   'idempotency-bodies.mjs',
   'idempotency-space.mjs',
+  'turn-ab.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {

@@ -14,6 +14,7 @@
  * rounds are as many as the routes. Printed per route: req/s, ratio to (b), p50, worst slice p99,
  * server CPU per response (µs/req, the figure least disturbed by other load).
  *
+ * With BENCH_SMOKE=1 and no DIR it measures this checkout for a second per slice (bench/smoke.mjs).
  * Environment: BENCH_AB_ROUNDS (as many as routes), BENCH_AB_SLICE_S (3), BENCH_CONNECTIONS (50),
  * BENCH_AB_DURABLE (off).
  */
@@ -31,8 +32,9 @@ import { api } from './lib/vagent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = numEnv('BENCH_CONNECTIONS', 50);
-const SLICE_S = numEnv('BENCH_AB_SLICE_S', 3);
-const TURN_SESSIONS = 200;
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const SLICE_S = numEnv('BENCH_AB_SLICE_S', SMOKE ? 1 : 3);
+const TURN_SESSIONS = SMOKE ? 20 : 200;
 const TRUNK_BODY = JSON.stringify({
   address: 'sip.example-carrier.in',
   name: 'bench',
@@ -41,7 +43,9 @@ const TRUNK_BODY = JSON.stringify({
 });
 const TURN_BODY = JSON.stringify({ text: 'what are your fees?' });
 
+// The smoke run (BENCH_SMOKE=1, bench/smoke.mjs) measures this checkout alone, briefly, with the durable write.
 const dirs = process.argv.slice(2).map((d) => path.resolve(d));
+if (dirs.length === 0 && SMOKE) dirs.push(ROOT);
 if (dirs.length === 0) {
   process.stderr.write('usage: node bench/turn-ab.mjs DIR [DIR…]  (each a built vagent checkout)\n');
   process.exit(2);
@@ -133,7 +137,7 @@ async function main() {
     firstDatabase ??= database;
     routes.push(route);
   }
-  if (process.env.BENCH_AB_DURABLE) {
+  if (process.env.BENCH_AB_DURABLE || SMOKE) {
     const dir = makeTempDir('vagent-bench-ab-durable-');
     const rowsFile = path.join(dir, 'turn-rows.json');
     fs.writeFileSync(rowsFile, JSON.stringify(turnRows(firstDatabase)));
