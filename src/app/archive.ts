@@ -8,10 +8,10 @@
  * Sessions are read a page at a time in storage order, so memory stays bounded however many
  * the store holds, and no read transaction stays open between pages.
  */
-import type { CallStatusView } from './calls.js';
-import { callStatusView } from './calls.js';
+import type { CallStatusView } from './call-views.js';
+import { callStatusView } from './call-views.js';
 import type { Services } from './index.js';
-import type { SessionDetailView } from './sessions.js';
+import type { SessionDetailView } from './session-types.js';
 
 /** Sessions read per page. */
 const PAGE = 200;

@@ -16,7 +16,7 @@ import { ApiError } from '../domain/errors.js';
 import { shortId } from '../domain/ids.js';
 import type { CallHangup } from '../contract/index.js';
 import { scoped } from './access.js';
-import { callRoom, callStatusView, parseCallId } from './calls.js';
+import { callRoom, callStatusView, parseCallId } from './call-views.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { SessionService } from './sessions.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';

@@ -91,8 +91,6 @@ export interface NewCall {
   reserveUntil: number | null;
 }
 
-export { callMetadata, callRoom, callStatusView, parseCallId, type CallStatusView } from './call-views.js';
-
 /** Call use cases. */
 export class CallService {
   constructor(

@@ -68,21 +68,6 @@ import {
   type TurnInputBody,
 } from './turn-input.js';
 
-export {
-  DEFAULT_MAX_ENDED_CACHED,
-  DEFAULT_MAX_OPEN_CACHED,
-  type EndOptions,
-  type LineCloser,
-  type LiveSession,
-  type OpenSessionInput,
-  type PreparedSession,
-  type SessionCacheSizes,
-  type SessionDetailView,
-  type SessionEnding,
-  type SessionMediaHints,
-  type SessionServiceOptions,
-} from './session-types.js';
-
 /** Session use cases. */
 export class SessionService {
   /** The sessions held in memory, and their locks. */

@@ -18,7 +18,7 @@ import type { MediaWorkerPool } from './media-worker/worker-pool.js';
 import type { RecognizerSpec, StreamEvent, StreamStats } from '../media/worker-protocol.js';
 import type { StopReason } from '../media/transport.js';
 import type { Services } from '../app/index.js';
-import { callRoom } from '../app/calls.js';
+import { callRoom } from '../app/call-views.js';
 import type { CallRooms, RoomCall } from '../app/telephony-port.js';
 import { LiveCalls } from './live-calls.js';
 

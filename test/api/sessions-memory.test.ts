@@ -6,7 +6,7 @@
  * turn) is the same as while it was held. Close-grace sessions stay open, and correct.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_ENDED_CACHED } from '../../src/app/sessions.js';
+import { DEFAULT_MAX_ENDED_CACHED } from '../../src/app/session-types.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { testSpeech } from '../support/speech.js';
