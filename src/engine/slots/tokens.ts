@@ -9,6 +9,7 @@
  * `a.m.`/`p.m.` → `am`/`pm`; `o'clock`, `o"clock`, `o clock` → `oclock`; digit groups written
  * with commas (`1,25,000`, `1,490`) lose their commas.
  */
+import { EN_ONES, EN_TENS } from '../spoken-words.js';
 import { HINDI_NEGATIONS } from './keywords.js';
 
 /** One token of an utterance. Offsets are UTF-16 indices into the original utterance. */
@@ -101,28 +102,7 @@ function merge(toks: Tok[], i: number, n: number, text: string): void {
 }
 
 /** Words a clock hour or minute ends with, before a spelled-out "a m" / "p m". */
-const CLOCK_WORDS = new Set([
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-  'fifteen',
-  'twenty',
-  'thirty',
-  'forty',
-  'fifty',
-  'oclock',
-  "o'clock",
-  'clock',
-]);
+const CLOCK_WORDS = new Set([...EN_ONES.slice(1, 13), 'fifteen', ...EN_TENS.slice(2, 6), 'oclock', "o'clock", 'clock']);
 
 /**
  * Token-level rewrites: `a . m .` → `am`, `o " clock` → `oclock`, and `p m` / `a m` after a
