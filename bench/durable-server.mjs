@@ -10,7 +10,7 @@
  *                   session's turn log (200 sessions, in turn); the batch commits, the WAL is
  *                   fdatasync'ed, then each request gets the stored response.
  *
- * The rows are copies of a real turn's (argv[3]: a JSON file `{body, data, engine, metrics}`
+ * The rows are copies of a real turn's (argv[3]: a JSON file `{body, data, engine, metrics, cost_micro}`
  * that bench/run.mjs reads from the daemon's database), so the bytes written per request are a
  * turn's. Throughput of this route over bare POST is the ceiling of the turn ratio on the same
  * host: what is left when everything but the durable write costs nothing.
@@ -58,8 +58,8 @@ app.post('/durable', async (request, reply) => {
       const found = repos.idempotency.get(TENANT, key);
       if (found?.body) return found.body;
       turnIndex[session] += 1;
-      repos.idempotency.put(TENANT, key, FINGERPRINT, 200, rows.body, Date.now() / 1000);
-      repos.sessions.addTurn(session + 1, turnIndex[session], rows.data, rows.engine, rows.metrics);
+      repos.idempotency.put(TENANT, key, FINGERPRINT, 200, rows.body, Date.now() / 1000, true); // plain, as a turn stores it
+      repos.sessions.addTurn(session + 1, turnIndex[session], rows.data, rows.engine, rows.metrics, rows.cost_micro ?? 0);
       return rows.body;
     },
     { savepoint: false },

@@ -90,7 +90,9 @@ function lastTurnRows(database, keyPrefix) {
       .get(`${keyPrefix}-`, `${keyPrefix}.`);
     // A body over 512 bytes is stored deflated (body_z), as src/store/repos/idempotency.ts does.
     const idem = row && { body: row.body ?? (row.body_z ? zlib.inflateRawSync(row.body_z).toString('utf8') : null) };
-    const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
+    // Every column: an older checkout's table has no cost_micro (migration 15).
+    const newest = db.prepare('SELECT * FROM session_turns ORDER BY seq DESC LIMIT 1').get();
+    const turn = newest && { data: newest.data, engine: newest.engine, metrics: newest.metrics, cost_micro: newest.cost_micro ?? 0 };
     if (!idem?.body || !turn) throw new Error("the turn benchmark left no stored turn in the daemon's database");
     return { body: idem.body, ...turn };
   });

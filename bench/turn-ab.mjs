@@ -112,7 +112,9 @@ async function turnRoute(dir) {
 function turnRows(database) {
   return readDatabase(database, (db) => {
     const row = db.prepare('SELECT body, body_z FROM idempotency WHERE key LIKE ? ORDER BY seq DESC LIMIT 1').get('bench-ab-%');
-    const turn = db.prepare('SELECT data, engine, metrics FROM session_turns ORDER BY seq DESC LIMIT 1').get();
+    // Every column: an older checkout's table has no cost_micro (migration 15).
+    const newest = db.prepare('SELECT * FROM session_turns ORDER BY seq DESC LIMIT 1').get();
+    const turn = newest && { data: newest.data, engine: newest.engine, metrics: newest.metrics, cost_micro: newest.cost_micro ?? 0 };
     return { body: row.body ?? zlib.inflateRawSync(row.body_z).toString('utf8'), ...turn };
   });
 }

@@ -211,7 +211,7 @@ export async function generateSessions({
         const s = repos.sessions.get(t.id);
         if (!s) throw new Error(`template session se_${t.id} is not in ${database}`);
         const turns = db
-          .prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx')
+          .prepare('SELECT idx, data, engine, metrics, cost_micro FROM session_turns WHERE session_seq = ? ORDER BY idx')
           .all(s.seq)
           .map((r) => ({ ...r, data: JSON.parse(r.data) }));
         const call = db.prepare('SELECT * FROM calls WHERE id = ?').get(t.id) ?? null;
@@ -265,7 +265,7 @@ export async function generateSessions({
             counts.calls += 1;
           }
           for (const turn of t.turns) {
-            repos.sessions.addTurn(seq, turn.idx, JSON.stringify({ ...turn.data, at: turn.data.at + shift }), turn.engine, turn.metrics);
+            repos.sessions.addTurn(seq, turn.idx, JSON.stringify({ ...turn.data, at: turn.data.at + shift }), turn.engine, turn.metrics, turn.cost_micro);
             counts.turns += 1;
           }
           const keepOpen = i % openEvery === openEvery - 1;

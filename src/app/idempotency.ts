@@ -142,9 +142,10 @@ export class IdempotencyService {
   /**
    * Records the response of a key that {@link IdempotencyService.peek} found free in the same
    * transaction (an expired record under it is replaced). Must run inside `Store.write`.
+   * @param plain store the body as it is, not deflated (the store's `IdempotencyRepo.put`)
    */
-  completeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
-    this.repos.idempotency.put(tenantId, key, print, status, body, this.nowS());
+  completeTx(tenantId: string, key: string, print: string, status: number, body: string, plain = false): void {
+    this.repos.idempotency.put(tenantId, key, print, status, body, this.nowS(), plain);
   }
 
   private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
@@ -165,9 +166,10 @@ export class IdempotencyService {
    * Stores the response for a key: completes this request's claim, or records it for a key
    * not claimed at all (an atomic route that failed before its writes). A response already
    * stored for the key by an identical request is kept. Must run inside `Store.write`.
+   * @param plain store the body as it is, not deflated (the store's `IdempotencyRepo.store`)
    */
-  storeTx(tenantId: string, key: string, print: string, status: number, body: string): void {
-    this.repos.idempotency.store(tenantId, key, print, status, body, this.nowS());
+  storeTx(tenantId: string, key: string, print: string, status: number, body: string, plain = false): void {
+    this.repos.idempotency.store(tenantId, key, print, status, body, this.nowS(), plain);
   }
 
   /** Releases a claim so the key runs again. Must run inside `Store.write`. */

@@ -19,7 +19,7 @@ import { ApiError } from '../domain/errors.js';
 import { SESSIONS_CURSOR } from '../domain/cursor.js';
 import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } from '../contract/index.js';
 import { newSessionNumber } from '../domain/ids.js';
-import { costView } from '../domain/money.js';
+import { costView, totalMicro, type CostMicro } from '../domain/money.js';
 import { buildSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runEventTurn, runTurn, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
 import { mediaHintsOf } from '../engine/media-hints.js';
@@ -318,6 +318,11 @@ export class SessionService {
         this.options.onSpeechError,
       );
 
+      const cost: CostMicro = {
+        llm: 0,
+        tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
+        stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
+      };
       const { view, stored, metrics } = meterTurn({
         session: s,
         sessionId,
@@ -326,11 +331,7 @@ export class SessionService {
         userText,
         out,
         reply,
-        cost: {
-          llm: 0,
-          tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
-          stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
-        },
+        cost,
         startedMs: started,
         classifierMs,
         nowS: this.deps.nowS(),
@@ -338,16 +339,25 @@ export class SessionService {
       // The session in memory changes only once the write has committed (and not at all when
       // the unit of work replayed an earlier response instead of running the step). A turn's
       // writes (its log row, the session's end, the stored response) cannot fail once begun but
-      // for the database itself: no savepoint, the costliest part of its commit.
+      // for the database itself: no savepoint, the costliest part of its commit. Its response is
+      // stored plain: deflating it was a fifth of the turn's time (docs/api-decisions.md "Idempotency").
       let summary: Summary | null = null;
       const done = await this.deps.uow.run(
         scope,
         (tx) => {
-          this.deps.repos.sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), JSON.stringify(out.state), JSON.stringify(metrics));
+          const { sessions } = this.deps.repos;
+          sessions.addTurn(
+            s.seq,
+            stored.index,
+            JSON.stringify(stored),
+            JSON.stringify(out.state),
+            JSON.stringify(metrics),
+            totalMicro(cost),
+          );
           if (out.ended) summary = this.endStateTx(tx, s, out.state, metrics);
           return view;
         },
-        { savepoint: false },
+        { savepoint: false, plainBody: true },
       );
       if (!done.replayed) {
         s.state = out.state;

@@ -125,6 +125,16 @@ function errorCodeOf(body: string): string | undefined {
   }
 }
 
+/** How {@link UnitOfWork.run} writes: the store's options, and how the response is stored. */
+export interface RunOptions extends WriteOptions {
+  /**
+   * Store the response as it is, however long (default: a long one is deflated). For the hot
+   * write of a text turn, where deflating each response cost more throughput than the bytes it
+   * saves are worth (docs/api-decisions.md "Idempotency"); the replay is the same either way.
+   */
+  plainBody?: boolean;
+}
+
 /** The unit of work over one store (see the file's header). */
 export class UnitOfWork {
   constructor(
@@ -158,12 +168,14 @@ export class UnitOfWork {
    * durable transaction. On an atomic route the key is checked there too; if an identical
    * request committed first, its stored response is returned instead and `step` does not run.
    * @param step Synchronous writes returning the response view (`scope.status`).
-   * @param options `savepoint: false` for a hot step that cannot fail once it has written (see `WriteOptions`).
+   * @param options `savepoint: false` for a hot step that cannot fail once it has written (see
+   *        `WriteOptions`); `plainBody: true` to store its response as it is (see {@link RunOptions}).
    * @throws whatever `step` throws (nothing it wrote is kept), the idempotency errors, the store's.
    */
-  async run<V>(scope: Scope, step: (tx: Tx) => V, options: WriteOptions = {}): Promise<Committed<V>> {
+  async run<V>(scope: Scope, step: (tx: Tx) => V, options: RunOptions = {}): Promise<Committed<V>> {
     const claim = scope.idempotency !== null && !scope.idempotency.settled ? scope.idempotency : null;
     const { status, check } = scope;
+    const plain = options.plainBody === true;
     const service = this.idempotency;
     const result = await this.store.write((): Committed<V> => {
       // An atomic route's key is checked here and its response recorded in the same
@@ -175,8 +187,8 @@ export class UnitOfWork {
       }
       const value = step(TX);
       const body = JSON.stringify(check === null ? value : check(value));
-      if (pending) service.completeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body);
-      else if (claim !== null) service.storeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body);
+      if (pending) service.completeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, plain);
+      else if (claim !== null) service.storeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, plain);
       return { status, body, replayed: false, value };
     }, options);
     if (claim !== null) claim.settled = true;

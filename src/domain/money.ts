@@ -32,6 +32,11 @@ export interface CostMicro {
 /** The zero cost. */
 export const ZERO_COST: Readonly<CostMicro> = Object.freeze({ llm: 0, tts: 0, stt: 0 });
 
+/** The total of `c`, micro-rupees. */
+export function totalMicro(c: CostMicro): number {
+  return c.llm + c.tts + c.stt;
+}
+
 /** `{llm_inr, tts_inr, stt_inr, total_inr}` of the API's `cost` object (`CostSchema` in src/contract/common.ts). */
 export interface CostInr {
   llm_inr: number;
@@ -46,7 +51,7 @@ export function costView(c: CostMicro): CostInr {
     llm_inr: microToInr(c.llm),
     tts_inr: microToInr(c.tts),
     stt_inr: microToInr(c.stt),
-    total_inr: microToInr(c.llm + c.tts + c.stt),
+    total_inr: microToInr(totalMicro(c)),
   };
 }
 

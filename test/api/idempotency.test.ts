@@ -56,6 +56,23 @@ describe('replay', () => {
     expect([old.statusCode, old.headers['idempotency-replayed'], old.body]).toEqual([201, 'true', first.body]);
   });
 
+  it("stores a turn's response plain however long, and replays it byte for byte", async () => {
+    await t.agent('ag_replay');
+    const opened = await t.call('POST', '/v1/sessions', { agent_id: 'ag_replay' });
+    const id = (JSON.parse(opened.body) as { session_id: string }).session_id;
+    const first = await t.call('POST', `/v1/sessions/${id}/turn`, { text: 'hello there' }, withKey('turn-1'));
+    expectOk(first, 200);
+    expect(Buffer.byteLength(first.body)).toBeGreaterThan(512); // long enough to be deflated, were it another response
+    const { db } = t.runtime.services.repos.store;
+    const stored = db.prepare("SELECT body, body_z FROM idempotency WHERE key = 'turn-1'").get() as {
+      body: string | null;
+      body_z: Buffer | null;
+    };
+    expect(stored).toEqual({ body: first.body, body_z: null });
+    const again = await t.call('POST', `/v1/sessions/${id}/turn`, { text: 'hello there' }, withKey('turn-1'));
+    expect([again.statusCode, again.headers['idempotency-replayed'], again.body]).toEqual([200, 'true', first.body]);
+  });
+
   it('treats a body with its keys reordered as the same request', async () => {
     const first = await t.call('POST', '/v1/trunks', { address: 'sip.a.in', name: 'x' }, withKey('order'));
     const again = await t.call('POST', '/v1/trunks', { name: 'x', address: 'sip.a.in' }, withKey('order'));

@@ -74,13 +74,13 @@ function copies(a: TestApp, template: string, n: number, at: number): void {
   const repos = a.runtime.services.repos;
   const row = repos.sessions.get(Number(template.slice(3)))!;
   const turns = db(a)
-    .prepare('SELECT idx, data, engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx')
-    .all(row.seq) as Array<{ idx: number; data: string; engine: string; metrics: string }>;
+    .prepare('SELECT idx, data, engine, metrics, cost_micro FROM session_turns WHERE session_seq = ? ORDER BY idx')
+    .all(row.seq) as Array<{ idx: number; data: string; engine: string; metrics: string; cost_micro: number }>;
   repos.store.writeNow(() => {
     for (let i = 0; i < n; i++) {
       const { seq: _seq, ...rest } = row;
       const seq = repos.sessions.insert({ ...rest, id: newSessionNumber(), created_at: at, ended_at: at + 60 });
-      for (const tr of turns) repos.sessions.addTurn(seq, tr.idx, tr.data, tr.engine, tr.metrics);
+      for (const tr of turns) repos.sessions.addTurn(seq, tr.idx, tr.data, tr.engine, tr.metrics, tr.cost_micro);
     }
   });
 }

@@ -160,8 +160,9 @@ describe('spend ledger (migration 7)', () => {
             open.push({ seq, cost, idx: 0 });
           } else if (op < 8) {
             const s = open[pick(open.length)]!;
-            s.cost = [s.cost[0] + pick(400_000), s.cost[1] + pick(400_000), s.cost[2] + pick(50_000)];
-            r.sessions.addTurn(s.seq, s.idx++, '{}', '{}', metrics(...s.cost));
+            const turn: [number, number, number] = [pick(400_000), pick(400_000), pick(50_000)];
+            s.cost = [s.cost[0] + turn[0], s.cost[1] + turn[1], s.cost[2] + turn[2]];
+            r.sessions.addTurn(s.seq, s.idx++, '{}', '{}', metrics(...s.cost), turn[0] + turn[1] + turn[2]);
           } else {
             const [s] = open.splice(pick(open.length), 1);
             s!.cost = [s!.cost[0] + pick(1000), s!.cost[1], s!.cost[2]];
@@ -300,8 +301,9 @@ describe('call holds (migration 10)', () => {
             }
           } else if (op < 13) {
             const s = open[pick(open.length)]!;
-            s.cost = [s.cost[0] + pick(400_000), s.cost[1] + pick(400_000), s.cost[2] + pick(50_000)];
-            r.sessions.addTurn(s.seq, s.idx++, '{}', '{}', metrics(...s.cost));
+            const turn: [number, number, number] = [pick(400_000), pick(400_000), pick(50_000)];
+            s.cost = [s.cost[0] + turn[0], s.cost[1] + turn[1], s.cost[2] + turn[2]];
+            r.sessions.addTurn(s.seq, s.idx++, '{}', '{}', metrics(...s.cost), turn[0] + turn[1] + turn[2]);
           } else if (op < 17) {
             const [s] = open.splice(pick(open.length), 1);
             s!.cost = [s!.cost[0] + pick(1000), s!.cost[1], s!.cost[2]];
@@ -487,10 +489,11 @@ describe('call holds (migration 10)', () => {
       expect(after).toEqual(before);
       // Today at DAY0 + 2000: 11 holds ₹2, 12 costs ₹2.5, 13 expired (its cost), 14 ended, 15 its cost.
       expect(after[5]).toBe(2_000_000 + 2_500_000 + 10_000 + 600_000 + 7_000);
-      // The triggers run on the upgraded database: a turn and an end of a backfilled hold.
+      // The triggers run on the upgraded database: a turn (₹0.295 → ₹1.9: its own cost, as
+      // migration 15 has a turn say) and an end of a backfilled hold.
       store.db
-        .prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (1, 2, '{}', '{}', ?)")
-        .run(metrics(1_900_000, 0, 0));
+        .prepare("INSERT INTO session_turns (session_seq, idx, data, engine, metrics, cost_micro) VALUES (1, 2, '{}', '{}', ?, ?)")
+        .run(metrics(1_900_000, 0, 0), 1_900_000 - 295_000);
       store.db.prepare("UPDATE sessions SET status = 'ended', metrics = ? WHERE seq = 2").run(metrics(2_600_000, 0, 0));
       holdsConsistent(store.db, DAY0);
       expect(calls.spendMicro('a', DAY0, DAY0 + 86400, DAY0 + 2000)).toBe(oldSpend(store.db, 'a', DAY0, DAY0 + 86400, DAY0 + 2000));

@@ -8,7 +8,14 @@ import { BASE_MIGRATIONS } from './v01-v03-base.js';
 import { CALL_MIGRATIONS } from './v04-v06-calls.js';
 import { SPEND_MIGRATIONS } from './v07-v10-spend.js';
 import { MEDIA_MIGRATIONS } from './v11-v14-media.js';
+import { TURN_COST_MIGRATIONS } from './v15-turn-cost.js';
 import type { Migration } from './types.js';
 
 /** All migrations, in version order. */
-export const MIGRATIONS: readonly Migration[] = [...BASE_MIGRATIONS, ...CALL_MIGRATIONS, ...SPEND_MIGRATIONS, ...MEDIA_MIGRATIONS];
+export const MIGRATIONS: readonly Migration[] = [
+  ...BASE_MIGRATIONS,
+  ...CALL_MIGRATIONS,
+  ...SPEND_MIGRATIONS,
+  ...MEDIA_MIGRATIONS,
+  ...TURN_COST_MIGRATIONS,
+];

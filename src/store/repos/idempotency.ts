@@ -7,7 +7,10 @@
  * docs/api-decisions.md "Idempotency"), `body` then NULL, and inflated on read: replays stay byte-identical. Measured
  * (bench/idempotency-bodies.mjs): session and turn responses of 1.2–1.6 KB deflate 2.4×, the
  * whole idempotency table shrinks from ~2,130 to ~890 bytes per row, at ~14 µs to deflate and
- * ~6 µs to inflate a body; a row written before stays plain and replays as it is.
+ * ~6 µs to inflate a body; a row written before stays plain and replays as it is. A writer may
+ * ask for its body to be kept plain (`plain`): the text turn does, the hottest write there is,
+ * where deflating cost more of its throughput than the bytes it saved are worth (see
+ * docs/api-decisions.md "Idempotency").
  */
 import zlib from 'node:zlib';
 import type { Db } from '../database.js';
@@ -25,9 +28,9 @@ export const COMPRESS_ABOVE_BYTES = 512;
  */
 const DEFLATE = { level: 6, windowBits: 12, memLevel: 5 } as const;
 
-/** `[body, body_z]` as stored: the text as it is, or NULL and its raw deflate ({@link DEFLATE}). */
-function encodeBody(body: string): [string | null, Buffer | null] {
-  if (body.length <= COMPRESS_ABOVE_BYTES / 3) return [body, null]; // ≤ 512 bytes in any encoding: no need to count
+/** `[body, body_z]` as stored: the text as it is (small or `plain`), or NULL and its raw deflate ({@link DEFLATE}). */
+function encodeBody(body: string, plain: boolean): [string | null, Buffer | null] {
+  if (plain || body.length <= COMPRESS_ABOVE_BYTES / 3) return [body, null]; // ≤ 512 bytes in any encoding: no need to count
   // As UTF-8, like TEXT: what comes back is what a TEXT column would have given.
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= COMPRESS_ABOVE_BYTES) return [body, null];
@@ -89,16 +92,20 @@ export class IdempotencyRepo {
   claim(tenantId: string, key: string, fingerprint: string, at: number): void {
     this.q.claim.run(tenantId, key, fingerprint, at);
   }
-  /** Stores a done response: inserts it, or completes this fingerprint's claim; a done row is kept. */
-  store(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
-    this.q.store.run(tenantId, key, fingerprint, status, ...encodeBody(body), at);
+  /**
+   * Stores a done response: inserts it, or completes this fingerprint's claim; a done row is kept.
+   * @param plain keep the body as it is, however long (see the file's header)
+   */
+  store(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number, plain = false): void {
+    this.q.store.run(tenantId, key, fingerprint, status, ...encodeBody(body, plain), at);
   }
   /**
    * Records a done response, replacing whatever row the key has: only for a key found free (no
    * row, or an expired one) earlier in the same transaction.
+   * @param plain keep the body as it is, however long (see the file's header)
    */
-  put(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number): void {
-    this.q.put.run(tenantId, key, fingerprint, status, ...encodeBody(body), at);
+  put(tenantId: string, key: string, fingerprint: string, status: number, body: string, at: number, plain = false): void {
+    this.q.put.run(tenantId, key, fingerprint, status, ...encodeBody(body, plain), at);
   }
   /** Drops a claim so the key can be used again (5xx, 429, crashed handler). */
   release(tenantId: string, key: string): void {

@@ -62,7 +62,7 @@ export class SessionRepo {
       latest: db.prepare('SELECT engine, metrics FROM session_turns WHERE session_seq = ? ORDER BY idx DESC LIMIT 1'),
       end: db.prepare(`UPDATE sessions SET engine = @engine, metrics = @metrics, status = 'ended', ended_at = @ended_at, summary = @summary
         WHERE seq = @seq`),
-      addTurn: db.prepare('INSERT INTO session_turns (session_seq, idx, data, engine, metrics) VALUES (?, ?, ?, ?, ?)'),
+      addTurn: db.prepare('INSERT INTO session_turns (session_seq, idx, data, engine, metrics, cost_micro) VALUES (?, ?, ?, ?, ?, ?)'),
       turns: db.prepare('SELECT data FROM session_turns WHERE session_seq = ? ORDER BY idx').pluck(),
       page: db.prepare(`SELECT * FROM sessions WHERE seq > @after AND created_at >= @since AND created_at < @before
           AND (@tenant IS NULL OR tenant_id = @tenant) ORDER BY seq LIMIT @limit`),
@@ -90,9 +90,13 @@ export class SessionRepo {
   latestState(sessionSeq: number): { engine: string; metrics: string } | undefined {
     return this.q.latest.get(sessionSeq) as { engine: string; metrics: string } | undefined;
   }
-  /** Appends turn `idx` (JSON text) with the state and metrics after it. */
-  addTurn(sessionSeq: number, idx: number, data: string, engine: string, metrics: string): void {
-    this.q.addTurn.run(sessionSeq, idx, data, engine, metrics);
+  /**
+   * Appends turn `idx` (JSON text) with the state and metrics after it. `costMicro` is the turn's
+   * own cost (micro-rupees, llm + tts + stt): what the spend ledger and the call's hold grow by
+   * (migration 15); the metrics' cost must be the previous turn's plus it.
+   */
+  addTurn(sessionSeq: number, idx: number, data: string, engine: string, metrics: string, costMicro: number): void {
+    this.q.addTurn.run(sessionSeq, idx, data, engine, metrics, costMicro);
   }
   /** Marks the session ended with its final state, metrics and summary. */
   end(sessionSeq: number, engine: string, metrics: string, endedAt: number, summary: string): void {
