@@ -265,7 +265,14 @@ export async function generateSessions({
             counts.calls += 1;
           }
           for (const turn of t.turns) {
-            repos.sessions.addTurn(seq, turn.idx, JSON.stringify({ ...turn.data, at: turn.data.at + shift }), turn.engine, turn.metrics, turn.cost_micro);
+            repos.sessions.addTurn(
+              seq,
+              turn.idx,
+              JSON.stringify({ ...turn.data, at: turn.data.at + shift }),
+              turn.engine,
+              turn.metrics,
+              turn.cost_micro,
+            );
             counts.turns += 1;
           }
           const keepOpen = i % openEvery === openEvery - 1;
