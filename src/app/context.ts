@@ -2,6 +2,7 @@
  * What services know about the request they serve, and what they depend on.
  */
 import type { Repos } from '../store/index.js';
+import type { EventLog } from './events.js';
 import type { CredentialBox } from './secrets.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -22,6 +23,8 @@ export interface ServiceDeps {
   uow: UnitOfWork;
   authMode: 'audit' | 'enforce';
   credentials: CredentialBox;
+  /** The event log: every state change appends its event in its write step (docs/events.md). */
+  events: EventLog;
   /** Current time in epoch seconds (fractional). */
   nowS: () => number;
 }

@@ -22,6 +22,7 @@ import { CredentialBox } from './secrets.js';
 import { TenantService } from './tenants.js';
 import { TrunkService } from './trunks.js';
 import { UnitOfWork } from './unit-of-work.js';
+import { EventLog } from './events.js';
 
 /** Everything the HTTP layer calls. */
 export interface Services {
@@ -30,6 +31,8 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Runs every use case's writes with its request's idempotent response (docs/unit-of-work.md). */
   uow: UnitOfWork;
+  /** The event log (docs/events.md). */
+  events: EventLog;
   trunks: TrunkService;
   numbers: NumberService;
   credentials: CredentialBox;
@@ -99,7 +102,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const credentials = new CredentialBox(options.masterKey);
   const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, nowS);
   const uow = new UnitOfWork(repos.store, idempotency);
-  const deps = { repos, uow, authMode: options.authMode, credentials, nowS };
+  const events = new EventLog(repos, nowS);
+  const deps = { repos, uow, authMode: options.authMode, credentials, events, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
   const agents = new AgentService(deps, speech);
@@ -163,6 +167,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     tenants: new TenantService(repos, nowS),
     idempotency,
     uow,
+    events,
     trunks,
     numbers: new NumberService(deps, trunks, agents),
   };

@@ -20,3 +20,4 @@ export * from './health.js';
 export * from './audio.js';
 export type { CallSource, DialStatus, LineOutcome } from '../domain/calls.js';
 export type { CostInr } from '../domain/money.js';
+export * from './events.js';

@@ -41,6 +41,9 @@ function settleAll(items: Queued[], results: Outcome[], error?: unknown): void {
   });
 }
 
+/** See {@link Store.onCommit}: called after a commit; returns what to run once it is durable, or null. */
+export type CommitHook = () => (() => void) | null;
+
 /** Options of {@link Store.write}. */
 export interface WriteOptions {
   /**
@@ -86,6 +89,7 @@ export class Store {
   readonly db: Db;
   private queue: Queued[] = [];
   private scheduled = false;
+  private readonly commitHooks: CommitHook[] = [];
   private readQueue: Queued[] = [];
   private closed = false;
   private readonly dataVersion: Database.Statement;
@@ -232,11 +236,33 @@ export class Store {
   writeNow<T>(fn: () => T): T {
     try {
       const value = this.db.transaction(fn).immediate();
+      const durable = this.committed();
       this.walSync.syncNow();
+      for (const d of durable) d();
       return value;
     } finally {
       this.generationCounter += 1;
     }
+  }
+
+  /**
+   * Registers `hook`, called right after each commit (a write batch, a {@link writeNow}) on the
+   * committing turn; the callback it returns, if any, runs once that commit is durable (not at
+   * all if its sync fails). For what must act only on durable writes: the event stream sends
+   * an event only once it cannot be lost (src/app/events.ts).
+   */
+  onCommit(hook: CommitHook): void {
+    this.commitHooks.push(hook);
+  }
+
+  /** The durable-callbacks of the commit hooks, for the commit just made. */
+  private committed(): Array<() => void> {
+    const out: Array<() => void> = [];
+    for (const hook of this.commitHooks) {
+      const d = hook();
+      if (d) out.push(d);
+    }
+    return out;
   }
 
   /**
@@ -345,7 +371,11 @@ export class Store {
       for (const item of batch) item.reject(error);
       return;
     }
-    const settle: Settle = (syncError) => settleAll(batch, results, syncError);
+    const durable = this.committed();
+    const settle: Settle = (syncError) => {
+      settleAll(batch, results, syncError);
+      if (syncError === undefined) for (const d of durable) d();
+    };
     // A batch that changed nothing (e.g. releasing a claim already gone) wrote nothing to make durable.
     if (this.walFile === null || this.totalChanges.get() === changesBefore) {
       settle();

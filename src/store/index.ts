@@ -7,6 +7,7 @@ import { AgentRepo } from './repos/agents.js';
 import { CallRepo } from './repos/calls.js';
 import { TelephonyEventRepo } from './repos/telephony-events.js';
 import { CarrierRepo } from './repos/carriers.js';
+import { EventRepo } from './repos/events.js';
 import { IdempotencyRepo } from './repos/idempotency.js';
 import { RetentionRepo } from './repos/retention.js';
 import { SessionRepo } from './repos/sessions.js';
@@ -23,6 +24,7 @@ export type { SessionListRow, SessionRow } from './repos/sessions.js';
 export type { SessionBatch, SessionCounts } from './repos/retention.js';
 export type { CallRow, CallWithSession, DialStatus } from './repos/calls.js';
 export type { TelephonyEventRow } from './repos/telephony-events.js';
+export type { EventFilter, EventRow, NewEvent } from './repos/events.js';
 
 /** The repositories of one open store. */
 export interface Repos {
@@ -39,6 +41,8 @@ export interface Repos {
   retention: RetentionRepo;
   /** Carrier credentials and media stream tokens (docs/carrier-auth.md). */
   carriers: CarrierRepo;
+  /** The event log (docs/events.md). */
+  events: EventRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -56,5 +60,6 @@ export function openRepos(file: string): Repos {
     telephonyEvents: new TelephonyEventRepo(store.db),
     retention: new RetentionRepo(store.db),
     carriers: new CarrierRepo(store.db),
+    events: new EventRepo(store.db),
   };
 }

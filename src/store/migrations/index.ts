@@ -9,6 +9,7 @@ import { CALL_MIGRATIONS } from './v04-v06-calls.js';
 import { SPEND_MIGRATIONS } from './v07-v10-spend.js';
 import { MEDIA_MIGRATIONS } from './v11-v14-media.js';
 import { TURN_COST_MIGRATIONS } from './v15-turn-cost.js';
+import { EVENT_MIGRATIONS } from './v16-events.js';
 import type { Migration } from './types.js';
 
 /** All migrations, in version order. */
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...SPEND_MIGRATIONS,
   ...MEDIA_MIGRATIONS,
   ...TURN_COST_MIGRATIONS,
+  ...EVENT_MIGRATIONS,
 ];
