@@ -20,6 +20,7 @@ import { callRoom, callStatusView, parseCallId } from './call-views.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { SessionService } from './sessions.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
+import { moveDialTx } from './call-events.js';
 import { HangupError, type TelephonyPort } from './telephony-port.js';
 
 /** The hang-up response (extension `POST /v1/calls/{call_id}/hangup`). */
@@ -103,7 +104,9 @@ export class CallLineService {
         const outcome = await this.telephony.watchAnswer(roomName, identity, ringingTimeoutS + ANSWER_WATCH_MARGIN_S, this.stopping.signal);
         if (outcome !== 'answered' || this.stopping.signal.aborted) return;
         const at = this.deps.nowS();
-        await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: at }));
+        await this.deps.uow.write((tx) =>
+          moveDialTx(tx, this.deps, this.deps.repos.calls.get(n)!.tenant_id, n, 'answered', { answered_at: at }),
+        );
       } catch {
         // The store closed (shutdown) or the write failed: the call stays ringing.
       }
@@ -125,7 +128,10 @@ export class CallLineService {
       const waitedS = Math.round(c.reserve_until - c.created_at);
       const reason = `no carrier stream arrived within ${waitedS} s (max_call_duration_s) of preparing the call; vagent ended it`;
       try {
-        const ending = await this.sessions.beginEnd(expiryPrincipal(c.tenant_id), `se_${c.id}`, { lineHandled: true });
+        const ending = await this.sessions.beginEnd(expiryPrincipal(c.tenant_id), `se_${c.id}`, {
+          lineHandled: true,
+          endReason: 'no_answer',
+        });
         let committed = false;
         try {
           const endedNow = await this.deps.uow.write((tx) => {

@@ -42,6 +42,7 @@ import type { BudgetService } from './budget.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { SessionService } from './sessions.js';
 import { attemptOf, type Committed, type DialAttempt, type Scope, type Tx } from './unit-of-work.js';
+import { dialEndReason, moveDialTx } from './call-events.js';
 import type { CallRooms, DialTrunk, TelephonyPort } from './telephony-port.js';
 import type { TrunkService } from './trunks.js';
 import type { PlaceCallInput } from '../contract/calls.js';
@@ -253,16 +254,14 @@ export class CallService {
       // phone may have rung (no answer, busy): the key stays on the call, and a retry under it
       // gets this failure again instead of a second ring.
       const carrierReached = result.sipStatus !== null;
-      const ending = await this.sessions.beginEnd(principal, sessionId, { lineHandled: true });
+      const endReason = dialEndReason(result.sipStatus);
+      const ending = await this.sessions.beginEnd(principal, sessionId, { lineHandled: true, endReason });
       let committed = false;
       try {
         await this.deps.uow.write((tx) => {
+          const m = { provider_call_id: null, dial_error: result.message, idempotency_key: carrierReached ? (attempt?.id ?? null) : null };
+          moveDialTx(tx, this.deps, principal.tenantId, n, 'failed', m, { end_reason: endReason, sip_status: result.sipStatus });
           this.sessions.endTx(tx, ending);
-          this.deps.repos.calls.moveDial(n, 'failed', {
-            provider_call_id: null,
-            dial_error: result.message,
-            idempotency_key: carrierReached ? (attempt?.id ?? null) : null,
-          });
         });
         committed = true;
       } finally {
@@ -286,9 +285,9 @@ export class CallService {
     // a webhook or a hang-up that settled the call first keeps it where it is.
     const answeredAt = result.answered ? this.deps.nowS() : undefined;
     let settled: DialStatus | undefined;
-    const done = await this.deps.uow.run(scope, (): CallPlacement => {
+    const done = await this.deps.uow.run(scope, (tx): CallPlacement => {
       const calls = this.deps.repos.calls;
-      calls.moveDial(n, result.answered ? 'answered' : 'ringing', {
+      moveDialTx(tx, this.deps, principal.tenantId, n, result.answered ? 'answered' : 'ringing', {
         provider_call_id: result.sipCallId,
         ...(answeredAt ? { answered_at: answeredAt } : {}),
       });
@@ -371,9 +370,10 @@ export class CallService {
    * Writes call `cl_<n>` of session `se_<n>` (the session written first, in the same step):
    * every call row — placed, dialled, LiveKit inbound, carrier stream — is written here. With
    * `reserveUntil` the tenant's budget is checked and a reservation held in the same write.
+   * Records `call.created` (and `call.answered` for a call written answered: inbound).
    * @throws ApiError rate_limit_exceeded (the budget refused the reservation; nothing is kept).
    */
-  insertCallTx(_tx: Tx, call: NewCall): void {
+  insertCallTx(tx: Tx, call: NewCall): void {
     const reserved = call.reserveUntil === null ? 0 : this.budget.reserveTx(call.tenantId);
     this.deps.repos.calls.insert({
       id: call.n,
@@ -395,6 +395,11 @@ export class CallService {
       reserve_until: call.reserveUntil ?? 0,
       ...(call.source ? { source: call.source } : {}),
     });
+    const parties = { direction: call.direction, from: call.from, to: call.to, agent_id: call.agentId, source: call.source ?? 'phone' };
+    const subject = { tenantId: call.tenantId, callId: call.n, sessionId: call.n };
+    this.deps.events.appendTx(tx, { ...subject, type: 'call.created', data: { ...parties, dial_status: call.dialStatus } });
+    if (call.dialStatus === 'answered')
+      this.deps.events.appendTx(tx, { ...subject, type: 'call.answered', data: { dial_status: 'answered', answered_at: call.answeredAt } });
   }
 
   /**

@@ -28,6 +28,7 @@ import { isE164, maskNumber } from '../domain/e164.js';
 import { isAgentId } from '../domain/ids.js';
 import type { CallRow, TelephonyEventRow } from '../store/index.js';
 import type { Principal, ServiceDeps } from './context.js';
+import { dialEndReason, moveDialTx } from './call-events.js';
 import type { CredentialBox } from './secrets.js';
 import type { CallService } from './calls.js';
 import type { SessionService } from './sessions.js';
@@ -342,8 +343,8 @@ export class InboundService {
     const call = this.callOf(ev);
     if (!call) return { state: 'ignored', outcome: 'unknown_call' };
     const sipCallId = ev.participant!.attributes['sip.callID'] || null;
-    const moved = await this.deps.uow.write(() => {
-      const answered = this.deps.repos.calls.moveDial(call.id, 'answered', {
+    const moved = await this.deps.uow.write((tx) => {
+      const answered = moveDialTx(tx, this.deps, call.tenant_id, call.id, 'answered', {
         answered_at: this.deps.nowS(),
         provider_call_id: call.provider_call_id ?? sipCallId,
       });
@@ -373,18 +374,18 @@ export class InboundService {
       NOT_CONNECTED.has(reason) &&
       (p.attributes['sip.callStatus'] ?? 'dialing') !== 'active';
     const outcome = notConnected ? 'dial_failed' : 'session_ended';
-    const ending = await this.sessions.beginEnd(systemPrincipal(call.tenant_id, ev.id), `se_${call.id}`, { lineHandled: true });
+    const endReason = notConnected ? dialEndReason(null, reason) : 'caller_hung_up';
+    const ending = await this.sessions.beginEnd(systemPrincipal(call.tenant_id, ev.id), `se_${call.id}`, { lineHandled: true, endReason });
     let committed = false;
     try {
       await this.deps.uow.write((tx) => {
-        this.sessions.endTx(tx, ending);
         if (notConnected) {
-          this.deps.repos.calls.moveDial(call.id, 'failed', {
-            dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})`,
-          });
+          const m = { dial_error: `the call did not connect: ${NOT_CONNECTED.get(reason!)} (${reason})` };
+          moveDialTx(tx, this.deps, call.tenant_id, call.id, 'failed', m, { end_reason: endReason });
         } else {
           this.deps.repos.calls.moveDial(call.id, 'completed');
         }
+        this.sessions.endTx(tx, ending);
         this.deps.repos.telephonyEvents.finish(eventSeq, 'done', outcome, this.deps.nowS());
       });
       committed = true;

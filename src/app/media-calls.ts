@@ -29,6 +29,8 @@ import type { InboundService } from './inbound.js';
 import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
 import { INTERNAL, type Committed } from './unit-of-work.js';
+import { moveDialTx } from './call-events.js';
+import type { EndReason } from '../domain/events.js';
 import type { TurnResult } from '../contract/index.js';
 
 /** What a stream's `start` says about its call (plain data from the carrier parser). */
@@ -200,9 +202,15 @@ export class MediaCallService {
       );
     }
     const n = row.id;
-    const moved = await this.deps.uow.write(() =>
-      this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, this.deps.nowS(), start.source ?? 'phone'),
-    );
+    const moved = await this.deps.uow.write((tx) => {
+      const at = this.deps.nowS();
+      const attached = this.deps.repos.calls.attachTransport(n, start.dialect, start.carrierCallId || null, at, start.source ?? 'phone');
+      if (attached) {
+        const data = { dial_status: 'answered', answered_at: at, transport: start.dialect };
+        this.deps.events.appendTx(tx, { tenantId: principal.tenantId, type: 'call.answered', callId: n, sessionId: n, data });
+      }
+      return attached;
+    });
     if (!moved) throw new StreamRefused('the call named by call_id already has a stream');
     return this.opened(principal, n, row.agent_id, 'call_id', await this.sessions.lastClips(principal, `se_${n}`));
   }
@@ -260,7 +268,10 @@ export class MediaCallService {
    */
   async roomAnswered(n: number): Promise<void> {
     try {
-      await this.deps.uow.write(() => this.deps.repos.calls.moveDial(n, 'answered', { answered_at: this.deps.nowS() }));
+      await this.deps.uow.write((tx) => {
+        const call = this.deps.repos.calls.get(n);
+        if (call) moveDialTx(tx, this.deps, call.tenant_id, n, 'answered', { answered_at: this.deps.nowS() });
+      });
     } catch {
       // The store is closing: the call stays as it was.
     }
@@ -343,17 +354,24 @@ export class MediaCallService {
    * recorded as the call's `dial_error` when vagent could not carry its audio (a LiveKit room it
    * could not join, media lost to a restart). Never throws.
    */
-  async ended(tenantId: string, n: number, problem: string | null = null, endedAt: number | null = null): Promise<void> {
+  async ended(
+    tenantId: string,
+    n: number,
+    problem: string | null = null,
+    endedAt: number | null = null,
+    endReason: EndReason = problem === null ? 'caller_hung_up' : 'media_failed',
+  ): Promise<void> {
     try {
       const ending = await this.sessions.beginEnd(mediaPrincipal(tenantId), `se_${n}`, {
         lineHandled: true,
+        endReason,
         ...(endedAt === null ? {} : { endedAt }),
       });
       let committed = false;
       try {
         await this.deps.uow.write((tx) => {
-          this.sessions.endTx(tx, ending);
           this.deps.repos.calls.moveDial(n, 'completed', problem === null ? {} : { dial_error: problem.slice(0, 500) });
+          this.sessions.endTx(tx, ending);
         });
         committed = true;
       } finally {
@@ -371,7 +389,7 @@ export class MediaCallService {
    */
   async endOrphanedStreams(): Promise<number> {
     const orphans = this.deps.repos.calls.orphanedStreams();
-    for (const o of orphans) await this.ended(o.tenant_id, o.id, null, this.lastSeen(o.id));
+    for (const o of orphans) await this.ended(o.tenant_id, o.id, null, this.lastSeen(o.id), 'daemon_restart');
     return orphans.length;
   }
 

@@ -11,6 +11,7 @@ import type { SessionSummary } from '../engine/summary.js';
 import type { Principal } from './context.js';
 import type { sessionDetail, SessionDetailExtension, SessionMetrics } from './session-model.js';
 import type { Tx } from './unit-of-work.js';
+import type { EndReason } from '../domain/events.js';
 import type { OpenSessionInput } from '../contract/sessions.js';
 
 /** A validated `POST /v1/sessions` body. */
@@ -85,6 +86,8 @@ export interface SessionEnding {
   readonly recordLine: ((tx: Tx) => void) | null;
   /** When the session ended, epoch seconds, if not now. */
   readonly endedAt: number | undefined;
+  /** Why it ends (its call's `call.ended` `end_reason`; docs/events.md "End reasons"). */
+  readonly reason: EndReason;
   /** Set by {@link SessionService.endTx}: the summary written (undefined while not written; the session was already ended). */
   summary: Summary | undefined;
   /** Releases the session's lock. */
@@ -100,6 +103,8 @@ export interface EndOptions {
    * was last seen alive (CallRepo.lastSeen), not when the daemon came back.
    */
   endedAt?: number;
+  /** Why the session (and its call) ends: docs/events.md "End reasons" (default `api_hangup`: an API request ended it). */
+  endReason?: EndReason;
 }
 
 /** Options of the session service. */

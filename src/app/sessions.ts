@@ -59,6 +59,8 @@ import {
 } from './session-types.js';
 import type { SpeechPort } from './speech-port.js';
 import { referenceTime, requireSessionValues } from './session-values.js';
+import { appendEndEventsTx, sessionOpenedEvent, sessionTurnEvent } from './lifecycle-events.js';
+import type { EndReason } from '../domain/events.js';
 import {
   checkEvent,
   checkSttAudio,
@@ -156,7 +158,7 @@ export class SessionService {
   }
 
   /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
-  openTx(_tx: Tx, p: PreparedSession): SessionOpened {
+  openTx(tx: Tx, p: PreparedSession): SessionOpened {
     let id = newSessionNumber();
     while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
     const { session, view, input } = p;
@@ -180,6 +182,7 @@ export class SessionService {
       summary: null,
     };
     session.seq = this.deps.repos.sessions.insert(row);
+    this.deps.events.appendTx(tx, sessionOpenedEvent(session, row.title));
     return view;
   }
 
@@ -300,7 +303,7 @@ export class SessionService {
       const s = this.memory.load(principal, n, sessionId);
       const nowMs = this.deps.nowS() * 1000;
       if (s.status === 'open' && graceLapsed(s.agent, s.state, nowMs)) {
-        const summary = await this.deps.uow.write((tx) => this.endStateTx(tx, s, s.state, s.metrics));
+        const summary = await this.deps.uow.write((tx) => this.endStateTx(tx, s, s.state, s.metrics, 'completed_by_agent'));
         this.memory.markEnded(s, summary);
       }
       if (s.status === 'ended')
@@ -345,16 +348,12 @@ export class SessionService {
       const done = await this.deps.uow.run(
         scope,
         (tx) => {
-          const { sessions } = this.deps.repos;
-          sessions.addTurn(
-            s.seq,
-            stored.index,
-            JSON.stringify(stored),
-            JSON.stringify(out.state),
-            JSON.stringify(metrics),
-            totalMicro(cost),
-          );
-          if (out.ended) summary = this.endStateTx(tx, s, out.state, metrics);
+          const { sessions, calls } = this.deps.repos;
+          const stateJson = JSON.stringify(out.state);
+          sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), stateJson, JSON.stringify(metrics), totalMicro(cost));
+          this.deps.events.appendTx(tx, sessionTurnEvent(s, stored, view, calls.has(s.id) ? s.id : null));
+          if (out.ended)
+            summary = this.endStateTx(tx, s, out.state, metrics, event === 'max_duration' ? 'max_duration' : 'completed_by_agent');
           return view;
         },
         { savepoint: false, plainBody: true },
@@ -400,7 +399,8 @@ export class SessionService {
     try {
       const session = this.memory.load(principal, n, sessionId);
       const recordLine = session.status === 'ended' || options.lineHandled ? null : ((await this.options.closeLine?.(n)) ?? null);
-      return { sessionId, session, recordLine, endedAt: options.endedAt, summary: undefined, release };
+      const reason = options.endReason ?? 'api_hangup';
+      return { sessionId, session, recordLine, endedAt: options.endedAt, reason, summary: undefined, release };
     } catch (err) {
       release();
       throw err;
@@ -414,7 +414,7 @@ export class SessionService {
   endTx(tx: Tx, ending: SessionEnding): SessionEndResult {
     const s = ending.session;
     if (s.status === 'ended') return this.endView(s, ending.sessionId, s.summary);
-    const summary = this.endStateTx(tx, s, s.state, s.metrics, ending.endedAt);
+    const summary = this.endStateTx(tx, s, s.state, s.metrics, ending.reason, ending.endedAt);
     ending.summary = summary;
     ending.recordLine?.(tx);
     return this.endView(s, ending.sessionId, summary);
@@ -548,21 +548,20 @@ export class SessionService {
     return this.memory.cacheSizes();
   }
 
-  /** Writes the end of `s` (final state, metrics, summary) at `endedAt` (default now); returns the summary, `{}` if building it failed. */
-  private endStateTx(_tx: Tx, s: LiveSession, state: EngineState, metrics: SessionMetrics, endedAt?: number): Summary {
+  /**
+   * Writes the end of `s` (final state, metrics, summary) at `endedAt` (default now), with its
+   * events (`reason`: why; see lifecycle-events.ts); returns the summary, `{}` if building it failed.
+   */
+  private endStateTx(tx: Tx, s: LiveSession, state: EngineState, metrics: SessionMetrics, reason: EndReason, endedAt?: number): Summary {
     let summary: Summary;
     try {
       summary = buildSummary(s.agent, state);
     } catch {
       summary = {};
     }
-    this.deps.repos.sessions.end(
-      s.seq,
-      JSON.stringify(state),
-      JSON.stringify(metrics),
-      endedAt ?? this.deps.nowS(),
-      JSON.stringify(summary),
-    );
+    const at = endedAt ?? this.deps.nowS();
+    this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), at, JSON.stringify(summary));
+    appendEndEventsTx(tx, this.deps.events, this.deps.repos, s, { summary, metrics, endedAt: at, reason });
     return summary;
   }
 

@@ -28,6 +28,11 @@ export type EventView = z.infer<typeof EventSchema>;
 export const EndReasonSchema = z.enum(END_REASONS);
 
 const TYPES_MESSAGE = `types must be a comma-separated list of event types or patterns, such as call.*,session.turn`;
+
+/** One item of `types`: `*`, a prefix and `.*` (`call.*`), or an event type. */
+const TYPE_ITEM = `(\\*|${[...new Set(EVENT_TYPES.map((t) => t.split('.')[0]))].map((p) => `${p}\\.\\*`).join('|')}|${EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|')})`;
+/** `types`: one or more {@link TYPE_ITEM}s, comma-separated. */
+export const EVENT_TYPES_PATTERN = new RegExp(`^${TYPE_ITEM}(,${TYPE_ITEM})*$`);
 const AFTER_MESSAGE = 'after must be an event id such as evt_000000000042';
 const LIMIT_MESSAGE = 'limit must be a whole number from 1 to 100';
 
@@ -35,8 +40,8 @@ const LIMIT_MESSAGE = 'limit must be a whole number from 1 to 100';
 export const EventQuerySchema = z.object({
   types: z
     .string({ error: TYPES_MESSAGE })
-    .max(1000, { error: TYPES_MESSAGE })
-    .regex(/^[a-z_.*]+(,[a-z_.*]+)*$/, { error: TYPES_MESSAGE })
+    .max(1000, { error: 'types must be at most 1000 characters' })
+    .regex(EVENT_TYPES_PATTERN, { error: TYPES_MESSAGE })
     .optional(),
   call_id: z.string().regex(ID_PATTERNS.call, { error: 'call_id must be a call id such as cl_123' }).optional(),
   session_id: z.string().regex(ID_PATTERNS.session, { error: 'session_id must be a session id such as se_123' }).optional(),

@@ -113,6 +113,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         o.id,
         'vagent restarted during the call: its room media was lost',
         services.media.lastSeen(o.id),
+        'daemon_restart',
       );
     }
     return orphans.length;

@@ -27,6 +27,7 @@ import { lazyChildLoggerFactory } from './request-logger.js';
 import { agentRoutes } from './routes/v1/agents.js';
 import { callRoutes } from './routes/v1/calls.js';
 import { carrierRoutes } from './routes/v1/carriers.js';
+import { eventRoutes, type EventRouteOptions } from './routes/v1/events.js';
 import { livekitWebhookRoute, telephonyRoutes } from './routes/v1/telephony.js';
 import { audioRoutes } from './routes/v1/audio.js';
 import { numberRoutes } from './routes/v1/numbers.js';
@@ -61,6 +62,8 @@ export interface AppOptions {
    * @throws RangeError for a `language` that is not a BCP-47 tag
    */
   health?: (language?: string) => HealthExtras;
+  /** The event stream's heartbeat and slow-reader bound (defaults: 15 s, 1 MiB; tests shorten them). */
+  events?: EventRouteOptions;
 }
 
 /**
@@ -229,6 +232,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await authed.register(callRoutes(services, () => app.log));
       await authed.register(telephonyRoutes(services));
       await authed.register(carrierRoutes(services));
+      await authed.register(eventRoutes(services, options.events ?? {}));
     },
     { prefix: '/v1' },
   );

@@ -22,7 +22,7 @@ export type { AgentRow } from './repos/agents.js';
 export type { CarrierCredentialRow, StreamTokenRow } from './repos/carriers.js';
 export type { SessionListRow, SessionRow } from './repos/sessions.js';
 export type { SessionBatch, SessionCounts } from './repos/retention.js';
-export type { CallRow, CallWithSession, DialStatus } from './repos/calls.js';
+export type { CallRow, CallWithSession, DialMove, DialStatus } from './repos/calls.js';
 export type { TelephonyEventRow } from './repos/telephony-events.js';
 export type { EventFilter, EventRow, NewEvent } from './repos/events.js';
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { SettingsSchema, type Settings } from '../../src/config/schema.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/daemon/runtime.js';
 
 /** A temp dir removed by {@link TestApp.close}. */
@@ -52,7 +52,11 @@ export interface TestApp {
 }
 
 /** Builds a {@link TestApp}; `overrides` are settings (auth_mode, …); `runtimeOptions` may bring speech and a clock. */
-export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOptions: RuntimeOptions = {}): Promise<TestApp> {
+export async function makeTestApp(
+  overrides: Partial<Settings> = {},
+  runtimeOptions: RuntimeOptions = {},
+  appOptions: Pick<AppOptions, 'events'> = {},
+): Promise<TestApp> {
   const dir = tempDir();
   const settings = SettingsSchema.parse({ state_dir: dir, log_level: 'silent', ...overrides });
   const runtime = openRuntime(settings, runtimeOptions);
@@ -61,6 +65,7 @@ export async function makeTestApp(overrides: Partial<Settings> = {}, runtimeOpti
     bodyLimitBytes: settings.body_limit_bytes,
     logger: false,
     version: 'test',
+    ...appOptions,
   });
   await app.ready();
   const key = runtime.services.tenants.createKey('default').key;

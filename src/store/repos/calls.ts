@@ -132,6 +132,7 @@ export class CallRepo {
           provider_call_id = COALESCE(@provider_call_id, provider_call_id), answered_at = COALESCE(answered_at, @answered_at)
         WHERE id = @id AND transport IS NULL AND dial_status = 'not_dialled'
           AND (SELECT s.status FROM sessions s WHERE s.id = calls.id) = 'open'`),
+      has: db.prepare('SELECT 1 FROM calls WHERE id = ?'),
       get: db.prepare(`${WITH_SESSION} WHERE c.id = ?`),
       byKey: db.prepare('SELECT * FROM calls WHERE tenant_id = ? AND idempotency_key = ?'),
       byProvider: db.prepare('SELECT * FROM calls WHERE provider_call_id = ?'),
@@ -272,6 +273,10 @@ export class CallRepo {
    */
   orphanedRooms(): Array<{ id: number; tenant_id: string; room_name: string; direction: string }> {
     return this.q.orphanedRooms.all() as Array<{ id: number; tenant_id: string; room_name: string; direction: string }>;
+  }
+  /** True when session `id` carries a call (`cl_<id>`). */
+  has(id: number): boolean {
+    return this.q.has.get(id) !== undefined;
   }
   /** Call `cl_<id>` with its session's fields, whatever its tenant. */
   get(id: number): CallWithSession | undefined {
