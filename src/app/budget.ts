@@ -41,10 +41,15 @@ export interface BudgetStatus {
   timezone: string;
 }
 
+/** A tenant refused by its budget gets at most one `budget.exceeded` event in this many seconds. */
+export const REFUSAL_EVENT_EVERY_S = 60;
+
 /** Daily budget checks. */
 export class BudgetService {
   /** The last day {@link day} computed: days do not overlap, so any time inside it has this one. */
   private lastDay: { start: number; end: number; date: string } | null = null;
+  /** When each tenant's last `budget.exceeded` was recorded, epoch seconds. */
+  private readonly refusedAt = new Map<string, number>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -101,11 +106,23 @@ export class BudgetService {
     const { start, end } = this.day(now);
     const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
     if (spent >= budget) {
+      this.noteRefusal(tenantId, now, budget, spent);
       throw new ApiError(
         'rate_limit_exceeded',
         `tenant ${tenantId} has reached its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`,
       );
     }
+  }
+
+  /**
+   * Records `budget.exceeded` for a refusal (docs/events.md), at most once a minute per tenant,
+   * in a write of its own: the refused step itself writes nothing.
+   */
+  private noteRefusal(tenantId: string, now: number, budgetMicro: number, spentMicro: number): void {
+    if (now - (this.refusedAt.get(tenantId) ?? -Infinity) < REFUSAL_EVENT_EVERY_S) return;
+    this.refusedAt.set(tenantId, now);
+    const data = { budget_inr: microToInr(budgetMicro), spent_inr: microToInr(spentMicro), timezone: this.settings.timezone };
+    this.deps.uow.write((tx) => this.deps.events.appendTx(tx, { tenantId, type: 'budget.exceeded', data })).catch(() => undefined); // the store is closing: the refusal itself still stands
   }
 
   /**

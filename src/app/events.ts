@@ -54,6 +54,8 @@ export class EventLog {
   constructor(
     private readonly repos: Repos,
     private readonly nowS: () => number,
+    /** How long an event is kept, seconds (`events_retention_days`). */
+    private readonly retentionS = 7 * 86400,
   ) {
     this.durable = repos.events.lastSeq();
     repos.store.onCommit(() => {
@@ -100,6 +102,21 @@ export class EventLog {
     const rows = this.repos.events.page(tenantId, afterSeq, limit + 1, selection).filter((r) => r.seq <= this.durable);
     const hasMore = rows.length > limit;
     return { events: rows.slice(0, limit).map(eventView), hasMore };
+  }
+
+  /**
+   * Deletes the events older than the retention, oldest first, `batchRows` per write (requests'
+   * writes commit between batches), until none is left or `signal` aborts; how many.
+   */
+  async purgeExpired(batchRows = 1000, signal?: AbortSignal): Promise<number> {
+    const before = this.nowS() - this.retentionS;
+    let total = 0;
+    while (!signal?.aborted) {
+      const n = await this.repos.store.write(() => this.repos.events.purgeBatch(before, batchRows), { savepoint: false });
+      total += n;
+      if (n < batchRows) break;
+    }
+    return total;
   }
 
   /** Calls `listener` whenever more events have become durable; returns its removal. */

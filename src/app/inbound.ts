@@ -29,6 +29,7 @@ import { isAgentId } from '../domain/ids.js';
 import type { CallRow, TelephonyEventRow } from '../store/index.js';
 import type { Principal, ServiceDeps } from './context.js';
 import { dialEndReason, moveDialTx } from './call-events.js';
+import type { EventInput } from './events.js';
 import type { CredentialBox } from './secrets.js';
 import type { CallService } from './calls.js';
 import type { SessionService } from './sessions.js';
@@ -59,7 +60,8 @@ export class WebhookSignatureError extends Error {
 }
 
 /** What processing one recorded event came to: its final state and outcome (counted, stored). */
-type EventOutcome = { state: 'done' | 'ignored' | 'failed'; outcome: string };
+/** What became of a telephony event; `event`: one to record with it (`inbound.unrouted`). */
+type EventOutcome = { state: 'done' | 'ignored' | 'failed'; outcome: string; event?: EventInput };
 
 /** Counters since start (the database keeps the all-time ones). */
 export type InboundCounters = Record<string, number>;
@@ -185,7 +187,11 @@ export class InboundService {
     this.count(outcome.outcome);
     // `done` events were finished inside their own write; the rest are marked here.
     if (outcome.state !== 'done') {
-      await this.deps.uow.write(() => this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.nowS()));
+      const { event } = outcome;
+      await this.deps.uow.write((tx) => {
+        this.deps.repos.telephonyEvents.finish(row.seq, outcome.state, outcome.outcome, this.deps.nowS());
+        if (event) this.deps.events.appendTx(tx, event);
+      });
     }
   }
 
@@ -242,7 +248,8 @@ export class InboundService {
     }
     if (!agentId) {
       this.log.warn({ to: maskNumber(to), tenant: tenantId }, 'inbound call to a number with no agent bound (vagent number bind)');
-      return { state: 'ignored', outcome: 'unbound_number' };
+      const data = { to, from, reason: 'no agent bound to the number', number_id: number.id };
+      return { state: 'ignored', outcome: 'unbound_number', event: { tenantId, type: 'inbound.unrouted', data } };
     }
     const principal = systemPrincipal(tenantId, ev.id);
     let callN = 0;

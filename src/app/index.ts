@@ -60,6 +60,8 @@ export interface ServiceOptions {
   authMode: 'audit' | 'enforce';
   masterKey: Buffer;
   idempotencyRetentionHours: number;
+  /** How long events are kept, days (default 7; docs/events.md). */
+  eventsRetentionDays?: number;
   /** Epoch seconds; injectable for tests. */
   nowS?: () => number;
   /** Speech synthesis and its cache (default: none, text-only replies). */
@@ -102,7 +104,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const credentials = new CredentialBox(options.masterKey);
   const idempotency = new IdempotencyService(repos, options.masterKey, options.idempotencyRetentionHours * 3600, nowS);
   const uow = new UnitOfWork(repos.store, idempotency);
-  const events = new EventLog(repos, nowS);
+  const events = new EventLog(repos, nowS, (options.eventsRetentionDays ?? 7) * 86400);
   const deps = { repos, uow, authMode: options.authMode, credentials, events, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();

@@ -31,6 +31,7 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_TENANT_DAILY_BUDGET_INR: 'tenant_daily_budget_inr',
   VAGENT_TIMEZONE: 'timezone',
   VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
+  VAGENT_EVENTS_RETENTION_DAYS: 'events_retention_days',
   VAGENT_RETENTION_DAYS: 'retention_days',
   VAGENT_RECOGNIZER: 'recognizer',
   VAGENT_MEDIA_WORKERS: 'media_workers',

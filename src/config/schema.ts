@@ -77,6 +77,8 @@ export const SettingsSchema = z
       .default(0),
     /** Time zone of the budget day boundary. */
     timezone: timezone.default('Asia/Kolkata'),
+    /** How long events are kept (`GET /v1/events`, webhooks; docs/events.md), in days. */
+    events_retention_days: z.coerce.number().positive().max(3650).default(7),
     /** How long idempotency records are kept, in hours. */
     idempotency_retention_hours: z.coerce
       .number()

@@ -68,8 +68,10 @@ export function startBackgroundTasks(runtime: Runtime, log: TaskLog, options: Ba
     track(
       idempotency
         .purgeExpired({ signal: abort.signal, ...(options.purgeBatchRows ? { batchRows: options.purgeBatchRows } : {}) })
-        .then((n) => {
+        .then(async (n) => {
           if (n > 0) log.info({ purged: n }, 'expired idempotency records purged');
+          const events = await runtime.services.events.purgeExpired(options.purgeBatchRows ?? 1000, abort.signal);
+          if (events > 0) log.info({ purged: events }, 'expired events purged');
         })
         .catch((err: unknown) => log.error({ err }, 'idempotency purge failed'))
         .finally(() => {

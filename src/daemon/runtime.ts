@@ -67,6 +67,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       authMode: settings.auth_mode,
       masterKey,
       idempotencyRetentionHours: settings.idempotency_retention_hours,
+      eventsRetentionDays: settings.events_retention_days,
       retentionDays: settings.retention_days,
       pricing: loadPricing(settings.pricing_file ?? shippedPaths.pricing),
       ...(options.speech ? { speech: options.speech } : {}),

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventView } from '../../src/contract/events.js';
 import { makeTestApp, type TestApp } from '../support/app.js';
+import { EMI } from '../support/agents.js';
 
 let t: TestApp;
 afterEach(async () => {
@@ -161,5 +162,37 @@ describe('GET /v1/events', () => {
     expect(got.length).toBeGreaterThan(0);
     expect(got.length).toBeLessThan(100);
     expect(comments.at(-1)).toMatch(/too slow; reconnect with Last-Event-ID/);
+  });
+
+  it('a call refused by the budget records budget.exceeded once a minute, and no call.created', async () => {
+    let clock = 1_800_000_000;
+    t = await makeTestApp({ tenant_daily_budget_inr: 1, call_reservation_inr: 2 }, { nowS: () => clock });
+    expect((await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210' })).statusCode).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210' })).statusCode).toBe(429);
+    // The event has a write of its own, queued by the refusal: wait for it.
+    const settled = async (n: number) => {
+      for (let i = 0; i < 50 && (await list(t, '?types=budget.*')).data.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    await settled(1);
+    expect((await list(t)).data.map((e) => e.type)).toEqual(['session.opened', 'call.created', 'budget.exceeded']);
+    clock += 61;
+    expect((await t.call('POST', '/v1/calls', { ...EMI, to: '+919876543210' })).statusCode).toBe(429);
+    await settled(2);
+    const exceeded = (await list(t, '?types=budget.*')).data;
+    expect(exceeded.map((e) => [e.sequence, e.call_id, e.data.budget_inr])).toEqual([
+      [null, null, 1],
+      [null, null, 1],
+    ]);
+  });
+
+  it('purges events past events_retention_days, oldest first', async () => {
+    let clock = 1_800_000_000;
+    t = await makeTestApp({ events_retention_days: 1 }, { nowS: () => clock });
+    await session(t, ['hello']);
+    clock += 86_400 + 1;
+    await session(t, ['hi']);
+    const before = (await list(t)).data;
+    expect(await t.runtime.services.events.purgeExpired(2)).toBe(3);
+    expect((await list(t)).data).toEqual(before.slice(3));
   });
 });
