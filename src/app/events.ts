@@ -91,7 +91,16 @@ export class EventLog {
     };
     const { seq, sequence } = this.repos.events.append(row);
     this.appendedSeq = seq;
-    return eventView({ ...row, seq, sequence });
+    return {
+      id: eventId(seq),
+      type: e.type,
+      created_at: row.created_at,
+      tenant_id: row.tenant_id,
+      call_id: callId === null ? null : `cl_${callId}`,
+      session_id: sessionId === null ? null : `se_${sessionId}`,
+      sequence,
+      data: e.data,
+    };
   }
 
   /**
