@@ -278,6 +278,23 @@ export class MediaCallService {
   }
 
   /**
+   * The caller spoke over the agent on call `n` and the agent stopped (`call.barge_in`, with why,
+   * how long the caller had spoken and how much of the clip they heard, ms). Never throws.
+   */
+  noteBargeIn(tenantId: string, n: number, data: { reason: string; speech_ms: number; heard_ms: number }): Promise<void> {
+    return this.noteEvent(tenantId, n, 'call.barge_in', data);
+  }
+
+  /** Records an event of call `n` that changes nothing else, in a write of its own. Never throws. */
+  private async noteEvent(tenantId: string, n: number, type: 'call.barge_in' | 'call.dtmf', data: Record<string, unknown>): Promise<void> {
+    try {
+      await this.deps.uow.write((tx) => this.deps.events.appendTx(tx, { tenantId, type, callId: n, sessionId: n, data }));
+    } catch {
+      // The store is closing: the call goes on without the event.
+    }
+  }
+
+  /**
    * One turn of stream call `n` (the media session's request) through the sessions service,
    * marked as a phone turn (`phone: true`: the engine speaks as on a call, e.g. a `digits` step
    * asked again offers the keypad; docs/api-decisions.md).
@@ -308,6 +325,7 @@ export class MediaCallService {
         break;
       }
       case 'dtmf':
+        await this.noteEvent(tenantId, n, 'call.dtmf', { digits: request.text });
         done = await this.sessions.turn(principal, sessionId, { text: request.text, stt_provider: 'dtmf', phone: true }, INTERNAL);
         break;
       case 'silence':

@@ -414,7 +414,9 @@ export class SessionService {
   endTx(tx: Tx, ending: SessionEnding): SessionEndResult {
     const s = ending.session;
     if (s.status === 'ended') return this.endView(s, ending.sessionId, s.summary);
-    const summary = this.endStateTx(tx, s, s.state, s.metrics, ending.reason, ending.endedAt);
+    // The closing said, the line dropped after it (whoever hung up): the agent completed the call.
+    const reason = s.state.closing_at_ms !== null ? 'completed_by_agent' : ending.reason;
+    const summary = this.endStateTx(tx, s, s.state, s.metrics, reason, ending.endedAt);
     ending.summary = summary;
     ending.recordLine?.(tx);
     return this.endView(s, ending.sessionId, summary);

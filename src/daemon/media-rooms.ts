@@ -152,10 +152,9 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
               "vagent could not join the call's LiveKit room; hanging the call up",
             );
           } else if (e.type === 'bargeIn') {
-            options.log.info(
-              { call_id: callId, reason: e.reason, speech_ms: e.speechMs, heard_ms: Math.round(e.heard.heardMs) },
-              'barge-in',
-            );
+            const heardMs = Math.round(e.heard.heardMs);
+            options.log.info({ call_id: callId, reason: e.reason, speech_ms: e.speechMs, heard_ms: heardMs }, 'barge-in');
+            void services.media.noteBargeIn(tenantId, n, { reason: e.reason, speech_ms: e.speechMs, heard_ms: heardMs });
           }
           this.emit('roomEvent', callId, e);
         },

@@ -246,6 +246,7 @@ export class StreamConnection {
                 : `speech recognition: ${e.from} failed and no fallback serves this language`,
             );
           } else if (e.type === 'bargeIn') {
+            void svc.media.noteBargeIn(tenant, n, { reason: e.reason, speech_ms: e.speechMs, heard_ms: Math.round(e.heard.heardMs) });
             log.info(
               {
                 call_id: callId,

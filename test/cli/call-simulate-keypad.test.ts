@@ -131,5 +131,19 @@ describe('a phone number by keypad on a simulated call', { timeout: 120_000 }, (
     const turns = lines.filter((l) => l.event === 'turn');
     expect(turns[0]).toMatchObject({ user_text: '9876543210', stt_provider: 'dtmf' });
     expect(summary.extracted).toMatchObject({ phone: '9876543210' });
+
+    // Its events (docs/events.md): the call's life, the keys, and one end with its reason.
+    const sessionId = summary.session_id as string;
+    const res = await fetch(`${env.VAGENT_URL}/v1/events?session_id=${sessionId}`, {
+      headers: { authorization: `Bearer ${env.VAGENT_API_KEY}` },
+    });
+    const events = ((await res.json()) as { data: Array<{ type: string; sequence: number; data: Record<string, unknown> }> }).data;
+    const types = events.map((e) => e.type);
+    expect(types.slice(0, 3), JSON.stringify(types)).toEqual(['session.opened', 'call.created', 'call.answered']);
+    expect(events.find((e) => e.type === 'call.dtmf')?.data).toEqual({ digits: '9876543210' });
+    expect(types.filter((t) => t === 'call.ended')).toHaveLength(1);
+    expect(types.at(-1)).toBe('call.ended');
+    expect(events.at(-1)!.data.end_reason).toBe('completed_by_agent');
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
   });
 });
