@@ -8,7 +8,7 @@
 import type { EventType } from '../domain/events.js';
 import { eventId, typesOf } from '../domain/events.js';
 import type { EventView } from '../contract/events.js';
-import type { EventRow, Repos } from '../store/index.js';
+import type { EventRow, Repos, TranscriptRedaction } from '../store/index.js';
 import type { Tx } from './unit-of-work.js';
 
 /** What a change records: its type, its tenant, the session/call number it concerns, and its data. */
@@ -50,6 +50,9 @@ export class EventLog {
   private appendedSeq = 0;
   private durable: number;
   private readonly listeners = new Set<() => void>();
+  /** Tenants' redaction settings, read once per change of the database by another process (the admin command that sets them). */
+  private redactions = new Map<string, TranscriptRedaction>();
+  private redactionsVersion = -1;
 
   constructor(
     private readonly repos: Repos,
@@ -87,8 +90,10 @@ export class EventLog {
       call_id: callId,
       session_id: sessionId,
       created_at: this.nowS(),
-      data: JSON.stringify(e.data),
+      data: '',
     };
+    const data = redact(e.data, this.redactionOf(e.tenantId));
+    row.data = JSON.stringify(data);
     const { seq, sequence } = this.repos.events.append(row);
     this.appendedSeq = seq;
     return {
@@ -99,8 +104,27 @@ export class EventLog {
       call_id: callId === null ? null : `cl_${callId}`,
       session_id: sessionId === null ? null : `se_${sessionId}`,
       sequence,
-      data: e.data,
+      data,
     };
+  }
+
+  /** Reads tenant `tenantId`'s settings again at its next event (they changed in this process). */
+  forgetTenant(tenantId: string): void {
+    this.redactions.delete(tenantId);
+  }
+
+  private redactionOf(tenantId: string): TranscriptRedaction {
+    const version = this.repos.store.externalVersion();
+    if (version !== this.redactionsVersion) {
+      this.redactions = new Map();
+      this.redactionsVersion = version;
+    }
+    let r = this.redactions.get(tenantId);
+    if (r === undefined) {
+      r = this.repos.tenants.redaction(tenantId);
+      this.redactions.set(tenantId, r);
+    }
+    return r;
   }
 
   /**
@@ -145,6 +169,35 @@ export class EventLog {
     this.durable = seq;
     for (const l of this.listeners) l();
   }
+}
+
+/** Fields of event data that hold what was heard, said or keyed (docs/events.md "Redaction"). */
+const TRANSCRIPT_FIELDS = new Set(['heard', 'reply', 'digits', 'text']);
+/** Fields whose every string value was captured from the caller. */
+const CAPTURED_FIELDS = new Set(['extracted']);
+
+/**
+ * `data` with its transcript text masked (`digits`: each digit becomes `•`) or dropped (`text`:
+ * null, captured values `{}`), as the tenant's `redact_transcripts` says; as it is for `off`.
+ */
+export function redact(data: Record<string, unknown>, mode: TranscriptRedaction): Record<string, unknown> {
+  if (mode === 'off') return data;
+  const mask = (v: unknown): unknown => {
+    if (typeof v !== 'string' && typeof v !== 'number') return v;
+    return mode === 'digits' ? String(v).replace(/[0-9\u0966-\u096f]/g, '•') : null;
+  };
+  const walk = (v: unknown, captured = false): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, captured));
+    if (v === null || typeof v !== 'object') return captured ? mask(v) : v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (CAPTURED_FIELDS.has(k)) out[k] = mode === 'text' ? {} : walk(x, true);
+      else if (TRANSCRIPT_FIELDS.has(k) && typeof x === 'string') out[k] = mask(x);
+      else out[k] = walk(x, captured);
+    }
+    return out;
+  };
+  return walk(data) as Record<string, unknown>;
 }
 
 /** The selection of a query's `types` patterns and call/session id. @throws nothing: unknown patterns come back in `unknown`. */

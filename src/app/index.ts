@@ -166,7 +166,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     speech,
     repos,
     credentials,
-    tenants: new TenantService(repos, nowS),
+    tenants: new TenantService(repos, nowS, (name) => events.forgetTenant(name)),
     idempotency,
     uow,
     events,

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../domain/errors.js';
 import { newApiKeyId, TENANT_NAME_PATTERN } from '../domain/ids.js';
-import type { ApiKeyRow, AuditEventRow, Repos, TenantRow } from '../store/index.js';
+import type { ApiKeyRow, AuditEventRow, Repos, TenantRow, TranscriptRedaction } from '../store/index.js';
 
 /** Longest retention a tenant may set, in days (as the instance's `retention_days`). */
 export const MAX_RETENTION_DAYS = 36_500;
@@ -51,6 +51,8 @@ export interface TenantView {
   inbound_webhook_url: string | null;
   /** Whether a signing secret for the inbound webhook is stored (the secret itself never leaves the store). */
   has_inbound_webhook_secret: boolean;
+  /** What its events leave out of transcripts: `off`, `digits` (masked), `text` (dropped); docs/events.md "Redaction". */
+  redact_transcripts: TranscriptRedaction;
 }
 
 /** An API key's metadata (never the secret). */
@@ -69,6 +71,7 @@ const tenantView = (t: TenantRow): TenantView => ({
   retention_days: t.retention_days,
   inbound_webhook_url: t.inbound_webhook_url,
   has_inbound_webhook_secret: Boolean(t.has_webhook_secret),
+  redact_transcripts: t.redact_transcripts,
 });
 const keyView = (k: ApiKeyRow): ApiKeyView => ({
   id: k.id,
@@ -87,6 +90,8 @@ export class TenantService {
   constructor(
     private readonly repos: Repos,
     private readonly nowS: () => number = () => Date.now() / 1000,
+    /** Told when a tenant's redaction changed in this process (the event log reads it again). */
+    private readonly onRedactionChanged: (tenant: string) => void = () => {},
   ) {}
 
   /** Creates tenant `default` when the database has no tenant. Returns true when it did. */
@@ -160,6 +165,23 @@ export class TenantService {
     return this.repos.store.writeNow(() => {
       this.getTenant(name);
       this.repos.tenants.setRetention(name, days);
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
+  /**
+   * Sets what a tenant's events leave out of transcripts from now on (docs/events.md
+   * "Redaction"); events written before keep what they hold.
+   * @throws ApiError not_found (tenant), invalid_request (not off, digits or text).
+   */
+  setRedaction(name: string, redaction: string): TenantView {
+    if (redaction !== 'off' && redaction !== 'digits' && redaction !== 'text') {
+      throw new ApiError('invalid_request', 'redact_transcripts must be off, digits or text', { param: 'redact_transcripts' });
+    }
+    return this.repos.store.writeNow(() => {
+      this.getTenant(name);
+      this.repos.tenants.setRedaction(name, redaction);
+      this.onRedactionChanged(name);
       return tenantView(this.repos.tenants.getTenant(name)!);
     });
   }

@@ -15,7 +15,7 @@ import { TenantRepo } from './repos/tenants.js';
 import { NumberRepo, TrunkRepo } from './repos/telephony.js';
 
 export { BatchAbortedError, Store, type WriteOptions } from './database.js';
-export type { TenantRow, ApiKeyRow, AuditEventRow } from './repos/tenants.js';
+export type { TenantRow, ApiKeyRow, AuditEventRow, TranscriptRedaction } from './repos/tenants.js';
 export type { TrunkRow, NumberRow } from './repos/telephony.js';
 export type { IdempotencyRow } from './repos/idempotency.js';
 export type { AgentRow } from './repos/agents.js';

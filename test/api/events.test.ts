@@ -195,4 +195,34 @@ describe('GET /v1/events', () => {
     expect(await t.runtime.services.events.purgeExpired(2)).toBe(3);
     expect((await list(t)).data).toEqual(before.slice(3));
   });
+
+  it("masks digits or leaves out the transcript text of a tenant's events, as its redact_transcripts says", async () => {
+    t = await makeTestApp();
+    const { tenants } = t.runtime.services;
+    tenants.setRedaction('default', 'digits');
+    const id = await session(t, ['my number is 98765 43210'], true);
+    const turn = (await list(t, `?types=session.turn&session_id=${id}`)).data[0]!;
+    expect(turn.data.heard).toBe('my number is ••••• •••••');
+    tenants.setRedaction('default', 'text');
+    const id2 = await session(t, ['call me at 98765'], true);
+    const turn2 = (await list(t, `?types=session.turn&session_id=${id2}`)).data[0]!;
+    expect([turn2.data.heard, turn2.data.reply]).toEqual([null, null]);
+    expect(() => tenants.setRedaction('default', 'some')).toThrow(/off, digits or text/);
+    // What the turn itself stored is the caller's text.
+    const detail = await t.call('GET', `/v1/sessions/${id}`);
+    expect(detail.body).toContain('98765 43210');
+    // redact() on a call's report: transcript text and captured values.
+    const { redact } = await import('../../src/app/events.js');
+    const report = {
+      transcript: [{ speaker: 'caller', text: 'PIN 4321', at: 1 }],
+      extracted: { phone: '9876543210', amount: 5000 },
+      end_reason: 'busy',
+    };
+    expect(redact(report, 'digits')).toEqual({
+      transcript: [{ speaker: 'caller', text: 'PIN ••••', at: 1 }],
+      extracted: { phone: '••••••••••', amount: '••••' },
+      end_reason: 'busy',
+    });
+    expect(redact(report, 'text')).toEqual({ transcript: [{ speaker: 'caller', text: null, at: 1 }], extracted: {}, end_reason: 'busy' });
+  });
 });

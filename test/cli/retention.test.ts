@@ -191,3 +191,24 @@ describe('vagent admin tenant set --retention-days', { timeout: 60_000 }, () => 
     expect(JSON.parse((await admin('tenant', 'show', 'default', '--json')).stdout)).toMatchObject({ retention_days: null });
   });
 });
+
+describe('vagent admin tenant set --redact-transcripts', { timeout: 60_000 }, () => {
+  it("sets it while the daemon runs: the tenant's next events mask digits; other values are refused", async () => {
+    const set = await admin('tenant', 'set', 'default', '--redact-transcripts', 'digits', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ name: 'default', redact_transcripts: 'digits' });
+    expect((await admin('tenant', 'show', 'default')).stdout).toMatch(/transcripts in events:\s+digits masked/);
+    // The running daemon sees the change made by another process.
+    await new Promise((r) => setTimeout(r, 1200));
+    const opened = await api(daemon, 'POST', '/v1/sessions', { key, body: { agent_id: 'ag_clinic_booking' } });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    const id = opened.body.session_id as string;
+    expect((await api(daemon, 'POST', `/v1/sessions/${id}/turn`, { key, body: { text: 'pay 5000 tomorrow' } })).status).toBe(200);
+    const events = await api(daemon, 'GET', `/v1/events?types=session.turn&session_id=${id}`, { key });
+    expect(events.body.data[0].data.heard).toBe('pay •••• tomorrow');
+    const bad = await admin('tenant', 'set', 'default', '--redact-transcripts', 'all');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--redact-transcripts must be off, digits or text');
+    expect((await admin('tenant', 'set', 'default', '--redact-transcripts', 'off')).code).toBe(0);
+  });
+});

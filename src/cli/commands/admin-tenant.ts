@@ -58,6 +58,8 @@ export interface TenantSetFlags extends AdminFlags {
   retentionDays?: string;
   /** An https URL, or `none`. */
   inboundWebhook?: string;
+  /** `off`, `digits` or `text` (docs/events.md "Redaction"). */
+  redactTranscripts?: string;
   webhookSecretStdin?: boolean;
 }
 
@@ -128,6 +130,7 @@ function printTenant(t: TenantView): void {
     ['created', formatTime(t.created_at)],
     ['daily budget', budgetText(t.daily_budget_inr)],
     ['retention', retentionText(t.retention_days)],
+    ['transcripts in events', t.redact_transcripts === 'off' ? 'kept' : t.redact_transcripts === 'digits' ? 'digits masked' : 'left out'],
     ['inbound webhook', orDash(t.inbound_webhook_url)],
     ['webhook secret', t.has_inbound_webhook_secret ? 'set (stored encrypted)' : dim('none')],
   ]);
@@ -142,14 +145,26 @@ function printTenant(t: TenantView): void {
  *   (settings `inbound_webhook_allow_http`/`_private`) refuses; ApiError not_found (tenant).
  */
 export async function tenantSet(ctx: CommandContext, name: string, flags: TenantSetFlags): Promise<void> {
-  if (flags.budgetInr === undefined && flags.inboundWebhook === undefined && flags.retentionDays === undefined) {
+  if (
+    flags.budgetInr === undefined &&
+    flags.inboundWebhook === undefined &&
+    flags.retentionDays === undefined &&
+    flags.redactTranscripts === undefined
+  ) {
     throw new UsageError(
-      'nothing to set: give --budget-inr, --retention-days and/or --inbound-webhook',
+      'nothing to set: give --budget-inr, --retention-days, --redact-transcripts and/or --inbound-webhook',
       `example: vagent admin tenant set ${name} --budget-inr 500`,
     );
   }
   const budget = flags.budgetInr === undefined ? undefined : parseBudget(flags.budgetInr);
   const retention = flags.retentionDays === undefined ? undefined : parseRetentionDays(flags.retentionDays);
+  const redaction = flags.redactTranscripts;
+  if (redaction !== undefined && !['off', 'digits', 'text'].includes(redaction)) {
+    throw new UsageError(
+      `--redact-transcripts must be off, digits or text, not "${redaction}"`,
+      'digits: every digit heard, said or keyed is masked in its events; text: that text is left out of them',
+    );
+  }
   const clear = flags.inboundWebhook === 'none';
   if (flags.webhookSecretStdin && (flags.inboundWebhook === undefined || clear)) {
     throw new UsageError('--webhook-secret-stdin needs --inbound-webhook URL');
@@ -180,6 +195,7 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     let t = tenants.getTenant(name);
     if (budget !== undefined) t = tenants.setBudget(name, budget);
     if (retention !== undefined) t = tenants.setRetention(name, retention);
+    if (redaction !== undefined) t = tenants.setRedaction(name, redaction);
     if (clear) t = tenants.setInboundWebhook(name, null);
     else if (flags.inboundWebhook !== undefined) {
       t = tenants.setInboundWebhook(name, {

@@ -13,10 +13,15 @@ export interface TenantRow {
   inbound_webhook_url: string | null;
   /** The inbound webhook's signing secret, sealed (read only by {@link TenantRepo.webhookSecretSealed}). */
   has_webhook_secret: 0 | 1;
+  /** What of transcripts its events leave out (migration 18): `off`, `digits` (masked) or `text` (dropped). */
+  redact_transcripts: TranscriptRedaction;
 }
 
+/** A tenant's redaction of transcripts in its events (docs/events.md "Redaction"). */
+export type TranscriptRedaction = 'off' | 'digits' | 'text';
+
 const TENANT_COLUMNS =
-  'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret';
+  'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret, redact_transcripts';
 
 /** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
 export interface ApiKeyRow {
@@ -52,6 +57,8 @@ export class TenantRepo {
       listTenants: db.prepare(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at, id`),
       setBudget: db.prepare('UPDATE tenants SET daily_budget_inr = ? WHERE id = ?'),
       setRetention: db.prepare('UPDATE tenants SET retention_days = ? WHERE id = ?'),
+      setRedaction: db.prepare('UPDATE tenants SET redact_transcripts = ? WHERE id = ?'),
+      redaction: db.prepare('SELECT redact_transcripts FROM tenants WHERE id = ?').pluck(),
       setWebhook: db.prepare('UPDATE tenants SET inbound_webhook_url = ?, inbound_webhook_secret_sealed = ? WHERE id = ?'),
       webhookSecret: db.prepare('SELECT inbound_webhook_secret_sealed FROM tenants WHERE id = ?').pluck(),
       insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, key_hash, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -75,6 +82,14 @@ export class TenantRepo {
   /** The tenant named `id`, if any. */
   getTenant(id: string): TenantRow | undefined {
     return this.q.getTenant.get(id) as TenantRow | undefined;
+  }
+  /** Sets what tenant `id`'s events leave out of transcripts. */
+  setRedaction(id: string, redaction: TranscriptRedaction): void {
+    this.q.setRedaction.run(redaction, id);
+  }
+  /** What tenant `id`'s events leave out of transcripts (`off` for an unknown tenant). */
+  redaction(id: string): TranscriptRedaction {
+    return (this.q.redaction.get(id) as TranscriptRedaction | undefined) ?? 'off';
   }
   /** Every tenant, oldest first. */
   listTenants(): TenantRow[] {
