@@ -56,5 +56,20 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
     expect(after.body.duration_s).toBeCloseTo(after.body.ended_at - after.body.started_at, 2);
     expect((await api(daemon, 'GET', '/v1/calls?status=in_progress', { key })).body.data).toHaveLength(0);
     expect(daemon.stdout()).toContain('calls on carrier streams when vagent last stopped were ended');
+    // Its events (docs/events.md): exactly one end, saying the daemon restarted under it.
+    const events = (await api(daemon, 'GET', `/v1/events?call_id=${callId}`, { key })).body.data as Array<{
+      type: string;
+      sequence: number;
+      data: Record<string, unknown>;
+    }>;
+    const ends = events.filter((e) => e.type === 'call.ended');
+    expect(ends.map((e) => e.data.end_reason)).toEqual(['daemon_restart']);
+    expect(ends[0]!.data.ended_at).toBe(after.body.ended_at);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    // A second restart ends nothing again.
+    await daemon.stop();
+    daemon = await startDaemon({ stateDir: daemon.stateDir, env: { VAGENT_RECOGNIZER: 'fake' } });
+    const again = (await api(daemon, 'GET', `/v1/events?call_id=${callId}&types=call.ended`, { key })).body.data;
+    expect(again).toHaveLength(1);
   });
 });
