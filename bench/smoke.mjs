@@ -34,6 +34,7 @@ const SCRIPTS = [
   'idempotency-bodies.mjs',
   'idempotency-space.mjs',
   'turn-ab.mjs',
+  'events.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {
