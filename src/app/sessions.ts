@@ -33,14 +33,7 @@ import type { AgentService } from './agents.js';
 import { renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
-import {
-  emptyMetrics,
-  sessionDetail,
-  sessionListItem,
-  stepViews,
-  type SessionDetailExtension,
-  type SessionMetrics,
-} from './session-model.js';
+import { emptyMetrics, sessionListItem, type SessionMetrics } from './session-model.js';
 import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
 import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
 import {
@@ -59,6 +52,7 @@ import {
 } from './session-types.js';
 import type { SpeechPort } from './speech-port.js';
 import { referenceTime, requireSessionValues } from './session-values.js';
+import { detailViewOf } from './session-detail.js';
 import { appendEndEventsTx, sessionOpenedEvent, sessionTurnEvent } from './lifecycle-events.js';
 import type { EndReason } from '../domain/events.js';
 import {
@@ -483,30 +477,7 @@ export class SessionService {
   /** Session detail of `s` (its row `row`): the spec's fields and turns, then the extension. */
   private detailView(s: LiveSession, row: SessionRow): SessionDetailView {
     const turns = this.deps.repos.sessions.turns(s.seq).map((t) => JSON.parse(t) as Record<string, unknown>);
-    let steps: SessionDetailExtension['steps'] = [];
-    try {
-      steps = stepViews(s.agent.def.steps, buildSummary(s.agent, s.state));
-    } catch {
-      // As for the summary: a state the summary cannot be built from shows no steps.
-    }
-    // The row says ended as soon as the end commits (the session list and the call's status read
-    // it); `s` is marked ended only once that commit is durable. Both views must agree.
-    const ended = s.status === 'ended' || row.status === 'ended';
-    const summary = s.summary ?? (ended && row.summary ? (JSON.parse(row.summary) as Summary) : null);
-    const outcome = ended && summary && 'outcome' in summary ? summary.outcome : null;
-    return {
-      ...sessionDetail(s.id, s.metrics, turns),
-      session: {
-        agent_id: row.agent_id,
-        status: ended ? 'ended' : 'open',
-        title: row.title,
-        customer_name: row.customer_name,
-        created_at: row.created_at,
-        ended_at: ended ? row.ended_at : null,
-        outcome,
-        steps,
-      },
-    };
+    return detailViewOf(s, row, turns);
   }
 
   /**
