@@ -13,6 +13,11 @@ import { Store } from '../../src/store/database.js';
 import { openRepos, type Repos } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { CallRepo } from '../../src/store/repos/calls.js';
+import type { ServiceDeps } from '../../src/app/context.js';
+import { EventLog } from '../../src/app/events.js';
+import { IdempotencyService } from '../../src/app/idempotency.js';
+import { CredentialBox } from '../../src/app/secrets.js';
+import { UnitOfWork } from '../../src/app/unit-of-work.js';
 
 const dirs: string[] = [];
 function dbFile(): string {
@@ -70,6 +75,12 @@ function openSession(r: Repos, id: number, tenant: string, createdAt: number, m:
     ended_at: null,
     summary: null,
   });
+}
+
+/** What the budget service needs of the app: the repos, a clock, and the unit of work and event log its refusals are recorded with. */
+function budgetDeps(r: Repos, nowS: () => number): ServiceDeps {
+  const uow = new UnitOfWork(r.store, new IdempotencyService(r, Buffer.alloc(32, 7), 3600, nowS));
+  return { repos: r, nowS, uow, events: new EventLog(r, nowS), authMode: 'enforce', credentials: new CredentialBox(Buffer.alloc(32, 7)) };
 }
 
 function placeCall(r: Repos, id: number, tenant: string, reserved: number, until: number): void {
@@ -376,11 +387,14 @@ describe('call holds (migration 10)', () => {
       // Covered end to end in test/api; here: the service releases before it checks.
       const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 + 3600;
-      const budget = new BudgetService({ repos: r, nowS: () => now } as never, {
-        dailyBudgetInr: 3,
-        timezone: ZONE,
-        callReservationInr: 2,
-      });
+      const budget = new BudgetService(
+        budgetDeps(r, () => now),
+        {
+          dailyBudgetInr: 3,
+          timezone: ZONE,
+          callReservationInr: 2,
+        },
+      );
       openSession(r, 2000, 'a', now, metrics(0, 0, 0));
       await r.store.write(() => placeCall(r, 2000, 'a', budget.reserveTx('a'), now + 600));
       openSession(r, 2001, 'a', now, metrics(0, 0, 0));
@@ -403,11 +417,14 @@ describe('call holds (migration 10)', () => {
     try {
       const { BudgetService } = await import('../../src/app/budget.js');
       let now = DAY0 - 1;
-      const budget = new BudgetService({ repos: r, nowS: () => now } as never, {
-        dailyBudgetInr: 3,
-        timezone: ZONE,
-        callReservationInr: 2,
-      });
+      const budget = new BudgetService(
+        budgetDeps(r, () => now),
+        {
+          dailyBudgetInr: 3,
+          timezone: ZONE,
+          callReservationInr: 2,
+        },
+      );
       openSession(r, 3000, 'a', now, metrics(0, 0, 0));
       await r.store.write(() => placeCall(r, 3000, 'a', budget.reserveTx('a'), now + 600));
       const seen = (): [string, number] => {
