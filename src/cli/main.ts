@@ -19,6 +19,7 @@ import { registerSessionCommands } from './program/session.js';
 import { registerCallCommands } from './program/call.js';
 import { registerTelephonyCommands } from './program/telephony.js';
 import { registerAdminCommands } from './program/admin.js';
+import { registerEventsCommands } from './program/events.js';
 
 /** Builds the commander program. */
 export function buildProgram(): Command {
@@ -59,6 +60,7 @@ With --json, errors are one JSON line on stderr: {"error": {"code", "message", "
   registerAgentCommands(program);
   registerSessionCommands(program);
   registerCallCommands(program);
+  registerEventsCommands(program);
   registerTelephonyCommands(program);
   registerAdminCommands(program);
 
