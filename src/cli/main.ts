@@ -20,6 +20,7 @@ import { registerCallCommands } from './program/call.js';
 import { registerTelephonyCommands } from './program/telephony.js';
 import { registerAdminCommands } from './program/admin.js';
 import { registerEventsCommands } from './program/events.js';
+import { registerDashboardCommand } from './program/dashboard.js';
 
 /** Builds the commander program. */
 export function buildProgram(): Command {
@@ -61,6 +62,7 @@ With --json, errors are one JSON line on stderr: {"error": {"code", "message", "
   registerSessionCommands(program);
   registerCallCommands(program);
   registerEventsCommands(program);
+  registerDashboardCommand(program);
   registerTelephonyCommands(program);
   registerAdminCommands(program);
 
