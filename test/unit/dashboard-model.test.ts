@@ -14,6 +14,7 @@ import {
   visibleRows,
   withBudget,
 } from '../../src/cli/dashboard/model.js';
+import { initialUi, onKey } from '../../src/cli/dashboard/keys.js';
 import type { EventView } from '../../src/contract/events.js';
 import { eventId } from '../../src/domain/events.js';
 
@@ -98,7 +99,7 @@ describe('dashboard model', () => {
   it('ignores a replayed event, and treats missing or ill-typed fields gracefully', () => {
     const first = ev('session.turn', 'cl_2', { heard: 42, reply: null, latency_ms: 'fast', step_progress: 'x' });
     const m = apply([first]);
-    expect(m.calls.cl_2).toMatchObject({ direction: null, number: null, agentId: null, phase: 'created', costInr: 0, steps: null });
+    expect(m.calls.cl_2).toMatchObject({ direction: null, number: null, agentId: null, phase: 'answered', costInr: 0, steps: null });
     expect(m.calls.cl_2!.turns[0]).toMatchObject({ heard: null, reply: null, latencyMs: null });
     expect(applyEvent(m, first)).toBe(m);
     // A session event of no call (a text chat) adds no row.
@@ -154,5 +155,44 @@ describe('dashboard model', () => {
     expect(clock(3725)).toBe('1:02:05');
     const m = apply([ev('call.created', 'cl_9', {}, T0), ev('call.answered', 'cl_9', {}, T0 + 10)]);
     expect(elapsedS(m.calls.cl_9!, T0 + 70)).toBe(60);
+  });
+});
+
+describe('dashboard keys', () => {
+  const rows = apply([
+    ev('call.created', 'cl_20', { direction: 'inbound' }, T0 + 1),
+    ev('call.created', 'cl_21', { direction: 'inbound' }, T0 + 2),
+  ]);
+  const shown = visibleRows(rows, T0 + 3);
+
+  it('moves with arrows and j/k from the first row, clamped; Enter opens, Esc goes back', () => {
+    let ui = onKey(initialUi, 'j', {}, shown).ui;
+    expect(ui.selectedId).toBe('cl_20');
+    ui = onKey(ui, '', { downArrow: true }, shown).ui;
+    expect(ui.selectedId).toBe('cl_20');
+    ui = onKey(ui, 'k', {}, shown).ui;
+    ui = onKey(ui, '', { upArrow: true }, shown).ui;
+    expect(ui.selectedId).toBe('cl_21');
+    ui = onKey(ui, '', { return: true }, shown).ui;
+    expect(ui).toMatchObject({ screen: 'call', selectedId: 'cl_21' });
+    ui = onKey(ui, '', { escape: true }, shown).ui;
+    expect(ui.screen).toBe('list');
+  });
+
+  it('hangs up only after y, filters with /, quits with q', () => {
+    const asked = onKey(initialUi, 'h', {}, shown);
+    expect(asked).toMatchObject({ ui: { confirmHangup: 'cl_21' }, effect: null });
+    expect(onKey(asked.ui, 'y', {}, shown).effect).toEqual({ type: 'hangup', callId: 'cl_21' });
+    expect(onKey(asked.ui, 'n', {}, shown)).toMatchObject({ ui: { confirmHangup: null, message: 'not hung up' }, effect: null });
+    expect(onKey(initialUi, 'h', {}, []).ui.message).toBe('no call to hang up');
+
+    let ui = onKey(initialUi, '/', {}, shown).ui;
+    for (const ch of ['c', 'l', '\u0007', 'x']) ui = onKey(ui, ch, {}, shown).ui;
+    expect(ui.draft).toBe('clx');
+    ui = onKey(ui, '', { backspace: true }, shown).ui;
+    ui = onKey(ui, '', { return: true }, shown).ui;
+    expect(ui).toMatchObject({ filter: 'cl', draft: null });
+    expect(onKey(ui, 'q', {}, shown).effect).toEqual({ type: 'quit' });
+    expect(onKey(ui, '', { escape: true }, shown).ui.filter).toBe('');
   });
 });

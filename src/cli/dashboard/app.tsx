@@ -10,7 +10,7 @@
 import { render, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { CallStatus, EventView, StreamState } from '../../client/index.js';
-import { initialUi, onKey, type UiState } from './keys.js';
+import { initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
 import { applyEvent, emptyModel, prune, seedCalls, visibleRows, withBudget } from './model.js';
 import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
 
@@ -134,7 +134,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
   const nowS = now();
   const rows = visibleRows(model.current, nowS, ui.filter);
 
-  useInput((input, key) => {
+  const handleKey = (input: string, key: KeyInfo) => {
     const { ui: next, effect } = onKey(uiNow.current, input, key, visibleRows(model.current, now(), uiNow.current.filter));
     setUi(next);
     if (effect?.type === 'quit') exit();
@@ -145,6 +145,12 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
         (err: unknown) => setUi((u) => ({ ...u, message: `hang-up failed: ${(err as Error).message}` })),
       );
     }
+  };
+  useInput((input, key) => {
+    // Keys that arrive together (typed fast, pasted) come as one string: each is a key of its
+    // own, except while a filter is typed, where the text is taken whole.
+    if (input.length > 1 && !key.ctrl && !key.meta && uiNow.current.draft === null) for (const ch of input) handleKey(ch, {});
+    else handleKey(input, key);
   });
 
   return (

@@ -57,11 +57,15 @@ export const KEY_HELP: ReadonlyArray<[string, string]> = [
   ['q  Ctrl-C', 'quit'],
 ];
 
-/** The id of the row `delta` rows from the selected one (clamped), or of the first row. */
+/** The id of the row `delta` rows from the selected one (clamped), or null when there is none. */
 function move(rows: readonly CallRow[], selectedId: string | null, delta: number): string | null {
   if (rows.length === 0) return null;
-  const at = rows.findIndex((r) => r.callId === selectedId);
-  const next = at === -1 ? 0 : Math.min(rows.length - 1, Math.max(0, at + delta));
+  // No selection (or a call no longer shown): the cursor is on the first row.
+  const at = Math.max(
+    0,
+    rows.findIndex((r) => r.callId === selectedId),
+  );
+  const next = Math.min(rows.length - 1, Math.max(0, at + delta));
   return rows[next]!.callId;
 }
 

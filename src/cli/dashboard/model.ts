@@ -238,6 +238,7 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
         costInr: num(d.cost_inr),
       };
       row.turns = keepLast(row.turns, turn, MAX_TURNS);
+      if (row.phase === 'created' || row.phase === 'ringing') row.phase = 'answered'; // someone is talking
       if (turn.costInr !== null && row.phase !== 'ended') row.costInr += turn.costInr;
       row.steps = stepsOf(d.step_progress) ?? row.steps;
       break;
