@@ -190,7 +190,7 @@ function fakeSource() {
     },
   };
 }
-const tick = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+const tick = (ms = 300) => new Promise((r) => setTimeout(r, ms));
 
 describe('the running dashboard', () => {
   it('shows events as they come, opens a call, hangs up after y, and quits with q', async () => {
@@ -209,17 +209,17 @@ describe('the running dashboard', () => {
     expect(strip(app.lastFrame())).toMatch(/spend today ₹10\.50/);
 
     app.stdin.write('?');
-    await tick(50);
+    await tick(100);
     expect(strip(app.lastFrame())).toContain('Keys');
     app.stdin.write('?');
     app.stdin.write('\r');
-    await tick(50);
+    await tick(100);
     expect(strip(app.lastFrame())).toMatch(/caller: hello/);
     app.stdin.write('h');
-    await tick(50);
+    await tick(100);
     expect(strip(app.lastFrame())).toContain('Hang up cl_1 (+91987•••3210)? y/N');
     app.stdin.write('y');
-    await tick(50);
+    await tick(100);
     expect(fake.hungUp).toEqual(['cl_1']);
     expect(strip(app.lastFrame())).toContain('hung up cl_1');
 
@@ -228,9 +228,9 @@ describe('the running dashboard', () => {
     app.stdin.write('/');
     app.stdin.write('zzz');
     app.stdin.write('\r');
-    await tick(50);
+    await tick(100);
     expect(strip(app.lastFrame())).toContain('No calls match "zzz".');
     app.stdin.write('q');
-    await tick(50);
+    await tick(100);
   });
 });

@@ -59,6 +59,9 @@ export async function dashboard(ctx: CommandContext): Promise<void> {
     );
   const client = await ctx.client();
   await client.health();
+  // React's production build: its development build checks every render, several times the
+  // CPU on a busy daemon. Set before React first loads (it reads NODE_ENV then).
+  process.env.NODE_ENV ??= 'production';
   const { runDashboard } = await import('../dashboard/app.js');
   await runDashboard(clientSource(client), colorAllowed());
 }

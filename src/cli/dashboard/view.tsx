@@ -7,7 +7,6 @@
  * row is marked with `›` as well as shown inverse.
  */
 import { Box, Text } from 'ink';
-import type { ReactNode } from 'react';
 import type { EventView } from '../../client/index.js';
 import { KEY_HELP, type UiState } from './keys.js';
 import {
@@ -56,12 +55,22 @@ const SLOW_MS = 1000;
 const rupees = (v: number | null): string => (v === null ? '-' : `₹${v.toFixed(2)}`);
 const ms = (v: number | null): string => (v === null ? '-' : v >= 1000 ? `${(v / 1000).toFixed(1)}s` : `${Math.round(v)}ms`);
 
+/**
+ * `text` cut to `width` characters with `…`: most of the cutting done before Ink measures the
+ * text, which is most of a frame's CPU (Ink still cuts what is wider on the screen, e.g. CJK).
+ */
+export function fit(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
 /** A cell of `width` columns, its text cut to fit. */
-function Cell(props: { width: number; children: ReactNode; color?: string | undefined; dim?: boolean; bold?: boolean }) {
+function Cell(props: { width: number; children: string; color?: string | undefined; dim?: boolean; bold?: boolean }) {
   return (
     <Box width={props.width} flexShrink={0} marginRight={1}>
       <Text wrap="truncate-end" color={props.color} dimColor={props.dim} bold={props.bold}>
-        {props.children}
+        {fit(props.children, props.width)}
       </Text>
     </Box>
   );
