@@ -230,6 +230,9 @@ describe('the running dashboard', () => {
     app.stdin.write('\r');
     await tick(100);
     expect(strip(app.lastFrame())).toContain('No calls match "zzz".');
+    app.rerender(createElement(Dashboard, { source: fake.source, color: false, size: { width: 60, height: 20 }, now: () => T0 }));
+    await tick(100);
+    expect(strip(app.lastFrame())).toBe('vagent dashboard needs 80×24 or more (this terminal: 60×20); q quits');
     app.stdin.write('q');
     await tick(100);
   });

@@ -7,7 +7,7 @@
  *
  * This module loads Ink and React; only `vagent dashboard` imports it (dynamically).
  */
-import { render, useApp, useInput, useStdout } from 'ink';
+import { render, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { CallStatus, EventView, StreamState } from '../../client/index.js';
 import { initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
@@ -20,6 +20,10 @@ import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
  * frames a second, ~17 % at 10 — most of it Ink measuring and cutting the text of the cells.
  */
 export const FRAME_MS = 200;
+
+/** The smallest terminal the dashboard draws in; a smaller one gets a one-line note instead. */
+const MIN_WIDTH = 80;
+const MIN_HEIGHT = 24;
 
 /** What the dashboard reads from and does to the daemon (the client, or a stand-in in tests). */
 export interface DashboardSource {
@@ -51,16 +55,15 @@ const realNow = () => Date.now() / 1000;
 /** The terminal's size from Ink's stdout, following its `resize` events; 80×24 when it says none. */
 function useTerminalSize(fixed: { width: number; height: number } | undefined) {
   const { stdout } = useStdout();
-  const read = () => ({ width: Math.max(80, stdout.columns || 80), height: Math.max(24, stdout.rows || 24) });
-  const [size, setSize] = useState(read);
+  const [size, setSize] = useState(() => ({ width: stdout.columns || 80, height: stdout.rows || 24 }));
   useEffect(() => {
     if (fixed) return;
-    const onResize = () => setSize(read());
+    const onResize = () => setSize({ width: stdout.columns || 80, height: stdout.rows || 24 });
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);
     };
-  });
+  }, [stdout, fixed]);
   return fixed ?? size;
 }
 
@@ -157,6 +160,12 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
     else handleKey(input, key);
   });
 
+  if (size.width < MIN_WIDTH || size.height < MIN_HEIGHT)
+    return (
+      <Text wrap="truncate-end">
+        vagent dashboard needs {MIN_WIDTH}×{MIN_HEIGHT} or more (this terminal: {size.width}×{size.height}); q quits
+      </Text>
+    );
   return (
     <DashboardView
       model={model.current}
