@@ -201,7 +201,8 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
   const existing = rowOf(m, e);
   if (existing === null && e.call_id === null) return m;
   let row = existing ?? newRow(e.call_id!, e.created_at);
-  if (existing === null && e.type.startsWith('call.') && localDay(e.created_at) === m.day) m = { ...m, callsToday: m.callsToday + 1 };
+  // A call first seen now (started before the dashboard, past the calls it loaded) counts too.
+  if (existing === null && localDay(e.created_at) === m.day) m = { ...m, callsToday: m.callsToday + 1 };
   row = { ...row, events: keepLast(row.events, e, MAX_EVENTS), sessionId: row.sessionId ?? e.session_id };
   if (e.type.startsWith('call.')) {
     const direction = str(d.direction);
