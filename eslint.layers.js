@@ -99,13 +99,26 @@ export const LAYERS = [
   {
     folder: 'client',
     may: ['domain', 'contract'],
-    packages: ['zod', 'ws', NODE],
+    packages: ['zod', 'ws', 'eventsource-parser', NODE],
     why: 'the client speaks the /v1 contract over HTTP and knows nothing of the daemon',
   },
   {
     folder: 'cli',
     may: ['.', 'domain', 'contract', 'engine', 'media', 'config', 'client', 'daemon', 'adapters/speech'],
-    packages: ['commander', 'cli-table3', 'picocolors', 'yaml', 'lowdb', 'lowdb/node', '@napi-rs/keyring', 'wavefile', 'ws', NODE],
+    packages: [
+      'commander',
+      'cli-table3',
+      'picocolors',
+      'yaml',
+      'lowdb',
+      'lowdb/node',
+      '@napi-rs/keyring',
+      'wavefile',
+      'ws',
+      'ink',
+      'react',
+      NODE,
+    ],
     why: "the CLI reaches the daemon's state through the client, opens the daemon only to run it (`vagent serve`, `vagent admin`), and never imports its HTTP app or store",
   },
   {

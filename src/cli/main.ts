@@ -19,6 +19,8 @@ import { registerSessionCommands } from './program/session.js';
 import { registerCallCommands } from './program/call.js';
 import { registerTelephonyCommands } from './program/telephony.js';
 import { registerAdminCommands } from './program/admin.js';
+import { registerEventsCommands } from './program/events.js';
+import { registerDashboardCommand } from './program/dashboard.js';
 
 /** Builds the commander program. */
 export function buildProgram(): Command {
@@ -59,6 +61,8 @@ With --json, errors are one JSON line on stderr: {"error": {"code", "message", "
   registerAgentCommands(program);
   registerSessionCommands(program);
   registerCallCommands(program);
+  registerEventsCommands(program);
+  registerDashboardCommand(program);
   registerTelephonyCommands(program);
   registerAdminCommands(program);
 

@@ -90,7 +90,8 @@ const TRANSIENT_OR_REFUSED = new Set([...TRANSIENT, 'connection refused']);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function describeCause(err: unknown): string {
+/** Why a `fetch` failed, in a few words (`connection refused`, `ECONNRESET`, `timed out` …). */
+export function describeCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code === 'ECONNREFUSED') return 'connection refused';
   if (cause?.code === 'ENOTFOUND') return 'host not found';

@@ -19,6 +19,7 @@ import type {
   CarrierView,
   CreateNumberRequest,
   CreateTrunkRequest,
+  EventView,
   HealthStatus,
   ListResponse,
   NumberDeleted,
@@ -39,8 +40,10 @@ import type {
 } from '../contract/index.js';
 import type { z } from 'zod';
 import { DIAL_LIMITS } from '../domain/calls.js';
+import { listEvents, streamEvents, type EventListQuery, type EventPage, type StreamEventsOptions } from './events.js';
 import { HttpTransport, withKey, type RequestOptions } from './http.js';
 
+export type { EventListQuery, EventPage, StreamEventsOptions, StreamState } from './events.js';
 export { ApiResponseError, DaemonUnreachableError, HttpTransport, type ClientOptions, type RequestOptions } from './http.js';
 export type {
   Agent,
@@ -60,6 +63,7 @@ export type {
   CreateNumberRequest,
   CreateTrunkRequest,
   DialStatus,
+  EventView,
   HealthStatus,
   LineOutcome,
   ListResponse,
@@ -260,5 +264,17 @@ export class VagentClient extends HttpTransport {
   /** `GET /v1/telephony/check`: one authenticated LiveKit request, webhook event counts and the caller's budget. */
   async telephonyCheck(): Promise<TelephonyCheckResult> {
     return (await this.request<TelephonyCheckResult>('GET', '/v1/telephony/check')).body;
+  }
+
+  /** `GET /v1/events`: one page of the tenant's events, oldest first (docs/events.md). See ./events.ts. */
+  async listEvents(query: EventListQuery = {}): Promise<EventPage> {
+    return listEvents(this, query);
+  }
+  /**
+   * `GET /v1/events` as Server-Sent Events: the tenant's events as they happen, resumed with
+   * `Last-Event-ID` after a dropped connection, none yielded twice. See ./events.ts `streamEvents`.
+   */
+  streamEvents(options: StreamEventsOptions = {}): AsyncGenerator<EventView> {
+    return streamEvents(this, options);
   }
 }

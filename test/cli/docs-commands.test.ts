@@ -76,6 +76,16 @@ const CHECK_ONLY: CheckOnly[] = [
     reason:
       'a whole call at real-time pacing with the embedded recogniser; run as written, with --strict, by test/cli/call-simulate-strict.test.ts',
   },
+  {
+    file: 'README.md',
+    command: /^vagent dashboard$/,
+    reason: 'a full-screen terminal UI that runs until q; its frames are read by test/unit/dashboard-view.test.ts',
+  },
+  {
+    file: 'README.md',
+    command: /^vagent events tail( |$)/,
+    reason: 'follows the stream until Ctrl-C; run to its end by test/cli/events.test.ts (a restart, Ctrl-C)',
+  },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
   {
     file: 'docs/calls.md',

@@ -1,0 +1,67 @@
+/**
+ * `vagent dashboard`: the live calls of the tenant on a full-screen terminal UI (Ink). This file
+ * checks the terminal and wires the client; Ink and React load only here, by a dynamic import
+ * of ../dashboard/app.js, so that no other command pays for them.
+ */
+import type { VagentClient } from '../../client/index.js';
+import type { CommandContext } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import type { DashboardSource } from '../dashboard/app.js';
+
+/** True when colours may be used: NO_COLOR (https://no-color.org) is unset or empty, and FORCE_COLOR is not 0. */
+export function colorAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !env.NO_COLOR && env.FORCE_COLOR !== '0';
+}
+
+/** The dashboard's view of the daemon, through the client. */
+export function clientSource(client: VagentClient): DashboardSource {
+  return {
+    url: client.url,
+    async listCalls() {
+      // The calls in progress (however old), then the newest 100 (for the count of today's calls).
+      const [live, newest] = await Promise.all([client.listCalls({ status: 'in_progress', limit: 100 }), client.listCalls({ limit: 100 })]);
+      return [...live.data, ...newest.data];
+    },
+    async status() {
+      const check = await client.telephonyCheck();
+      const recognizers = (check.recognizers ?? []).map((r) => `${r.provider} ${r.ok ? 'ok' : (r.problem ?? 'failing')}`);
+      return {
+        budget: check.budget,
+        daemon: {
+          telephony: check.ok ? 'ok' : (check.problem ?? 'failing'),
+          recognizer: recognizers.length > 0 ? recognizers.join(', ') : null,
+        },
+      };
+    },
+    events: ({ signal, onState }) => client.streamEvents({ signal, onState, failFast: false }),
+    async hangUp(callId) {
+      const res = await client.hangUpCall(callId);
+      return res.line === 'hung_up'
+        ? `hung up ${callId}`
+        : res.line === 'already_gone'
+          ? `${callId} ended: its line was already gone`
+          : `${callId} ended (never dialled)`;
+    },
+  };
+}
+
+/**
+ * `vagent dashboard`: runs until `q` or Ctrl-C.
+ * @throws CliError (exit 2) when stdin or stdout is not a terminal, pointing to
+ *   `vagent events tail --json`; the client's errors (exit 1 or 3) when the daemon refuses or
+ *   is not there.
+ */
+export async function dashboard(ctx: CommandContext): Promise<void> {
+  if (!process.stdout.isTTY || !process.stdin.isTTY)
+    throw new CliError(
+      'vagent dashboard needs a terminal; in a script or a pipe, follow the events with `vagent events tail --json`',
+      EXIT.usage,
+    );
+  const client = await ctx.client();
+  await client.health();
+  // React's production build: its development build checks every render, several times the
+  // CPU on a busy daemon. Set before React first loads (it reads NODE_ENV then).
+  process.env.NODE_ENV ??= 'production';
+  const { runDashboard } = await import('../dashboard/app.js');
+  await runDashboard(clientSource(client), colorAllowed());
+}

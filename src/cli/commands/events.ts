@@ -1,0 +1,172 @@
+/**
+ * `vagent events list|tail`: the tenant's event log (docs/events.md) as a page
+ * (`GET /v1/events`) or followed live over Server-Sent Events, printed one line per event —
+ * `2026-11-27 12:00:01  --> call.answered  evt_000000000042  cl_123` — or, with `--json`, one
+ * event object per line (JSON Lines).
+ */
+import type { EventListQuery, EventView, StreamState } from '../../client/index.js';
+import { EVENT_ID_PATTERN, EVENT_PATTERN, typesOf } from '../../domain/events.js';
+import { ID_PATTERNS } from '../../domain/ids.js';
+import type { CommandContext } from '../context.js';
+import { InterruptedError, InvalidValueError } from '../errors.js';
+import { accent, bad, dim, good, hint, mark, printJsonLine, say } from '../output.js';
+import { wholeNumber } from './call.js';
+
+/** Flags shared by `events list` and `events tail`. */
+export interface EventFilterFlags {
+  /** `--type`, repeatable; each may also be comma-separated. */
+  type?: string[];
+  /** `--call cl_…`. */
+  call?: string;
+}
+
+/** Flags of `vagent events list`. */
+export interface EventListFlags extends EventFilterFlags {
+  after?: string;
+  limit?: string;
+}
+
+/**
+ * The event type patterns of `--type` flags (`call.*`, `session.turn`, `*`), or undefined for all.
+ * @throws InvalidValueError (param `types`) naming a pattern that is malformed or selects no type.
+ */
+export function typePatterns(flags: string[] | undefined): string[] | undefined {
+  if (flags === undefined || flags.length === 0) return undefined;
+  const patterns = flags.flatMap((f) => f.split(',')).map((p) => p.trim());
+  const example = 'e.g. --type call.* --type session.turn';
+  for (const p of patterns) {
+    if (!EVENT_PATTERN.test(p))
+      throw new InvalidValueError(`--type must be an event type or pattern such as call.* or session.turn, not "${p}"`, 'types', example);
+  }
+  const { unknown } = typesOf(patterns);
+  if (unknown.length > 0)
+    throw new InvalidValueError(`--type ${unknown.join(', ')}: no such event type (see docs/events.md for the list)`, 'types', example);
+  return patterns;
+}
+
+/** The `--call` flag checked, or undefined. @throws InvalidValueError (param `call_id`). */
+function callFlag(value: string | undefined): string | undefined {
+  if (value !== undefined && !ID_PATTERNS.call.test(value))
+    throw new InvalidValueError(`--call must be a call id such as cl_4503599627370497, not "${value}"`, 'call_id');
+  return value;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** An epoch-seconds timestamp as local `YYYY-MM-DD HH:MM:SS`. */
+export function formatSeconds(epochS: number): string {
+  const d = new Date(epochS * 1000);
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** A few words of what an event says (its `data`), for the end of its line; fields missing are left out. */
+export function eventDetail(e: EventView): string {
+  const d = e.data;
+  switch (e.type) {
+    case 'call.ended': {
+      const reason = str(d.end_reason);
+      const secs = num(d.duration_s);
+      return [reason, secs === undefined ? undefined : `${Math.round(secs)} s`].filter(Boolean).join(' ');
+    }
+    case 'call.failed':
+      return str(d.dial_error) ?? str(d.error) ?? '';
+    case 'call.created':
+      return [str(d.direction), str(d.agent_id)].filter(Boolean).join(' ');
+    case 'session.turn': {
+      const heard = str(d.heard);
+      const ms = num(d.latency_ms);
+      return [
+        heard === undefined ? undefined : `"${heard.length > 40 ? `${heard.slice(0, 39)}…` : heard}"`,
+        str(d.layer),
+        ms === undefined ? undefined : `${Math.round(ms)} ms`,
+      ]
+        .filter(Boolean)
+        .join(' ');
+    }
+    case 'call.dtmf':
+      return str(d.digits) ?? str(d.keys) ?? '';
+    default:
+      return '';
+  }
+}
+
+/** One line of an event, as `stripe listen` prints one: time, arrow, type, id, call or session, detail. */
+export function eventLine(e: EventView): string {
+  const type = e.type === 'call.ended' || e.type === 'call.failed' || e.type === 'budget.exceeded' ? mark(e.type) : accent(e.type);
+  const subject = e.call_id ?? e.session_id ?? '';
+  const detail = eventDetail(e);
+  return `${formatSeconds(e.created_at)}  --> ${type.padEnd(type.length + Math.max(0, 16 - e.type.length))} ${e.id}  ${subject}${detail ? `  ${dim(detail)}` : ''}`.trimEnd();
+}
+
+/**
+ * `vagent events list [--type T…] [--call cl_…] [--after evt_…] [--limit N]`: one page of
+ * events, oldest first; the next page's `--after` is hinted on stderr.
+ * @throws InvalidValueError (exit 1, invalid_request) for a bad flag, before anything is sent.
+ */
+export async function list(ctx: CommandContext, flags: EventListFlags): Promise<void> {
+  const query: EventListQuery = {};
+  const types = typePatterns(flags.type);
+  if (types) query.types = types;
+  const callId = callFlag(flags.call);
+  if (callId) query.call_id = callId;
+  if (flags.after !== undefined) {
+    if (!EVENT_ID_PATTERN.test(flags.after))
+      throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not "${flags.after}"`, 'after');
+    query.after = flags.after;
+  }
+  if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
+  const page = await (await ctx.client()).listEvents(query);
+  for (const e of page.data) {
+    if (ctx.json) printJsonLine(e);
+    else say(eventLine(e));
+  }
+  if (!ctx.json && page.data.length === 0) hint(flags.after ? `No events after ${flags.after}.` : 'No events yet.');
+  if (page.has_more && page.next_cursor) hint(`more events: add --after ${page.next_cursor}`);
+}
+
+/** The stderr line for a change of the stream's state. */
+function stateLine(url: string, state: StreamState, first: boolean): string {
+  if (state.state === 'connected')
+    return first ? `${good('Ready!')} Following the events of ${url} (Ctrl-C to stop)` : good('Reconnected.');
+  return bad(`Connection lost (${state.reason}); reconnecting in ${(state.delayMs / 1000).toFixed(1)} s (try ${state.attempt})…`);
+}
+
+/**
+ * `vagent events tail [--type T…] [--call cl_…] [--after evt_…]`: follows the events as they
+ * happen until Ctrl-C (exit 130), reconnecting after a dropped connection or a daemon restart
+ * without losing or repeating an event; the connection's state is told on stderr.
+ * @throws InvalidValueError for a bad flag; DaemonUnreachableError (exit 3) when the daemon is
+ *   not there at first; the API's error when it refuses the stream.
+ */
+export async function tail(ctx: CommandContext, flags: EventFilterFlags & { after?: string }): Promise<void> {
+  const types = typePatterns(flags.type);
+  const callId = callFlag(flags.call);
+  if (flags.after !== undefined && !EVENT_ID_PATTERN.test(flags.after))
+    throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not "${flags.after}"`, 'Last-Event-ID');
+  const client = await ctx.client();
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  process.once('SIGINT', onInterrupt);
+  let connections = 0;
+  try {
+    for await (const e of client.streamEvents({
+      types,
+      callId,
+      lastEventId: flags.after,
+      signal: stop.signal,
+      onState: (state) => {
+        if (!ctx.json || state.state === 'reconnecting') hint(stateLine(client.url, state, connections === 0));
+        if (state.state === 'connected') connections++;
+      },
+    })) {
+      if (ctx.json) printJsonLine(e);
+      else say(eventLine(e));
+    }
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+  if (stop.signal.aborted) throw new InterruptedError('stopped following events');
+}
