@@ -24,8 +24,8 @@ export function sessionOpenedEvent(s: LiveSession, title: string | null): EventI
 
 /**
  * `session.turn`: what was heard (or the phone-line event), the reply, the layer that answered,
- * its latency (ms) and cost (INR), the steps done of all after it (`GET /v1/sessions/{id}` has
- * each step's state).
+ * its latency (ms) and cost (INR), whether its audio was all cached, the steps done of all after
+ * it (`GET /v1/sessions/{id}` has each step's state).
  */
 export function sessionTurnEvent(s: LiveSession, stored: StoredTurn, view: TurnResult, callId: number | null): EventInput {
   return {
@@ -43,8 +43,8 @@ export function sessionTurnEvent(s: LiveSession, stored: StoredTurn, view: TurnR
       cursor: stored.cursor,
       latency_ms: stored.latency_ms.total,
       cost_inr: view.cost.total_inr,
-      steps_done: view.state.step_progress.done,
-      steps_total: view.state.step_progress.total,
+      cache_hit: view.cache_hit,
+      step_progress: { done: view.state.step_progress.done, total: view.state.step_progress.total },
       ended: stored.ended,
     },
   };
