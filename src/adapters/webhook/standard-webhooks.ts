@@ -13,10 +13,11 @@
  * exchange. Errors name the URL's origin only, never its path, the secret or the body.
  */
 import crypto from 'node:crypto';
+import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { checkedLookup, checkWebhookUrl, literalIp, WebhookTargetError } from './webhook-target.js';
+import { checkedLookup, checkWebhookUrl, isPublicUnicastAddress, literalIp, WebhookTargetError } from './webhook-target.js';
 
 /** The prefix of a Standard Webhooks secret. */
 export const SECRET_PREFIX = 'whsec_';
@@ -161,4 +162,29 @@ export async function postStandardWebhook(
     });
     req.end(body);
   });
+}
+
+/**
+ * Checks an endpoint URL when it is set: {@link checkWebhookUrl}, then (unless private targets
+ * are allowed) every address its host name resolves to must be public unicast. The same check
+ * runs again at every connection (the resolved addresses may change).
+ * @throws WebhookTargetError `invalid_url`, `scheme_not_allowed`, `address_not_allowed`, `dns_failed`.
+ */
+export async function checkWebhookTarget(url: string, policy: Omit<DeliveryPolicy, 'timeoutMs'>): Promise<void> {
+  const target = checkWebhookUrl(url, policy);
+  if (policy.allowPrivate || literalIp(target) !== null) return;
+  let addresses: dns.LookupAddress[];
+  try {
+    addresses = await dns.promises.lookup(target.hostname, { all: true, verbatim: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'failed';
+    throw new WebhookTargetError('dns_failed', `webhook host of ${target.origin} did not resolve (${code})`, { cause: err });
+  }
+  const bad = addresses.find((a) => !isPublicUnicastAddress(a.address));
+  if (bad || addresses.length === 0) {
+    throw new WebhookTargetError(
+      'address_not_allowed',
+      `webhook host of ${target.origin} resolves to ${bad?.address ?? 'nothing'}, which is not a public address`,
+    );
+  }
 }
