@@ -40,6 +40,8 @@ export interface DeliveryOptions {
   random?: () => number;
   /** Finished deliveries are deleted this long after (seconds; default 7 days). */
   keepS?: number;
+  /** How often the log is looked at for events another process appended (ms; default 1000). */
+  pollMs?: number;
   log?: DeliveryLog;
 }
 
@@ -64,6 +66,8 @@ export class WebhookDelivery {
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private lastPurge = 0;
+  private poller: NodeJS.Timeout | null = null;
+  private readonly pollMs: number;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -76,6 +80,7 @@ export class WebhookDelivery {
     this.windowS = options.windowS ?? RETRY_WINDOW_S;
     this.random = options.random ?? Math.random;
     this.keepS = options.keepS ?? 7 * 86_400;
+    this.pollMs = options.pollMs ?? 1000;
     this.log = options.log ?? { info: () => {}, warn: () => {} };
   }
 
@@ -91,6 +96,9 @@ export class WebhookDelivery {
       offEvents();
       offQueued();
     };
+    // Events appended by another process (an admin command) wake the worker through the log's poll.
+    this.poller = setInterval(() => this.deps.events.poll(), this.pollMs);
+    this.poller.unref();
     this.wake();
   }
 
@@ -121,6 +129,8 @@ export class WebhookDelivery {
     this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
     while (this.writes.size > 0 || this.running) {
       await Promise.allSettled([...this.writes]);
       if (this.running) await new Promise((r) => setTimeout(r, 5));

@@ -41,6 +41,7 @@ import type { z } from 'zod';
 import { DIAL_LIMITS } from '../domain/calls.js';
 import { HttpTransport, withKey, type RequestOptions } from './http.js';
 
+export { WebhookClient } from './webhooks.js';
 export { ApiResponseError, DaemonUnreachableError, HttpTransport, type ClientOptions, type RequestOptions } from './http.js';
 export type {
   Agent,
@@ -80,6 +81,9 @@ export type {
   TurnResult,
   TurnState,
   TurnTrace,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookTestResult,
 } from '../contract/index.js';
 
 /** Body of `POST /v1/sessions`, as sent (the contract's `OpenSessionBody`). */
