@@ -76,6 +76,11 @@ const CHECK_ONLY: CheckOnly[] = [
     reason:
       'a whole call at real-time pacing with the embedded recogniser; run as written, with --strict, by test/cli/call-simulate-strict.test.ts',
   },
+  {
+    file: 'README.md',
+    command: /^vagent webhook (add https:\/\/crm\.example\.in\/|test we_…)/,
+    reason: 'a receiver on the public internet (run against a loopback receiver by test/cli/webhooks.test.ts)',
+  },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
   {
     file: 'docs/calls.md',
