@@ -20,7 +20,7 @@ import type {
   WebhookSecretRotated,
   WebhookTestResult,
 } from '../contract/webhooks.js';
-import type { WebhookEndpointRow } from '../store/index.js';
+import type { EventRow, WebhookEndpointRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
@@ -196,37 +196,38 @@ export class WebhookService {
     input: { event_id?: string | undefined; since?: number | undefined; endpoint_id?: string | undefined },
     scope: Scope,
   ): Promise<Committed<ReplayResult>> {
-    const { events } = this.deps;
+    const { events, repos } = this.deps;
+    // Prepare: the events are read before the write step (a logged event never changes).
+    const rows: EventRow[] = [];
+    if (input.event_id !== undefined) {
+      const seq = eventSeq(input.event_id);
+      const row = seq === null || seq > events.durableSeq() ? undefined : repos.events.get(seq);
+      if (!row || row.tenant_id !== principal.tenantId) {
+        throw new ApiError('not_found', `no event ${shortId(input.event_id)} (see: GET /v1/events)`, { param: 'event_id' });
+      }
+      rows.push(row);
+    } else {
+      const cutoff = this.deps.nowS() - input.since!;
+      const durable = events.durableSeq();
+      for (let after = 0; rows.length < MAX_REPLAY;) {
+        const page = repos.events.page(principal.tenantId, after, 500, { types: null, subject: null }).filter((r) => r.seq <= durable);
+        rows.push(...page.filter((r) => r.created_at >= cutoff));
+        if (page.length < 500) break;
+        after = page[page.length - 1]!.seq;
+      }
+    }
     const result = await this.deps.uow.run(scope, () => {
       const endpoints =
-        input.endpoint_id === undefined ? this.deps.repos.webhooks.list(principal.tenantId) : [this.resolve(principal, input.endpoint_id)];
-      const rows = [];
-      if (input.event_id !== undefined) {
-        const seq = eventSeq(input.event_id);
-        const row = seq === null || seq > events.durableSeq() ? undefined : this.deps.repos.events.get(seq);
-        if (!row || row.tenant_id !== principal.tenantId) {
-          throw new ApiError('not_found', `no event ${shortId(input.event_id)} (see: GET /v1/events)`, { param: 'event_id' });
-        }
-        rows.push(row);
-      } else {
-        const cutoff = this.deps.nowS() - input.since!;
-        let after = 0;
-        for (;;) {
-          const page = this.deps.repos.events
-            .page(principal.tenantId, after, 500, { types: null, subject: null })
-            .filter((r) => r.seq <= events.durableSeq());
-          rows.push(...page.filter((r) => r.created_at >= cutoff));
-          if (page.length < 500 || rows.length >= MAX_REPLAY) break;
-          after = page[page.length - 1]!.seq;
-        }
-      }
+        input.endpoint_id === undefined
+          ? repos.webhooks.list(principal.tenantId)
+          : [this.resolve(principal, input.endpoint_id, 'endpoint_id')];
       let queued = 0;
       const now = this.deps.nowS();
       for (const e of endpoints) {
         const types = endpointTypes(e);
         for (const r of rows.slice(0, MAX_REPLAY)) {
           if (!types.has(r.type as EventType)) continue;
-          this.deps.repos.webhooks.requeue(e.id, r.seq, r.subject, now);
+          repos.webhooks.requeue(e.id, r.seq, r.subject, now);
           queued += 1;
         }
       }
@@ -251,12 +252,12 @@ export class WebhookService {
     return out;
   }
 
-  /** The endpoint row the caller may see. @throws ApiError not_found. */
-  resolve(principal: Principal, id: string): WebhookEndpointRow {
+  /** The endpoint row the caller may see. @throws ApiError not_found, naming `param`. */
+  resolve(principal: Principal, id: string, param = 'webhook_endpoint_id'): WebhookEndpointRow {
     const row = WEBHOOK_ENDPOINT_ID_PATTERN.test(id) ? scoped(this.deps, principal, this.deps.repos.webhooks.get(id), id) : undefined;
     if (!row) {
       throw new ApiError('not_found', `no webhook endpoint ${shortId(id)} (see: GET /v1/webhook_endpoints)`, {
-        param: 'webhook_endpoint_id',
+        param,
       });
     }
     return row;

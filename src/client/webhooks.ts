@@ -46,12 +46,12 @@ export class WebhookClient {
   async test(id: string, options?: RequestOptions): Promise<WebhookTestResult> {
     return (await this.http.request<WebhookTestResult>('POST', path(id, '/test'), undefined, withKey(options))).body;
   }
-  /** `POST /v1/webhook_endpoints/replay`: the events of the last `since` seconds, queued again. */
+  /** `POST /v1/webhook_replays`: the events of the last `since` seconds, queued again. */
   async replay(body: ReplayRequest, options?: RequestOptions): Promise<ReplayResult> {
-    return (await this.http.request<ReplayResult>('POST', '/v1/webhook_endpoints/replay', body, withKey(options))).body;
+    return (await this.http.request<ReplayResult>('POST', '/v1/webhook_replays', body, withKey(options))).body;
   }
-  /** `POST /v1/webhook_endpoints/replay_event`: one event, queued again. */
+  /** `POST /v1/webhook_replays/event`: one event, queued again. */
   async replayEvent(body: ReplayEventRequest, options?: RequestOptions): Promise<ReplayResult> {
-    return (await this.http.request<ReplayResult>('POST', '/v1/webhook_endpoints/replay_event', body, withKey(options))).body;
+    return (await this.http.request<ReplayResult>('POST', '/v1/webhook_replays/event', body, withKey(options))).body;
   }
 }

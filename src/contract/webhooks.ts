@@ -115,7 +115,7 @@ const EndpointIdField = z
 
 const REPLAY_BODY = 'request body must be a JSON object';
 
-/** `POST /v1/webhook_endpoints/replay_event`: queue one event again, for one endpoint (`endpoint_id`) or each that selects it. */
+/** `POST /v1/webhook_replays/event`: queue one event again, for one endpoint (`endpoint_id`) or each that selects it. */
 export const ReplayEventBody = z.strictObject(
   {
     event_id: z
@@ -126,7 +126,7 @@ export const ReplayEventBody = z.strictObject(
   { error: `${REPLAY_BODY} {event_id, endpoint_id?}` },
 );
 
-/** `POST /v1/webhook_endpoints/replay`: queue again every event of the last `since` seconds, for one endpoint or each that selects them. */
+/** `POST /v1/webhook_replays`: queue again every event of the last `since` seconds, for one endpoint or each that selects them. */
 export const ReplayBody = z.strictObject(
   {
     since: z

@@ -195,7 +195,7 @@ describe('webhook delivery', () => {
     expect(shown.failing_since).toBeGreaterThan(0);
     // A replay sends them again; success makes the endpoint active again.
     failing = false;
-    expect(expectOk(await t.call('POST', '/v1/webhook_endpoints/replay', { since: 60 }), 200)).toEqual({ queued: 2 });
+    expect(expectOk(await t.call('POST', '/v1/webhook_replays', { since: 60 }), 200)).toEqual({ queued: 2 });
     await until('the replay', () => rx.accepted.length === 2);
     await until('active again', () => webhooks.get(ep.id)!.state === 'active');
     expect(rx.accepted.map((r) => r.event.sequence)).toEqual([1, 2]);

@@ -170,24 +170,30 @@ describe('endpoint by id', () => {
   });
 });
 
-describe('POST /v1/webhook_endpoints/replay, replay_event', () => {
+describe('POST /v1/webhook_replays, /v1/webhook_replays/event', () => {
   it('refuses bad input naming the param; an unknown event is not_found', async () => {
     t = await local();
     const cases: [string, unknown, string | undefined][] = [
-      ['replay', {}, 'since'],
-      ['replay', { since: -5 }, 'since'],
-      ['replay', { since: 1.5 }, 'since'],
-      ['replay', { since: 'x' }, 'since'],
-      ['replay', { since: 60, endpoint_id: 'we_nope' }, 'endpoint_id'],
-      ['replay', [], undefined],
-      ['replay_event', {}, 'event_id'],
-      ['replay_event', { event_id: 'evt_1' }, 'event_id'],
-      ['replay_event', { event_id: 'evt_000000000001', since: 60 }, undefined],
+      ['webhook_replays', {}, 'since'],
+      ['webhook_replays', { since: -5 }, 'since'],
+      ['webhook_replays', { since: 1.5 }, 'since'],
+      ['webhook_replays', { since: 'x' }, 'since'],
+      ['webhook_replays', { since: 60, endpoint_id: 'we_nope' }, 'endpoint_id'],
+      ['webhook_replays', [], undefined],
+      ['webhook_replays/event', {}, 'event_id'],
+      ['webhook_replays/event', { event_id: 'evt_1' }, 'event_id'],
+      ['webhook_replays/event', { event_id: 'evt_000000000001', since: 60 }, undefined],
     ];
     for (const [route, body, param] of cases) {
-      expectError(await t.call('POST', `/v1/webhook_endpoints/${route}`, body), 400, 'invalid_request', param);
+      expectError(await t.call('POST', `/v1/${route}`, body), 400, 'invalid_request', param);
     }
-    expectError(await t.call('POST', '/v1/webhook_endpoints/replay_event', { event_id: 'evt_000000000999' }), 404, 'not_found', 'event_id');
-    expect(expectOk(await t.call('POST', '/v1/webhook_endpoints/replay', { since: 3600 }), 200)).toEqual({ queued: 0 });
+    expectError(await t.call('POST', '/v1/webhook_replays/event', { event_id: 'evt_000000000999' }), 404, 'not_found', 'event_id');
+    expect(expectOk(await t.call('POST', '/v1/webhook_replays', { since: 3600 }), 200)).toEqual({ queued: 0 });
+    expectError(
+      await t.call('POST', '/v1/webhook_replays', { since: 60, endpoint_id: `we_${'a'.repeat(20)}` }),
+      404,
+      'not_found',
+      'endpoint_id',
+    );
   });
 });

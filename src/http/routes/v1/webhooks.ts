@@ -109,7 +109,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
     );
 
     app.post(
-      '/webhook_endpoints/replay_event',
+      '/webhook_replays/event',
       {
         config: { idempotency: 'atomic' },
         schema: {
@@ -123,7 +123,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
     );
 
     app.post(
-      '/webhook_endpoints/replay',
+      '/webhook_replays',
       {
         config: { idempotency: 'atomic' },
         schema: {
