@@ -47,6 +47,8 @@ export interface DeliveryOptions {
 
 /** Events read from the log per endpoint per step. */
 const FAN_OUT_PAGE = 500;
+/** How far an endpoint's stored cursor may lag behind what was read for it with nothing to queue. */
+const CURSOR_LAG = 1000;
 /** The longest the worker sleeps without looking at the queue (ms). */
 const MAX_SLEEP_MS = 60_000;
 
@@ -66,6 +68,11 @@ export class WebhookDelivery {
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private lastPurge = 0;
+  /**
+   * How far each endpoint's log was read with nothing to queue, beyond its stored cursor (lost
+   * on a restart, which reads that stretch again and again finds nothing).
+   */
+  private readonly scanned = new Map<string, number>();
   private poller: NodeJS.Timeout | null = null;
   private readonly pollMs: number;
 
@@ -165,13 +172,19 @@ export class WebhookDelivery {
     const work: { endpoint: WebhookEndpointRow; rows: { seq: number; subject: number | null }[]; cursor: number }[] = [];
     let more = false;
     for (const endpoint of repos.webhooks.all()) {
-      if (endpoint.cursor_seq >= durable) continue;
+      const from = Math.max(endpoint.cursor_seq, this.scanned.get(endpoint.id) ?? 0);
+      if (from >= durable) continue;
       const types = [...endpointTypes(endpoint)] as EventType[];
-      const page = events.page(endpoint.tenant_id, endpoint.cursor_seq, FAN_OUT_PAGE, { types, subject: null });
+      const page = events.page(endpoint.tenant_id, from, FAN_OUT_PAGE, { types, subject: null });
       const rows = page.events.map((v) => ({ seq: eventSeq(v.id)!, subject: subjectOf(v.call_id ?? v.session_id) }));
       // With nothing more of its types, the cursor moves to what was durable when this began.
       const cursor = page.hasMore ? rows[rows.length - 1]!.seq : Math.max(durable, rows.at(-1)?.seq ?? 0);
       more ||= page.hasMore;
+      if (rows.length === 0 && cursor - endpoint.cursor_seq < CURSOR_LAG) {
+        // Nothing to queue: the stored cursor is moved only now and then, not with every commit.
+        this.scanned.set(endpoint.id, cursor);
+        continue;
+      }
       work.push({ endpoint, rows, cursor });
     }
     if (work.length === 0) return false;

@@ -103,6 +103,7 @@ export async function startDaemon(
       routingWebhook: (url, payload, secret, eventId) =>
         postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),
       inboundLog: logger.child({ component: 'inbound' }),
+      webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
