@@ -115,6 +115,19 @@ describe('postStandardWebhook', () => {
     expect((err as Error).message).not.toContain('token');
   });
 
+  it('takes a 2xx with an endless body without reading it all', async () => {
+    const url = await serve((_q, res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 0x61);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await expect(postStandardWebhook(url, 'e', BODY, [newSecret()], LOCAL)).resolves.toMatchObject({ status: 200 });
+  });
+
   it('refuses a private target without the allow setting, before connecting', async () => {
     await expect(
       postStandardWebhook('https://127.0.0.1/x', 'e', BODY, [newSecret()], { allowHttp: false, allowPrivate: false, timeoutMs: 100 }),
