@@ -8,7 +8,8 @@
  *   an event is queued once per endpoint, never lost between the log and the queue.
  * - Sending: per (endpoint, call) only the oldest pending delivery is sent, so a call's events
  *   arrive in order and a failing call or endpoint holds up no other; at most `concurrency`
- *   at once. A 2xx is delivered; anything else (3xx, 4xx, 5xx, a timeout, a closed socket) is
+ *   at once, and at most `perEndpoint` to one endpoint, so a receiver that never answers holds a
+ *   few slots until its timeout, never all of them. A 2xx is delivered; anything else (3xx, 4xx, 5xx, a timeout, a closed socket) is
  *   tried again after an exponential, fully jittered wait (src/domain/webhooks.ts), for 3 days
  *   from when it was queued; then the delivery is `dead` and its endpoint `failing` (until a
  *   later delivery to it succeeds).
@@ -32,6 +33,8 @@ export interface DeliveryLog {
 export interface DeliveryOptions {
   /** Deliveries in flight at once, over all endpoints (default 8). */
   concurrency?: number;
+  /** Deliveries in flight at once to one endpoint (default 4). */
+  perEndpoint?: number;
   /** The retry schedule (default 5 s doubling to 1 hour). */
   schedule?: RetrySchedule;
   /** How long a delivery is tried, in seconds (default 3 days). */
@@ -55,6 +58,9 @@ const MAX_SLEEP_MS = 60_000;
 /** The fan-out and the sender, over one store. */
 export class WebhookDelivery {
   private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  /** Deliveries in flight per endpoint id. */
+  private readonly endpointLoad = new Map<string, number>();
   private readonly schedule: RetrySchedule;
   private readonly windowS: number;
   private readonly random: () => number;
@@ -82,7 +88,8 @@ export class WebhookDelivery {
     private readonly port: WebhookPort,
     options: DeliveryOptions = {},
   ) {
-    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.concurrency = Math.max(1, options.concurrency ?? 16);
+    this.perEndpoint = Math.max(1, Math.min(options.perEndpoint ?? 4, this.concurrency));
     this.schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
     this.windowS = options.windowS ?? RETRY_WINDOW_S;
     this.random = options.random ?? Math.random;
@@ -202,20 +209,25 @@ export class WebhookDelivery {
     return more;
   }
 
-  /** Starts the due deliveries that head their queue, up to the concurrency. */
+  /** Starts the due deliveries that head their queue, up to the concurrency (overall and per endpoint). */
   private sendDue(): void {
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
-    const rows = this.deps.repos.webhooks.due(this.deps.nowS(), free + this.inFlight.size + 16);
+    const rows = this.deps.repos.webhooks.due(this.deps.nowS(), this.inFlight.size + free * this.perEndpoint + 64);
     let started = 0;
     for (const row of rows) {
       if (started >= free) break;
       const key = queueKey(row);
-      if (this.inFlight.has(key)) continue;
+      const load = this.endpointLoad.get(row.endpoint_id) ?? 0;
+      if (this.inFlight.has(key) || load >= this.perEndpoint) continue;
       this.inFlight.add(key);
+      this.endpointLoad.set(row.endpoint_id, load + 1);
       started += 1;
       void this.deliver(row).finally(() => {
         this.inFlight.delete(key);
+        const left = (this.endpointLoad.get(row.endpoint_id) ?? 1) - 1;
+        if (left > 0) this.endpointLoad.set(row.endpoint_id, left);
+        else this.endpointLoad.delete(row.endpoint_id);
         this.wake();
       });
     }

@@ -178,6 +178,22 @@ describe('webhook delivery', () => {
     expect(failing.accepted).toEqual([]);
   });
 
+  it('a receiver that never answers, with many calls queued, holds only its share of the slots', async () => {
+    await start({ concurrency: 4, perEndpoint: 2 });
+    const silent = await receiver(() => null);
+    const healthy = await receiver();
+    await endpoint(silent.url);
+    t.runtime.services.webhookDelivery.start();
+    await append(Array.from({ length: 20 }, (_, i) => [100 + i, 'call.created'] as [number, EventType]));
+    await until('the silent receiver holding its slots', () => silent.requests() >= 2, 5_000);
+    await endpoint(healthy.url);
+    const started = Date.now();
+    await append(Array.from({ length: 20 }, (_, i) => [200 + i, 'call.created'] as [number, EventType]));
+    await until('the healthy endpoint', () => healthy.accepted.length === 20, 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(silent.requests()).toBe(2);
+  });
+
   it('gives a delivery up after its retry window: dead, and the endpoint failing', async () => {
     await start({ windowS: 0.3 });
     let failing = true;
