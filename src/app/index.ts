@@ -23,6 +23,8 @@ import { TenantService } from './tenants.js';
 import { TrunkService } from './trunks.js';
 import { UnitOfWork } from './unit-of-work.js';
 import { EventLog } from './events.js';
+import { WebhookDelivery, type DeliveryOptions } from './webhook-delivery.js';
+import { WebhookService, type WebhookPort } from './webhooks.js';
 
 /** Everything the HTTP layer calls. */
 export interface Services {
@@ -53,6 +55,10 @@ export interface Services {
   carriers: CarrierService;
   /** Checks of the cloud speech recognisers (`vagent telephony check`). */
   recognizers: RecognizerCheckService;
+  /** Webhook endpoints (docs/events.md "Webhooks"). */
+  webhooks: WebhookService;
+  /** The webhook fan-out and sender; the daemon starts and stops it. */
+  webhookDelivery: WebhookDelivery;
 }
 
 /** Options of {@link createServices}. */
@@ -88,6 +94,10 @@ export interface ServiceOptions {
   purgeBatchSize?: number;
   /** The recognition settings (`recognizer`, `recognizers`, `deepgram`, `sarvam`), for the recognisers' checks (default: none configured). */
   recognition?: RecognitionConfig;
+  /** Reaches webhook receivers (default: refuses every URL). */
+  webhookPort?: WebhookPort;
+  /** The webhook sender's concurrency, retry schedule and log (default: the worker's). */
+  webhookDelivery?: DeliveryOptions;
 }
 
 /** How many sessions the session service holds in memory (see `SessionServiceOptions`). */
@@ -150,8 +160,12 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     },
     nowS,
   );
+  const webhookPort = options.webhookPort ?? noWebhookPort;
+  const webhooks = new WebhookService(deps, webhookPort);
   const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
   return {
+    webhooks,
+    webhookDelivery: new WebhookDelivery(deps, webhooks, webhookPort, options.webhookDelivery),
     media,
     carriers: new CarrierService(deps),
     recognizers: new RecognizerCheckService(options.recognition ?? null),
@@ -174,3 +188,9 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     numbers: new NumberService(deps, trunks, agents),
   };
 }
+
+/** The webhook port of services built without one (admin commands): every URL is refused. */
+const noWebhookPort: WebhookPort = {
+  checkUrl: () => Promise.reject(new Error('webhooks are not enabled here')),
+  send: () => Promise.reject(new Error('webhooks are not enabled here')),
+};

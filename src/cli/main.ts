@@ -13,6 +13,7 @@ import { printError } from './output.js';
 import { versionLine } from '../version.js';
 import { registerDaemonCommands } from './program/daemon.js';
 import { registerTrunkCommands } from './program/trunk.js';
+import { registerWebhookCommands } from './program/webhook.js';
 import { registerNumberCommands } from './program/number.js';
 import { registerAgentCommands } from './program/agent.js';
 import { registerSessionCommands } from './program/session.js';
@@ -64,6 +65,7 @@ With --json, errors are one JSON line on stderr: {"error": {"code", "message", "
   registerEventsCommands(program);
   registerDashboardCommand(program);
   registerTelephonyCommands(program);
+  registerWebhookCommands(program);
   registerAdminCommands(program);
 
   examples(

@@ -44,6 +44,7 @@ import { listEvents, streamEvents, type EventListQuery, type EventPage, type Str
 import { HttpTransport, withKey, type RequestOptions } from './http.js';
 
 export type { EventListQuery, EventPage, StreamEventsOptions, StreamState } from './events.js';
+export { WebhookClient } from './webhooks.js';
 export { ApiResponseError, DaemonUnreachableError, HttpTransport, type ClientOptions, type RequestOptions } from './http.js';
 export type {
   Agent,
@@ -84,6 +85,9 @@ export type {
   TurnResult,
   TurnState,
   TurnTrace,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookTestResult,
 } from '../contract/index.js';
 
 /** Body of `POST /v1/sessions`, as sent (the contract's `OpenSessionBody`). */

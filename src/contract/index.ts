@@ -21,3 +21,4 @@ export * from './audio.js';
 export type { CallSource, DialStatus, LineOutcome } from '../domain/calls.js';
 export type { CostInr } from '../domain/money.js';
 export * from './events.js';
+export * from './webhooks.js';

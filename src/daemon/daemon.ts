@@ -103,6 +103,7 @@ export async function startDaemon(
       routingWebhook: (url, payload, secret, eventId) =>
         postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),
       inboundLog: logger.child({ component: 'inbound' }),
+      webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
@@ -179,6 +180,8 @@ export async function startDaemon(
     runtime.services.agents.presynthesizeAll().catch((err: unknown) => logger.warn({ err }, 'pre-synthesis failed'));
   }
   const resumed = runtime.services.inbound.resumePending();
+  // Webhook deliveries (docs/events.md "Webhooks") resume from the store's queue.
+  runtime.services.webhookDelivery.start();
   // Expired idempotency records are purged from now on, in small batches, and freed pages given back.
   const tasks: BackgroundTasks = startBackgroundTasks(runtime, logger, background);
   const { store } = runtime.services.repos;
@@ -249,6 +252,7 @@ export async function startDaemon(
         // A purge under way stops between two batches, before the store closes.
         await retention.stop();
         await runtime.services.inbound.settled();
+        await runtime.services.webhookDelivery.stop();
         // Pre-synthesis reads agent revisions from the store, so it stops before the store
         // closes; closing the engine ends the syntheses under way at once (not at their limit).
         const presynthesisStopped = runtime.services.agents.stopPresynthesis();

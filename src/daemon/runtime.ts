@@ -8,11 +8,13 @@ import { shippedPaths, statePaths } from '../config/paths.js';
 import { loadPricing } from '../config/pricing.js';
 import { loadAgentDir, type LoadedAgentFile } from '../app/agent-files.js';
 import { createServices, type SessionCacheBounds, type Services } from '../app/index.js';
+import type { DeliveryOptions } from '../app/webhook-delivery.js';
 import type { SpeechPort } from '../app/speech-port.js';
 import type { InboundLog, RoutingWebhookCall } from '../app/inbound.js';
 import type { TelephonyPort } from '../app/telephony-port.js';
 import { openRepos } from '../store/index.js';
 import { ensureStateDir, loadMasterKey } from './state-dir.js';
+import { webhookPortOf } from './webhooks.js';
 
 /** An opened state dir. */
 export interface Runtime {
@@ -51,6 +53,8 @@ export interface RuntimeOptions {
   inboundLog?: InboundLog;
   /** Bounds of the sessions held in memory (tests); default the service's. */
   sessionCache?: SessionCacheBounds;
+  /** The webhook sender's options (tests shorten the retry schedule); default the worker's. */
+  webhookDelivery?: DeliveryOptions;
 }
 
 /**
@@ -78,6 +82,8 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.routingWebhook ? { routingWebhook: options.routingWebhook } : {}),
       ...(options.inboundLog ? { inboundLog: options.inboundLog } : {}),
       ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
+      webhookPort: webhookPortOf(settings),
+      ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
       budget: {
         dailyBudgetInr: settings.tenant_daily_budget_inr,
         timezone: settings.timezone,
@@ -109,6 +115,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       // Watches of ringing calls stop before the store they write to closes.
       close: () => {
         services.callLines.stop();
+        void services.webhookDelivery.stop();
         repos.store.close();
       },
     };

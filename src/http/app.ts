@@ -35,6 +35,7 @@ import { mediaRoutes, type CarrierStreams } from './routes/v1/media.js';
 import { MAX_FRAME_CHARS } from '../media/carriers/index.js';
 import { sessionRoutes } from './routes/v1/sessions.js';
 import { trunkRoutes } from './routes/v1/trunks.js';
+import { webhookRoutes } from './routes/v1/webhooks.js';
 import './types.js';
 
 /** Options of {@link buildApp}. */
@@ -233,6 +234,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await authed.register(telephonyRoutes(services));
       await authed.register(carrierRoutes(services));
       await authed.register(eventRoutes(services, options.events ?? {}));
+      await authed.register(webhookRoutes(services));
     },
     { prefix: '/v1' },
   );

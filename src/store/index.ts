@@ -13,6 +13,7 @@ import { RetentionRepo } from './repos/retention.js';
 import { SessionRepo } from './repos/sessions.js';
 import { TenantRepo } from './repos/tenants.js';
 import { NumberRepo, TrunkRepo } from './repos/telephony.js';
+import { WebhookRepo } from './repos/webhooks.js';
 
 export { BatchAbortedError, Store, type WriteOptions } from './database.js';
 export type { TenantRow, ApiKeyRow, AuditEventRow, TranscriptRedaction } from './repos/tenants.js';
@@ -25,6 +26,7 @@ export type { SessionBatch, SessionCounts } from './repos/retention.js';
 export type { CallRow, CallWithSession, DialMove, DialStatus } from './repos/calls.js';
 export type { TelephonyEventRow } from './repos/telephony-events.js';
 export type { EventFilter, EventRow, NewEvent } from './repos/events.js';
+export type { WebhookDeliveryRow, WebhookEndpointRow, WebhookSecretsRow } from './repos/webhooks.js';
 
 /** The repositories of one open store. */
 export interface Repos {
@@ -43,6 +45,8 @@ export interface Repos {
   carriers: CarrierRepo;
   /** The event log (docs/events.md). */
   events: EventRepo;
+  /** Webhook endpoints and their delivery queue (docs/events.md "Webhooks"). */
+  webhooks: WebhookRepo;
 }
 
 /** Opens the database at `file` and prepares every repository over it. */
@@ -61,5 +65,6 @@ export function openRepos(file: string): Repos {
     retention: new RetentionRepo(store.db),
     carriers: new CarrierRepo(store.db),
     events: new EventRepo(store.db),
+    webhooks: new WebhookRepo(store.db),
   };
 }

@@ -4,6 +4,8 @@
  * the server constrains carries the server's own pattern and bounds — taken here from the constants
  * the server validates with, never copied by hand — and no string field is left unbounded.
  */
+import { EVENT_ID_PATTERN } from '../../src/domain/events.js';
+import { WEBHOOK_ENDPOINT_ID_PATTERN } from '../../src/domain/webhooks.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIAL_LIMITS } from '../../src/domain/calls.js';
 import { CALLS_CURSOR, SESSIONS_CURSOR } from '../../src/domain/cursor.js';
@@ -52,6 +54,11 @@ const RULES: Record<string, Rule> = {
   api_key: { pattern: EXOTEL_API_KEY_PATTERN.source },
   auth_token: { pattern: CARRIER_SECRET_PATTERN.source },
   api_token: { pattern: CARRIER_SECRET_PATTERN.source },
+  webhook_endpoint_id: { pattern: WEBHOOK_ENDPOINT_ID_PATTERN.source },
+  endpoint_id: { pattern: WEBHOOK_ENDPOINT_ID_PATTERN.source },
+  event_id: { pattern: EVENT_ID_PATTERN.source },
+  since: { minimum: 1, maximum: 604_800 },
+  url: { minLength: 1, maxLength: 2048 },
 };
 
 /** Fields whose rule depends on the operation (`METHOD path name`): each list has its own cursors. */

@@ -32,6 +32,8 @@ const STATE_RULES = new Map<string, Set<string>>([
   // A number answers inbound calls: an outbound agent (a state of the agent, not the request's shape) is refused.
   ['POST /v1/numbers', new Set(['agent_id'])],
   ['POST /v1/numbers/{number}/bind', new Set(['agent_id'])],
+  // A webhook URL is judged by the allow settings and by what its host resolves to (docs/events.md "Webhooks").
+  ['POST /v1/webhook_endpoints', new Set(['url'])],
 ]);
 
 /** 5xx codes that are documented refusals of this deployment, not failures. */

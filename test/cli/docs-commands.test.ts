@@ -86,6 +86,11 @@ const CHECK_ONLY: CheckOnly[] = [
     command: /^vagent events tail( |$)/,
     reason: 'follows the stream until Ctrl-C; run to its end by test/cli/events.test.ts (a restart, Ctrl-C)',
   },
+  {
+    file: 'README.md',
+    command: /^vagent webhook (add https:\/\/crm\.example\.in\/|test we_…)/,
+    reason: 'a receiver on the public internet (run against a loopback receiver by test/cli/webhooks.test.ts)',
+  },
   { file: 'docs/calls.md', command: /^vagent serve$/, reason: THE_DAEMON },
   {
     file: 'docs/calls.md',

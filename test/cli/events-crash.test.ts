@@ -68,7 +68,8 @@ describe('events across kill -9', () => {
           const opened = await api(first, 'POST', '/v1/sessions', { key, body: { agent_id: 'ag_clinic_booking' } });
           if (opened.status !== 201) continue;
           const id = opened.body.session_id as string;
-          for (const text of ['what are your fees?', 'Meera Shah']) await api(first, 'POST', `/v1/sessions/${id}/turn`, { key, body: { text } });
+          for (const text of ['what are your fees?', 'Meera Shah'])
+            await api(first, 'POST', `/v1/sessions/${id}/turn`, { key, body: { text } });
           const end = await api(first, 'POST', `/v1/sessions/${id}/end`, { key });
           if (end.status === 200) ended.add(id);
         } catch {
@@ -99,7 +100,11 @@ describe('events across kill -9', () => {
     const bySession = new Map<string, number[]>();
     for (const e of log) bySession.set(e.session_id!, [...(bySession.get(e.session_id!) ?? []), e.sequence!]);
     for (const [id, sequences] of bySession) expect(sequences, id).toEqual(sequences.map((_, i) => i + 1));
-    for (const id of ended) expect(log.filter((e) => e.session_id === id && e.type === 'session.ended'), id).toHaveLength(1);
+    for (const id of ended)
+      expect(
+        log.filter((e) => e.session_id === id && e.type === 'session.ended'),
+        id,
+      ).toHaveLength(1);
     expect(ended.size).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -29,7 +29,7 @@ async function serve(
 }
 const auth = (s: SseServer) => ['--url', s.url, '--api-key', 'vk_test'];
 
-describe('vagent events list', () => {
+describe('vagent events list', { timeout: 30_000 }, () => {
   it('prints one line per event like stripe listen, and --json one object per line', async () => {
     const s = await serve();
     const r = await runCli(['events', 'list', ...auth(s), '--type', 'call.*', '--call', 'cl_1', '--limit', '3']);
@@ -80,7 +80,7 @@ describe('vagent events list', () => {
   });
 });
 
-describe('vagent events tail', () => {
+describe('vagent events tail', { timeout: 30_000 }, () => {
   it('follows the stream across a daemon restart, printing each event once; Ctrl-C exits 130', async () => {
     const s = await serve([]);
     const port = s.port;

@@ -16,7 +16,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const { buildProgram } = await import(path.join(ROOT, 'dist', 'cli', 'main.js'));
 
 const program = buildProgram();
-const each = (cmd, fn) => { fn(cmd); for (const sub of cmd.commands) each(sub, fn); };
+const each = (cmd, fn) => {
+  fn(cmd);
+  for (const sub of cmd.commands) each(sub, fn);
+};
 each(program, (cmd) => {
   cmd.exitOverride();
   cmd.configureOutput({ writeOut: () => {}, writeErr: () => {} });

@@ -1,0 +1,125 @@
+/**
+ * `vagent webhook add|list|show|rm|test|rotate-secret|replay` (`/v1/webhook_endpoints`:
+ * src/contract/webhooks.ts; docs/events.md "Webhooks").
+ */
+import type { WebhookEndpoint } from '../../client/index.js';
+import { WebhookClient } from '../../client/webhooks.js';
+import type { CommandContext } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
+import { confirmDelete, type DeleteFlags } from '../prompt.js';
+
+const webhooks = async (ctx: CommandContext) => new WebhookClient(await ctx.client());
+
+const statusText = (e: WebhookEndpoint) =>
+  e.status === 'failing' ? bad(`failing since ${formatTime(e.failing_since ?? 0)}`) : good('active');
+
+function showEndpoint(e: WebhookEndpoint): void {
+  printFields([
+    ['id', e.id],
+    ['url', e.url],
+    ['events', e.events.join(', ')],
+    ['status', statusText(e)],
+    ['created', formatTime(e.created_at)],
+  ]);
+}
+
+/** Splits `--events call.*,session.ended` (commas, spaces or both). */
+export function eventPatternsOf(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** `vagent webhook add URL [--events …]`: prints the signing secret, the one time it is shown. */
+export async function add(ctx: CommandContext, url: string, flags: { events?: string }): Promise<void> {
+  const events = flags.events === undefined ? undefined : eventPatternsOf(flags.events);
+  if (events?.length === 0) throw new UsageError('--events needs at least one event type or pattern, such as call.*,session.ended');
+  const created = await (await webhooks(ctx)).create({ url, ...(events ? { events } : {}) });
+  if (ctx.json) return printJson(created);
+  ok(`webhook endpoint ${created.id} added`);
+  showEndpoint(created);
+  say();
+  say(`signing secret: ${created.secret}`);
+  hint('This is the only time the secret is shown: store it now (vagent webhook rotate-secret gives a new one).');
+  hint('Verify each delivery with a Standard Webhooks library (headers webhook-id, webhook-timestamp, webhook-signature).');
+}
+
+/** `vagent webhook list`. */
+export async function list(ctx: CommandContext): Promise<void> {
+  const res = await (await webhooks(ctx)).list();
+  if (ctx.json) return printJson(res);
+  await printTable(
+    res.data,
+    [
+      { header: 'ID', cell: (e) => e.id },
+      { header: 'URL', cell: (e) => e.url },
+      { header: 'EVENTS', cell: (e) => e.events.join(',') },
+      { header: 'STATUS', cell: statusText },
+      { header: 'CREATED', cell: (e) => formatTime(e.created_at) },
+    ],
+    'No webhook endpoints yet. Add one: vagent webhook add https://crm.example.com/vagent --events call.ended',
+  );
+}
+
+/** `vagent webhook show ID`. */
+export async function show(ctx: CommandContext, id: string): Promise<void> {
+  const e = await (await webhooks(ctx)).get(id);
+  if (ctx.json) return printJson(e);
+  showEndpoint(e);
+}
+
+/** `vagent webhook rm ID [--yes]`: the endpoint and its queued deliveries. */
+export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  await confirmDelete(`webhook endpoint ${id} (deliveries not yet sent to it are dropped)`, flags.yes);
+  const res = await (await webhooks(ctx)).delete(id);
+  if (ctx.json) return printJson(res);
+  ok(`webhook endpoint ${res.id} removed`);
+}
+
+/** `vagent webhook test ID`: a signed `webhook.test` delivery; exit 1 when the receiver did not answer 2xx. */
+export async function test(ctx: CommandContext, id: string): Promise<void> {
+  const r = await (await webhooks(ctx)).test(id);
+  if (ctx.json) printJson(r);
+  else if (r.delivered) ok(`--> webhook.test  <-- [${r.status}] in ${r.ms} ms`);
+  else say(`--> webhook.test  <-- ${bad(r.status === null ? '[no answer]' : `[${r.status}]`)} ${dim(orDash(r.error))}`);
+  if (!r.delivered)
+    throw new CliError(`the receiver did not accept the test delivery: ${r.error ?? 'no answer'}`, 1, undefined, 'webhook_test_failed');
+}
+
+/** `vagent webhook rotate-secret ID`: prints the new secret; the old one signs too for 24 hours. */
+export async function rotateSecret(ctx: CommandContext, id: string): Promise<void> {
+  const r = await (await webhooks(ctx)).rotateSecret(id);
+  if (ctx.json) return printJson(r);
+  ok(`webhook endpoint ${r.id} has a new secret`);
+  say(`signing secret: ${r.secret}`);
+  hint(`The previous secret signs too until ${formatTime(r.previous_secret_expires_at)}: switch your receiver before then.`);
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Seconds of a duration such as `90s`, `15m`, `2h`, `1d`. @throws UsageError for anything else. */
+export function durationS(value: string): number {
+  const m = /^(\d{1,6})([smhd])$/.exec(value.trim());
+  if (!m) throw new UsageError(`--since ${JSON.stringify(value.slice(0, 40))} is not a duration such as 15m, 2h or 1d`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+/** `vagent webhook replay EVT_ID | --since DURATION [--endpoint ID]`: queues events again. */
+export async function replay(
+  ctx: CommandContext,
+  eventId: string | undefined,
+  flags: { since?: string; endpoint?: string },
+): Promise<void> {
+  if ((eventId === undefined) === (flags.since === undefined))
+    throw new UsageError('give an event id (evt_…) or --since DURATION, not both');
+  const client = await webhooks(ctx);
+  const target = flags.endpoint === undefined ? {} : { endpoint_id: flags.endpoint };
+  const r =
+    eventId !== undefined
+      ? await client.replayEvent({ event_id: eventId, ...target })
+      : await client.replay({ since: durationS(flags.since!), ...target });
+  if (ctx.json) return printJson(r);
+  ok(`${r.queued} ${r.queued === 1 ? 'delivery' : 'deliveries'} queued again`);
+}
