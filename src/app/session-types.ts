@@ -3,7 +3,7 @@
  * session as held in memory, and the handles of the open and end phases
  * (docs/unit-of-work.md).
  */
-import type { MediaSettings } from '../domain/agent.js';
+import type { MediaSettings, RecordingMode } from '../domain/agent.js';
 import type { SessionOpened } from '../contract/index.js';
 import type { MediaHints } from '../engine/media-hints.js';
 import type { CompiledAgent, EngineState } from '../engine/state.js';
@@ -32,6 +32,8 @@ export type SessionMediaHints = MediaHints & {
   closeGraceMs: number;
   /** The agent's phone-line settings, defaults applied. */
   media: MediaSettings;
+  /** The agent's own `recording` setting; undefined: the tenant's applies. */
+  recording: RecordingMode | undefined;
 };
 
 /** A session in memory: its agent, values, state and metrics. */

@@ -281,6 +281,7 @@ export class SessionService {
       closing: !ended && s.state.closing_at_ms !== null,
       closeGraceMs: s.agent.def.close_grace_ms,
       media: mediaSettingsOf(s.agent.def),
+      recording: s.agent.def.recording,
     };
   }
 

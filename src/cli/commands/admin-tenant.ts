@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import { readDaemonAddress } from '../../config/daemon-address.js';
 import { auditModeNotice } from '../../config/notices.js';
+import { RECORDING_MODES, type RecordingMode } from '../../domain/agent.js';
 import { MAX_RETENTION_DAYS, type TenantView } from '../../app/tenants.js';
 import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../adapters/webhook/webhook-signature.js';
 import { checkWebhookUrl, WebhookTargetError } from '../../adapters/webhook/webhook-target.js';
@@ -56,6 +57,8 @@ export interface TenantSetFlags extends AdminFlags {
   budgetInr?: string;
   /** Whole days, `0` (keep for ever) or `default` (the instance's `retention_days`). */
   retentionDays?: string;
+  /** `off`, `mono`, `dual` or `default` (not set). */
+  recording?: string;
   /** An https URL, or `none`. */
   inboundWebhook?: string;
   webhookSecretStdin?: boolean;
@@ -111,6 +114,27 @@ function parseRetentionDays(value: string): number | null {
   return n;
 }
 
+/**
+ * `--recording`: `default` → null (not set), else `off`, `mono` or `dual`.
+ * @throws UsageError (exit 2) for anything else.
+ */
+function parseRecording(value: string): RecordingMode | null {
+  if (value === 'default') return null;
+  if (!(RECORDING_MODES as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `--recording must be off, mono, dual or "default", not "${value}"`,
+      'example: --recording dual, --recording off, --recording default',
+    );
+  }
+  return value as RecordingMode;
+}
+
+function recordingText(mode: RecordingMode | null): string {
+  if (mode === null) return dim('not set (off unless the agent says)');
+  if (mode === 'off') return 'off';
+  return mode === 'dual' ? 'dual (caller left, agent right)' : 'mono (both parties mixed)';
+}
+
 function retentionText(days: number | null, short = false): string {
   if (days === null) return dim('instance default');
   if (days === 0) return short ? 'keep' : 'kept for ever (0)';
@@ -128,6 +152,7 @@ function printTenant(t: TenantView): void {
     ['created', formatTime(t.created_at)],
     ['daily budget', budgetText(t.daily_budget_inr)],
     ['retention', retentionText(t.retention_days)],
+    ['recording', recordingText(t.recording)],
     ['inbound webhook', orDash(t.inbound_webhook_url)],
     ['webhook secret', t.has_inbound_webhook_secret ? 'set (stored encrypted)' : dim('none')],
   ]);
@@ -142,14 +167,20 @@ function printTenant(t: TenantView): void {
  *   (settings `inbound_webhook_allow_http`/`_private`) refuses; ApiError not_found (tenant).
  */
 export async function tenantSet(ctx: CommandContext, name: string, flags: TenantSetFlags): Promise<void> {
-  if (flags.budgetInr === undefined && flags.inboundWebhook === undefined && flags.retentionDays === undefined) {
+  if (
+    flags.budgetInr === undefined &&
+    flags.inboundWebhook === undefined &&
+    flags.retentionDays === undefined &&
+    flags.recording === undefined
+  ) {
     throw new UsageError(
-      'nothing to set: give --budget-inr, --retention-days and/or --inbound-webhook',
+      'nothing to set: give --budget-inr, --retention-days, --recording and/or --inbound-webhook',
       `example: vagent admin tenant set ${name} --budget-inr 500`,
     );
   }
   const budget = flags.budgetInr === undefined ? undefined : parseBudget(flags.budgetInr);
   const retention = flags.retentionDays === undefined ? undefined : parseRetentionDays(flags.retentionDays);
+  const recording = flags.recording === undefined ? undefined : parseRecording(flags.recording);
   const clear = flags.inboundWebhook === 'none';
   if (flags.webhookSecretStdin && (flags.inboundWebhook === undefined || clear)) {
     throw new UsageError('--webhook-secret-stdin needs --inbound-webhook URL');
@@ -180,6 +211,7 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     let t = tenants.getTenant(name);
     if (budget !== undefined) t = tenants.setBudget(name, budget);
     if (retention !== undefined) t = tenants.setRetention(name, retention);
+    if (recording !== undefined) t = tenants.setRecording(name, recording);
     if (clear) t = tenants.setInboundWebhook(name, null);
     else if (flags.inboundWebhook !== undefined) {
       t = tenants.setInboundWebhook(name, {

@@ -28,11 +28,15 @@ export function registerAdminCommands(program: Command): void {
     tenant
       .command('set')
       .argument('<name>', 'tenant name, e.g. acme-collections')
-      .description("set a tenant's daily budget, retention and inbound routing webhook")
+      .description("set a tenant's daily budget, retention, call recording and inbound routing webhook")
       .option('--budget-inr <inr>', 'daily budget in rupees; 0 = no budget for this tenant; "default" = the instance setting applies')
       .option(
         '--retention-days <days>',
         'days its sessions, calls and audit events are kept; 0 = for ever; "default" = the instance\'s retention_days',
+      )
+      .option(
+        '--recording <mode>',
+        'record its phone calls: off, mono (both parties mixed), dual (caller left, agent right); "default" = not set; an agent\'s own recording wins',
       )
       .option('--inbound-webhook <url>', 'https URL asked which agent answers an inbound call; "none" removes it and its secret')
       .option('--webhook-secret-stdin', 'read the webhook signing secret from stdin (default: generate one and print it once)')
@@ -47,6 +51,7 @@ VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE allow them.
 Examples:
   $ vagent admin tenant set acme-collections --budget-inr 500
   $ vagent admin tenant set acme-collections --retention-days 90
+  $ vagent admin tenant set acme-collections --recording dual
   $ vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route
   $ printf %s "$ROUTING_SECRET" | vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route --webhook-secret-stdin
   $ vagent admin tenant set acme-collections --budget-inr default --inbound-webhook none --json`,

@@ -10,6 +10,7 @@ import { SPEND_MIGRATIONS } from './v07-v10-spend.js';
 import { MEDIA_MIGRATIONS } from './v11-v14-media.js';
 import { TURN_COST_MIGRATIONS } from './v15-turn-cost.js';
 import { EVENT_MIGRATIONS } from './v16-events.js';
+import { RECORDING_MIGRATIONS } from './v17-recording.js';
 import type { Migration } from './types.js';
 
 /** All migrations, in version order. */
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...MEDIA_MIGRATIONS,
   ...TURN_COST_MIGRATIONS,
   ...EVENT_MIGRATIONS,
+  ...RECORDING_MIGRATIONS,
 ];
