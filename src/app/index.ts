@@ -23,10 +23,13 @@ import { TenantService } from './tenants.js';
 import { TrunkService } from './trunks.js';
 import { UnitOfWork } from './unit-of-work.js';
 import { EventLog } from './events.js';
+import { RecordingService } from './recordings.js';
 
 /** Everything the HTTP layer calls. */
 export interface Services {
   repos: Repos;
+  /** Call recordings in the state dir (docs/media.md "Recordings"). */
+  recordings: RecordingService;
   tenants: TenantService;
   idempotency: IdempotencyService;
   /** Runs every use case's writes with its request's idempotent response (docs/unit-of-work.md). */
@@ -84,6 +87,10 @@ export interface ServiceOptions {
   retentionDays?: number;
   /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
   purgeBatchSize?: number;
+  /** The state dir's `recordings/` (default: none, so no call is recorded; docs/media.md "Recordings"). */
+  recordingsDir?: string;
+  /** Disk cap of all recordings together, MB (default 0: none). */
+  recordingsMaxMb?: number;
   /** The recognition settings (`recognizer`, `recognizers`, `deepgram`, `sarvam`), for the recognisers' checks (default: none configured). */
   recognition?: RecognitionConfig;
 }
@@ -144,16 +151,27 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       retentionDays: options.retentionDays ?? 0,
       ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
       // Purged sessions read as missing from then on, not from the ended window in memory.
-      onSessionsPurged: (ids) => sessions.forget(ids),
+      onSessionsPurged: (ids) => {
+        sessions.forget(ids);
+        recordings.remove(ids);
+      },
     },
     nowS,
   );
-  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
+  const recordings = new RecordingService(
+    repos,
+    options.recordingsDir ?? null,
+    (options.recordingsMaxMb ?? 0) * 1024 * 1024,
+    options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+  );
+  calls.useRecordings((n) => recordings.urlOf(n));
+  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech, recordings);
   return {
     media,
     carriers: new CarrierService(deps),
     recognizers: new RecognizerCheckService(options.recognition ?? null),
     retention,
+    recordings,
     budget,
     calls,
     callLines,

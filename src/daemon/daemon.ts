@@ -226,6 +226,7 @@ export async function startDaemon(
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
   say(retentionNotice(settings.retention_days));
+  say(runtime.services.recordings.notice());
   if (media) say(media.notice());
   if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (spaceNotice) say(spaceNotice);
