@@ -118,6 +118,30 @@ describe('call recordings', { timeout: 180_000 }, () => {
     const saved = await runCli(['call', 'recording', callId, '-o', out], { env: env() });
     expect(saved.code, saved.stderr).toBe(0);
     expect(fs.readFileSync(out).equals(wav)).toBe(true);
+
+    // Included in the operator's archive: copied beside it, named on the session's line.
+    const dir = tempDir('vagent-rec-export-');
+    const exported = await runCli([
+      'admin',
+      'export',
+      '--state-dir',
+      daemon.stateDir,
+      '--output',
+      path.join(dir, 'sessions.jsonl'),
+      '--recordings',
+      path.join(dir, 'recordings'),
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const records = fs
+      .readFileSync(path.join(dir, 'sessions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { calls: Array<{ call_id: string; recording_url: string | null }>; recording_file: string | null });
+    const record = records.find((r) => r.calls[0]?.call_id === callId);
+    expect(record?.recording_file).toBe(`${callId}.wav`);
+    // Offline, the URL is built from public_url (here unset: the default address), as the audio links are.
+    expect(record?.calls[0]?.recording_url).toMatch(new RegExp(`/v1/calls/${callId}/recording$`));
+    expect(fs.readFileSync(path.join(dir, 'recordings', `${callId}.wav`)).equals(wav)).toBe(true);
   });
 
   it('records nothing for an agent with recording off, and says so', async () => {
@@ -131,6 +155,20 @@ describe('call recordings', { timeout: 180_000 }, () => {
     const saved = await runCli(['call', 'recording', callId, '-o', path.join(tempDir('vagent-rec-'), 'none.wav')], { env: env() });
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('has no recording');
+
+    // The tenant's setting, set by the operator beside the running daemon, records the same agent's next call (mono).
+    const bad = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'stereo', '--state-dir', daemon.stateDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--recording must be off, mono, dual or "default"');
+    const set = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'mono', '--state-dir', daemon.stateDir]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('mono (both parties mixed)');
+    const next = await simulate('ag_clinic_booking', ['--say', 'Priya Sharma', '--timeout-s', '20']);
+    const mono = wavChannels(await finishedRecording(next.callId));
+    expect(mono.channels).toHaveLength(1);
+    expect(rms(mono.channels[0]!, mono.sampleRate, 0, 2000)).toBeGreaterThan(300); // the opening
+    const unset = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'default', '--state-dir', daemon.stateDir]);
+    expect(unset.code, unset.stderr).toBe(0);
   });
 
   it('answers a malformed or hostile call id as the call routes do (session_not_found, naming call_id), never a file', async () => {

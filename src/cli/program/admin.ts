@@ -223,6 +223,7 @@ Examples:
       .option('--before <date>', 'sessions created before: the same forms')
       .option('-o, --output <file>', 'write to this new file, mode 0600 (default: stdout)')
       .option('--force', 'overwrite --output when it exists')
+      .option('--recordings <dir>', "also copy each call's recording to this directory (cl_N.wav); each line then names its recording_file")
       .addHelpText(
         'after',
         `
@@ -234,7 +235,8 @@ To archive what a purge deletes, export then purge with the same --before.
 Examples:
   $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl
   $ vagent admin export --tenant acme-collections --since 2025-12-01 --before 2026-01-01 | gzip > acme-2025-12.jsonl.gz
-  $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json`,
+  $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json
+  $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl --recordings recordings-2025`,
       ),
   ).action(action(adminDataCmd, (m) => m.exportSessionsCommand));
 }
