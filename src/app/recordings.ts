@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { effectiveRecording, type RecordingMode } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
+import { WAV_HEADER_BYTES, wavHeader } from '../media/recorder.js';
 import type { RecordingSetting } from '../media/worker-protocol.js';
 import type { Repos } from '../store/index.js';
 
@@ -168,6 +169,36 @@ export class RecordingService {
       }
     }
     return removed;
+  }
+
+  /**
+   * Writes the right sizes into the header of every recording whose header does not match its
+   * file (one cut short by a crash or `kill -9`: its header still says 0 bytes), so each plays to
+   * its end. Run at start-up, before any call records. Returns how many were repaired; never throws.
+   */
+  repairHeaders(): number {
+    let repaired = 0;
+    for (const f of this.list()) {
+      try {
+        const fd = fs.openSync(f.file, 'r+');
+        try {
+          const head = Buffer.alloc(WAV_HEADER_BYTES);
+          if (fs.readSync(fd, head, 0, WAV_HEADER_BYTES, 0) < WAV_HEADER_BYTES || head.toString('latin1', 0, 4) !== 'RIFF') continue;
+          const channels = head.readUInt16LE(22);
+          if (channels !== 1 && channels !== 2) continue;
+          const blockAlign = 2 * channels;
+          const data = Math.floor((f.size - WAV_HEADER_BYTES) / blockAlign) * blockAlign;
+          if (head.readUInt32LE(40) === data) continue;
+          fs.writeSync(fd, wavHeader(channels, data), 0, WAV_HEADER_BYTES, 0);
+          repaired++;
+        } finally {
+          fs.closeSync(fd);
+        }
+      } catch {
+        // Unreadable: left as it is.
+      }
+    }
+    return repaired;
   }
 
   /**

@@ -128,6 +128,22 @@ describe('bounds', () => {
     expect(fs.existsSync(keptFile)).toBe(true); // its session is still open
   });
 
+  it('a recording cut short by a crash (header still 0) gets its real sizes at start-up', async () => {
+    const a = (t = await makeTestApp());
+    const rec = a.runtime.services.recordings;
+    const file = rec.pathOf(9);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, Buffer.concat([Buffer.from(wavHeader(2, 0)), Buffer.alloc(4 * 1000 + 3)])); // a torn last frame
+    const good = fakeRecording(a, 10);
+    const before = fs.readFileSync(good);
+    expect(rec.repairHeaders()).toBe(1);
+    const wav = fs.readFileSync(file);
+    expect(wav.readUInt32LE(40)).toBe(4000);
+    expect(wav.readUInt32LE(4)).toBe(36 + 4000);
+    expect(fs.readFileSync(good).equals(before)).toBe(true);
+    expect(rec.repairHeaders()).toBe(0);
+  });
+
   it('beyond recordings_max_mb the oldest go first when a new recording starts', async () => {
     const a = (t = await makeTestApp({ recordings_max_mb: 1 }));
     const rec = a.runtime.services.recordings;
