@@ -179,12 +179,19 @@ export class CallRecorder {
   }
 
   private place(track: Track, pcm: Int16Array, at: number, atMs: number): void {
+    // What is ripe goes first (up to this chunk's place at most), so a long silence before it is
+    // written in slices and never held.
+    const ripe = Math.min(at, this.sampleAt(atMs) - RECORDER_HOLD_MS * SAMPLES_PER_MS);
+    if (ripe - this.base >= RECORDER_FLUSH_MS * SAMPLES_PER_MS) this.drain(ripe);
     // Audio for a place already handed to the sink (very late) is cut to what is still pending.
     const skip = Math.max(0, this.base - at);
     if (skip >= pcm.length) return;
     track.put(skip > 0 ? pcm.subarray(skip) : pcm, at + skip, this.base);
-    const ripe = this.sampleAt(atMs) - RECORDER_HOLD_MS * SAMPLES_PER_MS;
-    if (ripe - this.base >= RECORDER_FLUSH_MS * SAMPLES_PER_MS) this.flush(ripe);
+  }
+
+  /** Hands the samples before sample number `upTo` to the sink, in slices of at most {@link RECORDER_FLUSH_MS}. */
+  private drain(upTo: number): void {
+    while (this.base < upTo) this.flush(Math.min(upTo, this.base + RECORDER_FLUSH_MS * SAMPLES_PER_MS));
   }
 
   /** Hands the samples before sample number `upTo` to the sink. */
@@ -223,8 +230,7 @@ export class CallRecorder {
     const bytesPerSample = 2 * this.channelCount;
     if (this.closed) return { durationMs: this.written / bytesPerSample / SAMPLES_PER_MS, bytes: WAV_HEADER_BYTES + this.written };
     const end = Math.max(this.callerTrack.end, this.agentTrack.end, atMs === undefined ? 0 : this.sampleAt(atMs));
-    // Flush in slices so no single buffer exceeds what the tracks hold.
-    while (this.base < end) this.flush(Math.min(end, this.base + RECORDER_FLUSH_MS * SAMPLES_PER_MS));
+    this.drain(end);
     this.closed = true;
     this.sink.finish(wavHeader(this.channelCount, this.written));
     return { durationMs: this.written / bytesPerSample / SAMPLES_PER_MS, bytes: WAV_HEADER_BYTES + this.written };

@@ -114,6 +114,20 @@ describe('CallRecorder, dual', () => {
     expect(rms(right, RATE, 605, 3000)).toBe(0);
   });
 
+  it('writes a long silence in slices, never holding it (a stream that went quiet for ten minutes)', () => {
+    const sizes: number[] = [];
+    const sink = memorySink();
+    const rec = new CallRecorder('dual', { write: (b) => (sizes.push(b.length), sink.write(b)), finish: (h) => sink.finish(h) }, 0);
+    rec.caller(tone(20, RATE), 20);
+    rec.caller(tone(20, RATE), 600_020); // ten minutes later
+    rec.close();
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(RECORDER_FLUSH_MS * 16 * 4);
+    const left = wavChannels(sink.file()).channels[0]!;
+    expect(left.length).toBe(600_020 * 16);
+    expect(rms(left, RATE, 600_000, 600_020)).toBeGreaterThan(4000);
+    expect(rms(left, RATE, 40, 599_990)).toBe(0);
+  });
+
   it('streams a long call in slices, never holding more than the flush window and the hold', () => {
     const sink = memorySink();
     const rec = new CallRecorder('mono', sink, 0);
