@@ -5,6 +5,9 @@
  * `GET /v1/calls/{id}` shows it (none for a session opened without one). Nothing secret is in
  * either view (no keys, no trunk credentials, no webhook secrets, no idempotency keys).
  *
+ * A call's recording (docs/media.md "Recordings") shows as its `recording_url`; the record's
+ * `recording` names its file in the state dir, which `vagent admin export --recordings DIR` copies.
+ *
  * Sessions are read a page at a time in storage order, so memory stays bounded however many
  * the store holds, and no read transaction stays open between pages.
  */
@@ -32,6 +35,8 @@ export type ExportedSession = SessionDetailView & {
   tenant: string;
   /** The session's call in the spec's Call status shape (at most one). */
   calls: CallStatusView[];
+  /** The call's recording in the state dir (absolute path), or null when it has none. */
+  recording: string | null;
 };
 
 /**
@@ -46,7 +51,13 @@ export function* exportSessions(services: Services, scope: ExportScope): Generat
     const rows = repos.sessions.page(scope.tenant, scope.since, scope.before, after, PAGE);
     for (const row of rows) {
       const call = repos.calls.get(row.id);
-      yield { ...services.sessions.detailOfRow(row), tenant: row.tenant_id, calls: call ? [callStatusView(call)] : [] };
+      const recorded = call !== undefined && call.transport !== null && services.recordings.has(row.id);
+      yield {
+        ...services.sessions.detailOfRow(row),
+        tenant: row.tenant_id,
+        calls: call ? [callStatusView(call, recorded ? services.recordings.urlOf(row.id) : null)] : [],
+        recording: recorded ? services.recordings.pathOf(row.id) : null,
+      };
     }
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1]!.seq;

@@ -25,8 +25,11 @@ export function callMetadata(n: number, tenantId: string): string {
   return JSON.stringify({ call_id: `cl_${n}`, session_id: `se_${n}`, tenant: tenantId });
 }
 
-/** Builds the status view of a call row. */
-export function callStatusView(row: CallWithSession): CallStatusView {
+/**
+ * Builds the status view of a call row; `recordingUrl`: where its recording is served, or null
+ * when it has none (docs/media.md "Recordings").
+ */
+export function callStatusView(row: CallWithSession, recordingUrl: string | null = null): CallStatusView {
   const metrics = JSON.parse(row.metrics) as SessionMetrics;
   const ended = row.session_status === 'ended';
   return {
@@ -50,6 +53,7 @@ export function callStatusView(row: CallWithSession): CallStatusView {
     answered_at: row.answered_at,
     transport: row.transport,
     source: row.source,
+    recording_url: recordingUrl,
   };
 }
 

@@ -105,6 +105,13 @@ export class CallService {
   ) {}
 
   private rooms: CallRooms | null = null;
+  /** Where call N's recording is served, or null when it has none (see {@link useRecordings}). */
+  private recordingUrl: (n: number) => string | null = () => null;
+
+  /** Shows each call's recording in its view: `urlOf(N)` is where call N's is served, or null. */
+  useRecordings(urlOf: (n: number) => string | null): void {
+    this.recordingUrl = urlOf;
+  }
 
   /** Connects vagent's media in LiveKit rooms: dialled calls' rooms are joined from then on. */
   setCallRooms(rooms: CallRooms): void {
@@ -411,7 +418,7 @@ export class CallService {
     const n = parseCallId(callId);
     const row = scoped(this.deps, principal, this.deps.repos.calls.get(n), callId);
     if (!row) throw new ApiError('not_found', `no call ${shortId(callId)}`, { param: 'call_id' });
-    return callStatusView(row);
+    return callStatusView(row, row.transport === null ? null : this.recordingUrl(row.id));
   }
 
   /**
@@ -439,7 +446,7 @@ export class CallService {
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return {
-      data: page.map(callStatusView),
+      data: page.map((row) => callStatusView(row, row.transport === null ? null : this.recordingUrl(row.id))),
       has_more: hasMore,
       next_cursor: hasMore ? CALLS_CURSOR.encode(page[page.length - 1]!.seq) : null,
     };

@@ -25,10 +25,13 @@ import { UnitOfWork } from './unit-of-work.js';
 import { EventLog } from './events.js';
 import { WebhookDelivery, type DeliveryOptions } from './webhook-delivery.js';
 import { WebhookService, type WebhookPort } from './webhooks.js';
+import { RecordingService } from './recordings.js';
 
 /** Everything the HTTP layer calls. */
 export interface Services {
   repos: Repos;
+  /** Call recordings in the state dir (docs/media.md "Recordings"). */
+  recordings: RecordingService;
   tenants: TenantService;
   idempotency: IdempotencyService;
   /** Runs every use case's writes with its request's idempotent response (docs/unit-of-work.md). */
@@ -92,6 +95,10 @@ export interface ServiceOptions {
   retentionDays?: number;
   /** Sessions deleted per write by a purge (default `DEFAULT_BATCH_SIZE`; tests). */
   purgeBatchSize?: number;
+  /** The state dir's `recordings/` (default: none, so no call is recorded; docs/media.md "Recordings"). */
+  recordingsDir?: string;
+  /** Disk cap of all recordings together, MB (default 0: none). */
+  recordingsMaxMb?: number;
   /** The recognition settings (`recognizer`, `recognizers`, `deepgram`, `sarvam`), for the recognisers' checks (default: none configured). */
   recognition?: RecognitionConfig;
   /** Reaches webhook receivers (default: refuses every URL). */
@@ -131,6 +138,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
       // Ending a dialled call's session hangs up its line (the call service is built below).
       closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
+      // A call's end report names its recording (the service is built below).
+      recordingUrl: (n) => recordings.urlOf(n),
     },
   );
   const telephony = options.telephony ?? new NoTelephony();
@@ -156,13 +165,23 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       retentionDays: options.retentionDays ?? 0,
       ...(options.purgeBatchSize !== undefined ? { batchSize: options.purgeBatchSize } : {}),
       // Purged sessions read as missing from then on, not from the ended window in memory.
-      onSessionsPurged: (ids) => sessions.forget(ids),
+      onSessionsPurged: (ids) => {
+        sessions.forget(ids);
+        recordings.remove(ids);
+      },
     },
     nowS,
   );
   const webhookPort = options.webhookPort ?? noWebhookPort;
   const webhooks = new WebhookService(deps, webhookPort);
-  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech);
+  const recordings = new RecordingService(
+    repos,
+    options.recordingsDir ?? null,
+    (options.recordingsMaxMb ?? 0) * 1024 * 1024,
+    options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+  );
+  calls.useRecordings((n) => recordings.urlOf(n));
+  const media = new MediaCallService(deps, agents, sessions, calls, budget, inbound, speech, recordings);
   return {
     webhooks,
     webhookDelivery: new WebhookDelivery(deps, webhooks, webhookPort, options.webhookDelivery),
@@ -170,6 +189,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     carriers: new CarrierService(deps),
     recognizers: new RecognizerCheckService(options.recognition ?? null),
     retention,
+    recordings,
     budget,
     calls,
     callLines,

@@ -56,6 +56,8 @@ export interface SessionEnd {
   metrics: SessionMetrics;
   endedAt: number;
   reason: EndReason;
+  /** The call's recording, or null. */
+  recordingUrl: string | null;
 }
 
 /**
@@ -110,7 +112,7 @@ function callReport(call: CallWithSession, s: LiveSession, end: SessionEnd, turn
     transcript: transcriptOf(turns),
     cost: costView(end.metrics.cost),
     cost_inr: microToInr(totalMicro(end.metrics.cost)),
-    recording_url: null,
+    recording_url: end.recordingUrl,
   };
 }
 

@@ -26,6 +26,7 @@ import type { CallService } from './calls.js';
 import type { ClipView } from './clips.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { InboundService } from './inbound.js';
+import type { RecordingService } from './recordings.js';
 import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
 import { INTERNAL, type Committed } from './unit-of-work.js';
@@ -95,6 +96,7 @@ export class MediaCallService {
     private readonly budget: BudgetService,
     private readonly inbound: InboundService,
     private readonly speech: SpeechPort,
+    private readonly recordings: RecordingService,
   ) {}
 
   /**
@@ -234,6 +236,7 @@ export class MediaCallService {
         // line the caller has heard the goodbye, so the line drops soon after it.
         closeGraceMs: Math.min(hints.closeGraceMs, PHONE_CLOSE_GRACE_MAX_MS),
         recognizerTimeoutMs: RECOGNIZER_TIMEOUT_MS,
+        recording: this.recordings.settingFor(principal.tenantId, n, hints.recording),
       },
       opening: { clips: clips.map((c) => this.clipRef(c)), ended: hints.ended || hints.closing, expectation: hints.expectation },
     };

@@ -3,7 +3,7 @@
  * session as held in memory, and the handles of the open and end phases
  * (docs/unit-of-work.md).
  */
-import type { MediaSettings } from '../domain/agent.js';
+import type { MediaSettings, RecordingMode } from '../domain/agent.js';
 import type { SessionOpened } from '../contract/index.js';
 import type { MediaHints } from '../engine/media-hints.js';
 import type { CompiledAgent, EngineState } from '../engine/state.js';
@@ -33,6 +33,8 @@ export type SessionMediaHints = MediaHints & {
   closeGraceMs: number;
   /** The agent's phone-line settings, defaults applied. */
   media: MediaSettings;
+  /** The agent's own `recording` setting; undefined: the tenant's applies. */
+  recording: RecordingMode | undefined;
 };
 
 /** A session in memory: its agent, values, state and metrics. */
@@ -126,6 +128,8 @@ export interface SessionServiceOptions {
   maxEndedCached?: number;
   /** Hangs up a session's phone line when the session is ended (default: sessions have no lines). */
   closeLine?: LineCloser;
+  /** The URL of call `n`'s recording, or null when it has none (default: none), for its end report. */
+  recordingUrl?: (n: number) => string | null;
 }
 
 /** Default bound of the open sessions held in memory ({@link SessionServiceOptions.maxCached}). */

@@ -278,6 +278,7 @@ export class SessionService {
       closing: !ended && s.state.closing_at_ms !== null,
       closeGraceMs: s.agent.def.close_grace_ms,
       media: mediaSettingsOf(s.agent.def),
+      recording: s.agent.def.recording,
     };
   }
 
@@ -534,7 +535,8 @@ export class SessionService {
     }
     const at = endedAt ?? this.deps.nowS();
     this.deps.repos.sessions.end(s.seq, JSON.stringify(state), JSON.stringify(metrics), at, JSON.stringify(summary));
-    appendEndEventsTx(tx, this.deps.events, this.deps.repos, s, { summary, metrics, endedAt: at, reason });
+    const recordingUrl = this.options.recordingUrl?.(s.id) ?? null;
+    appendEndEventsTx(tx, this.deps.events, this.deps.repos, s, { summary, metrics, endedAt: at, reason, recordingUrl });
     return summary;
   }
 

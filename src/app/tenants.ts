@@ -5,6 +5,7 @@
  * a presented key is hashed, found by hash and compared in constant time.
  */
 import crypto from 'node:crypto';
+import { RECORDING_MODES, type RecordingMode } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
 import { newApiKeyId, TENANT_NAME_PATTERN } from '../domain/ids.js';
 import type { ApiKeyRow, AuditEventRow, Repos, TenantRow, TranscriptRedaction } from '../store/index.js';
@@ -48,6 +49,11 @@ export interface TenantView {
    * instance's `retention_days` applies (docs/api-decisions.md "Retention").
    */
   retention_days: number | null;
+  /**
+   * Whether the tenant's phone calls are recorded: `off`, `mono` or `dual`; null = not set (off,
+   * unless an agent's own `recording` says otherwise; docs/media.md "Recordings").
+   */
+  recording: RecordingMode | null;
   inbound_webhook_url: string | null;
   /** Whether a signing secret for the inbound webhook is stored (the secret itself never leaves the store). */
   has_inbound_webhook_secret: boolean;
@@ -69,6 +75,7 @@ const tenantView = (t: TenantRow): TenantView => ({
   created_at: t.created_at,
   daily_budget_inr: t.daily_budget_inr,
   retention_days: t.retention_days,
+  recording: t.recording,
   inbound_webhook_url: t.inbound_webhook_url,
   has_inbound_webhook_secret: Boolean(t.has_webhook_secret),
   redact_transcripts: t.redact_transcripts,
@@ -182,6 +189,22 @@ export class TenantService {
       this.getTenant(name);
       this.repos.tenants.setRedaction(name, redaction);
       this.onRedactionChanged(name);
+      return tenantView(this.repos.tenants.getTenant(name)!);
+    });
+  }
+
+  /**
+   * Sets whether a tenant's phone calls are recorded: `off`, `mono` or `dual`; null = not set. An
+   * agent's own `recording` wins over it (docs/media.md "Recordings").
+   * @throws ApiError not_found (tenant), invalid_request (another value).
+   */
+  setRecording(name: string, mode: RecordingMode | null): TenantView {
+    if (mode !== null && !(RECORDING_MODES as readonly string[]).includes(mode)) {
+      throw new ApiError('invalid_request', 'recording must be off, mono, dual or default', { param: 'recording' });
+    }
+    return this.repos.store.writeNow(() => {
+      this.getTenant(name);
+      this.repos.tenants.setRecording(name, mode);
       return tenantView(this.repos.tenants.getTenant(name)!);
     });
   }

@@ -214,6 +214,32 @@ export class HttpTransport {
     return this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
   }
   /**
+   * Downloads a call's recording (`GET /v1/calls/{call_id}/recording`, with the API key; docs/media.md "Recordings").
+   * @returns the response body bytes (a WAV file).
+   * @throws ApiResponseError not_found when the call has none (or is not this tenant's), session_not_found for a
+   *   malformed id; DaemonUnreachableError when it cannot be fetched.
+   */
+  async downloadRecording(callId: string): Promise<Uint8Array> {
+    const target = `${this.url}/v1/calls/${encodeURIComponent(callId)}/recording`;
+    let res: Response;
+    try {
+      res = await fetch(target, { headers: this.upgradeHeaders(), redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      throw new DaemonUnreachableError(target, describeCause(err));
+    }
+    if (!res.ok) {
+      const e = ((await this.parse(res)) as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
+      throw new ApiResponseError(
+        res.status,
+        e?.code ?? `http_${res.status}`,
+        e?.message ?? `recording download failed (HTTP ${res.status})`,
+        e?.param,
+        res.headers.get('x-request-id') ?? undefined,
+      );
+    }
+    return new Uint8Array(await res.arrayBuffer());
+  }
+  /**
    * Downloads a clip's audio (`GET /v1/audio/{name}.wav`, a capability URL: no API key is
    * sent). A relative `url` is resolved against the daemon's address.
    * @returns the response body bytes (a WAV file).

@@ -41,6 +41,7 @@ const ENV_KEYS: Record<string, string> = {
   VAGENT_SPEECH: 'speech',
   VAGENT_SPEECH_TIMEOUT_MS: 'speech_timeout_ms',
   VAGENT_AUDIO_CACHE_MAX_MB: 'audio_cache_max_mb',
+  VAGENT_RECORDINGS_MAX_MB: 'recordings_max_mb',
   VAGENT_AUDIO_URL_KEEP_HOURS: 'audio_url_keep_hours',
   VAGENT_PRICING_FILE: 'pricing_file',
   VAGENT_AGENTS_DIR: 'agents_dir',

@@ -41,6 +41,8 @@ export function statePaths(stateDir: string) {
     /** The per-install secret that names audio clips (created 0600, see `loadAudioKey`). */
     audioKey: path.join(stateDir, 'audio.key'),
     audio: path.join(stateDir, 'audio'),
+    /** Call recordings, `cl_<N>.wav` (docs/media.md "Recordings"). */
+    recordings: path.join(stateDir, 'recordings'),
   };
 }
 

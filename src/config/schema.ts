@@ -182,6 +182,16 @@ export const SettingsSchema = z
     /** Longest wait for one synthesis before the turn is answered without audio, in ms. */
     speech_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(5000),
     /**
+     * Disk cap of all call recordings together (`recordings/`), MiB; 0 (the default) for none.
+     * Beyond it the oldest recordings are removed first (docs/media.md "Recordings").
+     */
+    recordings_max_mb: z.coerce
+      .number({ error: 'must be a whole number of MiB, 0 for no cap' })
+      .int({ error: 'must be a whole number of MiB, 0 for no cap' })
+      .min(0, { error: 'must be 0 (no cap) or more MiB' })
+      .max(16 * 1024 * 1024, { error: 'must be at most 16777216 MiB (16 TiB)' })
+      .default(0),
+    /**
      * Cap on the audio cache's *dynamic* clips (synthesised live: names and numbers read back, a
      * session's rendered prompts), in MiB; 0 = no cap. Least recently used clips are evicted
      * beyond it, never within `audio_url_keep_hours` of their last use nor while a session using

@@ -97,6 +97,10 @@ export const CallStatusSchema = z
       description:
         'Who made the call: phone (a call on a line: a carrier stream, a LiveKit room, a prepared call) or simulator (a stream `vagent call simulate` opened with an API key). A label for reports; budgets and costs treat both alike.',
     }),
+    recording_url: z.string().nullable().meta({
+      description:
+        "Where the call's recording is served (`GET /v1/calls/{call_id}/recording`, a 16 kHz PCM WAV), or null when it has none: recording is off for its agent and tenant, it carried no audio (a text session), or the recording was purged with the session or beyond the disk cap.",
+    }),
   })
   .meta({ id: 'CallStatus' });
 /** The response of `GET /v1/calls/{call_id}`: times in epoch seconds, null while not yet so. */

@@ -229,6 +229,10 @@ export async function startDaemon(
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
   say(retentionNotice(settings.retention_days));
+  say(runtime.services.recordings.notice());
+  // Recordings cut short by a stop without a goodbye (kill -9) get their real sizes.
+  const repaired = runtime.services.recordings.repairHeaders();
+  if (repaired > 0) logger.info({ repaired }, 'recordings cut short by a stop had their WAV headers repaired');
   if (media) say(media.notice());
   if (settings.auth_mode === 'audit') say(auditModeNotice());
   if (spaceNotice) say(spaceNotice);

@@ -145,6 +145,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         turn: (request) => services.media.turn(tenantId, n, request),
         event: (e) => {
           if (e.type === 'answered') void services.media.roomAnswered(n);
+          else if (e.type === 'recordingFailed') options.log.warn({ call_id: callId, message: e.message }, 'media stream: not recorded');
           else if (e.type === 'roomFailed') {
             problem = e.message;
             options.log.error(

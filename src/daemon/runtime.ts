@@ -73,6 +73,8 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       idempotencyRetentionHours: settings.idempotency_retention_hours,
       eventsRetentionDays: settings.events_retention_days,
       retentionDays: settings.retention_days,
+      recordingsDir: statePaths(settings.state_dir).recordings,
+      recordingsMaxMb: settings.recordings_max_mb,
       pricing: loadPricing(settings.pricing_file ?? shippedPaths.pricing),
       ...(options.speech ? { speech: options.speech } : {}),
       ...(options.audioBaseUrl ? { audioBaseUrl: options.audioBaseUrl } : {}),

@@ -231,6 +231,7 @@ export class StreamConnection {
         turn: (request) => svc.media.turn(tenant, n, request),
         event: (e) => {
           if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
+          else if (e.type === 'recordingFailed') log.warn({ call_id: callId, message: e.message }, 'media stream: not recorded');
           else if (e.type === 'sttFallback') {
             log.warn(
               {

@@ -216,6 +216,26 @@ export const MediaSettingsSchema = z
 /** An agent's phone-line settings after defaults. */
 export type MediaSettings = z.infer<typeof MediaSettingsSchema>;
 
+/** Values of a `recording` setting, of an agent or a tenant. */
+export const RECORDING_MODES = ['off', 'mono', 'dual'] as const;
+
+/**
+ * Whether a phone call is recorded (docs/media.md "Recordings"): `off`, `mono` (caller and agent
+ * mixed in one channel) or `dual` (the caller on the left channel, the agent on the right).
+ */
+export const RecordingModeSchema = z.enum(RECORDING_MODES, { error: 'recording must be off, mono or dual' });
+/** A `recording` setting. */
+export type RecordingMode = z.infer<typeof RecordingModeSchema>;
+
+/**
+ * The recording of a call of an agent whose own setting is `agentMode` (absent: undefined) for
+ * a tenant whose setting is `tenantMode` (null: none): the agent's when set, else the tenant's,
+ * else `off`.
+ */
+export function effectiveRecording(agentMode: RecordingMode | undefined, tenantMode: RecordingMode | null): RecordingMode {
+  return agentMode ?? tenantMode ?? 'off';
+}
+
 /** The phone-line settings of an agent: its `media` block, or every default when it has none. */
 export function mediaSettingsOf(agent: Pick<AgentDefinition, 'media'>): MediaSettings {
   return agent.media ?? MediaSettingsSchema.parse({});
@@ -291,6 +311,12 @@ export const AgentDefinitionSchema = z
     context_defaults: z.record(ContextKey, ContextDefault).optional(),
     /** Phone-line behaviour ({@link MediaSettingsSchema}); optional without a default so stored definitions keep their digest. */
     media: MediaSettingsSchema.optional(),
+    /**
+     * Whether this agent's phone calls are recorded ({@link RecordingModeSchema}); absent: the
+     * tenant's setting applies (docs/media.md "Recordings"). Optional without a default so stored
+     * definitions keep their digest.
+     */
+    recording: RecordingModeSchema.optional(),
   })
   .strict()
   .superRefine((a, ctx) => {

@@ -67,6 +67,14 @@ export type RecognizerSpec =
   /** Recognition is off: speech gets the "not heard" path; DTMF still works. */
   | { kind: 'off'; reason: string };
 
+/** A call's recording (docs/media.md "Recordings"): the worker writes the WAV to `file`. */
+export interface RecordingSetting {
+  /** `mono`: both parties mixed; `dual`: the caller left, the agent right. */
+  channels: 'mono' | 'dual';
+  /** Absolute path of the WAV in the state dir's `recordings/`. */
+  file: string;
+}
+
 /** Per-call media settings (the agent's `media:` block after defaults). */
 export interface StreamSettings {
   language: string;
@@ -84,6 +92,8 @@ export interface StreamSettings {
   closeGraceMs: number;
   /** Deadline of the recogniser's final after the end of speech, ms. */
   recognizerTimeoutMs: number;
+  /** The call's recording, or null (absent) when it is not recorded. */
+  recording?: RecordingSetting | null;
 }
 
 /** Main → worker. */
@@ -140,7 +150,9 @@ export type StreamEvent =
   /** A LiveKit room call was answered (the phone participant's `sip.callStatus` is `active`). */
   | { type: 'answered' }
   /** vagent could not join (or publish in) the call's LiveKit room; the stream ends with `error`. */
-  | { type: 'roomFailed'; message: string };
+  | { type: 'roomFailed'; message: string }
+  /** The call's recording could not be written (docs/media.md "Recordings"); the call goes on unrecorded. */
+  | { type: 'recordingFailed'; message: string };
 
 /** Worker → main. */
 export type FromWorker =

@@ -8,7 +8,10 @@
  * answered in its room, heard by the fake Deepgram server, with the phone number keyed (DTMF
  * through the room) and the last answer said over vagent's question (barge-in), ended by vagent.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
+import { rmsWindows, wavChannels } from '../support/wav-energy.js';
 import { startFakeDeepgram, type FakeDeepgram } from '../../src/devtools/fake-deepgram.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../../src/devtools/fake-livekit.js';
 import type { CalleeStep } from '../../src/devtools/fake-room-media.js';
@@ -171,7 +174,9 @@ afterAll(async () => {
 }, 30_000);
 
 describe.concurrent('LiveKit calls carried by vagent in the call room', { timeout: 120_000 }, () => {
-  it('an EMI reminder conversation reaches the promise date', async ({ expect }) => {
+  it('an EMI reminder conversation reaches the promise date (recorded: the tenant records dual)', async ({ expect }) => {
+    const recording = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'dual', '--state-dir', main.daemon.stateDir]);
+    expect(recording.code, recording.stderr).toBe(0);
     const lines = ['yes speaking', 'yes I will pay', 'tomorrow', 'yes'];
     const call = await place(
       expect,
@@ -208,6 +213,25 @@ describe.concurrent('LiveKit calls carried by vagent in the call room', { timeou
     const log = main.fake.calleeLog(call.room)!;
     expect(log.lines.map((l) => l.text)).toEqual(lines);
     expect(log.agentSpeech.length).toBeGreaterThanOrEqual(lines.length);
+
+    // The room's call is recorded as a carrier stream's is (docs/media.md "Recordings"): the callee on the left, vagent on the right.
+    await cli(main, ['call', 'hangup', call.call_id]);
+    const file = path.join(main.daemon.stateDir, 'recordings', `${call.call_id}.wav`);
+    const wav = await until(
+      () => {
+        const buf = fs.existsSync(file) ? fs.readFileSync(file) : null;
+        return buf && buf.length > 44 && buf.readUInt32LE(40) === buf.length - 44 ? buf : null;
+      },
+      20_000,
+      'the recording to be closed',
+    );
+    const { sampleRate, channels } = wavChannels(wav!);
+    const [callee, agent] = channels as [Int16Array, Int16Array];
+    const seconds = callee.length / sampleRate;
+    expect(seconds).toBeGreaterThan(3);
+    const loud = (pcm: Int16Array) => rmsWindows(pcm, sampleRate, 250).filter((r) => r > 300).length;
+    expect(loud(callee), 'the callee is heard on the left').toBeGreaterThan(2);
+    expect(loud(agent), 'vagent is heard on the right').toBeGreaterThan(4);
   });
 
   it('POST /v1/calls/{id}/hangup mid-call removes the phone participant, completes the call, and vagent leaves the room', async ({

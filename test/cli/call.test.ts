@@ -36,6 +36,7 @@ const STATUS_KEYS = [
   'answered_at',
   'transport',
   'source',
+  'recording_url',
 ];
 const TO = '+919876543210';
 const FROM = '+912240001234';

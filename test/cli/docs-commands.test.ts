@@ -125,6 +125,11 @@ const CHECK_ONLY: CheckOnly[] = [
     command: /^vagent call simulate ag_clinic_booking --(say "My name is Priya Patel" --say "yes"|transport twilio)/,
     reason: REAL_TIME_CALL,
   },
+  {
+    file: 'docs/media.md',
+    command: /^vagent (admin tenant set acme-collections --recording mono|call recording cl_42 -o call\.wav)$/,
+    reason: 'a tenant and a recorded call of its own: test/cli/call-recording.test.ts sets a tenant recording and saves a recorded call',
+  },
 ];
 
 /** Placeholders the docs write, and what a test run puts in their place. */

@@ -53,6 +53,7 @@ const status = (id: string, over: Partial<CallStatus> = {}): CallStatus => ({
   answered_at: T0 - 25,
   transport: 'livekit',
   source: 'phone',
+  recording_url: null,
   ...over,
 });
 

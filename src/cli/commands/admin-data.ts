@@ -3,6 +3,7 @@
  * cut-off, and archive sessions as JSON lines first, on a state dir directly.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { isoTimeMs, startOfLocalDay } from '../../domain/time.js';
 import { exportSessions } from '../../app/archive.js';
 import type { PurgeCounts } from '../../app/retention.js';
@@ -110,6 +111,8 @@ export interface ExportFlags extends AdminFlags {
   before?: string;
   output?: string;
   force?: boolean;
+  /** A directory the calls' recordings are copied to (`cl_N.wav`). */
+  recordings?: string;
 }
 
 /** Waits until `stream` takes more (its buffer drained), or fails with its error. */
@@ -127,9 +130,10 @@ function drained(stream: NodeJS.WritableStream): Promise<void> {
 }
 
 /**
- * `vagent admin export [--tenant NAME] [--since DATE] [--before DATE] [--output FILE] [--force]`:
- * sessions as JSON lines, one per session with its turns and calls (see
- * app/archive.ts), oldest first, to stdout or to a new file of mode 0600. Reads a page of
+ * `vagent admin export [--tenant NAME] [--since DATE] [--before DATE] [--output FILE] [--force]
+ * [--recordings DIR]`: sessions as JSON lines, one per session with its turns and calls (see
+ * app/archive.ts), oldest first, to stdout or to a new file of mode 0600; with `--recordings`,
+ * each call's recording is copied to DIR (`cl_N.wav`, mode 0600) and its line says `recording_file`. Reads a page of
  * sessions at a time and waits for the output to drain, so memory stays bounded.
  * @throws UsageError (exit 2) for a malformed date or `--since` not before `--before`; CliError
  *   for an existing `--output` file without `--force`; ApiError not_found (tenant).
@@ -157,23 +161,45 @@ export async function exportSessionsCommand(ctx: CommandContext, flags: ExportFl
       }
       fs.fchmodSync(fd, 0o600);
     }
+    if (flags.recordings !== undefined) fs.mkdirSync(flags.recordings, { recursive: true, mode: 0o700 });
     const stream: NodeJS.WritableStream = fd === null ? process.stdout : fs.createWriteStream('', { fd, autoClose: true });
     let sessions = 0;
+    let recordings = 0;
     try {
-      for (const record of exportSessions(rt.services, { tenant: flags.tenant ?? null, since, before })) {
+      for (const { recording, ...record } of exportSessions(rt.services, { tenant: flags.tenant ?? null, since, before })) {
         sessions += 1;
-        if (!stream.write(`${JSON.stringify(record)}\n`)) await drained(stream);
+        // The recording is copied beside the archive (when asked), and the line names its file there.
+        let copied: string | null = null;
+        if (recording !== null && flags.recordings !== undefined) {
+          copied = path.basename(recording);
+          try {
+            fs.copyFileSync(recording, path.join(flags.recordings, copied));
+            fs.chmodSync(path.join(flags.recordings, copied), 0o600);
+            recordings += 1;
+          } catch {
+            copied = null; // purged meanwhile
+          }
+        }
+        const line = flags.recordings === undefined ? record : { ...record, recording_file: copied };
+        if (!stream.write(`${JSON.stringify(line)}\n`)) await drained(stream);
       }
     } finally {
       if (fd !== null)
         await new Promise<void>((resolve, reject) => stream.end((err?: unknown) => (err ? reject(err as Error) : resolve())));
     }
-    return { sessions };
+    return { sessions, recordings };
   });
   if (flags.output === undefined) {
     if (!ctx.json) hint(`${result.sessions} session${result.sessions === 1 ? '' : 's'} exported`);
     return;
   }
-  if (ctx.json) return printJson({ sessions: result.sessions, output: flags.output });
+  if (ctx.json)
+    return printJson({
+      sessions: result.sessions,
+      output: flags.output,
+      ...(flags.recordings !== undefined ? { recordings: result.recordings, recordings_dir: flags.recordings } : {}),
+    });
   ok(`${result.sessions} session${result.sessions === 1 ? '' : 's'} exported to ${flags.output} (mode 0600)`);
+  if (flags.recordings !== undefined)
+    ok(`${result.recordings} recording${result.recordings === 1 ? '' : 's'} copied to ${flags.recordings} (cl_N.wav, mode 0600)`);
 }

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import { readDaemonAddress } from '../../config/daemon-address.js';
 import { auditModeNotice } from '../../config/notices.js';
+import { RECORDING_MODES, type RecordingMode } from '../../domain/agent.js';
 import { MAX_RETENTION_DAYS, type TenantView } from '../../app/tenants.js';
 import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../adapters/webhook/webhook-signature.js';
 import { checkWebhookUrl, WebhookTargetError } from '../../adapters/webhook/webhook-target.js';
@@ -56,6 +57,8 @@ export interface TenantSetFlags extends AdminFlags {
   budgetInr?: string;
   /** Whole days, `0` (keep for ever) or `default` (the instance's `retention_days`). */
   retentionDays?: string;
+  /** `off`, `mono`, `dual` or `default` (not set). */
+  recording?: string;
   /** An https URL, or `none`. */
   inboundWebhook?: string;
   /** `off`, `digits` or `text` (docs/events.md "Redaction"). */
@@ -113,6 +116,27 @@ function parseRetentionDays(value: string): number | null {
   return n;
 }
 
+/**
+ * `--recording`: `default` → null (not set), else `off`, `mono` or `dual`.
+ * @throws UsageError (exit 2) for anything else.
+ */
+function parseRecording(value: string): RecordingMode | null {
+  if (value === 'default') return null;
+  if (!(RECORDING_MODES as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `--recording must be off, mono, dual or "default", not "${value}"`,
+      'example: --recording dual, --recording off, --recording default',
+    );
+  }
+  return value as RecordingMode;
+}
+
+function recordingText(mode: RecordingMode | null): string {
+  if (mode === null) return dim('not set (off unless the agent says)');
+  if (mode === 'off') return 'off';
+  return mode === 'dual' ? 'dual (caller left, agent right)' : 'mono (both parties mixed)';
+}
+
 function retentionText(days: number | null, short = false): string {
   if (days === null) return dim('instance default');
   if (days === 0) return short ? 'keep' : 'kept for ever (0)';
@@ -131,6 +155,7 @@ function printTenant(t: TenantView): void {
     ['daily budget', budgetText(t.daily_budget_inr)],
     ['retention', retentionText(t.retention_days)],
     ['transcripts in events', t.redact_transcripts === 'off' ? 'kept' : t.redact_transcripts === 'digits' ? 'digits masked' : 'left out'],
+    ['recording', recordingText(t.recording)],
     ['inbound webhook', orDash(t.inbound_webhook_url)],
     ['webhook secret', t.has_inbound_webhook_secret ? 'set (stored encrypted)' : dim('none')],
   ]);
@@ -149,10 +174,11 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     flags.budgetInr === undefined &&
     flags.inboundWebhook === undefined &&
     flags.retentionDays === undefined &&
-    flags.redactTranscripts === undefined
+    flags.redactTranscripts === undefined &&
+    flags.recording === undefined
   ) {
     throw new UsageError(
-      'nothing to set: give --budget-inr, --retention-days, --redact-transcripts and/or --inbound-webhook',
+      'nothing to set: give --budget-inr, --retention-days, --recording, --redact-transcripts and/or --inbound-webhook',
       `example: vagent admin tenant set ${name} --budget-inr 500`,
     );
   }
@@ -165,6 +191,7 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
       'digits: every digit heard, said or keyed is masked in its events; text: that text is left out of them',
     );
   }
+  const recording = flags.recording === undefined ? undefined : parseRecording(flags.recording);
   const clear = flags.inboundWebhook === 'none';
   if (flags.webhookSecretStdin && (flags.inboundWebhook === undefined || clear)) {
     throw new UsageError('--webhook-secret-stdin needs --inbound-webhook URL');
@@ -196,6 +223,7 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
     if (budget !== undefined) t = tenants.setBudget(name, budget);
     if (retention !== undefined) t = tenants.setRetention(name, retention);
     if (redaction !== undefined) t = tenants.setRedaction(name, redaction);
+    if (recording !== undefined) t = tenants.setRecording(name, recording);
     if (clear) t = tenants.setInboundWebhook(name, null);
     else if (flags.inboundWebhook !== undefined) {
       t = tenants.setInboundWebhook(name, {

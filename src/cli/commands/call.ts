@@ -4,6 +4,8 @@
  * share. Placing a call is in call-place.ts, the simulator in call-simulate.ts.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
   ApiResponseError,
   type CallHangup,
@@ -17,7 +19,7 @@ import { EXAMPLE_DID } from '../../domain/e164.js';
 import { CALL_SOURCES } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
-import { HintedApiError, InvalidValueError, UsageError } from '../errors.js';
+import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { bad, dim, formatTime, good, hint, mark, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
 
@@ -75,6 +77,27 @@ const DIAL_COLOUR: Partial<Record<DialStatus, (s: string) => string>> = {
 const dialText = (s: DialStatus): string => (DIAL_COLOUR[s] ?? String)(s.replace('_', ' '));
 const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? 'in progress' : 'completed');
 
+/**
+ * `vagent call recording CL_ID -o FILE`: saves the call's recording (a WAV; docs/media.md
+ * "Recordings"); `-o -` writes it to stdout. An existing file is replaced only with `--force`.
+ * @throws CliError (exit 1) for an existing file without `--force`; ApiResponseError not_found
+ *   when the call has no recording.
+ */
+export async function recording(ctx: CommandContext, id: string, flags: { output: string; force?: boolean }): Promise<void> {
+  const toStdout = flags.output === '-';
+  if (!toStdout && !flags.force && fs.existsSync(flags.output)) {
+    throw new CliError(`${flags.output} exists; add --force to replace it`, EXIT.error);
+  }
+  const bytes = await (await ctx.client()).downloadRecording(id);
+  if (toStdout) {
+    process.stdout.write(bytes);
+    return;
+  }
+  fs.writeFileSync(flags.output, bytes);
+  if (ctx.json) return printJson({ call_id: id, file: path.resolve(flags.output), bytes: bytes.length });
+  ok(`saved the recording of ${id} to ${flags.output} (${bytes.length} bytes)`);
+}
+
 /** `vagent call show CL_ID`: status, dial status, numbers, room, duration and cost. */
 export async function show(ctx: CommandContext, id: string): Promise<void> {
   const call = await (await ctx.client()).getCall(id);
@@ -96,7 +119,9 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
     ['provider call', orDash(call.provider_call_id)],
     ...callTimes(call),
     ['cost', costLine(call.cost)],
+    ['recording', orDash(call.recording_url ?? null)],
   ]);
+  if (call.recording_url) hint(`save it: vagent call recording ${call.call_id} -o ${call.call_id}.wav`);
   if (call.status === 'in_progress') {
     hint(`session: vagent session show ${call.session_id}`);
     hint(`hang up: vagent call hangup ${call.call_id}`);

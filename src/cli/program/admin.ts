@@ -28,7 +28,7 @@ export function registerAdminCommands(program: Command): void {
     tenant
       .command('set')
       .argument('<name>', 'tenant name, e.g. acme-collections')
-      .description("set a tenant's daily budget, retention, transcript redaction and inbound routing webhook")
+      .description("set a tenant's daily budget, retention, call recording, transcript redaction and inbound routing webhook")
       .option('--budget-inr <inr>', 'daily budget in rupees; 0 = no budget for this tenant; "default" = the instance setting applies')
       .option(
         '--retention-days <days>',
@@ -37,6 +37,10 @@ export function registerAdminCommands(program: Command): void {
       .option(
         '--redact-transcripts <mode>',
         'what its events and webhooks leave out of transcripts: off (default), digits (masked), text (left out)',
+      )
+      .option(
+        '--recording <mode>',
+        'record its phone calls: off, mono (both parties mixed), dual (caller left, agent right); "default" = not set; an agent\'s own recording wins',
       )
       .option('--inbound-webhook <url>', 'https URL asked which agent answers an inbound call; "none" removes it and its secret')
       .option('--webhook-secret-stdin', 'read the webhook signing secret from stdin (default: generate one and print it once)')
@@ -52,6 +56,7 @@ Examples:
   $ vagent admin tenant set acme-collections --budget-inr 500
   $ vagent admin tenant set acme-collections --retention-days 90
   $ vagent admin tenant set acme-collections --redact-transcripts digits
+  $ vagent admin tenant set acme-collections --recording dual
   $ vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route
   $ printf %s "$ROUTING_SECRET" | vagent admin tenant set acme-collections --inbound-webhook https://crm.acme.in/vagent/route --webhook-secret-stdin
   $ vagent admin tenant set acme-collections --budget-inr default --inbound-webhook none --json`,
@@ -223,6 +228,7 @@ Examples:
       .option('--before <date>', 'sessions created before: the same forms')
       .option('-o, --output <file>', 'write to this new file, mode 0600 (default: stdout)')
       .option('--force', 'overwrite --output when it exists')
+      .option('--recordings <dir>', "also copy each call's recording to this directory (cl_N.wav); each line then names its recording_file")
       .addHelpText(
         'after',
         `
@@ -234,7 +240,8 @@ To archive what a purge deletes, export then purge with the same --before.
 Examples:
   $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl
   $ vagent admin export --tenant acme-collections --since 2025-12-01 --before 2026-01-01 | gzip > acme-2025-12.jsonl.gz
-  $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json`,
+  $ vagent admin export --since 2025-12-01T00:00:00Z --output dec.jsonl --json
+  $ vagent admin export --before 2026-01-01 --output sessions-2025.jsonl --recordings recordings-2025`,
       ),
   ).action(action(adminDataCmd, (m) => m.exportSessionsCommand));
 }

@@ -69,6 +69,16 @@ Examples:
   ).action(action(callCmd, (m) => m.list));
   examples(
     call
+      .command('recording')
+      .argument('<call-id>', 'cl_… id')
+      .description("save a call's recording (a 16 kHz WAV: mono, or dual with the caller left and the agent right)")
+      .requiredOption('-o, --output <file>', 'where to write the WAV ("-" for stdout)')
+      .option('--force', 'replace an existing file'),
+    'vagent call recording cl_4503599627370497 -o call.wav',
+    'vagent call recording cl_4503599627370497 -o - | ffplay -nodisp -autoexit -',
+  ).action(action(callCmd, (m) => m.recording));
+  examples(
+    call
       .command('hangup')
       .argument('<call-id>', 'cl_… id')
       .description('hang up a call: its line through LiveKit, then its session (a line already gone is fine)')

@@ -21,6 +21,9 @@ import { PocketsphinxRecognizer } from '../../adapters/recognizers/pocketsphinx.
 import type { SpeechRecognizer } from '../../media/recognizer.js';
 import { buildRecognizer } from '../../adapters/recognizers/recognizer-factory.js';
 import { WebRtcVad } from '../../media/vad-webrtc.js';
+import { RecordingTransport } from '../../media/recording-transport.js';
+import { systemClock } from '../../media/playout-clock.js';
+import { RecordingFile } from './recording-file.js';
 import { ClipFrameCache } from './worker-clips.js';
 import { processPort, WorkerOutbox, type WorkerPort } from './worker-outbox.js';
 import { WorkerWarmUp } from './worker-warm.js';
@@ -204,6 +207,22 @@ async function attachRoom(msg: Extract<ToWorker, { k: 'attachRoom' }>): Promise<
   startSession(stream, transport, msg, transport.outbound.minLeadFrames).start(toReply(stream, msg.opening).clips, msg.opening.ended);
 }
 
+/**
+ * `transport`, recording the call into the file its settings name (docs/media.md "Recordings"),
+ * or as it is when the call is not recorded. A recording that cannot be written is reported
+ * (`recordingFailed`) and the call goes on unrecorded.
+ */
+function recorded(id: number, transport: MediaTransport, s: StreamSettings): MediaTransport {
+  if (!s.recording) return transport;
+  const report = (message: string): void => post({ k: 'event', id, event: { type: 'recordingFailed', message } });
+  try {
+    return new RecordingTransport(transport, s.recording.channels, new RecordingFile(s.recording.file, report), systemClock);
+  } catch (err) {
+    report(`the recording could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return transport;
+  }
+}
+
 /** Builds stream `stream`'s media session over `transport` (not started) and wires its events. */
 function startSession(
   stream: Stream,
@@ -214,7 +233,7 @@ function startSession(
   const { id } = stream;
   const s = msg.settings;
   const session = new CallMediaSession({
-    transport,
+    transport: recorded(id, transport, s),
     vad: vadEngine!.createDetector({ sampleRate: 16000, frameMs: 20 }),
     recognizer: recognizerOf(msg.recognizer, id, s.recognizerTimeoutMs),
     language: s.language,

@@ -12,6 +12,7 @@ import { TURN_COST_MIGRATIONS } from './v15-turn-cost.js';
 import { EVENT_MIGRATIONS } from './v16-events.js';
 import { WEBHOOK_MIGRATIONS } from './v17-webhooks.js';
 import { REDACTION_MIGRATIONS } from './v18-redaction.js';
+import { RECORDING_MIGRATIONS } from './v19-recording.js';
 import type { Migration } from './types.js';
 
 /** All migrations, in version order. */
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...EVENT_MIGRATIONS,
   ...WEBHOOK_MIGRATIONS,
   ...REDACTION_MIGRATIONS,
+  ...RECORDING_MIGRATIONS,
 ];

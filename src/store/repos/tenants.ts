@@ -11,6 +11,8 @@ export interface TenantRow {
   /** Days this tenant's records are kept (0: for ever); null: the instance's `retention_days` (migration 8). */
   retention_days: number | null;
   inbound_webhook_url: string | null;
+  /** Whether the tenant's phone calls are recorded (`off`, `mono`, `dual`); null: not set (migration 19). */
+  recording: 'off' | 'mono' | 'dual' | null;
   /** The inbound webhook's signing secret, sealed (read only by {@link TenantRepo.webhookSecretSealed}). */
   has_webhook_secret: 0 | 1;
   /** What of transcripts its events leave out (migration 18): `off`, `digits` (masked) or `text` (dropped). */
@@ -21,7 +23,7 @@ export interface TenantRow {
 export type TranscriptRedaction = 'off' | 'digits' | 'text';
 
 const TENANT_COLUMNS =
-  'id, created_at, daily_budget_inr, retention_days, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret, redact_transcripts';
+  'id, created_at, daily_budget_inr, retention_days, recording, inbound_webhook_url, inbound_webhook_secret_sealed IS NOT NULL AS has_webhook_secret, redact_transcripts';
 
 /** An API key row; `key_hash` is SHA-256 of the secret, never the secret. */
 export interface ApiKeyRow {
@@ -59,6 +61,7 @@ export class TenantRepo {
       setRetention: db.prepare('UPDATE tenants SET retention_days = ? WHERE id = ?'),
       setRedaction: db.prepare('UPDATE tenants SET redact_transcripts = ? WHERE id = ?'),
       redaction: db.prepare('SELECT redact_transcripts FROM tenants WHERE id = ?').pluck(),
+      setRecording: db.prepare('UPDATE tenants SET recording = ? WHERE id = ?'),
       setWebhook: db.prepare('UPDATE tenants SET inbound_webhook_url = ?, inbound_webhook_secret_sealed = ? WHERE id = ?'),
       webhookSecret: db.prepare('SELECT inbound_webhook_secret_sealed FROM tenants WHERE id = ?').pluck(),
       insertKey: db.prepare('INSERT INTO api_keys (id, tenant_id, key_hash, hint, created_at) VALUES (?, ?, ?, ?, ?)'),
@@ -103,6 +106,10 @@ export class TenantRepo {
   /** Sets a tenant's retention in whole days (0: keep for ever; null: the instance setting applies). */
   setRetention(id: string, days: number | null): void {
     this.q.setRetention.run(days, id);
+  }
+  /** Sets a tenant's recording setting (null: not set; an agent's own setting wins over it). */
+  setRecording(id: string, mode: 'off' | 'mono' | 'dual' | null): void {
+    this.q.setRecording.run(mode, id);
   }
   /** Sets (or with nulls clears) a tenant's inbound routing webhook URL and its sealed signing secret. */
   setInboundWebhook(id: string, url: string | null, secretSealed: Buffer | null): void {

@@ -1,13 +1,15 @@
 /**
  * `/v1/calls` (docs/calls.md; docs/api-decisions.md "Calls"), `GET /v1/calls` and
- * `POST /v1/calls/{call_id}/hangup` (extensions).
+ * `POST /v1/calls/{call_id}/hangup` and `GET /v1/calls/{call_id}/recording` (extensions; docs/media.md "Recordings").
  *
  * Idempotency: a prepare-only call writes only the database, so its key is claimed atomically
  * with its writes; a dial (`dial: true` in the raw body) claims the key in a committed write
  * before the handler runs, so a concurrent or later retry can never reach the provider. A
  * hang-up, which asks LiveKit too, is claim-first as well.
  */
+import fs from 'node:fs';
 import type { FastifyBaseLogger } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../app/index.js';
 import { principalOf } from '../../plugins/auth.js';
@@ -15,6 +17,7 @@ import { scopeOf, sendOutcome } from '../../plugins/idempotency.js';
 import { installSchemaErrors } from '../../../contract/schema-errors.js';
 import {
   errorResponses,
+  AudioFileSchema,
   CallHangupSchema,
   CallListQuery,
   CallListSchema,
@@ -26,7 +29,7 @@ import {
 
 /** Registers the call routes. */
 export function callRoutes(services: Services, log: () => FastifyBaseLogger): FastifyPluginAsyncZod {
-  const { calls, callLines } = services;
+  const { calls, callLines, recordings } = services;
   return async (app) => {
     installSchemaErrors(app);
     app.post(
@@ -101,6 +104,43 @@ export function callRoutes(services: Services, log: () => FastifyBaseLogger): Fa
         },
       },
       async (request) => calls.get(principalOf(request), request.params.call_id),
+    );
+
+    app.get(
+      '/calls/:call_id/recording',
+      {
+        schema: {
+          summary:
+            "The call's recording (extension): a 16 kHz 16-bit PCM WAV, mono or dual (caller left, agent right); 404 when it has none",
+          tags: ['calls'],
+          params: CallParams,
+          response: { 200: AudioFileSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        // The call's owner is checked as for its status; then its file, opened once.
+        const view = calls.get(principalOf(request), request.params.call_id);
+        const { file } = recordings.fileOf(Number(view.call_id.slice('cl_'.length)));
+        let handle: fs.promises.FileHandle;
+        let size: number;
+        try {
+          handle = await fs.promises.open(file, 'r');
+        } catch {
+          throw new ApiError('not_found', `call ${view.call_id} has no recording`, { param: 'call_id' });
+        }
+        try {
+          size = (await handle.stat()).size;
+        } catch {
+          await handle.close();
+          throw new ApiError('not_found', `call ${view.call_id} has no recording`, { param: 'call_id' });
+        }
+        return reply
+          .header('content-type', 'audio/wav')
+          .header('content-length', size)
+          .header('content-disposition', `attachment; filename="${view.call_id}.wav"`)
+          .header('cache-control', 'private, no-store')
+          .send(handle.createReadStream());
+      },
     );
   };
 }
