@@ -35,6 +35,8 @@ const SCRIPTS = [
   'idempotency-space.mjs',
   'turn-ab.mjs',
   'events.mjs',
+  'webhooks.mjs',
+  'recording.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {
