@@ -71,6 +71,13 @@ export class WebhookDelivery {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private again = false;
+  /**
+   * The queue may hold deliveries to start: set by what can add or free one (start, a fan-out
+   * that queued, a test or replay, a delivery done, a retry's time come), cleared once a look
+   * found none to start. A wake for events that queue nothing (no endpoint wants them: the
+   * commonest wake, once per commit) then costs no look at the queue.
+   */
+  private queueDirty = true;
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private lastPurge = 0;
@@ -105,7 +112,10 @@ export class WebhookDelivery {
     if (!this.stopped) return;
     this.stopped = false;
     const offEvents = this.deps.events.subscribe(() => this.wake());
-    const offQueued = this.webhooks.onQueued(() => this.wake());
+    const offQueued = this.webhooks.onQueued(() => {
+      this.queueDirty = true;
+      this.wake();
+    });
     this.unsubscribe = () => {
       offEvents();
       offQueued();
@@ -162,14 +172,16 @@ export class WebhookDelivery {
       while (!this.stopped && (await this.fanOut())) {
         // One page per endpoint per step; go on while there is more.
       }
-      if (!this.stopped) this.sendDue();
+      const look = this.queueDirty;
+      this.queueDirty = false;
+      if (!this.stopped && look) this.sendDue();
       if (!this.stopped) await this.purge();
+      if (look) this.sleepUntilDue();
     } catch (err) {
+      this.queueDirty = true;
       this.log.warn({ err }, 'webhook delivery step failed; retrying shortly');
       this.sleep(1000);
-      return;
     }
-    this.sleepUntilDue();
   }
 
   /** Queues each endpoint's next page of events; true when more remain. */
@@ -195,6 +207,7 @@ export class WebhookDelivery {
       work.push({ endpoint, rows, cursor });
     }
     if (work.length === 0) return false;
+    this.queueDirty ||= work.some((w) => w.rows.length > 0);
     await this.track(
       this.deps.uow.write(() => {
         const now = this.deps.nowS();
@@ -224,6 +237,7 @@ export class WebhookDelivery {
       this.endpointLoad.set(row.endpoint_id, load + 1);
       started += 1;
       void this.deliver(row).finally(() => {
+        this.queueDirty = true;
         this.inFlight.delete(key);
         const left = (this.endpointLoad.get(row.endpoint_id) ?? 1) - 1;
         if (left > 0) this.endpointLoad.set(row.endpoint_id, left);
@@ -301,6 +315,7 @@ export class WebhookDelivery {
     this.timer = setTimeout(
       () => {
         this.timer = null;
+        this.queueDirty = true;
         this.wake();
       },
       Math.min(ms, MAX_SLEEP_MS) + 5,
