@@ -37,6 +37,7 @@ const SCRIPTS = [
   'events.mjs',
   'webhooks.mjs',
   'recording.mjs',
+  'dashboard.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {
