@@ -146,6 +146,29 @@ describe('GET /v1/events', () => {
     third.abort();
   });
 
+  it('streams a tenant only its own events, whatever the filters', async () => {
+    t = await makeTestApp();
+    const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const other = t.tenantKey('other');
+    await t.agent('ag_ev', { key: other });
+    const abort = new AbortController();
+    const res = await fetch(`${url}/v1/events?types=*`, {
+      headers: { authorization: `Bearer ${other}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    const reading = readEvents(res.body!, 1);
+    const mine = await session(t, ['hello']); // tenant default: not for this reader
+    const theirs = (
+      JSON.parse((await t.call('POST', '/v1/sessions', { agent_id: 'ag_ev' }, { key: other })).body) as { session_id: string }
+    ).session_id;
+    const got = (await reading).events;
+    abort.abort();
+    expect(got.map((e) => [e.type, e.session_id, e.tenant_id])).toEqual([['session.opened', theirs, 'other']]);
+    expect(mine).not.toBe(theirs);
+    // Asking for another tenant's call by id finds nothing.
+    expect((await list(t, `?session_id=${mine}`, other)).data).toEqual([]);
+  });
+
   it('cuts off a reader too slow to keep up, with a last comment saying how to resume', async () => {
     t = await makeTestApp({}, {}, { events: { maxUnsentBytes: 64 * 1024 } });
     const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
