@@ -18,6 +18,19 @@ import { ApiError } from '../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../domain/ids.js';
 import type { Repos } from '../store/index.js';
 
+/**
+ * How a stored response is kept: `deflated` when long (the default; the store's
+ * `IdempotencyRepo`), `plain` however long (the text turn, the hottest write), or `sealed`:
+ * encrypted with a key derived from the master key, bound to its tenant and key, for a response
+ * that carries a secret shown once (a webhook endpoint's signing secret): the database then
+ * holds it as it holds every other secret, sealed. A sealed body is kept in `body` as
+ * `sealed:v1:` and base64; JSON never starts so.
+ */
+export type BodyStorage = 'deflated' | 'plain' | 'sealed';
+
+/** How a sealed body starts (see {@link BodyStorage}). */
+const SEALED_PREFIX = 'sealed:v1:';
+
 /** What a claim attempt found. */
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
 
@@ -94,6 +107,8 @@ export interface PurgeOptions {
 /** Idempotency use cases over a store. */
 export class IdempotencyService {
   readonly #key: Buffer;
+  /** AES-256-GCM key of sealed bodies (see {@link BodyStorage}), derived from the master key. */
+  readonly #sealKey: Buffer;
   /** The purge under way, which a second caller joins rather than racing it. */
   #purging: Promise<number> | null = null;
 
@@ -108,6 +123,31 @@ export class IdempotencyService {
     private readonly nowS: () => number = () => Date.now() / 1000,
   ) {
     this.#key = fingerprintKey(masterKey);
+    this.#sealKey = Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), 'vagent idempotency sealed body v1', 32));
+  }
+
+  /** `body` as stored for (tenant, key): as it is, or sealed (`sealed:v1:` and base64 of IV, tag and ciphertext). */
+  private encode(tenantId: string, key: string, body: string, storage: BodyStorage): string {
+    if (storage !== 'sealed') return body;
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', this.#sealKey, iv);
+    cipher.setAAD(Buffer.from(`${tenantId}\n${key}`, 'utf8'));
+    const sealed = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
+    return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+  }
+
+  /** A stored body as it was sent. @throws Error when a sealed one cannot be opened (another master key, or altered). */
+  private decode(tenantId: string, key: string, stored: string): string {
+    if (!stored.startsWith(SEALED_PREFIX)) return stored;
+    try {
+      const raw = Buffer.from(stored.slice(SEALED_PREFIX.length), 'base64');
+      const decipher = crypto.createDecipheriv('aes-256-gcm', this.#sealKey, raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(`${tenantId}\n${key}`, 'utf8'));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new Error('a stored idempotent response cannot be decrypted (wrong master key, or the record was altered)');
+    }
   }
 
   /** This daemon's fingerprint of a request (see {@link fingerprint}). */
@@ -142,10 +182,11 @@ export class IdempotencyService {
   /**
    * Records the response of a key that {@link IdempotencyService.peek} found free in the same
    * transaction (an expired record under it is replaced). Must run inside `Store.write`.
-   * @param plain store the body as it is, not deflated (the store's `IdempotencyRepo.put`)
+   * @param storage how the body is kept (see {@link BodyStorage})
    */
-  completeTx(tenantId: string, key: string, print: string, status: number, body: string, plain = false): void {
-    this.repos.idempotency.put(tenantId, key, print, status, body, this.nowS(), plain);
+  completeTx(tenantId: string, key: string, print: string, status: number, body: string, storage: BodyStorage = 'deflated'): void {
+    const stored = this.encode(tenantId, key, body, storage);
+    this.repos.idempotency.put(tenantId, key, print, status, stored, this.nowS(), storage !== 'deflated');
   }
 
   private check(tenantId: string, key: string, print: string, now: number): { kind: 'replay'; status: number; body: string } | undefined {
@@ -157,7 +198,7 @@ export class IdempotencyService {
           param: 'Idempotency-Key',
         });
       }
-      return { kind: 'replay', status: row.status!, body: row.body! };
+      return { kind: 'replay', status: row.status!, body: this.decode(tenantId, key, row.body!) };
     }
     return undefined;
   }
@@ -166,10 +207,11 @@ export class IdempotencyService {
    * Stores the response for a key: completes this request's claim, or records it for a key
    * not claimed at all (an atomic route that failed before its writes). A response already
    * stored for the key by an identical request is kept. Must run inside `Store.write`.
-   * @param plain store the body as it is, not deflated (the store's `IdempotencyRepo.store`)
+   * @param storage how the body is kept (see {@link BodyStorage})
    */
-  storeTx(tenantId: string, key: string, print: string, status: number, body: string, plain = false): void {
-    this.repos.idempotency.store(tenantId, key, print, status, body, this.nowS(), plain);
+  storeTx(tenantId: string, key: string, print: string, status: number, body: string, storage: BodyStorage = 'deflated'): void {
+    const stored = this.encode(tenantId, key, body, storage);
+    this.repos.idempotency.store(tenantId, key, print, status, stored, this.nowS(), storage !== 'deflated');
   }
 
   /** Releases a claim so the key runs again. Must run inside `Store.write`. */

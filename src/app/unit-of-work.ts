@@ -133,6 +133,11 @@ export interface RunOptions extends WriteOptions {
    * saves are worth (docs/api-decisions.md "Idempotency"); the replay is the same either way.
    */
   plainBody?: boolean;
+  /**
+   * Store the response sealed (encrypted, see `BodyStorage` in idempotency.ts): for a response
+   * that carries a secret shown once, which the database must not hold in the clear.
+   */
+  sealBody?: boolean;
 }
 
 /** The unit of work over one store (see the file's header). */
@@ -175,7 +180,7 @@ export class UnitOfWork {
   async run<V>(scope: Scope, step: (tx: Tx) => V, options: RunOptions = {}): Promise<Committed<V>> {
     const claim = scope.idempotency !== null && !scope.idempotency.settled ? scope.idempotency : null;
     const { status, check } = scope;
-    const plain = options.plainBody === true;
+    const storage = options.sealBody === true ? 'sealed' : options.plainBody === true ? 'plain' : 'deflated';
     const service = this.idempotency;
     const result = await this.store.write((): Committed<V> => {
       // An atomic route's key is checked here and its response recorded in the same
@@ -187,8 +192,8 @@ export class UnitOfWork {
       }
       const value = step(TX);
       const body = JSON.stringify(check === null ? value : check(value));
-      if (pending) service.completeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, plain);
-      else if (claim !== null) service.storeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, plain);
+      if (pending) service.completeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, storage);
+      else if (claim !== null) service.storeTx(claim.tenantId, claim[KEY], claim[PRINT], status, body, storage);
       return { status, body, replayed: false, value };
     }, options);
     if (claim !== null) claim.settled = true;

@@ -94,7 +94,8 @@ export class WebhookService {
   async create(principal: Principal, input: CreateWebhookEndpointInput, scope: Scope): Promise<Committed<WebhookEndpointCreated>> {
     await this.checkUrl(input.url);
     const secret = newWebhookSecret();
-    return this.deps.uow.run(scope, (tx) => this.createTx(tx, principal, input, secret));
+    // The answer carries the secret: its stored copy (for a retry under the key) is sealed.
+    return this.deps.uow.run(scope, (tx) => this.createTx(tx, principal, input, secret), { sealBody: true });
   }
 
   /** The write step of {@link create}: the endpoint receives the events logged after it. */
@@ -142,12 +143,16 @@ export class WebhookService {
    */
   rotateSecret(principal: Principal, id: string, scope: Scope): Promise<Committed<WebhookSecretRotated>> {
     const secret = newWebhookSecret();
-    return this.deps.uow.run(scope, () => {
-      const row = this.resolve(principal, id);
-      const until = this.deps.nowS() + ROTATION_OVERLAP_S;
-      this.deps.repos.webhooks.rotate(row.id, this.deps.credentials.sealText(secret, row.tenant_id, purposeOf(row.id)), until);
-      return { id: row.id, secret, previous_secret_expires_at: until };
-    });
+    return this.deps.uow.run(
+      scope,
+      () => {
+        const row = this.resolve(principal, id);
+        const until = this.deps.nowS() + ROTATION_OVERLAP_S;
+        this.deps.repos.webhooks.rotate(row.id, this.deps.credentials.sealText(secret, row.tenant_id, purposeOf(row.id)), until);
+        return { id: row.id, secret, previous_secret_expires_at: until };
+      },
+      { sealBody: true },
+    );
   }
 
   /**

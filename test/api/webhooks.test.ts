@@ -3,6 +3,7 @@
  * secret shown once, bad and hostile input, tenant isolation, SSRF targets refused, rotation,
  * the test delivery and replay.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -59,6 +60,29 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(expectOk<{ data: WebhookEndpoint[] }>(list, 200).data).toEqual([view]);
     expect(list.body).not.toContain(created.secret);
     expect(list.body).not.toContain('secret');
+  });
+
+  it('a create sent again under its Idempotency-Key gets the same secret; the database holds it nowhere in the clear', async () => {
+    t = await local();
+    const body = { url: 'http://127.0.0.1:9/hooks' };
+    const headers = { 'idempotency-key': 'we-create-1' };
+    const first = await t.call('POST', '/v1/webhook_endpoints', body, { headers });
+    const created = expectOk<WebhookEndpointCreated>(first, 201);
+    const again = await t.call('POST', '/v1/webhook_endpoints', body, { headers });
+    expect([again.statusCode, again.headers['idempotency-replayed'], again.body]).toEqual([201, 'true', first.body]);
+    const rotated = await t.call('POST', `/v1/webhook_endpoints/${created.id}/rotate_secret`, undefined, {
+      headers: { 'idempotency-key': 'we-rot-1' },
+    });
+    const secret2 = expectOk<WebhookSecretRotated>(rotated, 200).secret;
+    const { db } = t.runtime.services.repos.store;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const file = fs.readFileSync(db.name);
+    for (const s of [created.secret, secret2]) {
+      expect(file.includes(Buffer.from(s))).toBe(false);
+      expect(file.includes(Buffer.from(s.slice(6)))).toBe(false);
+    }
+    const stored = db.prepare("SELECT body FROM idempotency WHERE key IN ('we-create-1', 'we-rot-1')").pluck().all() as string[];
+    expect(stored.map((b) => b.slice(0, 10))).toEqual(['sealed:v1:', 'sealed:v1:']);
   });
 
   it('defaults events to ["*"]', async () => {
