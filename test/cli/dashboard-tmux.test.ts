@@ -65,7 +65,20 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (socket) spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+  if (socket) {
+    // A dashboard still running (a failed test) is stopped by its pid, the child of the pane's
+    // shell, before the server goes: a hung-up terminal alone does not always end it.
+    const shell = spawnSync('tmux', ['-S', socket, 'list-panes', '-t', SESSION, '-F', '#{pane_pid}'], { env: tmuxEnv, encoding: 'utf8' });
+    const children = spawnSync('ps', ['-o', 'pid=', '--ppid', shell.stdout.trim() || '0'], { encoding: 'utf8' });
+    for (const pid of children.stdout.split(/\s+/).filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    }
+    spawnSync('tmux', ['-S', socket, 'kill-server'], { env: tmuxEnv });
+  }
   await cleanupAll();
 }, 30_000);
 
