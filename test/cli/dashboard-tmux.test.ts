@@ -125,7 +125,7 @@ describe('vagent dashboard in tmux against a real daemon', { timeout: 90_000 }, 
 
     // A simulated inbound call: the fake recogniser hears the line, the agent reads it back, the
     // caller hangs up when the time is up.
-    const simulated = runCli(['call', 'simulate', 'ag_clinic_booking', '--say', 'Priya Sharma', '--timeout-s', '12'], {
+    const simulated = runCli(['call', 'simulate', 'ag_clinic_booking', '--say', 'Priya Sharma', '--timeout-s', '15'], {
       env,
       timeoutMs: 45_000,
     });
