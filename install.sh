@@ -98,7 +98,30 @@ else
     "  Install it with: $ps_hint   (Debian/Ubuntu; then restart vagent)" >&2
 fi
 
-# 4. Put `vagent` on the PATH and end with the command that starts this checkout's daemon
+# 4. tmux, for the test that runs `vagent dashboard` on a real terminal (test/cli/dashboard-tmux.test.ts);
+#    vagent itself does not need it. Installed with apt-get where it and root are available,
+#    like pocketsphinx above; otherwise say how.
+tmux_hint="sudo apt-get install tmux"
+if command -v tmux >/dev/null 2>&1; then
+  say "tests: tmux is installed"
+elif command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  say "tests: apt-get install tmux"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends tmux \
+    || { apt-get update && apt-get install -y --no-install-recommends tmux; } \
+    || true
+  if command -v tmux >/dev/null 2>&1; then
+    say "tests: tmux installed"
+  else
+    printf '%s\n' "install.sh: note: tmux could not be installed; the dashboard's terminal test fails until it is." \
+      "  Install it with: $tmux_hint" >&2
+  fi
+else
+  printf '%s\n' "install.sh: note: tmux is not installed; vagent runs without it, but the dashboard's terminal test needs it." \
+    "  Install it with: $tmux_hint   (Debian/Ubuntu; brew install tmux on macOS)" >&2
+fi
+
+# 5. Put `vagent` on the PATH and end with the command that starts this checkout's daemon
 #    (`vagent serve`, or `bin/vagent serve` when `vagent` on the PATH is another one's).
 link_args=(--from "$FROM")
 [ "$force" = 1 ] && link_args+=(--force)

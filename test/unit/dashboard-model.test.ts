@@ -14,7 +14,7 @@ import {
   visibleRows,
   withBudget,
 } from '../../src/cli/dashboard/model.js';
-import { initialUi, onKey } from '../../src/cli/dashboard/keys.js';
+import { eachKey, initialUi, onKey, type KeyInfo, type UiState } from '../../src/cli/dashboard/keys.js';
 import type { EventView } from '../../src/contract/events.js';
 import { eventId } from '../../src/domain/events.js';
 
@@ -195,5 +195,57 @@ describe('dashboard keys', () => {
     expect(ui).toMatchObject({ filter: 'cl', draft: null });
     expect(onKey(ui, 'q', {}, shown).effect).toEqual({ type: 'quit' });
     expect(onKey(ui, '', { escape: true }, shown).ui.filter).toBe('');
+  });
+
+  /** The UI state after the keys of one read of input, as the dashboard hands them to onKey. */
+  function afterRead(ui: UiState, input: string, key: KeyInfo = {}): { ui: UiState; quit: boolean } {
+    let quit = false;
+    eachKey(
+      input,
+      key,
+      () => ui.draft !== null,
+      (i, k) => {
+        const next = onKey(ui, i, k, shown);
+        ui = next.ui;
+        quit ||= next.effect?.type === 'quit';
+      },
+    );
+    return { ui, quit };
+  }
+
+  it('keys read together are each a key: a filter typed with its Enter applies, a text run while filtering is taken whole', () => {
+    // "/cl" and Enter in one read (a terminal multiplexer delivers send-keys so): the filter applies.
+    expect(afterRead(initialUi, '/cl\r').ui).toMatchObject({ filter: 'cl', draft: null });
+    expect(afterRead(initialUi, '/cl\n').ui).toMatchObject({ filter: 'cl', draft: null });
+    // While filtering, the text comes whole and Enter still applies it; then q in the same read quits.
+    const drafting = afterRead(initialUi, '/').ui;
+    expect(afterRead(drafting, 'linic\rq')).toMatchObject({ ui: { filter: 'linic', draft: null }, quit: true });
+    // "jj" moves down twice (clamped to the last row); Enter read with it opens that call.
+    expect(afterRead(initialUi, 'jj\r').ui).toMatchObject({ screen: 'call', selectedId: 'cl_20' });
+    // One key, or a key with Ctrl, is handed on as it came.
+    const seen: Array<[string, KeyInfo]> = [];
+    eachKey(
+      'q',
+      {},
+      () => false,
+      (i, k) => seen.push([i, k]),
+    );
+    eachKey(
+      '',
+      { escape: true },
+      () => false,
+      (i, k) => seen.push([i, k]),
+    );
+    eachKey(
+      'ab',
+      { ctrl: true },
+      () => false,
+      (i, k) => seen.push([i, k]),
+    );
+    expect(seen).toEqual([
+      ['q', {}],
+      ['', { escape: true }],
+      ['ab', { ctrl: true }],
+    ]);
   });
 });

@@ -46,7 +46,7 @@ export function clientSource(client: VagentClient): DashboardSource {
 }
 
 /**
- * `vagent dashboard`: runs until `q` or Ctrl-C.
+ * `vagent dashboard`: runs until `q` or Ctrl-C, then ends the process (exit 0).
  * @throws CliError (exit 2) when stdin or stdout is not a terminal, pointing to
  *   `vagent events tail --json`; the client's errors (exit 1 or 3) when the daemon refuses or
  *   is not there.
@@ -64,4 +64,10 @@ export async function dashboard(ctx: CommandContext): Promise<void> {
   process.env.NODE_ENV ??= 'production';
   const { runDashboard } = await import('../dashboard/app.js');
   await runDashboard(clientSource(client), colorAllowed());
+  // The dashboard has exited and the terminal is given back: end the process now rather than
+  // when its last socket closes. After `q`, a `GET /v1/events` request was seen, now and then,
+  // still in flight in Node's fetch although its stream had been aborted, which kept the process
+  // (and the shell's prompt) waiting until the daemon closed the connection. (Node's fetch can
+  // lose an abort once its Request has been garbage-collected: nodejs/undici issue 3644.)
+  setImmediate(() => process.exit(EXIT.ok)).unref();
 }

@@ -10,7 +10,7 @@
 import { render, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { CallStatus, EventView, StreamState } from '../../client/index.js';
-import { initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
+import { eachKey, initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
 import { applyEvent, emptyModel, prune, seedCalls, visibleRows, withBudget } from './model.js';
 import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
 
@@ -153,12 +153,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       );
     }
   };
-  useInput((input, key) => {
-    // Keys that arrive together (typed fast, pasted) come as one string: each is a key of its
-    // own, except while a filter is typed, where the text is taken whole.
-    if (input.length > 1 && !key.ctrl && !key.meta && uiNow.current.draft === null) for (const ch of input) handleKey(ch, {});
-    else handleKey(input, key);
-  });
+  useInput((input, key) => eachKey(input, key, () => uiNow.current.draft !== null, handleKey));
 
   if (size.width < MIN_WIDTH || size.height < MIN_HEIGHT)
     return (

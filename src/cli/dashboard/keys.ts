@@ -41,6 +41,7 @@ export interface KeyInfo {
   backspace?: boolean;
   delete?: boolean;
   ctrl?: boolean;
+  meta?: boolean;
 }
 
 /** What a key asks the dashboard to do. */
@@ -107,4 +108,31 @@ export function onKey(ui: UiState, input: string, key: KeyInfo, rows: readonly C
   }
   if (key.escape && ui.filter !== '') return { ui: { ...s, filter: '' }, effect: null };
   return { ui: s, effect: null };
+}
+
+/**
+ * Hands the keys of one read of terminal input to `handle`, one by one. Ink reports what arrives
+ * together (typed fast, pasted, or a key and Enter read in one go, as a terminal multiplexer
+ * often delivers them) as a single string: each character is then a key of its own, except
+ * while a filter is typed (`drafting()`), where a run of text is taken whole; a carriage return
+ * or line feed in it is Enter. A single key, or one with Ctrl or Meta, is handed on as it came.
+ */
+export function eachKey(input: string, key: KeyInfo, drafting: () => boolean, handle: (input: string, key: KeyInfo) => void): void {
+  if (input.length <= 1 || key.ctrl || key.meta) {
+    handle(input, key);
+    return;
+  }
+  let text = '';
+  const flush = () => {
+    if (text !== '') handle(text, {});
+    text = '';
+  };
+  for (const ch of input) {
+    if (ch === '\r' || ch === '\n') {
+      flush();
+      handle('', { return: true });
+    } else if (drafting()) text += ch;
+    else handle(ch, {});
+  }
+  flush();
 }
