@@ -163,12 +163,22 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
     while (!stop.signal.aborted) {
       let reason: string;
       const conn = new AbortController();
-      const abortConn = () => conn.abort();
+      // The body's reader is cancelled as well as the request aborted: an abort alone can be lost
+      // once fetch's Request has been collected, leaving the stream (and the process) open
+      // (nodejs/undici#3644).
+      let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+      const abortConn = () => {
+        conn.abort();
+        void reader?.cancel().catch(() => {});
+      };
       stop.signal.addEventListener('abort', abortConn);
       let idle: NodeJS.Timeout | undefined;
       const touch = () => {
         clearTimeout(idle);
-        idle = setTimeout(() => conn.abort(new Error('idle')), idleMs);
+        idle = setTimeout(() => {
+          conn.abort(new Error('idle'));
+          void reader?.cancel().catch(() => {});
+        }, idleMs);
       };
       try {
         const headers: Record<string, string> = { accept: 'text/event-stream', ...transport.upgradeHeaders() };
@@ -194,7 +204,10 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
             },
           });
           const decoder = new TextDecoder();
-          for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+          reader = res.body.getReader();
+          for (;;) {
+            const { value: chunk, done } = await reader.read();
+            if (done || stop.signal.aborted) break;
             touch();
             parser.feed(decoder.decode(chunk, { stream: true }));
             for (const message of batch.splice(0)) {
@@ -207,7 +220,7 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
               yield event;
             }
           }
-          reason = 'the daemon closed the stream';
+          reason = conn.signal.aborted ? `nothing received for ${Math.round(idleMs / 1000)} s` : 'the daemon closed the stream';
         }
       } catch (err) {
         if (stop.signal.aborted) return;
@@ -218,6 +231,7 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
         clearTimeout(idle);
         stop.signal.removeEventListener('abort', abortConn);
         conn.abort();
+        void reader?.cancel().catch(() => {});
       }
       attempt++;
       const delayMs = options.backoffMs ? options.backoffMs(attempt) : defaultBackoff(base, attempt);
