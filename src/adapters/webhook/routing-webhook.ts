@@ -21,7 +21,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from './webhook-signature.js';
-import { checkedLookup, checkWebhookUrl, literalIp, WebhookTargetError } from './webhook-target.js';
+import { checkedPostOptions, checkWebhookUrl, WebhookTargetError } from './webhook-target.js';
 
 /** The header carrying the caller's event id, when one is given. */
 export const EVENT_ID_HEADER = 'vagent-event-id';
@@ -109,24 +109,8 @@ export async function postSignedJson(
   };
   if (opts.eventId !== undefined) headers[EVENT_ID_HEADER] = opts.eventId;
 
-  const ip = literalIp(target);
-  const host = ip ?? target.hostname;
   const isHttps = target.protocol === 'https:';
-  const options: https.RequestOptions = {
-    method: 'POST',
-    host,
-    port: target.port === '' ? (isHttps ? 443 : 80) : Number(target.port),
-    path: `${target.pathname}${target.search}`,
-    headers,
-    agent: false,
-    // A literal IP is never looked up (it was checked above); a name goes through the checked lookup.
-    lookup: checkedLookup(origin, policy.allowPrivate),
-  };
-  if (isHttps) {
-    options.rejectUnauthorized = true;
-    // SNI carries a host name only; an IP literal is verified against the certificate's IP SANs.
-    if (ip === null) options.servername = target.hostname;
-  }
+  const options = checkedPostOptions(target, policy.allowPrivate, headers);
 
   return new Promise((resolve, reject) => {
     let settled = false;

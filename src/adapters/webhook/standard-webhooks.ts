@@ -17,7 +17,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { checkedLookup, checkWebhookUrl, isPublicUnicastAddress, literalIp, WebhookTargetError } from './webhook-target.js';
+import { checkedPostOptions, checkWebhookUrl, isPublicUnicastAddress, literalIp, WebhookTargetError } from './webhook-target.js';
 
 /** The prefix of a Standard Webhooks secret. */
 export const SECRET_PREFIX = 'whsec_';
@@ -106,21 +106,8 @@ export async function postStandardWebhook(
     'content-length': String(Buffer.byteLength(body)),
     'user-agent': userAgent,
   };
-  const ip = literalIp(target);
   const isHttps = target.protocol === 'https:';
-  const options: https.RequestOptions = {
-    method: 'POST',
-    host: ip ?? target.hostname,
-    port: target.port === '' ? (isHttps ? 443 : 80) : Number(target.port),
-    path: `${target.pathname}${target.search}`,
-    headers,
-    agent: false,
-    lookup: checkedLookup(origin, policy.allowPrivate),
-  };
-  if (isHttps) {
-    options.rejectUnauthorized = true;
-    if (ip === null) options.servername = target.hostname;
-  }
+  const options = checkedPostOptions(target, policy.allowPrivate, headers);
   return new Promise((resolve, reject) => {
     let settled = false;
     const req = (isHttps ? https : http).request(options);

@@ -6,6 +6,7 @@
  */
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import type https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -121,6 +122,31 @@ export function checkWebhookUrl(url: string, policy: { allowHttp: boolean; allow
     throw new WebhookTargetError('address_not_allowed', `webhook URL ${parsed.origin} is not a public address`);
   }
   return parsed;
+}
+
+/**
+ * The options of a POST of `headers` to `target` (a URL {@link checkWebhookUrl} allowed): no
+ * pooled agent, a literal IP never looked up (it was checked), a host name through
+ * {@link checkedLookup}; over https the certificate is verified, with SNI for a host name (an IP
+ * literal is verified against the certificate's IP SANs).
+ */
+export function checkedPostOptions(target: URL, allowPrivate: boolean, headers: Record<string, string>): https.RequestOptions {
+  const ip = literalIp(target);
+  const isHttps = target.protocol === 'https:';
+  const options: https.RequestOptions = {
+    method: 'POST',
+    host: ip ?? target.hostname,
+    port: target.port === '' ? (isHttps ? 443 : 80) : Number(target.port),
+    path: `${target.pathname}${target.search}`,
+    headers,
+    agent: false,
+    lookup: checkedLookup(target.origin, allowPrivate),
+  };
+  if (isHttps) {
+    options.rejectUnauthorized = true;
+    if (ip === null) options.servername = target.hostname;
+  }
+  return options;
 }
 
 /**
