@@ -187,7 +187,8 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
         options.log.warn({ call_id: `cl_${call.n}`, err: (err as Error).message }, 'could not hang the phone line up in LiveKit');
       }
     }
-    if (problem === null) await services.media.ended(call.tenantId, call.n);
+    // A call the daemon's stop hung up ended because vagent went away, not its caller.
+    if (problem === null) await services.media.ended(call.tenantId, call.n, null, null, this.live.draining ? 'daemon_restart' : undefined);
     options.log.info(
       {
         call_id: `cl_${call.n}`,

@@ -150,7 +150,9 @@ export class MediaStreams extends EventEmitter<MediaStreamsEvents> implements St
    * vagent closed the stream for a protocol fault, is recorded as the call's `dial_error`.
    */
   endCall(tenantId: string, n: number, problem: string | null = null): Promise<void> {
-    return this.live.track(this.services.media.ended(tenantId, n, problem));
+    // A call the daemon's stop hung up ended because vagent went away, not its caller.
+    const reason = this.live.draining ? 'daemon_restart' : undefined;
+    return this.live.track(this.services.media.ended(tenantId, n, problem, null, reason));
   }
 
   /** @internal: the recogniser spec of a call in `language` with custom parameters `params`. */

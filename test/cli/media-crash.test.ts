@@ -72,4 +72,30 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
     const again = (await api(daemon, 'GET', `/v1/events?call_id=${callId}&types=call.ended`, { key })).body.data;
     expect(again).toHaveLength(1);
   });
+
+  it('a daemon stopped (SIGTERM) under a call ends it saying so: end_reason daemon_restart, not the caller', async () => {
+    requireBuild();
+    const daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'fake' } });
+    const key = await adminKey(daemon.stateDir);
+    const call = simulateCall({
+      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
+      dialect: 'twilio',
+      headers: { authorization: `Bearer ${key}` },
+      customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
+      steps: [{ kind: 'wait', ms: 60_000 }],
+    });
+    await new Promise<void>((resolve) =>
+      call.on('event', (e) => {
+        if (e.type === 'reply_start') resolve();
+      }),
+    );
+    const callId = (await api(daemon, 'GET', '/v1/calls?status=in_progress', { key })).body.data[0].call_id as string;
+    await daemon.stop('SIGTERM');
+    await call.done.catch(() => undefined);
+    const again = await startDaemon({ stateDir: daemon.stateDir, env: { VAGENT_RECOGNIZER: 'fake' } });
+    const ends = (await api(again, 'GET', `/v1/events?call_id=${callId}&types=call.ended`, { key })).body.data as Array<{
+      data: { end_reason: string };
+    }>;
+    expect(ends.map((e) => e.data.end_reason)).toEqual(['daemon_restart']);
+  });
 });
