@@ -10,6 +10,9 @@ import { eventId, typesOf } from '../domain/events.js';
 import type { EventView } from '../contract/events.js';
 import type { EventRow, Repos, TranscriptRedaction } from '../store/index.js';
 import type { Tx } from './unit-of-work.js';
+import { redact } from './redaction.js';
+
+export { redact } from './redaction.js';
 
 /** What a change records: its type, its tenant, the session/call number it concerns, and its data. */
 export interface EventInput {
@@ -169,35 +172,6 @@ export class EventLog {
     this.durable = seq;
     for (const l of this.listeners) l();
   }
-}
-
-/** Fields of event data that hold what was heard, said or keyed (docs/events.md "Redaction"). */
-const TRANSCRIPT_FIELDS = new Set(['heard', 'reply', 'digits', 'text']);
-/** Fields whose every string value was captured from the caller. */
-const CAPTURED_FIELDS = new Set(['extracted']);
-
-/**
- * `data` with its transcript text masked (`digits`: each digit becomes `•`) or dropped (`text`:
- * null, captured values `{}`), as the tenant's `redact_transcripts` says; as it is for `off`.
- */
-export function redact(data: Record<string, unknown>, mode: TranscriptRedaction): Record<string, unknown> {
-  if (mode === 'off') return data;
-  const mask = (v: unknown): unknown => {
-    if (typeof v !== 'string' && typeof v !== 'number') return v;
-    return mode === 'digits' ? String(v).replace(/[0-9\u0966-\u096f]/g, '•') : null;
-  };
-  const walk = (v: unknown, captured = false): unknown => {
-    if (Array.isArray(v)) return v.map((x) => walk(x, captured));
-    if (v === null || typeof v !== 'object') return captured ? mask(v) : v;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      if (CAPTURED_FIELDS.has(k)) out[k] = mode === 'text' ? {} : walk(x, true);
-      else if (TRANSCRIPT_FIELDS.has(k) && typeof x === 'string') out[k] = mask(x);
-      else out[k] = walk(x, captured);
-    }
-    return out;
-  };
-  return walk(data) as Record<string, unknown>;
 }
 
 /** The selection of a query's `types` patterns and call/session id. @throws nothing: unknown patterns come back in `unknown`. */

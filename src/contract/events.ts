@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { END_REASONS, EVENT_ID_PATTERN, EVENT_TYPES } from '../domain/events.js';
-import { ID_PATTERNS } from '../domain/ids.js';
+import { ID_PATTERNS, shortId } from '../domain/ids.js';
 
 /** An event: one state change of a tenant's calls and sessions, in log order. */
 export const EventSchema = z
@@ -41,7 +41,14 @@ export const EventQuerySchema = z.object({
   types: z
     .string({ error: TYPES_MESSAGE })
     .max(1000, { error: 'types must be at most 1000 characters' })
-    .regex(EVENT_TYPES_PATTERN, { error: TYPES_MESSAGE })
+    .regex(EVENT_TYPES_PATTERN, {
+      error: (issue) => {
+        const bad = String(issue.input)
+          .split(',')
+          .filter((t) => !EVENT_TYPES_PATTERN.test(t));
+        return `${TYPES_MESSAGE}; not ${shortId(bad.join(','))}`;
+      },
+    })
     .optional(),
   call_id: z.string().regex(ID_PATTERNS.call, { error: 'call_id must be a call id such as cl_123' }).optional(),
   session_id: z.string().regex(ID_PATTERNS.session, { error: 'session_id must be a session id such as se_123' }).optional(),

@@ -104,6 +104,14 @@ describe('GET /v1/events', () => {
     }
     const bad = await t.call('GET', '/v1/events', undefined, { headers: { accept: 'text/event-stream', 'last-event-id': 'nope' } });
     expect([bad.statusCode, JSON.parse(bad.body).error.param]).toEqual([400, 'Last-Event-ID']);
+    const named = await t.call('GET', '/v1/events?types=session.turn,call.nope');
+    expect(JSON.parse(named.body).error.message).toMatch(/; not call\.nope$/);
+    // An id past the newest event: one this log never had (a state dir started afresh).
+    const past = await t.call('GET', '/v1/events', undefined, {
+      headers: { accept: 'text/event-stream', 'last-event-id': 'evt_000000999999' },
+    });
+    expect([past.statusCode, JSON.parse(past.body).error.param]).toEqual([400, 'Last-Event-ID']);
+    expect(JSON.parse(past.body).error.message).toMatch(/past the newest event \(evt_000000000000\)/);
     expect((await t.call('POST', '/v1/sessions', { agent_id: 'ag_missing' })).statusCode).toBe(404);
     expect((await list(t)).data).toEqual([]);
   });

@@ -112,8 +112,10 @@ export async function replay(
   eventId: string | undefined,
   flags: { since?: string; endpoint?: string },
 ): Promise<void> {
-  if ((eventId === undefined) === (flags.since === undefined))
-    throw new UsageError('give an event id (evt_…) or --since DURATION, not both');
+  if (eventId === undefined && flags.since === undefined) {
+    throw new UsageError('what to send again? give an event id (evt_…) or --since DURATION', 'example: vagent events replay --since 2h');
+  }
+  if (eventId !== undefined && flags.since !== undefined) throw new UsageError('give an event id (evt_…) or --since DURATION, not both');
   const client = await webhooks(ctx);
   const target = flags.endpoint === undefined ? {} : { endpoint_id: flags.endpoint };
   const r =

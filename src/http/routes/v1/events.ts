@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Services } from '../../../app/index.js';
 import { selectionOf, type EventSelection } from '../../../app/events.js';
 import { ApiError } from '../../../domain/errors.js';
-import { eventSeq, EVENT_ID_PATTERN } from '../../../domain/events.js';
+import { eventId, eventSeq, EVENT_ID_PATTERN } from '../../../domain/events.js';
 import { parseSessionNumber } from '../../../domain/ids.js';
 import { installSchemaErrors } from '../../../contract/schema-errors.js';
 import { errorResponses, EventPageSchema, EventQuerySchema } from '../../../contract/index.js';
@@ -69,8 +69,21 @@ export function eventRoutes(services: Services, options: EventRouteOptions = {})
         if (resume !== null && !EVENT_ID_PATTERN.test(resume)) {
           throw new ApiError('invalid_request', 'Last-Event-ID must be an event id such as evt_000000000042', { param: 'Last-Event-ID' });
         }
-        // Resume after the reader's last event; else after `after`; else from now on.
+        // Resume after the reader's last event; else after `after`; else from now on. An id past
+        // the newest event names one this log never had (a state dir started afresh): said, not
+        // waited on in silence.
         const start = resume !== null ? eventSeq(resume)! : q.after !== undefined ? eventSeq(q.after)! : events.durableSeq();
+        if (start > events.durableSeq()) {
+          const newest = eventId(events.durableSeq());
+          const which = resume !== null ? 'Last-Event-ID' : 'after';
+          throw new ApiError(
+            'invalid_request',
+            `${which} ${resume ?? q.after} is past the newest event (${newest}): this log never had it`,
+            {
+              param: which,
+            },
+          );
+        }
         reply.hijack();
         const res = reply.raw;
         res.writeHead(200, {
