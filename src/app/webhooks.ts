@@ -272,7 +272,15 @@ export class WebhookService {
     try {
       await this.port.checkUrl(url);
     } catch (err) {
-      throw new ApiError('invalid_request', `url is refused: ${(err as Error).message}`, { param: 'url' });
+      const reason = (err as { reason?: unknown }).reason;
+      // What the operator can change, for the refusals the daemon's settings decide.
+      const hint =
+        reason === 'scheme_not_allowed'
+          ? '; a plain-http receiver needs inbound_webhook_allow_http (VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true) on the daemon'
+          : reason === 'address_not_allowed'
+            ? '; a receiver on a private or loopback address needs inbound_webhook_allow_private (VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true) on the daemon'
+            : '';
+      throw new ApiError('invalid_request', `url is refused: ${(err as Error).message}${hint}`, { param: 'url' });
     }
   }
 }

@@ -139,6 +139,11 @@ describe('POST /v1/webhook_endpoints', () => {
       expect(res.body).not.toContain('s3cret');
     }
     expect(expectOk<{ data: unknown[] }>(await t.call('GET', '/v1/webhook_endpoints'), 200).data).toEqual([]);
+    // Each refusal a setting decides names that setting.
+    const http = await t.call('POST', '/v1/webhook_endpoints', { url: 'http://203.0.113.9/hooks' });
+    expect(JSON.parse(http.body).error.message).toContain('VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true');
+    const loopback = await t.call('POST', '/v1/webhook_endpoints', { url: 'https://127.0.0.1/hooks' });
+    expect(JSON.parse(loopback.body).error.message).toContain('VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true');
     expectOk(await t.call('POST', '/v1/webhook_endpoints', { url: 'https://93.184.215.14/x' }), 201);
   });
 });
