@@ -5,6 +5,7 @@
  */
 import type { TurnResult } from '../contract/index.js';
 import type { EndReason } from '../domain/events.js';
+import { openingClips } from '../engine/turn.js';
 import { costView, microToInr, totalMicro } from '../domain/money.js';
 import type { CallWithSession, Repos } from '../store/index.js';
 import type { EventInput, EventLog } from './events.js';
@@ -12,14 +13,21 @@ import type { SessionMetrics, StoredTurn } from './session-model.js';
 import type { LiveSession, Summary } from './session-types.js';
 import type { Tx } from './unit-of-work.js';
 
-/** `session.opened`: the agent, the customer's name, the title. */
+/** `session.opened`: the agent, the customer's name, the title, and the opening the agent says. */
 export function sessionOpenedEvent(s: LiveSession, title: string | null): EventInput {
   return {
     tenantId: s.tenantId,
     type: 'session.opened',
     sessionId: s.id,
-    data: { agent_id: s.agent.def.id, customer_name: s.customerName, title },
+    data: { agent_id: s.agent.def.id, customer_name: s.customerName, title, opening: openingText(s) },
   };
+}
+
+/** What the agent says when session `s` opens (its opening lines, rendered with the session's values). */
+function openingText(s: LiveSession): string {
+  return openingClips(s.agent, { customer_name: s.customerName, context: s.context })
+    .map((c) => c.text)
+    .join(' ');
 }
 
 /**
@@ -109,7 +117,7 @@ function callReport(call: CallWithSession, s: LiveSession, end: SessionEnd, turn
     outcome: 'outcome' in end.summary ? end.summary.outcome : null,
     extracted: 'extracted' in end.summary ? end.summary.extracted : {},
     summary: end.summary,
-    transcript: transcriptOf(turns),
+    transcript: [{ speaker: 'agent', text: openingText(s), at: started, turn: 0, layer: 'opening' }, ...transcriptOf(turns)],
     cost: costView(end.metrics.cost),
     cost_inr: microToInr(totalMicro(end.metrics.cost)),
     recording_url: end.recordingUrl,

@@ -73,8 +73,10 @@ describe('call events', () => {
       summary: expect.objectContaining({ outcome: expect.any(String) }),
     });
     const transcript = report.transcript as Array<{ speaker: string; text?: string }>;
-    expect(transcript[0]).toMatchObject({ speaker: 'caller', text: 'yes speaking' });
-    expect(transcript[1]).toMatchObject({ speaker: 'agent' });
+    expect(transcript[0]).toMatchObject({ speaker: 'agent', layer: 'opening', text: expect.stringMatching(/Am I speaking with Ravi\?$/) });
+    expect(transcript[1]).toMatchObject({ speaker: 'caller', text: 'yes speaking' });
+    expect(transcript[2]).toMatchObject({ speaker: 'agent' });
+    expect(events[0]!.data.opening).toBe(transcript[0]!.text);
   });
 
   it('a busy callee: call.failed and one call.ended, both saying busy', async () => {
