@@ -165,7 +165,7 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
       const conn = new AbortController();
       // The body's reader is cancelled as well as the request aborted: an abort alone can be lost
       // once fetch's Request has been collected, leaving the stream (and the process) open
-      // (nodejs/undici#3644).
+      // (https://github.com/nodejs/undici/issues/3644).
       let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
       const abortConn = () => {
         conn.abort();

@@ -68,6 +68,6 @@ export async function dashboard(ctx: CommandContext): Promise<void> {
   // when its last socket closes. After `q`, a `GET /v1/events` request was seen, now and then,
   // still in flight in Node's fetch although its stream had been aborted, which kept the process
   // (and the shell's prompt) waiting until the daemon closed the connection. (Node's fetch can
-  // lose an abort once its Request has been garbage-collected: nodejs/undici issue 3644.)
+  // lose an abort once its Request has been garbage-collected: https://github.com/nodejs/undici/issues/3644.)
   setImmediate(() => process.exit(EXIT.ok)).unref();
 }
