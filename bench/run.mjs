@@ -268,7 +268,11 @@ async function main() {
   const durableDir = makeTempDir('vagent-bench-durable-');
   const rowsFile = path.join(durableDir, 'turn-rows.json');
   fs.writeFileSync(rowsFile, JSON.stringify(sessions.turnRows));
-  sessions.turn_rows_bytes = Object.fromEntries(Object.entries(sessions.turnRows).map(([k, v]) => [k, Buffer.byteLength(v)]));
+  sessions.turn_rows_bytes = Object.fromEntries(
+    Object.entries(sessions.turnRows)
+      .filter(([, v]) => typeof v === 'string')
+      .map(([k, v]) => [k, Buffer.byteLength(v)]),
+  );
   delete sessions.turnRows;
   const durable = await startServer({
     name: 'durable-server',

@@ -62,6 +62,10 @@ export async function dashboard(ctx: CommandContext): Promise<void> {
   // React's production build: its development build checks every render, several times the
   // CPU on a busy daemon. Set before React first loads (it reads NODE_ENV then).
   process.env.NODE_ENV ??= 'production';
+  // Ink draws only a last frame, at exit, when the environment says CI (its is-in-ci check,
+  // read when Ink loads): the terminal checked above is a person's, whatever CI says.
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
   const { runDashboard } = await import('../dashboard/app.js');
   await runDashboard(clientSource(client), colorAllowed());
   // The dashboard has exited and the terminal is given back: end the process now rather than
