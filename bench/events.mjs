@@ -18,7 +18,7 @@ import crypto from 'node:crypto';
 import { measure, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { invalid, numEnv, smokeOr } from './lib/report.mjs';
-import { admin, api } from './lib/vagent.mjs';
+import { admin, api, turnRoute } from './lib/vagent.mjs';
 
 const SUBSCRIBERS = numEnv('BENCH_EVENTS_SUBSCRIBERS', smokeOr(2, 10));
 const ROUNDS = numEnv('BENCH_EVENTS_ROUNDS', smokeOr(1, 3));
@@ -80,27 +80,14 @@ async function main() {
   const ids = [];
   for (let i = 0; i < SESSIONS; i++)
     ids.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).session_id);
-  let seq = 0;
-  const prefix = `bench-events-${crypto.randomBytes(4).toString('hex')}`;
-  const route = {
+  const route = turnRoute({
     title: 'turn',
     url: daemon.url,
     pid: daemon.pid,
-    path: `/v1/sessions/${ids[0]}/turn`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ text: 'what are your fees?' }),
-    requests: [
-      {
-        setupRequest(req) {
-          seq += 1;
-          req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
-          req.headers['Idempotency-Key'] = `${prefix}-${seq}`;
-          return req;
-        },
-      },
-    ],
-  };
+    key,
+    ids,
+    prefix: `bench-events-${crypto.randomBytes(4).toString('hex')}`,
+  });
   await warmUp(route, { seconds: smokeOr(1, 2), connections: CONNECTIONS });
 
   const plain = [];
@@ -111,7 +98,7 @@ async function main() {
     plain.push(alone);
     const readers = Array.from({ length: SUBSCRIBERS }, () => subscribe(daemon.url, key));
     await new Promise((r) => setTimeout(r, 300)); // connected, before the turns start
-    const turnsBefore = seq;
+    const turnsBefore = route.sent();
     const t0 = performance.now();
     const withReaders = await measure({ ...route, connections: CONNECTIONS, durationS: SLICE_S, warmupS: 0 });
     // Each answered turn wrote one session.turn (requests cut off by the slice's end may add a
@@ -127,7 +114,7 @@ async function main() {
       if (r.state.events < expected || r.state.events !== readers[0].state.events || r.state.repeats > 0) {
         invalid(
           `a reader got ${r.state.events} turn events, another ${readers[0].state.events}, of ${expected} answered turns ` +
-            `(${r.state.repeats} out of order or repeated; turns sent ${seq - turnsBefore})`,
+            `(${r.state.repeats} out of order or repeated; turns sent ${route.sent() - turnsBefore})`,
         );
       }
       delivered.push(r.state.events / seconds);

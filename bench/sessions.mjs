@@ -17,7 +17,7 @@ import crypto from 'node:crypto';
 import { readDatabase } from './lib/db.mjs';
 import { measure } from './lib/http.mjs';
 import { smokeOr } from './lib/report.mjs';
-import { api as call, rssMiB as rssMiBExact } from './lib/vagent.mjs';
+import { api as call, rssMiB as rssMiBExact, turnRoute as routeOfTurns } from './lib/vagent.mjs';
 
 /** Sessions open for the RSS figure (a few hundred in the smoke mode, see lib/report.mjs). */
 export const OPEN_SESSIONS = smokeOr(300, 10_000);
@@ -120,27 +120,15 @@ export async function benchSessions(daemon, key, common, database, afterTurn) {
 
   // Turn throughput over 200 sessions.
   const ids = await openMany(daemon.url, key, TURN_SESSIONS, 10);
-  let seq = 0;
   const keyPrefix = `bench-turn-${crypto.randomBytes(6).toString('hex')}`;
-  const turnRoute = {
+  const turnRoute = routeOfTurns({
     title: '(e) POST /v1/sessions/{id}/turn (FAQ layer, cached audio)',
     url: daemon.url,
     pid: daemon.pid,
-    path: `/v1/sessions/${ids[0]}/turn`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ text: 'what are your fees?' }),
-    requests: [
-      {
-        setupRequest(req) {
-          seq += 1;
-          req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
-          req.headers['Idempotency-Key'] = `${keyPrefix}-${seq}`;
-          return req;
-        },
-      },
-    ],
-  };
+    key,
+    ids,
+    prefix: keyPrefix,
+  });
   const turn = await measure({ ...common, ...turnRoute });
   const paired = afterTurn ? await afterTurn(turnRoute) : undefined;
 

@@ -28,7 +28,7 @@ import { readDatabase } from './lib/db.mjs';
 import { measureAlternating, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { numEnv } from './lib/report.mjs';
-import { api } from './lib/vagent.mjs';
+import { api, turnRoute as routeOfTurns } from './lib/vagent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = numEnv('BENCH_CONNECTIONS', 50);
@@ -84,27 +84,8 @@ async function turnRoute(dir) {
   for (let i = 0; i < TURN_SESSIONS; i++) {
     ids.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking', customer_name: 'Bench' })).session_id);
   }
-  let seq = 0;
-  const keyPrefix = `bench-ab-${crypto.randomBytes(6).toString('hex')}`;
-  const route = {
-    title: `(e) turn, ${path.basename(dir)}`,
-    url: daemon.url,
-    pid: daemon.pid,
-    path: `/v1/sessions/${ids[0]}/turn`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: TURN_BODY,
-    requests: [
-      {
-        setupRequest(req) {
-          seq += 1;
-          req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
-          req.headers['Idempotency-Key'] = `${keyPrefix}-${seq}`;
-          return req;
-        },
-      },
-    ],
-  };
+  const prefix = `bench-ab-${crypto.randomBytes(6).toString('hex')}`;
+  const route = routeOfTurns({ title: `(e) turn, ${path.basename(dir)}`, url: daemon.url, pid: daemon.pid, key, ids, prefix });
   return { route, database: path.join(stateDir, 'vagent.db') };
 }
 

@@ -40,3 +40,34 @@ export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : null;
 }
+
+/**
+ * The text-turn route of the benchmarks, for autocannon (bench/lib/http.mjs): `POST
+ * /v1/sessions/{id}/turn` with "what are your fees?" (the FAQ layer, cached audio), round-robin
+ * over the sessions `ids`, each request under an Idempotency-Key of its own (`prefix-N`).
+ * @param {{title: string, url: string, pid: number, key: string, ids: string[], prefix: string}} o
+ * @returns the route, and `sent()`: how many requests it has set up so far
+ */
+export function turnRoute({ title, url, pid, key, ids, prefix }) {
+  let seq = 0;
+  return {
+    title,
+    url,
+    pid,
+    path: `/v1/sessions/${ids[0]}/turn`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ text: 'what are your fees?' }),
+    requests: [
+      {
+        setupRequest(req) {
+          seq += 1;
+          req.path = `/v1/sessions/${ids[seq % ids.length]}/turn`;
+          req.headers['Idempotency-Key'] = `${prefix}-${seq}`;
+          return req;
+        },
+      },
+    ],
+    sent: () => seq,
+  };
+}
