@@ -8,28 +8,33 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulateCall } from '../../src/cli/simulator/sim-client.js';
 import { ACTIVITY_HEARTBEAT_MS } from '../../src/app/media-calls.js';
-import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
+import { adminKey, api, cleanupAll, requireBuild, startDaemon, type Daemon } from '../support/daemon.js';
 
 afterAll(cleanupAll, 30_000);
+
+/** A carrier-stream call (Twilio's dialect) of the clinic agent whose caller stays silent; resolves once its opening reaches the caller: the call is live. */
+async function liveCall(daemon: Daemon, key: string): Promise<ReturnType<typeof simulateCall>> {
+  const call = simulateCall({
+    url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
+    dialect: 'twilio',
+    headers: { authorization: `Bearer ${key}` },
+    customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
+    steps: [{ kind: 'wait', ms: 60_000 }],
+  });
+  await new Promise<void>((resolve) =>
+    call.on('event', (e) => {
+      if (e.type === 'reply_start') resolve();
+    }),
+  );
+  return call;
+}
 
 describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () => {
   it('is ended at the next start', async () => {
     requireBuild();
     let daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'fake' } });
     const key = await adminKey(daemon.stateDir);
-    const call = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
-      dialect: 'twilio',
-      headers: { authorization: `Bearer ${key}` },
-      customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
-      steps: [{ kind: 'wait', ms: 60_000 }],
-    });
-    // The opening reaching the caller means the call is live.
-    await new Promise<void>((resolve) =>
-      call.on('event', (e) => {
-        if (e.type === 'reply_start') resolve();
-      }),
-    );
+    const call = await liveCall(daemon, key);
     const live = await api(daemon, 'GET', '/v1/calls?status=in_progress', { key });
     expect(live.body.data).toHaveLength(1);
     const callId = live.body.data[0].call_id as string;
@@ -77,18 +82,7 @@ describe('a carrier stream call when the daemon dies', { timeout: 60_000 }, () =
     requireBuild();
     const daemon = await startDaemon({ env: { VAGENT_RECOGNIZER: 'fake' } });
     const key = await adminKey(daemon.stateDir);
-    const call = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
-      dialect: 'twilio',
-      headers: { authorization: `Bearer ${key}` },
-      customParameters: { agent_id: 'ag_clinic_booking', from: '+919812345678' },
-      steps: [{ kind: 'wait', ms: 60_000 }],
-    });
-    await new Promise<void>((resolve) =>
-      call.on('event', (e) => {
-        if (e.type === 'reply_start') resolve();
-      }),
-    );
+    const call = await liveCall(daemon, key);
     const callId = (await api(daemon, 'GET', '/v1/calls?status=in_progress', { key })).body.data[0].call_id as string;
     await daemon.stop('SIGTERM');
     await call.done.catch(() => undefined);
