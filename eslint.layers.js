@@ -85,6 +85,12 @@ export const LAYERS = [
     why: 'the routing webhook client implements an app port, and knows no other adapter',
   },
   {
+    folder: 'adapters/llm',
+    may: ['domain', 'app', 'config'],
+    packages: ['openai'],
+    why: "the chat-completions client implements the app's language model port with the official openai client, and knows no other adapter",
+  },
+  {
     folder: 'http',
     may: ['domain', 'contract', 'app', 'media'],
     packages: ['fastify', '@fastify/[\\w-]+', 'fastify-type-provider-zod', 'find-my-way', 'zod', 'pino', 'ws', NODE],
