@@ -130,7 +130,7 @@ export const LAYERS = [
   {
     folder: 'devtools',
     may: ['.', 'domain', 'engine', 'media', 'adapters/[\\w-]+'],
-    packages: ['ws', '@livekit/protocol', '@livekit/rtc-node', NODE],
+    packages: ['ws', 'yaml', '@livekit/protocol', '@livekit/rtc-node', NODE],
     why: 'development fakes stand in for providers; they run beside vagent, not inside the daemon or the CLI',
   },
 ];
