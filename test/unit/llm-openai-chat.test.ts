@@ -3,12 +3,13 @@
  * fake model server (src/devtools/fake-llm.ts) over loopback: plain and streamed answers, usage
  * and cached tokens in both dialects, structured output, retries only before an answer began,
  * the deadline, the caller's abort, and every failure as a LanguageModelError kind whose message
- * never holds the API key.
+ * never holds the API key; and the token usage read from each provider's fields.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIChatModel } from '../../src/adapters/llm/openai-chat.js';
+import { tokenUsage, usagePartsOf, type UsageParts } from '../../src/adapters/llm/usage.js';
 import { LanguageModelError, type CompletionRequest } from '../../src/app/language-model.js';
 import { MESSAGE_OVERHEAD_TOKENS, tokenCount } from '../../src/devtools/fake-llm-replies.js';
 import { startFakeLlm, type FakeLlm, type FakeLlmOptions } from '../../src/devtools/fake-llm.js';
@@ -263,5 +264,52 @@ describe('OpenAIChatModel against the fake model server', { timeout: 20_000 }, (
     const f = await fake();
     expect((await failure(model(f).complete(ask('hi', { model: ' ' })))).kind).toBe('not_configured');
     await expect(model(f).complete(ask('hi', { timeoutMs: 0 }))).rejects.toThrow(RangeError);
+  });
+});
+
+describe('token usage as providers report it (src/adapters/llm/usage.ts)', () => {
+  const usage = (...bodies: unknown[]) => tokenUsage(bodies.reduce<UsageParts>((parts, b) => usagePartsOf(b, parts), {}));
+
+  it('reads OpenAI usage with cached tokens, and counts nothing missing as 0', () => {
+    expect(usage({ usage: { prompt_tokens: 1200, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 1024 } } })).toEqual({
+      promptTokens: 1200,
+      completionTokens: 40,
+      cachedTokens: 1024,
+    });
+    expect(usage({ choices: [] })).toEqual({ promptTokens: 0, completionTokens: 0, cachedTokens: 0 });
+    expect(usage({ usage: { prompt_tokens: -3, completion_tokens: 'many', prompt_tokens_details: null } })).toEqual({
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+    });
+  });
+
+  it("prefers llama.cpp's timings over a usage that says nothing was cached", () => {
+    const readme = {
+      timings: { cache_n: 236, prompt_n: 1, predicted_n: 35 },
+      usage: { completion_tokens: 35, prompt_tokens: 237, total_tokens: 272, prompt_tokens_details: { cached_tokens: 0 } },
+    };
+    expect(usage(readme)).toEqual({ promptTokens: 237, completionTokens: 35, cachedTokens: 236 });
+    expect(usage({ timings: { cache_n: 10, prompt_n: 5, predicted_n: 3 } })).toEqual({
+      promptTokens: 15,
+      completionTokens: 3,
+      cachedTokens: 10,
+    });
+  });
+
+  it("takes usage and timings from whichever chunks carry them, and Groq's x_groq.usage", () => {
+    expect(
+      usage({ usage: null }, { choices: [], timings: { cache_n: 4, prompt_n: 6 } }, { usage: { prompt_tokens: 10, completion_tokens: 2 } }),
+    ).toEqual({
+      promptTokens: 10,
+      completionTokens: 2,
+      cachedTokens: 4,
+    });
+    expect(usage({ x_groq: { usage: { prompt_tokens: 50, completion_tokens: 5 } } })).toEqual({
+      promptTokens: 50,
+      completionTokens: 5,
+      cachedTokens: 0,
+    });
+    expect(usage({ usage: { prompt_tokens: 5, prompt_tokens_details: { cached_tokens: 9 } } }).cachedTokens).toBe(5);
   });
 });

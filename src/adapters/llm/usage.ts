@@ -37,18 +37,21 @@ export function usagePartsOf(body: unknown, into: UsageParts = {}): UsageParts {
 }
 
 /**
- * The {@link TokenUsage} of the parts gathered: `usage` first, llama.cpp's `timings` where
- * `usage` says nothing (prompt = `cache_n + prompt_n`, cached = `cache_n`, completion =
- * `predicted_n`); 0 for what neither reports. Cached tokens never exceed the prompt's.
+ * The {@link TokenUsage} of the parts gathered. llama.cpp's `timings`, when present, are taken
+ * over `usage` for the prompt (`cache_n + prompt_n`) and the cached part (`cache_n`): its server
+ * may send `usage.prompt_tokens_details.cached_tokens: 0` beside a non-zero `cache_n`
+ * (tools/server/README.md of llama.cpp, "Timings and context usage"). Otherwise `usage`
+ * (`prompt_tokens`, `completion_tokens`, `prompt_tokens_details.cached_tokens`); 0 for what
+ * neither reports. Cached tokens never exceed the prompt's.
  */
 export function tokenUsage(parts: UsageParts): TokenUsage {
   const u = parts.usage ?? {};
   const t = parts.timings ?? {};
   const cacheN = count(t['cache_n']);
   const promptN = count(t['prompt_n']);
-  const fromTimings = cacheN !== undefined || promptN !== undefined ? (cacheN ?? 0) + (promptN ?? 0) : undefined;
-  const promptTokens = count(u['prompt_tokens']) ?? fromTimings ?? 0;
+  const fromTimings = cacheN !== undefined && promptN !== undefined ? cacheN + promptN : undefined;
+  const promptTokens = fromTimings ?? count(u['prompt_tokens']) ?? 0;
   const completionTokens = count(u['completion_tokens']) ?? count(t['predicted_n']) ?? 0;
-  const cached = count(record(u['prompt_tokens_details'])?.['cached_tokens']) ?? cacheN ?? 0;
+  const cached = cacheN ?? count(record(u['prompt_tokens_details'])?.['cached_tokens']) ?? 0;
   return { promptTokens, completionTokens, cachedTokens: Math.min(cached, promptTokens) };
 }
