@@ -205,12 +205,16 @@ describe('OpenAIChatModel against the fake model server', { timeout: 20_000 }, (
     expect(['network', 'malformed']).toContain((await failure(lm.complete(ask('cut short')))).kind);
   });
 
-  it('a 200 that is no chat completion is malformed', async () => {
-    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": 1}'));
+  it('a 200 that is no chat completion is malformed: another object, text, a message that is not text', async () => {
+    const bodies = ['{"hello": 1}', '{"choices": []}', '{"choices": [{"message": {"content": {"x": 1}}}]}', 'null'];
+    let n = 0;
+    const server = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(bodies[n++ % bodies.length]),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const lm = new OpenAIChatModel({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: 'm' });
-      expect((await failure(lm.complete(ask('hi')))).kind).toBe('malformed');
+      for (let i = 0; i < bodies.length; i++) expect((await failure(lm.complete(ask('hi')))).kind, bodies[i]).toBe('malformed');
       expect((await failure(lm.stream(ask('hi'), () => {}))).kind).toBe('malformed');
     } finally {
       server.close();
@@ -263,7 +267,10 @@ describe('OpenAIChatModel against the fake model server', { timeout: 20_000 }, (
   it('needs a model name and a positive deadline', async () => {
     const f = await fake();
     expect((await failure(model(f).complete(ask('hi', { model: ' ' })))).kind).toBe('not_configured');
-    await expect(model(f).complete(ask('hi', { timeoutMs: 0 }))).rejects.toThrow(RangeError);
+    for (const timeoutMs of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect((await failure(model(f).complete(ask('hi', { timeoutMs })))).kind).toBe('refused');
+    }
+    expect(f.requests).toHaveLength(0);
   });
 });
 

@@ -71,19 +71,24 @@ export class OpenAIChatModel implements LanguageModel {
     });
   }
 
-  /** @throws LanguageModelError on any failure. */
+  /** @throws LanguageModelError on any failure (a bad `timeoutMs` too: kind `refused`). */
   complete(request: CompletionRequest): Promise<Completion> {
     return this.withDeadline(request, async (signal, started) => {
       const body = await this.client.chat.completions.create(this.body(request), {
         signal,
         timeout: request.timeoutMs,
       });
-      const text = (body as unknown as { choices?: { message?: { content?: unknown } }[] })?.choices?.[0]?.message?.content;
-      const finish = (body as unknown as { choices?: { finish_reason?: unknown }[] })?.choices?.[0]?.finish_reason;
-      if (typeof body !== 'object' || body === null || !Array.isArray(body.choices) || body.choices.length === 0) {
+      // What came back is checked, not trusted: a server may answer 200 with anything.
+      const choices: unknown = (body as unknown as { choices?: unknown } | null)?.choices;
+      const first = Array.isArray(choices)
+        ? (choices[0] as { message?: { content?: unknown }; finish_reason?: unknown } | undefined)
+        : undefined;
+      if (typeof first !== 'object' || first === null) {
         throw new LanguageModelError('malformed', `the model endpoint ${this.ctx.host} answered with no chat completion`);
       }
-      if (text !== null && text !== undefined && typeof text !== 'string') {
+      const text = first.message?.content ?? null;
+      const finish = first.finish_reason;
+      if (text !== null && typeof text !== 'string') {
         throw new LanguageModelError('malformed', `the model endpoint ${this.ctx.host} answered a message whose content is not text`);
       }
       const latencyMs = performance.now() - started;
@@ -167,7 +172,9 @@ export class OpenAIChatModel implements LanguageModel {
     if (request.model.trim() === '') {
       throw new LanguageModelError('not_configured', 'no model is named (llm.model, or the agent’s llm.model)');
     }
-    if (!(request.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0; got ${request.timeoutMs}`);
+    if (!(request.timeoutMs > 0) || !Number.isFinite(request.timeoutMs)) {
+      throw new LanguageModelError('refused', `the request's deadline must be a number of ms > 0; got ${request.timeoutMs}`);
+    }
     const host = this.ctx.host;
     if (request.signal?.aborted) throw new LanguageModelError('aborted', `request to the model endpoint ${host} aborted`);
     const controller = new AbortController();
