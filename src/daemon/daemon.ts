@@ -106,7 +106,7 @@ export async function startDaemon(
       inboundLog: logger.child({ component: 'inbound' }),
       webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
-      languageModel: openLanguageModel(settings.llm),
+      languageModel: await openLanguageModel(settings.llm),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
         logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),

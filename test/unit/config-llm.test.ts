@@ -35,14 +35,14 @@ function refusal(fn: () => unknown): string {
 }
 
 describe('llm settings', () => {
-  it('are off by default, with an 8 s deadline and 2 retries', () => {
+  it('are off by default, with an 8 s deadline and 2 retries', async () => {
     const s = loadSettings({}, { HOME: '/srv/op' });
     expect(s.llm).toEqual({ timeout_ms: 8000, max_retries: 2 });
     expect(llmNotice(s.llm)).toMatch(/^llm: off/);
-    expect(openLanguageModel(s.llm)).toBeInstanceOf(NoLanguageModel);
+    expect(await openLanguageModel(s.llm)).toBeInstanceOf(NoLanguageModel);
   });
 
-  it('come from the config file and from VAGENT_LLM_* (the environment wins)', () => {
+  it('come from the config file and from VAGENT_LLM_* (the environment wins)', async () => {
     const cfg = file('a.yaml', 'llm:\n  base_url: http://127.0.0.1:8080/v1\n  model: qwen2.5-7b\n  timeout_ms: 3000\n');
     expect(loadSettings({ config: cfg }, {}).llm).toEqual({
       base_url: 'http://127.0.0.1:8080/v1',
@@ -69,7 +69,7 @@ describe('llm settings', () => {
     });
     expect(llmNotice(s.llm)).toBe('llm: llama-3.1-8b-instant at api.groq.com, requests time out after 2500 ms');
     expect(llmNotice(s.llm)).not.toContain(KEY);
-    const lm = openLanguageModel(s.llm);
+    const lm = await openLanguageModel(s.llm);
     expect(lm).toBeInstanceOf(OpenAIChatModel);
     expect(lm.defaultModel).toBe('llama-3.1-8b-instant');
     for (const name of [
