@@ -85,6 +85,12 @@ export const LAYERS = [
     why: 'the routing webhook client implements an app port, and knows no other adapter',
   },
   {
+    folder: 'adapters/llm',
+    may: ['domain', 'app', 'config'],
+    packages: ['openai'],
+    why: "the chat-completions client implements the app's language model port with the official openai client, and knows no other adapter",
+  },
+  {
     folder: 'http',
     may: ['domain', 'contract', 'app', 'media'],
     packages: ['fastify', '@fastify/[\\w-]+', 'fastify-type-provider-zod', 'find-my-way', 'zod', 'pino', 'ws', NODE],
@@ -124,7 +130,7 @@ export const LAYERS = [
   {
     folder: 'devtools',
     may: ['.', 'domain', 'engine', 'media', 'adapters/[\\w-]+'],
-    packages: ['ws', '@livekit/protocol', '@livekit/rtc-node', NODE],
+    packages: ['ws', 'yaml', '@livekit/protocol', '@livekit/rtc-node', NODE],
     why: 'development fakes stand in for providers; they run beside vagent, not inside the daemon or the CLI',
   },
 ];

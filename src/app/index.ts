@@ -14,6 +14,7 @@ import { NoTelephony, type TelephonyPort } from './telephony-port.js';
 import { RetentionService } from './retention.js';
 import { SessionService } from './sessions.js';
 import { NoSpeech, type SpeechPort } from './speech-port.js';
+import { NoLanguageModel, type LanguageModel } from './language-model.js';
 import { IdempotencyService } from './idempotency.js';
 import { MediaCallService } from './media-calls.js';
 import { NumberService } from './numbers.js';
@@ -44,6 +45,10 @@ export interface Services {
   agents: AgentService;
   sessions: SessionService;
   speech: SpeechPort;
+  /** The language model (docs/llm.md); {@link NoLanguageModel} when none is configured. */
+  languageModel: LanguageModel;
+  /** Deadline of one model request, retries included, ms (`llm.timeout_ms`). */
+  llmTimeoutMs: number;
   budget: BudgetService;
   calls: CallService;
   /** Hang-ups (`POST /v1/calls/{id}/hangup`; ending a dialled call's session). */
@@ -75,6 +80,10 @@ export interface ServiceOptions {
   nowS?: () => number;
   /** Speech synthesis and its cache (default: none, text-only replies). */
   speech?: SpeechPort;
+  /** The language model (default: none, {@link NoLanguageModel}: no agent's `llm` block is used). */
+  languageModel?: LanguageModel;
+  /** Deadline of one model request, ms (default 8000, `llm.timeout_ms`). */
+  llmTimeoutMs?: number;
   /** Prices (default: everything free). */
   pricing?: Pricing;
   /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
@@ -125,6 +134,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const deps = { repos, uow, authMode: options.authMode, credentials, events, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
+  const languageModel = options.languageModel ?? new NoLanguageModel();
   const agents = new AgentService(deps, speech);
   const sessions: SessionService = new SessionService(
     deps,
@@ -198,6 +208,8 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     agents,
     sessions,
     speech,
+    languageModel,
+    llmTimeoutMs: options.llmTimeoutMs ?? 8000,
     repos,
     credentials,
     tenants: new TenantService(repos, nowS, (name) => events.forgetTenant(name)),

@@ -64,6 +64,18 @@ const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam', Record<string, string>> = {
   sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url' },
 };
 
+/** Environment variables of the language model's block (docs/llm.md "Settings"); the key is read from here only. */
+const LLM_ENV: Record<string, string> = {
+  VAGENT_LLM_BASE_URL: 'base_url',
+  VAGENT_LLM_MODEL: 'model',
+  VAGENT_LLM_TIMEOUT_MS: 'timeout_ms',
+  VAGENT_LLM_MAX_RETRIES: 'max_retries',
+  VAGENT_LLM_API_KEY: 'api_key',
+};
+
+/** The blocks whose fields come from environment variables of their own, as LiveKit's. */
+const BLOCK_ENV: Record<string, Record<string, string>> = { ...RECOGNIZER_ENV, llm: LLM_ENV };
+
 /**
  * `VAGENT_RECOGNIZERS`: `range=provider` pairs separated by commas (`hi=sarvam,en-IN=deepgram`).
  * A pair without `=` is kept as given, so the schema names it.
@@ -109,7 +121,7 @@ function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, fil
       .map(([n]) => n);
     if (names.length > 0) return `environment ${names.join(', ')}${file ? ` and config file ${file}` : ''}`;
   }
-  for (const [block, names] of Object.entries(RECOGNIZER_ENV)) {
+  for (const [block, names] of Object.entries(BLOCK_ENV)) {
     if (key !== block && !key.startsWith(`${block}.`)) continue;
     const used = Object.entries(names)
       .filter(([, k]) => fromEnv.has(`${block}.${k}`) && (key === block || key === `${block}.${k}`))
@@ -137,6 +149,7 @@ export function settingsEnvNames(): string[] {
     'VAGENT_RECOGNIZERS',
     ...Object.values(RECOGNIZER_ENV).flatMap((names) => Object.keys(names)),
     ...Object.keys(LIVEKIT_ENV),
+    ...Object.keys(LLM_ENV),
   ];
 }
 
@@ -151,6 +164,12 @@ export function settingsEnvNames(): string[] {
 export function loadSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv = process.env): Settings {
   const configFile = flags.config ?? env.VAGENT_CONFIG;
   const merged: Record<string, unknown> = configFile ? { ...readConfigFile(configFile) } : {};
+  const fileLlm = merged.llm as Record<string, unknown> | undefined;
+  if (fileLlm !== null && typeof fileLlm === 'object' && 'api_key' in fileLlm) {
+    throw new ConfigError(
+      `invalid settings:\n  llm.api_key: is read from the environment only, not from a config file: remove it from ${configFile} and export VAGENT_LLM_API_KEY=… in the shell that runs vagent serve`,
+    );
+  }
   const fromEnv = new Set<string>();
   const fromFlags = new Set<string>();
 
@@ -170,7 +189,7 @@ export function loadSettings(flags: SettingsFlags = {}, env: NodeJS.ProcessEnv =
     }
   }
   merged.livekit = livekit;
-  for (const [block, names] of Object.entries(RECOGNIZER_ENV)) {
+  for (const [block, names] of Object.entries(BLOCK_ENV)) {
     const section = { ...((merged[block] as Record<string, unknown> | undefined) ?? {}) };
     for (const [name, key] of Object.entries(names)) {
       const v = env[name];

@@ -1,6 +1,6 @@
 /**
  * Lines `vagent serve` and `vagent admin …` print for people (stderr) about how the instance is
- * set up: telephony (docs/calls.md "Connecting LiveKit"), tenant isolation (docs/api-decisions.md
+ * set up: telephony (docs/calls.md "Connecting LiveKit"), the language model (docs/llm.md), tenant isolation (docs/api-decisions.md
  * "Auth"), retention (docs/api-decisions.md "Retention") and the database's space
  * (README.md "What grows on disk, and what bounds it").
  * They never hold a credential: LiveKit is named by host and the name vagent joins rooms as.
@@ -84,4 +84,21 @@ export function retentionNotice(days: number): string {
     'retention: off, records are kept for ever (the database grows). To purge old ones, set VAGENT_RETENTION_DAYS ' +
     '(or retention_days in the config file), or run vagent admin export then vagent admin purge --before DATE'
   );
+}
+
+/**
+ * One line on the language model (docs/llm.md): `llm: MODEL at HOST` when `llm.base_url` is set
+ * (never the URL's path, query or the key), else `llm: off` and how to turn it on.
+ */
+export function llmNotice(llm: Settings['llm']): string {
+  if (!llm.base_url) {
+    return 'llm: off (agents answer from their rules only). To enable it, set VAGENT_LLM_BASE_URL and VAGENT_LLM_MODEL (or llm: base_url, model in the config file) and restart vagent serve';
+  }
+  let host: string;
+  try {
+    host = new URL(llm.base_url).host;
+  } catch {
+    host = 'the configured endpoint';
+  }
+  return `llm: ${llm.model ?? '(each agent names its model)'} at ${host}, requests time out after ${llm.timeout_ms} ms`;
 }

@@ -154,6 +154,41 @@ export const SettingsSchema = z
       })
       .default({}),
     /**
+     * The language model (docs/llm.md): an OpenAI-compatible chat-completions endpoint. Without
+     * `base_url` there is none, and no agent's `llm` block is used. The API key is read from the
+     * environment only (`VAGENT_LLM_API_KEY`; a secret: never logged nor shown), never from the
+     * config file; local servers (llama.cpp, vLLM, Ollama) need none.
+     */
+    llm: z
+      .object({
+        /** Base URL of the endpoint, before `/chat/completions`, e.g. `http://127.0.0.1:8080/v1` (env `VAGENT_LLM_BASE_URL`). */
+        base_url: z
+          .string()
+          .url({ error: 'must be a URL such as https://api.openai.com/v1 or http://127.0.0.1:8080/v1' })
+          .refine((u) => /^https?:\/\//i.test(u), { error: 'must start with https:// or http://' })
+          .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { error: 'must not hold a user or password: set VAGENT_LLM_API_KEY instead' })
+          .optional(),
+        /** The model an agent's `llm` block uses when it names none (env `VAGENT_LLM_MODEL`). */
+        model: z.string().trim().min(1, { error: 'must not be empty' }).max(200, { error: 'must be at most 200 characters' }).optional(),
+        /** Longest wait for one model request, retries included, in ms; then the turn falls back to the rules. */
+        timeout_ms: z.coerce
+          .number({ error: 'must be a whole number of ms from 100 to 120000' })
+          .int({ error: 'must be a whole number of ms from 100 to 120000' })
+          .min(100, { error: 'must be a whole number of ms from 100 to 120000' })
+          .max(120_000, { error: 'must be a whole number of ms from 100 to 120000' })
+          .default(8000),
+        /** Retries of a 429, 5xx or failed connection before the answer began (never once it streams). */
+        max_retries: z.coerce
+          .number({ error: 'must be a whole number from 0 to 10' })
+          .int({ error: 'must be a whole number from 0 to 10' })
+          .min(0, { error: 'must be a whole number from 0 to 10' })
+          .max(10, { error: 'must be a whole number from 0 to 10' })
+          .default(2),
+        /** From env `VAGENT_LLM_API_KEY` only (the loader refuses it in a file). */
+        api_key: z.string().min(1).optional(),
+      })
+      .default({ timeout_ms: 8000, max_retries: 2 }),
+    /**
      * Worker threads that carry call audio (off the API's event loop). Unset: one per
      * CPU, at least 2 and at most 4.
      */

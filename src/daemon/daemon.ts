@@ -8,7 +8,8 @@ import { openSpeech } from './speech.js';
 import { resolveAudioCacheCap } from '../adapters/speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
-import { auditModeNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
+import { auditModeNotice, llmNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
+import { openLanguageModel } from './language-model.js';
 import { autoVacuumMode, databaseBytes } from '../store/space.js';
 import { acquireDaemonLock, ensureStateDir } from './state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -105,6 +106,7 @@ export async function startDaemon(
       inboundLog: logger.child({ component: 'inbound' }),
       webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
+      languageModel: await openLanguageModel(settings.llm),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
         logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
@@ -199,6 +201,7 @@ export async function startDaemon(
       interrupted_dials: runtime.recovered.interruptedDials,
       telephony_events_resumed: resumed,
       telephony: runtime.services.telephony.configured ? 'livekit' : 'none',
+      llm: runtime.services.languageModel.configured ? (runtime.services.languageModel.defaultModel ?? 'per agent') : 'off',
       audio_cache_max_bytes: audioCap.bytes,
       audio_cache_cap_source: audioCap.source,
       audio_url_keep_hours: settings.audio_url_keep_hours,
@@ -228,6 +231,7 @@ export async function startDaemon(
 
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
+  say(llmNotice(settings.llm));
   say(retentionNotice(settings.retention_days));
   say(runtime.services.recordings.notice());
   // Recordings cut short by a stop without a goodbye (kill -9) get their real sizes.

@@ -10,6 +10,7 @@ import { loadAgentDir, type LoadedAgentFile } from '../app/agent-files.js';
 import { createServices, type SessionCacheBounds, type Services } from '../app/index.js';
 import type { DeliveryOptions } from '../app/webhook-delivery.js';
 import type { SpeechPort } from '../app/speech-port.js';
+import type { LanguageModel } from '../app/language-model.js';
 import type { InboundLog, RoutingWebhookCall } from '../app/inbound.js';
 import type { TelephonyPort } from '../app/telephony-port.js';
 import { openRepos } from '../store/index.js';
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   recover?: boolean;
   /** Speech synthesis and cache (the daemon's); default none. */
   speech?: SpeechPort;
+  /** The language model (the daemon's, from `llm`); default none. */
+  languageModel?: LanguageModel;
   /** Base URL of audio links, read per request. */
   audioBaseUrl?: () => string;
   /** Told of synthesis failures. */
@@ -77,6 +80,8 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       recordingsMaxMb: settings.recordings_max_mb,
       pricing: loadPricing(settings.pricing_file ?? shippedPaths.pricing),
       ...(options.speech ? { speech: options.speech } : {}),
+      ...(options.languageModel ? { languageModel: options.languageModel } : {}),
+      llmTimeoutMs: settings.llm.timeout_ms,
       ...(options.audioBaseUrl ? { audioBaseUrl: options.audioBaseUrl } : {}),
       ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
       ...(options.nowS ? { nowS: options.nowS } : {}),

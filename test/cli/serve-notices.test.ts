@@ -1,7 +1,7 @@
 /**
  * What `vagent serve` and `vagent admin …` tell an operator about the instance (README.md
  * "Operating the daemon"): the login hint names the daemon's real address, start-up says how
- * telephony is set up (never a secret), a port in use is one clear line, and audit mode warns that
+ * telephony and the language model are set up (never a secret), a port in use is one clear line, and audit mode warns that
  * tenants are not isolated.
  */
 import fs from 'node:fs';
@@ -74,6 +74,27 @@ describe('vagent serve start-up', { timeout: 30_000 }, () => {
     const printed = d.stdout() + d.stderr();
     expect(printed).not.toContain(secret);
     expect(printed).not.toContain('APIkeyNotPrinted');
+  });
+
+  it('says llm: off without a model endpoint, and names the model and host with one, never the key', async () => {
+    const off = await startDaemon({ env: QUIET });
+    await off.waitForOutput(/^llm: .*$/m);
+    expect(off.stderr()).toMatch(/^llm: off .*VAGENT_LLM_BASE_URL/m);
+    await off.stop();
+    const key = 'sk-llm-key-do-not-print-5d1e';
+    const on = await startDaemon({
+      env: {
+        ...QUIET,
+        VAGENT_LLM_BASE_URL: 'https://api.groq.com/openai/v1',
+        VAGENT_LLM_MODEL: 'llama-3.1-8b-instant',
+        VAGENT_LLM_API_KEY: key,
+      },
+    });
+    await on.waitForOutput(/^llm: .*$/m);
+    expect(on.stderr()).toMatch(/^llm: llama-3\.1-8b-instant at api\.groq\.com, requests time out after 8000 ms$/m);
+    await on.stop();
+    expect(on.stdout() + on.stderr()).not.toContain(key);
+    expect(on.stdout()).toContain('"llm":"llama-3.1-8b-instant"');
   });
 
   it('a port in use: one line naming the port and --port, exit 1, no stack trace', async () => {

@@ -58,6 +58,7 @@ const CASES: { file: string; refused: string; allowed: string }[] = [
   { file: 'src/adapters/recognizers/x.ts', refused: '../../store/index.js', allowed: 'ws' },
   { file: 'src/adapters/livekit/x.ts', refused: '../../http/app.js', allowed: 'livekit-server-sdk' },
   { file: 'src/adapters/webhook/x.ts', refused: 'livekit-server-sdk', allowed: '../../app/index.js' },
+  { file: 'src/adapters/llm/x.ts', refused: '../speech/cache.js', allowed: 'openai' },
   { file: 'src/http/x.ts', refused: '../store/index.js', allowed: 'fastify' },
   { file: 'src/http/routes/v1/x.ts', refused: '../../../adapters/speech/cache.js', allowed: '../../../contract/schemas.js' },
   { file: 'src/http/x.ts', refused: 'better-sqlite3', allowed: '../app/index.js' },
