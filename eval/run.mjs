@@ -117,7 +117,34 @@ function client(base, key) {
   };
 }
 
+/**
+ * The agent closing cases are played against: mid-flow, at "anything else?" (a yes/no step that
+ * is not the last, so an answer alone never ends the session; only the goodbye intent does).
+ */
+function closingAgent(id) {
+  return {
+    id,
+    name: 'Evaluation: closing',
+    direction: 'inbound',
+    language: 'en-IN',
+    timezone: TIMEZONE,
+    opening: [{ text: 'Hello, this is the evaluation line.' }],
+    steps: [
+      {
+        id: 'more',
+        ask: 'Is there anything else I can help you with?',
+        capture: { slot: 'more', type: 'yes_no' },
+        confirm: 'none',
+        max_attempts: 1,
+      },
+      { id: 'day', ask: 'Which day would you like?', capture: { slot: 'day', type: 'date' }, confirm: 'none', max_attempts: 1 },
+    ],
+    closing: 'Thank you. Goodbye!',
+  };
+}
+
 function agentDefinition(id, type, capture) {
+  if (type === 'closing') return closingAgent(id);
   return {
     id,
     name: `Evaluation: ${type}`,
@@ -161,9 +188,11 @@ async function playCase(call, agentId, c) {
   if (opened.status !== 201) throw new Error(`POST /v1/sessions → ${opened.status}: ${opened.text}`);
   const sid = opened.body.session_id;
   const turn = await call('POST', `/v1/sessions/${sid}/turn`, { text: c.text });
-  if (turn.status !== 200) throw new Error(`POST /v1/sessions/${sid}/turn → ${turn.status}: ${turn.text}`);
+  if (turn.status !== 200) throw new Error(`POST /v1/sessions/${sid}/turn → ${turn.status}`);
+  const closed = turn.body?.trace?.layer === 'control:goodbye';
   const ended = await call('POST', `/v1/sessions/${sid}/end`);
-  if (ended.status !== 200) throw new Error(`POST /v1/sessions/${sid}/end → ${ended.status}: ${ended.text}`);
+  if (ended.status !== 200) throw new Error(`POST /v1/sessions/${sid}/end → ${ended.status}`);
+  if (c.type === 'closing') return closed;
   const extracted = ended.body?.summary?.extracted ?? {};
   return Object.hasOwn(extracted, 'value') ? extracted.value : null;
 }
