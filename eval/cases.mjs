@@ -109,7 +109,9 @@ export function sgdClosing(row) {
   const acts = new Set(row.user_acts);
   const sys = (row.system_acts_before ?? []).join(',');
   if (acts.has('GOODBYE')) return true;
-  if (sys.includes('REQ_MORE') && (acts.has('NEGATE') || acts.has('THANK_YOU'))) return true;
+  // At "anything else?" only a no and/or thanks closes; a new request (INFORM_INTENT, REQUEST …) goes on.
+  const onlyNoThanks = [...acts].every((a) => a === 'NEGATE' || a === 'THANK_YOU');
+  if (sys.includes('REQ_MORE') && acts.size > 0 && onlyNoThanks) return true;
   // A bare thank-you after a result is answered by "anything else?" in SGD: neither a close nor content.
   if (acts.has('THANK_YOU')) return null;
   return false;
@@ -175,7 +177,11 @@ export function loadSgdCases(file = SGD_SAMPLE) {
       if (yes !== no) add('yes_no', yes, [...acts].join(','));
     }
     const closing = sgdClosing(row);
-    if (closing !== null) add('closing', closing, [...acts].join(','));
+    if (closing !== null) {
+      add('closing', closing, [...acts].join(','));
+      // Said at "anything else?" (REQ_MORE) or mid-flow: played at a question of that kind.
+      cases[cases.length - 1].capture = { at: (row.system_acts_before ?? []).join(',').includes('REQ_MORE') ? 'more' : 'mid' };
+    }
   }
   return cases;
 }

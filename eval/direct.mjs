@@ -14,14 +14,15 @@ export const DIST = process.env.VAGENT_EVAL_DIST ?? path.join(ROOT, 'dist');
 /**
  * Loads the rules of one build: `dist` is a directory holding engine/slots/index.js and
  * engine/intents.js. Returns `run(case)` → the value a session would record: the slot value
- * (answer mode), or for a closing case whether the goodbye intent is heard.
+ * (answer mode), or for a closing case whether the goodbye intent is heard (at "anything else?"
+ * when its capture says `at: more`).
  */
 export async function loadRules(dist = DIST) {
   const { extractSlot } = await import(pathToFileURL(path.join(dist, 'engine', 'slots', 'index.js')).href);
   const { detectControlIntent, normalizeUtterance } = await import(pathToFileURL(path.join(dist, 'engine', 'intents.js')).href);
   const nowMs = Date.parse(NOW_ISO);
   return function run(c) {
-    if (c.type === 'closing') return detectControlIntent(normalizeUtterance(c.text))?.intent === 'goodbye';
+    if (c.type === 'closing') return detectControlIntent(normalizeUtterance(c.text), c.capture.at === 'more')?.intent === 'goodbye';
     const found = extractSlot(c.text, {
       capture: { slot: 'value', type: c.type, ...c.capture },
       language: 'en-IN',

@@ -118,10 +118,12 @@ function client(base, key) {
 }
 
 /**
- * The agent closing cases are played against: mid-flow, at "anything else?" (a yes/no step that
- * is not the last, so an answer alone never ends the session; only the goodbye intent does).
+ * The agent closing cases are played against: its first step is a yes/no question that is not
+ * the last, so an answer alone never ends the session; only the goodbye intent does. `at: more`
+ * asks "Is there anything else I can help you with?", `at: mid` a mid-flow question.
  */
-function closingAgent(id) {
+function closingAgent(id, at) {
+  const ask = at === 'more' ? 'Is there anything else I can help you with?' : 'Would you like me to book it?';
   return {
     id,
     name: 'Evaluation: closing',
@@ -130,13 +132,7 @@ function closingAgent(id) {
     timezone: TIMEZONE,
     opening: [{ text: 'Hello, this is the evaluation line.' }],
     steps: [
-      {
-        id: 'more',
-        ask: 'Is there anything else I can help you with?',
-        capture: { slot: 'more', type: 'yes_no' },
-        confirm: 'none',
-        max_attempts: 1,
-      },
+      { id: 'first', ask, capture: { slot: 'first', type: 'yes_no' }, confirm: 'none', max_attempts: 1 },
       { id: 'day', ask: 'Which day would you like?', capture: { slot: 'day', type: 'date' }, confirm: 'none', max_attempts: 1 },
     ],
     closing: 'Thank you. Goodbye!',
@@ -144,7 +140,7 @@ function closingAgent(id) {
 }
 
 function agentDefinition(id, type, capture) {
-  if (type === 'closing') return closingAgent(id);
+  if (type === 'closing') return closingAgent(id, capture.at);
   return {
     id,
     name: `Evaluation: ${type}`,
