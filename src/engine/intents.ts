@@ -111,19 +111,26 @@ const CONTROL_MATCHERS: ReadonlyArray<{ intent: ControlIntent; phrase: string; p
   CONTROL_PHRASES[intent].map((phrase) => ({ intent, phrase, padded: ` ${phrase} ` })),
 );
 
+/** Words that negate the control phrase after them: "no need to wait", "don't hang up". */
+const NEGATED = / (?:no need to|don't|do not|dont|not|never|mat) $/;
+
 /**
  * The control intent of an utterance (as {@link normalizeUtterance} gives it), or null. An
  * utterance with digits is content, not control: "wait, my number is 98…" is an answer. The
  * phrases above count in utterances of up to eight words; a caller closing the conversation
  * without saying bye ("no, that's all, thank you", "I'm good, thanks", "that will be all") is
- * `goodbye` in utterances of up to sixteen words (rules in closing.ts). `atMore`: the question
+ * `goodbye` in utterances of up to sixteen words (rules in closing.ts). A negated phrase ("no
+ * need to wait", "don't hang up") is no intent. `atMore`: the question
  * being answered offers more help ("Is there anything else …?", {@link asksForMore}), where a
  * decline with nothing else said ("no thank you", "nope") closes too.
  */
 export function detectControlIntent(norm: string, atMore = false): { intent: ControlIntent; phrase: string } | null {
   if (/\d/.test(norm)) return null;
   if (norm.trim().split(' ').length <= 8) {
-    for (const m of CONTROL_MATCHERS) if (norm.includes(m.padded)) return { intent: m.intent, phrase: m.phrase };
+    for (const m of CONTROL_MATCHERS) {
+      const at = norm.indexOf(m.padded);
+      if (at >= 0 && !NEGATED.test(norm.slice(0, at + 1))) return { intent: m.intent, phrase: m.phrase };
+    }
   }
   const closing = detectClosing(norm, atMore);
   return closing === null ? null : { intent: 'goodbye', phrase: closing };
