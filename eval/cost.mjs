@@ -1,6 +1,7 @@
 // The rules' cost per evaluation turn, in microseconds: every case (slot value or closing) run
 // through the built rules directly (eval/direct.mjs), timed over whole passes; the median of
-// several passes is reported. With `--base DIR`, a second build (DIR holding engine/slots and
+// several passes is reported for all cases, the slot cases (extractSlot) and the closing cases
+// (the control-intent check every turn makes). With `--base DIR`, a second build (DIR holding engine/slots and
 // engine/intents.js, e.g. the main branch built apart) is timed in the same process, passes
 // alternating, and the ratio new/base is printed.
 //
@@ -35,26 +36,45 @@ function pass(run, cases) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const cases = loadAllCases();
+const all = loadAllCases();
+const groups = {
+  all,
+  slots: all.filter((c) => c.type !== 'closing'),
+  closing: all.filter((c) => c.type === 'closing'),
+};
 const builds = [{ name: 'new', dir: DIST }];
 if (args.base) builds.push({ name: 'base', dir: args.base });
 for (const b of builds) {
   b.run = await loadRules(b.dir);
-  for (let i = 0; i < 3; i++) pass(b.run, cases); // warm-up: JIT and lazily built tables
-  b.samples = [];
+  for (let i = 0; i < 3; i++) pass(b.run, all); // warm-up: JIT and lazily built tables
+  b.samples = Object.fromEntries(Object.keys(groups).map((g) => [g, []]));
 }
-for (let i = 0; i < args.runs; i++) for (const b of builds) b.samples.push(pass(b.run, cases));
+for (let i = 0; i < args.runs; i++)
+  for (const [g, cases] of Object.entries(groups)) for (const b of builds) b.samples[g].push(pass(b.run, cases));
+const round = (x) => Math.round(x * 100) / 100;
 const out = {
-  cases: cases.length,
+  cases: Object.fromEntries(Object.entries(groups).map(([g, c]) => [g, c.length])),
   runs: args.runs,
-  builds: builds.map((b) => ({ name: b.name, dir: b.dir, us_per_turn: Math.round(median(b.samples) * 100) / 100 })),
+  builds: builds.map((b) => ({
+    name: b.name,
+    dir: b.dir,
+    us_per_turn: Object.fromEntries(Object.keys(groups).map((g) => [g, round(median(b.samples[g]))])),
+  })),
 };
-if (args.base) out.ratio = Math.round((out.builds[0].us_per_turn / out.builds[1].us_per_turn) * 100) / 100;
+if (args.base)
+  out.ratio = Object.fromEntries(Object.keys(groups).map((g) => [g, round(out.builds[0].us_per_turn[g] / out.builds[1].us_per_turn[g])]));
 if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 else {
-  for (const b of out.builds)
-    process.stdout.write(
-      `${b.name.padEnd(5)} ${b.us_per_turn.toFixed(2).padStart(8)} µs/turn (median of ${args.runs} passes over ${out.cases} cases)  ${b.dir}\n`,
-    );
-  if (out.ratio !== undefined) process.stdout.write(`ratio new/base: ${out.ratio}\n`);
+  process.stdout.write(
+    `µs per turn, median of ${args.runs} passes (cases: ${Object.entries(out.cases)
+      .map(([g, n]) => `${g} ${n}`)
+      .join(', ')})\n`,
+  );
+  const fmt = (name, row) =>
+    `${name.padEnd(12)}${Object.keys(groups)
+      .map((g) => String(row[g]).padStart(10))
+      .join('')}\n`;
+  process.stdout.write(fmt('', Object.fromEntries(Object.keys(groups).map((g) => [g, g]))));
+  for (const b of out.builds) process.stdout.write(fmt(b.name, b.us_per_turn));
+  if (out.ratio) process.stdout.write(fmt('new/base', out.ratio));
 }

@@ -238,7 +238,11 @@ const SPELLINGS: ReadonlyArray<[RegExp, string]> = [
   [/ (?:thanx|thnx|thnks|thks|tnx|ty)(?= )/g, ' thanks'],
 ];
 
+/** Any of the spellings above, tested once so that most utterances skip the rewrites. */
+const MAY_RESPELL = / (?:thats|that s|thatll|thatd|its|im|i m|ive|youve|youre|dont|thankyou|thanx|thnx|thnks|thks|tnx|ty) /;
+
 function respell(norm: string): string {
+  if (!MAY_RESPELL.test(norm)) return norm;
   let out = norm;
   for (const [re, to] of SPELLINGS) out = out.replace(re, to);
   return out;
