@@ -7,11 +7,16 @@
 //   turns of the Schema-Guided Dialogue dataset, CC BY-SA 4.0, Rastogi et al., AAAI 2020,
 //   Google LLC. "Today" in it is 2019-03-01. This file only reads it; no row is copied here.
 // - eval/fixtures/hinglish.jsonl: Hindi/Hinglish, digit and choice cases written for vagent.
+// - eval/fixtures/classes.jsonl: English cases of the classes the rules must generalise to
+//   (names in a sentence, closings, declines, relative days), written for vagent.
 //
 // Mapping of SGD rows to slot types: `time`/`*_time` → time; `date`/`*_date` → date; counts
 // (number_of_seats, number_of_rooms, passengers, …) → number (reported as "count");
 // `transfer_amount`/`*amount*` → amount; recipient_name/`*person*`/contact name → person_name;
-// rows tagged yes/no → yes_no (AFFIRM/AFFIRM_INTENT → true, NEGATE/NEGATE_INTENT → false).
+// rows tagged yes/no or decline_offer → yes_no (AFFIRM/AFFIRM_INTENT → true, NEGATE/NEGATE_INTENT
+// → false); closings from the dialogue acts ({@link sgdClosing}, eval/README.md "Closing").
+// The sample is split by dialogue into a tuning and a held-out part ({@link sgdPart}); the report
+// prints failing cases of the tuning part only.
 // When a row holds two values of one type ("from the 11th until the 12th"), the one said first
 // is expected: a single question takes the first answer. Rows tagged person_name whose turn
 // names nobody expect no name (null).
