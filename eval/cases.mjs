@@ -7,14 +7,20 @@
 //   turns of the Schema-Guided Dialogue dataset, CC BY-SA 4.0, Rastogi et al., AAAI 2020,
 //   Google LLC. "Today" in it is 2019-03-01. This file only reads it; no row is copied here.
 // - eval/fixtures/hinglish.jsonl: Hindi/Hinglish, digit and choice cases written for vagent.
+// - eval/fixtures/classes.jsonl: English cases of the classes the rules must generalise to
+//   (names in a sentence, closings, declines, relative days), written for vagent.
 //
 // Mapping of SGD rows to slot types: `time`/`*_time` → time; `date`/`*_date` → date; counts
 // (number_of_seats, number_of_rooms, passengers, …) → number (reported as "count");
 // `transfer_amount`/`*amount*` → amount; recipient_name/`*person*`/contact name → person_name;
-// rows tagged yes/no → yes_no (AFFIRM/AFFIRM_INTENT → true, NEGATE/NEGATE_INTENT → false).
+// rows tagged yes/no or decline_offer → yes_no (AFFIRM/AFFIRM_INTENT → true, NEGATE/NEGATE_INTENT
+// → false); closings from the dialogue acts ({@link sgdClosing}, eval/README.md "Closing").
+// The sample is split by dialogue into a tuning and a held-out part ({@link sgdPart}); the report
+// prints failing cases of the tuning part only.
 // When a row holds two values of one type ("from the 11th until the 12th"), the one said first
 // is expected: a single question takes the first answer. Rows tagged person_name whose turn
 // names nobody expect no name (null).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +34,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const SGD_SAMPLE = process.env.VAGENT_SGD_SAMPLE || path.resolve(HERE, '..', '..', 'shared', 'data', 'sgd-dev', 'sample.jsonl');
 /** Our own Hindi/Hinglish/digits fixtures. */
 export const FIXTURES = path.join(HERE, 'fixtures', 'hinglish.jsonl');
+/** Our own English cases of the classes the rules must generalise to (names in a sentence, closings, declines, relative days). */
+export const CLASS_FIXTURES = path.join(HERE, 'fixtures', 'classes.jsonl');
 /** The reference time of every case: SGD's "today" is 2019-03-01 (a Friday). */
 export const NOW_ISO = '2019-03-01T12:00:00+05:30';
 /** The agents' timezone. */
@@ -39,11 +47,13 @@ export const TARGETS = {
   number: 95,
   yes_no: 95,
   date: 90,
-  amount: 90,
+  amount: 95,
   person_name: 85,
   digits: 95,
   choice: 95,
   text: 95,
+  closing: 90,
+  not_closing: 95,
 };
 
 const COUNT_SLOTS = new Set([
@@ -73,6 +83,20 @@ export function sgdSlotType(slot) {
   return null;
 }
 
+/** Share of SGD dialogues (percent) in the tuning part; the rest is held out. */
+export const TUNING_PERCENT = 50;
+
+/**
+ * The part of the SGD sample a dialogue belongs to: `tuning` (the rules may be read and fixed
+ * against it) or `heldout` (only ever counted). The rule is fixed and depends on the dialogue id
+ * alone, so every turn of a dialogue lands in the same part: the first four bytes of
+ * SHA-256(dialogue_id) as a big-endian integer, modulo 100, below {@link TUNING_PERCENT} → tuning.
+ */
+export function sgdPart(dialogueId) {
+  const h = createHash('sha256').update(String(dialogueId), 'utf8').digest();
+  return h.readUInt32BE(0) % 100 < TUNING_PERCENT ? 'tuning' : 'heldout';
+}
+
 /** Index of `surface` in `text` as whole words, case-insensitive (Infinity when absent). */
 function positionOf(text, surface) {
   const esc = surface.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -85,7 +109,40 @@ function canonical(type, raw) {
   return raw;
 }
 
-/** Cases from the SGD sample: [{id, source, type, text, expected, capture, note}]. */
+/** Whether an SGD row is a caller closing the conversation (see eval/README.md "Closing"), or null when it is left out. */
+export function sgdClosing(row) {
+  const acts = new Set(row.user_acts);
+  const sys = (row.system_acts_before ?? []).join(',');
+  if (acts.has('GOODBYE')) return true;
+  // At "anything else?" only a no and/or thanks closes; a new request (INFORM_INTENT, REQUEST …) goes on.
+  const onlyNoThanks = [...acts].every((a) => a === 'NEGATE' || a === 'THANK_YOU');
+  if (sys.includes('REQ_MORE') && acts.size > 0 && onlyNoThanks) return true;
+  // A bare thank-you after a result is answered by "anything else?" in SGD: neither a close nor content.
+  if (acts.has('THANK_YOU')) return null;
+  return false;
+}
+
+const MONTHS = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b/i;
+const NO_WORDS = /^\W*(no|nope|nah|not)\b/i;
+
+/** The breakdown rows a case also counts in ("name: in a sentence", "date: relative", "yes/no: decline"). */
+function breakdowns(type, text, surface, expected) {
+  const out = [];
+  if (
+    type === 'person_name' &&
+    expected !== null &&
+    text
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+      .toLowerCase() !== surface.toLowerCase()
+  )
+    out.push('name: in a sentence');
+  if (type === 'date' && !MONTHS.test(surface) && !/\d{4}/.test(surface)) out.push('date: relative');
+  if (type === 'yes_no' && expected === false && !NO_WORDS.test(text)) out.push('yes/no: decline');
+  return out;
+}
+
+/** Cases from the SGD sample: [{id, source, part, type, text, expected, capture, note, also}]. */
 export function loadSgdCases(file = SGD_SAMPLE) {
   const rows = fs
     .readFileSync(file, 'utf8')
@@ -95,6 +152,19 @@ export function loadSgdCases(file = SGD_SAMPLE) {
   const cases = [];
   for (const row of rows) {
     const id = `${row.dialogue_id}#${row.turn_index}`;
+    const part = sgdPart(row.dialogue_id);
+    const add = (type, expected, note, surface = '') =>
+      cases.push({
+        id,
+        source: 'sgd',
+        part,
+        type,
+        text: row.user_text,
+        expected,
+        capture: {},
+        note,
+        also: breakdowns(type, row.user_text, surface, expected),
+      });
     const byType = new Map();
     for (const [slot, surface] of Object.entries(row.slots)) {
       const type = sgdSlotType(slot);
@@ -103,49 +173,26 @@ export function loadSgdCases(file = SGD_SAMPLE) {
       const prev = byType.get(type);
       if (!prev || entry.at < prev.at) byType.set(type, entry);
     }
-    for (const [type, e] of byType) {
-      cases.push({
-        id,
-        source: 'sgd',
-        type,
-        text: row.user_text,
-        expected: e.value,
-        capture: {},
-        note: `${e.slot}="${e.surface}"`,
-      });
-    }
-    if (row.tags.includes('person_name') && !byType.has('person_name')) {
-      cases.push({
-        id,
-        source: 'sgd',
-        type: 'person_name',
-        text: row.user_text,
-        expected: null,
-        capture: {},
-        note: 'no name said',
-      });
-    }
+    for (const [type, e] of byType) add(type, e.value, `${e.slot}="${e.surface}"`, e.surface);
+    if (row.tags.includes('person_name') && !byType.has('person_name')) add('person_name', null, 'no name said');
     const acts = new Set(row.user_acts);
-    if (row.tags.includes('yes') || row.tags.includes('no')) {
+    if (row.tags.includes('yes') || row.tags.includes('no') || row.tags.includes('decline_offer')) {
       const yes = acts.has('AFFIRM') || acts.has('AFFIRM_INTENT');
       const no = acts.has('NEGATE') || acts.has('NEGATE_INTENT');
-      if (yes !== no)
-        cases.push({
-          id,
-          source: 'sgd',
-          type: 'yes_no',
-          text: row.user_text,
-          expected: yes,
-          capture: {},
-          note: [...acts].join(','),
-        });
+      if (yes !== no) add('yes_no', yes, [...acts].join(','));
+    }
+    const closing = sgdClosing(row);
+    if (closing !== null) {
+      add('closing', closing, [...acts].join(','));
+      // Said at "anything else?" (REQ_MORE) or mid-flow: played at a question of that kind.
+      cases[cases.length - 1].capture = { at: (row.system_acts_before ?? []).join(',').includes('REQ_MORE') ? 'more' : 'mid' };
     }
   }
   return cases;
 }
 
-/** Cases from our fixtures: one JSON object per line {text, type, expected, capture?, note?}. */
-export function loadFixtureCases(file = FIXTURES) {
+/** Cases from a fixtures file: one JSON object per line {text, type, expected, capture?, note?}; `//` lines are comments. */
+export function loadFixtureCases(file = FIXTURES, source = 'hinglish') {
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
@@ -153,24 +200,27 @@ export function loadFixtureCases(file = FIXTURES) {
     .map((l, i) => {
       const c = JSON.parse(l);
       return {
-        id: `fixture#${i + 1}`,
-        source: 'hinglish',
+        id: `${source}#${i + 1}`,
+        source,
+        part: 'own',
         type: c.type,
         text: c.text,
         expected: c.expected,
         capture: c.capture ?? {},
         note: c.note ?? '',
+        also: [],
       };
     });
 }
 
-/** Every case: SGD first, then the fixtures. */
+/** Every case: SGD first, then the fixtures (Hindi/Hinglish, then the class fixtures). */
 export function loadAllCases() {
-  return [...loadSgdCases(), ...loadFixtureCases()];
+  return [...loadSgdCases(), ...loadFixtureCases(FIXTURES, 'hinglish'), ...loadFixtureCases(CLASS_FIXTURES, 'own')];
 }
 
 /** Whether an extracted value equals the expected one (names case-insensitively; null = nothing). */
 export function sameValue(type, got, expected) {
+  if (type === 'closing') return got === expected;
   if (expected === null) return got === null || got === undefined;
   if (got === null || got === undefined) return false;
   if (type === 'person_name') return String(got).toLowerCase() === String(expected).toLowerCase();
@@ -178,61 +228,100 @@ export function sameValue(type, got, expected) {
   return got === expected;
 }
 
-const LABELS = { number: 'count' };
+const LABELS = { number: 'count', person_name: 'name', yes_no: 'yes/no' };
+const BREAKDOWN_TYPE = { 'name: in a sentence': 'person_name', 'date: relative': 'date', 'yes/no: decline': 'yes_no' };
 
-/** The report row label of a case: SGD rows by type ("count" for numbers), fixtures as "hinglish:<type>". */
+/** The report row label of a case: SGD rows by type ("count" for numbers), fixtures as "<source>:<type>". */
 export function rowLabel(c) {
-  const t = LABELS[c.type] ?? c.type;
+  const t = c.type === 'closing' && c.expected === false ? 'not closing' : (LABELS[c.type] ?? c.type);
   return c.source === 'sgd' ? t : `${c.source}:${t}`;
 }
 
+function pct(correct, rows) {
+  return rows === 0 ? null : Math.round((1000 * correct) / rows) / 10;
+}
+
 /**
- * Prints the results table (and failures with `verbose`, or JSON with `json`) and returns the
- * exit code: 1 when a row misses its target.
+ * Groups results into report rows. An SGD row counts its tuning and held-out cases apart and is
+ * judged on the held-out part; a fixture row (own cases) is judged on all of its cases. Only
+ * tuning and own failures are kept: held-out cases are only ever counted.
+ */
+export function tabulate(results) {
+  const rows = new Map();
+  const bump = (label, type, r) => {
+    const row = rows.get(label) ?? {
+      label,
+      type,
+      tuning: { rows: 0, correct: 0 },
+      heldout: { rows: 0, correct: 0 },
+      own: { rows: 0, correct: 0 },
+      failures: [],
+    };
+    const part = row[r.case.part];
+    part.rows += 1;
+    if (r.ok) part.correct += 1;
+    else if (r.case.part !== 'heldout') row.failures.push(r);
+    rows.set(label, row);
+  };
+  for (const r of results) {
+    bump(rowLabel(r.case), r.case.type, r);
+    for (const extra of r.case.also ?? []) bump(extra, BREAKDOWN_TYPE[extra], r);
+  }
+  return [...rows.values()].map((row) => {
+    const judged = row.own.rows > 0 ? row.own : row.heldout;
+    const target = row.label.endsWith('not closing') ? TARGETS.not_closing : (TARGETS[row.type] ?? 95);
+    const accuracy = pct(judged.correct, judged.rows);
+    return {
+      ...row,
+      tuning: { ...row.tuning, accuracy: pct(row.tuning.correct, row.tuning.rows) },
+      heldout: { ...row.heldout, accuracy: pct(row.heldout.correct, row.heldout.rows) },
+      own: { ...row.own, accuracy: pct(row.own.correct, row.own.rows) },
+      accuracy,
+      target,
+      pass: accuracy !== null && accuracy >= target,
+    };
+  });
+}
+
+const ORDER = [
+  'time',
+  'date',
+  'date: relative',
+  'count',
+  'amount',
+  'name',
+  'name: in a sentence',
+  'yes/no',
+  'yes/no: decline',
+  'closing',
+  'not closing',
+];
+
+/**
+ * Prints the results table — per row the tuning and held-out parts side by side, the target and
+ * the verdict on held-out (own fixtures: on their own cases) — and, with `verbose`, the failures
+ * of the tuning part and of the fixtures (never a held-out case); or JSON with `json` (held-out:
+ * counts only). Returns the exit code: 1 when a row misses its target.
  */
 export function report(results, { verbose = false, json = false, title = '' } = {}) {
-  const rows = new Map();
-  for (const r of results) {
-    const label = rowLabel(r.case);
-    const row = rows.get(label) ?? { label, type: r.case.type, rows: 0, correct: 0, failures: [] };
-    row.rows += 1;
-    if (r.ok) row.correct += 1;
-    else row.failures.push(r);
-    rows.set(label, row);
-  }
-  const table = [...rows.values()].map((row) => {
-    const accuracy = Math.round((1000 * row.correct) / row.rows) / 10;
-    const target = TARGETS[row.type] ?? 95;
-    return { ...row, accuracy, target, pass: accuracy >= target };
-  });
+  const rank = (l) => (ORDER.includes(l) ? ORDER.indexOf(l) : ORDER.length);
+  const table = tabulate(results).sort((a, b) => rank(a.label) - rank(b.label) || (a.label < b.label ? -1 : 1));
+  const failureJson = (f) => ({ id: f.case.id, text: f.case.text, expected: f.case.expected, got: f.got ?? null, error: f.error });
   if (json) {
-    const out = table.map(({ failures, ...row }) => ({
-      ...row,
-      failures: failures.map((f) => ({
-        id: f.case.id,
-        text: f.case.text,
-        expected: f.case.expected,
-        got: f.got ?? null,
-        error: f.error,
-      })),
-    }));
+    const out = table.map(({ failures, ...row }) => ({ ...row, failures: failures.map(failureJson) }));
     process.stdout.write(`${JSON.stringify({ title, rows: out }, null, 2)}\n`);
   } else {
     if (title) process.stdout.write(`${title}\n`);
-    const head = ['slot type', 'rows', 'correct', 'accuracy', 'target', 'result'];
-    const lines = table.map((r) => [
-      r.label,
-      String(r.rows),
-      String(r.correct),
-      `${r.accuracy.toFixed(1)}%`,
-      `${r.target}%`,
-      r.pass ? 'PASS' : 'FAIL',
-    ]);
+    const cell = (p) => (p.rows === 0 ? '—' : `${p.correct}/${p.rows} ${p.accuracy.toFixed(1)}%`);
+    const head = ['row', 'tuning', 'held-out', 'own', 'target', 'result'];
+    const lines = table.map((r) => [r.label, cell(r.tuning), cell(r.heldout), cell(r.own), `${r.target}%`, r.pass ? 'PASS' : 'FAIL']);
     const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
     const fmt = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
     process.stdout.write(`${fmt(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${lines.map(fmt).join('\n')}\n`);
+    process.stdout.write('Result: SGD rows on held-out, own rows on their fixtures. --verbose prints tuning and own failures only.\n');
     if (verbose) {
       for (const r of table) {
+        if (r.label.includes(':') && !r.label.includes('hinglish') && !r.label.startsWith('own')) continue; // breakdowns repeat their parent row
         for (const f of r.failures) {
           process.stdout.write(
             `\nFAIL ${r.label} ${f.case.id} (${f.case.note})\n  text:     ${f.case.text}\n  expected: ${JSON.stringify(f.case.expected)}\n  got:      ${JSON.stringify(f.got ?? null)}${f.error ? `\n  error:    ${f.error}` : ''}\n`,

@@ -1,27 +1,45 @@
-// Runs the evaluation cases straight through the built extractors (dist/engine/slots), without
-// a daemon: the quick loop while working on the rules. The real measure is eval/run.mjs, which
-// goes through sessions. Usage: npx tsc -p tsconfig.build.json && node eval/direct.mjs [--verbose] [--json]
+// Runs the evaluation cases straight through the built rules (dist/engine/slots for slot values,
+// dist/engine/intents.js for closings), without a daemon: the quick loop while working on the
+// rules. The real measure is eval/run.mjs, which goes through sessions.
+// Usage: npx tsc -p tsconfig.build.json && node eval/direct.mjs [--verbose] [--json]
+//        VAGENT_EVAL_DIST=/path/to/other/dist node eval/direct.mjs   (another build of the rules)
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NOW_ISO, TIMEZONE, loadAllCases, report, sameValue } from './cases.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const modulePath = process.env.VAGENT_SLOTS_MODULE ?? path.join(ROOT, 'dist', 'engine', 'slots', 'index.js');
+/** The build whose rules are run: `$VAGENT_EVAL_DIST`, else this checkout's dist/. */
+export const DIST = process.env.VAGENT_EVAL_DIST ?? path.join(ROOT, 'dist');
 
-/** Runs every case through `extractSlot` in answer mode; returns [{case, got, ok}]. */
-export async function runDirect(cases) {
-  const { extractSlot } = await import(pathToFileURL(modulePath).href);
+/**
+ * Loads the rules of one build: `dist` is a directory holding engine/slots/index.js and
+ * engine/intents.js. Returns `run(case)` → the value a session would record: the slot value
+ * (answer mode), or for a closing case whether the goodbye intent is heard (at "anything else?"
+ * when its capture says `at: more`).
+ */
+export async function loadRules(dist = DIST) {
+  const { extractSlot } = await import(pathToFileURL(path.join(dist, 'engine', 'slots', 'index.js')).href);
+  const { detectControlIntent, normalizeUtterance } = await import(pathToFileURL(path.join(dist, 'engine', 'intents.js')).href);
   const nowMs = Date.parse(NOW_ISO);
+  return function run(c) {
+    if (c.type === 'closing') return detectControlIntent(normalizeUtterance(c.text), c.capture.at === 'more')?.intent === 'goodbye';
+    const found = extractSlot(c.text, {
+      capture: { slot: 'value', type: c.type, ...c.capture },
+      language: 'en-IN',
+      nowMs,
+      timezone: TIMEZONE,
+      mode: 'answer',
+    });
+    return found ? found.value : null;
+  };
+}
+
+/** Runs every case through the rules of `dist`; returns [{case, got, ok}]. */
+export async function runDirect(cases, dist = DIST) {
+  const run = await loadRules(dist);
   return cases.map((c) => {
     try {
-      const found = extractSlot(c.text, {
-        capture: { slot: 'value', type: c.type, ...c.capture },
-        language: 'en-IN',
-        nowMs,
-        timezone: TIMEZONE,
-        mode: 'answer',
-      });
-      const got = found ? found.value : null;
+      const got = run(c);
       return { case: c, got, ok: sameValue(c.type, got, c.expected) };
     } catch (err) {
       return { case: c, got: null, ok: false, error: String(err?.stack ?? err) };
@@ -35,6 +53,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   process.exitCode = report(results, {
     verbose: args.has('--verbose'),
     json: args.has('--json'),
-    title: args.has('--json') ? 'direct' : 'Slot extraction, direct (dist/engine/slots)',
+    title: args.has('--json') ? 'direct' : `Rules, direct (${DIST})`,
   });
 }

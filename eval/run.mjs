@@ -117,7 +117,30 @@ function client(base, key) {
   };
 }
 
+/**
+ * The agent closing cases are played against: its first step is a yes/no question that is not
+ * the last, so an answer alone never ends the session; only the goodbye intent does. `at: more`
+ * asks "Is there anything else I can help you with?", `at: mid` a mid-flow question.
+ */
+function closingAgent(id, at) {
+  const ask = at === 'more' ? 'Is there anything else I can help you with?' : 'Would you like me to book it?';
+  return {
+    id,
+    name: 'Evaluation: closing',
+    direction: 'inbound',
+    language: 'en-IN',
+    timezone: TIMEZONE,
+    opening: [{ text: 'Hello, this is the evaluation line.' }],
+    steps: [
+      { id: 'first', ask, capture: { slot: 'first', type: 'yes_no' }, confirm: 'none', max_attempts: 1 },
+      { id: 'day', ask: 'Which day would you like?', capture: { slot: 'day', type: 'date' }, confirm: 'none', max_attempts: 1 },
+    ],
+    closing: 'Thank you. Goodbye!',
+  };
+}
+
 function agentDefinition(id, type, capture) {
+  if (type === 'closing') return closingAgent(id, capture.at);
   return {
     id,
     name: `Evaluation: ${type}`,
@@ -161,9 +184,11 @@ async function playCase(call, agentId, c) {
   if (opened.status !== 201) throw new Error(`POST /v1/sessions → ${opened.status}: ${opened.text}`);
   const sid = opened.body.session_id;
   const turn = await call('POST', `/v1/sessions/${sid}/turn`, { text: c.text });
-  if (turn.status !== 200) throw new Error(`POST /v1/sessions/${sid}/turn → ${turn.status}: ${turn.text}`);
+  if (turn.status !== 200) throw new Error(`POST /v1/sessions/${sid}/turn → ${turn.status}`);
+  const closed = turn.body?.trace?.layer === 'control:goodbye';
   const ended = await call('POST', `/v1/sessions/${sid}/end`);
-  if (ended.status !== 200) throw new Error(`POST /v1/sessions/${sid}/end → ${ended.status}: ${ended.text}`);
+  if (ended.status !== 200) throw new Error(`POST /v1/sessions/${sid}/end → ${ended.status}`);
+  if (c.type === 'closing') return closed;
   const extracted = ended.body?.summary?.extracted ?? {};
   return Object.hasOwn(extracted, 'value') ? extracted.value : null;
 }

@@ -5,20 +5,24 @@
  * and Devanagari forms, whatever its own language.
  */
 import type { Faq } from '../domain/agent.js';
+import { asksForMore, detectClosing } from './closing.js';
+
+export { asksForMore };
 
 /** A control intent: the caller steers the conversation rather than answering. */
 export type ControlIntent = 'goodbye' | 'repeat' | 'wait' | 'human';
 
 /**
- * An utterance (or keyword) lower-cased, punctuation turned to spaces, Devanagari kept, words
- * separated by one space and padded with one space each side, so that ` phrase ` matches on
- * word boundaries. A turn normalises its utterance once and passes the result to the
+ * An utterance (or keyword) lower-cased, typographic apostrophes (’) made plain ('),
+ * punctuation turned to spaces, Devanagari kept, words separated by one space and padded with
+ * one space each side, so that ` phrase ` matches on word boundaries. A turn normalises its utterance once and passes the result to the
  * functions below.
  */
 export function normalizeUtterance(text: string): string {
   return ` ${text
     .toLowerCase()
     .normalize('NFC')
+    .replace(/[\u2018\u2019]/g, "'")
     .replace(/[^\p{L}\p{M}\p{N}']+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim()} `;
@@ -107,16 +111,29 @@ const CONTROL_MATCHERS: ReadonlyArray<{ intent: ControlIntent; phrase: string; p
   CONTROL_PHRASES[intent].map((phrase) => ({ intent, phrase, padded: ` ${phrase} ` })),
 );
 
+/** Words that negate the control phrase after them: "no need to wait", "don't hang up". */
+const NEGATED = / (?:no need to|don't|do not|dont|not|never|mat) $/;
+
 /**
  * The control intent of an utterance (as {@link normalizeUtterance} gives it), or null. An
- * utterance that is long (more than eight words) is taken as content, not control: "wait, my
- * number is 98…" is an answer.
+ * utterance with digits is content, not control: "wait, my number is 98…" is an answer. The
+ * phrases above count in utterances of up to eight words; a caller closing the conversation
+ * without saying bye ("no, that's all, thank you", "I'm good, thanks", "that will be all") is
+ * `goodbye` in utterances of up to sixteen words (rules in closing.ts). A negated phrase ("no
+ * need to wait", "don't hang up") is no intent. `atMore`: the question
+ * being answered offers more help ("Is there anything else …?", {@link asksForMore}), where a
+ * decline with nothing else said ("no thank you", "nope") closes too.
  */
-export function detectControlIntent(norm: string): { intent: ControlIntent; phrase: string } | null {
-  if (norm.trim().split(' ').length > 8) return null;
+export function detectControlIntent(norm: string, atMore = false): { intent: ControlIntent; phrase: string } | null {
   if (/\d/.test(norm)) return null;
-  for (const m of CONTROL_MATCHERS) if (norm.includes(m.padded)) return { intent: m.intent, phrase: m.phrase };
-  return null;
+  if (norm.trim().split(' ').length <= 8) {
+    for (const m of CONTROL_MATCHERS) {
+      const at = norm.indexOf(m.padded);
+      if (at >= 0 && !NEGATED.test(norm.slice(0, at + 1))) return { intent: m.intent, phrase: m.phrase };
+    }
+  }
+  const closing = detectClosing(norm, atMore);
+  return closing === null ? null : { intent: 'goodbye', phrase: closing };
 }
 
 /**

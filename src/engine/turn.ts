@@ -6,7 +6,7 @@
  * The turn's working state is in turn-context.ts, the pending readback layer in confirm-turn.ts,
  * phone-line events in event-turn.ts; this file runs a caller's utterance and opens a session.
  */
-import { detectControlIntent, looksLikeQuestion, matchFaq } from './intents.js';
+import { asksForMore, detectControlIntent, looksLikeQuestion, matchFaq } from './intents.js';
 import { currentStep, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
 import { renderTemplate } from './template.js';
 import { confirmTurn } from './confirm-turn.js';
@@ -30,7 +30,8 @@ function graceTurn(t: Turn): string {
 }
 
 function controlTurn(t: Turn): string | null {
-  const control = detectControlIntent(t.norm);
+  const asked = t.state.confirm ? undefined : currentStep(t.agent, t.state);
+  const control = detectControlIntent(t.norm, asked !== undefined && asksForMore(asked.ask));
   t.trace.push({ layer: 'control', result: control ? 'match' : 'miss', ...(control ? { detail: control.intent } : {}) });
   if (!control) return null;
   switch (control.intent) {

@@ -56,7 +56,7 @@ export function weekday(c: CivilDate): number {
 }
 
 /** Number of days in month `m` (1–12) of year `y`. */
-function daysInMonth(y: number, m: number): number {
+export function daysInMonth(y: number, m: number): number {
   return new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 

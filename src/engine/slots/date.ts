@@ -3,7 +3,8 @@
  * reference time in the agent's timezone. English and Hindi/Hinglish:
  *
  * - relative days: today/aaj, tomorrow/kal, day after tomorrow/parso, narso (+3), "in 3 days",
- *   "teen din baad". `kal` means both yesterday and tomorrow in Hindi; a booking question looks
+ *   "teen din baad", "in 2 weeks", "two weeks from now", "end of this month" (its last day).
+ *   `kal` means both yesterday and tomorrow in Hindi; a booking question looks
  *   ahead, so it is read as tomorrow.
  * - weekdays: "Friday", "this Friday", "next Friday", "on Friday", "agle somvar" → the next
  *   such day after today (never today itself: "next Friday" said on a Friday is a week later);
@@ -15,7 +16,18 @@
  * - numbers: "14/3", "3/14" (day first unless that cannot be, as in India), "14-03-2019",
  *   "2019-03-14".
  */
-import { addDays, formatDate, isValid, localDate, nextDayOfMonth, nextMonthDay, shiftMonth, weekday, type CivilDate } from './calendar.js';
+import {
+  addDays,
+  daysInMonth,
+  formatDate,
+  isValid,
+  localDate,
+  nextDayOfMonth,
+  nextMonthDay,
+  shiftMonth,
+  weekday,
+  type CivilDate,
+} from './calendar.js';
 import { DAYPARTS, MONTHS, RELATIVE_DAYS, WEEKDAYS } from './date-words.js';
 import { prepare } from './numbers.js';
 import { aloneInUtterance } from './time.js';
@@ -228,6 +240,17 @@ const RULES: readonly Rule[] = [
   {
     re: wordRegex('in (?:a|1) week|(?:a|1) week from (?:today|now)|1 (?:hafte|week) (?:baad|bad|बाद)'),
     resolve: (_g, t) => addDays(t, 7),
+  },
+  {
+    re: wordRegex(`(?:in|after) (?<n>\\d{1,2}) weeks|(?<n2>\\d{1,2}) (?:weeks|hafte) (?:from now|from today|later|baad|bad|ke baad|बाद)`),
+    resolve: (g, t) => addDays(t, 7 * Number(g.n ?? g.n2)),
+  },
+  {
+    re: wordRegex(`(?:the )?end of (?<mod>this|the|next) month`),
+    resolve: (g, t) => {
+      const { y, m } = shiftMonth(t, g.mod === 'next' ? 1 : 0);
+      return { y, m, d: daysInMonth(y, m) };
+    },
   },
   { re: wordRegex(`(?<rel>${REL})`), resolve: (g, t) => addDays(t, RELATIVE[g.rel!]!) },
   {

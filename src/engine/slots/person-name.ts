@@ -1,7 +1,8 @@
 /**
  * The `person_name` extractor (docs/agents.md "Capture and slot types": a string, as said, proper-cased): "my name is
  * Priya Sharma", "this is Rahul", "mera naam Amit hai", "मेरा नाम राहुल है", "send it to
- * Khadija", "my friend Yumi", "Uncle Richard please", "to mom" → "Mom", "Aunt Jenny".
+ * Khadija", "my friend Yumi", "Uncle Richard please", "to mom" → "Mom", "Aunt Jenny", "share it
+ * with Kavya", "pay Sandeep", "the recipient is Arjun", "Isabella is the name of the receiver".
  *
  * A name is one to three name-like words after a cue: not a function word, verb, number or
  * other known non-name ({@link NOT_NAME}). When the caller's text carries case information
@@ -40,7 +41,14 @@ const OTHER_CUES = [
   'of',
   'named',
   'called',
+  'with',
+  'pay',
   'recipient is',
+  'receiver is',
+  'payee is',
+  'beneficiary is',
+  'recipient will be',
+  'receiver will be',
   'friend',
   'son',
   'daughter',
@@ -226,6 +234,26 @@ function bareName(toks: Tok[], cased: boolean): [number, number] | null {
   return [from, to];
 }
 
+/** Role words a name may be said to be ("Tanvi is the recipient"). */
+const ROLES = new Set(['recipient', 'receiver', 'payee', 'beneficiary', 'person', 'one']);
+
+/**
+ * A name said before its role: "Isabella is the name of the receiver", "Tanvi is the
+ * recipient", "Arjun will be the receiver". The name must open the reply (after fillers).
+ */
+function nameBeforeRole(toks: Tok[], words: string[], cased: boolean): [number, number] | null {
+  const verb = words.findIndex((w, i) => i > 0 && (w === 'is' || (w === 'will' && words[i + 1] === 'be')));
+  if (verb < 0) return null;
+  let k = verb + (words[verb] === 'will' ? 2 : 1);
+  if (words[k] === 'the' || words[k] === 'my') k += 1;
+  if (words[k] === 'name' && words[k + 1] === 'of') k += words[k + 2] === 'the' || words[k + 2] === 'my' ? 3 : 2;
+  if (!ROLES.has(words[k] ?? '')) return null;
+  let from = verb;
+  while (from > 0 && verb - from < 3 && nameLike(toks[from - 1]) && (!cased || isCapitalised(toks[from - 1]!))) from -= 1;
+  if (from === verb || toks.slice(0, from).some((t) => t.kind === 'word' && !AROUND_BARE.has(t.text))) return null;
+  return [from, verb];
+}
+
 /**
  * Extracts a person's name from an utterance.
  *
@@ -259,6 +287,8 @@ export function extractPersonName(utterance: string, mode: 'answer' | 'volunteer
     const r = found(nameAt(toks, i + cue.length, cased, false), i);
     if (r) return r;
   }
+  const role = nameBeforeRole(toks, words, cased);
+  if (role) return found(role, role[0]);
   const ko = toks.findIndex((t, i) => i > 0 && (t.text === 'ko' || t.text === normalizeWord('को')));
   if (ko > 0) {
     let from = ko;

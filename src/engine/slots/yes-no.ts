@@ -7,7 +7,10 @@
  * 1. Scan left to right for cue phrases (longest phrase at each position); the first strong
  *    cue decides. "Yes please, no subtitles" is yes; "No, that's all, thanks" is no.
  * 2. A yes cue followed by a Hindi negation within two words is no ("theek nahi hai").
- * 3. Closing phrases answer "anything else?" with no: "that's all", "that is all I need".
+ * 3. Closing phrases answer "anything else?" with no: "that's all", "that is all I need",
+ *    "that will be all", "I'm good, thanks", "I'm all set"; so do declines that are not a bare
+ *    no: "no need", "never mind", "leave it", "maybe later", "not now", "skip it", "I'll pass",
+ *    "some other time", "baad mein"; "I'm good" or "I'm fine" alone.
  * 4. Corrections are no when no explicit yes/no follows them: "actually, make it 5 pm",
  *    "change it to …", "wait, …", "sorry, I have a meeting", "on second thought …"; but
  *    "actually, yes" is yes. A lone "sorry?" or "wait" is neither (it asks to repeat or hold).
@@ -162,6 +165,42 @@ const CUES: Record<Cue, readonly string[]> = {
     'not now',
     'no thanks',
     'no thank you',
+    'that will be all',
+    'that should be all',
+    'not needed',
+    'not required',
+    'not necessary',
+    'not interested',
+    'not today',
+    'leave it',
+    'leave that',
+    'let it be',
+    'forget it',
+    'forget about it',
+    'skip',
+    'skip it',
+    'skip that',
+    "i'll pass",
+    'i will pass',
+    'pass on that',
+    'later',
+    'maybe later',
+    'some other time',
+    'another time',
+    'next time',
+    "i'm good thanks",
+    "i'm good thank you",
+    'i am good thanks',
+    "i'm fine thanks",
+    "i'm fine thank you",
+    "i'm good for now",
+    "i'm all set",
+    'i am all set',
+    "we're good thanks",
+    'baad mein',
+    'baad me',
+    'abhi nahi',
+    'बाद में',
     'nahi',
     'nahin',
     'nai',
@@ -218,6 +257,7 @@ const CUES: Record<Cue, readonly string[]> = {
     'that is it',
     'no one',
     'not only',
+    'later than',
   ],
   unsure: [
     'not sure',
@@ -234,6 +274,18 @@ const CUES: Record<Cue, readonly string[]> = {
     'शायद',
   ],
 };
+
+/**
+ * Whole replies that decline politely ("I'm good", "I'm fine"): a no only when nothing else is
+ * said, since "I'm good with that" agrees.
+ */
+const FINE_ALONE: ReadonlySet<string> = new Set(
+  ["i'm good", 'i am good', "i'm fine", 'i am fine', "i'm ok", "i'm okay", "we're good", "we're fine", "i'm done"].map((p) =>
+    tokenize(p)
+      .map((t) => t.text)
+      .join(' '),
+  ),
+);
 
 const WEAK_YES = ['please', 'pls', 'plz', 'go on', 'kripya', 'कृपया'];
 const HINDI_NEGATION = new Set(HINDI_NEGATIONS.map(normalizeWord));
@@ -268,6 +320,7 @@ export function findYesNo(utterance: string): YesNo | null {
   const toks = tokenize(utterance).filter((t) => t.kind !== 'sym');
   const words = toks.map((t) => t.text);
   const orig = (i: number, len: number): string => utterance.slice(toks[i]!.start, toks[i + len - 1]!.end);
+  if (toks.length > 0 && FINE_ALONE.has(words.join(' '))) return { value: false, matched: orig(0, toks.length) };
   let soft: YesNo | null = null;
   for (let i = 0; i < words.length; i++) {
     const m = matchAt(words, i);
