@@ -5,6 +5,7 @@ import { Pricing } from '../config/pricing.js';
 import type { RecognitionConfig } from '../adapters/recognizers/recognizer-choice.js';
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
+import { NoLanguageModel, type LanguageModel } from './language-model.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
 import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
@@ -77,6 +78,10 @@ export interface ServiceOptions {
   speech?: SpeechPort;
   /** Prices (default: everything free). */
   pricing?: Pricing;
+  /** The language model agents with an `llm` block call (default: none, {@link NoLanguageModel}; docs/llm.md). */
+  languageModel?: LanguageModel;
+  /** Deadline of a turn's whole model step, ms (default 5000; docs/llm.md "Where the model acts"). */
+  llmDeadlineMs?: number;
   /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
   audioBaseUrl?: () => string;
   /** Told of synthesis failures, for the log. */
@@ -125,25 +130,25 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const deps = { repos, uow, authMode: options.authMode, credentials, events, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
-  const agents = new AgentService(deps, speech);
-  const sessions: SessionService = new SessionService(
-    deps,
-    agents,
-    speech,
-    options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }),
-    {
-      audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
-      ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
-      ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
-      ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
-      // Ending a dialled call's session hangs up its line (the call service is built below).
-      closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
-      // A call's end report names its recording (the service is built below).
-      recordingUrl: (n) => recordings.urlOf(n),
-    },
-  );
-  const telephony = options.telephony ?? new NoTelephony();
+  const pricing = options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} });
+  const languageModel = options.languageModel ?? new NoLanguageModel();
+  const agents = new AgentService(deps, speech, {
+    defaultModel: () => languageModel.defaultModel,
+    priced: (model) => pricing.list.llm[model] !== undefined,
+  });
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
+  const sessions: SessionService = new SessionService(deps, agents, speech, pricing, {
+    llm: { model: languageModel, budget, ...(options.llmDeadlineMs !== undefined ? { deadlineMs: options.llmDeadlineMs } : {}) },
+    audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+    ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+    ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
+    ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
+    // Ending a dialled call's session hangs up its line (the call service is built below).
+    closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
+    // A call's end report names its recording (the service is built below).
+    recordingUrl: (n) => recordings.urlOf(n),
+  });
+  const telephony = options.telephony ?? new NoTelephony();
   const callLines = new CallLineService(deps, sessions, telephony);
   const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
   const silent: InboundLog = { info: () => {}, warn: () => {} };

@@ -3,6 +3,7 @@
  * services, the `default` tenant on a fresh dir, and recovery of crashed idempotency claims.
  * Used by the daemon and by the local `vagent admin` commands.
  */
+import type { LanguageModel } from '../app/language-model.js';
 import type { Settings } from '../config/schema.js';
 import { shippedPaths, statePaths } from '../config/paths.js';
 import { loadPricing } from '../config/pricing.js';
@@ -55,6 +56,10 @@ export interface RuntimeOptions {
   sessionCache?: SessionCacheBounds;
   /** The webhook sender's options (tests shorten the retry schedule); default the worker's. */
   webhookDelivery?: DeliveryOptions;
+  /** The language model agents with an `llm` block call (docs/llm.md); default none. */
+  languageModel?: LanguageModel;
+  /** Deadline of a turn's model step, ms; default the session service's. */
+  llmDeadlineMs?: number;
 }
 
 /**
@@ -86,6 +91,8 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
       webhookPort: webhookPortOf(settings),
       ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
+      ...(options.languageModel ? { languageModel: options.languageModel } : {}),
+      ...(options.llmDeadlineMs !== undefined ? { llmDeadlineMs: options.llmDeadlineMs } : {}),
       budget: {
         dailyBudgetInr: settings.tenant_daily_budget_inr,
         timezone: settings.timezone,
