@@ -91,6 +91,16 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     cost: costView(cost),
     session_totals: sessionTotals(metrics),
   };
+  const usage =
+    llm === null
+      ? null
+      : {
+          model: llm.model,
+          input_tokens: llm.usage.promptTokens,
+          output_tokens: llm.usage.completionTokens,
+          cached_tokens: llm.usage.cachedTokens,
+        };
+  if (usage !== null) view.trace.usage = usage;
   const stored: StoredTurn = {
     index: metrics.turns,
     at: t.nowS,
@@ -115,16 +125,7 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     silence_ms: input.silence_ms ?? null,
     stt_ms: input.stt_ms ?? null,
     stt_audio_ms: sttAudioMs,
-    ...(llm !== null
-      ? {
-          llm: {
-            model: llm.model,
-            input_tokens: llm.usage.promptTokens,
-            output_tokens: llm.usage.completionTokens,
-            cached_tokens: llm.usage.cachedTokens,
-          },
-        }
-      : {}),
+    ...(usage !== null ? { llm: usage } : {}),
     ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
   };
   return { view, stored, metrics };

@@ -32,7 +32,13 @@ function clinic(id: string, llm: Record<string, unknown> | null = { model: 'gpt-
 
 type Turn = {
   text: string;
-  trace: { layer: string; llm_used: boolean; steps: Array<Record<string, unknown>>; latency_ms: { llm: number | null } };
+  trace: {
+    layer: string;
+    llm_used: boolean;
+    usage?: Record<string, unknown>;
+    steps: Array<Record<string, unknown>>;
+    latency_ms: { llm: number | null };
+  };
   cost: { llm_inr: number; total_inr: number };
   session_totals: { llm_inr: number; llm_calls: number; llm_input_tokens: number; llm_output_tokens: number };
   state: { cursor: string };
@@ -89,6 +95,7 @@ describe('an off-script question', () => {
     expect(turn.trace.layer).toBe('llm');
     expect(turn.trace.llm_used).toBe(true);
     expect(typeof turn.trace.latency_ms.llm).toBe('number');
+    expect(turn.trace.usage).toEqual({ model: 'gpt-4o-mini', input_tokens: 1200, output_tokens: 40, cached_tokens: 1000 });
     expect(llmSteps(turn)).toEqual([{ layer: 'llm', result: 'match', detail: 'reply' }]);
     // gpt-4o-mini: 200 input × ₹12.75/1M + 1000 cached × ₹6.38/1M + 40 output × ₹51/1M
     //   = 2 550 + 6 380 + 2 040 µ₹ = ₹0.01097.
@@ -250,6 +257,7 @@ describe('PUT /v1/agents warns of an unpriced model', () => {
       [{ instructions: 'x', max_output_tokens: 0 }, 'llm.max_output_tokens'],
       [{ instructions: 'x', max_calls_per_session: 1.5 }, 'llm.max_calls_per_session'],
       [{ instructions: 'x', api_key: 'sk-secret' }, 'llm'],
+      [{ instructions: 'x'.repeat(8001) }, 'llm.instructions'],
       ['yes', 'llm'],
     ] as const) {
       const res = await t.call('PUT', '/v1/agents/ag_bad', clinic('ag_bad', llm as never));
