@@ -150,7 +150,7 @@ function llmTurn(t: Turn, step: Step): string {
   switch (assist.kind) {
     case 'reply':
       t.trace.push({ layer: 'llm', result: 'match', detail: 'reply' });
-      t.say(assist.text, { source: 'llm' });
+      t.clips.push({ text: assist.text, flags: { source: 'llm' } }); // said as given: a model's text is no template
       t.ask(step, step.ask, { source: 'reprompt' });
       return 'llm';
     case 'intent':

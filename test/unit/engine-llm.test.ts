@@ -106,6 +106,12 @@ describe('the turn run again with the answer', () => {
     expect(llmTrace(out.trace)).toEqual([{ layer: 'llm', result: 'match', detail: 'reply' }]);
   });
 
+  it("a reply's text is said as given, never rendered as a template", () => {
+    const a = agent();
+    const out = run(a, initialState(a), 'do you take UPI?', { kind: 'reply', text: 'Yes {{patient_name}}.' });
+    expect(out.clips[0]!.text).toBe('Yes {{patient_name}}.');
+  });
+
   it('a slot value of the right type is accepted through the rules (date canonicalised, stored when confirm is none)', () => {
     const a = agent();
     const out = run(a, atDay(a), 'sometime around the end of the month works', { kind: 'slot', value: '2026-11-30' });
