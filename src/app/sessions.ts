@@ -314,7 +314,7 @@ export class SessionService {
       // request answered meanwhile is replayed rather than calling the model twice.
       let llm: LlmCall | null = null;
       if (out.llm !== undefined && this.options.llm) {
-        const replay = await this.deps.uow.replayOf(scope);
+        const replay = this.options.llm.model.configured ? await this.deps.uow.replayOf(scope) : null;
         if (replay !== null) return replay;
         const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText);
         llm = step.call;

@@ -267,3 +267,19 @@ describe('PUT /v1/agents warns of an unpriced model', () => {
     }
   });
 });
+
+describe('an agent with llm on a daemon without a model', () => {
+  it('keeps the rules re-prompt and says why', async () => {
+    const bare = await makeTestApp();
+    try {
+      expect((await bare.call('PUT', '/v1/agents/ag_llm', clinic('ag_llm'))).statusCode).toBe(200);
+      const id = (await bare.call('POST', '/v1/sessions', { agent_id: 'ag_llm' })).json<{ session_id: string }>().session_id;
+      const turn = (await bare.call('POST', `/v1/sessions/${id}/turn`, { text: 'do you take UPI?' })).json<Turn>();
+      expect(turn.trace.layer).toBe('reprompt');
+      expect(turn.trace.llm_used).toBe(false);
+      expect(llmSteps(turn)).toEqual([{ layer: 'llm', result: 'miss', detail: 'not_configured' }]);
+    } finally {
+      await bare.close();
+    }
+  });
+});
