@@ -21,7 +21,39 @@ import type { Committed, Scope, Tx } from './unit-of-work.js';
 import type { SpeechPort } from './speech-port.js';
 
 /** The Agent resource (`GET /v1/agents/{id}`, with its definition) or a list entry (without). */
-export type AgentView = AgentSummary & { definition?: AgentDefinition };
+export type AgentView = AgentSummary & { definition?: AgentDefinition; warnings?: AgentWarning[] };
+
+/** What an applied agent holds that is valid but likely a mistake: the field and what is wrong. */
+export interface AgentWarning {
+  /** The field path (`llm.model`). */
+  param: string;
+  message: string;
+}
+
+/** What {@link AgentService} checks an applied agent's `llm` block against. */
+export interface AgentModelCheck {
+  /** The daemon's default model (`llm.model`), or null. */
+  defaultModel: () => string | null;
+  /** True when `model` has a price in the price list (config/pricing.yaml). */
+  priced: (model: string) => boolean;
+}
+
+/**
+ * The warnings of an agent's `llm` block: a model (its own, else the daemon's default) without a
+ * price in config/pricing.yaml, whose calls would be counted as costing 0 (docs/agents.md "LLM").
+ */
+export function llmWarnings(agent: AgentDefinition, check: AgentModelCheck | undefined): AgentWarning[] {
+  if (!agent.llm || !check) return [];
+  const model = agent.llm.model ?? check.defaultModel();
+  if (model === null || check.priced(model)) return [];
+  const whose = agent.llm.model === undefined ? `the daemon's default model ${model}` : `model ${model}`;
+  return [
+    {
+      param: agent.llm.model === undefined ? 'llm' : 'llm.model',
+      message: `${whose} has no price in the price list (config/pricing.yaml): its calls will cost 0 in costs and the daily budget`,
+    },
+  ];
+}
 
 /** Agent use cases. */
 export class AgentService {
@@ -42,6 +74,8 @@ export class AgentService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly speech: SpeechPort,
+    /** Checks an `llm` block's model against the price list (none: no warning is given). */
+    private readonly modelCheck?: AgentModelCheck,
   ) {}
 
   /**
@@ -74,7 +108,8 @@ export class AgentService {
   /**
    * Creates or replaces an agent (`PUT /v1/agents/{agent_id}`): validated, stored as the
    * tenant's current revision in one step of the unit of work, then its static texts
-   * pre-synthesised in the background (`onPresynthesisError` hears of a failure).
+   * pre-synthesised in the background (`onPresynthesisError` hears of a failure). The view
+   * carries `warnings` ({@link llmWarnings}) when there are any.
    * @throws ApiError as {@link validate}.
    */
   async put(
@@ -85,7 +120,11 @@ export class AgentService {
     onPresynthesisError?: (err: unknown) => void,
   ): Promise<Committed<AgentView>> {
     const { agent, digest } = this.validate(agentId, body);
-    const done = await this.deps.uow.run(scope, (tx) => this.putTx(tx, principal.tenantId, agent, digest));
+    const warnings = llmWarnings(agent, this.modelCheck);
+    const done = await this.deps.uow.run(scope, (tx) => {
+      const view = this.putTx(tx, principal.tenantId, agent, digest);
+      return warnings.length > 0 ? { ...view, warnings } : view;
+    });
     this.presynthesize(digest).catch((err: unknown) => onPresynthesisError?.(err));
     return done;
   }

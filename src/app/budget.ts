@@ -115,6 +115,20 @@ export class BudgetService {
   }
 
   /**
+   * True when the tenant may spend `extraMicro` more today without passing its budget (always,
+   * with no budget): the check before a language-model call, with its worst cost (docs/llm.md
+   * "Where the model acts"). A plain read; it records nothing.
+   */
+  allows(tenantId: string, extraMicro: number): boolean {
+    const budget = this.budgetMicro(tenantId);
+    if (budget === null) return true;
+    const now = this.deps.nowS();
+    const { start, end } = this.day(now);
+    const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
+    return spent < budget && spent + extraMicro <= budget;
+  }
+
+  /**
    * Records `budget.exceeded` for a refusal (docs/events.md), at most once a minute per tenant,
    * in a write of its own: the refused step itself writes nothing.
    */

@@ -5,6 +5,7 @@ import { Pricing } from '../config/pricing.js';
 import type { RecognitionConfig } from '../adapters/recognizers/recognizer-choice.js';
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
+import { NoLanguageModel, type LanguageModel } from './language-model.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
 import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
@@ -14,7 +15,6 @@ import { NoTelephony, type TelephonyPort } from './telephony-port.js';
 import { RetentionService } from './retention.js';
 import { SessionService } from './sessions.js';
 import { NoSpeech, type SpeechPort } from './speech-port.js';
-import { NoLanguageModel, type LanguageModel } from './language-model.js';
 import { IdempotencyService } from './idempotency.js';
 import { MediaCallService } from './media-calls.js';
 import { NumberService } from './numbers.js';
@@ -80,12 +80,14 @@ export interface ServiceOptions {
   nowS?: () => number;
   /** Speech synthesis and its cache (default: none, text-only replies). */
   speech?: SpeechPort;
-  /** The language model (default: none, {@link NoLanguageModel}: no agent's `llm` block is used). */
-  languageModel?: LanguageModel;
-  /** Deadline of one model request, ms (default 8000, `llm.timeout_ms`). */
+  /** Deadline of one model request, ms (default 5000, `llm.timeout_ms`); also the whole model step's unless `llmDeadlineMs` is given. */
   llmTimeoutMs?: number;
   /** Prices (default: everything free). */
   pricing?: Pricing;
+  /** The language model agents with an `llm` block call (default: none, {@link NoLanguageModel}; docs/llm.md). */
+  languageModel?: LanguageModel;
+  /** Deadline of a turn's whole model step, ms (default `llmTimeoutMs`, else 5000; docs/llm.md "Where the model acts"). */
+  llmDeadlineMs?: number;
   /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
   audioBaseUrl?: () => string;
   /** Told of synthesis failures, for the log. */
@@ -134,26 +136,26 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const deps = { repos, uow, authMode: options.authMode, credentials, events, nowS };
   const trunks = new TrunkService(deps);
   const speech = options.speech ?? new NoSpeech();
+  const pricing = options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} });
   const languageModel = options.languageModel ?? new NoLanguageModel();
-  const agents = new AgentService(deps, speech);
-  const sessions: SessionService = new SessionService(
-    deps,
-    agents,
-    speech,
-    options.pricing ?? new Pricing({ currency: 'INR', llm: {}, tts: {}, stt: {} }),
-    {
-      audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
-      ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
-      ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
-      ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
-      // Ending a dialled call's session hangs up its line (the call service is built below).
-      closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
-      // A call's end report names its recording (the service is built below).
-      recordingUrl: (n) => recordings.urlOf(n),
-    },
-  );
-  const telephony = options.telephony ?? new NoTelephony();
+  const agents = new AgentService(deps, speech, {
+    defaultModel: () => languageModel.defaultModel,
+    priced: (model) => pricing.list.llm[model] !== undefined,
+  });
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
+  const deadlineMs = options.llmDeadlineMs ?? options.llmTimeoutMs;
+  const sessions: SessionService = new SessionService(deps, agents, speech, pricing, {
+    llm: { model: languageModel, budget, ...(deadlineMs !== undefined ? { deadlineMs } : {}) },
+    audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
+    ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
+    ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),
+    ...(options.sessionCache?.ended !== undefined ? { maxEndedCached: options.sessionCache.ended } : {}),
+    // Ending a dialled call's session hangs up its line (the call service is built below).
+    closeLine: async (n) => (await callLines.releaseLine(n, false))?.record ?? null,
+    // A call's end report names its recording (the service is built below).
+    recordingUrl: (n) => recordings.urlOf(n),
+  });
+  const telephony = options.telephony ?? new NoTelephony();
   const callLines = new CallLineService(deps, sessions, telephony);
   const calls = new CallService(deps, agents, sessions, trunks, budget, telephony, callLines);
   const silent: InboundLog = { info: () => {}, warn: () => {} };
@@ -209,7 +211,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
     sessions,
     speech,
     languageModel,
-    llmTimeoutMs: options.llmTimeoutMs ?? 8000,
+    llmTimeoutMs: options.llmTimeoutMs ?? 5000,
     repos,
     credentials,
     tenants: new TenantService(repos, nowS, (name) => events.forgetTenant(name)),

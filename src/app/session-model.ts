@@ -81,7 +81,10 @@ export interface StoredTurn {
   live_tts_calls: number;
   tts_chars: number;
   cost: CostInr;
-  latency_ms: { total: number; tts: number; classifier: number; stt: number | null };
+  /** ms; `llm` only on a turn that called the language model. */
+  latency_ms: { total: number; tts: number; classifier: number; stt: number | null; llm?: number | null };
+  /** The language-model request of the turn (docs/llm.md): model and tokens; absent when none was sent. */
+  llm?: { model: string; input_tokens: number; output_tokens: number; cached_tokens: number };
   stt_confidence: number | null;
   stt_provider: string | null;
   silence_ms: number | null;

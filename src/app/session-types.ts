@@ -3,6 +3,7 @@
  * session as held in memory, and the handles of the open and end phases
  * (docs/unit-of-work.md).
  */
+import type { LlmStepOptions } from './llm-step.js';
 import type { MediaSettings, RecordingMode } from '../domain/agent.js';
 import type { SessionOpened } from '../contract/index.js';
 import type { MediaHints } from '../engine/media-hints.js';
@@ -130,6 +131,8 @@ export interface SessionServiceOptions {
   closeLine?: LineCloser;
   /** The URL of call `n`'s recording, or null when it has none (default: none), for its end report. */
   recordingUrl?: (n: number) => string | null;
+  /** The language model a turn may call where the rules miss (default: none; docs/llm.md "Where the model acts"). */
+  llm?: LlmStepOptions;
 }
 
 /** Default bound of the open sessions held in memory ({@link SessionServiceOptions.maxCached}). */

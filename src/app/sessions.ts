@@ -21,7 +21,7 @@ import type { SessionEndResult, SessionListItem, SessionOpened, TurnResult } fro
 import { newSessionNumber } from '../domain/ids.js';
 import { costView, totalMicro, type CostMicro } from '../domain/money.js';
 import { buildSummary } from '../engine/summary.js';
-import { graceLapsed, openingClips, runEventTurn, runTurn, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
+import { graceLapsed, openingClips, runEventTurn, runTurn, type LlmAssist, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
 import { mediaHintsOf } from '../engine/media-hints.js';
 import { initialState, type EngineState } from '../engine/state.js';
 import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
@@ -35,6 +35,7 @@ import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { emptyMetrics, sessionListItem, type SessionMetrics } from './session-model.js';
 import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
+import { runLlmStep, type LlmCall } from './llm-step.js';
 import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
 import {
   DEFAULT_MAX_ENDED_CACHED,
@@ -208,7 +209,7 @@ export class SessionService {
       input,
       '',
       scope,
-      (s, nowMs) =>
+      (s, nowMs, assist) =>
         runTurn(s.agent, s.state, {
           text: input.text,
           nowMs,
@@ -217,6 +218,7 @@ export class SessionService {
           phone: input.phone === true,
           sttConfidence: input.stt_confidence ?? null,
           ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
+          ...(assist !== undefined ? { assist } : {}),
         }),
       input.text,
     );
@@ -289,7 +291,7 @@ export class SessionService {
     input: SttTelemetry,
     event: TurnEventKind | '',
     scope: Scope,
-    engine: (s: LiveSession, nowMs: number) => TurnOutput,
+    engine: (s: LiveSession, nowMs: number, assist?: LlmAssist) => TurnOutput,
     userText: string,
   ): Promise<Committed<TurnResult>> {
     const started = performance.now();
@@ -304,9 +306,22 @@ export class SessionService {
       if (s.status === 'ended')
         throw new ApiError('session_already_ended', `session ${sessionId} has ended; open a new one with POST /v1/sessions`);
 
-      const engineStart = performance.now();
-      const out = engine(s, nowMs);
-      const classifierMs = performance.now() - engineStart;
+      let engineStart = performance.now();
+      let out = engine(s, nowMs);
+      let classifierMs = performance.now() - engineStart;
+      // Where the rules missed, the agent's model may answer (docs/llm.md "Where the model acts"):
+      // called here, before the write step, and the turn run again with its answer. An identical
+      // request answered meanwhile is replayed rather than calling the model twice.
+      let llm: LlmCall | null = null;
+      if (out.llm !== undefined && this.options.llm) {
+        const replay = this.options.llm.model.configured ? await this.deps.uow.replayOf(scope) : null;
+        if (replay !== null) return replay;
+        const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText);
+        llm = step.call;
+        engineStart = performance.now();
+        out = engine(s, nowMs, step.assist);
+        classifierMs += performance.now() - engineStart;
+      }
       const reply = await renderClips(
         this.speech,
         out.clips,
@@ -317,7 +332,7 @@ export class SessionService {
       );
 
       const cost: CostMicro = {
-        llm: 0,
+        llm: llm?.costMicro ?? 0,
         tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
         stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
       };
@@ -332,6 +347,7 @@ export class SessionService {
         cost,
         startedMs: started,
         classifierMs,
+        llm,
         nowS: this.deps.nowS(),
       });
       // The session in memory changes only once the write has committed (and not at all when

@@ -11,6 +11,7 @@ import { stepProgress, type CompiledAgent, type EngineState } from '../engine/st
 import type { RenderedReply } from './clips.js';
 import { sessionTotals, type SessionMetrics, type StoredTurn } from './session-model.js';
 import type { LiveSession } from './session-types.js';
+import type { LlmCall } from './llm-step.js';
 import type { SessionEventInput, SttTelemetry } from './turn-input.js';
 
 /** What {@link meterTurn} needs of a turn the engine has decided and whose clips have audio. */
@@ -30,6 +31,8 @@ export interface TurnFacts {
   startedMs: number;
   /** The engine's time, ms. */
   classifierMs: number;
+  /** The language-model request the turn sent, or null (docs/llm.md "Where the model acts"). */
+  llm: LlmCall | null;
   /** Now, epoch seconds. */
   nowS: number;
 }
@@ -58,12 +61,19 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     cost: addCost(s.metrics.cost, cost),
     total_silence_ms: s.metrics.total_silence_ms + (input.silence_ms ?? 0),
   };
+  const llm = t.llm;
+  if (llm !== null) {
+    metrics.llm_calls = s.metrics.llm_calls + 1;
+    metrics.llm_input_tokens = s.metrics.llm_input_tokens + llm.usage.promptTokens;
+    metrics.llm_output_tokens = s.metrics.llm_output_tokens + llm.usage.completionTokens;
+    metrics.llm_cached_tokens = s.metrics.llm_cached_tokens + llm.usage.cachedTokens;
+  }
   const text = reply.clips.map((c) => c.text).join(' ');
   const totalMs = performance.now() - t.startedMs;
   metrics.total_latency_ms = s.metrics.total_latency_ms + totalMs;
   const latency = {
     total: round3(totalMs),
-    llm: null,
+    llm: llm === null ? null : round3(llm.latencyMs),
     stt: input.stt_ms ?? null,
     tts: round3(reply.ttsMs),
     classifier: round3(t.classifierMs),
@@ -77,10 +87,20 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     cache_hit: reply.clips.length > 0 && reply.misses === 0,
     ended: out.ended,
     state: stateView(s.agent, out.state, out.stepDone),
-    trace: { layer: out.layer, llm_used: false, steps: out.trace, latency_ms: latency },
+    trace: { layer: out.layer, llm_used: llm !== null, steps: out.trace, latency_ms: latency },
     cost: costView(cost),
     session_totals: sessionTotals(metrics),
   };
+  const usage =
+    llm === null
+      ? null
+      : {
+          model: llm.model,
+          input_tokens: llm.usage.promptTokens,
+          output_tokens: llm.usage.completionTokens,
+          cached_tokens: llm.usage.cachedTokens,
+        };
+  if (usage !== null) view.trace.usage = usage;
   const stored: StoredTurn = {
     index: metrics.turns,
     at: t.nowS,
@@ -93,12 +113,19 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     live_tts_calls: reply.misses,
     tts_chars: reply.liveChars,
     cost: view.cost,
-    latency_ms: { total: latency.total, tts: latency.tts, classifier: latency.classifier, stt: latency.stt },
+    latency_ms: {
+      total: latency.total,
+      tts: latency.tts,
+      classifier: latency.classifier,
+      stt: latency.stt,
+      ...(llm !== null ? { llm: latency.llm } : {}),
+    },
     stt_confidence: input.stt_confidence ?? null,
     stt_provider: input.stt_provider ?? null,
     silence_ms: input.silence_ms ?? null,
     stt_ms: input.stt_ms ?? null,
     stt_audio_ms: sttAudioMs,
+    ...(usage !== null ? { llm: usage } : {}),
     ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
   };
   return { view, stored, metrics };

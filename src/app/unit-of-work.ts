@@ -201,6 +201,22 @@ export class UnitOfWork {
   }
 
   /**
+   * The stored response of a request whose key an identical request has answered since this one
+   * was checked (an atomic route's key is only looked at before its handler runs), or null. A use
+   * case calls it before costly work it must not repeat (a language-model call), under the lock
+   * the identical request also takes; {@link run} checks again with its writes.
+   */
+  async replayOf(scope: Scope): Promise<(Outcome & { replayed: true }) | null> {
+    const claim = scope.idempotency;
+    if (claim === null || claim.settled || claim.state !== 'pending') return null;
+    const service = this.idempotency;
+    const found = await this.store.read(() => service.peek(claim.tenantId, claim[KEY], claim[PRINT]));
+    if (found.kind !== 'replay') return null;
+    await this.store.whenDurable();
+    return { status: found.status, body: found.body, replayed: true };
+  }
+
+  /**
    * Runs a write step that answers no request (background work, a webhook's processing, a
    * step of a use case before the provider is contacted).
    * @throws whatever `step` throws (nothing it wrote is kept), the store's errors.

@@ -176,7 +176,7 @@ export const SettingsSchema = z
           .int({ error: 'must be a whole number of ms from 100 to 120000' })
           .min(100, { error: 'must be a whole number of ms from 100 to 120000' })
           .max(120_000, { error: 'must be a whole number of ms from 100 to 120000' })
-          .default(8000),
+          .default(5000),
         /** Retries of a 429, 5xx or failed connection before the answer began (never once it streams). */
         max_retries: z.coerce
           .number({ error: 'must be a whole number from 0 to 10' })
@@ -187,7 +187,7 @@ export const SettingsSchema = z
         /** From env `VAGENT_LLM_API_KEY` only (the loader refuses it in a file). */
         api_key: z.string().min(1).optional(),
       })
-      .default({ timeout_ms: 8000, max_retries: 2 }),
+      .default({ timeout_ms: 5000, max_retries: 2 }),
     /**
      * Worker threads that carry call audio (off the API's event loop). Unset: one per
      * CPU, at least 2 and at most 4.

@@ -34,6 +34,11 @@ export const AgentSchema = z
     updated_at: z.number(),
     audio: AudioStatus,
     definition: z.looseObject({}).optional(),
+    /**
+     * `PUT` only: what is valid but likely a mistake, each with the field it is about
+     * (`llm.model` not priced in config/pricing.yaml, so its cost would show as 0). Never a reason to refuse.
+     */
+    warnings: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
   })
   .meta({ id: 'Agent' });
 /**

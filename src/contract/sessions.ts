@@ -161,6 +161,10 @@ const TurnTrace = z.object({
     tts: z.number(),
     classifier: z.number(),
   }),
+  /** A turn that sent the language model a request: its model and tokens (docs/llm.md); absent otherwise. */
+  usage: z
+    .object({ model: z.string(), input_tokens: z.number().int(), output_tokens: z.number().int(), cached_tokens: z.number().int() })
+    .optional(),
 });
 /** The decision trace of a turn: the engine layer that replied (not a stable enum), latencies in ms. */
 export type TurnTrace = z.infer<typeof TurnTrace>;

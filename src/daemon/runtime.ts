@@ -3,6 +3,7 @@
  * services, the `default` tenant on a fresh dir, and recovery of crashed idempotency claims.
  * Used by the daemon and by the local `vagent admin` commands.
  */
+import type { LanguageModel } from '../app/language-model.js';
 import type { Settings } from '../config/schema.js';
 import { shippedPaths, statePaths } from '../config/paths.js';
 import { loadPricing } from '../config/pricing.js';
@@ -10,7 +11,6 @@ import { loadAgentDir, type LoadedAgentFile } from '../app/agent-files.js';
 import { createServices, type SessionCacheBounds, type Services } from '../app/index.js';
 import type { DeliveryOptions } from '../app/webhook-delivery.js';
 import type { SpeechPort } from '../app/speech-port.js';
-import type { LanguageModel } from '../app/language-model.js';
 import type { InboundLog, RoutingWebhookCall } from '../app/inbound.js';
 import type { TelephonyPort } from '../app/telephony-port.js';
 import { openRepos } from '../store/index.js';
@@ -40,7 +40,7 @@ export interface RuntimeOptions {
   recover?: boolean;
   /** Speech synthesis and cache (the daemon's); default none. */
   speech?: SpeechPort;
-  /** The language model (the daemon's, from `llm`); default none. */
+  /** The language model agents with an `llm` block call (the daemon's, from `llm`; docs/llm.md); default none. */
   languageModel?: LanguageModel;
   /** Base URL of audio links, read per request. */
   audioBaseUrl?: () => string;
@@ -58,6 +58,8 @@ export interface RuntimeOptions {
   sessionCache?: SessionCacheBounds;
   /** The webhook sender's options (tests shorten the retry schedule); default the worker's. */
   webhookDelivery?: DeliveryOptions;
+  /** Deadline of a turn's whole model step, ms; default `llm.timeout_ms`. */
+  llmDeadlineMs?: number;
 }
 
 /**
@@ -91,6 +93,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       ...(options.sessionCache ? { sessionCache: options.sessionCache } : {}),
       webhookPort: webhookPortOf(settings),
       ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
+      ...(options.llmDeadlineMs !== undefined ? { llmDeadlineMs: options.llmDeadlineMs } : {}),
       budget: {
         dailyBudgetInr: settings.tenant_daily_budget_inr,
         timezone: settings.timezone,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DIAL_LIMITS } from './calls.js';
 import { ID_PATTERNS } from './ids.js';
 import { SLOT_TYPES, type SlotType } from './slot-types.js';
+import { LlmSettingsSchema } from './agent-llm.js';
 import { EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from './media.js';
 
 /** File name endings of agent files (`vagent agent apply -f DIR`, the daemon's example agents). */
@@ -317,6 +318,7 @@ export const AgentDefinitionSchema = z
      * definitions keep their digest.
      */
     recording: RecordingModeSchema.optional(),
+    llm: LlmSettingsSchema.optional(), // ./agent-llm.ts; absent: no model is called (no default: stored digests stay)
   })
   .strict()
   .superRefine((a, ctx) => {

@@ -8,6 +8,7 @@
  */
 import type { SlotValue, Step } from '../domain/agent.js';
 import { heardBelow, minConfidence } from './confidence.js';
+import type { LlmAsk, LlmAssist } from './llm-assist.js';
 import { normalizeUtterance } from './intents.js';
 import { readbackClips } from './readback.js';
 import { extractSlot } from './slots/index.js';
@@ -41,6 +42,12 @@ export interface TurnInput {
    * is read back as if heard below its threshold; a yes or no to a readback is taken.
    */
   sttUnmeasured?: boolean;
+  /**
+   * The language model's answer to what the same turn asked (`TurnOutput.llm`), when the
+   * service ran the turn once without it and called the model (docs/llm.md "Where the model
+   * acts"); absent on the first run. A turn with an answer never asks again.
+   */
+  assist?: LlmAssist;
 }
 
 /** One entry of `trace.steps`: which layer looked, and whether it matched. */
@@ -67,6 +74,13 @@ export interface TurnOutput {
   ended: boolean;
   /** The step under the cursor when the turn began was settled by it. */
   stepDone: boolean;
+  /**
+   * What the agent's language model could do where the rules missed (only for an agent with an
+   * `llm` block, and only on a run without `assist`): the service may call the model and run the
+   * turn again with its answer. The rest of this output is the rules' own path, which stands
+   * when it does not.
+   */
+  llm?: LlmAsk;
 }
 
 /** A copy of `s` that the turn may change; clip lists are never mutated in place, so they are shared. */
@@ -81,6 +95,8 @@ export class Turn {
   readonly state: EngineState;
   readonly clips: ClipSpec[] = [];
   readonly trace: TraceStep[] = [];
+  /** What the turn asks of the language model, if anything (`TurnOutput.llm`). */
+  llmAsk: LlmAsk | null = null;
   private readonly startCursor: string;
   /** The utterance normalised once for the keyword layers (control, FAQ, question). */
   readonly norm: string;

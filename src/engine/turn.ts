@@ -1,12 +1,14 @@
 /**
  * The turn pipeline: layers in order, first match wins, each recorded in the trace —
  * close-grace → control intents → pending readback → FAQ → step capture (with volunteered later
- * slots) → re-prompt / fallback. Pure: the clock and all values come in.
+ * slots) → the language model's answer, for an agent with `llm` (llmTurn) → re-prompt / fallback. Pure: the clock and all values come in.
  *
  * The turn's working state is in turn-context.ts, the pending readback layer in confirm-turn.ts,
  * phone-line events in event-turn.ts; this file runs a caller's utterance and opens a session.
  */
-import { asksForMore, detectControlIntent, looksLikeQuestion, matchFaq } from './intents.js';
+import { asksForMore, detectControlIntent, looksLikeQuestion, matchFaq, type ControlIntent } from './intents.js';
+import { checkSlotValue, unsureControl } from './llm-assist.js';
+import type { Step } from '../domain/agent.js';
 import { currentStep, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
 import { renderTemplate } from './template.js';
 import { confirmTurn } from './confirm-turn.js';
@@ -15,6 +17,7 @@ import { Turn, type TurnInput, type TurnOutput } from './turn-context.js';
 // The engine's turn API in one place (the services and tests import it from here).
 export { runEventTurn, TURN_EVENT_KINDS, type EventTurnInput, type TurnEventKind } from './event-turn.js';
 export type { TraceStep, TurnInput, TurnOutput } from './turn-context.js';
+export type { LlmAsk, LlmAssist } from './llm-assist.js';
 
 /** True when the close-grace window after the closing line has lapsed at `nowMs`. */
 export function graceLapsed(agent: CompiledAgent, state: EngineState, nowMs: number): boolean {
@@ -34,7 +37,13 @@ function controlTurn(t: Turn): string | null {
   const control = detectControlIntent(t.norm, asked !== undefined && asksForMore(asked.ask));
   t.trace.push({ layer: 'control', result: control ? 'match' : 'miss', ...(control ? { detail: control.intent } : {}) });
   if (!control) return null;
-  switch (control.intent) {
+  controlAct(t, control.intent);
+  return `control:${control.intent}`;
+}
+
+/** What the control layer does for `intent` (the rules' or the model's). */
+function controlAct(t: Turn, intent: ControlIntent): void {
+  switch (intent) {
     case 'repeat':
       t.say(t.msg.repeat_prefix);
       t.clips.push(...t.state.last_clips.filter((c) => !c.flags.is_filler));
@@ -69,7 +78,6 @@ function controlTurn(t: Turn): string | null {
       break;
     }
   }
-  return `control:${control.intent}`;
 }
 
 function answerTurn(t: Turn): string {
@@ -113,8 +121,63 @@ function answerTurn(t: Turn): string {
     t.ask(step);
     return 'capture';
   }
-  t.trace.push({ layer: 'llm', result: 'skip', detail: 'not configured' });
-  return t.reprompt(step);
+  return llmTurn(t, step);
+}
+
+/**
+ * The rules missed the step's answer (docs/llm.md "Where the model acts"): without an `llm`
+ * block, or on the first run, the rules' re-prompt; with the model's answer (`input.assist`), an
+ * off-script reply then the step's question, a slot value checked by the slot's own type and
+ * read back by the same rules as the rules' values, or a control intent acted on. Every
+ * decision is a trace entry of layer `llm`; an answer that does not fit leaves the re-prompt.
+ */
+function llmTurn(t: Turn, step: Step): string {
+  if (!t.agent.def.llm || t.agent.def.llm.max_calls_per_session === 0) {
+    t.trace.push({ layer: 'llm', result: 'skip', detail: 'not configured' });
+    return t.reprompt(step);
+  }
+  const kind = looksLikeQuestion(t.input.text, t.norm) ? 'reply' : unsureControl(t.norm) ? 'intent' : 'slot';
+  const assist = t.input.assist;
+  if (assist === undefined) {
+    const question = t.render(step.ask);
+    t.llmAsk = kind === 'slot' ? { kind, step: step.id, question, capture: step.capture! } : { kind, step: step.id, question };
+    t.trace.push({ layer: 'llm', result: 'skip', detail: 'no answer' });
+    return t.reprompt(step);
+  }
+  if (assist.kind === 'none' || assist.kind !== kind) {
+    t.trace.push({ layer: 'llm', result: 'miss', detail: assist.kind === 'none' ? assist.detail : 'mismatch' });
+    return t.reprompt(step);
+  }
+  switch (assist.kind) {
+    case 'reply':
+      t.trace.push({ layer: 'llm', result: 'match', detail: 'reply' });
+      t.clips.push({ text: assist.text, flags: { source: 'llm' } }); // said as given: a model's text is no template
+      t.ask(step, step.ask, { source: 'reprompt' });
+      return 'llm';
+    case 'intent':
+      if (assist.intent === 'none') {
+        t.trace.push({ layer: 'llm', result: 'miss', detail: 'no intent' });
+        return t.reprompt(step);
+      }
+      t.trace.push({ layer: 'llm', result: 'match', detail: assist.intent });
+      controlAct(t, assist.intent);
+      return `llm:${assist.intent}`;
+    case 'slot': {
+      const capture = step.capture!;
+      const value =
+        assist.value === null
+          ? null
+          : checkSlotValue(assist.value, { capture, language: t.lang, nowMs: t.input.refMs, timezone: t.agent.def.timezone });
+      const about = { slot: capture.slot, type: capture.type };
+      if (value === null) {
+        t.trace.push({ layer: 'llm', result: 'miss', detail: assist.value === null ? 'empty' : 'wrong_type', ...about });
+        return t.reprompt(step);
+      }
+      t.trace.push({ layer: 'llm', result: 'match', detail: 'slot', ...about });
+      t.accept(step, value);
+      return 'llm';
+    }
+  }
 }
 
 /**
@@ -134,7 +197,9 @@ export function runTurn(agent: CompiledAgent, prev: EngineState, input: TurnInpu
     layer = controlTurn(t) ?? confirmTurn(t) ?? answerTurn(t);
   }
   if (!layer.startsWith('control:repeat')) t.state.last_clips = t.clips;
-  return { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
+  const out: TurnOutput = { state: t.state, clips: t.clips, layer, trace: t.trace, ended: t.state.closed, stepDone: t.stepDone() };
+  if (t.llmAsk !== null) out.llm = t.llmAsk;
+  return out;
 }
 
 /** The clip flags of a line marked `barge_in: false` (else none). */

@@ -148,6 +148,24 @@ describe('vagent agent', { timeout: 60_000 }, () => {
     expect(missing.stderr).toMatch(/^error: not_found: /m);
   });
 
+  it('warns (stderr, exit 0) at its line when llm.model has no price, and applies the agent', async () => {
+    const text = PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_llm').replace(
+      'closing:',
+      'llm:\n  model: my-local-llama\n  instructions: "We deliver within five kilometres."\nclosing:',
+    );
+    const file = write('llm.yaml', text);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes('my-local-llama')) + 1;
+    const col = lines[line - 1]!.indexOf('my-local-llama') + 1;
+    const res = await vagent(['agent', 'apply', '-f', file, '--no-wait']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`${file}:${line}:${col}: warning: llm.model: model my-local-llama has no price in the price list`);
+    expect(res.stdout).toMatch(/ag_cli_llm applied/);
+    const priced = await vagent(['agent', 'apply', '-f', write('llm2.yaml', text.replace('my-local-llama', 'gpt-4o-mini')), '--no-wait']);
+    expect(priced.code, priced.stderr).toBe(0);
+    expect(priced.stderr).not.toContain('warning');
+  });
+
   it('warns (stderr, exit 0) about a {{context.x}} neither required nor defaulted, at its line', async () => {
     const text = PHARMACY.replace('ag_cli_pharmacy', 'ag_cli_ctx')
       .replace('"Shall we refill your last order?"', '"Shall we refill your order of {{context.medicine}} from {{context.branch}}?"')

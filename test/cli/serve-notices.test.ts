@@ -91,7 +91,7 @@ describe('vagent serve start-up', { timeout: 30_000 }, () => {
       },
     });
     await on.waitForOutput(/^llm: .*$/m);
-    expect(on.stderr()).toMatch(/^llm: llama-3\.1-8b-instant at api\.groq\.com, requests time out after 8000 ms$/m);
+    expect(on.stderr()).toMatch(/^llm: llama-3\.1-8b-instant at api\.groq\.com, requests time out after 5000 ms$/m);
     await on.stop();
     expect(on.stdout() + on.stderr()).not.toContain(key);
     expect(on.stdout()).toContain('"llm":"llama-3.1-8b-instant"');

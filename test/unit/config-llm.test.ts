@@ -37,7 +37,7 @@ function refusal(fn: () => unknown): string {
 describe('llm settings', () => {
   it('are off by default, with an 8 s deadline and 2 retries', async () => {
     const s = loadSettings({}, { HOME: '/srv/op' });
-    expect(s.llm).toEqual({ timeout_ms: 8000, max_retries: 2 });
+    expect(s.llm).toEqual({ timeout_ms: 5000, max_retries: 2 });
     expect(llmNotice(s.llm)).toMatch(/^llm: off/);
     expect(await openLanguageModel(s.llm)).toBeInstanceOf(NoLanguageModel);
   });

@@ -22,12 +22,13 @@ describe('the README and docs agree with the code', () => {
     expect(names.filter((n) => !listed.has(n))).toEqual([]);
   });
 
-  it('docs/agents.md lists no LLM layer, as the daemon reports none', () => {
-    expect(read('src/app/turn-record.ts')).toContain('llm_used: false');
-    expect(read('docs/api-decisions.md')).toContain('There is no LLM layer');
+  it('docs/agents.md lists the LLM layer where the engine runs it, and the daemon reports when it was used', () => {
+    expect(read('src/app/turn-record.ts')).toContain('llm_used: llm !== null');
+    expect(read('src/engine/turn.ts')).toContain('return llmTurn(t, step);');
+    expect(read('docs/api-decisions.md')).toContain('`llm_used` is true on a turn that sent the model a request');
     const layers = /Each caller turn goes through these layers[^]*?re-prompt\./.exec(read('docs/agents.md'))?.[0];
     expect(layers).toBeDefined();
-    expect(layers).not.toMatch(/LLM/);
+    expect(layers).toMatch(/step\s+capture[^]*the language model[^]*→ re-prompt\./);
   });
 
   it('every file and folder docs/*.md and README.md name under src/ exists', () => {

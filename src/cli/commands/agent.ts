@@ -144,6 +144,11 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
         failed(`${f.file}: ${f.id} not applied`);
         failures++;
       } else {
+        // The daemon's own warnings (an `llm.model` without a price), placed in the file.
+        for (const w of res.warnings ?? []) {
+          const at = f.problemAt(w.param, w.message);
+          problem(problemLocation(at), `warning: ${problemDetail(at)}`);
+        }
         applied.push(res);
       }
     }

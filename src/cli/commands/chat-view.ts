@@ -60,9 +60,14 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
 /** One turn: the agent's lines and a dim footer `layer=capture · ₹0.00 · 12 ms (session ₹…)`. */
 export function printTurn(turn: TurnResult): void {
   printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
+  const u = turn.trace?.usage;
+  // A turn the language model answered: its tokens (cached apart) and its share of the cost.
+  const llm = u
+    ? ` · llm ${u.input_tokens} in (${u.cached_tokens} cached) / ${u.output_tokens} out tokens ${rupees(turn.cost?.llm_inr)} ${formatMs(turn.trace?.latency_ms?.llm)}`
+    : '';
   say(
     dim(
-      `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}` +
+      `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}${llm}` +
         ` (session ${rupees(turn.session_totals?.total_inr)})`,
     ),
   );
