@@ -318,7 +318,7 @@ export class SessionService {
 
       const cost: CostMicro = {
         llm: 0,
-        tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
+        tts: Object.entries(reply.liveCharsBy).reduce((sum, [provider, chars]) => sum + this.pricing.ttsMicro(provider, chars), 0),
         stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
       };
       const { view, stored, metrics } = meterTurn({
