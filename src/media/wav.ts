@@ -88,6 +88,11 @@ export function resampleMono16(samples: Int16Array, fromRate: number, toRate: nu
   return clipSamplesOf(wav);
 }
 
+/** Mono PCM16 audio as a WAV file at its own rate (no resampling): what a provider's fake answers. */
+export function toWav(audio: Pcm16Audio): Buffer {
+  return writeMono16(audio.samples, audio.sampleRate);
+}
+
 /**
  * Synthesised audio as a 48 kHz mono PCM16 WAV file, resampled (cubic interpolation with a
  * low-pass filter) when the engine's rate differs.
