@@ -38,6 +38,8 @@ export interface FakeTtsControls {
   slowMs: number;
   /** Makes the next `times` requests fail with `fault`. */
   failNext(fault: FakeTtsFault, times?: number): void;
+  /** Drops the faults not used yet. */
+  clearFaults(): void;
 }
 
 /** The controls and the fault queue behind them. */
@@ -47,6 +49,7 @@ export function ttsControls(): FakeTtsControls & { nextFault(): FakeTtsFault | u
     requests: [],
     slowMs: 10_000,
     failNext: (fault, times = 1) => void faults.push(...Array<FakeTtsFault>(times).fill(fault)),
+    clearFaults: () => void faults.splice(0),
     nextFault: () => faults.shift(),
   };
 }
