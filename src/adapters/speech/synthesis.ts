@@ -103,10 +103,12 @@ export class SpeechService implements SpeechPort {
    * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
    * cache, or synthesised (within the time limit), converted to 48 kHz and stored as a
    * *dynamic* clip (docs/api-decisions.md "Audio URLs": bounded by the cache's cap). Identical concurrent calls
-   * share one synthesis.
+   * share one synthesis. A cloud voice that fails is replaced by the embedded engine for this
+   * clip: the result names it (`provider`) and why (`fallback`).
    *
    * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
-   *         'failed'); the caller answers without audio
+   *         'failed') — for a cloud voice, when the embedded engine failed too; the caller
+   *         answers without audio
    */
   ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
     return this.ensureWithin(spokenText, voice, this.timeoutMs, 'dynamic');
