@@ -122,6 +122,8 @@ describe('an agent with a Sarvam voice', () => {
       expect(ttsSteps(failed).length).toBeGreaterThan(0);
       for (const step of ttsSteps(failed)) expect(step).toEqual({ layer: 'tts', result: 'miss', detail: 'fallback:sarvam:http_500' });
       expect(failed.cost.tts_inr).toBe(failed.session_totals.tts_chars); // ₹1 per character: the embedded engine's price
+      const events = (await t.call('GET', '/v1/events?types=session.turn')).json().data as Array<{ data: { tts_fallbacks?: string[] } }>;
+      expect(events.at(-1)!.data.tts_fallbacks).toEqual(ttsSteps(failed).map((x) => x.detail));
 
       sarvam.tts.clearFaults();
       const before = sarvam.tts.requests.length;
@@ -129,6 +131,8 @@ describe('an agent with a Sarvam voice', () => {
       expect(sarvam.tts.requests.length).toBeGreaterThan(before);
       expect(ttsSteps(retried)).toEqual([]);
       expect(retried.cost.tts_inr).toBe(2 * retried.session_totals.tts_chars);
+      const later = (await t.call('GET', '/v1/events?types=session.turn')).json().data as Array<{ data: Record<string, unknown> }>;
+      expect(later.at(-1)!.data).not.toHaveProperty('tts_fallbacks');
     },
   );
 });
