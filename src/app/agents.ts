@@ -10,6 +10,7 @@ import stringify from 'safe-stable-stringify';
 import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
 import { isAgentId, shortId } from '../domain/ids.js';
+import { voiceIdOf } from '../domain/voice.js';
 import type { AgentAudioProgress, AgentSummary } from '../contract/index.js';
 import { staticOpeningTexts, staticTexts } from '../engine/static-texts.js';
 import { toSpokenText } from '../engine/spoken.js';
@@ -299,9 +300,13 @@ export class AgentService {
     return c;
   }
 
-  /** The speech voice of an agent: its own, or the synthesiser's voice for its language. */
+  /**
+   * The voice id of an agent (`voiceIdOf`, src/domain/voice.ts): its own voice (embedded or
+   * cloud), or the embedded engine's voice for its language.
+   */
   voiceOf(agent: CompiledAgent): string {
-    return agent.def.voice ?? this.speech.voiceFor(agent.def.language);
+    const { voice, language } = agent.def;
+    return voice !== undefined ? voiceIdOf(voice, language) : this.speech.voiceFor(language);
   }
 
   /** The revision's static texts as spoken, and their cache keys: worked out once per revision. */

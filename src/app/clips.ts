@@ -7,7 +7,7 @@
 import type { Clip } from '../contract/index.js';
 import { toSpokenText } from '../engine/spoken.js';
 import type { ClipSpec } from '../engine/state.js';
-import type { SpeechPort } from './speech-port.js';
+import type { EnsuredClip, SpeechPort } from './speech-port.js';
 
 /** A clip as the API shows it (docs/api-decisions.md; `Clip` of src/contract/sessions.ts): text, audio URLs (null without audio), engine flags. */
 export type ClipView = Clip;
@@ -24,6 +24,13 @@ export interface RenderedReply {
   misses: number;
   /** Characters synthesised live. */
   liveChars: number;
+  /** Characters synthesised live by each engine (pricing key): what `tts_inr` charges. */
+  liveCharsBy: Record<string, number>;
+  /**
+   * One entry per clip whose cloud voice failed and was spoken by the embedded engine instead,
+   * `fallback:<provider>:<why>` ({@link EnsuredClip.fallback}): the turn's trace shows them.
+   */
+  fallbacks: string[];
   /** Wall time spent waiting for live synthesis, ms. */
   ttsMs: number;
   /**
@@ -132,6 +139,8 @@ export function renderCachedClips(
     hits: specs.length,
     misses: 0,
     liveChars: 0,
+    liveCharsBy: {},
+    fallbacks: [],
     ttsMs: 0,
     keys: keys.length === 1 ? keys : [...keys, whole],
   };
@@ -156,6 +165,8 @@ export async function renderClips(
   if (cached !== null) return cached;
   const started = performance.now();
   let liveChars = 0;
+  const liveCharsBy: Record<string, number> = {};
+  const fallbacks: string[] = [];
   let hits = 0;
   let misses = 0;
   let waited = false;
@@ -169,11 +180,14 @@ export async function renderClips(
       }
       waited = true;
       try {
-        const clip = await speech.ensure(text, voice);
+        const clip: EnsuredClip = await speech.ensure(text, voice);
+        if (clip.fallback !== undefined) fallbacks.push(clip.fallback);
         if (clip.cacheHit) hits += 1;
         else {
           misses += 1;
           liveChars += clip.chars;
+          const by = clip.provider ?? speech.provider;
+          liveCharsBy[by] = (liveCharsBy[by] ?? 0) + clip.chars;
         }
         return clip.key;
       } catch (err) {
@@ -204,6 +218,8 @@ export async function renderClips(
     hits,
     misses,
     liveChars,
+    liveCharsBy,
+    fallbacks,
     ttsMs: waited ? performance.now() - started : 0,
     keys: used,
   };

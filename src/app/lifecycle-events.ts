@@ -52,10 +52,17 @@ export function sessionTurnEvent(s: LiveSession, stored: StoredTurn, view: TurnR
       latency_ms: stored.latency_ms.total,
       cost_inr: view.cost.total_inr,
       cache_hit: view.cache_hit,
+      ...ttsFallbacksOf(view),
       step_progress: { done: view.state.step_progress.done, total: view.state.step_progress.total },
       ended: stored.ended,
     },
   };
+}
+
+/** `tts_fallbacks`: each clip an agent's cloud voice failed to speak (`fallback:<provider>:<why>`), when there is one. */
+function ttsFallbacksOf(view: TurnResult): { tts_fallbacks?: string[] } {
+  const details = view.trace.steps.filter((s) => s.layer === 'tts').map((s) => String(s.detail));
+  return details.length > 0 ? { tts_fallbacks: details } : {};
 }
 
 /** What ended a session, for its events (`call.ended` `end_reason`; `session.ended` `reason`). */

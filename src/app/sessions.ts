@@ -333,7 +333,7 @@ export class SessionService {
 
       const cost: CostMicro = {
         llm: llm?.costMicro ?? 0,
-        tts: this.pricing.ttsMicro(this.speech.provider, reply.liveChars),
+        tts: Object.entries(reply.liveCharsBy).reduce((sum, [provider, chars]) => sum + this.pricing.ttsMicro(provider, chars), 0),
         stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
       };
       const { view, stored, metrics } = meterTurn({

@@ -20,11 +20,22 @@ export interface EnsuredClip {
    * synthesis of the same clip.
    */
   chars: number;
+  /**
+   * Pricing key of the engine that spoke the clip, when the voice was a cloud voice (its
+   * provider, or the embedded engine's after a fallback); absent: the port's {@link SpeechPort.provider}.
+   */
+  provider?: string;
+  /**
+   * Set when a cloud voice failed and the embedded engine spoke the clip instead:
+   * `fallback:<provider>:<why>` (`timeout`, `http_429`, `bad_audio`, `not_configured`, …), what
+   * the turn's trace shows. The clip is cached under the embedded voice, not the cloud one.
+   */
+  fallback?: string;
 }
 
 /** Speech as the services use it. */
 export interface SpeechPort {
-  /** Pricing key of the synthesiser (`espeak-ng`). */
+  /** Pricing key of the embedded synthesiser (`espeak-ng`); a cloud voice's clips name theirs ({@link EnsuredClip.provider}). */
   readonly provider: string;
   /** The synthesiser's voice for a BCP-47 language. */
   voiceFor(language: string): string;

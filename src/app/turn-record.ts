@@ -87,7 +87,7 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     cache_hit: reply.clips.length > 0 && reply.misses === 0,
     ended: out.ended,
     state: stateView(s.agent, out.state, out.stepDone),
-    trace: { layer: out.layer, llm_used: llm !== null, steps: out.trace, latency_ms: latency },
+    trace: { layer: out.layer, llm_used: llm !== null, steps: [...out.trace, ...ttsTrace(reply)], latency_ms: latency },
     cost: costView(cost),
     session_totals: sessionTotals(metrics),
   };
@@ -129,6 +129,11 @@ export function meterTurn(t: TurnFacts): { view: TurnResult; stored: StoredTurn;
     ...(event ? { event, attempt: (input as SessionEventInput).attempt ?? null } : {}),
   };
   return { view, stored, metrics };
+}
+
+/** The trace entries of the reply's speech: one per clip a cloud voice failed to speak (the embedded engine spoke it). */
+function ttsTrace(reply: RenderedReply): Array<{ layer: 'tts'; result: 'miss'; detail: string }> {
+  return reply.fallbacks.map((detail) => ({ layer: 'tts', result: 'miss', detail }));
 }
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;

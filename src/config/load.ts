@@ -59,9 +59,10 @@ const LIVEKIT_ENV: Record<string, string> = {
 };
 
 /** Environment variables of the speech providers' blocks (docs/media.md "Cloud speech recognition"), as LiveKit's. */
-const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam', Record<string, string>> = {
+const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam' | 'elevenlabs', Record<string, string>> = {
   deepgram: { DEEPGRAM_API_KEY: 'api_key', VAGENT_DEEPGRAM_URL: 'url' },
-  sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url' },
+  sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url', VAGENT_SARVAM_TTS_URL: 'tts_url' },
+  elevenlabs: { ELEVENLABS_API_KEY: 'api_key', VAGENT_ELEVENLABS_URL: 'url' },
 };
 
 /** Environment variables of the language model's block (docs/llm.md "Settings"); the key is read from here only. */

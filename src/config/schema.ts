@@ -41,6 +41,12 @@ const wsUrl = z
   .url({ error: 'must be a URL such as wss://api.example.com/v1/listen' })
   .refine((u) => /^wss?:\/\//i.test(u), { error: 'must start with wss:// or ws://' });
 
+/** An `https://` or `http://` base URL of a speech provider's REST API. */
+const restUrl = z
+  .string()
+  .url({ error: 'must be a URL such as https://api.example.com' })
+  .refine((u) => /^https?:\/\//i.test(u), { error: 'must start with https:// or http://' });
+
 /** Whether `range` is `*` or a well-formed BCP-47 tag (ECMA-402 `Intl.getCanonicalLocales`). */
 function isLanguageRange(range: string): boolean {
   if (range === '*') return true;
@@ -139,7 +145,8 @@ export const SettingsSchema = z
       })
       .default({}),
     /**
-     * Sarvam AI streaming speech recognition (https://docs.sarvam.ai/api-reference-docs/speech-to-text/transcribe/ws).
+     * Sarvam AI streaming speech recognition (https://docs.sarvam.ai/api-reference-docs/speech-to-text/transcribe/ws)
+     * and its bulbul voices (agents with `voice: {provider: sarvam}`; on whenever the key is set).
      * `api_key` (env `SARVAM_API_KEY`) is a secret: never logged nor shown.
      */
     sarvam: z
@@ -147,6 +154,8 @@ export const SettingsSchema = z
         api_key: z.string().min(1).optional(),
         /** The streaming WebSocket; default the provider's (env `VAGENT_SARVAM_URL`). */
         url: wsUrl.optional(),
+        /** Base URL of the text-to-speech API; default `https://api.sarvam.ai` (env `VAGENT_SARVAM_TTS_URL`). */
+        tts_url: restUrl.optional(),
         /** Model; default the adapter's (saaras). */
         model: z.string().min(1).max(100).optional(),
         /** Output mode of saaras, e.g. `codemix` for Hinglish (the adapter's default). */
@@ -188,6 +197,18 @@ export const SettingsSchema = z
         api_key: z.string().min(1).optional(),
       })
       .default({ timeout_ms: 5000, max_retries: 2 }),
+    /**
+     * ElevenLabs voices (https://elevenlabs.io/docs/api-reference/text-to-speech/convert), for
+     * agents with `voice: {provider: elevenlabs}`; on whenever the key is set. `api_key` (env
+     * `ELEVENLABS_API_KEY`) is a secret: never logged nor shown.
+     */
+    elevenlabs: z
+      .object({
+        api_key: z.string().min(1).optional(),
+        /** Base URL of the API; default `https://api.elevenlabs.io` (env `VAGENT_ELEVENLABS_URL`). */
+        url: restUrl.optional(),
+      })
+      .default({}),
     /**
      * Worker threads that carry call audio (off the API's event loop). Unset: one per
      * CPU, at least 2 and at most 4.

@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { defaultStateDir, statePaths } from '../config/paths.js';
-import { openSpeech } from './speech.js';
+import { cloudVoices, openSpeech } from './speech.js';
 import { resolveAudioCacheCap } from '../adapters/speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
@@ -74,13 +74,22 @@ export async function startDaemon(
   let runtime;
   let speech;
   try {
-    const opened = await openSpeech(settings.speech, settings.state_dir, settings.speech_timeout_ms, {
-      maxBytes: audioCap.bytes,
-      keepMs: settings.audio_url_keep_hours * 3_600_000,
-      onWarning: (message, details) => logger.warn(details, message),
-    });
+    const cloud = cloudVoices(settings);
+    const opened = await openSpeech(
+      settings.speech,
+      settings.state_dir,
+      settings.speech_timeout_ms,
+      {
+        maxBytes: audioCap.bytes,
+        keepMs: settings.audio_url_keep_hours * 3_600_000,
+        onWarning: (message, details) => logger.warn(details, message),
+      },
+      cloud,
+    );
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);
+    else if (cloud.length > 0)
+      say(`Cloud voices: ${cloud.map((c) => c.provider).join(', ')} (the embedded voice speaks a clip they fail).`);
     const lk = settings.livekit;
     // The LiveKit SDK (and its protobuf types) is loaded only when LiveKit is configured.
     const telephony =

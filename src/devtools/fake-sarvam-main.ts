@@ -3,9 +3,10 @@
  * streaming speech-to-text server of ./fake-sarvam.ts, for trying vagent's Sarvam recogniser
  * without a Sarvam account.
  *
- * Prints the two `export` lines for the shell that runs `vagent serve` on stdout
- * (`SARVAM_API_KEY`, `VAGENT_SARVAM_URL`), then one line per connection on stderr (its query,
- * never the key; transcripts are not logged).
+ * Prints the three `export` lines for the shell that runs `vagent serve` on stdout
+ * (`SARVAM_API_KEY`, `VAGENT_SARVAM_URL`, `VAGENT_SARVAM_TTS_URL` — the last for Sarvam voices,
+ * ./fake-sarvam-tts.ts), then one line per connection on stderr (its query, never the key;
+ * transcripts are not logged).
  *
  * `--script FILE`: the transcripts to answer with, in order — a JSON array of strings, or one
  * transcript per line (blank lines skipped), UTF-8 (Devanagari or Latin script).
@@ -17,7 +18,7 @@ import { startFakeSarvam } from './fake-sarvam.js';
 
 const USAGE = `usage:
   fake-sarvam [--port 0] [--host 127.0.0.1] [--api-key K] [--script FILE] [--answer-delay-ms 0]
-      serve a fake Sarvam streaming speech-to-text endpoint; prints the exports for \`vagent serve\``;
+      serve a fake Sarvam streaming speech-to-text and text-to-speech API; prints the exports for \`vagent serve\``;
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -66,9 +67,13 @@ async function main(argv: string[]): Promise<number> {
       script,
       onConnection: (c) => process.stderr.write(`[fake-sarvam] connection ${new URLSearchParams(c.query).toString()}\n`),
     });
-    process.stdout.write(`export SARVAM_API_KEY=${shellQuote(fake.apiKey)}\nexport VAGENT_SARVAM_URL=${shellQuote(fake.url)}\n`);
+    process.stdout.write(
+      `export SARVAM_API_KEY=${shellQuote(fake.apiKey)}\nexport VAGENT_SARVAM_URL=${shellQuote(fake.url)}\n` +
+        `export VAGENT_SARVAM_TTS_URL=${shellQuote(fake.ttsUrl)}\n`,
+    );
     process.stderr.write(`[fake-sarvam] listening on ${fake.url} with ${script.length} scripted transcript(s); Ctrl-C stops\n`);
-    process.stderr.write(restartNote('fake-sarvam', 2));
+    process.stderr.write(`[fake-sarvam] text-to-speech at ${fake.ttsUrl}/text-to-speech (spoken by the embedded engine)\n`);
+    process.stderr.write(restartNote('fake-sarvam', 3));
     closeOnSignals('fake-sarvam', () => fake.close());
     return 0;
   } catch (err) {

@@ -1,6 +1,8 @@
 /**
  * A local fake of Sarvam AI's streaming speech-to-text WebSocket (`GET /speech-to-text/ws`), for
- * tests and for trying vagent without a Sarvam account; it speaks Sarvam's exact protocol.
+ * tests and for trying vagent without a Sarvam account; it speaks Sarvam's exact protocol. On the
+ * same port it serves Sarvam's text-to-speech endpoint (`POST /text-to-speech`,
+ * ./fake-sarvam-tts.ts).
  *
  * Protocol as in src/adapters/recognizers/sarvam.ts (sources: the `sarvamai` JS SDK 1.1.10 on npm,
  * docs.sarvam.ai streaming API pages, LiveKit's Sarvam plugin):
@@ -33,6 +35,9 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { requestId, serve, type FakeSarvamConnection } from './fake-sarvam-connection.js';
+import { FAKE_SARVAM_TTS_PATH, handleSarvamTts } from './fake-sarvam-tts.js';
+import { fakeVoice, ttsControls, type FakeTtsControls } from './fake-tts.js';
+import type { SpeechSynthesizer } from '../adapters/speech/types.js';
 
 /** The path the fake serves (Sarvam's). */
 export const FAKE_SARVAM_PATH = '/speech-to-text/ws';
@@ -96,12 +101,18 @@ export interface FakeSarvamOptions {
   answerDelayMs?: number;
   /** Called for each accepted connection (e.g. a log line). */
   onConnection?: (c: FakeSarvamConnection) => void;
+  /** The engine the text-to-speech endpoint speaks with; default eSpeak NG (closed with the fake). */
+  voice?: SpeechSynthesizer;
 }
 
 /** A running fake. */
 export interface FakeSarvam {
   /** `ws://host:port/speech-to-text/ws`. */
   readonly url: string;
+  /** `http://host:port`: the base URL of the text-to-speech API (`VAGENT_SARVAM_TTS_URL`). */
+  readonly ttsUrl: string;
+  /** The text-to-speech endpoint's requests and faults. */
+  readonly tts: FakeTtsControls;
   /** The accepted key. */
   readonly apiKey: string;
   /** Every handshake, in order. */
@@ -130,7 +141,14 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
   const connections: FakeSarvamConnection[] = [];
   const sockets = new Set<Socket>();
   const wss = new WebSocketServer({ noServer: true });
-  const server = http.createServer((_req, res) => {
+  const tts = ttsControls();
+  const engine = fakeVoice(opts.voice);
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://fake');
+    if (u.pathname === FAKE_SARVAM_TTS_PATH) {
+      void handleSarvamTts(req, res, u, { apiKey, engine, controls: tts });
+      return;
+    }
     res
       .writeHead(426, { 'content-type': 'application/json' })
       .end(JSON.stringify({ error: { message: 'this endpoint speaks WebSocket', code: 'invalid_request_error' } }));
@@ -142,6 +160,8 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
 
   const fake: FakeSarvam = {
     url: '',
+    ttsUrl: '',
+    tts,
     apiKey,
     connections,
     answerDelayMs: opts.answerDelayMs ?? 0,
@@ -153,6 +173,7 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
         for (const c of wss.clients) c.terminate();
         for (const s of sockets) s.destroy();
         wss.close();
+        if (!opts.voice) void engine.close();
         server.close(() => resolve());
       }),
   };
@@ -215,6 +236,7 @@ export async function startFakeSarvam(opts: FakeSarvamOptions = {}): Promise<Fak
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   (fake as { url: string }).url = `ws://${host}:${addr.port}${FAKE_SARVAM_PATH}`;
+  (fake as { ttsUrl: string }).ttsUrl = `http://${host}:${addr.port}`;
   return fake;
 }
 

@@ -10,6 +10,7 @@ import { DIAL_LIMITS } from './calls.js';
 import { ID_PATTERNS } from './ids.js';
 import { SLOT_TYPES, type SlotType } from './slot-types.js';
 import { LlmSettingsSchema } from './agent-llm.js';
+import { AgentVoiceSchema, voiceLanguageIssues } from './voice.js';
 import { EXPECTATION_KINDS, MAX_EOU_SILENCE_MS, MIN_EOU_SILENCE_MS, type ExpectationKind } from './media.js';
 
 /** File name endings of agent files (`vagent agent apply -f DIR`, the daemon's example agents). */
@@ -294,8 +295,8 @@ export const AgentDefinitionSchema = z
     direction: z.enum(['inbound', 'outbound']),
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'a BCP-47 tag such as en-IN or hi-IN'),
     timezone: z.string().min(1).max(64).default('Asia/Kolkata'),
-    /** Speech voice; defaults to the embedded engine's voice for `language`. */
-    voice: z.string().min(1).max(100).optional(),
+    /** Speech voice (docs/agents.md "Voice"): embedded as text, or a cloud voice; default the embedded one for `language`. */
+    voice: AgentVoiceSchema.optional(),
     opening: z.array(OpeningClipSchema).min(1).max(10),
     steps: z.array(StepSchema).max(50).default([]),
     faq: z.array(FaqSchema).max(100).default([]),
@@ -322,6 +323,7 @@ export const AgentDefinitionSchema = z
   })
   .strict()
   .superRefine((a, ctx) => {
+    for (const message of voiceLanguageIssues(a.voice, a.language)) ctx.addIssue({ code: 'custom', path: ['voice', 'provider'], message });
     const ids = new Set<string>();
     const slots = new Set<string>();
     a.steps.forEach((s, i) => {

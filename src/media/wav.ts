@@ -88,6 +88,11 @@ export function resampleMono16(samples: Int16Array, fromRate: number, toRate: nu
   return clipSamplesOf(wav);
 }
 
+/** Mono PCM16 audio as a WAV file at its own rate (no resampling): what a provider's fake answers. */
+export function toWav(audio: Pcm16Audio): Buffer {
+  return writeMono16(audio.samples, audio.sampleRate);
+}
+
 /**
  * Synthesised audio as a 48 kHz mono PCM16 WAV file, resampled (cubic interpolation with a
  * low-pass filter) when the engine's rate differs.
@@ -97,6 +102,40 @@ export function resampleMono16(samples: Int16Array, fromRate: number, toRate: nu
  */
 export function toWav48k(audio: Pcm16Audio): Buffer {
   return writeMono16(resampleMono16(audio.samples, audio.sampleRate, CLIP_SAMPLE_RATE), CLIP_SAMPLE_RATE);
+}
+
+/**
+ * The audio of any PCM WAV file (8/16/24/32-bit integer or 32/64-bit float, A-law or µ-law,
+ * any number of channels) as mono PCM16 at the file's own rate: converted by wavefile
+ * (`toBitDepth`, `fromALaw`, `fromMuLaw`), channels averaged. What a cloud voice's WAV becomes
+ * before {@link toWav48k} resamples it for the cache.
+ *
+ * @throws RangeError when `buf` is not a WAV wavefile can read, is compressed otherwise, or holds no samples
+ */
+export function decodeWavMono16(buf: Uint8Array): Pcm16Audio {
+  const wav = parse(buf);
+  const fmt = wav.fmt as { audioFormat: number; sampleRate: number; numChannels: number; bitsPerSample: number };
+  try {
+    if (fmt.audioFormat === 6) wav.fromALaw();
+    else if (fmt.audioFormat === 7) wav.fromMuLaw();
+    else if (fmt.audioFormat !== 1 && fmt.audioFormat !== 3 && fmt.audioFormat !== 0xfffe)
+      throw new RangeError(`unsupported WAV encoding (format ${fmt.audioFormat})`);
+    if (wav.bitDepth !== '16') wav.toBitDepth('16');
+  } catch (err) {
+    throw err instanceof RangeError ? err : new RangeError(`unreadable WAV audio: ${(err as Error).message}`);
+  }
+  const channels = Math.max(1, fmt.numChannels);
+  const interleaved = clipSamplesOf(wav);
+  const frames = Math.floor(interleaved.length / channels);
+  if (frames === 0 || !Number.isInteger(fmt.sampleRate) || fmt.sampleRate <= 0) throw new RangeError('the WAV holds no audio');
+  if (channels === 1) return { samples: interleaved, sampleRate: fmt.sampleRate };
+  const mono = new Int16Array(frames);
+  for (let f = 0; f < frames; f++) {
+    let sum = 0;
+    for (let c = 0; c < channels; c++) sum += interleaved[f * channels + c]!;
+    mono[f] = Math.round(sum / channels);
+  }
+  return { samples: mono, sampleRate: fmt.sampleRate };
 }
 
 /**

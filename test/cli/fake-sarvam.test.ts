@@ -1,7 +1,8 @@
 /**
  * `npm run fake-sarvam` (dist/devtools/fake-sarvam-main.js) as a new user runs it: it prints the
- * two exports vagent needs, serves the scripted transcripts (a JSON script in Devanagari and
- * Latin script) to the Sarvam recogniser configured from those exports, and stops on SIGTERM.
+ * three exports vagent needs, serves the scripted transcripts (a JSON script in Devanagari and
+ * Latin script) to the Sarvam recogniser configured from those exports, speaks for the Sarvam
+ * voice configured from them, and stops on SIGTERM.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SarvamRecognizer } from '../../src/adapters/recognizers/sarvam.js';
+import { SarvamSynthesizer } from '../../src/adapters/speech/sarvam.js';
 import type { FinalTranscript } from '../../src/media/recognizer.js';
 import { ROOT, requireBuild } from '../support/daemon.js';
 
@@ -22,14 +24,14 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** Reads stdout until both export lines arrived. */
+/** Reads stdout until the three export lines arrived. */
 function exportsOf(proc: ChildProcess): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const vars = Object.fromEntries([...out.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-      if (vars.SARVAM_API_KEY && vars.VAGENT_SARVAM_URL) resolve(vars);
+      if (vars.SARVAM_API_KEY && vars.VAGENT_SARVAM_URL && vars.VAGENT_SARVAM_TTS_URL) resolve(vars);
     });
     proc.once('exit', (code) => reject(new Error(`fake-sarvam exited with ${code}: ${out}`)));
   });
@@ -61,6 +63,11 @@ describe('fake-sarvam CLI', () => {
       texts.push((await final).text);
     }
     expect(texts).toEqual(['हाँ, मैं कल भुगतान कर दूँगा', 'haan main kal payment kar dunga']);
+    expect(vars.VAGENT_SARVAM_TTS_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const voice = new SarvamSynthesizer({ apiKey: vars.SARVAM_API_KEY!, baseUrl: vars.VAGENT_SARVAM_TTS_URL! });
+    const audio = await voice.synthesize('नमस्ते', 'sarvam/bulbul:v2/anushka/hi-IN', { timeoutMs: 20_000 });
+    expect(audio.sampleRate).toBe(24_000);
+    expect(audio.samples.length).toBeGreaterThan(2400);
     const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

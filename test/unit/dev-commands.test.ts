@@ -79,7 +79,7 @@ describe('build once: tools/build-stamp.mjs', { timeout: 60_000 }, () => {
 
   it('the fakes and install.sh build through it; every npm build records the stamp', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    for (const fake of ['fake-livekit', 'fake-deepgram', 'fake-sarvam', 'fake-llm']) {
+    for (const fake of ['fake-livekit', 'fake-deepgram', 'fake-sarvam', 'fake-llm', 'fake-elevenlabs']) {
       expect(pkg.scripts[fake], fake).toMatch(/^node tools\/build-stamp\.mjs --ensure && node dist\/devtools\/fake-[a-z]+-main\.js$/);
     }
     expect(pkg.scripts.postbuild).toContain('node tools/build-stamp.mjs --write');

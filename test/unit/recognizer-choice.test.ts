@@ -77,7 +77,9 @@ describe('recogniser settings', () => {
       url: 'wss://api.sarvam.ai/speech-to-text/ws',
       model: 'saaras:v3',
       mode: 'codemix',
+      tts_url: 'https://api.sarvam.ai',
     });
+    expect(uncommented.elevenlabs).toEqual({ url: 'https://api.elevenlabs.io' });
     expect(uncommented.deepgram).toEqual({ api_key: DG_KEY, url: 'wss://api.deepgram.com/v1/listen', model: 'nova-3' });
     const d = loadSettings({}, env({}));
     expect(d.recognizer).toBe('auto');

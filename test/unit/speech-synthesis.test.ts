@@ -197,7 +197,7 @@ describe('reply clips (app/clips.ts)', () => {
     expect(first.misses).toBe(2);
     const fast = renderCachedClips(speech, specs, 'en-IN', 'fake-en', base);
     // The same reply the clip-by-clip path built (which also combined the clips), now at once.
-    expect(fast).toEqual({ ...first, hits: 2, misses: 0, liveChars: 0, ttsMs: 0 });
+    expect(fast).toEqual({ ...first, hits: 2, misses: 0, liveChars: 0, liveCharsBy: {}, ttsMs: 0 });
     expect(await renderClips(speech, specs, 'en-IN', 'fake-en', base)).toEqual(fast);
     expect(fast).toMatchObject({
       hits: 2,

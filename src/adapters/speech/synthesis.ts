@@ -2,8 +2,15 @@
  * The speech service (docs/architecture.md "Speech and the audio cache": pre-synthesis of every static text, cache hits free and
  * instant, live synthesis only on a miss): a {@link SpeechSynthesizer} in front of an
  * {@link AudioCache}. It is what the session and agent services use as their speech port.
+ *
+ * Cloud voices: a voice id naming a provider (`sarvam/bulbul:v2/anushka/hi-IN`, see
+ * src/domain/voice.ts) is spoken by that provider's synthesiser, under a cache key of its own.
+ * When the provider fails (time limit, an error answer, bad audio, no key configured), that clip
+ * is spoken by the embedded engine instead — cached under the embedded voice's key, never the
+ * cloud voice's, so a later turn asks the provider again — and the clip says so (`fallback`).
  */
 import { AudioCache, type ClipClass } from './cache.js';
+import { parseCloudVoiceId } from '../../domain/voice.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
 import { toWav48k } from '../../media/wav.js';
 import type { EnsuredClip, PrepareOptions, SpeechPort } from '../../app/speech-port.js';
@@ -22,6 +29,11 @@ export interface SpeechServiceOptions {
   prepareTimeoutMs?: number;
   /** Syntheses {@link SpeechService.prepare} runs at once; default 2. */
   concurrency?: number;
+  /**
+   * Cloud voices configured, by provider (`sarvam`, `elevenlabs`): each speaks the voice ids
+   * naming it. A voice id naming a provider not here falls back to the embedded engine.
+   */
+  cloud?: readonly SpeechSynthesizer[];
 }
 
 /** As `Error`s go in: a {@link SpeechError} as is, anything else as reason 'failed'. */
@@ -36,9 +48,10 @@ export class SpeechService implements SpeechPort {
   private readonly timeoutMs: number;
   private readonly prepareTimeoutMs: number;
   private readonly concurrency: number;
+  private readonly cloud: ReadonlyMap<string, SpeechSynthesizer>;
 
   /**
-   * @param synthesizer the engine (eSpeak NG in a child process, or a fake)
+   * @param synthesizer the embedded engine (eSpeak NG in a child process, or a fake)
    * @param cache       where clips are kept
    * @param options     time limit and pre-synthesis concurrency
    */
@@ -50,6 +63,7 @@ export class SpeechService implements SpeechPort {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS;
     this.prepareTimeoutMs = options.prepareTimeoutMs ?? 20_000;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+    this.cloud = new Map((options.cloud ?? []).map((s) => [s.provider, s]));
   }
 
   /** The engine's pricing key ('espeak-ng'). */
@@ -62,9 +76,12 @@ export class SpeechService implements SpeechPort {
     return this.synthesizer.voiceFor(language);
   }
 
-  /** The cache key of `spokenText` in `voice`, whether or not it is cached (internal). */
+  /**
+   * The cache key of `spokenText` in `voice`, whether or not it is cached (internal): under the
+   * provider a cloud voice id names, else the embedded engine.
+   */
   keyFor(spokenText: string, voice: string): string {
-    return AudioCache.keyFor(this.synthesizer.provider, voice, spokenText);
+    return AudioCache.keyFor(parseCloudVoiceId(voice)?.provider ?? this.synthesizer.provider, voice, spokenText);
   }
 
   /** The public name of clip `key` (see {@link AudioCache.nameOf}). */
@@ -86,10 +103,12 @@ export class SpeechService implements SpeechPort {
    * The clip for `spokenText` (already normalised by `toSpokenText`) in `voice`: from the
    * cache, or synthesised (within the time limit), converted to 48 kHz and stored as a
    * *dynamic* clip (docs/api-decisions.md "Audio URLs": bounded by the cache's cap). Identical concurrent calls
-   * share one synthesis.
+   * share one synthesis. A cloud voice that fails is replaced by the embedded engine for this
+   * clip: the result names it (`provider`) and why (`fallback`).
    *
    * @throws SpeechError when synthesis or storing fails ('timeout', 'crashed', 'unavailable',
-   *         'failed'); the caller answers without audio
+   *         'failed') — for a cloud voice, when the embedded engine failed too; the caller
+   *         answers without audio
    */
   ensure(spokenText: string, voice: string): Promise<EnsuredClip> {
     return this.ensureWithin(spokenText, voice, this.timeoutMs, 'dynamic');
@@ -101,7 +120,33 @@ export class SpeechService implements SpeechPort {
    * heard live, or of a legacy cache's clip).
    */
   private async ensureWithin(spokenText: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<EnsuredClip> {
-    const key = this.keyFor(spokenText, voice);
+    const cloud = parseCloudVoiceId(voice);
+    if (cloud === null) return this.ensureIn(this.synthesizer, spokenText, voice, timeoutMs, cls);
+    const synthesizer = this.cloud.get(cloud.provider);
+    let why: string;
+    if (synthesizer === undefined) why = 'not_configured';
+    else {
+      try {
+        return { ...(await this.ensureIn(synthesizer, spokenText, voice, timeoutMs, cls)), provider: cloud.provider };
+      } catch (err) {
+        const e = asSpeechError(err);
+        why = e.detail ?? e.reason;
+      }
+    }
+    const embedded = this.synthesizer.voiceFor(cloud.language);
+    const clip = await this.ensureIn(this.synthesizer, spokenText, embedded, timeoutMs, cls);
+    return { ...clip, provider: this.synthesizer.provider, fallback: `fallback:${cloud.provider}:${why}` };
+  }
+
+  /** The clip of `spokenText` in `voice` spoken by `synthesizer`: cached, joined, or synthesised. */
+  private async ensureIn(
+    synthesizer: SpeechSynthesizer,
+    spokenText: string,
+    voice: string,
+    timeoutMs: number,
+    cls: ClipClass,
+  ): Promise<EnsuredClip> {
+    const key = AudioCache.keyFor(synthesizer.provider, voice, spokenText);
     if (this.cache.has(key) && (cls === 'dynamic' || this.cache.promote(key))) return { key, cacheHit: true, chars: 0 };
     const running = this.inFlight.get(key);
     if (running) {
@@ -109,7 +154,7 @@ export class SpeechService implements SpeechPort {
       if (cls === 'static') this.cache.promote(key);
       return { key, cacheHit: false, chars: 0 };
     }
-    const job = this.synthesizeInto(key, spokenText, voice, timeoutMs, cls);
+    const job = this.synthesizeInto(synthesizer, key, spokenText, voice, timeoutMs, cls);
     this.inFlight.set(key, job);
     try {
       await job;
@@ -128,7 +173,8 @@ export class SpeechService implements SpeechPort {
    * neither ready nor failed); it resolves when the ones already started have settled.
    *
    * @param options `onProgress` called after each distinct text with (done, total); `signal`
-   * @returns how many distinct texts are cached now (`ready`) and how many failed
+   * @returns how many distinct texts are cached now (`ready`) and how many failed (a cloud
+   *          voice's text spoken by the embedded engine instead counts as failed)
    */
   async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<{ ready: number; failed: number }> {
     const { onProgress, signal } = options;
@@ -141,8 +187,9 @@ export class SpeechService implements SpeechPort {
       while (next < texts.length && !signal?.aborted) {
         const text = texts[next++]!;
         try {
-          await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls);
-          ready += 1;
+          // A cloud voice's text that fell back is not ready in that voice (a turn asks again).
+          if ((await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls)).fallback === undefined) ready += 1;
+          else failed += 1;
         } catch {
           failed += 1;
         }
@@ -168,9 +215,9 @@ export class SpeechService implements SpeechPort {
     return this.cache.combinedIfCached(keys);
   }
 
-  /** Closes the engine. */
-  close(): Promise<void> {
-    return this.synthesizer.close();
+  /** Closes the engine and the cloud voices. */
+  async close(): Promise<void> {
+    await Promise.all([this.synthesizer.close(), ...[...this.cloud.values()].map((s) => s.close())]);
   }
 
   /** Pins clips `keys` for `owner` (an open session; see {@link AudioCache.pin}). */
@@ -183,9 +230,16 @@ export class SpeechService implements SpeechPort {
     this.cache.unpin(owner);
   }
 
-  private async synthesizeInto(key: string, text: string, voice: string, timeoutMs: number, cls: ClipClass): Promise<string> {
+  private async synthesizeInto(
+    synthesizer: SpeechSynthesizer,
+    key: string,
+    text: string,
+    voice: string,
+    timeoutMs: number,
+    cls: ClipClass,
+  ): Promise<string> {
     try {
-      const audio = await this.synthesizer.synthesize(text, voice, { timeoutMs });
+      const audio = await synthesizer.synthesize(text, voice, { timeoutMs });
       await this.cache.put(key, toWav48k(audio), cls);
       return key;
     } catch (err) {

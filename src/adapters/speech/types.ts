@@ -1,8 +1,9 @@
 /**
  * The speech-synthesis provider interface (docs/architecture.md "Speech and the audio cache":
- * the `SpeechSynthesizer` interface; the embedded engine runs in a child process, and cloud providers
- * would implement it too). The core depends on this interface;
- * the embedded eSpeak NG adapter (./espeak.ts) and the test fake (./fake.ts) implement it.
+ * the `SpeechSynthesizer` interface; the embedded engine runs in a child process, cloud voices
+ * call their provider over HTTP). The core depends on this interface; the embedded eSpeak NG
+ * adapter (./espeak.ts), the cloud voices (./sarvam.ts, ./elevenlabs.ts) and the test fake
+ * (./fake.ts) implement it.
  */
 
 /** Mono 16-bit PCM audio as a synthesiser produced it. */
@@ -21,7 +22,7 @@ export interface SynthesizeOptions {
 
 /** A text-to-speech engine. */
 export interface SpeechSynthesizer {
-  /** Pricing key of the engine (`config/pricing.yaml`): 'espeak-ng'; the fake: 'fake'. */
+  /** Pricing key of the engine (`config/pricing.yaml`): 'espeak-ng', 'sarvam', 'elevenlabs'; the fake: 'fake'. */
   readonly provider: string;
   /**
    * The engine's voice for a BCP-47 language ('en-IN' → 'en', 'hi-IN' → 'hi'). Never throws:
@@ -52,10 +53,13 @@ export class SpeechError extends Error {
    * @param message human text, without the spoken text
    * @param reason  'timeout' (took longer than allowed), 'crashed' (engine process died),
    *                'unavailable' (engine not installed or closed), 'failed' (engine refused)
+   * @param detail  a finer cause for traces, one word (a cloud voice: `http_429`, `bad_audio`,
+   *                `unreachable`, `not_configured`); never text, keys or provider messages
    */
   constructor(
     message: string,
     readonly reason: SpeechErrorReason,
+    readonly detail?: string,
   ) {
     super(message);
   }
