@@ -26,6 +26,14 @@ export const SCENARIO_LIMITS = Object.freeze({
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * A map's error for a value of the wrong type only: zod's own words stay for its other issues
+ * (an unknown key is reported as such, at the key).
+ */
+const notAMap = (message: string) => ({
+  error: (issue: { code?: string }) => (issue.code === 'invalid_type' ? message : undefined),
+});
+
 const text = (name: string, max: number = SCENARIO_LIMITS.textChars) =>
   z
     .string({ error: `${name} must be a string` })
@@ -48,7 +56,12 @@ const SlotValueSchema = z.union([z.string().max(SCENARIO_LIMITS.textChars), z.nu
 
 const SlotsSchema = z
   .record(z.string().regex(SLOT_NAME, { error: 'a slot name is lowercase letters, digits and _' }), SlotValueSchema, {
-    error: 'slots must be a map of slot name to value',
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? 'slots must be a map of slot name to value'
+        : issue.code === 'invalid_key'
+          ? 'a slot name is lowercase letters, digits and _, starting with a letter'
+          : undefined,
   })
   .refine((m) => Object.keys(m).length <= SCENARIO_LIMITS.slots, { error: `at most ${SCENARIO_LIMITS.slots} slots` });
 
@@ -77,7 +90,7 @@ export const TurnExpectSchema = z.strictObject(
     /** The turn's cost ceiling, in rupees. */
     max_cost_inr: CostSchema.optional(),
   },
-  { error: 'expect must be a map of expectations (reply_contains, reply_matches, step, layer, slots, ended, …)' },
+  notAMap('expect must be a map of expectations (reply_contains, reply_matches, step, layer, slots, ended, …)'),
 );
 /** What one turn's reply must be. */
 export type TurnExpect = z.infer<typeof TurnExpectSchema>;
@@ -91,7 +104,7 @@ export const ScenarioTurnSchema = z
       audio: text('audio', SCENARIO_LIMITS.pathChars).optional(),
       expect: TurnExpectSchema.optional(),
     },
-    { error: 'a turn must be a map with caller (or audio) and optional expect' },
+    notAMap('a turn must be a map with caller (or audio) and optional expect'),
   )
   .refine((t) => t.caller !== undefined || t.audio !== undefined, { error: 'a turn needs caller (text) or audio (a WAV file)' });
 /** One caller turn. */
@@ -113,7 +126,7 @@ export const ScenarioExpectSchema = z.strictObject(
     /** The session's cost ceiling, in rupees. */
     max_cost_inr: CostSchema.optional(),
   },
-  { error: 'expect must be a map of expectations (outcome, slots, ended, max_cost_inr)' },
+  notAMap('expect must be a map of expectations (outcome, slots, ended, max_cost_inr)'),
 );
 /** What the whole conversation must come to. */
 export type ScenarioExpect = z.infer<typeof ScenarioExpectSchema>;
@@ -147,7 +160,7 @@ export const ScenarioSchema = z.strictObject(
       .max(SCENARIO_LIMITS.turns, { error: `at most ${SCENARIO_LIMITS.turns} turns` }),
     expect: ScenarioExpectSchema.optional(),
   },
-  { error: 'a scenario must be a map with name and turns' },
+  notAMap('a scenario must be a map with name and turns'),
 );
 /** One conversation. */
 export type Scenario = z.infer<typeof ScenarioSchema>;
@@ -164,7 +177,7 @@ export const ScenarioFileSchema = z
         .min(1, { error: 'scenarios must hold at least one scenario' })
         .max(SCENARIO_LIMITS.scenarios, { error: `at most ${SCENARIO_LIMITS.scenarios} scenarios` }),
     },
-    { error: 'a scenario file must be a map with agent and scenarios' },
+    notAMap('a scenario file must be a map with agent and scenarios'),
   )
   .superRefine((f, ctx) => {
     const seen = new Set<string>();

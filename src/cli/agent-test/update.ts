@@ -32,6 +32,7 @@ function turnExpect(before: Record<string, SlotValue>, turn: TurnRun): Record<st
   return {
     reply_contains: turn.reply,
     step: turn.step,
+    layer: turn.layer,
     ...(Object.keys(slots).length > 0 ? { slots } : {}),
     ...(turn.ended ? { ended: true } : {}),
   };

@@ -85,6 +85,9 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
     );
   }
   if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'JUnit report');
+  const totals = totalsOf(runs);
+  if (ctx.json) printJson(jsonReport(runs));
+  else say(totalsLine(totals));
   if (flags.update) {
     const { updateFile } = await import('../agent-test/update.js');
     for (const [i, file] of loaded.entries()) {
@@ -93,9 +96,6 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
       if (!ctx.json) hint(outcome.message);
     }
   }
-  const totals = totalsOf(runs);
-  if (ctx.json) printJson(jsonReport(runs));
-  else say(totalsLine(totals));
   if (flags.junit && !ctx.json) hint(`JUnit report written to ${flags.junit}`);
   if (totals.failed > 0) {
     throw new CliError(`${totals.failed} of ${totals.scenarios} scenarios failed`, EXIT.error, undefined, 'test_failed');
