@@ -133,6 +133,11 @@ scenarios:
       /scenarios\[0\]\.turns\[1\]: a turn needs caller \(text\) or audio/,
     ],
     [
+      'a turn given only as audio',
+      SCENARIO.replace('- caller: "yes"\n        expect: { step: day', '- audio: yes.wav\n        expect: { step: day'),
+      /clinic\.test\.yaml:9:16: scenarios\[0\]\.turns\[1\]\.audio: a turn given only as audio cannot run as text/,
+    ],
+    [
       'no scenarios',
       'agent: clinic.yaml\nscenarios: []\n',
       /clinic\.test\.yaml:2:12: scenarios: scenarios must hold at least one scenario/,

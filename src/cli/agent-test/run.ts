@@ -96,7 +96,7 @@ export async function runScenario(host: ScenarioHost, loaded: LoadedScenarioFile
   for (const [i, turn] of scenario.turns.entries()) {
     const n = i + 1;
     if (turn.caller === undefined) {
-      run.error = `turn ${n}: audio only (${turn.audio ?? ''}): run with --voice, or add caller: with the words it says`;
+      run.error = `turn ${n}: audio only (${turn.audio ?? ''}): add caller: with the words it says`;
       break;
     }
     let result;

@@ -36,8 +36,25 @@ function loadAll(paths: string[]): LoadedScenarioFile[] {
   const loaded: LoadedScenarioFile[] = [];
   for (const file of files) {
     const r = loadScenarioFile(file);
-    if (r.ok) loaded.push(r);
-    else all.push(...r.problems);
+    if (!r.ok) {
+      all.push(...r.problems);
+      continue;
+    }
+    // A turn given only as audio needs the media path (`--voice`), which this build does not run.
+    const audioOnly = r.scenarios.scenarios.flatMap((s, i) =>
+      s.turns.flatMap((t, j) =>
+        t.caller === undefined
+          ? [
+              r.problemAt(
+                ['scenarios', i, 'turns', j, 'audio'],
+                'a turn given only as audio cannot run as text: add caller: with its words',
+              ),
+            ]
+          : [],
+      ),
+    );
+    if (audioOnly.length > 0) all.push(...audioOnly);
+    else loaded.push(r);
   }
   for (const p of all) problem(problemLocation(p), problemDetail(p));
   if (all.length > 0) {
