@@ -95,12 +95,12 @@ export const TurnExpectSchema = z.strictObject(
 /** What one turn's reply must be. */
 export type TurnExpect = z.infer<typeof TurnExpectSchema>;
 
-/** One caller turn: a line of text, or a WAV file (`--voice`), or both (the text then says what the audio holds). */
+/** One caller turn: a line of text, and optionally a WAV file of it (room for a voice run; a text run needs `caller`). */
 export const ScenarioTurnSchema = z
   .strictObject(
     {
       caller: text('caller', SCENARIO_LIMITS.callerChars).regex(/\S/, { error: 'caller must not be blank' }).optional(),
-      /** A WAV file of the caller's line, relative to the scenario file (used with `--voice`). */
+      /** A WAV file of the caller's line, relative to the scenario file (not read by a text run). */
       audio: text('audio', SCENARIO_LIMITS.pathChars).optional(),
       expect: TurnExpectSchema.optional(),
     },

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { openScenarioHost } from '../../daemon/scenario-host.js';
 import { expandAgentPaths, problemDetail, problemLocation, type AgentFileProblem } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT } from '../errors.js';
 import { hint, printJson, problem, say } from '../output.js';
 import { loadScenarioFile, type LoadedScenarioFile } from '../agent-test/scenario-file.js';
 import { runScenarioFile, type FileRun } from '../agent-test/run.js';
@@ -25,8 +25,6 @@ export interface AgentTestFlags {
   junit?: string;
   /** `--update`: record what passing scenarios produced as expectations of turns that have none. */
   update?: boolean;
-  /** `--voice`: caller lines go through the media path. */
-  voice?: boolean;
 }
 
 /** Loads every scenario file `paths` name; prints each problem and throws when there is any. @throws CliError exit 2 */
@@ -40,7 +38,7 @@ function loadAll(paths: string[]): LoadedScenarioFile[] {
       all.push(...r.problems);
       continue;
     }
-    // A turn given only as audio needs the media path (`--voice`), which this build does not run.
+    // A turn given only as audio needs the call's media path, which a text run does not go through.
     const audioOnly = r.scenarios.scenarios.flatMap((s, i) =>
       s.turns.flatMap((t, j) =>
         t.caller === undefined
@@ -81,12 +79,11 @@ function writeFileWhole(file: string, text: string, what: string): void {
 }
 
 /**
- * `vagent agent test FILE|DIR … [--junit FILE] [--update] [--voice]`.
- * @throws UsageError / CliError exit 2 for bad input (nothing run); CliError exit 1 (code
+ * `vagent agent test FILE|DIR … [--junit FILE] [--update]`.
+ * @throws CliError exit 2 for bad input (nothing run); CliError exit 1 (code
  *   `test_failed`) when a scenario failed
  */
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
-  if (flags.voice) throw new UsageError('--voice is not available in this build: run the scenarios as text (without --voice)');
   const loaded = loadAll(paths);
   const runs: FileRun[] = [];
   for (const file of loaded) {

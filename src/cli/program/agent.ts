@@ -64,7 +64,6 @@ Examples:
     .description("run conversation scenarios against agent files, through vagent's own session engine (no daemon needed)")
     .option('--junit <file>', 'also write a JUnit XML report there (for CI)')
     .option('--update', "record a passing run's replies, steps, slots and outcome as the expectations of turns that have none")
-    .option('--voice', "say the caller's lines through the call's media path (embedded voice and recogniser)")
     .addHelpText(
       'after',
       `
