@@ -70,6 +70,25 @@ describe('vagent agent test', { timeout: 120_000 }, () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'test_failed' } });
   });
 
+  it('fails the shipped clinic scenarios (and only those) when a copy of config/agents/ has its date step broken', async () => {
+    const dir = tempDir('vagent-agent-test-');
+    fs.cpSync(AGENTS, dir, { recursive: true });
+    const clinic = path.join(dir, 'ag_clinic_booking.yaml');
+    fs.writeFileSync(
+      clinic,
+      fs.readFileSync(clinic, 'utf8').replace('{ slot: visit_date, type: date }', '{ slot: visit_date, type: number }'),
+    );
+    const r = await runCli(['agent', 'test', path.join(dir, 'tests')], TIMEOUT);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✗ books an appointment');
+    expect(r.stdout).toMatch(
+      /turn 3: reply_contains: expected "That is Saturday, the twenty-first of November, right\?", got "Sorry, I did not catch that\./,
+    );
+    const failed = r.stdout.split('\n').filter((l) => l.includes('✗'));
+    expect(failed.length).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(/ag_emi_reminder\.test\.yaml[^\n]*\n(?: {2}✓[^\n]*\n)+/);
+  });
+
   it('writes a JUnit XML report with one testcase per scenario and the failure in it', async () => {
     const { dir, file } = workspace(SCENARIO.replace('expect: { step: time,', 'expect: { step: phone,'));
     const junit = path.join(dir, 'report.xml');

@@ -10,6 +10,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { parseScenarioSource } from '../../src/cli/agent-test/scenario-file.js';
 import { checkSession, checkTurn, describeFailure, type TurnObservation } from '../../src/cli/agent-test/expect.js';
 import { junitXml, xmlEscape } from '../../src/cli/agent-test/report.js';
+import { updateFile } from '../../src/cli/agent-test/update.js';
 import type { FileRun } from '../../src/cli/agent-test/run.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-scenario-unit-'));
@@ -138,5 +139,47 @@ describe('JUnit XML', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('tests="2" failures="1"');
     expect(xml).toContain('time="1.503"');
+  });
+});
+
+describe('--update', () => {
+  const text = '# c\nagent: clinic.yaml\nscenarios:\n  - name: a # keep\n    turns:\n      - caller: hi\n';
+  const ran = (passed: boolean): FileRun => ({
+    file,
+    agent_file: 'clinic.yaml',
+    agent_id: 'ag_clinic_booking',
+    scenarios: [
+      {
+        name: 'a',
+        passed,
+        failures: [],
+        error: null,
+        turns: [{ n: 1, caller: 'hi', failures: [], ...turn({ slots: { patient_name: 'Hi' } }) }],
+        session: { outcome: 'abandoned', slots: {}, ended: false, cost_inr: 0 },
+        duration_ms: 1,
+      },
+    ],
+  });
+  const load = () => {
+    fs.writeFileSync(file, text);
+    const r = parseScenarioSource(file, text);
+    if (!r.ok) throw new Error('invalid');
+    return r;
+  };
+
+  it('records a passing scenario, comments kept', () => {
+    const out = updateFile(load(), ran(true));
+    expect(out.text).toBe(
+      '# c\nagent: clinic.yaml\nscenarios:\n  - name: a # keep\n    turns:\n      - caller: hi\n        expect:\n' +
+        '          reply_contains: That is Priya Sharma, right?\n          step: name\n          layer: capture\n' +
+        '          slots:\n            patient_name: Hi\n    expect:\n      outcome: abandoned\n      ended: false\n',
+    );
+  });
+
+  it('leaves a failing scenario, and a file changed on disk since it was read', () => {
+    expect(updateFile(load(), ran(false))).toMatchObject({ text: null, message: expect.stringContaining('1 failing scenario left') });
+    const loaded = load();
+    fs.appendFileSync(file, '# edited\n');
+    expect(updateFile(loaded, ran(true))).toMatchObject({ text: null, message: expect.stringContaining('changed on disk') });
   });
 });
