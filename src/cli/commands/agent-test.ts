@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openScenarioHost } from '../../daemon/scenario-host.js';
+import { openScenarioHost, type ScenarioHost } from '../../daemon/scenario-host.js';
 import { expandAgentPaths, problemDetail, problemLocation, type AgentFileProblem } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -86,17 +86,30 @@ function writeFileWhole(file: string, text: string, what: string): void {
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
   const loaded = loadAll(paths);
   const runs: FileRun[] = [];
-  for (const file of loaded) {
-    if (!ctx.json) say(fileHeading({ file: file.file, agent_id: file.agent.id, agent_file: file.agent.file }));
-    runs.push(
-      await runScenarioFile(
-        file,
-        () => openScenarioHost(),
-        (run) => {
+  // Ctrl-C: the open host's temp state dir is removed, then the signal ends the process as it
+  // would have (exit 130), with no listener left to catch it.
+  let host: ScenarioHost | null = null;
+  const onInterrupt = (): void => {
+    try {
+      host?.close();
+    } finally {
+      process.kill(process.pid, 'SIGINT');
+    }
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    for (const file of loaded) {
+      if (!ctx.json) say(fileHeading({ file: file.file, agent_id: file.agent.id, agent_file: file.agent.file }));
+      const open = (): ScenarioHost => (host = openScenarioHost());
+      runs.push(
+        await runScenarioFile(file, open, (run) => {
           if (!ctx.json) for (const line of scenarioLines(run)) say(line);
-        },
-      ),
-    );
+        }),
+      );
+      host = null;
+    }
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
   }
   if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'JUnit report');
   const totals = totalsOf(runs);
