@@ -97,7 +97,7 @@ const READ_ERRORS: Record<string, string> = {
 };
 
 /** A short reason for a filesystem error (`permission denied`), without the errno noise. */
-function readError(err: unknown): string {
+export function readError(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   return `cannot read: ${(code && READ_ERRORS[code]) ?? (err as Error).message}`;
 }
@@ -114,9 +114,9 @@ function startOf(node: unknown): number | null {
 /**
  * The offset of the node a field path names, or of its nearest existing ancestor (a missing
  * field is reported where its parent starts). With `key`, the offset of that key in the map
- * the path names (for unknown keys).
+ * the path names (for unknown keys). Scenario files (agent-test/scenario-file.ts) are located the same way.
  */
-function offsetOf(doc: Document, field: FieldPath, key?: string): number {
+export function offsetOf(doc: Document, field: FieldPath, key?: string): number {
   let node: unknown = doc.contents;
   let offset = startOf(node) ?? 0;
   const segs = key === undefined ? field : [...field, key];
@@ -142,7 +142,7 @@ function offsetOf(doc: Document, field: FieldPath, key?: string): number {
 }
 
 /** Rewords zod's wording where it reads badly in a file (`received undefined`/`null` → missing). */
-function reword(message: string): string {
+export function reword(message: string): string {
   const missing = /^Invalid input: expected (\w+), received (?:undefined|null)$/.exec(message);
   return missing ? `missing (expected ${missing[1]})` : message;
 }

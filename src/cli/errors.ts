@@ -28,10 +28,18 @@ export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, interrupted: 13
  * `daemon_unreachable` (exit 3), `internal_error` (a bug, exit 1), `interrupted` (Ctrl-C
  * during a chat or a simulated call, exit 130: {@link InterruptedError}), `misheard`
  * (`call simulate --strict`, exit 1), `recognition_off` (`call simulate` of a language no
- * recogniser of the daemon hears, exit 1).
+ * recogniser of the daemon hears, exit 1), `test_failed` (`agent test`: a scenario failed, exit 1).
  */
 export type LocalErrorCode =
-  'bad_arguments' | 'cancelled' | 'daemon_unreachable' | 'internal_error' | 'cli_error' | 'interrupted' | 'misheard' | 'recognition_off';
+  | 'bad_arguments'
+  | 'cancelled'
+  | 'daemon_unreachable'
+  | 'internal_error'
+  | 'cli_error'
+  | 'interrupted'
+  | 'misheard'
+  | 'recognition_off'
+  | 'test_failed';
 
 /** A failure the CLI reports with a message and an exit code. */
 export class CliError extends Error {

@@ -1,5 +1,5 @@
 /**
- * `vagent agent …`: the agent workflow commands (apply, list, show, rm).
+ * `vagent agent …`: the agent workflow commands (apply, list, show, rm, test).
  *
  * Each action imports its handler lazily, so a command loads only the modules it uses.
  */
@@ -7,6 +7,7 @@ import { type Command } from 'commander';
 import { action, collect, examples, yesOption } from '../command-kit.js';
 
 const agentCmd = () => import('../commands/agent.js');
+const agentTestCmd = () => import('../commands/agent-test.js');
 
 /** Declares the `agent` command group on `program`. */
 export function registerAgentCommands(program: Command): void {
@@ -57,4 +58,48 @@ Examples:
     'vagent agent rm ag_clinic_booking',
     'vagent agent rm ag_clinic_booking --yes',
   ).action(action(agentCmd, (m) => m.rm));
+  agent
+    .command('test')
+    .argument('<path...>', 'scenario files (.yaml, .yml, .json) or directories of them')
+    .description("run conversation scenarios against agent files, through vagent's own session engine (no daemon needed)")
+    .option('--junit <file>', 'also write a JUnit XML report there (for CI)')
+    .option('--update', "record a passing run's replies, steps, slots and outcome as the expectations of turns that have none")
+    .addHelpText(
+      'after',
+      `
+A scenario file names the agent file it tests (relative to itself, so an edit is tested before
+it is applied) and lists conversations; each turn is what the caller says and, optionally, what
+the reply must be (docs/agent-tests.md):
+
+  # tests/clinic.test.yaml
+  agent: ../ag_clinic_booking.yaml
+  now: "2026-11-20T10:00:00+05:30"      # "today" for relative dates
+  scenarios:
+    - name: books an appointment
+      turns:
+        - caller: "Priya Sharma"
+          expect: { reply_contains: "Priya Sharma", layer: capture }
+        - caller: "yes"
+          expect: { step: day, slots: { patient_name: Priya Sharma } }
+        - caller: "what is the fee?"
+          expect: { layer: faq, reply_contains: "five hundred rupees", step: day }
+      expect: { outcome: abandoned }
+
+Turn expectations: reply_contains (text or list, any case), reply_matches (regex), step (the
+step after the reply; $closing past the last), layer (capture, confirm, faq, reprompt,
+control:goodbye, …), llm_used, slots {name: value}, ended, max_cost_inr. Scenario
+expectations: outcome (completed, partial, stopped, handoff, abandoned), slots, ended,
+max_cost_inr. Set context/customer_name for agents that need them.
+
+One line per scenario: ✓, or ✗ with the first failed expectation (turn, expected, got).
+Exit codes: 0 all passed; 1 a scenario failed; 2 bad input (a file that cannot be read, or a
+problem in a scenario or agent file, printed as FILE:LINE:COL: field: message; nothing runs).
+
+Examples:
+  $ vagent agent test config/agents/tests/
+  $ vagent agent test tests/clinic.test.yaml --junit reports/agents.xml
+  $ vagent agent test tests/ --json | jq '.files[].scenarios[] | select(.passed | not) | .name'
+  $ vagent agent test tests/new-flow.test.yaml --update    # record what a passing run said`,
+    )
+    .action(action(agentTestCmd, (m) => m.test));
 }

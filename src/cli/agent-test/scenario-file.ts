@@ -1,0 +1,141 @@
+/**
+ * Loading scenario files of `vagent agent test` (docs/agent-tests.md): YAML (or JSON), checked
+ * with the scenario schema (src/domain/agent-scenario.ts), every problem placed at its
+ * `FILE:LINE:COL` as in agent files (src/cli/agent-file.ts), and the agent file it names loaded
+ * from disk — relative to the scenario file, so an edit to the agent is tested before it is applied.
+ *
+ * The parsed YAML document is kept: `--update` writes expectations back into it, comments and
+ * formatting kept (agent-test/update.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { formatIssuePath } from '../../domain/agent.js';
+import { parseScenarioFile, type ScenarioFile } from '../../domain/agent-scenario.js';
+import {
+  loadAgentFile,
+  offsetOf,
+  parseFieldPath,
+  readError,
+  reword,
+  type AgentFileProblem,
+  type FieldPath,
+  type ValidAgentFile,
+} from '../agent-file.js';
+
+/** The largest scenario file read, in bytes: a scenario file is text written by hand. */
+export const MAX_SCENARIO_FILE_BYTES = 1024 * 1024;
+
+/** A scenario file that validated, with the agent file it tests. */
+export interface LoadedScenarioFile {
+  ok: true;
+  /** The file as named on the command line (or joined to its directory). */
+  file: string;
+  scenarios: ScenarioFile;
+  /** The agent file `agent:` names, validated (its path is `agent.file`). */
+  agent: ValidAgentFile;
+  /** The YAML document, for `--update`. */
+  doc: Document;
+  /** The file's text as read: `--update` refuses to write when the file changed since. */
+  text: string;
+  /** A path in this file's directory (`audio:` files), as the scenario names it. */
+  resolve(relative: string): string;
+  /** A problem placed at `field` in this file. */
+  problemAt(field: string | FieldPath, message: string): AgentFileProblem;
+}
+
+/** A scenario file that did not validate (or whose agent file did not). */
+export interface InvalidScenarioFile {
+  ok: false;
+  file: string;
+  /** At least one; the agent file's own problems name that file. */
+  problems: AgentFileProblem[];
+}
+
+/** The outcome of loading one scenario file. */
+export type ScenarioFileResult = LoadedScenarioFile | InvalidScenarioFile;
+
+/** Reads a file as UTF-8 text when it is a regular file of at most `max` bytes; else a problem. */
+function readBounded(file: string, max: number): { text: string } | { problem: AgentFileProblem } {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    return { problem: { file, message: readError(err), unreadable: true } };
+  }
+  if (!stat.isFile()) return { problem: { file, message: 'cannot read: not a regular file', unreadable: true } };
+  if (stat.size > max) return { problem: { file, message: `cannot read: larger than ${max} bytes`, unreadable: true } };
+  try {
+    return { text: fs.readFileSync(file, 'utf8') };
+  } catch (err) {
+    return { problem: { file, message: readError(err), unreadable: true } };
+  }
+}
+
+/**
+ * Parses and validates the text of one scenario file, then loads the agent file it names.
+ * @param file the name used in problems; relative paths inside the file are resolved from its directory
+ */
+export function parseScenarioSource(file: string, text: string): ScenarioFileResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const pos = (offset: number) => lineCounter.linePos(offset);
+  const fail = (problems: AgentFileProblem[]): InvalidScenarioFile => ({
+    ok: false,
+    file,
+    problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)),
+  });
+  if (doc.errors.length > 0) {
+    return fail(
+      doc.errors.map((e) => ({
+        file,
+        ...pos(e.pos[0]),
+        message: `invalid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    );
+  }
+  let source: unknown;
+  try {
+    source = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return fail([{ file, line: 1, col: 1, message: `invalid YAML: ${(err as Error).message}` }]);
+  }
+  if (source === null || source === undefined) return fail([{ file, line: 1, col: 1, message: 'the file is empty' }]);
+
+  const locate = (field: FieldPath, key?: string) => pos(offsetOf(doc, field, key));
+  const problemAt = (field: string | FieldPath, message: string): AgentFileProblem => {
+    const p = typeof field === 'string' ? parseFieldPath(field) : field;
+    return { file, ...locate(p), field: formatIssuePath(p), message };
+  };
+  const result = parseScenarioFile(source);
+  if (!result.ok) {
+    const problems: AgentFileProblem[] = [];
+    for (const issue of result.issues) {
+      const unknown = /^Unrecognized keys?: (.+)$/.exec(issue.message);
+      if (unknown) {
+        for (const m of unknown[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+          problems.push({ file, ...locate(issue.path, m[1]!), field: formatIssuePath([...issue.path, m[1]!]), message: 'unknown key' });
+        }
+        continue;
+      }
+      problems.push(problemAt(issue.path, reword(issue.message)));
+    }
+    return fail(problems);
+  }
+
+  const dir = path.dirname(file);
+  const resolve = (relative: string) => (path.isAbsolute(relative) ? relative : path.join(dir, relative));
+  const agentPath = resolve(result.file.agent);
+  const read = readBounded(agentPath, MAX_SCENARIO_FILE_BYTES);
+  if ('problem' in read) return fail([problemAt(['agent'], `${agentPath}: ${read.problem.message}`)]);
+  const agent = loadAgentFile(agentPath);
+  if (!agent.ok) return fail([problemAt(['agent'], `${agentPath} is not a valid agent file`), ...agent.problems]);
+  return { ok: true, file, scenarios: result.file, agent, doc, text, resolve, problemAt };
+}
+
+/** Reads and validates one scenario file and its agent file; never throws (an unreadable file is a problem). */
+export function loadScenarioFile(file: string): ScenarioFileResult {
+  const read = readBounded(file, MAX_SCENARIO_FILE_BYTES);
+  if ('problem' in read) return { ok: false, file, problems: [read.problem] };
+  return parseScenarioSource(file, read.text);
+}
