@@ -42,7 +42,8 @@ export class EventRepo {
       append: db.prepare(`INSERT INTO events (tenant_id, type, subject, call_id, session_id, sequence, created_at, data)
         VALUES (@tenant_id, @type, @subject, @call_id, @session_id, @sequence, @created_at, @data)`),
       // The look-up as a subquery of the insert, without RETURNING: one statement, ~20% less
-      // than the two above (measured: ~10 against ~12.5 µs an event, 200 subjects).
+      // than the two above (measured: 5.7–7.1 against 6.9–9.3 µs an event, 60,000 events of
+      // 200 subjects, a turn's event data).
       add: db.prepare(`INSERT INTO events (tenant_id, type, subject, call_id, session_id, sequence, created_at, data)
         VALUES (@tenant_id, @type, @subject, @call_id, @session_id,
           CASE WHEN @subject IS NULL THEN NULL ELSE (SELECT COALESCE(MAX(sequence), 0) + 1 FROM events WHERE subject = @subject) END,
