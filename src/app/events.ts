@@ -8,7 +8,7 @@
 import type { EventType } from '../domain/events.js';
 import { eventId, typesOf } from '../domain/events.js';
 import type { EventView } from '../contract/events.js';
-import type { EventRow, Repos, TranscriptRedaction } from '../store/index.js';
+import type { EventRow, NewEvent, Repos, TranscriptRedaction } from '../store/index.js';
 import type { Tx } from './unit-of-work.js';
 import { redact } from './redaction.js';
 
@@ -84,19 +84,7 @@ export class EventLog {
    * @returns the event as readers will see it once the step's commit is durable.
    */
   appendTx(_tx: Tx, e: EventInput): EventView {
-    const callId = e.callId ?? null;
-    const sessionId = e.sessionId ?? null;
-    const row = {
-      tenant_id: e.tenantId,
-      type: e.type,
-      subject: callId ?? sessionId,
-      call_id: callId,
-      session_id: sessionId,
-      created_at: this.nowS(),
-      data: '',
-    };
-    const data = redact(e.data, this.redactionOf(e.tenantId));
-    row.data = JSON.stringify(data);
+    const { row, data } = this.rowOf(e);
     const { seq, sequence } = this.repos.events.append(row);
     this.appendedSeq = seq;
     return {
@@ -104,11 +92,37 @@ export class EventLog {
       type: e.type,
       created_at: row.created_at,
       tenant_id: row.tenant_id,
-      call_id: callId === null ? null : `cl_${callId}`,
-      session_id: sessionId === null ? null : `se_${sessionId}`,
+      call_id: row.call_id === null ? null : `cl_${row.call_id}`,
+      session_id: row.session_id === null ? null : `se_${row.session_id}`,
       sequence,
       data,
     };
+  }
+
+  /**
+   * Appends the event of a change as {@link EventLog.appendTx} does, returning nothing: one
+   * statement instead of two (the subject's next `sequence` is looked up inside the insert), for
+   * the hot write of a turn, which needs nothing of the event back.
+   */
+  recordTx(_tx: Tx, e: EventInput): void {
+    this.appendedSeq = this.repos.events.add(this.rowOf(e).row);
+  }
+
+  /** The stored row of `e` (its data redacted as its tenant asks), and that data. */
+  private rowOf(e: EventInput): { row: NewEvent; data: Record<string, unknown> } {
+    const callId = e.callId ?? null;
+    const sessionId = e.sessionId ?? null;
+    const data = redact(e.data, this.redactionOf(e.tenantId));
+    const row: NewEvent = {
+      tenant_id: e.tenantId,
+      type: e.type,
+      subject: callId ?? sessionId,
+      call_id: callId,
+      session_id: sessionId,
+      created_at: this.nowS(),
+      data: JSON.stringify(data),
+    };
+    return { row, data };
   }
 
   /** Reads tenant `tenantId`'s settings again at its next event (they changed in this process). */

@@ -362,7 +362,7 @@ export class SessionService {
           const { sessions, calls } = this.deps.repos;
           const stateJson = JSON.stringify(out.state);
           sessions.addTurn(s.seq, stored.index, JSON.stringify(stored), stateJson, JSON.stringify(metrics), totalMicro(cost));
-          this.deps.events.appendTx(tx, sessionTurnEvent(s, stored, view, calls.has(s.id) ? s.id : null));
+          this.deps.events.recordTx(tx, sessionTurnEvent(s, stored, view, calls.has(s.id) ? s.id : null));
           if (out.ended)
             summary = this.endStateTx(tx, s, out.state, metrics, event === 'max_duration' ? 'max_duration' : 'completed_by_agent');
           return view;

@@ -55,6 +55,37 @@ describe('event log', () => {
     expect(log.page('t2', 0, 10, all).events).toEqual([]);
   });
 
+  it('records an event in one statement (recordTx) as appendTx would: the same numbers, the same rows', async () => {
+    const { uow, log } = setup();
+    const woken: number[] = [];
+    log.subscribe(() => woken.push(log.durableSeq()));
+    await uow.write((tx) => {
+      log.appendTx(tx, { tenantId: 't1', type: 'session.opened', sessionId: 7, data: {} });
+      log.recordTx(tx, { tenantId: 't1', type: 'session.turn', callId: 7, sessionId: 7, data: { turn: 1 } });
+      log.recordTx(tx, { tenantId: 't1', type: 'session.turn', sessionId: 8, data: { turn: 1 } });
+      log.recordTx(tx, { tenantId: 't1', type: 'inbound.unrouted', data: { to: '+912240001234' } });
+      log.appendTx(tx, { tenantId: 't1', type: 'session.turn', sessionId: 7, data: { turn: 2 } });
+    });
+    const events = log.page('t1', 0, 10, all).events;
+    expect(events.map((e) => [e.type, e.call_id, e.session_id, e.sequence, e.data])).toEqual([
+      ['session.opened', null, 'se_7', 1, {}],
+      ['session.turn', 'cl_7', 'se_7', 2, { turn: 1 }],
+      ['session.turn', null, 'se_8', 1, { turn: 1 }],
+      ['inbound.unrouted', null, null, null, { to: '+912240001234' }],
+      ['session.turn', null, 'se_7', 3, { turn: 2 }],
+    ]);
+    expect(woken).toEqual([eventSeq(events[4]!.id)]);
+    // A step that records and then fails leaves nothing, and the next number is the same again.
+    await expect(
+      uow.write((tx) => {
+        log.recordTx(tx, { tenantId: 't1', type: 'session.turn', sessionId: 8, data: { turn: 2 } });
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    await uow.write((tx) => log.recordTx(tx, { tenantId: 't1', type: 'session.turn', sessionId: 8, data: { turn: 2 } }));
+    expect(log.page('t1', eventSeq(events[4]!.id)!, 10, all).events.map((e) => [e.session_id, e.sequence])).toEqual([['se_8', 2]]);
+  });
+
   it('records nothing for a step that fails, and the next event takes the next number', async () => {
     const { uow, log, repos } = setup();
     await expect(

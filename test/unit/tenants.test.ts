@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/domain/errors.js';
 import crypto from 'node:crypto';
-import { fingerprint as fp, fingerprintKey, checkIdempotencyKey, isStorableStatus } from '../../src/app/idempotency.js';
+import { fingerprint as fp, fingerprintKey, checkIdempotencyKey, hmacSha256Hex, isStorableStatus } from '../../src/app/idempotency.js';
 import { hashApiKey, TenantService } from '../../src/app/tenants.js';
 import { openRepos } from '../../src/store/index.js';
 
@@ -70,6 +70,20 @@ describe('idempotency helpers', () => {
     expect(fp(fingerprintKey(crypto.randomBytes(32)), 'POST', '/v1/trunks', body)).not.toBe(fingerprint('POST', '/v1/trunks', body));
     const plain = crypto.createHash('sha256').update('POST /v1/trunks\n').update(JSON.stringify(body)).digest('hex');
     expect(fingerprint('POST', '/v1/trunks', body)).not.toBe(plain);
+  });
+
+  it('computes the HMAC of RFC 2104 (the same as createHmac): fingerprints stored before stay valid', () => {
+    const body = { text: 'नमस्ते, what are your fees? €', n: [1, 2.5, null] };
+    const expected = crypto
+      .createHmac('sha256', hmacKey)
+      .update('POST /v1/sessions/se_1/turn\n')
+      .update(JSON.stringify({ n: [1, 2.5, null], text: body.text }))
+      .digest('hex');
+    expect(fingerprint('POST', '/v1/sessions/se_1/turn', body)).toBe(expected);
+    expect(fingerprint('POST', '/v1/sessions/se_1/turn', body)).toBe(expected); // the padded keys, kept
+    for (const key of [Buffer.alloc(0), crypto.randomBytes(64), crypto.randomBytes(65), crypto.randomBytes(200)]) {
+      expect(hmacSha256Hex(key, 'a message ✓')).toBe(crypto.createHmac('sha256', key).update('a message ✓').digest('hex'));
+    }
   });
 
   it('treats %2B, %2b and + in a path as the same request', () => {
