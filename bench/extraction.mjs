@@ -21,13 +21,14 @@
  *   all               both, as a turn makes them: the intent check on every case, then the slot
  *                     extraction on the slot cases, µs per turn
  * Per group, one pass over its cases by each build in turn (the order alternating pass by pass),
- * BENCH_EXTRACTION_RUNS times (31; a pass takes ≈ 5–60 ms), after 12 warm-up passes of every
- * group (V8's optimising tiers take ≈ 10 passes to settle on these rules). A pass is timed in CPU
- * time of this process (process.cpuUsage: user + system), which other processes on a shared
- * 2-core machine disturb far less than the wall clock (that moves by tens of percent between
- * runs; its medians are in the results file too). Printed: the median pass of each build, and
- * new/base, the median of the paired passes' ratios. Also printed: how many cases each build
- * gets right (the eval's verdict, direct), which shows the two builds differ.
+ * BENCH_EXTRACTION_RUNS times (31), after 12 warm-up passes of every group (V8's optimising
+ * tiers take ≈ 10 passes to settle on these rules). A pass makes at least 1000 calls (the cases
+ * over again when fewer) and takes ≈ 5–60 ms; it is timed in CPU time of this process
+ * (process.cpuUsage: user + system), which other processes on a shared 2-core machine disturb far
+ * less than the wall clock (that moves by tens of percent between runs; its medians are in the
+ * results file too). Printed: the median pass of each build, and new/base, the median of the
+ * paired passes' ratios. Also printed: how many cases each build gets right (the eval's verdict,
+ * direct), which shows the two builds differ.
  * Written to bench/results/extraction.json.
  *
  * A base that cannot be built or loaded is a loud warning and this build is measured alone; in
@@ -73,14 +74,19 @@ function baseBuild() {
     for (const d of [dir, path.join(dir, 'dist')]) if (holdsRules(d)) return { dir: d, label: d };
     throw new Error(`BENCH_EXTRACTION_BASE_DIR=${BASE_DIR} holds no engine/slots/index.js and engine/intents.js (nor does its dist/)`);
   }
+  const instead = 'set BENCH_EXTRACTION_BASE_REV, or point BENCH_EXTRACTION_BASE_DIR at a built dist/';
+  try {
+    run('git', ['rev-parse', '--git-dir']);
+  } catch (err) {
+    throw new Error(
+      `no git history here (not a git clone, or git is not installed: ${err.message}); point BENCH_EXTRACTION_BASE_DIR at a built dist/ of the base`,
+    );
+  }
   let sha;
   try {
     sha = run('git', ['rev-parse', '--verify', '--quiet', `${BASE_REV}^{commit}`]).trim();
   } catch {
-    throw new Error(
-      `revision ${BASE_REV} is not in this clone's git history (a shallow clone, or no .git?): ` +
-        'fetch the history, set BENCH_EXTRACTION_BASE_REV, or point BENCH_EXTRACTION_BASE_DIR at a built dist/',
-    );
+    throw new Error(`revision ${BASE_REV} is not in this clone's git history (a shallow clone?): fetch the history, ${instead}`);
   }
   const subject = run('git', ['log', '-1', '--format=%h %s', sha]).trim();
   const tmp = makeTempDir('vagent-bench-extraction-');
@@ -114,16 +120,21 @@ function loadCases() {
 }
 
 let sink = 0;
+/** A pass makes at least this many calls (the cases over again when fewer), so that a pass over the fixtures alone is long enough to time. */
+const MIN_CALLS_PER_PASS = 1000;
 /**
- * One pass of `fn` over `cases`: µs per case of CPU time (this process, user + system) and of wall
- * time. Results feed a sink so that no call is dropped.
+ * One pass of `fn` over `cases` (repeated up to {@link MIN_CALLS_PER_PASS} calls): µs per call of
+ * CPU time (this process, user + system) and of wall time. Results feed a sink so that no call is
+ * dropped.
  */
 function pass(fn, cases) {
+  const reps = Math.ceil(MIN_CALLS_PER_PASS / cases.length);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  for (const c of cases) if (fn(c) != null) sink++;
+  for (let r = 0; r < reps; r++) for (const c of cases) if (fn(c) != null) sink++;
   const cpu = process.cpuUsage(cpu0);
-  return { cpu: (cpu.user + cpu.system) / cases.length, wall: ((performance.now() - t0) * 1000) / cases.length };
+  const calls = reps * cases.length;
+  return { cpu: (cpu.user + cpu.system) / calls, wall: ((performance.now() - t0) * 1000) / calls };
 }
 
 async function main() {
@@ -214,7 +225,7 @@ async function main() {
     `bench/extraction: the rules' cost per turn, µs of CPU (median of ${RUNS} passes each, alternating; ${fixed(seconds, 1)} s), Node ${process.version}`,
     `  cases: ${source}: ${cases.length} turns, ${slotCases.length} slot cases, ${cases.length - slotCases.length} closing cases`,
     ...result.builds.map((b) => `  ${b.name}: ${b.label}`),
-    table(['build', ...names.map((g) => heads[g]), 'right'], rows),
+    table(['build', ...names.map((g) => heads[g]), 'cases right'], rows),
     '  slot extraction: µs per slot case; control intent and all: µs per turn; new/base: median of the paired passes',
   ];
   console.log(out.join('\n'));
