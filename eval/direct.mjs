@@ -12,26 +12,41 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = process.env.VAGENT_EVAL_DIST ?? path.join(ROOT, 'dist');
 
 /**
- * Loads the rules of one build: `dist` is a directory holding engine/slots/index.js and
- * engine/intents.js. Returns `run(case)` → the value a session would record: the slot value
- * (answer mode), or for a closing case whether the goodbye intent is heard (at "anything else?"
- * when its capture says `at: more`).
+ * The two parts of the rules a turn goes through, from one build: `dist` is a directory holding
+ * engine/slots/index.js and engine/intents.js. `slot(case)` → the slot value a session would
+ * record (answer mode), or null; `intent(case)` → the control intent of the case's text
+ * (normalised as a turn normalises it; at "anything else?" when its capture says `at: more`), or
+ * null. A build older than the `at: more` rule ignores that argument.
  */
-export async function loadRules(dist = DIST) {
+export async function loadRuleParts(dist = DIST) {
   const { extractSlot } = await import(pathToFileURL(path.join(dist, 'engine', 'slots', 'index.js')).href);
   const { detectControlIntent, normalizeUtterance } = await import(pathToFileURL(path.join(dist, 'engine', 'intents.js')).href);
   const nowMs = Date.parse(NOW_ISO);
-  return function run(c) {
-    if (c.type === 'closing') return detectControlIntent(normalizeUtterance(c.text), c.capture.at === 'more')?.intent === 'goodbye';
-    const found = extractSlot(c.text, {
-      capture: { slot: 'value', type: c.type, ...c.capture },
-      language: 'en-IN',
-      nowMs,
-      timezone: TIMEZONE,
-      mode: 'answer',
-    });
-    return found ? found.value : null;
+  return {
+    slot(c) {
+      const found = extractSlot(c.text, {
+        capture: { slot: 'value', type: c.type, ...c.capture },
+        language: 'en-IN',
+        nowMs,
+        timezone: TIMEZONE,
+        mode: 'answer',
+      });
+      return found ? found.value : null;
+    },
+    intent(c) {
+      return detectControlIntent(normalizeUtterance(c.text), c.capture?.at === 'more')?.intent ?? null;
+    },
   };
+}
+
+/**
+ * Loads the rules of one build ({@link loadRuleParts}). Returns `run(case)` → the value a session
+ * would record: the slot value (answer mode), or for a closing case whether the goodbye intent is
+ * heard (at "anything else?" when its capture says `at: more`).
+ */
+export async function loadRules(dist = DIST) {
+  const { slot, intent } = await loadRuleParts(dist);
+  return (c) => (c.type === 'closing' ? intent(c) === 'goodbye' : slot(c));
 }
 
 /** Runs every case through the rules of `dist`; returns [{case, got, ok}]. */
