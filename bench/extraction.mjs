@@ -32,7 +32,8 @@
  * Written to bench/results/extraction.json.
  *
  * A base that cannot be built or loaded is a loud warning and this build is measured alone; in
- * the smoke mode (BENCH_SMOKE=1, bench/smoke.mjs: 3 passes, 1 warm-up) it fails the run.
+ * the smoke mode (BENCH_SMOKE=1, bench/smoke.mjs: 3 passes, 1 warm-up) it fails the run, unless
+ * the clone lacks the base's history (a shallow clone), which stays a warning.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { CLASS_FIXTURES, FIXTURES, SGD_SAMPLE, loadFixtureCases, loadSgdCases, sameValue } from '../eval/cases.mjs';
 import { DIST, loadRuleParts } from '../eval/direct.mjs';
 import { cleanup, makeTempDir } from './lib/procs.mjs';
-import { SMOKE, invalid, numEnv, resultsFile, smokeOr, warnings } from './lib/report.mjs';
+import { SMOKE, invalid, loud, numEnv, resultsFile, smokeOr, warnings } from './lib/report.mjs';
 import { fixed, median, table } from './lib/stats.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -78,15 +79,23 @@ function baseBuild() {
   try {
     run('git', ['rev-parse', '--git-dir']);
   } catch (err) {
-    throw new Error(
-      `no git history here (not a git clone, or git is not installed: ${err.message}); point BENCH_EXTRACTION_BASE_DIR at a built dist/ of the base`,
+    throw Object.assign(
+      new Error(
+        `no git history here (not a git clone, or git is not installed: ${err.message}); point BENCH_EXTRACTION_BASE_DIR at a built dist/ of the base`,
+      ),
+      { noHistory: true },
     );
   }
   let sha;
   try {
     sha = run('git', ['rev-parse', '--verify', '--quiet', `${BASE_REV}^{commit}`]).trim();
   } catch {
-    throw new Error(`revision ${BASE_REV} is not in this clone's git history (a shallow clone?): fetch the history, ${instead}`);
+    throw Object.assign(
+      new Error(`revision ${BASE_REV} is not in this clone's git history (a shallow clone?): fetch the history, ${instead}`),
+      {
+        noHistory: true,
+      },
+    );
   }
   const subject = run('git', ['log', '-1', '--format=%h %s', sha]).trim();
   const tmp = makeTempDir('vagent-bench-extraction-');
@@ -145,9 +154,11 @@ async function main() {
     const base = baseBuild();
     builds.push({ name: 'base', ...base });
   } catch (err) {
-    invalid(
-      `bench/extraction: the base rules (${BASE_DIR || BASE_REV}) cannot be built: ${err.message}${SMOKE ? '' : '; measuring this build alone'}`,
-    );
+    // A clone without the base's history (a shallow one) can still measure this build: a warning,
+    // also in the smoke mode. A base that is there but does not build is a broken bench.
+    const message = `bench/extraction: the base rules (${BASE_DIR || BASE_REV}) cannot be built: ${err.message}; measuring this build alone`;
+    if (err.noHistory) loud(message);
+    else invalid(message);
   }
   for (const b of [...builds]) {
     try {
