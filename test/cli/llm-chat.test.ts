@@ -182,7 +182,7 @@ describe('vagent chat against the fake model', { timeout: 60_000 }, () => {
         const step = turn.trace.steps.find((s) => s.layer === 'llm');
         expect(step?.result).toBe('miss');
         expect(details as readonly string[]).toContain(step?.detail);
-        expect(turn.trace.latency_ms.llm!).toBeLessThan(DEADLINE_MS + 250);
+        expect(turn.trace.latency_ms.llm!).toBeLessThan(DEADLINE_MS + 500);
         expect(took).toBeLessThan(DEADLINE_MS + 3000);
         expect(turn.cost.llm_inr).toBe(0); // no answer, no tokens
         // The session goes on: the caller's name is still taken by the rules.
