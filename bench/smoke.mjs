@@ -39,6 +39,7 @@ const SCRIPTS = [
   'recording.mjs',
   'dashboard.mjs',
   'extraction.mjs',
+  'llm.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {

@@ -283,7 +283,7 @@ export function tabulate(results) {
   });
 }
 
-const ORDER = [
+export const ORDER = [
   'time',
   'date',
   'date: relative',

@@ -4,16 +4,19 @@
 // expected value. Prints a table per slot type; exits 1 when a target is missed.
 //
 // Usage: npm run eval            (builds first)
-//        node eval/run.mjs [--verbose] [--json] [--direct] [--concurrency N]
+//        node eval/run.mjs [--verbose] [--json] [--direct] [--llm] [--concurrency N]
 //   --direct  skip the daemon and call dist/engine/slots directly (see eval/direct.mjs)
+//   --llm     also play every case with the language model (the fake model server) and print,
+//             per row, the rules' misses it recovered (eval/llm.mjs; eval/README.md)
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NOW_ISO, TIMEZONE, loadAllCases, mapLimit, report, sameValue } from './cases.mjs';
+import { NOW_ISO, ORDER, TIMEZONE, loadAllCases, mapLimit, report, sameValue } from './cases.mjs';
 import { runDirect } from './direct.mjs';
+import { EVAL_LLM, modelUse, printRecoveries, recoveries, startEvalFake } from './llm.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'vagent');
@@ -31,15 +34,18 @@ const ASKS = {
 };
 
 function parseArgs(argv) {
-  const args = { verbose: false, json: false, direct: false, concurrency: 8 };
+  const args = { verbose: false, json: false, direct: false, llm: false, concurrency: 8 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--verbose' || a === '-v') args.verbose = true;
     else if (a === '--json') args.json = true;
     else if (a === '--direct') args.direct = true;
+    else if (a === '--llm') args.llm = true;
     else if (a === '--concurrency') args.concurrency = Math.max(1, Number(argv[++i]) || 8);
     else throw new Error(`unknown argument ${a}`);
   }
+  if (args.llm && (args.direct || args.json))
+    throw new Error('--llm plays the cases through the daemon and prints a table: not with --direct or --json');
   return args;
 }
 
@@ -139,7 +145,13 @@ function closingAgent(id, at) {
   };
 }
 
-function agentDefinition(id, type, capture) {
+/** The agent a case is played against; with `llm`, the same agent with an `llm` block (eval/llm.mjs). */
+function agentDefinition(id, type, capture, llm = false) {
+  const def = rulesAgent(id, type, capture);
+  return llm ? { ...def, llm: EVAL_LLM } : def;
+}
+
+function rulesAgent(id, type, capture) {
   if (type === 'closing') return closingAgent(id, capture.at);
   return {
     id,
@@ -161,16 +173,16 @@ function agentDefinition(id, type, capture) {
   };
 }
 
-/** Applies one agent per distinct (type, capture); returns case → agent id. */
-async function applyAgents(call, cases) {
+/** Applies one agent per distinct (type, capture) (with `llm`: `…_llm`, with an `llm` block); returns case → agent id. */
+async function applyAgents(call, cases, llm = false) {
   const ids = new Map();
   const agentOf = new Map();
   for (const c of cases) {
     const key = `${c.type}:${JSON.stringify(c.capture)}`;
     if (!ids.has(key)) {
       const n = [...ids.keys()].filter((k) => k.startsWith(`${c.type}:`)).length;
-      const id = `ag_eval_${c.type}${n === 0 ? '' : `_${n + 1}`}`;
-      const res = await call('PUT', `/v1/agents/${id}`, agentDefinition(id, c.type, c.capture));
+      const id = `ag_eval_${c.type}${n === 0 ? '' : `_${n + 1}`}${llm ? '_llm' : ''}`;
+      const res = await call('PUT', `/v1/agents/${id}`, agentDefinition(id, c.type, c.capture, llm));
       if (res.status !== 200 && res.status !== 201) throw new Error(`PUT /v1/agents/${id} → ${res.status}: ${res.text}`);
       ids.set(key, id);
     }
@@ -185,20 +197,38 @@ async function playCase(call, agentId, c) {
   const sid = opened.body.session_id;
   const turn = await call('POST', `/v1/sessions/${sid}/turn`, { text: c.text });
   if (turn.status !== 200) throw new Error(`POST /v1/sessions/${sid}/turn → ${turn.status}`);
-  const closed = turn.body?.trace?.layer === 'control:goodbye';
+  // The rules' goodbye, or the model's (`llm:goodbye`, docs/llm.md "Where the model acts").
+  const closed = turn.body?.trace?.layer === 'control:goodbye' || turn.body?.trace?.layer === 'llm:goodbye';
+  const llm = modelUse(turn.body?.trace);
   const ended = await call('POST', `/v1/sessions/${sid}/end`);
   if (ended.status !== 200) throw new Error(`POST /v1/sessions/${sid}/end → ${ended.status}`);
-  if (c.type === 'closing') return closed;
+  if (c.type === 'closing') return { got: closed, llm };
   const extracted = ended.body?.summary?.extracted ?? {};
-  return Object.hasOwn(extracted, 'value') ? extracted.value : null;
+  return { got: Object.hasOwn(extracted, 'value') ? extracted.value : null, llm };
 }
 
-async function runSessions(cases, concurrency) {
+/** Plays every case against the agents of `agentOf`: one result per case, in order. */
+function playAll(call, cases, agentOf, concurrency) {
+  return mapLimit(cases, concurrency, async (c) => {
+    try {
+      const { got, llm } = await playCase(call, agentOf.get(c), c);
+      return { case: c, got, ok: sameValue(c.type, got, c.expected), llm };
+    } catch (err) {
+      return { case: c, got: null, ok: false, error: err.message };
+    }
+  });
+}
+
+/**
+ * Plays the cases through a daemon: the results of the rules alone, and with `llmUrl` (the fake
+ * model's base URL) also `withModel`, the same cases against agents with an `llm` block.
+ */
+async function runSessions(cases, concurrency, llm = null) {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'cli', 'main.js')))
     throw new Error('dist/ is missing: run `npm run build` (or `npm run eval`) first');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-eval-'));
   const stateDir = path.join(tmp, 'state');
-  const env = childEnv(tmp);
+  const env = { ...childEnv(tmp), ...(llm ? { VAGENT_LLM_BASE_URL: llm.url, VAGENT_LLM_MODEL: llm.model } : {}) };
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const daemon = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir], {
@@ -215,15 +245,10 @@ async function runSessions(cases, concurrency) {
   try {
     await waitForHealth(base, daemon);
     const call = client(base, createKey(stateDir, env));
-    const agentOf = await applyAgents(call, cases);
-    return await mapLimit(cases, concurrency, async (c) => {
-      try {
-        const got = await playCase(call, agentOf.get(c), c);
-        return { case: c, got, ok: sameValue(c.type, got, c.expected) };
-      } catch (err) {
-        return { case: c, got: null, ok: false, error: err.message };
-      }
-    });
+    const results = await playAll(call, cases, await applyAgents(call, cases), concurrency);
+    if (!llm) return { results };
+    const withModel = await playAll(call, cases, await applyAgents(call, cases, true), concurrency);
+    return { results, withModel };
   } catch (err) {
     err.message += logs ? `\n--- daemon output ---\n${logs.slice(-4000)}` : '';
     throw err;
@@ -242,13 +267,21 @@ async function runSessions(cases, concurrency) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const cases = loadAllCases();
-  const results = args.direct ? await runDirect(cases) : await runSessions(cases, args.concurrency);
-  const title = args.direct ? 'Slot extraction, direct (dist/engine/slots)' : 'Slot extraction through sessions (vagent serve)';
-  return report(results, {
-    verbose: args.verbose,
-    json: args.json,
-    title: args.json ? (args.direct ? 'direct' : 'sessions') : title,
-  });
+  const fake = args.llm ? await startEvalFake() : null;
+  try {
+    const { results, withModel } = args.direct ? { results: await runDirect(cases) } : await runSessions(cases, args.concurrency, fake);
+    const title = args.direct ? 'Slot extraction, direct (dist/engine/slots)' : 'Slot extraction through sessions (vagent serve)';
+    // Targets are judged on the rules alone: the model's table is a report, never a verdict.
+    const code = report(results, {
+      verbose: args.verbose,
+      json: args.json,
+      title: args.json ? (args.direct ? 'direct' : 'sessions') : title,
+    });
+    if (withModel) printRecoveries(recoveries(results, withModel), ORDER);
+    return code;
+  } finally {
+    await fake?.close();
+  }
 }
 
 main().then(

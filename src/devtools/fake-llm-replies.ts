@@ -62,7 +62,8 @@ function sentences(text: string): string[] {
   return (
     text
       .split(/(?<=[.!?])\s+|\n+/)
-      // Without list marks and a leading label ("FAQ:", "Q:", "Answer:").
+      // Without list marks and a leading label ("FAQ:", "Q:", "Payment:"), and said as a sentence
+      // (capitalised): "Payment: cash and UPI." answers "Cash and UPI."
       .map((s) =>
         s
           .replace(/^[-*#>\s]+/, '')
@@ -70,6 +71,7 @@ function sentences(text: string): string[] {
           .trim(),
       )
       .filter((s) => s.length > 0)
+      .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
   );
 }
 

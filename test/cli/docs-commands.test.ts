@@ -65,6 +65,18 @@ const CHECK_ONLY: CheckOnly[] = [
     command: /^npm (test|run (lint|typecheck|bench|bench:smoke|eval))$/,
     reason: 'the test suite, linters and benchmarks themselves (minutes each)',
   },
+  ...(['README.md', 'docs/llm.md'] as const).flatMap((file) => [
+    {
+      file,
+      command: /^npm run fake-llm$/,
+      reason: 'serves until stopped; test/cli/llm-chat.test.ts runs the same fake on a free port with a daemon pointed at it',
+    },
+    {
+      file,
+      command: /^VAGENT_LLM_BASE_URL=http:\/\/127\.0\.0\.1:8790\/v1 VAGENT_LLM_MODEL=fake-llm vagent serve$/,
+      reason: `${THE_DAEMON} (no model: the chat line that follows gets the re-prompt here, the model's answer in test/cli/llm-chat.test.ts)`,
+    },
+  ]),
   {
     file: 'README.md',
     command: /^npm run fake-livekit$/,

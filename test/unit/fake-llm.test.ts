@@ -108,6 +108,13 @@ describe('the fake model server', () => {
         { role: 'user', content: 'what time does the clinic open?' },
       ]),
     ).toBe('The clinic opens at 9 am.');
+    // A leading label is dropped and the sentence starts with a capital, as said to a caller.
+    expect(
+      plainReply([
+        { role: 'system', content: 'Payment: cash, cards and UPI at the desk.' },
+        { role: 'user', content: 'can I pay by card?' },
+      ]),
+    ).toBe('Cash, cards and UPI at the desk.');
     expect(
       plainReply([
         { role: 'system', content: system },

@@ -61,9 +61,10 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
 export function printTurn(turn: TurnResult): void {
   printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
   const u = turn.trace?.usage;
-  // A turn the language model answered: its tokens (cached apart) and its share of the cost.
+  // A turn the language model answered: its tokens (cached apart) and its share of the cost, to
+  // the micro-rupee as the API gives it (one request costs a fraction of a paisa).
   const llm = u
-    ? ` · llm ${u.input_tokens} in (${u.cached_tokens} cached) / ${u.output_tokens} out tokens ${rupees(turn.cost?.llm_inr)} ${formatMs(turn.trace?.latency_ms?.llm)}`
+    ? ` · llm ${u.input_tokens} in (${u.cached_tokens} cached) / ${u.output_tokens} out tokens ₹${(turn.cost?.llm_inr ?? 0).toFixed(6)} ${formatMs(turn.trace?.latency_ms?.llm)}`
     : '';
   say(
     dim(
