@@ -38,6 +38,7 @@ const SCRIPTS = [
   'webhooks.mjs',
   'recording.mjs',
   'dashboard.mjs',
+  'llm-stream.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {
