@@ -5,6 +5,8 @@
  * sentence of the model's reply is heard before the completion has ended (wall-clock timestamps
  * of the simulator's events and of the fake's last chunk), then the rest, then the step's
  * question; and the turn stored for the call equals the same turn typed (no streaming to a line).
+ * A reply whose first sentence passes but whose whole is refused (too long) is followed on the
+ * line by the rules' re-prompt, which is what the turn stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareSimLine, simulateCall, type SimEvent, type SimPreparedLine } from '../../src/cli/simulator/sim-client.js';
@@ -40,7 +42,11 @@ const completedAt: number[] = [];
 beforeAll(async () => {
   requireBuild();
   fake = await startFakeLlm({
-    rules: [{ match: 'dog', reply: `${FIRST} ${REST}`, chunk_delay_ms: CHUNK_MS }],
+    rules: [
+      { match: 'dog', reply: `${FIRST} ${REST}`, chunk_delay_ms: CHUNK_MS },
+      // A first sentence that passes, then a reply too long as a whole (over 600 characters).
+      { match: 'cat', reply: `${FIRST} ${'And there is much more to say about it. '.repeat(16)}`, chunk_delay_ms: 5 },
+    ],
     onRequest: () => completedAt.push(performance.now()),
   });
   const [started, audio] = await Promise.all([
@@ -146,5 +152,50 @@ describe('a streamed model reply on a call', () => {
     expect(comparable(heard), JSON.stringify(heard)).toEqual(comparable(typedTurn));
     expect(heard.reply_text).toBe(`${FIRST} ${REST} Which day would you like to come in?`);
     expect(heard.llm).toMatchObject({ model: 'fake-llm' });
+  }, 90_000);
+
+  it('when the whole reply fails its checks, the played first sentence is followed by the re-prompt', async () => {
+    fake.clearCache();
+    const before = completedAt.length;
+    const played: string[] = [];
+    let afterLine = false;
+    const sim = simulateCall({
+      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
+      dialect: 'twilio',
+      headers: { authorization: `Bearer ${key}` },
+      customParameters: { agent_id: AGENT, vagent_fake_transcripts: JSON.stringify(['can I bring my cat along']) },
+      steps: [
+        { kind: 'say', prepared: line },
+        { kind: 'wait', ms: 40_000 },
+        { kind: 'hangup', stop: true },
+      ],
+      replyQuietMs: 3000,
+      timeoutMs: 60_000,
+    });
+    sim.on('event', (e) => {
+      if (e.type === 'line_end') afterLine = true;
+      if (e.type === 'mark' && e.by === 'played' && afterLine) {
+        played.push(e.name);
+        if (played.length === 2) setTimeout(() => sim.hangup(true), 1500); // any further clip of the re-prompt
+      }
+    });
+    await sim.done;
+    expect(completedAt.length).toBe(before + 1);
+    const calls = await api(daemon, 'GET', '/v1/calls?limit=1', { key });
+    const sessionId = (calls.body.data as Array<{ session_id: string }>)[0]!.session_id;
+    let stored: StoredTurn | undefined;
+    for (let i = 0; i < 50 && !stored; i++) {
+      const detail = await api(daemon, 'GET', `/v1/sessions/${sessionId}`, { key });
+      stored = (detail.body.turns as StoredTurn[]).find((x) => x.user_text === 'can I bring my cat along');
+      if (!stored) await new Promise((r) => setTimeout(r, 100));
+    }
+    // The stored turn is the rules' re-prompt (the model's reply refused as too long) …
+    expect(stored).toBeDefined();
+    expect(String(stored!.reply_text)).not.toContain('pets');
+    expect(stored!.layer).not.toBe('llm');
+    // … and on the line, the early clip (reply 2) was followed by the re-prompt's clips (reply 3).
+    expect(played[0]).toBe('t2c1');
+    expect(played.slice(1).every((m) => m.startsWith('t3c'))).toBe(true);
+    expect(played.length).toBeGreaterThanOrEqual(2);
   }, 90_000);
 });
