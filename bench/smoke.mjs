@@ -40,6 +40,7 @@ const SCRIPTS = [
   'dashboard.mjs',
   'extraction.mjs',
   'llm.mjs',
+  'llm-stream.mjs',
 ];
 /** Files of bench/ that are not scripts of their own, and what runs them. */
 const PARTS = {

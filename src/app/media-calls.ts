@@ -31,6 +31,7 @@ import type { SessionService } from './sessions.js';
 import type { SpeechPort } from './speech-port.js';
 import { INTERNAL, type Committed } from './unit-of-work.js';
 import { moveDialTx } from './call-events.js';
+import { EarlyClip } from './early-reply.js';
 import type { EndReason } from '../domain/events.js';
 import type { TurnResult } from '../contract/index.js';
 
@@ -300,13 +301,16 @@ export class MediaCallService {
   /**
    * One turn of stream call `n` (the media session's request) through the sessions service,
    * marked as a phone turn (`phone: true`: the engine speaks as on a call, e.g. a `digits` step
-   * asked again offers the keypad; docs/api-decisions.md).
+   * asked again offers the keypad; docs/api-decisions.md). With `early`, a speech turn's streamed
+   * model reply has its first sentence handed to `early` as a clip while the turn runs, and the
+   * reply's clips then hold only the rest (src/app/early-reply.ts; docs/media.md "The early clip").
    * @throws ApiError from the sessions service (the media session then ends the call)
    */
-  async turn(tenantId: string, n: number, request: TurnRequest): Promise<ReplyData> {
+  async turn(tenantId: string, n: number, request: TurnRequest, early?: (clip: ClipRef) => void): Promise<ReplyData> {
     const principal = mediaPrincipal(tenantId);
     const sessionId = `se_${n}`;
     let done: Committed<TurnResult>;
+    const first = early && request.kind === 'speech' ? new EarlyClip(this.speech, early) : null;
     switch (request.kind) {
       case 'speech': {
         const t = request.telemetry;
@@ -324,6 +328,7 @@ export class MediaCallService {
             phone: true,
           },
           INTERNAL,
+          first?.sink,
         );
         break;
       }
@@ -363,7 +368,7 @@ export class MediaCallService {
     // The closing line said (close-grace begins): on the phone, vagent hangs up after it plays.
     const ended = view.ended || hints?.closing === true;
     return {
-      clips: view.clips.map((c) => this.clipRef(c)),
+      clips: first ? await first.finish(view.clips, (c) => this.clipRef(c)) : view.clips.map((c) => this.clipRef(c)),
       ended,
       expectation: hints?.expectation ?? ('free' as ExpectationKind),
     };

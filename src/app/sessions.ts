@@ -36,6 +36,7 @@ import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { emptyMetrics, sessionListItem, type SessionMetrics } from './session-model.js';
 import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
 import { runLlmStep, type LlmCall } from './llm-step.js';
+import { FirstSentenceWatch, type FirstSentenceSink } from './early-reply.js';
 import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
 import {
   DEFAULT_MAX_ENDED_CACHED,
@@ -195,12 +196,15 @@ export class SessionService {
    * @throws ApiError session_not_found (malformed id), not_found (missing/foreign),
    *         session_already_ended (closed by `/end`, by a turn heard in close-grace, or the
    *         grace window lapsed), invalid_request (a bad `stt_audio_ms`, nothing changed).
+   * @param onFirstSentence a phone call's media: told a streamed model reply's first sentence
+   *        once it is complete and checked (src/app/early-reply.ts), to play while the rest is generated
    */
   async turn(
     principal: Principal,
     sessionId: string,
     input: TurnInputBody & MediaTurnFields,
     scope: Scope,
+    onFirstSentence?: FirstSentenceSink,
   ): Promise<Committed<TurnResult>> {
     checkSttAudio(input.stt_audio_ms);
     return this.recordTurn(
@@ -221,6 +225,7 @@ export class SessionService {
           ...(assist !== undefined ? { assist } : {}),
         }),
       input.text,
+      onFirstSentence,
     );
   }
 
@@ -293,6 +298,7 @@ export class SessionService {
     scope: Scope,
     engine: (s: LiveSession, nowMs: number, assist?: LlmAssist) => TurnOutput,
     userText: string,
+    onFirstSentence?: FirstSentenceSink,
   ): Promise<Committed<TurnResult>> {
     const started = performance.now();
     const n = parseSessionId(sessionId);
@@ -316,7 +322,10 @@ export class SessionService {
       if (out.llm !== undefined && this.options.llm) {
         const replay = this.options.llm.model.configured ? await this.deps.uow.replayOf(scope) : null;
         if (replay !== null) return replay;
-        const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText);
+        const lang = s.agent.def.language;
+        const early = onFirstSentence && out.llm.kind === 'reply' ? onFirstSentence : null;
+        const watch = early ? new FirstSentenceWatch(lang, (t) => early(t, { language: lang, voice: s.voice })) : null;
+        const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText, watch ? (d) => watch.push(d) : undefined);
         llm = step.call;
         engineStart = performance.now();
         out = engine(s, nowMs, step.assist);

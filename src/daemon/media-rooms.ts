@@ -142,7 +142,7 @@ export class MediaRooms extends EventEmitter<MediaRoomsEvents> implements CallRo
       options.recognizerSpec(opened.settings.language, opened.context),
       opened.opening,
       {
-        turn: (request) => services.media.turn(tenantId, n, request),
+        turn: (request, early) => services.media.turn(tenantId, n, request, early),
         event: (e) => {
           if (e.type === 'answered') void services.media.roomAnswered(n);
           else if (e.type === 'recordingFailed') options.log.warn({ call_id: callId, message: e.message }, 'media stream: not recorded');

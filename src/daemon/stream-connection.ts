@@ -228,7 +228,7 @@ export class StreamConnection {
           for (const f of out) this.socket.send(f);
         },
         close: (code, reason) => this.closeSocket(code, reason),
-        turn: (request) => svc.media.turn(tenant, n, request),
+        turn: (request, early) => svc.media.turn(tenant, n, request, early),
         event: (e) => {
           if (e.type === 'protocolError') log.warn({ call_id: callId, code: e.code, message: e.message }, 'media stream: protocol error');
           else if (e.type === 'recordingFailed') log.warn({ call_id: callId, message: e.message }, 'media stream: not recorded');

@@ -12,6 +12,9 @@
  * acknowledged, `closeGraceMs` lapse, and the session hangs up; `maxCallDurationMs` asks the port
  * for a closing and then hangs up; the transport's `onStop` ends everything.
  *
+ * Over 400 lines: these decisions share the session's state (what plays, which turn runs, whether
+ * it closes), so they read in one place; listening, speaking and the keypad are in `session/`.
+ *
  * Pure: no daemon, services or store; every time comes from the injected clock; inputs and
  * outputs are plain data, so it runs in a worker thread. Carriers' playback and mark semantics
  * followed: Twilio Media Streams (https://www.twilio.com/docs/voice/media-streams/websocket-messages),
@@ -63,6 +66,8 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private cancelClose: (() => void) | null = null;
   private turnChain: Promise<void> = Promise.resolve();
   private turnsInFlight = 0;
+  /** The turn the port is answering now: its cause, its caller's end of speech, and its early clip. */
+  private current: { cause: TurnRequest['kind']; endOfSpeechAtMs: number | null; early: boolean; interrupted: boolean } | null = null;
   private closing = false;
   private closingMark: string | null = null;
   private endCause: EndCause | null = null;
@@ -157,6 +162,19 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     this.playReply({ clips: opening, ended, expectation: this.expectation }, 'opening', null);
   }
 
+  /**
+   * Plays `clips` now, ahead of the reply of the turn the port is still answering: a streamed
+   * reply's first sentence (docs/media.md "The early clip"). Its first frame is the turn's
+   * response (the `reply` event and latency); the reply, when it comes, is queued behind it. A
+   * barge-in during it behaves as during any reply: playout stops, and the reply that follows is
+   * not played (unless it ends the call). Ignored with no turn running, while closing, or ended.
+   */
+  playEarly(clips: ReplyClip[]): void {
+    const turn = this.current;
+    if (this.ended || this.closing || turn === null || turn.cause === 'max_duration') return;
+    if (this.speaking.play(clips, turn.cause, turn.early ? null : turn.endOfSpeechAtMs) !== null) turn.early = true;
+  }
+
   /** A snapshot of the counters. */
   stats(): CallSessionStats {
     return { ...this.counters, turns: { ...this.turnCounts }, latenciesMs: [...this.speaking.latencies], playout: this.speaking.stats() };
@@ -232,6 +250,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   private interrupt(reason: BargeInReason, speechOnsetAtMs: number, speechMs = 0): void {
     const report = this.speaking.clear();
     if (!report.cleared) return;
+    if (this.current?.early) this.current.interrupted = true;
     this.counters.bargeIns++;
     this.pendingHeard = report;
     this.emit('bargeIn', { report, reason, atMs: this.clock.now(), speechOnsetAtMs, speechMs });
@@ -274,16 +293,24 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
         let reply: TurnReply;
         try {
           if (this.ended) return;
+          this.current = { cause: request.kind, endOfSpeechAtMs, early: false, interrupted: false };
           reply = await this.port(request);
         } catch {
           this.turnsInFlight--;
+          this.current = null;
           this.hangup('turn_error');
           return;
         }
         this.turnsInFlight--;
+        const turn = this.current;
+        this.current = null;
         if (this.ended) return;
         if (this.closing && request.kind !== 'max_duration') return;
-        this.playReply(forceEnd ? { ...reply, ended: true } : reply, request.kind, endOfSpeechAtMs);
+        const ended = forceEnd || reply.ended;
+        // After an early clip, its first frame was the response; one the caller interrupted takes the rest with it.
+        const cut = turn?.interrupted === true && !ended;
+        const shown = { ...reply, ended, ...(cut ? { clips: [] } : {}) };
+        this.playReply(shown, request.kind, turn?.early ? null : endOfSpeechAtMs);
       })
       .catch(() => {
         // A malformed reply (e.g. a bad endOfUtteranceSilenceMs): the call cannot go on sensibly.

@@ -122,6 +122,11 @@ export type ToWorker =
   | { k: 'in'; id: number; frames: string[] }
   /** The WebSocket closed (code from the peer, or 1006). */
   | { k: 'closed'; id: number; code: number }
+  /**
+   * Turn request `req` is still running, and its reply's first sentence is ready: play `clip` now,
+   * before the reply (docs/media.md "The early clip"); the reply then holds the rest.
+   */
+  | { k: 'early'; id: number; req: number; clip: ClipRef }
   /** The answer to a turn request. */
   | { k: 'reply'; id: number; req: number; reply: ReplyData | null; error?: string }
   /** Hang the call up (the API's hang-up, daemon shutdown). */

@@ -16,6 +16,7 @@ import type { StopReason } from '../../media/transport.js';
 import type { MediaWorkerData } from './worker.js';
 import { emptyStreamStats } from '../../media/worker-protocol.js';
 import type {
+  ClipRef,
   FromWorker,
   RecognizerSpec,
   ReplyData,
@@ -33,8 +34,11 @@ export interface StreamHandlers {
   send(frames: string[]): void;
   /** Close the WebSocket with `code` and `reason`. */
   close(code: number, reason: string): void;
-  /** The media session asks for a turn; resolve with the reply (a rejection ends the call). */
-  turn(request: TurnRequest): Promise<ReplyData>;
+  /**
+   * The media session asks for a turn; resolve with the reply (a rejection ends the call).
+   * `early` plays a clip while the turn still runs (a streamed reply's first sentence).
+   */
+  turn(request: TurnRequest, early: (clip: ClipRef) => void): Promise<ReplyData>;
   /** A media event (heard, reply, barge-in, DTMF, recogniser error). */
   event(event: StreamEvent): void;
   /** The stream's media session ended (once). */
@@ -325,7 +329,8 @@ export class MediaWorkerPool {
       case 'turn': {
         const h = slot.streams.get(msg.id);
         if (!h) return;
-        h.turn(msg.request).then(
+        const early = (clip: ClipRef) => this.post(slot, { k: 'early', id: msg.id, req: msg.req, clip });
+        h.turn(msg.request, early).then(
           (reply) => this.post(slot, { k: 'reply', id: msg.id, req: msg.req, reply }),
           (err: unknown) =>
             this.post(slot, {

@@ -105,13 +105,14 @@ interface Stream {
 const streams = new Map<number, Stream>();
 let vadEngine: WebRtcVad | null = null;
 
-function toReply(stream: Stream, reply: ReplyData): TurnReply {
+function toClip(stream: Stream, c: ClipRef): ReplyClip {
   const { encoding, sampleRate } = stream.transport!.outbound;
-  const clips: ReplyClip[] = reply.clips.map((c: ClipRef) => {
-    const frames = c.file ? clipCache.frames(c.file, encoding, sampleRate) : null;
-    return { wav: null, ...(frames ? { frames } : {}), text: c.text, bargeIn: c.bargeIn, asksConfirmation: c.asksConfirmation };
-  });
-  return { clips, ended: reply.ended, expectation: reply.expectation };
+  const frames = c.file ? clipCache.frames(c.file, encoding, sampleRate) : null;
+  return { wav: null, ...(frames ? { frames } : {}), text: c.text, bargeIn: c.bargeIn, asksConfirmation: c.asksConfirmation };
+}
+
+function toReply(stream: Stream, reply: ReplyData): TurnReply {
+  return { clips: reply.clips.map((c) => toClip(stream, c)), ended: reply.ended, expectation: reply.expectation };
 }
 
 function attach(msg: Extract<ToWorker, { k: 'attach' }>): void {
@@ -316,6 +317,12 @@ function handle(msg: ToWorker): void {
     case 'closed':
       streams.get(msg.id)?.carrier?.closed(msg.code);
       return;
+    case 'early': {
+      // Only while its turn is still waiting for the reply (docs/media.md "The early clip").
+      const stream = streams.get(msg.id);
+      if (stream?.session && stream.transport && stream.pending.has(msg.req)) stream.session.playEarly([toClip(stream, msg.clip)]);
+      return;
+    }
     case 'reply': {
       const stream = streams.get(msg.id);
       if (!stream) return;
