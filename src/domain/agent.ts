@@ -313,11 +313,7 @@ export const AgentDefinitionSchema = z
     context_defaults: z.record(ContextKey, ContextDefault).optional(),
     /** Phone-line behaviour ({@link MediaSettingsSchema}); optional without a default so stored definitions keep their digest. */
     media: MediaSettingsSchema.optional(),
-    /**
-     * Whether this agent's phone calls are recorded ({@link RecordingModeSchema}); absent: the
-     * tenant's setting applies (docs/media.md "Recordings"). Optional without a default so stored
-     * definitions keep their digest.
-     */
+    /** Call recording ({@link RecordingModeSchema}); absent: the tenant's (docs/media.md "Recordings"). No default: digests stay. */
     recording: RecordingModeSchema.optional(),
     llm: LlmSettingsSchema.optional(), // ./agent-llm.ts; absent: no model is called (no default: stored digests stay)
   })

@@ -12,9 +12,6 @@
  * acknowledged, `closeGraceMs` lapse, and the session hangs up; `maxCallDurationMs` asks the port
  * for a closing and then hangs up; the transport's `onStop` ends everything.
  *
- * Over 400 lines: these decisions share the session's state (what plays, which turn runs, whether
- * it closes), so they read in one place; listening, speaking and the keypad are in `session/`.
- *
  * Pure: no daemon, services or store; every time comes from the injected clock; inputs and
  * outputs are plain data, so it runs in a worker thread. Carriers' playback and mark semantics
  * followed: Twilio Media Streams (https://www.twilio.com/docs/voice/media-streams/websocket-messages),
@@ -27,6 +24,7 @@ import { decideBargeIn, type BargeInReason } from './barge-in.js';
 import type { SilenceAction } from './silence-timer.js';
 import type { ClearReport } from './playout-shapes.js';
 import type { FinalTranscript, RecognizerErrorData, SpeechRecognizer } from './recognizer.js';
+import { speechBargeInInput } from './session/barge-in-input.js';
 import { KeypadEntry } from './session/keypad.js';
 import { CallerListening, type Utterance } from './session/listening.js';
 import { CallSessionError, msInRange, resolveSessionSettings, type SessionSettings } from './session/options.js';
@@ -163,11 +161,9 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
   }
 
   /**
-   * Plays `clips` now, ahead of the reply of the turn the port is still answering: a streamed
-   * reply's first sentence (docs/media.md "The early clip"). Its first frame is the turn's
-   * response (the `reply` event and latency); the reply, when it comes, is queued behind it. A
-   * barge-in during it behaves as during any reply: playout stops, and the reply that follows is
-   * not played (unless it ends the call). Ignored with no turn running, while closing, or ended.
+   * Plays `clips` ahead of the reply of the turn the port is answering (docs/media.md "The early
+   * clip"): its first frame is the turn's response, the reply is queued behind it, and a barge-in
+   * during it drops that reply unless it ends the call. Ignored with no turn running, closing, or ended.
    */
   playEarly(clips: ReplyClip[]): void {
     const turn = this.current;
@@ -182,10 +178,7 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
 
   // ---- What the caller said ----
 
-  /**
-   * Speech whose utterance was dropped (keys pressed, a recogniser failure) ended: with nothing
-   * playing or pending, the prompt is waiting for an answer again.
-   */
+  /** Dropped speech (keys pressed, a recogniser failure) ended: with nothing playing or pending, the prompt waits again. */
   private droppedSpeechEnded(): void {
     if (!this.closing && !this.speaking.playing && this.turnsInFlight === 0 && !this.keypad.entering) this.startSilenceWait();
   }
@@ -221,32 +214,14 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
     if (!u || u.interrupted || this.closing || !this.speaking.playing) return;
     u.overlapped = true;
     const nowMs = this.listening.nowMs;
-    const clip = this.speaking.currentClip;
-    const decision = decideBargeIn(
-      {
-        playing: true,
-        speaking: true,
-        speechMs: Math.max(0, nowMs - u.onsetMs),
-        partialText: u.partial || undefined,
-        partialsExpected: this.recognizer.emitsPartials === true && u.stream !== null && u.stream.state === 'open',
-        clip: clip
-          ? {
-              ...(clip.bargeIn === false ? { barge_in: false } : {}),
-              ...(clip.asksConfirmation ? { is_confirm_prompt: true as const } : {}),
-            }
-          : undefined,
-      },
-      this.cfg.bargeIn,
-    );
+    const emitsPartials = this.recognizer.emitsPartials === true;
+    const decision = decideBargeIn(speechBargeInInput(u, nowMs, this.speaking.currentClip, emitsPartials), this.cfg.bargeIn);
     if (decision.action !== 'interrupt') return;
     u.interrupted = true;
     this.interrupt(decision.reason, this.listening.clockAt(u.onsetMs), Math.max(0, nowMs - u.onsetMs));
   }
 
-  /**
-   * Clears playout (transport `clear` included) and records what was heard. `speechMs`: caller
-   * speech the decision heard, in stream time (audio samples, not the clock); 0 for a key press.
-   */
+  /** Clears playout (transport `clear` too) and records what was heard; `speechMs` in stream time, 0 for a key press. */
   private interrupt(reason: BargeInReason, speechOnsetAtMs: number, speechMs = 0): void {
     const report = this.speaking.clear();
     if (!report.cleared) return;
@@ -366,10 +341,9 @@ export class CallMediaSession extends EventEmitter<CallSessionEvents> {
         this.armSilenceTimer();
         return;
       }
-      if (action.type === 'reprompt')
-        this.requestTurn({ kind: 'silence', silence: true, attempt: action.attempt, giveUp: false, silentMs: action.silentMs }, null);
-      else
-        this.requestTurn({ kind: 'silence', silence: true, attempt: action.reprompts + 1, giveUp: true, silentMs: action.silentMs }, null);
+      const giveUp = action.type !== 'reprompt';
+      const attempt = action.type === 'reprompt' ? action.attempt : action.reprompts + 1;
+      this.requestTurn({ kind: 'silence', silence: true, attempt, giveUp, silentMs: action.silentMs }, null);
     }, deadline - this.clock.now());
   }
 
