@@ -1,5 +1,5 @@
 /**
- * What the barge-in decision (`decideBargeIn` in media/barge-in.ts, docs/media.md "Barge-in") is given when the
+ * What the barge-in decision (`decideBargeIn` in media/barge-in.ts, docs/media.md "How a call behaves") is given when the
  * caller speaks while a reply plays: how long they have spoken, what the recogniser heard so far,
  * whether a partial may still come, and the playing clip's flags.
  */
