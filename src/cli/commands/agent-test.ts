@@ -2,7 +2,9 @@
  * `vagent agent test FILE|DIR …` (docs/agent-tests.md): runs the conversation scenarios of
  * scenario files against the agent files they name, through the daemon's own session services
  * in-process over a temp state dir (src/daemon/scenario-host.ts) — no daemon needed, nothing
- * written outside the temp dir but the reports asked for (`--junit FILE`, `--update`).
+ * written outside the temp dir but the reports asked for (`--junit FILE`, `--update`). Agents
+ * with an `llm` block call the operator's language model (the `llm` settings of `vagent serve`:
+ * config file and VAGENT_LLM_* environment, docs/llm.md) unless `--no-llm`.
  *
  * Exit codes: 0 every scenario passed; 1 a scenario failed; 2 bad input — a file that cannot be
  * read, or a scenario or agent file with a problem (each printed as FILE:LINE:COL: field:
@@ -10,10 +12,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openScenarioHost, type ScenarioHost } from '../../daemon/scenario-host.js';
+import { openScenarioHost, type ScenarioHost, type ScenarioHostOptions } from '../../daemon/scenario-host.js';
+import { ConfigError, loadSettings } from '../../config/load.js';
 import { expandAgentPaths, problemDetail, problemLocation, type AgentFileProblem } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { hint, printJson, problem, say } from '../output.js';
 import { loadScenarioFile, type LoadedScenarioFile } from '../agent-test/scenario-file.js';
 import { runScenarioFile, type FileRun } from '../agent-test/run.js';
@@ -25,6 +28,60 @@ export interface AgentTestFlags {
   junit?: string;
   /** `--update`: record what passing scenarios produced as expectations of turns that have none. */
   update?: boolean;
+  /** `--no-llm` sets false: agents' `llm` blocks call no model (their turns fall back to the rules). */
+  llm?: boolean;
+  /** `--config FILE`: the settings file the `llm` settings are read from (default VAGENT_CONFIG). */
+  config?: string;
+}
+
+/** The language model a run uses, as the report names it. */
+export interface RunModel {
+  /** The model agents without one of their own use (`llm.model`), or null. */
+  model: string | null;
+  /** The endpoint's host (never its path or key), or null when no model is used. */
+  host: string | null;
+  /** One line for people: which model, or why none. */
+  notice: string;
+}
+
+/**
+ * The operator's language model for agents with an `llm` block: the `llm` settings `vagent serve`
+ * reads (the config file of `--config` or VAGENT_CONFIG, then VAGENT_LLM_* from the
+ * environment; docs/llm.md "Settings"), or none with `--no-llm`.
+ * @throws UsageError (exit 2) for settings `vagent serve` would refuse
+ */
+async function runModelOf(flags: AgentTestFlags): Promise<{ host: Omit<ScenarioHostOptions, 'pricingFile'>; model: RunModel }> {
+  if (flags.llm === false) return { host: {}, model: { model: null, host: null, notice: 'language model: off (--no-llm)' } };
+  let settings;
+  try {
+    settings = loadSettings(flags.config !== undefined ? { config: flags.config } : {});
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const { llm } = settings;
+  if (!llm.base_url) {
+    return {
+      host: {},
+      model: {
+        model: null,
+        host: null,
+        notice: "language model: none configured (llm.base_url, VAGENT_LLM_BASE_URL): agents' llm blocks fall back to their rules",
+      },
+    };
+  }
+  const { openLanguageModel } = await import('../../daemon/language-model.js');
+  let host: string;
+  try {
+    host = new URL(llm.base_url).host;
+  } catch {
+    host = 'the configured endpoint';
+  }
+  const name = llm.model ?? '(each agent names its model)';
+  return {
+    host: { languageModel: await openLanguageModel(llm), llm },
+    model: { model: llm.model ?? null, host, notice: `language model: ${name} at ${host}` },
+  };
 }
 
 /** Loads every scenario file `paths` name; prints each problem and throws when there is any. @throws CliError exit 2 */
@@ -85,6 +142,8 @@ function writeFileWhole(file: string, text: string, what: string): void {
  */
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
   const loaded = loadAll(paths);
+  const { host: hostOptions, model } = await runModelOf(flags);
+  if (!ctx.json) say(model.notice);
   const runs: FileRun[] = [];
   // Ctrl-C: the open host's temp state dir is removed, then the signal ends the process as it
   // would have (exit 130), with no listener left to catch it.
@@ -100,7 +159,7 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
   try {
     for (const file of loaded) {
       if (!ctx.json) say(fileHeading({ file: file.file, agent_id: file.agent.id, agent_file: file.agent.file }));
-      const open = (): ScenarioHost => (host = openScenarioHost());
+      const open = (): ScenarioHost => (host = openScenarioHost(hostOptions));
       runs.push(
         await runScenarioFile(file, open, (run) => {
           if (!ctx.json) for (const line of scenarioLines(run)) say(line);
@@ -113,7 +172,7 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
   }
   if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'JUnit report');
   const totals = totalsOf(runs);
-  if (ctx.json) printJson(jsonReport(runs));
+  if (ctx.json) printJson({ ...jsonReport(runs), llm: { model: model.model, host: model.host } });
   else say(totalsLine(totals));
   if (flags.update) {
     const { updateFile } = await import('../agent-test/update.js');
