@@ -20,6 +20,7 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import { hint, printJson, problem, say } from '../output.js';
 import { loadScenarioFile, type LoadedScenarioFile } from '../agent-test/scenario-file.js';
 import { runScenarioFile, type FileRun } from '../agent-test/run.js';
+import { callerLineFromWav, CallerWavError } from '../simulator/sim-audio.js';
 import { fileHeading, jsonReport, junitXml, scenarioLines, totalsLine, totalsOf } from '../agent-test/report.js';
 
 /** Flags of `vagent agent test`. */
@@ -32,6 +33,8 @@ export interface AgentTestFlags {
   llm?: boolean;
   /** `--config FILE`: the settings file the `llm` settings are read from (default VAGENT_CONFIG). */
   config?: string;
+  /** `--voice`: say the caller's lines through a call's media path (docs/agent-tests.md "Voice"). */
+  voice?: boolean;
 }
 
 /** The language model a run uses, as the report names it. */
@@ -85,7 +88,7 @@ async function runModelOf(flags: AgentTestFlags): Promise<{ host: Omit<ScenarioH
 }
 
 /** Loads every scenario file `paths` name; prints each problem and throws when there is any. @throws CliError exit 2 */
-function loadAll(paths: string[]): LoadedScenarioFile[] {
+function loadAll(paths: string[], voice: boolean): LoadedScenarioFile[] {
   const { files, problems } = expandAgentPaths(paths);
   const all: AgentFileProblem[] = [...problems];
   const loaded: LoadedScenarioFile[] = [];
@@ -95,18 +98,19 @@ function loadAll(paths: string[]): LoadedScenarioFile[] {
       all.push(...r.problems);
       continue;
     }
-    // A turn given only as audio needs the call's media path, which a text run does not go through.
+    // A turn given only as audio needs the call's media path, which a text run does not go
+    // through; a voice run reads every audio file before anything runs.
     const audioOnly = r.scenarios.scenarios.flatMap((s, i) =>
-      s.turns.flatMap((t, j) =>
-        t.caller === undefined
-          ? [
-              r.problemAt(
-                ['scenarios', i, 'turns', j, 'audio'],
-                'a turn given only as audio cannot run as text: add caller: with its words',
-              ),
-            ]
-          : [],
-      ),
+      s.turns.flatMap((t, j) => {
+        const at = ['scenarios', i, 'turns', j, 'audio'];
+        if (voice) {
+          const problem = t.audio === undefined ? null : wavProblem(r.resolve(t.audio));
+          return problem === null ? [] : [r.problemAt(at, problem)];
+        }
+        return t.caller === undefined
+          ? [r.problemAt(at, 'a turn given only as audio cannot run as text: add caller: with its words, or run with --voice')]
+          : [];
+      }),
     );
     if (audioOnly.length > 0) all.push(...audioOnly);
     else loaded.push(r);
@@ -121,6 +125,17 @@ function loadAll(paths: string[]): LoadedScenarioFile[] {
     );
   }
   return loaded;
+}
+
+/** Why the WAV file `file` cannot be a caller line, or null when it can. */
+function wavProblem(file: string): string | null {
+  try {
+    callerLineFromWav(fs.readFileSync(file));
+    return null;
+  } catch (err) {
+    if (err instanceof CallerWavError) return `${file}: ${err.message}`;
+    return `${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+  }
 }
 
 /** Writes `text` to `file` through a temp file beside it, so a reader never sees half a report. @throws CliError exit 2 */
@@ -141,9 +156,14 @@ function writeFileWhole(file: string, text: string, what: string): void {
  *   `test_failed`) when a scenario failed
  */
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
-  const loaded = loadAll(paths);
+  const loaded = loadAll(paths, flags.voice === true);
   const { host: hostOptions, model } = await runModelOf(flags);
   if (!ctx.json) say(model.notice);
+  if (flags.voice) {
+    const { runVoice } = await import('../agent-test/voice-run.js');
+    const runs = await runVoice(ctx, loaded, hostOptions);
+    return finishRun(ctx, loaded, runs, flags, model);
+  }
   const runs: FileRun[] = [];
   // Ctrl-C: the open host's temp state dir is removed, then the signal ends the process as it
   // would have (exit 130), with no listener left to catch it.
@@ -170,6 +190,20 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
+  return finishRun(ctx, loaded, runs, flags, model);
+}
+
+/**
+ * Writes the reports of a run and says how it went.
+ * @throws CliError exit 1 (code `test_failed`) when a scenario failed; exit 2 when a report cannot be written
+ */
+async function finishRun(
+  ctx: CommandContext,
+  loaded: LoadedScenarioFile[],
+  runs: FileRun[],
+  flags: AgentTestFlags,
+  model: RunModel,
+): Promise<void> {
   if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'JUnit report');
   const totals = totalsOf(runs);
   if (ctx.json) printJson({ ...jsonReport(runs), llm: { model: model.model, host: model.host } });

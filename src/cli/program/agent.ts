@@ -64,6 +64,10 @@ Examples:
     .description("run conversation scenarios against agent files, through vagent's own session engine (no daemon needed)")
     .option('--junit <file>', 'also write a JUnit XML report there (for CI)')
     .option('--update', "record a passing run's replies, steps, slots and outcome as the expectations of turns that have none")
+    .option(
+      '--voice',
+      "say the caller's lines on a simulated phone call (embedded voice or audio: WAV files), heard by the embedded recogniser",
+    )
     .option('--no-llm', "call no language model: agents' llm blocks fall back to their rules")
     .option('--config <file>', 'settings file the llm settings are read from, as vagent serve (env VAGENT_CONFIG)')
     .addHelpText(
