@@ -4,7 +4,8 @@
  * in-process over a temp state dir (src/daemon/scenario-host.ts) — no daemon needed, nothing
  * written outside the temp dir but the reports asked for (`--junit FILE`, `--update`). Agents
  * with an `llm` block call the operator's language model (the `llm` settings of `vagent serve`:
- * config file and VAGENT_LLM_* environment, docs/llm.md) unless `--no-llm`.
+ * config file and VAGENT_LLM_* environment, docs/llm.md) unless `--no-llm`. `--voice` says the
+ * caller's lines on simulated phone calls to an ephemeral daemon instead (agent-test/voice-run.ts).
  *
  * Exit codes: 0 every scenario passed; 1 a scenario failed; 2 bad input — a file that cannot be
  * read, or a scenario or agent file with a problem (each printed as FILE:LINE:COL: field:
