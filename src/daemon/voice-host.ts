@@ -21,6 +21,13 @@ export interface VoiceHost {
   url: string;
   /** An API key of its tenant `default` (the media streams' and `/v1`'s Bearer). */
   key: string;
+  /**
+   * Sets the daemon's clock so that it reads `iso` (ISO 8601) now, and runs on from there; with
+   * undefined, the real time again. An inbound call's session takes its reference time for
+   * relative dates from the clock when it opens, as it carries no `context.now`.
+   * @throws RangeError for a time that does not parse
+   */
+  setNow(iso: string | undefined): void;
   /** Stops the daemon and removes the temp folder. */
   close(): Promise<void>;
 }
@@ -71,10 +78,20 @@ export async function openVoiceHost(agentId: string, definition: unknown, option
     } finally {
       runtime.close();
     }
-    const daemon = await startDaemon(settings, () => undefined);
+    let offsetS = 0;
+    const daemon = await startDaemon(settings, () => undefined, {}, { nowS: () => Math.floor(Date.now() / 1000) + offsetS });
     return {
       url: daemon.url,
       key,
+      setNow(iso) {
+        if (iso === undefined) {
+          offsetS = 0;
+          return;
+        }
+        const ms = Date.parse(iso);
+        if (!Number.isFinite(ms)) throw new RangeError(`not a time: ${iso}`);
+        offsetS = Math.round((ms - Date.now()) / 1000);
+      },
       async close() {
         try {
           await daemon.stop();

@@ -17,6 +17,7 @@ const loaded = wavefileModule as unknown as { WaveFile?: WaveFileClass; default?
 const WaveFile: WaveFileClass = loaded.WaveFile ?? loaded.default!.WaveFile;
 
 const SCENARIOS = `agent: clinic.yaml
+now: "2026-11-20T10:00:00+05:30"
 scenarios:
   - name: the name by voice, the yes from a WAV file
     turns:
@@ -24,6 +25,8 @@ scenarios:
         expect: { step: name, reply_contains: "Priya Patel", layer: capture }
       - audio: yes.wav
         expect: { step: day, slots: { patient_name: Priya Patel } }
+      - caller: "tomorrow"
+        expect: { step: day, reply_matches: "twenty-first of November" }
   - name: a name the recogniser does not know
     turns:
       - caller: "My name is John Smith"
@@ -63,7 +66,7 @@ describe('vagent agent test --voice', { timeout: 180_000 }, () => {
     fs.writeFileSync(file, SCENARIOS.replace('audio: yes.wav', 'audio: nowhere.wav'));
     const missing = await runCli(['agent', 'test', file, '--voice'], { timeoutMs: 60_000 });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/bad\.test\.yaml:7:\d+: scenarios\[0\]\.turns\[1\]\.audio: .*nowhere\.wav: cannot read: ENOENT/);
+    expect(missing.stderr).toMatch(/bad\.test\.yaml:8:\d+: scenarios\[0\]\.turns\[1\]\.audio: .*nowhere\.wav: cannot read: ENOENT/);
     fs.writeFileSync(path.join(dir, 'noise.wav'), 'not a wav');
     fs.writeFileSync(file, SCENARIOS.replace('audio: yes.wav', 'audio: noise.wav'));
     const notWav = await runCli(['agent', 'test', file, '--voice'], { timeoutMs: 60_000 });

@@ -96,7 +96,8 @@ const words = (text: string): string =>
 /**
  * Says one scenario on the phone to agent `agentId` (of `direction`, speaking `language`) on `host`.
  * Outbound agents get a prepared call (`POST /v1/calls` with the scenario's customer name and
- * context); inbound ones a call naming the agent, which carries neither (as a real call).
+ * context); inbound ones a call naming the agent, which carries neither (as a real call): the
+ * daemon's clock is set to the scenario's `now` for them.
  */
 export async function runVoiceScenario(
   host: VoiceHost,
@@ -128,21 +129,26 @@ export async function runVoiceScenario(
   let sessionId: string | null = null;
   try {
     if (agent.direction === 'outbound') {
+      host.setNow(undefined);
       const input = sessionInput(loaded.agent.id, loaded.scenarios, scenario);
       const placed = await api<{ call_id: string; session_id: string }>(host, 'POST', '/v1/calls', { ...input, to: EXAMPLE_DID });
       params.call_id = placed.call_id;
       sessionId = placed.session_id;
     } else {
+      // A phone call carries no context: the scenario's `now` is the daemon's clock instead.
+      host.setNow(scenario.now ?? loaded.scenarios.now);
       params.agent_id = loaded.agent.id;
     }
   } catch (err) {
     run.error = `the call could not be prepared: ${(err as Error).message}`;
     return finish();
   }
+  // An inbound call's session is found by the carrier call id the simulator sent.
+  let carrierCallId = '';
   const findSession = async (): Promise<string | null> => {
     if (sessionId !== null) return sessionId;
-    const list = await api<{ data: Array<{ session_id: string }> }>(host, 'GET', '/v1/calls?limit=1');
-    sessionId = list.data[0]?.session_id ?? null;
+    const list = await api<{ data: Array<{ session_id: string; provider_call_id: string | null }> }>(host, 'GET', '/v1/calls?limit=100');
+    sessionId = list.data.find((c) => c.provider_call_id === carrierCallId)?.session_id ?? null;
     return sessionId;
   };
   const detailOf = async (): Promise<DetailView | null> => {
@@ -159,6 +165,7 @@ export async function runVoiceScenario(
     steps,
     timeoutMs: 60_000 + scenario.turns.length * 30_000,
   });
+  carrierCallId = call.ids.callId;
   // Slots as each reply began (its turn was written before its audio), by the caller's turn.
   const snapshots = new Map<number, Promise<Record<string, SlotValue> | null>>();
   const last = steps.length - 1;
