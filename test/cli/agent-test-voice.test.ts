@@ -33,12 +33,26 @@ scenarios:
         expect: { step: name, reply_contains: "John Smith" }
 `;
 
+// An outbound agent: its call is prepared with the file's customer name and context.
+const OUTBOUND = `agent: delivery.yaml
+now: "2026-11-27T11:00:00+05:30"
+customer_name: Asha Rao
+context: { seller_name: ShopKart, delivery_date: "tomorrow, the 28th" }
+scenarios:
+  - name: the identity said on an outbound call
+    turns:
+      - caller: "yes"
+        expect: { step: order_number, layer: capture, slots: { identity_confirmed: true } }
+`;
+
 let dir: string;
 beforeAll(async () => {
   requireBuild();
   dir = tempDir('vagent-agent-voice-');
   fs.copyFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), path.join(dir, 'clinic.yaml'));
   fs.writeFileSync(path.join(dir, 'clinic.test.yaml'), SCENARIOS);
+  fs.copyFileSync(path.join(ROOT, 'config', 'agents', 'ag_delivery_confirmation.yaml'), path.join(dir, 'delivery.yaml'));
+  fs.writeFileSync(path.join(dir, 'delivery.test.yaml'), OUTBOUND);
   const [yes] = await synthesizeLines('agent-test-voice', ['yes'], 'en');
   const wav = new WaveFile();
   wav.fromScratch(1, yes!.sampleRate, '16', yes!.samples);
@@ -46,19 +60,28 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(cleanupAll);
 
-describe('vagent agent test --voice', { timeout: 180_000 }, () => {
-  it('passes a scenario said on the phone (a WAV turn included) and fails one whose line is misheard, naming what was heard', async () => {
+describe('vagent agent test --voice', { timeout: 200_000 }, () => {
+  it('passes scenarios said on the phone (a WAV turn, an outbound call) and fails one whose line is misheard, naming what was heard', async () => {
     const junit = path.join(dir, 'report.xml');
-    const r = await runCli(['agent', 'test', path.join(dir, 'clinic.test.yaml'), '--voice', '--junit', junit], { timeoutMs: 150_000 });
+    const files = [path.join(dir, 'clinic.test.yaml'), path.join(dir, 'delivery.test.yaml')];
+    const r = await runCli(['agent', 'test', ...files, '--voice', '--junit', junit], { timeoutMs: 170_000 });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain('✓ the name by voice, the yes from a WAV file');
     expect(r.stdout).toContain('✗ a name the recogniser does not know');
     expect(r.stdout).toMatch(/turn 1: heard "[^"]*" for "My name is John Smith"/);
     expect(r.stdout).toMatch(/heard: {2}"[^"]+"/);
-    expect(r.stdout).toContain('2 scenarios in 1 file: 1 passed, 1 failed');
+    expect(r.stdout).toContain('✓ the identity said on an outbound call');
+    expect(r.stdout).toContain('3 scenarios in 2 files: 2 passed, 1 failed');
     expect(fs.readFileSync(junit, 'utf8')).toContain('<testcase classname="ag_clinic_booking" name="a name the recogniser does not know"');
     // The temp state dir of the ephemeral daemon is gone.
-    expect(fs.readdirSync(path.dirname(junit)).sort()).toEqual(['clinic.test.yaml', 'clinic.yaml', 'report.xml', 'yes.wav']);
+    expect(fs.readdirSync(path.dirname(junit)).sort()).toEqual([
+      'clinic.test.yaml',
+      'clinic.yaml',
+      'delivery.test.yaml',
+      'delivery.yaml',
+      'report.xml',
+      'yes.wav',
+    ]);
   });
 
   it('refuses a missing or unreadable audio file before anything runs (exit 2), and an audio-only turn without --voice', async () => {
