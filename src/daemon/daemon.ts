@@ -15,7 +15,7 @@ import { acquireDaemonLock, ensureStateDir } from './state-dir.js';
 import { vagentVersion } from '../version.js';
 import { buildApp, LOG_REDACT_PATHS, LOG_SERIALIZERS } from '../http/app.js';
 import { startBackgroundTasks, type BackgroundTaskOptions, type BackgroundTasks } from './background.js';
-import { openRuntime } from './runtime.js';
+import { openRuntime, type RuntimeOptions } from './runtime.js';
 import { startMedia, type RunningMedia } from './media-runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../adapters/webhook/routing-webhook.js';
 
@@ -45,12 +45,14 @@ export interface RunningDaemon {
 /**
  * Starts the daemon.
  * @param say Where human hints go (stderr by default); logs go to stdout as JSON.
+ * @param clock The services' clock (`vagent agent test --voice` sets a scenario's `now`); default the system's.
  * @throws StateDirError when another daemon holds the state dir; ConfigError/Error otherwise.
  */
 export async function startDaemon(
   settings: Settings,
   say: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
   background: BackgroundTaskOptions = {},
+  clock: Pick<RuntimeOptions, 'nowS'> = {},
 ): Promise<RunningDaemon> {
   ensureStateDir(settings.state_dir);
   const lock = acquireDaemonLock(settings.state_dir);
@@ -109,6 +111,7 @@ export async function startDaemon(
       timeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
     };
     runtime = openRuntime(settings, {
+      ...clock,
       ...(telephony ? { telephony } : {}),
       routingWebhook: (url, payload, secret, eventId) =>
         postSignedJson(url, payload, secret, policy, { userAgent: `vagent/${vagentVersion()}`, eventId }),

@@ -3,12 +3,15 @@
  * daemon's own services over a fresh state dir in a temp folder — the same agent validation,
  * session use cases, engine, unit of work and metering a `/v1` session goes through — with no
  * HTTP, no speech synthesis (replies are text; the embedded voice costs nothing anyway) and no
- * telephony. Nothing is written outside the temp folder, which {@link ScenarioHost.close} removes.
+ * telephony. Agents with an `llm` block call the language model the host is given (the
+ * operator's `llm` settings, as `vagent serve` uses them: docs/llm.md), or none. Nothing is
+ * written outside the temp folder, which {@link ScenarioHost.close} removes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SettingsSchema } from '../config/schema.js';
+import { SettingsSchema, type Settings } from '../config/schema.js';
+import type { LanguageModel } from '../app/language-model.js';
 import type { SessionEndResult, SessionOpened, TurnResult } from '../contract/index.js';
 import type { SessionDetailView } from '../app/session-types.js';
 import type { Principal } from '../app/context.js';
@@ -47,12 +50,22 @@ function valueOf<V>(done: Committed<V>): V {
   return done.value;
 }
 
+/** Options of {@link openScenarioHost}. */
+export interface ScenarioHostOptions {
+  /** The pricing costs are metered with (default: the shipped config/pricing.yaml). */
+  pricingFile?: string;
+  /** The model agents with an `llm` block call (default none: every such turn falls back to the rules). */
+  languageModel?: LanguageModel;
+  /** The `llm` settings the model was opened with: `timeout_ms` is the deadline of a turn's model step. */
+  llm?: Settings['llm'];
+}
+
 /**
  * Opens a {@link ScenarioHost} over a new temp folder (`os.tmpdir()`): no example agents are
  * loaded, so only the agents put there exist.
- * @param pricingFile the pricing costs are metered with (default: the shipped config/pricing.yaml)
  */
-export function openScenarioHost(pricingFile?: string): ScenarioHost {
+export function openScenarioHost(options: ScenarioHostOptions = {}): ScenarioHost {
+  const { pricingFile, languageModel, llm } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-agent-test-'));
   const noAgents = path.join(dir, 'no-agents');
   fs.mkdirSync(noAgents);
@@ -63,8 +76,9 @@ export function openScenarioHost(pricingFile?: string): ScenarioHost {
       log_level: 'silent',
       agents_dir: noAgents,
       ...(pricingFile ? { pricing_file: pricingFile } : {}),
+      ...(llm ? { llm } : {}),
     });
-    runtime = openRuntime(settings, { recover: false });
+    runtime = openRuntime(settings, { recover: false, ...(languageModel ? { languageModel } : {}) });
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;

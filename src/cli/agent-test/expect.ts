@@ -120,5 +120,8 @@ export function shown(value: unknown, max = 160): string {
 /** `turn 3: step: expected "time", got "day"` (the scenario's own expectations have no turn). */
 export function describeFailure(f: Failure): string {
   const where = f.turn === null ? 'end' : `turn ${f.turn}`;
+  // A voice run: the recogniser heard the line otherwise, or not at all.
+  if (f.expectation === 'heard')
+    return f.got === null ? `${where}: not heard: ${shown(f.expected)}` : `${where}: heard ${shown(f.got)} for ${shown(f.expected)}`;
   return `${where}: ${f.expectation}: expected ${shown(f.expected)}, got ${shown(f.got)}`;
 }

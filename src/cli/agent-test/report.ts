@@ -42,6 +42,7 @@ export function scenarioLines(run: ScenarioRun): string[] {
   const turn = first && first.turn !== null ? run.turns[first.turn - 1] : undefined;
   if (turn) {
     lines.push(dim(`      caller: ${shown(turn.caller)}`));
+    if (turn.heard !== undefined) lines.push(dim(`      heard:  ${shown(turn.heard)}`));
     lines.push(dim(`      reply:  ${shown(turn.reply)} (step ${turn.step}, layer ${turn.layer})`));
   }
   if (run.error && run.failures.length > 0) lines.push(`      ${run.error}`);

@@ -18,6 +18,8 @@ export interface TurnRun extends TurnObservation {
   n: number;
   /** What the caller said. */
   caller: string;
+  /** What the recogniser heard (a voice run only). */
+  heard?: string;
   failures: Failure[];
 }
 

@@ -64,6 +64,12 @@ Examples:
     .description("run conversation scenarios against agent files, through vagent's own session engine (no daemon needed)")
     .option('--junit <file>', 'also write a JUnit XML report there (for CI)')
     .option('--update', "record a passing run's replies, steps, slots and outcome as the expectations of turns that have none")
+    .option(
+      '--voice',
+      "say the caller's lines on a simulated phone call (embedded voice or audio: WAV files), heard by the embedded recogniser",
+    )
+    .option('--no-llm', "call no language model: agents' llm blocks fall back to their rules")
+    .option('--config <file>', 'settings file the llm settings are read from, as vagent serve (env VAGENT_CONFIG)')
     .addHelpText(
       'after',
       `
@@ -91,6 +97,14 @@ control:goodbye, …), llm_used, slots {name: value}, ended, max_cost_inr. Scena
 expectations: outcome (completed, partial, stopped, handoff, abandoned), slots, ended,
 max_cost_inr. Set context/customer_name for agents that need them.
 
+--voice says the caller's lines on a simulated phone call instead (the embedded voice, or a
+turn's audio: WAV file, into a daemon the command runs on a loopback port, heard by the embedded
+recogniser); a line heard otherwise fails its turn: turn 1: heard "…" for "…".
+
+Agents with an llm block call the language model of the llm settings vagent serve reads
+(--config FILE or VAGENT_CONFIG, VAGENT_LLM_BASE_URL, VAGENT_LLM_MODEL, VAGENT_LLM_API_KEY; the
+first line says which model); --no-llm calls none (docs/llm.md).
+
 One line per scenario: ✓, or ✗ with the first failed expectation (turn, expected, got).
 Exit codes: 0 all passed; 1 a scenario failed; 2 bad input (a file that cannot be read, or a
 problem in a scenario or agent file, printed as FILE:LINE:COL: field: message; nothing runs).
@@ -99,7 +113,9 @@ Examples:
   $ vagent agent test config/agents/tests/
   $ vagent agent test tests/clinic.test.yaml --junit reports/agents.xml
   $ vagent agent test tests/ --json | jq '.files[].scenarios[] | select(.passed | not) | .name'
-  $ vagent agent test tests/new-flow.test.yaml --update    # record what a passing run said`,
+  $ vagent agent test tests/new-flow.test.yaml --update    # record what a passing run said
+  $ vagent agent test tests/clinic-voice.test.yaml --voice   # through the phone's media path
+  $ VAGENT_LLM_BASE_URL=http://127.0.0.1:8790/v1 vagent agent test tests/   # with the fake model (npm run fake-llm)`,
     )
     .action(action(agentTestCmd, (m) => m.test));
 }
