@@ -213,9 +213,21 @@ export function loadFixtureCases(file = FIXTURES, source = 'hinglish') {
     });
 }
 
-/** Every case: SGD first, then the fixtures (Hindi/Hinglish, then the class fixtures). */
+/**
+ * Every case: SGD first, then the fixtures (Hindi/Hinglish, then the class fixtures). Without the
+ * SGD sample (a fresh clone: the data sits beside the checkout, eval/README.md "Cases") it says so
+ * on stderr and returns the own fixtures only; when `$VAGENT_SGD_SAMPLE` names a file that is not
+ * there it throws (a mistake, not a missing download).
+ */
 export function loadAllCases() {
-  return [...loadSgdCases(), ...loadFixtureCases(FIXTURES, 'hinglish'), ...loadFixtureCases(CLASS_FIXTURES, 'own')];
+  const own = [...loadFixtureCases(FIXTURES, 'hinglish'), ...loadFixtureCases(CLASS_FIXTURES, 'own')];
+  if (!fs.existsSync(SGD_SAMPLE)) {
+    const msg = `SGD sample not found at ${SGD_SAMPLE}: set VAGENT_SGD_SAMPLE (eval/README.md)`;
+    if (process.env.VAGENT_SGD_SAMPLE) throw new Error(msg);
+    process.stderr.write(`eval: ${msg}; running the own fixtures only\n`);
+    return own;
+  }
+  return [...loadSgdCases(), ...own];
 }
 
 /** Whether an extracted value equals the expected one (names case-insensitively; null = nothing). */
@@ -301,7 +313,8 @@ export const ORDER = [
  * Prints the results table — per row the tuning and held-out parts side by side, the target and
  * the verdict on held-out (own fixtures: on their own cases) — and, with `verbose`, the failures
  * of the tuning part and of the fixtures (never a held-out case); or JSON with `json` (held-out:
- * counts only). Returns the exit code: 1 when a row misses its target.
+ * counts only). Each row that misses its target is named on stderr at the end (label, judged
+ * part, accuracy, target). Returns the exit code: 1 when a row misses its target.
  */
 export function report(results, { verbose = false, json = false, title = '' } = {}) {
   const rank = (l) => (ORDER.includes(l) ? ORDER.indexOf(l) : ORDER.length);
@@ -329,6 +342,12 @@ export function report(results, { verbose = false, json = false, title = '' } = 
         }
       }
     }
+  }
+  // The rows that miss their target, named last on stderr (the table may have scrolled away).
+  for (const r of table.filter((row) => !row.pass)) {
+    const part = r.own.rows > 0 ? 'own' : 'held-out';
+    const got = r.accuracy === null ? 'no cases' : `${r.accuracy.toFixed(1)}%`;
+    process.stderr.write(`eval: FAIL ${r.label}: ${part} ${got} < ${r.target}%\n`);
   }
   return table.every((r) => r.pass) ? 0 : 1;
 }

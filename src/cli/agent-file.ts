@@ -148,7 +148,7 @@ export function reword(message: string): string {
 }
 
 /** Parses JSON strictly; on failure returns the message and the offset the parser names. */
-function parseJson(text: string): { value: unknown } | { error: string; offset: number } {
+export function parseJson(text: string): { value: unknown } | { error: string; offset: number } {
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (err) {

@@ -220,5 +220,43 @@ scenarios:
     const r = await runCli(['agent', 'test', file], TIMEOUT);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/the session did not open: invalid_request: .*context\.branch/);
+    expect(r.stdout).toMatch(/set them in the scenario file \(context: and customer_name:/);
+    expect(r.stdout).not.toMatch(/pass them in the request/);
+  });
+
+  it('with --json, bad input is one JSON line on stderr holding every problem', async () => {
+    const { file } = workspace('scenarios:\n  - name: a\n    turns: [{ caller: hi }]\n');
+    const r = await runCli(['agent', 'test', file, '--json'], TIMEOUT);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const err = JSON.parse(lines[0]!) as { error: { code: string; message: string } };
+    expect(err.error.code).toBe('bad_arguments');
+    expect(err.error.message).toMatch(/nothing was run: .*clinic\.test\.yaml:1:1: agent: required/);
+  });
+
+  it('writes the JUnit report on bad input too: one failed test case naming the problems', async () => {
+    const { dir, file } = workspace('agent: clinic.yaml\nscenarios: []\n');
+    const junit = path.join(dir, 'report.xml');
+    const r = await runCli(['agent', 'test', file, '--junit', junit], TIMEOUT);
+    expect(r.code).toBe(2);
+    const xml = fs.readFileSync(junit, 'utf8');
+    expect(xml).toContain('tests="1" failures="1"');
+    expect(xml).toMatch(
+      /<failure message="1 of 1 scenario files have problems: nothing was run" type="bad_input">.*scenarios must hold at least one/,
+    );
+  });
+
+  it('recognises agent files given as scenario files: one line each, saying where the scenarios are', async () => {
+    const r = await runCli(['agent', 'test', AGENTS], TIMEOUT);
+    expect(r.code).toBe(2);
+    const problems = r.stderr.split('\n').filter((l) => l.includes('ag_'));
+    expect(problems).toHaveLength(fs.readdirSync(AGENTS).filter((n) => n.endsWith('.yaml')).length);
+    for (const line of problems)
+      expect(line).toMatch(
+        /\.yaml:1:1: this is an agent file, not a scenario file \(scenarios are in .*config\/agents\/tests\/; docs\/agent-tests\.md\)$/,
+      );
+    expect(r.stderr).not.toMatch(/unknown key/);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseScenarioSource } from '../../src/cli/agent-test/scenario-file.js';
 import { checkSession, checkTurn, describeFailure, type TurnObservation } from '../../src/cli/agent-test/expect.js';
-import { junitXml, xmlEscape } from '../../src/cli/agent-test/report.js';
+import { junitInputErrorXml, junitXml, xmlEscape } from '../../src/cli/agent-test/report.js';
 import { updateFile } from '../../src/cli/agent-test/update.js';
 import type { FileRun } from '../../src/cli/agent-test/run.js';
 
@@ -64,6 +64,35 @@ describe('scenario files', () => {
         '7:30: scenarios[0].expect.colour: unknown key',
       ]),
     );
+  });
+});
+
+describe('scenario file mistakes', () => {
+  const problemsOf = (name: string, text: string): string[] => {
+    const r = parseScenarioSource(path.join(dir, name), text);
+    return r.ok ? [] : r.problems.map((p) => `${p.line}:${p.col}: ${p.field ? `${p.field}: ` : ''}${p.message}`);
+  };
+  it('says a missing agent: is required', () => {
+    expect(problemsOf('s.yaml', 'scenarios:\n  - name: a\n    turns: [{ caller: hi }]\n')).toEqual(['1:1: agent: required']);
+    expect(problemsOf('s.yaml', 'agent: 7\nscenarios:\n  - name: a\n    turns: [{ caller: hi }]\n')).toEqual([
+      '1:8: agent: agent must be a string',
+    ]);
+  });
+  it('recognises an agent file in one problem, saying where scenario files are', () => {
+    const text = fs.readFileSync(path.join(dir, 'clinic.yaml'), 'utf8');
+    expect(problemsOf('clinic.yaml', text)).toEqual([
+      '1:1: this is an agent file, not a scenario file (a scenario file names its agent file with agent:; docs/agent-tests.md)',
+    ]);
+    fs.mkdirSync(path.join(dir, 'tests'), { recursive: true });
+    expect(problemsOf('clinic.yaml', text)).toEqual([
+      `1:1: this is an agent file, not a scenario file (scenarios are in ${path.join(dir, 'tests')}${path.sep}; docs/agent-tests.md)`,
+    ]);
+  });
+  it('reports a .json file that is not JSON as invalid JSON, at its place', () => {
+    const problems = problemsOf('s.test.json', '{"agent": "clinic.yaml", "scenarios": [}');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^1:\d+: invalid JSON: /);
+    expect(problemsOf('s.test.json', '{"agent": "clinic.yaml", "scenarios": [{"name": "a", "turns": [{"caller": "hi"}]}]}')).toEqual([]);
   });
 });
 
@@ -139,6 +168,15 @@ describe('JUnit XML', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('tests="2" failures="1"');
     expect(xml).toContain('time="1.503"');
+  });
+});
+
+describe('JUnit XML of bad input', () => {
+  it('is one failed test case holding every problem, well-formed whatever they say', () => {
+    const xml = junitInputErrorXml('1 of 1 scenario files have problems: nothing was run', ['a.yaml:1:1: agent: required', '<x>&\u0001']);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).toContain('tests="1" failures="1"');
+    expect(xml).toContain('type="bad_input">a.yaml:1:1: agent: required\n&lt;x&gt;&amp;\uFFFD</failure>');
   });
 });
 

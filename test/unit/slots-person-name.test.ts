@@ -57,6 +57,29 @@ describe('person_name: answers', () => {
   });
 });
 
+describe('person_name: a question is no name answer', () => {
+  it.each([
+    'is it wheelchair accessible?',
+    'is it wheelchair accessible',
+    'is Dr Rao available today?',
+    'Sorry, is Dr. Rao available today',
+    'do you take UPI?',
+    'what are your timings',
+    'wheelchair accessible?',
+    'Dr Rao aaj milenge kya',
+  ])('%j → null', (text) => {
+    expect(name(text)).toBeNull();
+  });
+  it('keeps a self-introduction inside a question, and a name before a later question', () => {
+    expect(name('my name is Priya, is the clinic open?')).toBe('Priya');
+    expect(name('Hi, this is Rahul, is the clinic open today?')).toBe('Rahul');
+    expect(name('can you call me Bob?')).toBe('Bob');
+    expect(name('Rahul. Is that ok?')).toBe('Rahul');
+    expect(name('It goes to my friend Yumi, but can you send it to their savings account?')).toBe('Yumi');
+    expect(name('will be Rahul')).toBe('Rahul');
+  });
+});
+
 describe('person_name: volunteer mode needs a self-introduction', () => {
   it('accepts "my name is", "mera naam" and a capitalised "I am"', () => {
     expect(name('my name is Priya Sharma and I need a table', 'volunteer')).toBe('Priya Sharma');

@@ -131,3 +131,22 @@ export function junitXml(files: FileRun[]): string {
   out.push('</testsuites>', '');
   return out.join('\n');
 }
+
+/**
+ * The `--junit` report when nothing ran because of bad input (exit 2): one test suite holding one
+ * failed test case, `load`, whose `<failure>` (type `bad_input`) has `message` as its message and
+ * every problem line as its text — so a CI system shows the run as failed rather than missing.
+ */
+export function junitInputErrorXml(message: string, problems: readonly string[]): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<testsuites name="vagent agent test" tests="1" failures="1" errors="0" time="0.000">',
+    '  <testsuite name="vagent agent test" tests="1" failures="1" errors="0" skipped="0" time="0.000">',
+    '    <testcase classname="vagent agent test" name="load" time="0.000">',
+    `      <failure message="${xmlEscape(message)}" type="bad_input">${xmlEscape(problems.join('\n'))}</failure>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

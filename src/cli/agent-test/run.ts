@@ -78,6 +78,20 @@ function messageOf(err: unknown): string {
   return typeof e?.code === 'string' ? `${e.code}: ${message}` : message;
 }
 
+/**
+ * Why a session did not open. The daemon's refusal of an agent whose prompts speak values the
+ * session lacks (`invalid_request`, param `customer_name` or `context.*`; app/session-values.ts)
+ * tells an API caller to pass them in the request; here they are set in the scenario file.
+ */
+function openErrorOf(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown; param?: unknown };
+  const param = typeof e?.param === 'string' ? e.param : '';
+  const needs = typeof e?.message === 'string' ? /^(agent \S+ needs [^:]+):/.exec(e.message) : null;
+  if (e?.code !== 'invalid_request' || needs === null || !(param === 'customer_name' || param.startsWith('context.')))
+    return messageOf(err);
+  return `invalid_request: ${needs[1]}: set them in the scenario file (context: and customer_name:, for the whole file or in the scenario; docs/agent-tests.md)`;
+}
+
 /** Runs one scenario on `host` (where its agent `agentId` is put). */
 export async function runScenario(host: ScenarioHost, loaded: LoadedScenarioFile, scenario: Scenario): Promise<ScenarioRun> {
   const started = performance.now();
@@ -91,7 +105,7 @@ export async function runScenario(host: ScenarioHost, loaded: LoadedScenarioFile
   try {
     sessionId = (await host.open(sessionInput(loaded.agent.id, loaded.scenarios, scenario))).session_id;
   } catch (err) {
-    run.error = `the session did not open: ${messageOf(err)}`;
+    run.error = `the session did not open: ${openErrorOf(err)}`;
     return finish();
   }
   let ended = false;

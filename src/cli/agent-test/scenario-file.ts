@@ -16,6 +16,7 @@ import {
   loadAgentFile,
   offsetOf,
   parseFieldPath,
+  parseJson,
   readError,
   reword,
   type AgentFileProblem,
@@ -72,6 +73,29 @@ function readBounded(file: string, max: number): { text: string } | { problem: A
   }
 }
 
+/** True when the key `field` ends with is absent from the object the rest of it leads to. */
+function isMissing(source: unknown, field: readonly PropertyKey[]): boolean {
+  let parent = source;
+  for (const key of field.slice(0, -1)) parent = (parent as Record<PropertyKey, unknown> | null)?.[key];
+  const last = field[field.length - 1];
+  return last !== undefined && typeof parent === 'object' && parent !== null && !Object.hasOwn(parent, last);
+}
+
+/**
+ * An agent file given where a scenario file belongs (an easy mistake: `vagent agent test
+ * config/agents/`): the one-line problem that says so and where scenario files are, else null.
+ * An agent file has an `id` and neither `agent` nor `scenarios` (docs/agent-tests.md).
+ */
+function agentFileMistake(file: string, source: unknown): string | null {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) return null;
+  if (!Object.hasOwn(source, 'id') || Object.hasOwn(source, 'agent') || Object.hasOwn(source, 'scenarios')) return null;
+  const tests = path.join(path.dirname(file), 'tests');
+  const where = fs.statSync(tests, { throwIfNoEntry: false })?.isDirectory()
+    ? `scenarios are in ${tests}${path.sep}`
+    : 'a scenario file names its agent file with agent:';
+  return `this is an agent file, not a scenario file (${where}; docs/agent-tests.md)`;
+}
+
 /**
  * Parses and validates the text of one scenario file, then loads the agent file it names.
  * @param file the name used in problems; relative paths inside the file are resolved from its directory
@@ -85,6 +109,10 @@ export function parseScenarioSource(file: string, text: string): ScenarioFileRes
     file,
     problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)),
   });
+  if (file.toLowerCase().endsWith('.json')) {
+    const parsed = parseJson(text);
+    if ('error' in parsed) return fail([{ file, ...pos(parsed.offset), message: `invalid JSON: ${parsed.error}` }]);
+  }
   if (doc.errors.length > 0) {
     return fail(
       doc.errors.map((e) => ({
@@ -107,6 +135,8 @@ export function parseScenarioSource(file: string, text: string): ScenarioFileRes
     const p = typeof field === 'string' ? parseFieldPath(field) : field;
     return { file, ...locate(p), field: formatIssuePath(p), message };
   };
+  const agentFile = agentFileMistake(file, source);
+  if (agentFile !== null) return fail([{ file, line: 1, col: 1, message: agentFile }]);
   const result = parseScenarioFile(source);
   if (!result.ok) {
     const problems: AgentFileProblem[] = [];
@@ -118,7 +148,7 @@ export function parseScenarioSource(file: string, text: string): ScenarioFileRes
         }
         continue;
       }
-      problems.push(problemAt(issue.path, reword(issue.message)));
+      problems.push(problemAt(issue.path, isMissing(source, issue.path) ? 'required' : reword(issue.message)));
     }
     return fail(problems);
   }

@@ -9,7 +9,7 @@
  *
  * Exit codes: 0 every scenario passed; 1 a scenario failed; 2 bad input — a file that cannot be
  * read, or a scenario or agent file with a problem (each printed as FILE:LINE:COL: field:
- * message, and nothing is run).
+ * message, and nothing is run; `--junit` then reports it as one failed test case).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import { hint, printJson, problem, say } from '../output.js';
 import { loadScenarioFile, type LoadedScenarioFile } from '../agent-test/scenario-file.js';
 import { runScenarioFile, type FileRun } from '../agent-test/run.js';
 import { callerLineFromWav, CallerWavError } from '../simulator/sim-audio.js';
-import { fileHeading, jsonReport, junitXml, scenarioLines, totalsLine, totalsOf } from '../agent-test/report.js';
+import { fileHeading, jsonReport, junitInputErrorXml, junitXml, scenarioLines, totalsLine, totalsOf } from '../agent-test/report.js';
 
 /** Flags of `vagent agent test`. */
 export interface AgentTestFlags {
@@ -88,8 +88,29 @@ async function runModelOf(flags: AgentTestFlags): Promise<{ host: Omit<ScenarioH
   };
 }
 
-/** Loads every scenario file `paths` name; prints each problem and throws when there is any. @throws CliError exit 2 */
-function loadAll(paths: string[], voice: boolean): LoadedScenarioFile[] {
+/**
+ * Bad input of `agent test` (exit 2, `bad_arguments`): `summary` ("1 of 3 scenario files have
+ * problems: nothing was run") and each problem as a `FILE:LINE:COL: field: message` line.
+ */
+class ScenarioInputError extends CliError {
+  constructor(
+    message: string,
+    readonly summary: string,
+    readonly problems: string[],
+    hint?: string,
+  ) {
+    super(message, EXIT.usage, hint);
+    this.name = 'ScenarioInputError';
+  }
+}
+
+/**
+ * Loads every scenario file `paths` name; prints each problem on stderr and throws when there
+ * is any. With `json` nothing is printed: the problems are part of the error's message, so the
+ * error is one JSON line on stderr (README.md "Exit codes").
+ * @throws ScenarioInputError exit 2
+ */
+function loadAll(paths: string[], voice: boolean, json: boolean): LoadedScenarioFile[] {
   const { files, problems } = expandAgentPaths(paths);
   const all: AgentFileProblem[] = [...problems];
   const loaded: LoadedScenarioFile[] = [];
@@ -116,12 +137,15 @@ function loadAll(paths: string[], voice: boolean): LoadedScenarioFile[] {
     if (audioOnly.length > 0) all.push(...audioOnly);
     else loaded.push(r);
   }
-  for (const p of all) problem(problemLocation(p), problemDetail(p));
+  if (!json) for (const p of all) problem(problemLocation(p), problemDetail(p));
   if (all.length > 0) {
     const bad = files.length - loaded.length + problems.length;
-    throw new CliError(
-      `${bad} of ${files.length + problems.length} scenario files have problems: nothing was run`,
-      EXIT.usage,
+    const head = `${bad} of ${files.length + problems.length} scenario files have problems: nothing was run`;
+    const lines = all.map((p) => `${problemLocation(p)}: ${problemDetail(p)}`);
+    throw new ScenarioInputError(
+      json ? `${head}: ${lines.join('; ')}` : head,
+      head,
+      lines,
       'each problem is printed above as FILE:LINE:COL: field: message (docs/agent-tests.md)',
     );
   }
@@ -157,7 +181,20 @@ function writeFileWhole(file: string, text: string, what: string): void {
  *   `test_failed`) when a scenario failed
  */
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
-  const loaded = loadAll(paths, flags.voice === true);
+  let loaded: LoadedScenarioFile[];
+  try {
+    loaded = loadAll(paths, flags.voice === true, ctx.json);
+  } catch (err) {
+    // The report is written whatever the result (docs/agent-tests.md): bad input is one failed test case.
+    if (flags.junit && err instanceof ScenarioInputError) {
+      try {
+        writeFileWhole(flags.junit, junitInputErrorXml(err.summary, err.problems), 'JUnit report');
+      } catch {
+        // the bad input is the error to report; a report that cannot be written is secondary
+      }
+    }
+    throw err;
+  }
   const { host: hostOptions, model } = await runModelOf(flags);
   if (!ctx.json) say(model.notice);
   if (flags.voice) {

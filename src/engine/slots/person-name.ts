@@ -9,6 +9,11 @@
  * (some capitalised word other than a sentence start), a name must be capitalised too, or
  * be a kinship word (mom, dad …). In answer mode a short reply that is nothing but a name
  * ("Philip", "Uncle Richard please", "Rahul ji") is accepted without a cue.
+ *
+ * A question is no answer ("is it wheelchair accessible?", "is Dr Rao available today?", "do you
+ * take UPI?"): it is read as in volunteer mode, so only a self-introduction inside it counts
+ * ("my name is Priya, is the clinic open?"), and the rest goes on to the FAQ and the model
+ * (docs/llm.md).
  */
 import { MONTHS, WEEKDAYS } from './date-words.js';
 import { FILLERS } from './keywords.js';
@@ -254,20 +259,53 @@ function nameBeforeRole(toks: Tok[], words: string[], cased: boolean): [number, 
   return [from, verb];
 }
 
+/** Words that open a yes/no or wh- question ("is it …", "do you …", "what …", "kya …"). */
+const QUESTION_OPENERS: ReadonlySet<string> = new Set(
+  `what what's whats when where where's why how how's which who who's whose whom is are am was were do does did can could
+will would shall should may might has have isn't aren't don't doesn't can't won't kya kab kahan kahaan kaise kaun kyun
+kitna kitni kitne क्या कब कहाँ कैसे कौन क्यों कितना`
+    .split(/\s+/)
+    .map(normalizeWord),
+);
+/** Words a question may open with before its question word ("sorry, is it …", "hello, do you …"). */
+const QUESTION_LEAD: ReadonlySet<string> = new Set(
+  'uh um umm hmm er ah oh well so ok okay sorry hello hi hey and but also excuse me'.split(' ').map(normalizeWord),
+);
+
+/**
+ * True when the utterance opens with a question: its first clause (after a filler or greeting,
+ * up to the first `, . ; ! ?`) ends with `?`, opens with a yes/no or wh- question word, or ends
+ * with "kya". "will be Rahul" is no question, nor is "It goes to Yumi, but can you …?".
+ */
+function isQuestion(toks: Tok[]): boolean {
+  let i = 0;
+  while (i < toks.length && (toks[i]!.kind === 'sym' || QUESTION_LEAD.has(toks[i]!.text))) i += 1;
+  let end = i;
+  while (end < toks.length && !/^[,.;!?]$/.test(toks[end]!.text)) end += 1;
+  if (toks[end]?.text === '?') return true;
+  const words = toks
+    .slice(i, end)
+    .filter((t) => t.kind === 'word')
+    .map((t) => t.text);
+  if (words.length === 0) return false;
+  if (QUESTION_OPENERS.has(words[0]!) && words[1] !== 'be') return true;
+  const last = words[words.length - 1];
+  return last === 'kya' || last === normalizeWord('क्या');
+}
+
 /**
  * Extracts a person's name from an utterance.
  *
  * @param mode `answer`: any cue ("to X", "my friend X", "this is X") or a bare name;
  *        `volunteer`: only self-introductions ("my name is", "mera naam", "call me"; "I am" /
- *        "this is" only with a capitalised name)
+ *        "this is" only with a capitalised name). A question is always read in volunteer mode.
  * @returns the name, proper-cased, and the words that said it, or null. Never throws.
  */
 export function extractPersonName(utterance: string, mode: 'answer' | 'volunteer'): { value: string; matched: string } | null {
-  const all = tokenize(utterance);
-  const toks = all.filter(
-    (t, i) => !(t.kind === 'sym' && (/^[,'"“”]$/.test(t.text) || (t.text === '.' && TITLES.has(all[i - 1]?.text ?? '')))),
-  );
+  const all = tokenize(utterance).filter((t, i, a) => !(t.text === '.' && TITLES.has(a[i - 1]?.text ?? '')));
+  const toks = all.filter((t) => !(t.kind === 'sym' && /^[,'"“”]$/.test(t.text)));
   const words = toks.map((t) => t.text);
+  if (isQuestion(all)) mode = 'volunteer';
   const cased = caseInformative(toks);
   const found = (span: [number, number] | null, cueFrom: number): { value: string; matched: string } | null =>
     span ? { value: properCase(toks, span[0], span[1]), matched: utterance.slice(toks[cueFrom]!.start, toks[span[1] - 1]!.end) } : null;
