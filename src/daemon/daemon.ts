@@ -9,7 +9,7 @@ import { resolveAudioCacheCap } from '../adapters/speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
 import { auditModeNotice, llmNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
-import { openLanguageModel } from './language-model.js';
+import { llmFailureLog, openLanguageModel } from './language-model.js';
 import { autoVacuumMode, databaseBytes } from '../store/space.js';
 import { acquireDaemonLock, ensureStateDir } from './state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -116,6 +116,7 @@ export async function startDaemon(
       webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
       languageModel: await openLanguageModel(settings.llm),
+      onLlmFailure: llmFailureLog(logger, settings.llm),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
         logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
