@@ -6,6 +6,7 @@ import type { RecognitionConfig } from '../adapters/recognizers/recognizer-choic
 import type { Repos } from '../store/index.js';
 import { AgentService } from './agents.js';
 import { NoLanguageModel, type LanguageModel } from './language-model.js';
+import type { LlmFailure } from './llm-step.js';
 import { BudgetService, type BudgetSettings } from './budget.js';
 import { CallLineService } from './call-line.js';
 import { CallService } from './calls.js';
@@ -88,6 +89,8 @@ export interface ServiceOptions {
   languageModel?: LanguageModel;
   /** Deadline of a turn's whole model step, ms (default `llmTimeoutMs`, else 5000; docs/llm.md "Where the model acts"). */
   llmDeadlineMs?: number;
+  /** Told of each model request that failed (the turn fell back to the rules), for the log (default: silent). */
+  onLlmFailure?: (failure: LlmFailure) => void;
   /** Base URL of audio links, e.g. `http://127.0.0.1:8787` (default: that); read per request. */
   audioBaseUrl?: () => string;
   /** Told of synthesis failures, for the log. */
@@ -145,7 +148,12 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
   const budget = new BudgetService(deps, options.budget ?? { dailyBudgetInr: 0, timezone: 'Asia/Kolkata', callReservationInr: 2 });
   const deadlineMs = options.llmDeadlineMs ?? options.llmTimeoutMs;
   const sessions: SessionService = new SessionService(deps, agents, speech, pricing, {
-    llm: { model: languageModel, budget, ...(deadlineMs !== undefined ? { deadlineMs } : {}) },
+    llm: {
+      model: languageModel,
+      budget,
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      ...(options.onLlmFailure ? { onFailure: options.onLlmFailure } : {}),
+    },
     audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
     ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
     ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),

@@ -38,6 +38,20 @@ export interface LlmStepOptions {
   budget: { allows(tenantId: string, extraMicro: number): boolean };
   /** Deadline of the whole model step, ms (default {@link DEFAULT_LLM_DEADLINE_MS}). */
   deadlineMs?: number;
+  /** Told of each request that failed (the turn then falls back to the rules), for the daemon's log. */
+  onFailure?: (failure: LlmFailure) => void;
+}
+
+/**
+ * A request to the model that failed: the model asked, the {@link LanguageModelError} kind
+ * (`other` for anything else), the endpoint's HTTP status (null: it did not answer) and the
+ * error's message (the adapter's: host, status, the provider's words, the key redacted).
+ */
+export interface LlmFailure {
+  model: string;
+  kind: string;
+  status: number | null;
+  message: string;
 }
 
 /** Default deadline of a turn's model step, ms. */
@@ -239,7 +253,16 @@ export async function runLlmStep(
     return { assist: checkCompletion(ask, done, s.agent.def), call };
   } catch (err) {
     const detail = err instanceof LanguageModelError ? err.kind : 'other';
-    return { assist: { kind: 'none', detail }, call: { model, usage: none, latencyMs: performance.now() - started, costMicro: 0 } };
+    const status = err instanceof LanguageModelError ? err.status : null;
+    try {
+      opts.onFailure?.({ model, kind: detail, status, message: err instanceof Error ? err.message : String(err) });
+    } catch {
+      // a failing log never fails the turn
+    }
+    return {
+      assist: { kind: 'none', detail, ...(status !== null ? { status } : {}) },
+      call: { model, usage: none, latencyMs: performance.now() - started, costMicro: 0 },
+    };
   } finally {
     limit.clear();
   }

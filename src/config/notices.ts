@@ -88,11 +88,18 @@ export function retentionNotice(days: number): string {
 
 /**
  * One line on the language model (docs/llm.md): `llm: MODEL at HOST` when `llm.base_url` is set
- * (never the URL's path, query or the key), else `llm: off` and how to turn it on.
+ * (never the URL's path, query or the key), else `llm: off` and how to turn it on. With an
+ * endpoint but no `llm.model`, it says that agents naming no model of their own will not call
+ * it; without an endpoint, that a model or key set on their own are not used.
  */
 export function llmNotice(llm: Settings['llm']): string {
   if (!llm.base_url) {
-    return 'llm: off (agents answer from their rules only). To enable it, set VAGENT_LLM_BASE_URL and VAGENT_LLM_MODEL (or llm: base_url, model in the config file) and restart vagent serve';
+    const ignored = [llm.model ? 'llm.model (VAGENT_LLM_MODEL)' : null, llm.api_key ? 'VAGENT_LLM_API_KEY' : null].filter(
+      (x): x is string => x !== null,
+    );
+    const unused =
+      ignored.length > 0 ? ` ${ignored.join(' and ')} ${ignored.length > 1 ? 'are' : 'is'} set but not used without a base URL.` : '';
+    return `llm: off (agents answer from their rules only).${unused} To enable it, set VAGENT_LLM_BASE_URL and VAGENT_LLM_MODEL (or llm: base_url, model in the config file) and restart vagent serve`;
   }
   let host: string;
   try {
@@ -100,5 +107,24 @@ export function llmNotice(llm: Settings['llm']): string {
   } catch {
     host = 'the configured endpoint';
   }
-  return `llm: ${llm.model ?? '(each agent names its model)'} at ${host}, requests time out after ${llm.timeout_ms} ms`;
+  if (!llm.model) {
+    return (
+      `llm: no default model at ${host}, requests time out after ${llm.timeout_ms} ms. Only agents whose llm block names a model ` +
+      'call it; the others (the shipped examples among them) answer from their rules (trace: not_configured). ' +
+      'To give them one, set VAGENT_LLM_MODEL (or llm: model in the config file) and restart vagent serve'
+    );
+  }
+  return `llm: ${llm.model} at ${host}, requests time out after ${llm.timeout_ms} ms`;
+}
+
+/**
+ * The warning that the daemon's default model (`llm.model`) has no price in the price list, so
+ * its calls count as costing 0 (the same warning `vagent agent apply` gives for an agent's model;
+ * docs/agents.md "LLM"). @param pricingFile the price list in use, named in the fix
+ */
+export function llmPriceNotice(model: string, pricingFile: string): string {
+  return (
+    `warning: the daemon's model ${model} (llm.model) has no price in the price list: its calls will cost 0 in costs ` +
+    `and the daily budget. To price it, add it under llm: in ${pricingFile} (or point VAGENT_PRICING_FILE at a copy) and restart vagent serve`
+  );
 }

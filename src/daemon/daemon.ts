@@ -3,13 +3,14 @@
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
 import pino from 'pino';
-import { defaultStateDir, statePaths } from '../config/paths.js';
+import { defaultStateDir, shippedPaths, statePaths } from '../config/paths.js';
 import { cloudVoices, openSpeech } from './speech.js';
 import { resolveAudioCacheCap } from '../adapters/speech/cache-limits.js';
 import { clientUrl, httpUrl, type Settings } from '../config/schema.js';
 import { loginUrl, writeDaemonAddress, type DaemonAddress } from '../config/daemon-address.js';
-import { auditModeNotice, llmNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
-import { openLanguageModel } from './language-model.js';
+import { auditModeNotice, llmNotice, llmPriceNotice, retentionNotice, telephonyNotice, vacuumNotice } from '../config/notices.js';
+import { llmFailureLog, openLanguageModel } from './language-model.js';
+import { loadPricing } from '../config/pricing.js';
 import { autoVacuumMode, databaseBytes } from '../store/space.js';
 import { acquireDaemonLock, ensureStateDir } from './state-dir.js';
 import { vagentVersion } from '../version.js';
@@ -119,6 +120,7 @@ export async function startDaemon(
       webhookDelivery: { log: logger.child({ component: 'webhooks' }) },
       ...(speech ? { speech } : {}),
       languageModel: await openLanguageModel(settings.llm),
+      onLlmFailure: llmFailureLog(logger, settings.llm),
       audioBaseUrl: () => audioBase,
       onSpeechError: (err) =>
         logger.warn({ reason: (err as { reason?: string }).reason ?? 'failed' }, 'speech synthesis failed; reply sent without audio'),
@@ -244,6 +246,13 @@ export async function startDaemon(
   say(`vagent ${vagentVersion()} listening on ${url} (state dir ${settings.state_dir}, auth_mode ${settings.auth_mode})`);
   say(telephonyNotice(settings.livekit));
   say(llmNotice(settings.llm));
+  // The daemon's default model unpriced: its calls would count as free (as apply warns for an agent's).
+  const pricingFile = settings.pricing_file ?? shippedPaths.pricing;
+  if (settings.llm.base_url && settings.llm.model && loadPricing(pricingFile).list.llm[settings.llm.model] === undefined) {
+    const notice = llmPriceNotice(settings.llm.model, pricingFile);
+    logger.warn({ model: settings.llm.model, pricing_file: pricingFile }, notice);
+    say(notice);
+  }
   say(retentionNotice(settings.retention_days));
   say(runtime.services.recordings.notice());
   // Recordings cut short by a stop without a goodbye (kill -9) get their real sizes.

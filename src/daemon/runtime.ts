@@ -4,6 +4,7 @@
  * Used by the daemon and by the local `vagent admin` commands.
  */
 import type { LanguageModel } from '../app/language-model.js';
+import type { LlmFailure } from '../app/llm-step.js';
 import type { Settings } from '../config/schema.js';
 import { shippedPaths, statePaths } from '../config/paths.js';
 import { loadPricing } from '../config/pricing.js';
@@ -60,6 +61,8 @@ export interface RuntimeOptions {
   webhookDelivery?: DeliveryOptions;
   /** Deadline of a turn's whole model step, ms; default `llm.timeout_ms`. */
   llmDeadlineMs?: number;
+  /** Told of each model request that failed, for the log; default silent. */
+  onLlmFailure?: (failure: LlmFailure) => void;
 }
 
 /**
@@ -94,6 +97,7 @@ export function openRuntime(settings: Settings, options: RuntimeOptions = {}): R
       webhookPort: webhookPortOf(settings),
       ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
       ...(options.llmDeadlineMs !== undefined ? { llmDeadlineMs: options.llmDeadlineMs } : {}),
+      ...(options.onLlmFailure ? { onLlmFailure: options.onLlmFailure } : {}),
       budget: {
         dailyBudgetInr: settings.tenant_daily_budget_inr,
         timezone: settings.timezone,

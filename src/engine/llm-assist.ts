@@ -31,13 +31,14 @@ export type LlmAsk =
  * - `slot`: the value the model gave (null: none found); the engine checks it by the slot's type;
  * - `intent`: the intent the model named (`none`: not a control intent);
  * - `none`: no answer (`detail`: why — timeout, rate_limited, server_error, malformed, empty,
- *   too_long, other_language, budget, session_cap, not_configured …): the rules' path stands.
+ *   too_long, other_language, budget, session_cap, not_configured …; `status`: the endpoint's
+ *   HTTP status when it answered with an error): the rules' path stands.
  */
 export type LlmAssist =
   | { kind: 'reply'; text: string }
   | { kind: 'slot'; value: SlotValue | null }
   | { kind: 'intent'; intent: (typeof LLM_INTENTS)[number] | 'none' }
-  | { kind: 'none'; detail: string };
+  | { kind: 'none'; detail: string; status?: number };
 
 /** Words that, in a short utterance no layer placed, make the rules unsure whether it is a control intent. */
 const CONTROL_CUES = new Set([

@@ -61,6 +61,8 @@ export type TraceStep = {
   confidence?: number;
   /** `detail: 'low_confidence'`: the slot type's threshold it fell below, 0..1. */
   threshold?: number;
+  /** Layer `llm`, `result: 'miss'`: the HTTP status the model's endpoint answered a failed request with. */
+  status?: number;
 };
 
 /** The outcome of one turn. */

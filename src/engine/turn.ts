@@ -145,7 +145,8 @@ function llmTurn(t: Turn, step: Step): string {
     return t.reprompt(step);
   }
   if (assist.kind === 'none' || assist.kind !== kind) {
-    t.trace.push({ layer: 'llm', result: 'miss', detail: assist.kind === 'none' ? assist.detail : 'mismatch' });
+    const status = assist.kind === 'none' && assist.status !== undefined ? { status: assist.status } : {};
+    t.trace.push({ layer: 'llm', result: 'miss', detail: assist.kind === 'none' ? assist.detail : 'mismatch', ...status });
     return t.reprompt(step);
   }
   switch (assist.kind) {

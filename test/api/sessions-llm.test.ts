@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../support/app.js';
 import { ScriptedModel } from '../helpers/scripted-model.js';
+import type { LlmFailure } from '../../src/app/llm-step.js';
 
 const INSTRUCTIONS = 'Sunrise Clinic takes cash, card and UPI. Open 9 to 6, Monday to Saturday.';
 
@@ -59,11 +60,14 @@ async function say(id: string, text: string, headers?: Record<string, string>): 
   return res.json<Turn>();
 }
 
+/** Failed model requests the service told of (the daemon logs them). */
+const failures: LlmFailure[] = [];
+
 const llmSteps = (turn: Turn) => turn.trace.steps.filter((s) => s.layer === 'llm');
 
 beforeAll(async () => {
   model = new ScriptedModel();
-  t = await makeTestApp({}, { languageModel: model, llmDeadlineMs: 300 });
+  t = await makeTestApp({}, { languageModel: model, llmDeadlineMs: 300, onLlmFailure: (f) => failures.push(f) });
   for (const [id, llm] of [
     ['ag_llm', undefined],
     ['ag_rules', null],
@@ -160,8 +164,15 @@ describe('bad or missing model output falls back to the rules re-prompt', () => 
       expect(Date.now() - started).toBeLessThan(5000);
       expect(turn.trace.layer).toBe('reprompt');
       expect(turn.text).toContain("patient's name");
-      expect(llmSteps(turn)).toEqual([{ layer: 'llm', result: 'miss', detail }]);
+      // A failed request names the endpoint's status in the trace (the chat turn line shows it).
+      const status = 'status' in answer && answer.status !== undefined ? { status: answer.status } : {};
+      expect(llmSteps(turn)).toEqual([{ layer: 'llm', result: 'miss', detail, ...status }]);
       expect(turn.trace.llm_used).toBe(true);
+      // A failed request (not a bad answer) is told to the daemon's log, with its kind and status.
+      const failed = ['timeout', 'rate_limited', 'server_error'].includes(detail);
+      expect(failures.at(-1)?.kind === detail).toBe(failed);
+      if (failed) expect(failures.at(-1)).toMatchObject({ model: 'gpt-4o-mini', status: 'status' in answer ? answer.status : null });
+      failures.length = 0;
     });
   }
 

@@ -55,6 +55,24 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ s
 /** Every response body seen over HTTP, searched for the key at the end. */
 const bodies: string[] = [];
 
+/** The daemon's warn lines about failed model requests of `kind` (its JSON log on stdout). */
+function warnLines(kind: string): Array<Record<string, unknown>> {
+  return daemon
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.component === 'llm' && l.kind === kind);
+}
+
+/** The first warn line of `kind`, waiting a little for the log to be read. */
+async function waitForWarn(kind: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 50 && warnLines(kind).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  const [line] = warnLines(kind);
+  expect(line, `no warn line of kind ${kind} in:\n${daemon.stdout()}`).toBeDefined();
+  return line!;
+}
+
 async function openSession(): Promise<string> {
   const res = await api<{ session_id: string }>('POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' });
   bodies.push(res.text);
@@ -185,6 +203,10 @@ describe('vagent chat against the fake model', { timeout: 60_000 }, () => {
         expect(turn.trace.latency_ms.llm!).toBeLessThan(DEADLINE_MS + 500);
         expect(took).toBeLessThan(DEADLINE_MS + 3000);
         expect(turn.cost.llm_inr).toBe(0); // no answer, no tokens
+        // The operator's log says why, with the endpoint's host and status (docs/llm.md "Failures").
+        const logged = await waitForWarn(step!.detail!);
+        expect(logged).toMatchObject({ level: 40, component: 'llm', host: new URL(fake.url).host, model: 'fake-llm' });
+        expect(logged.status).toBe(mode === 'hang' ? null : Number(mode));
         // The session goes on: the caller's name is still taken by the rules.
         const next = await say(id, 'Priya Sharma');
         expect(next.trace.layer).toBe('capture');
@@ -193,6 +215,26 @@ describe('vagent chat against the fake model', { timeout: 60_000 }, () => {
       }
     });
   }
+
+  it('a refused request (a wrong key: 401): the chat turn line says why, the log has one warn line per kind, repeats not logged', async () => {
+    fake.setRules([{ match: 'UPI', status: 401, reply: 'Incorrect API key provided' }]);
+    try {
+      const res = await runCli(['chat', 'ag_clinic_booking'], { env, input: 'do you take UPI?\ndo you take UPI?\n' });
+      expect(res.code, res.stderr).toBe(0);
+      const footers = res.stdout.split('\n').filter((l) => l.startsWith('layer='));
+      expect(footers.length, res.stdout).toBeGreaterThanOrEqual(2);
+      expect(footers[0]).toMatch(/^layer=reprompt · ₹0\.00 · [\d.]+ m?s · llm refused \(401\) [\d.]+ m?s \(session ₹0\.00\)$/);
+      expect(res.stdout).not.toContain('0 in (0 cached)');
+      const logged = await waitForWarn('refused');
+      expect(logged).toMatchObject({ status: 401, host: new URL(fake.url).host });
+      expect(String(logged.msg)).toContain('Incorrect API key provided');
+      expect(String(logged.msg)).toContain('401');
+      // The second refusal within the minute is counted, not logged.
+      expect(warnLines('refused')).toHaveLength(1);
+    } finally {
+      fake.setRules([]);
+    }
+  });
 
   it('the key shows in no response, log line or CLI output', async () => {
     const chat = await runCli(['chat', 'ag_clinic_booking'], { env, input: 'do you take UPI?\n' });

@@ -97,6 +97,40 @@ describe('vagent serve start-up', { timeout: 30_000 }, () => {
     expect(on.stdout()).toContain('"llm":"llama-3.1-8b-instant"');
   });
 
+  it('warns when the daemon model has no price (its calls would cost 0); not for a priced one', async () => {
+    const unpriced = await startDaemon({
+      env: { ...QUIET, VAGENT_LLM_BASE_URL: 'http://127.0.0.1:9/v1', VAGENT_LLM_MODEL: 'qwen2.5-7b-instruct' },
+    });
+    await unpriced.waitForOutput(/^warning: the daemon's model .*$/m);
+    expect(unpriced.stderr()).toMatch(
+      /^warning: the daemon's model qwen2\.5-7b-instruct \(llm\.model\) has no price in the price list: its calls will cost 0 .*config\/pricing\.yaml/m,
+    );
+    await unpriced.stop();
+    expect(unpriced.stdout()).toMatch(/"level":40,.*"model":"qwen2\.5-7b-instruct".*has no price/);
+    const priced = await startDaemon({ env: { ...QUIET, VAGENT_LLM_BASE_URL: 'http://127.0.0.1:9/v1', VAGENT_LLM_MODEL: 'gpt-4o-mini' } });
+    await priced.waitForOutput(/^retention: .*$/m);
+    expect(priced.stderr()).not.toContain('has no price');
+  });
+
+  it('a base URL without a model: says agents naming no model will not call it', async () => {
+    const d = await startDaemon({ env: { ...QUIET, VAGENT_LLM_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    await d.waitForOutput(/^llm: .*$/m);
+    expect(d.stderr()).toMatch(
+      /^llm: no default model at 127\.0\.0\.1:9, .*Only agents whose llm block names a model call it; .*not_configured.*VAGENT_LLM_MODEL/m,
+    );
+  });
+
+  it('a model or key without a base URL: llm off, and says they are not used (never the key)', async () => {
+    const key = 'sk-unused-key-do-not-print-77aa';
+    const d = await startDaemon({ env: { ...QUIET, VAGENT_LLM_MODEL: 'gpt-4o-mini', VAGENT_LLM_API_KEY: key } });
+    await d.waitForOutput(/^llm: .*$/m);
+    expect(d.stderr()).toMatch(
+      /^llm: off \(agents answer from their rules only\)\. llm\.model \(VAGENT_LLM_MODEL\) and VAGENT_LLM_API_KEY are set but not used without a base URL\. To enable it, set VAGENT_LLM_BASE_URL/m,
+    );
+    await d.stop();
+    expect(d.stdout() + d.stderr()).not.toContain(key);
+  });
+
   it('a port in use: one line naming the port and --port, exit 1, no stack trace', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

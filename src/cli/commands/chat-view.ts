@@ -57,21 +57,43 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
   printAgentClips(clips);
 }
 
-/** One turn: the agent's lines and a dim footer `layer=capture · ₹0.00 · 12 ms (session ₹…)`. */
+/**
+ * The model's part of a turn's footer (docs/llm.md "Where the model acts"): its tokens (cached
+ * apart) and its share of the cost, to the micro-rupee as the API gives it (one request costs a
+ * fraction of a paisa); for a request that failed, why (`llm refused (401) 1.2 s`); for an answer
+ * not used or a request not sent, the reason from the trace.
+ */
+export function llmPart(turn: TurnResult): string {
+  const u = turn.trace?.usage;
+  const miss = (turn.trace?.steps ?? []).find((st) => st.layer === 'llm' && st.result === 'miss');
+  const reason =
+    miss && typeof miss.detail === 'string' ? `${miss.detail}${typeof miss.status === 'number' ? ` (${miss.status})` : ''}` : null;
+  const ms = formatMs(turn.trace?.latency_ms?.llm);
+  if (u && reason !== null && u.input_tokens === 0 && u.output_tokens === 0) return ` · llm ${reason} ${ms}`;
+  if (u) {
+    const tokens = `${u.input_tokens} in (${u.cached_tokens} cached) / ${u.output_tokens} out tokens`;
+    return ` · llm ${tokens} ₹${(turn.cost?.llm_inr ?? 0).toFixed(6)} ${ms}${reason !== null ? ` (not used: ${reason})` : ''}`;
+  }
+  return reason !== null ? ` · llm not called (${reason})` : '';
+}
+
+/**
+ * A turn's footer: `layer=capture · ₹0.00 · 12 ms (session ₹…)`, with the model's part
+ * ({@link llmPart}) and the cost of live speech synthesis when not zero (`· tts ₹0.24`).
+ */
+export function turnFooter(turn: TurnResult): string {
+  const ttsInr = turn.cost?.tts_inr ?? 0;
+  const tts = ttsInr > 0 ? ` · tts ${rupees(ttsInr)}` : '';
+  return (
+    `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}${llmPart(turn)}${tts}` +
+    ` (session ${rupees(turn.session_totals?.total_inr)})`
+  );
+}
+
+/** One turn: the agent's lines and a dim footer ({@link turnFooter}). */
 export function printTurn(turn: TurnResult): void {
   printAgentClips(turn.clips?.length ? turn.clips : [{ text: turn.text, audio_url: turn.audio_url, livekit_wav_url: null }]);
-  const u = turn.trace?.usage;
-  // A turn the language model answered: its tokens (cached apart) and its share of the cost, to
-  // the micro-rupee as the API gives it (one request costs a fraction of a paisa).
-  const llm = u
-    ? ` · llm ${u.input_tokens} in (${u.cached_tokens} cached) / ${u.output_tokens} out tokens ₹${(turn.cost?.llm_inr ?? 0).toFixed(6)} ${formatMs(turn.trace?.latency_ms?.llm)}`
-    : '';
-  say(
-    dim(
-      `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}${llm}` +
-        ` (session ${rupees(turn.session_totals?.total_inr)})`,
-    ),
-  );
+  say(dim(turnFooter(turn)));
 }
 
 /** Step statuses coloured: done green, failed red, skipped dim. */
