@@ -58,7 +58,7 @@ export interface SpeechPort {
    * `options.signal` aborts, no further text is started; the call resolves when the texts
    * already started are done (or failed).
    */
-  prepare(spokenTexts: string[], voice: string, options?: PrepareOptions): Promise<{ ready: number; failed: number }>;
+  prepare(spokenTexts: string[], voice: string, options?: PrepareOptions): Promise<PrepareResult>;
   /** A cached clip made of clips `keys` played in order; returns its key. */
   combine(keys: string[]): Promise<string>;
   /** The key of the clip {@link SpeechPort.combine} gives for `keys` when it is cached already, else null. */
@@ -72,6 +72,16 @@ export interface SpeechPort {
   pin(owner: string, keys: readonly string[]): void;
   /** Drops every pin of `owner` (its session ended, or left memory). */
   unpin(owner: string): void;
+}
+
+/** What {@link SpeechPort.prepare} did. */
+export interface PrepareResult {
+  /** Distinct texts cached now. */
+  ready: number;
+  /** Distinct texts that failed (a cloud voice's text the embedded engine spoke instead among them). */
+  failed: number;
+  /** The first cloud-voice failure's mark, as {@link EnsuredClip.fallback} (`fallback:sarvam:http_400`); absent when none. */
+  fallback?: string;
 }
 
 /** Options of {@link SpeechPort.prepare}. */
