@@ -56,6 +56,18 @@ export function llmWarnings(agent: AgentDefinition, check: AgentModelCheck | und
   ];
 }
 
+/**
+ * The warnings of an agent's `voice`: a cloud provider the daemon has no key for (`configured`,
+ * the providers it speaks with; undefined: not known, no warning), whose lines the embedded voice
+ * would speak (docs/agents.md "Voice").
+ */
+export function voiceWarnings(agent: AgentDefinition, configured: readonly string[] | undefined): AgentWarning[] {
+  const voice = agent.voice;
+  if (typeof voice !== 'object' || configured === undefined || configured.includes(voice.provider)) return [];
+  const why = voiceFailureMessage(`fallback:${voice.provider}:not_configured`) ?? `${voice.provider} is not configured`;
+  return [{ param: 'voice.provider', message: `${why}; the embedded voice speaks its lines instead` }];
+}
+
 /** Agent use cases. */
 export class AgentService {
   private readonly compiled = new Map<string, CompiledAgent>();
@@ -111,7 +123,7 @@ export class AgentService {
    * Creates or replaces an agent (`PUT /v1/agents/{agent_id}`): validated, stored as the
    * tenant's current revision in one step of the unit of work, then its static texts
    * pre-synthesised in the background (`onPresynthesisError` hears of a failure). The view
-   * carries `warnings` ({@link llmWarnings}) when there are any.
+   * carries `warnings` ({@link llmWarnings}, {@link voiceWarnings}) when there are any.
    * @throws ApiError as {@link validate}.
    */
   async put(
@@ -122,7 +134,7 @@ export class AgentService {
     onPresynthesisError?: (err: unknown) => void,
   ): Promise<Committed<AgentView>> {
     const { agent, digest } = this.validate(agentId, body);
-    const warnings = llmWarnings(agent, this.modelCheck);
+    const warnings = [...llmWarnings(agent, this.modelCheck), ...voiceWarnings(agent, this.speech.cloudProviders)];
     const done = await this.deps.uow.run(scope, (tx) => {
       const view = this.putTx(tx, principal.tenantId, agent, digest);
       return warnings.length > 0 ? { ...view, warnings } : view;

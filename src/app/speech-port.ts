@@ -37,6 +37,11 @@ export interface EnsuredClip {
 export interface SpeechPort {
   /** Pricing key of the embedded synthesiser (`espeak-ng`); a cloud voice's clips name theirs ({@link EnsuredClip.provider}). */
   readonly provider: string;
+  /**
+   * The cloud providers it speaks with (`sarvam`, `elevenlabs`: their key is set); a cloud voice
+   * of another provider is spoken by the embedded engine. Absent: not known.
+   */
+  readonly cloudProviders?: readonly string[];
   /** The synthesiser's voice for a BCP-47 language. */
   voiceFor(language: string): string;
   /** The cache key of `spokenText` in `voice` (whether or not it is cached); internal. */

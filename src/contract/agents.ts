@@ -49,7 +49,8 @@ export const AgentSchema = z
     definition: z.looseObject({}).optional(),
     /**
      * `PUT` only: what is valid but likely a mistake, each with the field it is about
-     * (`llm.model` not priced in config/pricing.yaml, so its cost would show as 0). Never a reason to refuse.
+     * (`llm.model` not priced in config/pricing.yaml, so its cost would show as 0; `voice.provider`
+     * a cloud voice the daemon has no API key for). Never a reason to refuse.
      */
     warnings: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
   })

@@ -187,8 +187,18 @@ describe('a failing cloud voice', () => {
     const def = (await t.call('GET', '/v1/agents/ag_clinic_booking')).json().definition as Record<string, unknown>;
     const put = async (id: string, voice: unknown) =>
       expect((await t!.call('PUT', `/v1/agents/${id}`, { ...def, id, voice })).statusCode).toBeLessThan(300);
-    // ElevenLabs is not configured in this app: no key on the daemon.
-    await put('ag_clinic_el', { provider: 'elevenlabs', voice_id: 'JBFqnCBsd6RMkjVDRZzb' });
+    // ElevenLabs is not configured in this app: no key on the daemon, said at once by the PUT.
+    const warned = await t.call('PUT', '/v1/agents/ag_clinic_el', {
+      ...def,
+      id: 'ag_clinic_el',
+      voice: { provider: 'elevenlabs', voice_id: 'JBFqnCBsd6RMkjVDRZzb' },
+    });
+    expect(warned.json().warnings).toEqual([
+      {
+        param: 'voice.provider',
+        message: 'elevenlabs has no API key on the daemon (set ELEVENLABS_API_KEY); the embedded voice speaks its lines instead',
+      },
+    ]);
     await t.runtime.services.agents.presynthesizeAll();
     const el = (await t.call('GET', '/v1/agents/ag_clinic_el')).json().audio;
     expect(el.failed).toBeGreaterThan(0);
@@ -203,7 +213,9 @@ describe('a failing cloud voice', () => {
     expect(sv.failure).toMatch(/^voice: sarvam answered 500 /);
     expect(JSON.stringify(sv)).not.toContain(KEY);
 
-    // A healthy voice has no failure.
+    // A healthy voice has no failure, and a configured provider no warning.
+    const fine = await t.call('PUT', '/v1/agents/ag_clinic_fine', { ...def, id: 'ag_clinic_fine', voice: { provider: 'sarvam' } });
+    expect(fine.json()).not.toHaveProperty('warnings');
     await applySarvamClinic(t);
     await t.runtime.services.agents.presynthesizeAll();
     expect((await t.call('GET', '/v1/agents/ag_clinic_sarvam')).json().audio).not.toHaveProperty('failure');

@@ -114,6 +114,11 @@ export class SpeechService implements SpeechPort {
     return this.synthesizer.provider;
   }
 
+  /** The cloud providers configured ({@link SpeechServiceOptions.cloud}). */
+  get cloudProviders(): readonly string[] {
+    return [...this.cloud.keys()];
+  }
+
   /** The engine's voice for a BCP-47 language. */
   voiceFor(language: string): string {
     return this.synthesizer.voiceFor(language);

@@ -160,7 +160,8 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
       applied[i] = final;
       if (!ctx.json) ok(appliedLine(final, flags.wait));
       // Why the cloud voice failed (no key, a 401, a bad speaker), placed at the file's `voice`.
-      if (!ctx.json && final.audio?.failure) {
+      const toldVoice = (agent.warnings ?? []).some((w) => w.param.startsWith('voice'));
+      if (!ctx.json && final.audio?.failure && !toldVoice) {
         const at = sources[i]!.problemAt('voice', final.audio.failure.replace(/^voice: /, ''));
         problem(problemLocation(at), `warning: ${problemDetail(at)}`);
       }
