@@ -10,7 +10,7 @@ import stringify from 'safe-stable-stringify';
 import { formatIssuePath, parseAgentDefinition, type AgentDefinition } from '../domain/agent.js';
 import { ApiError } from '../domain/errors.js';
 import { isAgentId, shortId } from '../domain/ids.js';
-import { voiceIdOf } from '../domain/voice.js';
+import { voiceFailureMessage, voiceIdOf } from '../domain/voice.js';
 import type { AgentAudioProgress, AgentSummary } from '../contract/index.js';
 import { staticOpeningTexts, staticTexts } from '../engine/static-texts.js';
 import { toSpokenText } from '../engine/spoken.js';
@@ -56,6 +56,18 @@ export function llmWarnings(agent: AgentDefinition, check: AgentModelCheck | und
   ];
 }
 
+/**
+ * The warnings of an agent's `voice`: a cloud provider the daemon has no key for (`configured`,
+ * the providers it speaks with; undefined: not known, no warning), whose lines the embedded voice
+ * would speak (docs/agents.md "Voice").
+ */
+export function voiceWarnings(agent: AgentDefinition, configured: readonly string[] | undefined): AgentWarning[] {
+  const voice = agent.voice;
+  if (typeof voice !== 'object' || configured === undefined || configured.includes(voice.provider)) return [];
+  const why = voiceFailureMessage(`fallback:${voice.provider}:not_configured`) ?? `${voice.provider} is not configured`;
+  return [{ param: 'voice.provider', message: `${why}; the embedded voice speaks its lines instead` }];
+}
+
 /** Agent use cases. */
 export class AgentService {
   private readonly compiled = new Map<string, CompiledAgent>();
@@ -64,7 +76,8 @@ export class AgentService {
    * `opening` of them, which are its opening's (immutable).
    */
   private readonly statics = new Map<string, { voice: string; texts: string[]; keys: string[]; opening: number }>();
-  private readonly failures = new Map<string, number>();
+  /** Per revision: its static texts that failed pre-synthesis, and the first cloud-voice failure's mark. */
+  private readonly failures = new Map<string, { count: number; fallback?: string }>();
   /** Aborted by {@link AgentService.stopPresynthesis}: no pre-synthesis starts after that. */
   private readonly presynthesis = new AbortController();
   /** Pre-syntheses under way (the start-up sweep, one per agent applied). */
@@ -110,7 +123,7 @@ export class AgentService {
    * Creates or replaces an agent (`PUT /v1/agents/{agent_id}`): validated, stored as the
    * tenant's current revision in one step of the unit of work, then its static texts
    * pre-synthesised in the background (`onPresynthesisError` hears of a failure). The view
-   * carries `warnings` ({@link llmWarnings}) when there are any.
+   * carries `warnings` ({@link llmWarnings}, {@link voiceWarnings}) when there are any.
    * @throws ApiError as {@link validate}.
    */
   async put(
@@ -121,7 +134,7 @@ export class AgentService {
     onPresynthesisError?: (err: unknown) => void,
   ): Promise<Committed<AgentView>> {
     const { agent, digest } = this.validate(agentId, body);
-    const warnings = llmWarnings(agent, this.modelCheck);
+    const warnings = [...llmWarnings(agent, this.modelCheck), ...voiceWarnings(agent, this.speech.cloudProviders)];
     const done = await this.deps.uow.run(scope, (tx) => {
       const view = this.putTx(tx, principal.tenantId, agent, digest);
       return warnings.length > 0 ? { ...view, warnings } : view;
@@ -199,8 +212,8 @@ export class AgentService {
   /** Synthesises every static text of revision `digest` not cached yet, counting failures for its `audio`. */
   private async presynthesizeTexts(digest: string): Promise<void> {
     const { voice, texts } = this.staticsOf(digest);
-    const { failed } = await this.speech.prepare(texts, voice, { signal: this.presynthesis.signal });
-    if (failed > 0) this.failures.set(digest, failed);
+    const { failed, fallback } = await this.speech.prepare(texts, voice, { signal: this.presynthesis.signal });
+    if (failed > 0) this.failures.set(digest, fallback === undefined ? { count: failed } : { count: failed, fallback });
     else this.failures.delete(digest);
   }
 
@@ -329,7 +342,10 @@ export class AgentService {
     const { keys } = this.staticsOf(digest);
     let ready = 0;
     for (const k of keys) if (this.speech.has(k)) ready += 1;
-    return { total: keys.length, ready, failed: Math.min(this.failures.get(digest) ?? 0, keys.length - ready) };
+    const f = this.failures.get(digest);
+    const failed = Math.min(f?.count ?? 0, keys.length - ready);
+    const failure = failed > 0 && f?.fallback !== undefined ? voiceFailureMessage(f.fallback) : null;
+    return { total: keys.length, ready, failed, ...(failure !== null ? { failure: `voice: ${failure}` } : {}) };
   }
 
   private view(row: AgentRow, withDefinition: boolean): AgentView {

@@ -37,6 +37,11 @@ export interface EnsuredClip {
 export interface SpeechPort {
   /** Pricing key of the embedded synthesiser (`espeak-ng`); a cloud voice's clips name theirs ({@link EnsuredClip.provider}). */
   readonly provider: string;
+  /**
+   * The cloud providers it speaks with (`sarvam`, `elevenlabs`: their key is set); a cloud voice
+   * of another provider is spoken by the embedded engine. Absent: not known.
+   */
+  readonly cloudProviders?: readonly string[];
   /** The synthesiser's voice for a BCP-47 language. */
   voiceFor(language: string): string;
   /** The cache key of `spokenText` in `voice` (whether or not it is cached); internal. */
@@ -58,7 +63,7 @@ export interface SpeechPort {
    * `options.signal` aborts, no further text is started; the call resolves when the texts
    * already started are done (or failed).
    */
-  prepare(spokenTexts: string[], voice: string, options?: PrepareOptions): Promise<{ ready: number; failed: number }>;
+  prepare(spokenTexts: string[], voice: string, options?: PrepareOptions): Promise<PrepareResult>;
   /** A cached clip made of clips `keys` played in order; returns its key. */
   combine(keys: string[]): Promise<string>;
   /** The key of the clip {@link SpeechPort.combine} gives for `keys` when it is cached already, else null. */
@@ -72,6 +77,16 @@ export interface SpeechPort {
   pin(owner: string, keys: readonly string[]): void;
   /** Drops every pin of `owner` (its session ended, or left memory). */
   unpin(owner: string): void;
+}
+
+/** What {@link SpeechPort.prepare} did. */
+export interface PrepareResult {
+  /** Distinct texts cached now. */
+  ready: number;
+  /** Distinct texts that failed (a cloud voice's text the embedded engine spoke instead among them). */
+  failed: number;
+  /** The first cloud-voice failure's mark, as {@link EnsuredClip.fallback} (`fallback:sarvam:http_400`); absent when none. */
+  fallback?: string;
 }
 
 /** Options of {@link SpeechPort.prepare}. */

@@ -16,8 +16,21 @@ export const LoadAgentBody = z.object({ ...openFields }, { error: 'request body 
 /** A `POST /v1/agents/{agent_id}/load` body as sent. */
 export type LoadAgentRequest = z.input<typeof LoadAgentBody>;
 
-const AudioStatus = z.object({ total: z.number().int(), ready: z.number().int(), failed: z.number().int() });
-/** Pre-synthesis progress of an agent's static texts (runs in the background after a PUT): clips to synthesise, ready, failed. */
+const AudioStatus = z.object({
+  total: z.number().int(),
+  ready: z.number().int(),
+  failed: z.number().int(),
+  /**
+   * Why clips failed when the agent's cloud voice failed, with the fix (`voice: elevenlabs has
+   * no API key on the daemon (set ELEVENLABS_API_KEY)`, `voice: sarvam answered 400 (check
+   * voice.speaker and voice.model)`); absent otherwise.
+   */
+  failure: z.string().optional(),
+});
+/**
+ * Pre-synthesis progress of an agent's static texts (runs in the background after a PUT): clips
+ * to synthesise, ready, failed, and why a cloud voice failed (`failure`).
+ */
 export type AgentAudioProgress = z.infer<typeof AudioStatus>;
 
 /** The Agent resource; `definition` (the stored definition, defaults applied) is left out of lists. */
@@ -36,7 +49,8 @@ export const AgentSchema = z
     definition: z.looseObject({}).optional(),
     /**
      * `PUT` only: what is valid but likely a mistake, each with the field it is about
-     * (`llm.model` not priced in config/pricing.yaml, so its cost would show as 0). Never a reason to refuse.
+     * (`llm.model` not priced in config/pricing.yaml, so its cost would show as 0; `voice.provider`
+     * a cloud voice the daemon has no API key for). Never a reason to refuse.
      */
     warnings: z.array(z.object({ param: z.string(), message: z.string() })).optional(),
   })

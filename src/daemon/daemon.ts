@@ -2,6 +2,7 @@
  * `vagent serve`: the daemon's lifecycle (README.md "Operating the daemon") — lock the state dir,
  * open it, listen, log JSON to stdout, drain and close on SIGTERM/SIGINT.
  */
+import { voiceFailureMessage } from '../domain/voice.js';
 import pino from 'pino';
 import { defaultStateDir, shippedPaths, statePaths } from '../config/paths.js';
 import { cloudVoices, openSpeech } from './speech.js';
@@ -88,6 +89,12 @@ export async function startDaemon(
         onWarning: (message, details) => logger.warn(details, message),
       },
       cloud,
+      // Provider and reason only (never the key or the text); at most once a minute per pair.
+      ({ provider, reason, suppressed }) =>
+        logger.warn(
+          { provider, reason, ...(suppressed > 0 ? { suppressed } : {}) },
+          `cloud voice failed: ${voiceFailureMessage(`fallback:${provider}:${reason}`) ?? `${provider} (${reason})`}; the embedded voice spoke instead`,
+        ),
     );
     speech = opened.speech;
     if (!speech) say(`No audio: ${opened.reason}. Replies are text only.`);

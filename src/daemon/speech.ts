@@ -11,7 +11,7 @@ import type { SpeechSynthesizer } from '../adapters/speech/types.js';
 import { loadAudioKey } from './state-dir.js';
 import { AudioCache, type AudioCacheOptions } from '../adapters/speech/cache.js';
 import { EspeakSynthesizer } from '../adapters/speech/espeak.js';
-import { SpeechService } from '../adapters/speech/synthesis.js';
+import { SpeechService, type FallbackNotice } from '../adapters/speech/synthesis.js';
 
 /**
  * The cloud voices the settings enable: each provider whose API key is set (from the
@@ -39,6 +39,7 @@ export type OpenedSpeech = { speech: SpeechService; reason?: undefined } | { spe
  * @param timeoutMs time limit of one live synthesis, ms
  * @param cache     the cap on dynamic clips and their keep window (docs/api-decisions.md "Audio URLs"); default no cap
  * @param cloud     the cloud voices ({@link cloudVoices}); closed here when speech is off or unavailable
+ * @param onFallback told when a cloud voice failed and the embedded voice spoke instead (rate-limited per provider and reason)
  * @throws StateDirError when `audio.key` is readable by group or others, or malformed
  */
 export async function openSpeech(
@@ -47,8 +48,9 @@ export async function openSpeech(
   timeoutMs: number,
   cache: AudioCacheOptions = {},
   cloud: readonly SpeechSynthesizer[] = [],
+  onFallback?: (notice: FallbackNotice) => void,
 ): Promise<OpenedSpeech> {
-  const opened = await openEmbedded(mode, stateDir, timeoutMs, cache, cloud);
+  const opened = await openEmbedded(mode, stateDir, timeoutMs, cache, cloud, onFallback);
   if (opened.speech === null) await Promise.all(cloud.map((c) => c.close()));
   return opened;
 }
@@ -59,6 +61,7 @@ async function openEmbedded(
   timeoutMs: number,
   cache: AudioCacheOptions,
   cloud: readonly SpeechSynthesizer[],
+  onFallback: ((notice: FallbackNotice) => void) | undefined,
 ): Promise<OpenedSpeech> {
   if (mode === 'off') return { speech: null, reason: 'speech is off (setting speech: off)' };
   if (!(await EspeakSynthesizer.available())) {
@@ -68,5 +71,5 @@ async function openEmbedded(
     };
   }
   const audio = new AudioCache(statePaths(stateDir).audio, loadAudioKey(stateDir), cache);
-  return { speech: new SpeechService(new EspeakSynthesizer(), audio, { timeoutMs, cloud }) };
+  return { speech: new SpeechService(new EspeakSynthesizer(), audio, { timeoutMs, cloud, ...(onFallback ? { onFallback } : {}) }) };
 }

@@ -27,6 +27,15 @@ export const DEFAULT_VOICE_MODEL: Readonly<Record<CloudVoiceProvider, string>> =
 export const DEFAULT_SARVAM_SPEAKER = 'anushka';
 
 /**
+ * Sarvam's speakers by model, as docs/agents.md "Voice" lists them (from
+ * https://docs.sarvam.ai/api-reference-docs/text-to-speech/convert). A model not here is not
+ * checked (its speakers are the provider's business).
+ */
+export const SARVAM_SPEAKERS: Readonly<Record<string, readonly string[]>> = {
+  'bulbul:v2': ['anushka', 'manisha', 'vidya', 'arya', 'abhilash', 'karun', 'hitesh'],
+};
+
+/**
  * Languages Sarvam's bulbul speaks (`target_language_code`), by primary language subtag: the
  * eleven of https://docs.sarvam.ai/api-reference-docs/text-to-speech/convert (Odia is `od-IN`
  * there; its ISO 639-1 code is `or`).
@@ -71,6 +80,16 @@ export const CloudVoiceSchema = z
   .superRefine((v, ctx) => {
     if (v.provider === 'sarvam' && v.voice_id !== undefined)
       ctx.addIssue({ code: 'custom', path: ['voice_id'], message: 'Sarvam names its voices with speaker, not voice_id' });
+    if (v.provider === 'sarvam' && v.speaker !== undefined) {
+      const model = v.model ?? DEFAULT_VOICE_MODEL.sarvam;
+      const speakers = SARVAM_SPEAKERS[model];
+      if (speakers !== undefined && !speakers.includes(v.speaker.toLowerCase()))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['speaker'],
+          message: `${v.speaker} is not a speaker of Sarvam's ${model}; its speakers are ${speakers.join(', ')}`,
+        });
+    }
     if (v.provider === 'elevenlabs') {
       if (v.speaker !== undefined)
         ctx.addIssue({ code: 'custom', path: ['speaker'], message: 'ElevenLabs names its voices with voice_id, not speaker' });
@@ -131,4 +150,35 @@ export function parseCloudVoiceId(id: string): CloudVoiceRef | null {
   const [provider, model, voice, language] = parts as [string, string, string, string];
   if (!(CLOUD_VOICE_PROVIDERS as readonly string[]).includes(provider)) return null;
   return { provider: provider as CloudVoiceProvider, model, voice, language };
+}
+
+/** The settings naming each provider's API key and base URL (README "Settings"). */
+const PROVIDER_SETTINGS: Readonly<Record<CloudVoiceProvider, { key: string; url: string; voice: string }>> = {
+  sarvam: { key: 'SARVAM_API_KEY', url: 'VAGENT_SARVAM_TTS_URL', voice: 'voice.speaker and voice.model' },
+  elevenlabs: { key: 'ELEVENLABS_API_KEY', url: 'VAGENT_ELEVENLABS_URL', voice: 'voice.voice_id and voice.model' },
+};
+
+/**
+ * Why a cloud voice failed, for the operator, with the fix: from a clip's fallback mark
+ * `fallback:<provider>:<why>` (`not_configured`, `http_<status>`, `unreachable`, `timeout`,
+ * `bad_audio`, … — see src/app/speech-port.ts), e.g. "elevenlabs has no API key on the daemon
+ * (set ELEVENLABS_API_KEY)". Names settings only, never a key or a text. Null when `fallback`
+ * is not such a mark.
+ */
+export function voiceFailureMessage(fallback: string): string | null {
+  const m = /^fallback:([a-z]+):([A-Za-z0-9_.-]{1,64})$/.exec(fallback);
+  if (!m || !(CLOUD_VOICE_PROVIDERS as readonly string[]).includes(m[1]!)) return null;
+  const provider = m[1] as CloudVoiceProvider;
+  const why = m[2]!;
+  const s = PROVIDER_SETTINGS[provider];
+  if (why === 'not_configured') return `${provider} has no API key on the daemon (set ${s.key})`;
+  if (why === 'unreachable') return `cannot reach ${provider} (check the network, or ${s.url})`;
+  if (why === 'timeout') return `${provider} did not answer in time (see speech_timeout_ms)`;
+  if (why === 'bad_audio') return `${provider} answered with audio the daemon cannot use`;
+  const status = /^http_(\d{3})$/.exec(why)?.[1];
+  if (status === '401' || status === '403') return `${provider} refused the API key (HTTP ${status}; check ${s.key})`;
+  if (status === '429') return `${provider} is rate-limiting the daemon (HTTP 429; try again later)`;
+  if (status !== undefined && status.startsWith('4')) return `${provider} answered ${status} (check ${s.voice})`;
+  if (status !== undefined) return `${provider} answered ${status} (a fault on its side; try again later)`;
+  return `${provider} failed (${why})`;
 }

@@ -4,7 +4,9 @@
  * and its turns charge only live text at Sarvam's price; a second session calls no provider; a
  * clip Sarvam fails is spoken by the embedded voice, priced as such and traced
  * (`{layer: 'tts', result: 'miss', detail: 'fallback:sarvam:http_500'}`), and a later turn asks
- * Sarvam again.
+ * Sarvam again. A failing cloud voice says why in the agent's `audio.failure` (no key, an HTTP
+ * status, with the fix) and is told to the daemon's listener at most once per provider and reason
+ * a window; a Sarvam speaker not of the model is refused naming the model's speakers.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,8 +16,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AudioCache } from '../../src/adapters/speech/cache.js';
 import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
 import { SarvamSynthesizer } from '../../src/adapters/speech/sarvam.js';
-import { SpeechService } from '../../src/adapters/speech/synthesis.js';
+import { SpeechService, type FallbackNotice } from '../../src/adapters/speech/synthesis.js';
 import { startFakeSarvam, type FakeSarvam } from '../../src/devtools/fake-sarvam.js';
+import { SARVAM_SPEAKERS, voiceFailureMessage, voiceIdOf } from '../../src/domain/voice.js';
 import { makeTestApp, minimalAgent, type TestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 
@@ -157,10 +160,109 @@ describe('the voice field', () => {
     expect((await bad({ provider: 'sarvam', voice_id: 'abc' })).param).toBe('voice.voice_id');
     expect((await bad({ provider: 'sarvam', speaker: '../../etc' })).param).toBe('voice.speaker');
     expect((await bad({ provider: 'sarvam', speaker: 'anushka', pace: 2 })).message).toMatch(/pace/);
+    const nobody = await bad({ provider: 'sarvam', speaker: 'nobody' });
+    expect(nobody.param).toBe('voice.speaker');
+    expect(nobody.message).toMatch(/nobody is not a speaker of Sarvam's bulbul:v2; its speakers are anushka, manisha, .*hitesh/);
+    expect((await bad({ provider: 'sarvam', speaker: 'meera', model: 'bulbul:v2' })).param).toBe('voice.speaker');
+    for (const speaker of SARVAM_SPEAKERS['bulbul:v2']!)
+      expect(
+        (await t.call('PUT', '/v1/agents/ag_voice_test', { ...base, voice: { provider: 'sarvam', speaker } })).statusCode,
+      ).toBeLessThan(300);
+    // Another model's speakers are the provider's business.
+    expect(
+      (await t.call('PUT', '/v1/agents/ag_voice_test', { ...base, voice: { provider: 'sarvam', speaker: 'meera', model: 'bulbul:v1' } }))
+        .statusCode,
+    ).toBeLessThan(300);
     const lang = await bad({ provider: 'sarvam' }, 'fr-FR');
     expect(lang.param).toBe('voice.provider');
     expect(lang.message).toMatch(/do not speak fr-FR.*hi-IN/);
     expect((await bad('')).param).toBe('voice');
     expect((await t.call('GET', '/v1/agents/ag_voice_bad')).statusCode).toBe(404);
+  });
+});
+
+describe('a failing cloud voice', () => {
+  it('says why pre-synthesis failed in the agent\u2019s audio status, with the fix', { timeout: 30_000 }, async () => {
+    t = await app();
+    const def = (await t.call('GET', '/v1/agents/ag_clinic_booking')).json().definition as Record<string, unknown>;
+    const put = async (id: string, voice: unknown) =>
+      expect((await t!.call('PUT', `/v1/agents/${id}`, { ...def, id, voice })).statusCode).toBeLessThan(300);
+    // ElevenLabs is not configured in this app: no key on the daemon, said at once by the PUT.
+    const warned = await t.call('PUT', '/v1/agents/ag_clinic_el', {
+      ...def,
+      id: 'ag_clinic_el',
+      voice: { provider: 'elevenlabs', voice_id: 'JBFqnCBsd6RMkjVDRZzb' },
+    });
+    expect(warned.json().warnings).toEqual([
+      {
+        param: 'voice.provider',
+        message: 'elevenlabs has no API key on the daemon (set ELEVENLABS_API_KEY); the embedded voice speaks its lines instead',
+      },
+    ]);
+    await t.runtime.services.agents.presynthesizeAll();
+    const el = (await t.call('GET', '/v1/agents/ag_clinic_el')).json().audio;
+    expect(el.failed).toBeGreaterThan(0);
+    expect(el.failure).toBe('voice: elevenlabs has no API key on the daemon (set ELEVENLABS_API_KEY)');
+
+    sarvam.tts.failNext('error500', 1000);
+    await put('ag_clinic_sv', { provider: 'sarvam', speaker: 'karun' });
+    await t.runtime.services.agents.presynthesizeAll();
+    sarvam.tts.clearFaults();
+    const sv = (await t.call('GET', '/v1/agents/ag_clinic_sv')).json().audio;
+    expect(sv.failed).toBeGreaterThan(0);
+    expect(sv.failure).toMatch(/^voice: sarvam answered 500 /);
+    expect(JSON.stringify(sv)).not.toContain(KEY);
+
+    // A healthy voice has no failure, and a configured provider no warning.
+    const fine = await t.call('PUT', '/v1/agents/ag_clinic_fine', { ...def, id: 'ag_clinic_fine', voice: { provider: 'sarvam' } });
+    expect(fine.json()).not.toHaveProperty('warnings');
+    await applySarvamClinic(t);
+    await t.runtime.services.agents.presynthesizeAll();
+    expect((await t.call('GET', '/v1/agents/ag_clinic_sarvam')).json().audio).not.toHaveProperty('failure');
+  });
+
+  it('tells the listener once per provider and reason within the window, counting the rest', async () => {
+    const dir = tmp();
+    const notices: FallbackNotice[] = [];
+    const speech = new SpeechService(
+      new FakeSynthesizer({ msPerChar: 1 }),
+      new AudioCache(path.join(dir, 'audio'), crypto.randomBytes(32)),
+      {
+        cloud: [new SarvamSynthesizer({ apiKey: 'wrong_key', baseUrl: sarvam.ttsUrl })],
+        onFallback: (n) => notices.push(n),
+        fallbackNoticeMs: 60_000,
+      },
+    );
+    try {
+      const el = voiceIdOf({ provider: 'elevenlabs', voice_id: 'JBFqnCBsd6RMkjVDRZzb' }, 'en-IN');
+      const sv = voiceIdOf({ provider: 'sarvam', speaker: 'anushka' }, 'hi-IN');
+      for (const text of ['one', 'two', 'three']) {
+        expect((await speech.ensure(text, el)).fallback).toBe('fallback:elevenlabs:not_configured');
+        expect((await speech.ensure(text, sv)).fallback).toBe('fallback:sarvam:http_403');
+      }
+      expect(notices).toEqual([
+        { provider: 'elevenlabs', reason: 'not_configured', suppressed: 0 },
+        { provider: 'sarvam', reason: 'http_403', suppressed: 0 },
+      ]);
+      expect(JSON.stringify(notices)).not.toMatch(/wrong_key|one|two|three/);
+      const fast = new SpeechService(new FakeSynthesizer({ msPerChar: 1 }), speech.cache, {
+        onFallback: (n) => notices.push(n),
+        fallbackNoticeMs: 150,
+      });
+      notices.length = 0;
+      for (const text of ['four', 'five', 'six']) await fast.ensure(text, el);
+      await new Promise((r) => setTimeout(r, 200));
+      await fast.ensure('seven', el);
+      expect(notices).toEqual([
+        { provider: 'elevenlabs', reason: 'not_configured', suppressed: 0 },
+        { provider: 'elevenlabs', reason: 'not_configured', suppressed: 2 },
+      ]);
+      expect(voiceFailureMessage('fallback:sarvam:http_403')).toBe('sarvam refused the API key (HTTP 403; check SARVAM_API_KEY)');
+      expect(voiceFailureMessage('fallback:sarvam:http_400')).toBe('sarvam answered 400 (check voice.speaker and voice.model)');
+      expect(voiceFailureMessage('fallback:elevenlabs:unreachable')).toMatch(/cannot reach elevenlabs .*VAGENT_ELEVENLABS_URL/);
+      expect(voiceFailureMessage('nonsense')).toBeNull();
+    } finally {
+      await speech.close();
+    }
   });
 });

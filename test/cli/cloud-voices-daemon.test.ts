@@ -3,15 +3,20 @@
  * it with `npm run fake-elevenlabs`/`fake-sarvam`: the keys and base URLs from the environment,
  * the start-up line naming the voices, an ElevenLabs agent's replies as 48 kHz WAVs spoken
  * through the fake, a failing provider's clip spoken by the embedded voice and traced — and the
- * keys in no response and no line the daemon printed, at log level trace.
+ * keys in no response and no line the daemon printed, at log level trace. A cloud voice that
+ * fails is named with its reason and fix by `vagent agent apply` (no key on the daemon, a refused
+ * key), `vagent agent show` prints the voice, and the daemon logs one warn line per provider and
+ * reason however many clips fail.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
 import { startFakeElevenLabs } from '../../src/devtools/fake-elevenlabs.js';
 import { startFakeSarvam } from '../../src/devtools/fake-sarvam.js';
 import { readWavInfo } from '../../src/media/wav.js';
-import { adminKey, api, cleanupAll, requireBuild, startDaemon } from '../support/daemon.js';
+import { ROOT, adminKey, api, cleanupAll, requireBuild, runCli, startDaemon, tempDir } from '../support/daemon.js';
 
 afterAll(cleanupAll);
 
@@ -73,6 +78,64 @@ describe('cloud voices in a running daemon', () => {
       }
     } finally {
       await Promise.all([eleven.close(), sarvam.close()]);
+    }
+  });
+
+  it('apply says why a cloud voice failed, show prints the voice, and the daemon warns once per reason', { timeout: 90_000 }, async () => {
+    requireBuild();
+    const svKey = `sv${crypto.randomBytes(14).toString('hex')}`;
+    const sarvam = await startFakeSarvam({ apiKey: 'the_right_key', voice: new FakeSynthesizer({ msPerChar: 1 }) });
+    try {
+      // Sarvam's key is wrong (the fake answers 403); ElevenLabs has none.
+      const d = await startDaemon({ env: { VAGENT_LOG_LEVEL: 'warn', SARVAM_API_KEY: svKey, VAGENT_SARVAM_TTS_URL: sarvam.ttsUrl } });
+      await d.waitForOutput(/Cloud voices: sarvam\b/);
+      const env = { VAGENT_URL: d.url, VAGENT_API_KEY: await adminKey(d.stateDir) };
+      const clinic = fs.readFileSync(path.join(ROOT, 'config', 'agents', 'ag_clinic_booking.yaml'), 'utf8');
+      const dir = tempDir();
+      const file = (id: string, voice: string): string => {
+        const f = path.join(dir, `${id}.yaml`);
+        fs.writeFileSync(f, `${clinic.replace(/^id: ag_clinic_booking$/m, `id: ${id}`)}\nvoice: ${voice}\n`);
+        return f;
+      };
+
+      const el = await runCli(['agent', 'apply', '-f', file('ag_clinic_el', '{ provider: elevenlabs, voice_id: JBFqnCBsd6RMkjVDRZzb }')], {
+        env,
+        timeoutMs: 60_000,
+      });
+      expect(el.code, el.stderr).toBe(0);
+      expect(el.stderr).toMatch(
+        /ag_clinic_el\.yaml:\d+:\d+: warning: voice\.provider: elevenlabs has no API key on the daemon \(set ELEVENLABS_API_KEY\)/,
+      );
+      expect(el.stdout).toMatch(/\d+ failed/);
+
+      const sv = await runCli(['agent', 'apply', '-f', file('ag_clinic_sv', '{ provider: sarvam, speaker: vidya }')], {
+        env,
+        timeoutMs: 60_000,
+      });
+      expect(sv.code, sv.stderr).toBe(0);
+      expect(sv.stderr).toMatch(
+        /ag_clinic_sv\.yaml:\d+:\d+: warning: voice: sarvam refused the API key \(HTTP 403; check SARVAM_API_KEY\)/,
+      );
+      expect(sv.stdout).toMatch(/\d+ failed/);
+
+      const bad = await runCli(['agent', 'apply', '-f', file('ag_clinic_nobody', '{ provider: sarvam, speaker: nobody }')], { env });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/voice\.speaker: nobody is not a speaker of Sarvam's bulbul:v2; its speakers are anushka, /);
+
+      const show = await runCli(['agent', 'show', 'ag_clinic_sv'], { env });
+      expect(show.stdout).toMatch(/voice:\s+sarvam vidya \(bulbul:v2\)/);
+      expect(show.stdout).toMatch(/clips ready, \d+ failed \(voice: sarvam refused the API key/);
+      expect((await runCli(['agent', 'show', 'ag_clinic_booking'], { env })).stdout).toMatch(/voice:\s+embedded, for the language/);
+
+      await d.stop('SIGTERM');
+      const log = d.stdout();
+      const warns = (re: RegExp) => log.split('\n').filter((l) => re.test(l));
+      expect(warns(/cloud voice failed: elevenlabs has no API key on the daemon/)).toHaveLength(1);
+      expect(warns(/cloud voice failed: sarvam refused the API key \(HTTP 403/)).toHaveLength(1);
+      expect(warns(/"level":40.*"provider":"sarvam","reason":"http_403"/)).toHaveLength(1);
+      expect(log + d.stderr()).not.toContain(svKey);
+    } finally {
+      await sarvam.close();
     }
   });
 });

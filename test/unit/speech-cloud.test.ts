@@ -249,12 +249,13 @@ describe('SpeechService with cloud voices', () => {
     expect((await onlySarvam.ensure('five', ELEVEN_VOICE)).fallback).toBe('fallback:elevenlabs:not_configured');
   });
 
-  it('pre-synthesis counts a text that fell back as failed, and the cloud clips it made as ready', async () => {
+  it('pre-synthesis counts a text that fell back as failed (with its fallback mark), and the cloud clips it made as ready', async () => {
     const { speech } = service();
     sarvam.tts.failNext('error500');
     const counts = await speech.prepare(['first line', 'second line'], SARVAM_VOICE);
-    expect(counts).toEqual({ ready: 1, failed: 1 });
+    expect(counts).toEqual({ ready: 1, failed: 1, fallback: 'fallback:sarvam:http_500' });
     expect(speech.has(speech.keyFor('first line', SARVAM_VOICE)) !== speech.has(speech.keyFor('second line', SARVAM_VOICE))).toBe(true);
+    expect(await speech.prepare(['first line', 'second line'], SARVAM_VOICE)).toEqual({ ready: 2, failed: 0 });
   });
 });
 

@@ -13,7 +13,7 @@ import { AudioCache, type ClipClass } from './cache.js';
 import { parseCloudVoiceId } from '../../domain/voice.js';
 import { DEFAULT_SYNTHESIS_TIMEOUT_MS, SpeechError, type SpeechSynthesizer } from './types.js';
 import { toWav48k } from '../../media/wav.js';
-import type { EnsuredClip, PrepareOptions, SpeechPort } from '../../app/speech-port.js';
+import type { EnsuredClip, PrepareOptions, PrepareResult, SpeechPort } from '../../app/speech-port.js';
 
 /** One clip in the cache, as {@link SpeechService.ensure} reports it (the speech port's type). */
 export type { EnsuredClip };
@@ -34,6 +34,25 @@ export interface SpeechServiceOptions {
    * naming it. A voice id naming a provider not here falls back to the embedded engine.
    */
   cloud?: readonly SpeechSynthesizer[];
+  /**
+   * Told when a cloud voice failed and the embedded engine spoke a clip instead: the provider,
+   * why (`not_configured`, `http_401`, `unreachable`, …; never a key or a text), and how many
+   * such failures were not told since the last notice. At most once per provider and reason per
+   * `fallbackNoticeMs`, so a dead provider cannot flood the log.
+   */
+  onFallback?: (notice: FallbackNotice) => void;
+  /** Least time between two {@link SpeechServiceOptions.onFallback} notices of one provider and reason, ms; default 60000. */
+  fallbackNoticeMs?: number;
+}
+
+/** One notice of {@link SpeechServiceOptions.onFallback}. */
+export interface FallbackNotice {
+  /** The cloud provider that failed (`sarvam`, `elevenlabs`). */
+  provider: string;
+  /** Why: the clip's fallback reason (`not_configured`, `http_<status>`, `unreachable`, `timeout`, `bad_audio`, …). */
+  reason: string;
+  /** Failures of this provider and reason since the previous notice that were not told (0 on the first). */
+  suppressed: number;
 }
 
 /** As `Error`s go in: a {@link SpeechError} as is, anything else as reason 'failed'. */
@@ -49,6 +68,10 @@ export class SpeechService implements SpeechPort {
   private readonly prepareTimeoutMs: number;
   private readonly concurrency: number;
   private readonly cloud: ReadonlyMap<string, SpeechSynthesizer>;
+  private readonly onFallback: ((notice: FallbackNotice) => void) | undefined;
+  private readonly fallbackNoticeMs: number;
+  /** Per `provider:reason`: when it was last told (ms since the epoch) and failures since then not told. */
+  private readonly fallbackNotices = new Map<string, { at: number; suppressed: number }>();
 
   /**
    * @param synthesizer the embedded engine (eSpeak NG in a child process, or a fake)
@@ -64,11 +87,36 @@ export class SpeechService implements SpeechPort {
     this.prepareTimeoutMs = options.prepareTimeoutMs ?? 20_000;
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
     this.cloud = new Map((options.cloud ?? []).map((s) => [s.provider, s]));
+    this.onFallback = options.onFallback;
+    this.fallbackNoticeMs = options.fallbackNoticeMs ?? 60_000;
+  }
+
+  /** Tells {@link SpeechServiceOptions.onFallback} of a failure, unless one of the same provider and reason was told lately. */
+  private noticeFallback(provider: string, reason: string): void {
+    if (!this.onFallback) return;
+    const id = `${provider}:${reason}`;
+    const now = Date.now();
+    const last = this.fallbackNotices.get(id);
+    if (last && now - last.at < this.fallbackNoticeMs) {
+      last.suppressed += 1;
+      return;
+    }
+    this.fallbackNotices.set(id, { at: now, suppressed: 0 });
+    try {
+      this.onFallback({ provider, reason, suppressed: last?.suppressed ?? 0 });
+    } catch {
+      // a listener's fault is not the clip's
+    }
   }
 
   /** The engine's pricing key ('espeak-ng'). */
   get provider(): string {
     return this.synthesizer.provider;
+  }
+
+  /** The cloud providers configured ({@link SpeechServiceOptions.cloud}). */
+  get cloudProviders(): readonly string[] {
+    return [...this.cloud.keys()];
   }
 
   /** The engine's voice for a BCP-47 language. */
@@ -133,6 +181,7 @@ export class SpeechService implements SpeechPort {
         why = e.detail ?? e.reason;
       }
     }
+    this.noticeFallback(cloud.provider, why);
     const embedded = this.synthesizer.voiceFor(cloud.language);
     const clip = await this.ensureIn(this.synthesizer, spokenText, embedded, timeoutMs, cls);
     return { ...clip, provider: this.synthesizer.provider, fallback: `fallback:${cloud.provider}:${why}` };
@@ -174,22 +223,28 @@ export class SpeechService implements SpeechPort {
    *
    * @param options `onProgress` called after each distinct text with (done, total); `signal`
    * @returns how many distinct texts are cached now (`ready`) and how many failed (a cloud
-   *          voice's text spoken by the embedded engine instead counts as failed)
+   *          voice's text spoken by the embedded engine instead counts as failed), and the
+   *          first such text's fallback mark (`fallback`, as {@link EnsuredClip.fallback})
    */
-  async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<{ ready: number; failed: number }> {
+  async prepare(spokenTexts: readonly string[], voice: string, options: PrepareOptions = {}): Promise<PrepareResult> {
     const { onProgress, signal } = options;
     const cls: ClipClass = options.dynamic ? 'dynamic' : 'static';
     const texts = [...new Set(spokenTexts)];
     let next = 0;
     let ready = 0;
     let failed = 0;
+    let fallback: string | undefined;
     const worker = async (): Promise<void> => {
       while (next < texts.length && !signal?.aborted) {
         const text = texts[next++]!;
         try {
           // A cloud voice's text that fell back is not ready in that voice (a turn asks again).
-          if ((await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls)).fallback === undefined) ready += 1;
-          else failed += 1;
+          const clip = await this.ensureWithin(text, voice, this.prepareTimeoutMs, cls);
+          if (clip.fallback === undefined) ready += 1;
+          else {
+            failed += 1;
+            fallback ??= clip.fallback;
+          }
         } catch {
           failed += 1;
         }
@@ -197,7 +252,7 @@ export class SpeechService implements SpeechPort {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, texts.length) }, worker));
-    return { ready, failed };
+    return fallback === undefined ? { ready, failed } : { ready, failed, fallback };
   }
 
   /**

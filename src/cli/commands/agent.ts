@@ -9,6 +9,7 @@
 import type { Agent, AgentAudioProgress, VagentClient } from '../../client/index.js';
 import { ApiResponseError } from '../../client/index.js';
 import type { AgentDefinition } from '../../domain/agent.js';
+import { DEFAULT_SARVAM_SPEAKER, DEFAULT_VOICE_MODEL, type CloudVoiceProvider } from '../../domain/voice.js';
 import { usesCustomerName } from '../../engine/context-needs.js';
 import type { AgentFileProblem, ValidAgentFile } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
@@ -135,6 +136,7 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
   }
 
   const applied: Agent[] = [];
+  const sources: ValidAgentFile[] = [];
   if (valid.length > 0) {
     const client = await ctx.client();
     for (const f of valid) {
@@ -150,12 +152,19 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
           problem(problemLocation(at), `warning: ${problemDetail(at)}`);
         }
         applied.push(res);
+        sources.push(f);
       }
     }
     for (const [i, agent] of applied.entries()) {
       const final = flags.wait ? await waitForAudio(client, agent) : agent;
       applied[i] = final;
       if (!ctx.json) ok(appliedLine(final, flags.wait));
+      // Why the cloud voice failed (no key, a 401, a bad speaker), placed at the file's `voice`.
+      const toldVoice = (agent.warnings ?? []).some((w) => w.param.startsWith('voice'));
+      if (!ctx.json && final.audio?.failure && !toldVoice) {
+        const at = sources[i]!.problemAt('voice', final.audio.failure.replace(/^voice: /, ''));
+        problem(problemLocation(at), `warning: ${problemDetail(at)}`);
+      }
       if (!ctx.json && flags.wait && !settled(final.audio)) hint(`follow it with: vagent agent show ${final.id}`);
     }
   }
@@ -192,7 +201,18 @@ interface StepView {
 function audioLine(a: AgentAudioProgress | undefined): string {
   if (!a) return dim('-');
   const failures = a.failed > 0 ? `, ${a.failed} failed` : '';
-  return `${a.ready}/${a.total} clips ready${failures}`;
+  return `${a.ready}/${a.total} clips ready${failures}${a.failure ? ` (${a.failure})` : ''}`;
+}
+
+/** An agent's `voice` as `show` prints it: the embedded voice's name, or `provider speaker|voice_id (model)`. */
+function voiceLine(voice: unknown): string {
+  if (typeof voice === 'string') return `${voice} ${dim('(embedded)')}`;
+  if (voice === null || typeof voice !== 'object') return dim('embedded, for the language');
+  const v = voice as { provider?: string; speaker?: string; voice_id?: string; model?: string };
+  const name = v.speaker ?? v.voice_id ?? (v.provider === 'sarvam' ? DEFAULT_SARVAM_SPEAKER : '?');
+  const provider = v.provider ?? '?';
+  const model = v.model ?? (provider in DEFAULT_VOICE_MODEL ? DEFAULT_VOICE_MODEL[provider as CloudVoiceProvider] : '?');
+  return `${provider} ${name} (${model})`;
 }
 
 /**
@@ -226,6 +246,7 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
     ['description', orDash(agent.description)],
     ['direction', agent.direction],
     ['language', agent.language],
+    ['voice', voiceLine(def.voice)],
     ['version', String(agent.version)],
     ['digest', agent.digest ? `sha256:${agent.digest.slice(0, 16)}…` : dim('-')],
     ['audio', audioLine(agent.audio)],
