@@ -161,21 +161,34 @@ export function parseJson(text: string): { value: unknown } | { error: string; o
   }
 }
 
+/** A file's text parsed with positions ({@link parseLocated}). */
+export type LocatedSource =
+  | {
+      ok: true;
+      /** The file's value: strict JSON for a `.json` file, else YAML. */
+      source: unknown;
+      /** The file parsed as YAML (a superset of JSON): its nodes carry the positions. */
+      doc: Document;
+      /** Where `field` (and its key `key`) is, 1-based. */
+      locate: (field: FieldPath, key?: string) => { line: number; col: number };
+    }
+  | { ok: false; problems: AgentFileProblem[] };
+
+/** `problems` in file order. */
+export function sortProblems(problems: AgentFileProblem[]): AgentFileProblem[] {
+  return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
+}
+
 /**
- * Parses and validates the text of one agent file. Pure: the caller reads the file.
+ * Parses the text of an agent or scenario file with positions: `invalid JSON` / `invalid YAML`
+ * at their place, or `the file is empty`, as problems. Pure.
  * @param file the name used in problems; a `.json` ending selects strict JSON parsing
- * @param text the file's contents
  */
-export function parseAgentSource(file: string, text: string): AgentFile {
+export function parseLocated(file: string, text: string): LocatedSource {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const pos = (offset: number) => lineCounter.linePos(offset);
-  const fail = (problems: AgentFileProblem[]): InvalidAgentFile => ({
-    ok: false,
-    file,
-    problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)),
-  });
-
+  const fail = (problems: AgentFileProblem[]): LocatedSource => ({ ok: false, problems: sortProblems(problems) });
   let source: unknown;
   if (file.toLowerCase().endsWith('.json')) {
     const parsed = parseJson(text);
@@ -191,31 +204,51 @@ export function parseAgentSource(file: string, text: string): AgentFile {
         })),
       );
     }
-    source = doc.toJS({ maxAliasCount: 100 });
+    try {
+      source = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      return fail([{ file, line: 1, col: 1, message: `invalid YAML: ${(err as Error).message}` }]);
+    }
   }
   if (source === null || source === undefined) return fail([{ file, line: 1, col: 1, message: 'the file is empty' }]);
+  return { ok: true, source, doc, locate: (field, key) => pos(doc.errors.length > 0 ? 0 : offsetOf(doc, field, key)) };
+}
 
-  const locate = (field: FieldPath, key?: string) => pos(doc.errors.length > 0 ? 0 : offsetOf(doc, field, key));
-  const result = parseAgentDefinition(source);
-  if (!result.ok) {
-    const problems: AgentFileProblem[] = [];
-    for (const issue of result.issues) {
-      const unknown = /^Unrecognized keys?: (.+)$/.exec(issue.message);
-      if (unknown) {
-        for (const m of unknown[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-          problems.push({
-            file,
-            ...locate(issue.path, m[1]!),
-            field: formatIssuePath([...issue.path, m[1]!]),
-            message: 'unknown key',
-          });
-        }
-        continue;
+/**
+ * The problems of zod `issues` at their places: each unknown key at the key itself, every other
+ * issue at its field with `messageOf(issue)`.
+ */
+export function issueProblems(
+  file: string,
+  issues: readonly { path: FieldPath; message: string }[],
+  locate: (field: FieldPath, key?: string) => { line: number; col: number },
+  messageOf: (issue: { path: FieldPath; message: string }) => string,
+): AgentFileProblem[] {
+  const problems: AgentFileProblem[] = [];
+  for (const issue of issues) {
+    const unknown = /^Unrecognized keys?: (.+)$/.exec(issue.message);
+    if (unknown) {
+      for (const m of unknown[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+        problems.push({ file, ...locate(issue.path, m[1]!), field: formatIssuePath([...issue.path, m[1]!]), message: 'unknown key' });
       }
-      problems.push({ file, ...locate(issue.path), field: formatIssuePath(issue.path), message: reword(issue.message) });
+      continue;
     }
-    return fail(problems);
+    problems.push({ file, ...locate(issue.path), field: formatIssuePath(issue.path), message: messageOf(issue) });
   }
+  return problems;
+}
+
+/**
+ * Parses and validates the text of one agent file. Pure: the caller reads the file.
+ * @param file the name used in problems; a `.json` ending selects strict JSON parsing
+ * @param text the file's contents
+ */
+export function parseAgentSource(file: string, text: string): AgentFile {
+  const located = parseLocated(file, text);
+  if (!located.ok) return { ok: false, file, problems: located.problems };
+  const { source, locate } = located;
+  const result = parseAgentDefinition(source);
+  if (!result.ok) return { ok: false, file, problems: sortProblems(issueProblems(file, result.issues, locate, (i) => reword(i.message))) };
   const problemAt = (field: string | FieldPath, message: string): AgentFileProblem => {
     const p = typeof field === 'string' ? parseFieldPath(field) : field;
     return { file, ...locate(p), field: formatIssuePath(p), message };

@@ -9,15 +9,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import { formatIssuePath } from '../../domain/agent.js';
 import { parseScenarioFile, type ScenarioFile } from '../../domain/agent-scenario.js';
 import {
+  issueProblems,
   loadAgentFile,
-  offsetOf,
   parseFieldPath,
-  parseJson,
+  parseLocated,
   readError,
+  sortProblems,
   reword,
   type AgentFileProblem,
   type FieldPath,
@@ -101,36 +102,10 @@ function agentFileMistake(file: string, source: unknown): string | null {
  * @param file the name used in problems; relative paths inside the file are resolved from its directory
  */
 export function parseScenarioSource(file: string, text: string): ScenarioFileResult {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const pos = (offset: number) => lineCounter.linePos(offset);
-  const fail = (problems: AgentFileProblem[]): InvalidScenarioFile => ({
-    ok: false,
-    file,
-    problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0)),
-  });
-  if (file.toLowerCase().endsWith('.json')) {
-    const parsed = parseJson(text);
-    if ('error' in parsed) return fail([{ file, ...pos(parsed.offset), message: `invalid JSON: ${parsed.error}` }]);
-  }
-  if (doc.errors.length > 0) {
-    return fail(
-      doc.errors.map((e) => ({
-        file,
-        ...pos(e.pos[0]),
-        message: `invalid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-      })),
-    );
-  }
-  let source: unknown;
-  try {
-    source = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    return fail([{ file, line: 1, col: 1, message: `invalid YAML: ${(err as Error).message}` }]);
-  }
-  if (source === null || source === undefined) return fail([{ file, line: 1, col: 1, message: 'the file is empty' }]);
-
-  const locate = (field: FieldPath, key?: string) => pos(offsetOf(doc, field, key));
+  const fail = (problems: AgentFileProblem[]): InvalidScenarioFile => ({ ok: false, file, problems: sortProblems(problems) });
+  const located = parseLocated(file, text);
+  if (!located.ok) return fail(located.problems);
+  const { source, doc, locate } = located;
   const problemAt = (field: string | FieldPath, message: string): AgentFileProblem => {
     const p = typeof field === 'string' ? parseFieldPath(field) : field;
     return { file, ...locate(p), field: formatIssuePath(p), message };
@@ -139,18 +114,7 @@ export function parseScenarioSource(file: string, text: string): ScenarioFileRes
   if (agentFile !== null) return fail([{ file, line: 1, col: 1, message: agentFile }]);
   const result = parseScenarioFile(source);
   if (!result.ok) {
-    const problems: AgentFileProblem[] = [];
-    for (const issue of result.issues) {
-      const unknown = /^Unrecognized keys?: (.+)$/.exec(issue.message);
-      if (unknown) {
-        for (const m of unknown[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-          problems.push({ file, ...locate(issue.path, m[1]!), field: formatIssuePath([...issue.path, m[1]!]), message: 'unknown key' });
-        }
-        continue;
-      }
-      problems.push(problemAt(issue.path, isMissing(source, issue.path) ? 'required' : reword(issue.message)));
-    }
-    return fail(problems);
+    return fail(issueProblems(file, result.issues, locate, (i) => (isMissing(source, i.path) ? 'required' : reword(i.message))));
   }
 
   const dir = path.dirname(file);
