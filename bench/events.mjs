@@ -18,7 +18,7 @@ import crypto from 'node:crypto';
 import { measure, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { invalid, numEnv, smokeOr } from './lib/report.mjs';
-import { admin, api, turnRoute } from './lib/vagent.mjs';
+import { admin, api, turnRoute, untilAgentAudio } from './lib/vagent.mjs';
 
 const SUBSCRIBERS = numEnv('BENCH_EVENTS_SUBSCRIBERS', smokeOr(2, 10));
 const ROUNDS = numEnv('BENCH_EVENTS_ROUNDS', smokeOr(1, 3));
@@ -74,11 +74,7 @@ async function main() {
     timeoutMs: 60_000,
   });
   const key = admin(stateDir, 'key', 'create', '--tenant', 'default').key;
-  for (;;) {
-    const { audio } = await api(daemon.url, key, 'GET', '/v1/agents/ag_clinic_booking');
-    if (audio.ready + audio.failed >= audio.total) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await untilAgentAudio(daemon.url, key, 'ag_clinic_booking');
   const ids = [];
   for (let i = 0; i < SESSIONS; i++)
     ids.push((await api(daemon.url, key, 'POST', '/v1/sessions', { agent_id: 'ag_clinic_booking' })).session_id);

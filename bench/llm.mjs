@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { invalid, numEnv, resultsFile, smokeOr, warnings } from './lib/report.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
-import { admin, api } from './lib/vagent.mjs';
+import { admin, api, untilAgentAudio } from './lib/vagent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SAMPLES = numEnv('BENCH_LLM_SAMPLES', smokeOr(5, 100));
@@ -59,11 +59,7 @@ async function main() {
     timeoutMs: 60_000,
   });
   const key = admin(stateDir, 'key', 'create', '--tenant', 'default').key;
-  for (;;) {
-    const { audio } = await api(daemon.url, key, 'GET', '/v1/agents/ag_clinic_booking');
-    if (audio.ready + audio.failed >= audio.total) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await untilAgentAudio(daemon.url, key, 'ag_clinic_booking');
 
   /** One timed turn of `kind` in a fresh session: client wall time and the model step, ms. */
   const sample = async (kind) => {

@@ -28,7 +28,7 @@ import { readDatabase } from './lib/db.mjs';
 import { measureAlternating, warmUp } from './lib/http.mjs';
 import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { numEnv } from './lib/report.mjs';
-import { api, turnRoute as routeOfTurns } from './lib/vagent.mjs';
+import { api, turnRoute as routeOfTurns, untilAgentAudio } from './lib/vagent.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = numEnv('BENCH_CONNECTIONS', 50);
@@ -74,11 +74,7 @@ async function turnRoute(dir) {
   });
   const key = admin(dir, stateDir, 'key', 'create', '--tenant', 'default').key;
   for (const agent of (await api(daemon.url, key, 'GET', '/v1/agents')).data) {
-    for (;;) {
-      const { audio } = await api(daemon.url, key, 'GET', `/v1/agents/${agent.id}`);
-      if (audio.ready + audio.failed >= audio.total) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await untilAgentAudio(daemon.url, key, agent.id);
   }
   const ids = [];
   for (let i = 0; i < TURN_SESSIONS; i++) {

@@ -35,6 +35,15 @@ export async function api(url, key, method, pathname, body) {
   return JSON.parse(text);
 }
 
+/** Waits until agent `agentId`'s pre-synthesised clips are all ready or failed (GET /v1/agents/{id} `audio`). */
+export async function untilAgentAudio(url, key, agentId) {
+  for (;;) {
+    const { audio } = await api(url, key, 'GET', `/v1/agents/${agentId}`);
+    if (audio.ready + audio.failed >= audio.total) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** Resident memory of process `pid` (Linux /proc), MiB, or null when it cannot be read. */
 export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
