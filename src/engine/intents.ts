@@ -119,7 +119,7 @@ const NEGATED = / (?:no need to|don't|do not|dont|not|never|mat) $/;
  * utterance with digits is content, not control: "wait, my number is 98…" is an answer. The
  * phrases above count in utterances of up to eight words; a caller closing the conversation
  * without saying bye ("no, that's all, thank you", "I'm good, thanks", "that will be all") is
- * `goodbye` in utterances of up to sixteen words (rules in closing.ts). A negated phrase ("no
+ * `goodbye` in utterances of up to sixteen words besides their thanks (rules in closing.ts). A negated phrase ("no
  * need to wait", "don't hang up") is no intent. `atMore`: the question
  * being answered offers more help ("Is there anything else …?", {@link asksForMore}), where a
  * decline with nothing else said ("no thank you", "nope") closes too.
