@@ -212,3 +212,17 @@ export function looksLikeQuestion(text: string, norm: string): boolean {
   const words = norm.trim().split(' ');
   return QUESTION_WORDS.includes(words[0]!) || ['kya', 'क्या'].includes(words[words.length - 1]!);
 }
+
+/** A question that is a polite request: "can you book it for Monday?", "could I come in tomorrow?". */
+const REQUEST_QUESTION =
+  /^ (?:(?:so|ok|okay|and|also|then|hi|hello|please) )*(?:can|could|may|would|will) (?:you|i|we|u)(?: please| just| also)? (?:book|make|schedule|fix|get|give|put|come|see|set|arrange|move|change|reschedule|visit|take|keep|add|send)\b/;
+
+/**
+ * True when an utterance only asks about something: a question ({@link looksLikeQuestion}:
+ * `text` raw, `norm` normalised) that is not a polite request. "Is Dr Rao available today?"
+ * only asks, so its "today" is no answer to a later step; "can you book me in for Monday?" asks
+ * for it, so its "Monday" is.
+ */
+export function onlyAsks(text: string, norm: string): boolean {
+  return looksLikeQuestion(text, norm) && !REQUEST_QUESTION.test(norm);
+}

@@ -6,7 +6,7 @@
  * The turn's working state is in turn-context.ts, the pending readback layer in confirm-turn.ts,
  * phone-line events in event-turn.ts; this file runs a caller's utterance and opens a session.
  */
-import { asksForMore, detectControlIntent, looksLikeQuestion, matchFaq, type ControlIntent } from './intents.js';
+import { asksForMore, detectControlIntent, looksLikeQuestion, matchFaq, onlyAsks, type ControlIntent } from './intents.js';
 import { checkSlotValue, unsureControl } from './llm-assist.js';
 import type { Step } from '../domain/agent.js';
 import { currentStep, type ClipSpec, type CompiledAgent, type EngineState } from './state.js';
@@ -99,7 +99,8 @@ function answerTurn(t: Turn): string {
     t.close();
     return 'closing';
   }
-  const volunteered = t.volunteer(step);
+  // A question volunteers nothing: "is Dr Rao available today?" at the name step is no visit date.
+  const volunteered = onlyAsks(t.input.text, t.norm) ? [] : t.volunteer(step);
   if (!step.capture) {
     t.state.steps[step.id]!.status = 'done';
     t.trace.push({ layer: 'capture', result: 'skip', detail: 'no capture' });
