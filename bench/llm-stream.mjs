@@ -1,6 +1,8 @@
 /**
  * `npm run build && node bench/llm-stream.mjs`: time to first audio for a model reply on a
  * simulated phone call (docs/media.md "The early clip"), streamed against not streamed, in one run.
+ * The agent, the call and the wait for its stored turn are those of the test of the same
+ * behaviour (test/support/llm-stream-call.mjs, used by test/cli/media-llm-stream.test.ts).
  *
  * One daemon (the fake recogniser, the embedded voice) against the fake OpenAI-compatible model
  * (src/devtools/fake-llm.ts) in this process. The caller (the carrier simulator over loopback,
@@ -23,12 +25,12 @@ import { cleanup, makeTempDir, startServer } from './lib/procs.mjs';
 import { fixed, percentile, table } from './lib/stats.mjs';
 import { SMOKE, numEnv, smokeOr } from './lib/report.mjs';
 import { admin, api } from './lib/vagent.mjs';
+import { QUESTION, askingCall, llmClinicAgent, storedTurnOfLastCall } from '../test/support/llm-stream-call.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHUNK_MS = numEnv('BENCH_LLM_CHUNK_MS', smokeOr(20, 60));
 const CALLS = numEnv('BENCH_LLM_CALLS', smokeOr(1, 5));
 const AGENT = 'ag_bench_stream';
-const QUESTION = 'can I bring my dog along';
 const REPLY =
   'Yes, well behaved pets on a leash are welcome in the waiting area. ' +
   'Please tell the front desk when you arrive so they can seat you near the door, away from other patients. ' +
@@ -65,48 +67,20 @@ try {
     stream: 'stderr',
   });
   const key = admin(stateDir, 'key', 'create', '--tenant', 'default').key;
-  await api(daemon.url, key, 'PUT', `/v1/agents/${AGENT}`, {
-    id: AGENT,
-    name: 'Clinic',
-    direction: 'inbound',
-    language: 'en-IN',
-    opening: [{ text: 'Namaste, Sunrise Clinic.' }],
-    steps: [{ id: 'day', ask: 'Which day would you like to come in?', capture: { slot: 'visit_date', type: 'date' } }],
-    faq: [],
-    closing: 'Goodbye!',
-    llm: { model: 'fake-llm', instructions: 'Sunrise Clinic welcomes pets on a leash.', max_output_tokens: 200 },
-  });
+  await api(daemon.url, key, 'PUT', `/v1/agents/${AGENT}`, llmClinicAgent(AGENT, { max_output_tokens: 200 }));
 
   /** One call asking the question; the model answers as `rule` says. @returns first-audio latency and model time, ms */
   async function oneCall(rule) {
     fake.setRules([{ match: 'dog', reply: REPLY, ...rule }]);
     fake.clearCache();
-    const sim = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
-      dialect: 'twilio',
-      headers: { authorization: `Bearer ${key}` },
-      customParameters: { agent_id: AGENT, vagent_fake_transcripts: JSON.stringify([QUESTION]) },
-      steps: [
-        { kind: 'say', prepared: line },
-        { kind: 'wait', ms: 30_000 },
-        { kind: 'hangup', stop: true },
-      ],
-      replyTimeoutMs: 30_000,
-      timeoutMs: 60_000,
-    });
+    const sim = simulateCall(askingCall({ daemonUrl: daemon.url, key, agentId: AGENT, line, waitMs: 30_000, replyTimeoutMs: 30_000 }));
     sim.on('event', (e) => {
       if (e.type === 'reply_start' && e.turn === 0) setTimeout(() => sim.hangup(true), 200);
     });
     const t = await sim.done;
     const firstAudioMs = t.turns[0]?.latencyMs ?? null;
     // The caller hung up while the reply played: the turn may still be finishing; wait for it.
-    const calls = await api(daemon.url, key, 'GET', '/v1/calls?limit=1');
-    let turn;
-    for (let tries = 0; tries < 100 && !turn; tries++) {
-      const detail = await api(daemon.url, key, 'GET', `/v1/sessions/${calls.data[0].session_id}`);
-      turn = detail.turns.find((x) => x.user_text === QUESTION);
-      if (!turn) await new Promise((r) => setTimeout(r, 100));
-    }
+    const turn = await storedTurnOfLastCall((p) => api(daemon.url, key, 'GET', p), QUESTION);
     return { firstAudioMs, llmMs: turn?.latency_ms?.llm ?? null };
   }
 

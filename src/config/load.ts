@@ -6,6 +6,9 @@ import YAML from 'yaml';
 import type { z } from 'zod';
 import { SettingsSchema, type Settings } from './schema.js';
 import { resolveStateDir } from './paths.js';
+import { ENV_KEYS, LIVEKIT_ENV, LLM_ENV, RECOGNIZER_ENV } from './env-names.js';
+
+export { settingsEnvNames } from './env-names.js';
 
 /** Thrown when a setting is missing or invalid; the message names each bad setting and its source. */
 export class ConfigError extends Error {
@@ -22,57 +25,6 @@ export interface SettingsFlags {
   stateDir?: string;
   config?: string;
 }
-
-const ENV_KEYS: Record<string, string> = {
-  VAGENT_HOST: 'host',
-  VAGENT_PORT: 'port',
-  VAGENT_AUTH_MODE: 'auth_mode',
-  VAGENT_MASTER_KEY: 'master_key',
-  VAGENT_TENANT_DAILY_BUDGET_INR: 'tenant_daily_budget_inr',
-  VAGENT_TIMEZONE: 'timezone',
-  VAGENT_IDEMPOTENCY_RETENTION_HOURS: 'idempotency_retention_hours',
-  VAGENT_EVENTS_RETENTION_DAYS: 'events_retention_days',
-  VAGENT_RETENTION_DAYS: 'retention_days',
-  VAGENT_RECOGNIZER: 'recognizer',
-  VAGENT_MEDIA_WORKERS: 'media_workers',
-  VAGENT_BODY_LIMIT_BYTES: 'body_limit_bytes',
-  VAGENT_LOG_LEVEL: 'log_level',
-  VAGENT_PUBLIC_URL: 'public_url',
-  VAGENT_SPEECH: 'speech',
-  VAGENT_SPEECH_TIMEOUT_MS: 'speech_timeout_ms',
-  VAGENT_AUDIO_CACHE_MAX_MB: 'audio_cache_max_mb',
-  VAGENT_RECORDINGS_MAX_MB: 'recordings_max_mb',
-  VAGENT_AUDIO_URL_KEEP_HOURS: 'audio_url_keep_hours',
-  VAGENT_PRICING_FILE: 'pricing_file',
-  VAGENT_AGENTS_DIR: 'agents_dir',
-  VAGENT_CALL_RESERVATION_INR: 'call_reservation_inr',
-  VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP: 'inbound_webhook_allow_http',
-  VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE: 'inbound_webhook_allow_private',
-};
-const LIVEKIT_ENV: Record<string, string> = {
-  LIVEKIT_URL: 'url',
-  LIVEKIT_API_KEY: 'api_key',
-  LIVEKIT_API_SECRET: 'api_secret',
-  VAGENT_LIVEKIT_AGENT_NAME: 'agent_name',
-  VAGENT_LIVEKIT_REQUEST_TIMEOUT_S: 'request_timeout_s',
-  VAGENT_LIVEKIT_WAIT_UNTIL_ANSWERED: 'wait_until_answered',
-};
-
-/** Environment variables of the speech providers' blocks (docs/media.md "Cloud speech recognition"), as LiveKit's. */
-const RECOGNIZER_ENV: Record<'deepgram' | 'sarvam' | 'elevenlabs', Record<string, string>> = {
-  deepgram: { DEEPGRAM_API_KEY: 'api_key', VAGENT_DEEPGRAM_URL: 'url' },
-  sarvam: { SARVAM_API_KEY: 'api_key', VAGENT_SARVAM_URL: 'url', VAGENT_SARVAM_TTS_URL: 'tts_url' },
-  elevenlabs: { ELEVENLABS_API_KEY: 'api_key', VAGENT_ELEVENLABS_URL: 'url' },
-};
-
-/** Environment variables of the language model's block (docs/llm.md "Settings"); the key is read from here only. */
-const LLM_ENV: Record<string, string> = {
-  VAGENT_LLM_BASE_URL: 'base_url',
-  VAGENT_LLM_MODEL: 'model',
-  VAGENT_LLM_TIMEOUT_MS: 'timeout_ms',
-  VAGENT_LLM_MAX_RETRIES: 'max_retries',
-  VAGENT_LLM_API_KEY: 'api_key',
-};
 
 /** The blocks whose fields come from environment variables of their own, as LiveKit's. */
 const BLOCK_ENV: Record<string, Record<string, string>> = { ...RECOGNIZER_ENV, llm: LLM_ENV };
@@ -136,22 +88,6 @@ function sourceOf(key: string, fromEnv: Set<string>, fromFlags: Set<string>, fil
     return name ? `environment ${name}` : 'environment';
   }
   return file ? `config file ${file}` : 'defaults';
-}
-
-/**
- * Every environment variable {@link loadSettings} reads, in the order of its tables: the
- * README's "Settings" list names each of them (checked by test/unit/docs-agree.test.ts).
- */
-export function settingsEnvNames(): string[] {
-  return [
-    'VAGENT_CONFIG',
-    'VAGENT_STATE_DIR',
-    ...Object.keys(ENV_KEYS),
-    'VAGENT_RECOGNIZERS',
-    ...Object.values(RECOGNIZER_ENV).flatMap((names) => Object.keys(names)),
-    ...Object.keys(LIVEKIT_ENV),
-    ...Object.keys(LLM_ENV),
-  ];
 }
 
 /**

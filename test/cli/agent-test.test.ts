@@ -100,7 +100,7 @@ describe('vagent agent test', { timeout: 120_000 }, () => {
     expect(xml).toContain('<failure message="turn 4: step: expected &quot;phone&quot;, got &quot;time&quot;" type="expectation">');
   });
 
-  it('--update records a passing run into turns without expectations, keeping comments', async () => {
+  it('--update records a passing run into turns without expectations, keeping the file as written', async () => {
     const text = `# keep this comment
 agent: clinic.yaml   # and this one
 now: "2026-11-20T10:00:00+05:30"
@@ -109,17 +109,19 @@ scenarios:
     turns:
       - caller: "Priya Sharma"
         expect: { step: name }
-      - caller: "yes"
+      - caller: "yes"   # confirms the name
 `;
     const { file } = workspace(text);
     const r = await runCli(['agent', 'test', file, '--update'], TIMEOUT);
     expect(r.code).toBe(0);
     const updated = fs.readFileSync(file, 'utf8');
+    // The file as written, spaces before its comments included, then what was recorded.
+    expect(updated.startsWith(text)).toBe(true);
     expect(updated).toContain('# keep this comment');
-    expect(updated).toContain('agent: clinic.yaml # and this one');
+    expect(updated).toContain('agent: clinic.yaml   # and this one');
     expect(updated).toContain('expect: { step: name }');
     expect(updated).toMatch(
-      /- caller: "yes"\n {8}expect:\n {10}reply_contains: Got it\. Which day would you like to come in\?\n {10}step: day/,
+      /- caller: "yes" {3}# confirms the name\n {8}expect:\n {10}reply_contains: Got it\. Which day would you like to come in\?\n {10}step: day/,
     );
     expect(updated).toMatch(/outcome: abandoned/);
     // What was recorded passes when run again.

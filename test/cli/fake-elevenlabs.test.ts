@@ -3,34 +3,16 @@
  * prints the two exports vagent needs, speaks (with the embedded engine) for the ElevenLabs voice
  * configured from them, logs each request without the key, and stops on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ElevenLabsSynthesizer } from '../../src/adapters/speech/elevenlabs.js';
-import { ROOT, requireBuild } from '../support/daemon.js';
+import { startFakeCli, stopFakeClis } from '../support/fake-cli.js';
 
-const MAIN = path.join(ROOT, 'dist', 'devtools', 'fake-elevenlabs-main.js');
-let child: ChildProcess | undefined;
-afterEach(() => {
-  child?.kill('SIGTERM');
-  child = undefined;
-});
+afterEach(stopFakeClis);
 
 describe('fake-elevenlabs CLI', () => {
   it('prints the exports and answers the ElevenLabs voice with speech', async () => {
-    requireBuild();
-    child = spawn(process.execPath, [MAIN, '--port', '0', '--api-key', 'xi_dev_key_123'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    const vars = await new Promise<Record<string, string>>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (b: Buffer) => {
-        out += b.toString();
-        const v = Object.fromEntries([...out.matchAll(/^export (\w+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
-        if (v.ELEVENLABS_API_KEY && v.VAGENT_ELEVENLABS_URL) resolve(v);
-      });
-      child!.once('exit', (code) => reject(new Error(`fake-elevenlabs exited with ${code}: ${out}`)));
-    });
+    const fake = startFakeCli('fake-elevenlabs', ['--port', '0', '--api-key', 'xi_dev_key_123']);
+    const vars = await fake.exports(['ELEVENLABS_API_KEY', 'VAGENT_ELEVENLABS_URL']);
     expect(vars.ELEVENLABS_API_KEY).toBe('xi_dev_key_123');
     expect(vars.VAGENT_ELEVENLABS_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const voice = new ElevenLabsSynthesizer({ apiKey: vars.ELEVENLABS_API_KEY!, baseUrl: vars.VAGENT_ELEVENLABS_URL! });
@@ -39,21 +21,14 @@ describe('fake-elevenlabs CLI', () => {
     });
     expect(audio.sampleRate).toBe(24_000);
     expect(audio.samples.length).toBeGreaterThan(4800);
-    expect(err).toMatch(/POST \/v1\/text-to-speech\/JBFqnCBsd6RMkjVDRZzb → 200/);
-    expect(err).not.toContain('xi_dev_key_123');
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    child = undefined;
+    expect(fake.stderr()).toMatch(/POST \/v1\/text-to-speech\/JBFqnCBsd6RMkjVDRZzb → 200/);
+    expect(fake.stderr()).not.toContain('xi_dev_key_123');
+    expect(await fake.stop()).toBe(0);
   }, 30_000);
 
   it('exits 2 with the usage on a bad flag', async () => {
-    requireBuild();
-    child = spawn(process.execPath, [MAIN, '--port', 'x'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child!.once('exit', resolve));
-    expect(code).toBe(2);
-    expect(err).toMatch(/usage:/);
+    const fake = startFakeCli('fake-elevenlabs', ['--port', 'x']);
+    expect(await fake.exited).toBe(2);
+    expect(fake.stderr()).toMatch(/usage:/);
   });
 });

@@ -13,24 +13,16 @@ import { prepareSimLine, simulateCall, type SimEvent, type SimPreparedLine } fro
 import { startFakeLlm, type FakeLlm } from '../../src/devtools/fake-llm.js';
 import { adminKey, api, cleanupAll, requireBuild, startDaemon, type Daemon } from '../support/daemon.js';
 import { synthesizeLines } from '../support/espeak-worker.js';
+import { askingCall, llmClinicAgent, QUESTION, storedTurnOfLastCall } from '../support/llm-stream-call.mjs';
 
 const AGENT = 'ag_stream_clinic';
-const QUESTION = 'can I bring my dog along';
 const FIRST = 'Yes, well behaved pets on a leash are welcome in the waiting area.';
 const REST = 'Please tell the front desk when you arrive so they can seat you near the door.';
 const CHUNK_MS = 120;
+/** A question whose reply is too long as a whole. */
+const CAT = 'can I bring my cat along';
 
-const agent = {
-  id: AGENT,
-  name: 'Clinic',
-  direction: 'inbound',
-  language: 'en-IN',
-  opening: [{ text: 'Namaste, Sunrise Clinic.' }],
-  steps: [{ id: 'day', ask: 'Which day would you like to come in?', capture: { slot: 'visit_date', type: 'date' }, max_attempts: 5 }],
-  faq: [{ intent: 'fees', keywords: ['fee', 'fees'], answer: 'The fee is five hundred rupees.' }],
-  closing: 'Goodbye!',
-  llm: { model: 'fake-llm', instructions: 'Sunrise Clinic welcomes pets on a leash.' },
-};
+const agent = llmClinicAgent(AGENT);
 
 let daemon: Daemon;
 let fake: FakeLlm;
@@ -53,7 +45,7 @@ beforeAll(async () => {
     startDaemon({
       env: { VAGENT_RECOGNIZER: 'fake', VAGENT_LLM_BASE_URL: fake.url, VAGENT_LLM_MODEL: 'fake-llm', VAGENT_LLM_TIMEOUT_MS: '15000' },
     }),
-    synthesizeLines('media-llm-stream', ['can I bring my dog along']),
+    synthesizeLines('media-llm-stream', [QUESTION]),
   ]);
   daemon = started;
   key = await adminKey(daemon.stateDir);
@@ -90,19 +82,7 @@ describe('a streamed model reply on a call', () => {
     fake.clearCache();
     const at = new Map<string, number>();
     const events: Array<SimEvent & { wall: number }> = [];
-    const sim = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
-      dialect: 'twilio',
-      headers: { authorization: `Bearer ${key}` },
-      customParameters: { agent_id: AGENT, vagent_fake_transcripts: JSON.stringify([QUESTION]) },
-      steps: [
-        { kind: 'say', prepared: line },
-        { kind: 'wait', ms: 40_000 },
-        { kind: 'hangup', stop: true },
-      ],
-      replyQuietMs: 3000,
-      timeoutMs: 60_000,
-    });
+    const sim = simulateCall(askingCall({ daemonUrl: daemon.url, key, agentId: AGENT, line, replyQuietMs: 3000 }));
     let marksAfterLine = 0;
     const played: string[] = [];
     sim.on('event', (e) => {
@@ -159,19 +139,7 @@ describe('a streamed model reply on a call', () => {
     const before = completedAt.length;
     const played: string[] = [];
     let afterLine = false;
-    const sim = simulateCall({
-      url: `${daemon.url.replace(/^http/, 'ws')}/v1/media/twilio`,
-      dialect: 'twilio',
-      headers: { authorization: `Bearer ${key}` },
-      customParameters: { agent_id: AGENT, vagent_fake_transcripts: JSON.stringify(['can I bring my cat along']) },
-      steps: [
-        { kind: 'say', prepared: line },
-        { kind: 'wait', ms: 40_000 },
-        { kind: 'hangup', stop: true },
-      ],
-      replyQuietMs: 3000,
-      timeoutMs: 60_000,
-    });
+    const sim = simulateCall(askingCall({ daemonUrl: daemon.url, key, agentId: AGENT, line, heard: CAT, replyQuietMs: 3000 }));
     sim.on('event', (e) => {
       if (e.type === 'line_end') afterLine = true;
       if (e.type === 'mark' && e.by === 'played' && afterLine) {
@@ -181,14 +149,8 @@ describe('a streamed model reply on a call', () => {
     });
     await sim.done;
     expect(completedAt.length).toBe(before + 1);
-    const calls = await api(daemon, 'GET', '/v1/calls?limit=1', { key });
-    const sessionId = (calls.body.data as Array<{ session_id: string }>)[0]!.session_id;
-    let stored: StoredTurn | undefined;
-    for (let i = 0; i < 50 && !stored; i++) {
-      const detail = await api(daemon, 'GET', `/v1/sessions/${sessionId}`, { key });
-      stored = (detail.body.turns as StoredTurn[]).find((x) => x.user_text === 'can I bring my cat along');
-      if (!stored) await new Promise((r) => setTimeout(r, 100));
-    }
+    const get = async (p: string) => (await api(daemon, 'GET', p, { key })).body;
+    const stored = await storedTurnOfLastCall<StoredTurn>(get, CAT, 50);
     // The stored turn is the rules' re-prompt (the model's reply refused as too long) …
     expect(stored).toBeDefined();
     expect(String(stored!.reply_text)).not.toContain('pets');

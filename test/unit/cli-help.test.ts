@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
+import { settingsEnvNames } from '../../src/config/load.js';
 
 function leaves(cmd: Command, prefix: string[] = []): Array<{ name: string; cmd: Command }> {
   const subs = cmd.commands.filter((c) => c.name() !== 'help');
@@ -98,6 +99,26 @@ describe('vagent --help', () => {
     expect(help).toContain('FILE:LINE:COL');
     expect(help).toContain('--no-wait');
     expect(help).toContain('--dry-run');
+  });
+
+  it('serve help names every environment variable the settings loader reads, in its groups', () => {
+    const help = helpOf(new Map(all.map((l) => [l.name, l.cmd])).get('serve')!);
+    const shown = new Set(help.match(/\b[A-Z][A-Z0-9_]+[A-Z0-9]\b/g));
+    const names = settingsEnvNames();
+    for (const name of [
+      'VAGENT_LLM_BASE_URL',
+      'VAGENT_LLM_MODEL',
+      'VAGENT_LLM_API_KEY',
+      'SARVAM_API_KEY',
+      'ELEVENLABS_API_KEY',
+      'DEEPGRAM_API_KEY',
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(names.filter((n) => !shown.has(n))).toEqual([]);
+    expect(help).toMatch(/language model \(docs\/llm\.md\):\s+VAGENT_LLM_BASE_URL/);
+    expect(help).toMatch(/speech recognition and cloud voices[^:]*:[^]*SARVAM_API_KEY[^]*ELEVENLABS_API_KEY/);
+    expect(Math.max(...help.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
   });
 
   it('chat help explains the three modes and the slash commands', () => {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import util from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AudioCache } from '../../src/adapters/speech/cache.js';
 import { ElevenLabsSynthesizer } from '../../src/adapters/speech/elevenlabs.js';
@@ -179,6 +180,50 @@ describe('ElevenLabsSynthesizer against the fake', () => {
 
   it('refuses a rate ElevenLabs has no PCM format for', () => {
     expect(() => new ElevenLabsSynthesizer({ apiKey: ELEVEN_KEY, sampleRate: 11025 })).toThrow(RangeError);
+  });
+});
+
+describe('what the cloud voices share (cloud-http.ts)', () => {
+  const both = () => [
+    {
+      synth: new SarvamSynthesizer({ apiKey: SARVAM_KEY, baseUrl: `${sarvam.ttsUrl}//` }),
+      own: SARVAM_VOICE,
+      other: ELEVEN_VOICE,
+      key: SARVAM_KEY,
+    },
+    {
+      synth: new ElevenLabsSynthesizer({ apiKey: ELEVEN_KEY, baseUrl: `${eleven.url}/` }),
+      own: ELEVEN_VOICE,
+      other: SARVAM_VOICE,
+      key: ELEVEN_KEY,
+    },
+  ];
+  const requests = () => sarvam.tts.requests.length + eleven.requests.length;
+
+  it("each refuses the other's voice ids and, once closed, every call, asking no provider; the key shows in no printing of it", async () => {
+    for (const { synth, other, own, key } of both()) {
+      const label = synth.provider === 'sarvam' ? 'a Sarvam' : 'an ElevenLabs';
+      expect(await failure(synth.synthesize('hello', other))).toMatchObject({
+        reason: 'failed',
+        detail: 'bad_voice',
+        message: `not ${label} voice`,
+      });
+      expect(await failure(synth.synthesize('hello', 'espeak-ng/en'))).toMatchObject({ detail: 'bad_voice' });
+      expect(JSON.stringify(synth)).not.toContain(key);
+      expect(util.inspect(synth, { depth: 5, showHidden: true })).not.toContain(key);
+      await synth.close();
+      await synth.close();
+      expect(await failure(synth.synthesize('hello', own))).toMatchObject({ reason: 'unavailable', detail: 'closed' });
+    }
+    expect(requests()).toBe(0);
+  });
+
+  it('each drops the trailing slashes of its base URL and sends its key in its own header', async () => {
+    for (const { synth, own } of both()) await synth.synthesize(synth.provider === 'sarvam' ? HINDI : 'hello', own);
+    expect(sarvam.tts.requests).toHaveLength(1);
+    expect(sarvam.tts.requests[0]).toMatchObject({ path: '/text-to-speech', authorized: true });
+    expect(eleven.requests).toHaveLength(1);
+    expect(eleven.requests[0]).toMatchObject({ path: '/v1/text-to-speech/JBFqnCBsd6RMkjVDRZzb', authorized: true });
   });
 });
 

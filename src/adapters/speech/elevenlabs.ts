@@ -13,16 +13,8 @@
  * A WAV answer (RIFF) is decoded too (`decodeWavMono16`); the speech service resamples either
  * to the cache's 48 kHz (`toWav48k`).
  */
-import { postForAudio } from './cloud-http.js';
-import {
-  DEFAULT_SYNTHESIS_TIMEOUT_MS,
-  SpeechError,
-  type SpeechSynthesizer,
-  type SynthesizedAudio,
-  type SynthesizeOptions,
-} from './types.js';
-import { parseCloudVoiceId } from '../../domain/voice.js';
-import { decodeWavMono16 } from '../../media/wav.js';
+import { CloudSynthesizer } from './cloud-http.js';
+import { SpeechError, type SynthesizedAudio, type SynthesizeOptions } from './types.js';
 
 /** ElevenLabs' API. */
 export const ELEVENLABS_DEFAULT_URL = 'https://api.elevenlabs.io';
@@ -42,20 +34,22 @@ export interface ElevenLabsSynthesizerOptions {
 }
 
 /** ElevenLabs text-to-speech over HTTPS: one request per clip. */
-export class ElevenLabsSynthesizer implements SpeechSynthesizer {
-  readonly provider = 'elevenlabs';
-  readonly #apiKey: string;
-  private readonly base: string;
+export class ElevenLabsSynthesizer extends CloudSynthesizer {
   private readonly sampleRate: number;
-  private readonly closing = new AbortController();
 
   /**
    * @param options the key, base URL and rate; see {@link ElevenLabsSynthesizerOptions}
    * @throws RangeError for a rate ElevenLabs does not answer PCM at
    */
   constructor(options: ElevenLabsSynthesizerOptions) {
-    this.#apiKey = options.apiKey;
-    this.base = (options.baseUrl ?? ELEVENLABS_DEFAULT_URL).replace(/\/+$/, '');
+    super({
+      provider: 'elevenlabs',
+      label: 'ElevenLabs',
+      apiKey: options.apiKey,
+      keyHeader: 'xi-api-key',
+      baseUrl: options.baseUrl ?? ELEVENLABS_DEFAULT_URL,
+      errorCode: (json) => (json as { detail?: { status?: unknown } } | null)?.detail?.status,
+    });
     this.sampleRate = options.sampleRate ?? ELEVENLABS_SAMPLE_RATE;
     if (!(ELEVENLABS_PCM_RATES as readonly number[]).includes(this.sampleRate))
       throw new RangeError(`ElevenLabs answers PCM at ${ELEVENLABS_PCM_RATES.join(', ')} Hz, not ${this.sampleRate}`);
@@ -75,36 +69,15 @@ export class ElevenLabsSynthesizer implements SpeechSynthesizer {
    *         'unavailable' (unreachable, or closed)
    */
   async synthesize(text: string, voice: string, opts: SynthesizeOptions = {}): Promise<SynthesizedAudio> {
-    const ref = parseCloudVoiceId(voice);
-    if (ref?.provider !== 'elevenlabs') throw new SpeechError('not an ElevenLabs voice', 'failed', 'bad_voice');
-    if (this.closing.signal.aborted) throw new SpeechError('the ElevenLabs voice is closed', 'unavailable', 'closed');
+    const ref = this.voiceRef(voice);
     const url = `${this.base}/v1/text-to-speech/${encodeURIComponent(ref.voice)}?output_format=pcm_${this.sampleRate}`;
-    const answer = await postForAudio({
-      provider: 'ElevenLabs',
-      url,
-      headers: { 'xi-api-key': this.#apiKey, accept: 'audio/pcm, audio/wav' },
-      body: { text, model_id: ref.model },
-      timeoutMs: opts.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS,
-      closed: this.closing.signal,
-      errorCode: (json) => (json as { detail?: { status?: unknown } } | null)?.detail?.status,
-    });
+    const answer = await this.post(url, { text, model_id: ref.model }, 'audio/pcm, audio/wav', opts);
     return this.decode(answer.body, answer.contentType);
-  }
-
-  /** Aborts requests under way (they reject with 'unavailable'); later calls reject too. Idempotent. */
-  async close(): Promise<void> {
-    this.closing.abort();
   }
 
   /** The samples of an answer: raw PCM16LE at the asked rate, or a WAV. */
   private decode(body: Buffer, contentType: string): SynthesizedAudio {
-    if (body.subarray(0, 4).toString('latin1') === 'RIFF') {
-      try {
-        return decodeWavMono16(body);
-      } catch (err) {
-        throw new SpeechError(`ElevenLabs' audio is not a readable WAV: ${(err as Error).message}`, 'failed', 'bad_audio');
-      }
-    }
+    if (body.subarray(0, 4).toString('latin1') === 'RIFF') return this.decodeWav(body);
     if (contentType.includes('json') || contentType.startsWith('text/'))
       throw new SpeechError(`ElevenLabs answered ${contentType.split(';')[0]} instead of audio`, 'failed', 'bad_audio');
     if (body.length === 0 || body.length % 2 !== 0)

@@ -12,16 +12,9 @@
  * The WAV is decoded to mono PCM16 (`decodeWavMono16`, wavefile) at its own rate; the speech
  * service resamples it to the cache's 48 kHz (`toWav48k`).
  */
-import { postForAudio } from './cloud-http.js';
-import {
-  DEFAULT_SYNTHESIS_TIMEOUT_MS,
-  SpeechError,
-  type SpeechSynthesizer,
-  type SynthesizedAudio,
-  type SynthesizeOptions,
-} from './types.js';
-import { parseCloudVoiceId, sarvamLanguageOf, voiceIdOf } from '../../domain/voice.js';
-import { decodeWavMono16 } from '../../media/wav.js';
+import { CloudSynthesizer } from './cloud-http.js';
+import { SpeechError, type SynthesizedAudio, type SynthesizeOptions } from './types.js';
+import { sarvamLanguageOf, voiceIdOf } from '../../domain/voice.js';
 
 /** Sarvam's API. */
 export const SARVAM_TTS_DEFAULT_URL = 'https://api.sarvam.ai';
@@ -41,17 +34,19 @@ export interface SarvamSynthesizerOptions {
 }
 
 /** Sarvam text-to-speech over HTTPS: one request per clip. */
-export class SarvamSynthesizer implements SpeechSynthesizer {
-  readonly provider = 'sarvam';
-  readonly #apiKey: string;
-  private readonly url: string;
+export class SarvamSynthesizer extends CloudSynthesizer {
   private readonly sampleRate: number;
-  private readonly closing = new AbortController();
 
   /** @param options the key, base URL and sample rate; see {@link SarvamSynthesizerOptions} */
   constructor(options: SarvamSynthesizerOptions) {
-    this.#apiKey = options.apiKey;
-    this.url = `${(options.baseUrl ?? SARVAM_TTS_DEFAULT_URL).replace(/\/+$/, '')}/text-to-speech`;
+    super({
+      provider: 'sarvam',
+      label: 'Sarvam',
+      apiKey: options.apiKey,
+      keyHeader: 'api-subscription-key',
+      baseUrl: options.baseUrl ?? SARVAM_TTS_DEFAULT_URL,
+      errorCode: (json) => (json as { error?: { code?: unknown } } | null)?.error?.code,
+    });
     this.sampleRate = options.sampleRate ?? SARVAM_TTS_SAMPLE_RATE;
   }
 
@@ -70,45 +65,33 @@ export class SarvamSynthesizer implements SpeechSynthesizer {
    *         (`bad_audio`); 'timeout'; 'unavailable' (unreachable, or closed)
    */
   async synthesize(text: string, voice: string, opts: SynthesizeOptions = {}): Promise<SynthesizedAudio> {
-    const ref = parseCloudVoiceId(voice);
-    if (ref?.provider !== 'sarvam') throw new SpeechError('not a Sarvam voice', 'failed', 'bad_voice');
+    const ref = this.voiceRef(voice);
     const language = sarvamLanguageOf(ref.language);
     if (language === null) throw new SpeechError(`Sarvam has no voice for ${ref.language}`, 'failed', 'unsupported_language');
     if ([...text].length > SARVAM_MAX_CHARS)
       throw new SpeechError(`the text is longer than Sarvam's ${SARVAM_MAX_CHARS} characters`, 'failed', 'too_long');
-    if (this.closing.signal.aborted) throw new SpeechError('the Sarvam voice is closed', 'unavailable', 'closed');
-    const answer = await postForAudio({
-      provider: 'Sarvam',
-      url: this.url,
-      headers: { 'api-subscription-key': this.#apiKey, accept: 'application/json' },
-      body: { text, target_language_code: language, speaker: ref.voice, model: ref.model, speech_sample_rate: this.sampleRate },
-      timeoutMs: opts.timeoutMs ?? DEFAULT_SYNTHESIS_TIMEOUT_MS,
-      closed: this.closing.signal,
-      errorCode: (json) => (json as { error?: { code?: unknown } } | null)?.error?.code,
-    });
-    return decodeAnswer(answer.body);
+    const answer = await this.post(
+      `${this.base}/text-to-speech`,
+      { text, target_language_code: language, speaker: ref.voice, model: ref.model, speech_sample_rate: this.sampleRate },
+      'application/json',
+      opts,
+    );
+    return this.decodeAnswer(answer.body);
   }
 
-  /** Aborts requests under way (they reject with 'unavailable'); later calls reject too. Idempotent. */
-  async close(): Promise<void> {
-    this.closing.abort();
-  }
-}
-
-/** The audio of Sarvam's answer: every WAV of `audios`, decoded and joined. */
-function decodeAnswer(body: Buffer): SynthesizedAudio {
-  let audios: unknown;
-  try {
-    audios = (JSON.parse(body.toString('utf8')) as { audios?: unknown } | null)?.audios;
-  } catch {
-    throw new SpeechError('Sarvam answered something that is not JSON', 'failed', 'bad_audio');
-  }
-  if (!Array.isArray(audios) || audios.length === 0 || !audios.every((a) => typeof a === 'string' && a !== ''))
-    throw new SpeechError('Sarvam answered without audio', 'failed', 'bad_audio');
-  try {
-    const parts = (audios as string[]).map((a) => decodeWavMono16(Buffer.from(a, 'base64')));
+  /** The audio of Sarvam's answer: every WAV of `audios`, decoded and joined. */
+  private decodeAnswer(body: Buffer): SynthesizedAudio {
+    let audios: unknown;
+    try {
+      audios = (JSON.parse(body.toString('utf8')) as { audios?: unknown } | null)?.audios;
+    } catch {
+      throw new SpeechError('Sarvam answered something that is not JSON', 'failed', 'bad_audio');
+    }
+    if (!Array.isArray(audios) || audios.length === 0 || !audios.every((a) => typeof a === 'string' && a !== ''))
+      throw new SpeechError('Sarvam answered without audio', 'failed', 'bad_audio');
+    const parts = (audios as string[]).map((a) => this.decodeWav(Buffer.from(a, 'base64')));
     const rate = parts[0]!.sampleRate;
-    if (parts.some((p) => p.sampleRate !== rate)) throw new RangeError('the WAVs differ in sample rate');
+    if (parts.some((p) => p.sampleRate !== rate)) throw this.badWav('the WAVs differ in sample rate');
     if (parts.length === 1) return parts[0]!;
     const samples = new Int16Array(parts.reduce((n, p) => n + p.samples.length, 0));
     let at = 0;
@@ -117,7 +100,5 @@ function decodeAnswer(body: Buffer): SynthesizedAudio {
       at += p.samples.length;
     }
     return { samples, sampleRate: rate };
-  } catch (err) {
-    throw new SpeechError(`Sarvam's audio is not a readable WAV: ${(err as Error).message}`, 'failed', 'bad_audio');
   }
 }

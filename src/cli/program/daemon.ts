@@ -6,9 +6,31 @@
  */
 import { type Command } from 'commander';
 import { action, examples } from '../command-kit.js';
+import { settingsEnvGroups } from '../../config/env-names.js';
 
 const serveCmd = () => import('../commands/serve.js');
 const authCmd = () => import('../commands/login.js');
+
+/**
+ * The environment variables of `vagent serve` for its help: one paragraph per group of
+ * `settingsEnvGroups` (the list the settings loader reads), each wrapped to 80 columns.
+ */
+export function serveEnvHelp(): string {
+  return settingsEnvGroups()
+    .map((g) => {
+      const lines: string[] = [];
+      let line = `  ${g.title} (${g.doc}):`;
+      for (const name of g.names) {
+        if (line.length + 1 + name.length > 80) {
+          lines.push(line);
+          line = '   ';
+        }
+        line += ` ${name}`;
+      }
+      return [...lines, line].join('\n');
+    })
+    .join('\n');
+}
 
 /** Declares `serve`, `login` and `logout` on `program`. */
 export function registerDaemonCommands(program: Command): void {
@@ -22,8 +44,9 @@ export function registerDaemonCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-Settings: flags > environment (VAGENT_HOST, VAGENT_PORT, VAGENT_STATE_DIR, VAGENT_AUTH_MODE,
-VAGENT_MASTER_KEY, VAGENT_TENANT_DAILY_BUDGET_INR, VAGENT_TIMEZONE, VAGENT_LOG_LEVEL, …) > config file > defaults.
+Settings: flags > environment > config file > defaults. Environment variables:
+${serveEnvHelp()}
+
 Logs are JSON lines on stdout; hints for people on stderr. SIGTERM/SIGINT drain in-flight requests.
 
 Examples:
