@@ -30,13 +30,13 @@ import { mediaSettingsOf } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import type { AgentService } from './agents.js';
-import { renderClips, spokenTextOf, type ClipView } from './clips.js';
+import { meterClip, renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { emptyMetrics, sessionListItem, type SessionMetrics } from './session-model.js';
 import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
 import { runLlmStep, type LlmCall } from './llm-step.js';
-import { FirstSentenceWatch, type FirstSentenceSink } from './early-reply.js';
+import { earlyPlan, FirstSentenceWatch, type EarlySpeech, type FirstSentenceSink } from './early-reply.js';
 import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
 import {
   DEFAULT_MAX_ENDED_CACHED,
@@ -319,26 +319,35 @@ export class SessionService {
       // called here, before the write step, and the turn run again with its answer. An identical
       // request answered meanwhile is replayed rather than calling the model twice.
       let llm: LlmCall | null = null;
+      const lang = s.agent.def.language;
+      const early: { said: Promise<EarlySpeech | null> | null } = { said: null };
       if (out.llm !== undefined && this.options.llm) {
         const replay = this.options.llm.model.configured ? await this.deps.uow.replayOf(scope) : null;
         if (replay !== null) return replay;
-        const lang = s.agent.def.language;
-        const early = onFirstSentence && out.llm.kind === 'reply' ? onFirstSentence : null;
-        const watch = early ? new FirstSentenceWatch(lang, (t) => early(t, { language: lang, voice: s.voice })) : null;
+        const sink = onFirstSentence && out.llm.kind === 'reply' ? onFirstSentence : null;
+        const watch = sink ? new FirstSentenceWatch(lang, (t) => (early.said = sink(t, { language: lang, voice: s.voice }))) : null;
         const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText, watch ? (d) => watch.push(d) : undefined);
         llm = step.call;
         engineStart = performance.now();
         out = engine(s, nowMs, step.assist);
         classifierMs += performance.now() - engineStart;
       }
+      // A first sentence played early on a call is the reply's first clip, its audio made once;
+      // whatever it cost is this turn's (docs/media.md "The early clip").
+      const plan = earlyPlan(out.clips, early.said === null ? null : await early.said, (t) =>
+        this.speech.keyFor(spokenTextOf(this.speech, t, lang, s.voice), s.voice),
+      );
+      if (plan.clips !== out.clips && out.state.last_clips === out.clips) out.state.last_clips = plan.clips;
       const reply = await renderClips(
         this.speech,
-        out.clips,
-        s.agent.def.language,
+        plan.clips,
+        lang,
         s.voice,
         this.options.audioBaseUrl(),
         this.options.onSpeechError,
+        plan.ensured,
       );
+      if (plan.apart !== null) meterClip(reply, plan.apart, this.speech.provider);
 
       const cost: CostMicro = {
         llm: llm?.costMicro ?? 0,
