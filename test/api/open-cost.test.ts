@@ -1,11 +1,11 @@
 /**
  * Cloud synthesis outside a turn is metered and charged (docs/api-decisions.md "Costs"), against
  * the fake Sarvam API at a fractional price (₹1.2345 per 1,000 characters, so a micro-rupee
- * rounding shows): a session's open pays for the live text of its opening and the session's own
+ * rounding shows) and the fake ElevenLabs API: a session's open pays for the live text of its opening and the session's own
  * prompts (the customer's name) — in the open response, the `session.opened` event, the session
  * row written with it, Session detail (`session.opening`), the running totals and the tenant's
- * spend — checked against the budget before anything is synthesised, and an idempotent replay
- * charges nothing again. On a call, a streamed model reply's first sentence played early is the
+ * spend, read back the same after a restart — checked against the budget before anything is
+ * synthesised, and an idempotent replay charges nothing again. On a call, a streamed model reply's first sentence played early is the
  * reply's first clip, synthesised once, and charged to its turn with the rest.
  */
 import crypto from 'node:crypto';
@@ -15,10 +15,13 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AudioCache } from '../../src/adapters/speech/cache.js';
 import { FakeSynthesizer } from '../../src/adapters/speech/fake.js';
+import { ElevenLabsSynthesizer } from '../../src/adapters/speech/elevenlabs.js';
 import { SarvamSynthesizer } from '../../src/adapters/speech/sarvam.js';
 import { SpeechService } from '../../src/adapters/speech/synthesis.js';
 import { EarlyClip } from '../../src/app/early-reply.js';
+import { openRuntime } from '../../src/daemon/runtime.js';
 import { INTERNAL } from '../../src/app/unit-of-work.js';
+import { startFakeElevenLabs, type FakeElevenLabs } from '../../src/devtools/fake-elevenlabs.js';
 import { startFakeSarvam, type FakeSarvam } from '../../src/devtools/fake-sarvam.js';
 import { priceMicro } from '../../src/domain/money.js';
 import type { ClipRef } from '../../src/media/worker-protocol.js';
@@ -30,13 +33,16 @@ const KEY = 'sk_sarvam_open_cost_key';
 /** Sarvam's test price, ₹ per 1,000 characters. */
 const PER_1K = 1.2345;
 let sarvam: FakeSarvam;
+let eleven: FakeElevenLabs;
 let t: TestApp | undefined;
 const dirs: string[] = [];
 beforeAll(async () => {
   sarvam = await startFakeSarvam({ apiKey: KEY, voice: new FakeSynthesizer({ msPerChar: 1 }) });
+  eleven = await startFakeElevenLabs({ apiKey: KEY, voice: new FakeSynthesizer({ msPerChar: 1 }) });
 });
 afterAll(async () => {
   await sarvam.close();
+  await eleven.close();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -44,6 +50,7 @@ afterEach(async () => {
   t = undefined;
   sarvam.tts.requests.length = 0;
   sarvam.tts.clearFaults();
+  eleven.requests.length = 0;
 });
 
 /** A test app whose embedded engine is free and whose Sarvam voice costs ₹1.2345 per 1,000 characters. */
@@ -51,10 +58,13 @@ async function app(model?: ScriptedModel): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vagent-open-cost-'));
   dirs.push(dir);
   const pricing = path.join(dir, 'pricing.yaml');
-  fs.writeFileSync(pricing, 'tts:\n  fake: { per_1k_chars: 0 }\n  sarvam: { per_1k_chars: 1.2345 }\n');
+  fs.writeFileSync(pricing, 'tts:\n  fake: { per_1k_chars: 0 }\n  sarvam: { per_1k_chars: 1.2345 }\n  elevenlabs: { per_1k_chars: 8.5 }\n');
   const speech = new SpeechService(new FakeSynthesizer({ msPerChar: 1 }), new AudioCache(path.join(dir, 'audio'), crypto.randomBytes(32)), {
     timeoutMs: 5000,
-    cloud: [new SarvamSynthesizer({ apiKey: KEY, baseUrl: sarvam.ttsUrl })],
+    cloud: [
+      new SarvamSynthesizer({ apiKey: KEY, baseUrl: sarvam.ttsUrl }),
+      new ElevenLabsSynthesizer({ apiKey: KEY, baseUrl: eleven.url }),
+    ],
   });
   return makeTestApp({ pricing_file: pricing }, { speech, ...(model ? { languageModel: model, llmDeadlineMs: 2000 } : {}) });
 }
@@ -165,6 +175,34 @@ describe('the open of a session with a cloud voice', () => {
     },
   );
 
+  it('is read back after a restart from the session row it was written with', { timeout: 30_000 }, async () => {
+    t = await app();
+    await applied(t);
+    const opened = (await t.call('POST', '/v1/sessions', { agent_id: AGENT.id, customer_name: 'Ravi Kumar' })).json<Opened>();
+    const micro = Math.round(opened.cost.tts_inr! * 1e6);
+    expect(micro).toBeGreaterThan(0);
+    // A second runtime on the same state dir, as after the daemon stopped hard: nothing in memory.
+    const settings = t.settings;
+    await t.app.close();
+    t.runtime.close();
+    t = undefined;
+    const speech = new SpeechService(
+      new FakeSynthesizer({ msPerChar: 1 }),
+      new AudioCache(path.join(settings.state_dir, 'audio2'), crypto.randomBytes(32)),
+    );
+    const runtime = openRuntime(settings, { speech });
+    try {
+      const principal = { tenantId: 'default', keyId: 'test', requestId: 'test', method: 'GET', route: '/v1/sessions/:id' };
+      const detail = runtime.services.sessions.detail(principal, opened.session_id);
+      expect(detail).toMatchObject({ tts_cost_inr: inr(micro), total_cost_inr: inr(micro) });
+      expect(detail.session.opening.cost).toEqual(cost(micro));
+      expect(runtime.services.budget.status('default').spent_inr).toBe(inr(micro));
+    } finally {
+      runtime.close();
+      fs.rmSync(settings.state_dir, { recursive: true, force: true });
+    }
+  });
+
   it('is charged once when replayed under its Idempotency-Key', { timeout: 30_000 }, async () => {
     t = await app();
     await applied(t);
@@ -217,6 +255,18 @@ describe('the open of a session with a cloud voice', () => {
       expect(askedSince(from)).toHaveLength(6);
     },
   );
+
+  it('with an ElevenLabs voice is charged at its price', { timeout: 30_000 }, async () => {
+    t = await app();
+    await applied(t, { ...AGENT, id: 'ag_open_eleven', voice: { provider: 'elevenlabs', voice_id: 'JBFqnCBsd6RMkjVDRZzb' } });
+    const from = eleven.requests.length;
+    const opened = (await t.call('POST', '/v1/sessions', { agent_id: 'ag_open_eleven', customer_name: 'Asha Rao' })).json<Opened>();
+    const asked = eleven.requests.slice(from).map((r) => String((r.body as { text: string }).text));
+    expect(asked).toHaveLength(3);
+    const chars = asked.reduce((n, x) => n + [...x].length, 0);
+    expect(opened.cost).toEqual(cost(priceMicro(chars, 8.5, 1000)));
+    expect(sarvam.tts.requests).toHaveLength(0);
+  });
 
   it('with a free voice costs nothing and leaves the session’s prompts to after the open', { timeout: 30_000 }, async () => {
     t = await app();
