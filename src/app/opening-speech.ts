@@ -4,7 +4,7 @@
  * customer's name or a context value), synthesised before the session is written, so what they
  * cost is known and recorded with the session's row in its one write step. The tenant's budget is
  * checked first, with the worst cost of what is not cached yet. A voice that costs nothing
- * leaves the session's texts to be synthesised after the open (best effort), as before.
+ * leaves the session's texts to be synthesised after the open (best effort): nothing to charge.
  */
 import { parseCloudVoiceId } from '../domain/voice.js';
 import { ZERO_COST, type CostMicro } from '../domain/money.js';
