@@ -94,22 +94,25 @@ export class BudgetService {
   }
 
   /**
-   * Fails when the tenant's spend today (with what open calls hold) has reached its budget.
-   * Runs inside a `Store.write` for the atomic form (see the module comment), or as a plain
-   * read before work.
+   * Fails when the tenant's spend today (with what open calls hold) has reached its budget, or
+   * would pass it with `extraMicro` more (the worst cost of work about to be paid for, such as a
+   * session's opening synthesised by a cloud voice; default 0). Runs inside a `Store.write` for
+   * the atomic form (see the module comment), or as a plain read before work.
    * @throws ApiError rate_limit_exceeded.
    */
-  check(tenantId: string): void {
+  check(tenantId: string, extraMicro = 0): void {
     const budget = this.budgetMicro(tenantId);
     if (budget === null) return;
     const now = this.deps.nowS();
     const { start, end } = this.day(now);
     const spent = this.deps.repos.calls.spendMicro(tenantId, start, end, now);
-    if (spent >= budget) {
+    if (spent >= budget || spent + extraMicro > budget) {
       this.noteRefusal(tenantId, now, budget, spent);
+      const over = spent < budget;
+      const extra = over ? `; this would cost up to ₹${microToInr(extraMicro)} more` : '';
       throw new ApiError(
         'rate_limit_exceeded',
-        `tenant ${tenantId} has reached its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`,
+        `tenant ${tenantId} ${over ? 'would pass' : 'has reached'} its daily budget of ₹${microToInr(budget)} (spent or held by open calls today: ₹${microToInr(spent)}${extra}; each call holds ₹${microToInr(this.reservationMicro)} until it ends; the day resets at midnight ${this.settings.timezone})`,
       );
     }
   }

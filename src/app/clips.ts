@@ -152,6 +152,10 @@ export function renderCachedClips(
  *
  * @param baseUrl where clients fetch `/v1/audio/{name}.wav`
  * @param onError told of each synthesis failure (for the log), with no text of the clip
+ * @param ensured clips of this reply already synthesised (or found) for it, by cache key of
+ *        the text in `voice`: counted as that call says (its characters are this reply's to
+ *        pay) rather than looked up or synthesised again (a phone turn's early clip,
+ *        src/app/early-reply.ts)
  */
 export async function renderClips(
   speech: SpeechPort,
@@ -160,43 +164,41 @@ export async function renderClips(
   voice: string,
   baseUrl: string,
   onError: (err: unknown) => void = () => {},
+  ensured?: ReadonlyMap<string, EnsuredClip>,
 ): Promise<RenderedReply> {
-  const cached = renderCachedClips(speech, specs, language, voice, baseUrl);
-  if (cached !== null) return cached;
+  if (ensured === undefined || ensured.size === 0) {
+    const cached = renderCachedClips(speech, specs, language, voice, baseUrl);
+    if (cached !== null) return cached;
+  }
   const started = performance.now();
-  let liveChars = 0;
-  const liveCharsBy: Record<string, number> = {};
-  const fallbacks: string[] = [];
-  let hits = 0;
-  let misses = 0;
+  const reply: Metered = { hits: 0, misses: 0, liveChars: 0, liveCharsBy: {}, fallbacks: [] };
   let waited = false;
   const { spoken, keys } = spokenKeys(speech, specs, language, voice);
   const got = await Promise.all(
     spoken.map(async (text, i) => {
       const key = keys[i]!;
+      const before = ensured?.get(key);
+      if (before !== undefined) {
+        meterClip(reply, before, speech.provider);
+        return before.key;
+      }
       if (speech.has(key)) {
-        hits += 1;
+        reply.hits += 1;
         return key;
       }
       waited = true;
       try {
         const clip: EnsuredClip = await speech.ensure(text, voice);
-        if (clip.fallback !== undefined) fallbacks.push(clip.fallback);
-        if (clip.cacheHit) hits += 1;
-        else {
-          misses += 1;
-          liveChars += clip.chars;
-          const by = clip.provider ?? speech.provider;
-          liveCharsBy[by] = (liveCharsBy[by] ?? 0) + clip.chars;
-        }
+        meterClip(reply, clip, speech.provider);
         return clip.key;
       } catch (err) {
-        misses += 1;
+        reply.misses += 1;
         onError(err);
         return null;
       }
     }),
   );
+  const { hits, misses, liveChars, liveCharsBy, fallbacks } = reply;
   const clips = clipViews(speech, specs, got, baseUrl);
   const have = got.filter((k): k is string => k !== null);
   let audioUrl: string | null = null;
@@ -223,4 +225,23 @@ export async function renderClips(
     ttsMs: waited ? performance.now() - started : 0,
     keys: used,
   };
+}
+
+/** The counters of a reply's synthesis ({@link RenderedReply}'s). */
+type Metered = Pick<RenderedReply, 'hits' | 'misses' | 'liveChars' | 'liveCharsBy' | 'fallbacks'>;
+
+/**
+ * Counts one clip's synthesis into `m`: a cache hit, or a live call with its characters under
+ * the engine that spoke it (`clip.provider`, else `provider`, the port's), and its fallback mark.
+ */
+export function meterClip(m: Metered, clip: EnsuredClip, provider: string): void {
+  if (clip.fallback !== undefined) m.fallbacks.push(clip.fallback);
+  if (clip.cacheHit) {
+    m.hits += 1;
+    return;
+  }
+  m.misses += 1;
+  m.liveChars += clip.chars;
+  const by = clip.provider ?? provider;
+  m.liveCharsBy[by] = (m.liveCharsBy[by] ?? 0) + clip.chars;
 }

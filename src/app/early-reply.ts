@@ -3,13 +3,14 @@
  * call", docs/media.md "The early clip"): while the model's reply streams in, its first sentence
  * is cut off as soon as it is complete (a sentence end `.` `?` `!` `।` followed by a space, or a
  * length bound), checked on its own — it cannot be taken back once played — and handed to the
- * call's media to be synthesised and played while the rest is generated. What the turn stores and
- * answers is unchanged: this is only what the line hears earlier.
+ * call's media to be synthesised and played while the rest is generated. The turn then stores its
+ * reply cut after that sentence, reusing the sentence's audio, and charges what it synthesised.
  */
+import type { ClipSpec } from '../engine/state.js';
 import type { ClipRef } from '../media/worker-protocol.js';
 import { spokenTextOf, type ClipView } from './clips.js';
 import { otherScript } from './llm-step.js';
-import type { SpeechPort } from './speech-port.js';
+import type { EnsuredClip, SpeechPort } from './speech-port.js';
 
 /** Longest first sentence, characters: without a sentence end by then, the text is cut at the last space before it. */
 export const EARLY_MAX_CHARS = 160;
@@ -93,22 +94,54 @@ export function restAfter(whole: string, played: string): string | null {
   return flat.slice(played.length).trim();
 }
 
-/** Told a streamed reply's checked first sentence, with the language and voice it is spoken in. */
-export type FirstSentenceSink = (sentence: string, speech: { language: string; voice: string }) => void;
+/**
+ * A first sentence as synthesised for the line: the sentence, what the audio cache gave for it
+ * (its key, and on a live call the characters a provider was paid for), and whether it was
+ * played (handed to the call's media before the turn ended).
+ */
+export interface EarlySpeech {
+  sentence: string;
+  clip: EnsuredClip;
+  played: boolean;
+}
+
+/**
+ * Told a streamed reply's checked first sentence, with the language and voice it is spoken in;
+ * resolves once it is synthesised (null when synthesis failed: nothing was played, nothing spent).
+ */
+export type FirstSentenceSink = (sentence: string, speech: { language: string; voice: string }) => Promise<EarlySpeech | null>;
+
+/**
+ * The turn's clips with the model's reply clip (`source: llm`) cut in two after `sentence`, the
+ * first sentence played early: that sentence, then the rest of the reply (none when nothing
+ * remains), each with the reply clip's flags; null when no reply clip begins with it (the reply
+ * said is not the one streamed: the rules' re-prompt). So the turn stores, answers and plays the
+ * audio made once for the line, and only the rest is synthesised after it.
+ */
+export function splitEarly(clips: readonly ClipSpec[], sentence: string): ClipSpec[] | null {
+  const i = clips.findIndex((c) => c.flags.source === 'llm' && c.speak === undefined);
+  if (i < 0) return null;
+  const reply = clips[i]!;
+  const rest = restAfter(reply.text, sentence);
+  if (rest === null) return null;
+  const parts: ClipSpec[] = [{ text: sentence, flags: { ...reply.flags } }];
+  if (rest !== '') parts.push({ text: rest, flags: { ...reply.flags } });
+  return [...clips.slice(0, i), ...parts, ...clips.slice(i + 1)];
+}
 
 /**
  * One phone turn's early clip (docs/media.md "The early clip"): {@link EarlyClip.sink} synthesises
- * the first sentence it is told (a dynamic clip of the audio cache) and hands it to `send` (the
- * call's media, which plays it while the turn is still running); {@link EarlyClip.finish} then
- * gives the turn's reply clips as the line is to hear them after it: the model's reply clip
- * replaced by what remains of it. A synthesis failure plays nothing early (the reply is said
- * whole). Nothing here changes what the turn stores or answers.
+ * the first sentence it is told (a dynamic clip of the audio cache), hands it to `send` (the
+ * call's media, which plays it while the turn is still running) and tells the turn what it cost
+ * ({@link EarlySpeech}); the turn then stores the reply cut after it ({@link splitEarly}), and
+ * {@link EarlyClip.finish} gives the turn's clips less the one already played. A synthesis
+ * failure plays nothing early (the reply is said whole).
  */
 export class EarlyClip {
   private played: string | null = null;
-  private pending: Promise<void> = Promise.resolve();
-  private where: { language: string; voice: string } | null = null;
+  private pending: Promise<EarlySpeech | null> = Promise.resolve(null);
   private closed = false;
+  private told = false;
 
   /** @param send plays a clip on the call now (its turn is still running); must not throw */
   constructor(
@@ -118,22 +151,25 @@ export class EarlyClip {
 
   /** The {@link FirstSentenceSink} of the turn. */
   readonly sink: FirstSentenceSink = (sentence, where) => {
-    if (this.closed || this.where !== null) return;
-    this.where = where;
-    this.pending = this.clipOf(sentence).then((clip) => {
-      if (this.closed || clip.file === null) return;
-      this.send(clip);
+    if (this.closed || this.told) return Promise.resolve(null);
+    this.told = true;
+    this.pending = this.synthesise(sentence, where).then((clip) => {
+      if (clip === null) return null;
+      const file = this.speech.fileOf(this.speech.nameOf(clip.key));
+      if (this.closed || file === null) return { sentence, clip, played: false };
+      this.send({ file, text: sentence, bargeIn: true, asksConfirmation: false });
       this.played = sentence;
+      return { sentence, clip, played: true };
     });
+    return this.pending;
   };
 
   /**
    * The reply clips (`toRef` of each of `clips`, the turn's answer) the line hears after the early
-   * clip: unchanged when none was played; else the model's reply clip (`source: llm`) replaced
-   * by the rest of its text (dropped when nothing remains). When the reply said is not the one
-   * streamed (its checks refused it: the rules' re-prompt), the clips are unchanged: the played
-   * sentence is followed by the re-prompt. Waits for a synthesis still running; later sentences
-   * are ignored.
+   * clip: unchanged when none was played; else without the clip of the played sentence (the
+   * turn cut its reply there, {@link splitEarly}). When the reply said is not the one streamed
+   * (its checks refused it: the rules' re-prompt), the clips are unchanged: the played sentence
+   * is followed by the re-prompt. Waits for a synthesis still running; later sentences are ignored.
    */
   async finish(clips: readonly ClipView[], toRef: (c: ClipView) => ClipRef): Promise<ClipRef[]> {
     await this.pending;
@@ -141,25 +177,39 @@ export class EarlyClip {
     const refs = clips.map(toRef);
     const played = this.played;
     if (played === null) return refs;
-    const i = clips.findIndex((c) => (c as { source?: unknown }).source === 'llm');
-    const rest = i < 0 ? null : restAfter(clips[i]!.text, played);
-    if (rest === null) return refs;
-    if (rest === '') return refs.filter((_, j) => j !== i);
-    const { file, text } = await this.clipOf(rest);
-    refs[i] = { ...refs[i]!, file, text };
-    return refs;
+    const i = clips.findIndex((c) => (c as { source?: unknown }).source === 'llm' && c.text === played);
+    return i < 0 ? refs : refs.filter((_, j) => j !== i);
   }
 
-  /** `text` synthesised (or found in the cache) as a clip; without audio when synthesis failed. */
-  private async clipOf(text: string): Promise<ClipRef> {
-    const { language, voice } = this.where!;
-    let file: string | null = null;
+  /** `text` synthesised (or found in the cache) in the turn's voice; null when synthesis failed. */
+  private async synthesise(text: string, where: { language: string; voice: string }): Promise<EnsuredClip | null> {
     try {
-      const got = await this.speech.ensure(spokenTextOf(this.speech, text, language, voice), voice);
-      file = this.speech.fileOf(this.speech.nameOf(got.key));
+      return await this.speech.ensure(spokenTextOf(this.speech, text, where.language, where.voice), where.voice);
     } catch {
-      file = null;
+      return null;
     }
-    return { file, text, bargeIn: true, asksConfirmation: false };
   }
+}
+
+/** What a turn renders after its early sentence ({@link earlyPlan}). */
+export interface EarlyPlan {
+  /** The clips to render: the engine's, or cut after the played sentence. */
+  clips: ClipSpec[];
+  /** The played sentence's clip by its cache key, for `renderClips` to count rather than look up; absent when not cut. */
+  ensured?: ReadonlyMap<string, EnsuredClip>;
+  /** A sentence synthesised for the line but not part of the reply rendered: the turn still pays for it. */
+  apart: EnsuredClip | null;
+}
+
+/**
+ * The clips a turn renders given its early sentence `early` (null: none was synthesised): cut
+ * after it when it was played and the reply begins with it ({@link splitEarly}), else as they
+ * are, with the sentence's synthesis to be charged apart.
+ * @param keyOf the cache key of a clip text in the turn's voice
+ */
+export function earlyPlan(clips: ClipSpec[], early: EarlySpeech | null, keyOf: (text: string) => string): EarlyPlan {
+  if (early === null) return { clips, apart: null };
+  const split = early.played ? splitEarly(clips, early.sentence) : null;
+  if (split === null) return { clips, apart: early.clip };
+  return { clips: split, ensured: new Map([[keyOf(early.sentence), early.clip]]), apart: null };
 }

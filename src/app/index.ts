@@ -154,6 +154,7 @@ export function createServices(repos: Repos, options: ServiceOptions): Services 
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),
       ...(options.onLlmFailure ? { onFailure: options.onLlmFailure } : {}),
     },
+    budget,
     audioBaseUrl: options.audioBaseUrl ?? (() => 'http://127.0.0.1:8787'),
     ...(options.onSpeechError ? { onSpeechError: options.onSpeechError } : {}),
     ...(options.sessionCache?.open !== undefined ? { maxCached: options.sessionCache.open } : {}),

@@ -6,20 +6,26 @@
 import type { TurnResult } from '../contract/index.js';
 import type { EndReason } from '../domain/events.js';
 import { openingClips } from '../engine/turn.js';
-import { costView, microToInr, totalMicro } from '../domain/money.js';
+import { costView, microToInr, totalMicro, ZERO_COST } from '../domain/money.js';
 import type { CallWithSession, Repos } from '../store/index.js';
 import type { EventInput, EventLog } from './events.js';
 import type { SessionMetrics, StoredTurn } from './session-model.js';
 import type { LiveSession, Summary } from './session-types.js';
 import type { Tx } from './unit-of-work.js';
 
-/** `session.opened`: the agent, the customer's name, the title, and the opening the agent says. */
+/** `session.opened`: the agent, the customer's name, the title, the opening the agent says and what the open cost (INR). */
 export function sessionOpenedEvent(s: LiveSession, title: string | null): EventInput {
   return {
     tenantId: s.tenantId,
     type: 'session.opened',
     sessionId: s.id,
-    data: { agent_id: s.agent.def.id, customer_name: s.customerName, title, opening: openingText(s) },
+    data: {
+      agent_id: s.agent.def.id,
+      customer_name: s.customerName,
+      title,
+      opening: openingText(s),
+      cost: costView(s.metrics.opening_cost ?? ZERO_COST),
+    },
   };
 }
 

@@ -3,6 +3,7 @@
  * of a session held in memory and its row: the spec's fields and turns, then vagent's extension
  * object `session` (docs/api-decisions.md "Sessions"). Pure.
  */
+import { costView, ZERO_COST } from '../domain/money.js';
 import { buildSummary } from '../engine/summary.js';
 import type { SessionRow } from '../store/index.js';
 import { sessionDetail, stepViews, type SessionDetailExtension } from './session-model.js';
@@ -32,6 +33,7 @@ export function detailViewOf(s: LiveSession, row: SessionRow, turns: Array<Recor
       ended_at: ended ? row.ended_at : null,
       outcome,
       steps,
+      opening: { tts_chars: s.metrics.opening_tts_chars ?? 0, cost: costView(s.metrics.opening_cost ?? ZERO_COST) },
     },
   };
 }

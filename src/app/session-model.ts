@@ -24,6 +24,13 @@ export interface SessionMetrics {
   cost: CostMicro;
   total_latency_ms: number;
   total_silence_ms: number;
+  /**
+   * What the session's open cost (its opening and texts synthesised live then), micro-rupees:
+   * part of `cost` from the session's first row on. Absent in sessions stored before it (nothing).
+   */
+  opening_cost?: CostMicro;
+  /** Characters the open sent to live synthesis (part of `tts_chars`); absent as `opening_cost`. */
+  opening_tts_chars?: number;
 }
 
 /** Metrics of a new session. */

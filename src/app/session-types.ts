@@ -73,8 +73,10 @@ export interface PreparedSession {
   readonly agentRow: { id: string; digest: string };
   readonly session: LiveSession;
   readonly view: SessionOpened;
-  /** The audio cache keys of the opening's clips (pinned once the session is open). */
+  /** The audio cache keys of the opening's clips and of the texts synthesised with it (pinned once the session is open). */
   readonly keys: readonly string[];
+  /** The session's texts (spoken) to synthesise after the open, best effort: a free voice's (src/app/opening-speech.ts). */
+  readonly later: readonly string[];
 }
 
 /**
@@ -133,6 +135,12 @@ export interface SessionServiceOptions {
   recordingUrl?: (n: number) => string | null;
   /** The language model a turn may call where the rules miss (default: none; docs/llm.md "Where the model acts"). */
   llm?: LlmStepOptions;
+  /**
+   * The tenant budget check before an open's paid synthesis (default: none): throws
+   * `rate_limit_exceeded` when `extraMicro` more would pass the tenant's budget today
+   * (`BudgetService.check`; docs/api-decisions.md "Costs").
+   */
+  budget?: { check(tenantId: string, extraMicro: number): void };
 }
 
 /** Default bound of the open sessions held in memory ({@link SessionServiceOptions.maxCached}). */

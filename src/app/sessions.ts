@@ -24,19 +24,18 @@ import { buildSummary } from '../engine/summary.js';
 import { graceLapsed, openingClips, runEventTurn, runTurn, type LlmAssist, type TurnEventKind, type TurnOutput } from '../engine/turn.js';
 import { mediaHintsOf } from '../engine/media-hints.js';
 import { initialState, type EngineState } from '../engine/state.js';
-import { isTemplate, renderTemplate, usesOnlySessionVars } from '../engine/template.js';
 import { withContextDefaults } from '../engine/context-needs.js';
 import { mediaSettingsOf } from '../domain/agent.js';
 import type { Pricing } from '../config/pricing.js';
 import type { SessionRow } from '../store/index.js';
 import type { AgentService } from './agents.js';
-import { renderClips, spokenTextOf, type ClipView } from './clips.js';
+import { meterClip, renderClips, spokenTextOf, type ClipView } from './clips.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
 import { emptyMetrics, sessionListItem, type SessionMetrics } from './session-model.js';
 import { meterTurn, stateView, sttAudioMsOf } from './turn-record.js';
 import { runLlmStep, type LlmCall } from './llm-step.js';
-import { FirstSentenceWatch, type FirstSentenceSink } from './early-reply.js';
+import { earlyPlan, FirstSentenceWatch, type EarlySpeech, type FirstSentenceSink } from './early-reply.js';
 import { notFound, parseSessionId, pinOwner, SessionMemory } from './session-memory.js';
 import {
   DEFAULT_MAX_ENDED_CACHED,
@@ -55,6 +54,7 @@ import {
 import type { SpeechPort } from './speech-port.js';
 import { referenceTime, requireSessionValues } from './session-values.js';
 import { detailViewOf } from './session-detail.js';
+import { renderOpening } from './opening-speech.js';
 import { appendEndEventsTx, sessionOpenedEvent, sessionTurnEvent } from './lifecycle-events.js';
 import type { EndReason } from '../domain/events.js';
 import {
@@ -92,7 +92,8 @@ export class SessionService {
    * @throws ApiError workflow_not_found (malformed agent id), not_found (missing agent),
    *         invalid_request (`context.now` not an ISO 8601 time; a `required_context` key or
    *         `customer_name` the agent speaks is missing or empty, param `context.<key>` or
-   *         `customer_name`).
+   *         `customer_name`), rate_limit_exceeded (the live synthesis the open needs would pass
+   *         the tenant's budget; docs/api-decisions.md "Costs").
    */
   async open(principal: Principal, input: OpenSessionInput, scope: Scope): Promise<Committed<SessionOpened>> {
     const prepared = await this.prepareOpen(principal, input);
@@ -103,7 +104,8 @@ export class SessionService {
 
   /**
    * The prepare phase of {@link open}: the agent resolved, the context checked, the opening's
-   * audio rendered. Nothing is written.
+   * audio rendered (with a priced voice, the session's own prompts too) and what that cost
+   * metered (src/app/opening-speech.ts). Nothing is written.
    * @throws ApiError as {@link open}.
    */
   async prepareOpen(principal: Principal, input: OpenSessionInput): Promise<PreparedSession> {
@@ -115,15 +117,10 @@ export class SessionService {
     const vars = { customer_name: input.customer_name ?? null, context };
     const opening = openingClips(agent, vars);
     const voice = this.agents.voiceOf(agent);
-    const rendered = await renderClips(
-      this.speech,
-      opening,
-      agent.def.language,
-      voice,
-      this.options.audioBaseUrl(),
-      this.options.onSpeechError,
-    );
-    const clips: ClipView[] = rendered.clips.map((c, i) =>
+    const { audioBaseUrl, onSpeechError, budget } = this.options;
+    const deps = { speech: this.speech, pricing: this.pricing, audioBaseUrl: audioBaseUrl(), onSpeechError, budget };
+    const spoken = await renderOpening(deps, principal.tenantId, agent, vars, voice, opening);
+    const clips: ClipView[] = spoken.rendered.clips.map((c, i) =>
       Object.assign(c, { display_order: i, requires_user_input: opening[i]!.requires_user_input }),
     );
     const state = initialState(agent);
@@ -135,7 +132,11 @@ export class SessionService {
       opening: { text: clips.map((c) => c.text).join(' '), clips },
       state: stateView(agent, state, false),
       created_at: this.deps.nowS(),
+      cost: costView(spoken.cost),
     };
+    // What the open cost is the session's from its first row (docs/api-decisions.md "Costs").
+    const metrics = { ...emptyMetrics(), cost: spoken.cost, tts_chars: spoken.ttsChars };
+    Object.assign(metrics, { opening_cost: { ...spoken.cost }, opening_tts_chars: spoken.ttsChars });
     const session: LiveSession = {
       id: 0,
       seq: 0,
@@ -147,10 +148,18 @@ export class SessionService {
       refMs,
       status: 'open',
       state,
-      metrics: emptyMetrics(),
+      metrics,
       summary: null,
     };
-    return { principal, input, agentRow: { id: agentRow.id, digest: agentRow.digest }, session, view, keys: rendered.keys };
+    return {
+      principal,
+      input,
+      agentRow: { id: agentRow.id, digest: agentRow.digest },
+      session,
+      view,
+      keys: spoken.keys,
+      later: spoken.later,
+    };
   }
 
   /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
@@ -182,11 +191,16 @@ export class SessionService {
     return view;
   }
 
-  /** The after phase of an open whose {@link openTx} committed: the session in memory, its clips pinned, its texts prepared. */
+  /**
+   * The after phase of an open whose {@link openTx} committed: the session in memory, its clips
+   * pinned, its texts left for later (a free voice's) synthesised ahead of need, best effort, as
+   * dynamic clips pinned to the session (README.md "What grows on disk, and what bounds it").
+   */
   afterOpen(p: PreparedSession): void {
     this.memory.remember(p.session);
-    this.speech.pin(pinOwner(p.session.id), p.keys);
-    void this.prepareSessionTexts(p.session);
+    const voice = p.session.voice;
+    this.speech.pin(pinOwner(p.session.id), [...p.keys, ...p.later.map((t) => this.speech.keyFor(t, voice))]);
+    if (p.later.length > 0) void this.speech.prepare([...p.later], voice, { dynamic: true });
   }
 
   /**
@@ -319,26 +333,35 @@ export class SessionService {
       // called here, before the write step, and the turn run again with its answer. An identical
       // request answered meanwhile is replayed rather than calling the model twice.
       let llm: LlmCall | null = null;
+      const lang = s.agent.def.language;
+      const early: { said: Promise<EarlySpeech | null> | null } = { said: null };
       if (out.llm !== undefined && this.options.llm) {
         const replay = this.options.llm.model.configured ? await this.deps.uow.replayOf(scope) : null;
         if (replay !== null) return replay;
-        const lang = s.agent.def.language;
-        const early = onFirstSentence && out.llm.kind === 'reply' ? onFirstSentence : null;
-        const watch = early ? new FirstSentenceWatch(lang, (t) => early(t, { language: lang, voice: s.voice })) : null;
+        const sink = onFirstSentence && out.llm.kind === 'reply' ? onFirstSentence : null;
+        const watch = sink ? new FirstSentenceWatch(lang, (t) => (early.said = sink(t, { language: lang, voice: s.voice }))) : null;
         const step = await runLlmStep(this.options.llm, this.pricing, s, out.llm, userText, watch ? (d) => watch.push(d) : undefined);
         llm = step.call;
         engineStart = performance.now();
         out = engine(s, nowMs, step.assist);
         classifierMs += performance.now() - engineStart;
       }
+      // A first sentence played early on a call is the reply's first clip, its audio made once;
+      // whatever it cost is this turn's (docs/media.md "The early clip").
+      const plan = earlyPlan(out.clips, early.said === null ? null : await early.said, (t) =>
+        this.speech.keyFor(spokenTextOf(this.speech, t, lang, s.voice), s.voice),
+      );
+      if (plan.clips !== out.clips && out.state.last_clips === out.clips) out.state.last_clips = plan.clips;
       const reply = await renderClips(
         this.speech,
-        out.clips,
-        s.agent.def.language,
+        plan.clips,
+        lang,
         s.voice,
         this.options.audioBaseUrl(),
         this.options.onSpeechError,
+        plan.ensured,
       );
+      if (plan.apart !== null) meterClip(reply, plan.apart, this.speech.provider);
 
       const cost: CostMicro = {
         llm: llm?.costMicro ?? 0,
@@ -567,26 +590,5 @@ export class SessionService {
 
   private endView(s: LiveSession, sessionId: string, summary: Summary | null): SessionEndResult {
     return { session_id: sessionId, ended: true, summary: summary ?? {}, cost: costView(s.metrics.cost) };
-  }
-
-  /**
-   * Synthesises this session's rendered prompt templates ahead of need (best effort), as
-   * dynamic clips pinned to the session: they hold its values (a customer's name), so they
-   * are bounded by the cache's cap once it ends (README.md "What grows on disk, and what bounds it").
-   */
-  private async prepareSessionTexts(s: LiveSession): Promise<void> {
-    const vars = { customer_name: s.customerName, context: s.context };
-    const texts = s.agent.def.steps
-      .flatMap((st) => [st.ask, st.reprompt ?? ''])
-      .concat(s.agent.def.closing)
-      .filter((t) => t && isTemplate(t) && usesOnlySessionVars(t))
-      .map((t) => spokenTextOf(this.speech, renderTemplate(t, vars), s.agent.def.language, s.voice));
-    if (texts.length === 0) return;
-    if (s.status === 'open')
-      this.speech.pin(
-        pinOwner(s.id),
-        texts.map((t) => this.speech.keyFor(t, s.voice)),
-      );
-    await this.speech.prepare(texts, s.voice, { dynamic: true });
   }
 }

@@ -145,6 +145,9 @@ export const OpenedSessionSchema = z
     opening: z.object({ text: z.string(), clips: z.array(Clip) }),
     state: State,
     created_at: z.number(),
+    // Extension: what the open cost (live synthesis of its opening and the session's own
+    // texts); part of the session's totals (docs/api-decisions.md "Costs").
+    cost: Cost,
   })
   .meta({ id: 'OpenedSession' });
 /** The response of `POST /v1/sessions`: `session_id` is `se_<integer>`. */
@@ -245,10 +248,12 @@ const SessionRecord = z.object({
   ended_at: z.number().nullable(),
   outcome: z.string().nullable(),
   steps: z.array(SessionStepView),
+  /** What the open cost (its live synthesis), already in the totals: the totals less the turns' costs. */
+  opening: z.object({ tts_chars: z.number().int(), cost: Cost }),
 });
 /**
  * Session detail's extension object `session`: the session's own record (times in epoch
- * seconds; `outcome` the summary's once ended, else null), nested because the detail has no
+ * seconds; `outcome` the summary's once ended, else null; `opening` what its open cost), nested because the detail has no
  * top-level status or `ended_at` (docs/api-decisions.md "Sessions").
  */
 export type SessionRecord = z.infer<typeof SessionRecord>;

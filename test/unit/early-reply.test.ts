@@ -4,7 +4,17 @@
  * sentence alone, what remains after it, and the early clip's handling of the turn's clips.
  */
 import { describe, expect, it } from 'vitest';
-import { EARLY_MAX_CHARS, EarlyClip, FirstSentenceWatch, earlyRefusal, firstSentence, restAfter } from '../../src/app/early-reply.js';
+import {
+  EARLY_MAX_CHARS,
+  EarlyClip,
+  FirstSentenceWatch,
+  earlyPlan,
+  earlyRefusal,
+  firstSentence,
+  restAfter,
+  splitEarly,
+} from '../../src/app/early-reply.js';
+import type { ClipSpec } from '../../src/engine/state.js';
 import type { ClipView } from '../../src/app/clips.js';
 import type { SpeechPort } from '../../src/app/speech-port.js';
 import type { ClipRef } from '../../src/media/worker-protocol.js';
@@ -94,18 +104,22 @@ const ref = (c: ClipView): ClipRef => ({ file: `/cache/${c.text}.wav`, text: c.t
 const where = { language: 'en-IN', voice: 'v' };
 
 describe('EarlyClip', () => {
-  it('plays the first sentence, then the reply clips hold the rest of the model reply and the question', async () => {
+  it('plays the first sentence, tells what it cost, then the reply clips hold the rest of the model reply and the question', async () => {
     const sent: ClipRef[] = [];
-    const e = new EarlyClip(speech(), (c) => sent.push(c));
-    e.sink('We take UPI.', where);
-    const clips = await e.finish([view('We take UPI. Cards too.', 'llm'), view('Which day?')], ref);
+    const voice = speech();
+    const e = new EarlyClip(voice, (c) => sent.push(c));
+    const said = await e.sink('We take UPI.', where);
+    expect(said).toEqual({ sentence: 'We take UPI.', clip: { key: 'k:We take UPI.', cacheHit: false, chars: 12 }, played: true });
+    // The turn stores its reply cut after the played sentence (splitEarly): the line hears the rest.
+    const clips = await e.finish([view('We take UPI.', 'llm'), view('Cards too.', 'llm'), view('Which day?')], ref);
     expect(sent.map((c) => c.text)).toEqual(['We take UPI.']);
     expect(sent[0]!.file).toMatch(/^\/cache\//);
     expect(clips.map((c) => c.text)).toEqual(['Cards too.', 'Which day?']);
+    expect(voice.asked).toEqual(['We take UPI.']); // the rest is the turn's to synthesise, once
   });
   it('drops the model clip when the sentence was the whole reply, and keeps a re-prompt after a refused reply', async () => {
     const e1 = new EarlyClip(speech(), () => {});
-    e1.sink('We take UPI.', where);
+    await e1.sink('We take UPI.', where);
     expect((await e1.finish([view('We take UPI.', 'llm'), view('Which day?')], ref)).map((c) => c.text)).toEqual(['Which day?']);
     const e2 = new EarlyClip(speech(), () => {});
     e2.sink('We take UPI.', where);
@@ -115,13 +129,47 @@ describe('EarlyClip', () => {
   it('plays nothing early when synthesis fails, and ignores a sentence told after the turn', async () => {
     const sent: ClipRef[] = [];
     const e = new EarlyClip(speech(['UPI']), (c) => sent.push(c));
-    e.sink('We take UPI.', where);
+    expect(await e.sink('We take UPI.', where)).toBeNull();
     const whole = [view('We take UPI. Cards too.', 'llm')];
     expect((await e.finish(whole, ref)).map((c) => c.text)).toEqual(['We take UPI. Cards too.']);
     const late = new EarlyClip(speech(), (c) => sent.push(c));
     await late.finish([], ref);
-    late.sink('We take UPI.', where);
-    await new Promise((r) => setTimeout(r, 5));
+    expect(await late.sink('We take UPI.', where)).toBeNull();
     expect(sent).toEqual([]);
+  });
+});
+
+describe('splitEarly and earlyPlan', () => {
+  const spec = (text: string, source?: string): ClipSpec => ({ text, flags: source ? { source } : {} });
+  const keyOf = (t: string) => `k:${t}`;
+  const clip = { key: 'k:We take UPI.', cacheHit: false, chars: 12, provider: 'sarvam' };
+
+  it('cuts the model clip after the played sentence, keeping its flags, and drops an empty rest', () => {
+    const reply = [spec('Sure.', 'faq'), spec('We take UPI.\n  Cards too.', 'llm'), spec('Which day?')];
+    expect(splitEarly(reply, 'We take UPI.')).toEqual([
+      spec('Sure.', 'faq'),
+      spec('We take UPI.', 'llm'),
+      spec('Cards too.', 'llm'),
+      spec('Which day?'),
+    ]);
+    expect(splitEarly([spec('We take UPI.', 'llm'), spec('Which day?')], 'We take UPI.')).toEqual([
+      spec('We take UPI.', 'llm'),
+      spec('Which day?'),
+    ]);
+    expect(splitEarly([spec('Sorry, which day?')], 'We take UPI.')).toBeNull();
+    expect(splitEarly([spec('Other words entirely.', 'llm')], 'We take UPI.')).toBeNull();
+  });
+
+  it('renders the cut reply with the played clip counted as synthesised, or charges a sentence the reply dropped apart', () => {
+    const reply = [spec('We take UPI. Cards too.', 'llm'), spec('Which day?')];
+    expect(earlyPlan(reply, null, keyOf)).toEqual({ clips: reply, apart: null });
+    const played = earlyPlan(reply, { sentence: 'We take UPI.', clip, played: true }, keyOf);
+    expect(played.clips.map((c) => c.text)).toEqual(['We take UPI.', 'Cards too.', 'Which day?']);
+    expect([...played.ensured!]).toEqual([['k:We take UPI.', clip]]);
+    expect(played.apart).toBeNull();
+    const refused = earlyPlan([spec('Sorry, which day?')], { sentence: 'We take UPI.', clip, played: true }, keyOf);
+    expect(refused).toEqual({ clips: [spec('Sorry, which day?')], apart: clip });
+    const unplayed = earlyPlan(reply, { sentence: 'We take UPI.', clip, played: false }, keyOf);
+    expect(unplayed).toEqual({ clips: reply, apart: clip });
   });
 });
