@@ -164,6 +164,13 @@ describe('vagent webhook', () => {
       types.flatMap((type) => [[11, type] as [number, string], [12, type] as [number, string]]),
     );
     await until('retries under way', () => rx.requests() >= 4, 30_000);
+    // The backlog and the latest error, as show prints them.
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const shown = await runCli(['webhook', 'show', id], { env: first.env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/pending: +\d+/);
+    expect(shown.stdout).toMatch(/last attempt: +\[503\] \d{4}-/);
+    expect(shown.stdout).toMatch(/last error: +webhook http:\/\/127\.0\.0\.1:\d+ answered 503/);
     expect((await first.daemon.stop('SIGKILL')).signal).toBe('SIGKILL');
     up = true;
     const second = await startDaemon({ stateDir: first.daemon.stateDir, env: ALLOW });
