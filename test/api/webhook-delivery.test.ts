@@ -263,7 +263,7 @@ describe('catching up a receiver that comes back', () => {
     t.runtime.services.webhookDelivery.start();
     for (const type of CALL_TYPES) await append([1, 2, 3, 4].map((n) => [n, type] as [number, EventType]));
     await until('each call tried once', () => rx.requests() >= 4);
-    await new Promise((r) => setTimeout(r, 300));
+    await until('the failures recorded', () => t.runtime.services.repos.webhooks.backlog(ep.id).last?.status === 503);
     // While it is down: the backlog and the latest error, which names the origin only.
     const during = await shown(ep.id);
     expect(during).toMatchObject({ status: 'active', pending_deliveries: 20, last_status: 503 });
