@@ -144,7 +144,7 @@ export class CallService {
     const from = input.from ?? null;
     const prepared = await this.sessions.prepareOpen(principal, this.sessionInput(input));
     const done = await this.deps.uow.run(scope, (tx): CallPlacement => {
-      const opened = this.sessions.openTx(tx, prepared);
+      const opened = this.sessions.openTx(tx, prepared, true);
       const n = prepared.session.id;
       this.insertCallTx(tx, {
         ...this.outboundCall(principal, n, opened.created_at, input),
@@ -222,7 +222,7 @@ export class CallService {
     // The session and the call (as `dialling`) are durable before the provider hears of it.
     const prepared = await this.sessions.prepareOpen(principal, this.sessionInput(input));
     const { session_id: sessionId } = await this.deps.uow.write((tx) => {
-      const opened = this.sessions.openTx(tx, prepared);
+      const opened = this.sessions.openTx(tx, prepared, true);
       const n = prepared.session.id;
       this.insertCallTx(tx, {
         ...this.outboundCall(principal, n, opened.created_at, input),

@@ -260,7 +260,7 @@ export class InboundService {
         context: { call: { direction: 'inbound', to, from } },
       });
       await this.deps.uow.write((tx) => {
-        this.sessions.openTx(tx, prepared);
+        this.sessions.openTx(tx, prepared, true);
         callN = prepared.session.id;
         this.calls.insertCallTx(tx, {
           n: callN,

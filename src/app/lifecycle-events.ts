@@ -13,12 +13,17 @@ import type { SessionMetrics, StoredTurn } from './session-model.js';
 import type { LiveSession, Summary } from './session-types.js';
 import type { Tx } from './unit-of-work.js';
 
-/** `session.opened`: the agent, the customer's name, the title, the opening the agent says and what the open cost (INR). */
-export function sessionOpenedEvent(s: LiveSession, title: string | null): EventInput {
+/**
+ * `session.opened`: the agent, the customer's name, the title, the opening the agent says and
+ * what the open cost (INR); `call_id` set when the session is a call's own (the call and its
+ * session share the number N).
+ */
+export function sessionOpenedEvent(s: LiveSession, title: string | null, ofCall = false): EventInput {
   return {
     tenantId: s.tenantId,
     type: 'session.opened',
     sessionId: s.id,
+    callId: ofCall ? s.id : null,
     data: {
       agent_id: s.agent.def.id,
       customer_name: s.customerName,

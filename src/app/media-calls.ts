@@ -165,7 +165,7 @@ export class MediaCallService {
         context: { call: { direction, to, from, transport: start.dialect } },
       });
       const opened = await this.deps.uow.write((tx) => {
-        const view = this.sessions.openTx(tx, prepared);
+        const view = this.sessions.openTx(tx, prepared, true);
         this.calls.insertCallTx(tx, {
           n: prepared.session.id,
           tenantId,

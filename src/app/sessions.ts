@@ -162,8 +162,8 @@ export class SessionService {
     };
   }
 
-  /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add). */
-  openTx(tx: Tx, p: PreparedSession): SessionOpened {
+  /** Writes the session of `p` under a fresh number; returns its view (`session_id` `se_<N>`, the call `cl_<N>` a caller may add: `ofCall`, written in this step, so `session.opened` names it). */
+  openTx(tx: Tx, p: PreparedSession, ofCall = false): SessionOpened {
     let id = newSessionNumber();
     while (this.deps.repos.sessions.exists(id)) id = newSessionNumber();
     const { session, view, input } = p;
@@ -187,7 +187,7 @@ export class SessionService {
       summary: null,
     };
     session.seq = this.deps.repos.sessions.insert(row);
-    this.deps.events.appendTx(tx, sessionOpenedEvent(session, row.title));
+    this.deps.events.appendTx(tx, sessionOpenedEvent(session, row.title, ofCall));
     return view;
   }
 

@@ -88,6 +88,11 @@ export class WebhookDelivery {
   private readonly scanned = new Map<string, number>();
   private poller: NodeJS.Timeout | null = null;
   private readonly pollMs: number;
+  /**
+   * Endpoints known to have no delivery waiting out a failure of theirs: none at start, so the
+   * first success to an endpoint brings its waiting deliveries forward; a failure takes it out.
+   */
+  private readonly caughtUp = new Set<string>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -281,11 +286,19 @@ export class WebhookDelivery {
         if (outcome.ok) {
           repos.webhooks.markDelivered(row.id, outcome.status, now);
           repos.webhooks.setActive(endpoint.id);
+          // The receiver is back: what waits out its outage is due now, not at the end of a
+          // backoff grown while it was down (still a call's oldest first, within the limits).
+          if (!this.caughtUp.has(endpoint.id)) {
+            repos.webhooks.makeDue(endpoint.id, now);
+            this.caughtUp.add(endpoint.id);
+          }
           return;
         }
+        this.caughtUp.delete(endpoint.id);
         const next = now + retryDelayS(row.attempts + 1, this.random(), this.schedule);
         const dead = outcome.dead || next > row.created_at + this.windowS;
-        repos.webhooks.markFailed(row.id, dead ? 'dead' : 'pending', outcome.status, outcome.error.slice(0, 500), next, now);
+        const error = withoutPath(outcome.error, endpoint.url).slice(0, 500);
+        repos.webhooks.markFailed(row.id, dead ? 'dead' : 'pending', outcome.status, error, next, now);
         if (dead) repos.webhooks.setFailing(endpoint.id, now);
       }),
     );
@@ -329,6 +342,23 @@ type Outcome = { ok: true; status: number } | { ok: false; status: number | null
 /** The queue a delivery belongs to: its endpoint and call (each event of no call is a queue of its own). */
 function queueKey(row: WebhookDeliveryRow): string {
   return row.subject === null ? `${row.endpoint_id}#${row.id}` : `${row.endpoint_id}/${row.subject}`;
+}
+
+/**
+ * `error` with the endpoint's URL cut to its origin wherever it appears whole: a path or query may
+ * carry a token, and the error is shown by `GET /v1/webhook_endpoints` (the port's errors name
+ * the origin only; this holds whatever an error says).
+ */
+export function withoutPath(error: string, url: string): string {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return error;
+  }
+  const rest = url.startsWith(origin) ? url.slice(origin.length) : '';
+  const cut = url === origin ? error : error.split(url).join(origin);
+  return rest.length > 1 ? cut.split(rest).join('/…') : cut;
 }
 
 /** The number N of `cl_N` / `se_N`, or null. */

@@ -20,7 +20,7 @@ import type {
   WebhookSecretRotated,
   WebhookTestResult,
 } from '../contract/webhooks.js';
-import type { EventRow, WebhookEndpointRow } from '../store/index.js';
+import type { EventRow, WebhookBacklogRow, WebhookEndpointRow } from '../store/index.js';
 import { scoped } from './access.js';
 import type { Principal, ServiceDeps } from './context.js';
 import type { Committed, Scope, Tx } from './unit-of-work.js';
@@ -32,7 +32,9 @@ import type { Committed, Scope, Tx } from './unit-of-work.js';
 export interface WebhookPort {
   /**
    * Checks that `url` may be called: its scheme, and every address its host resolves to.
-   * @throws Error whose message says why (names the URL's origin at most) when it may not.
+   * @throws Error whose message says why (names the URL's origin at most) when it may not; with
+   *   `needs`, every daemon setting (`inbound_webhook_allow_http`, `…_allow_private`) that would
+   *   let it through, when those settings decide.
    */
   checkUrl(url: string): Promise<void>;
   /**
@@ -52,14 +54,18 @@ export function newWebhookSecret(): string {
   return `whsec_${crypto.randomBytes(32).toString('base64')}`;
 }
 
-/** The public view of an endpoint row. */
-export function webhookEndpointView(row: WebhookEndpointRow): WebhookEndpoint {
+/** The public view of an endpoint row and its backlog (none: a new endpoint's). */
+export function webhookEndpointView(row: WebhookEndpointRow, backlog: WebhookBacklogRow = { pending: 0, last: null }): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
     events: JSON.parse(row.events) as string[],
     status: row.state,
     failing_since: row.failing_since,
+    pending_deliveries: backlog.pending,
+    last_attempt_at: backlog.last?.at ?? null,
+    last_status: backlog.last?.status ?? null,
+    last_error: backlog.last?.error ?? null,
     created_at: row.created_at,
   };
 }
@@ -81,7 +87,7 @@ export class WebhookService {
     private readonly port: WebhookPort,
   ) {}
 
-  /** Calls `listener` after a write queued deliveries (a replay); returns its removal. */
+  /** Calls `listener` after a write queued deliveries or made them due (a replay, a test answered 2xx); returns its removal. */
   onQueued(listener: () => void): () => void {
     this.queuedListeners.add(listener);
     return () => this.queuedListeners.delete(listener);
@@ -117,14 +123,16 @@ export class WebhookService {
     return { ...webhookEndpointView(row), secret };
   }
 
-  /** The caller's endpoints, oldest first. */
+  /** The caller's endpoints, oldest first, each with its backlog. */
   list(principal: Principal): WebhookEndpoint[] {
-    return this.deps.repos.webhooks.list(principal.tenantId).map(webhookEndpointView);
+    const { webhooks } = this.deps.repos;
+    return webhooks.list(principal.tenantId).map((row) => webhookEndpointView(row, webhooks.backlog(row.id)));
   }
 
-  /** One endpoint. @throws ApiError not_found. */
+  /** One endpoint and its backlog. @throws ApiError not_found. */
   get(principal: Principal, id: string): WebhookEndpoint {
-    return webhookEndpointView(this.resolve(principal, id));
+    const row = this.resolve(principal, id);
+    return webhookEndpointView(row, this.deps.repos.webhooks.backlog(row.id));
   }
 
   /** Deletes an endpoint and its queue. @throws ApiError not_found. */
@@ -157,7 +165,9 @@ export class WebhookService {
 
   /**
    * Sends the endpoint a signed delivery of a `webhook.test` event (not logged, not retried)
-   * and says what the receiver answered. @throws ApiError not_found.
+   * and says what the receiver answered. A 2xx makes the endpoint's deliveries that wait out an
+   * outage of the receiver due at once (the delivery worker sends them, in order per call).
+   * @throws ApiError not_found.
    */
   async test(principal: Principal, id: string, scope: Scope): Promise<Committed<WebhookTestResult>> {
     const row = this.resolve(principal, id);
@@ -187,7 +197,14 @@ export class WebhookService {
         ms: Date.now() - started,
       };
     }
-    return this.deps.uow.run(scope, () => result);
+    let broughtForward = 0;
+    const done = await this.deps.uow.run(scope, () => {
+      // A 2xx shows the receiver is back: what waits out its outage is due now (docs/events.md).
+      if (result.delivered) broughtForward = this.deps.repos.webhooks.makeDue(row.id, this.deps.nowS());
+      return result;
+    });
+    if (broughtForward > 0) for (const l of this.queuedListeners) l();
+    return done;
   }
 
   /**
@@ -272,15 +289,21 @@ export class WebhookService {
     try {
       await this.port.checkUrl(url);
     } catch (err) {
-      const reason = (err as { reason?: unknown }).reason;
-      // What the operator can change, for the refusals the daemon's settings decide.
-      const hint =
-        reason === 'scheme_not_allowed'
-          ? '; a plain-http receiver needs inbound_webhook_allow_http (VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true) on the daemon'
-          : reason === 'address_not_allowed'
-            ? '; a receiver on a private or loopback address needs inbound_webhook_allow_private (VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true) on the daemon'
-            : '';
-      throw new ApiError('invalid_request', `url is refused: ${(err as Error).message}${hint}`, { param: 'url' });
+      throw new ApiError('invalid_request', `url is refused: ${(err as Error).message}${settingsHint(err)}`, { param: 'url' });
     }
   }
+}
+
+/**
+ * What the operator can change for a URL the daemon's allow settings refuse: every setting it
+ * needs at once, and that they are the daemon's (config/schema.ts; environment `VAGENT_` and the
+ * name in capitals). Empty for any other refusal.
+ */
+export function settingsHint(err: unknown): string {
+  const needs = (err as { needs?: unknown } | null)?.needs;
+  if (!Array.isArray(needs) || needs.length === 0) return '';
+  const names = needs.map(String);
+  const env = names.map((n) => `VAGENT_${n.toUpperCase()}=true`).join(' ');
+  const which = names.length === 1 ? 'the daemon setting' : 'the daemon settings';
+  return `; a receiver there needs ${which} ${names.join(' and ')}: restart vagent serve with ${env} (or set ${names.map((n) => `${n}: true`).join(', ')} in its config file)`;
 }

@@ -46,7 +46,13 @@ export type CreateWebhookEndpointRequest = z.input<typeof CreateWebhookEndpointB
 /** A validated `POST /v1/webhook_endpoints` body. */
 export type CreateWebhookEndpointInput = z.infer<typeof CreateWebhookEndpointBody>;
 
-/** A webhook endpoint, without its secret. `status` is `failing` once a delivery to it was given up (since `failing_since`). */
+/**
+ * A webhook endpoint, without its secret. `status` is `failing` once a delivery to it was given
+ * up (since `failing_since`); `pending_deliveries` counts the events queued for it and not yet
+ * delivered; `last_attempt_at` (epoch s), `last_status` (the HTTP status, null when none came)
+ * and `last_error` (null after a success) tell its latest delivery attempt, all null before the
+ * first. An error names the URL's origin at most, never its path or query, nor the secret.
+ */
 export const WebhookEndpointSchema = z
   .object({
     id: z.string(),
@@ -54,10 +60,14 @@ export const WebhookEndpointSchema = z
     events: z.array(z.string()),
     status: z.enum(WEBHOOK_ENDPOINT_STATES),
     failing_since: z.number().nullable(),
+    pending_deliveries: z.number().int().min(0),
+    last_attempt_at: z.number().nullable(),
+    last_status: z.number().int().nullable(),
+    last_error: z.string().nullable(),
     created_at: z.number(),
   })
   .meta({ id: 'WebhookEndpoint' });
-/** A webhook endpoint: `id` `we_…`, the URL, its type patterns, its status, `created_at` epoch seconds. */
+/** A webhook endpoint: `id` `we_…`, the URL, its type patterns, its status and backlog, `created_at` epoch seconds. */
 export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
 
 /** The answer of `POST /v1/webhook_endpoints`: the endpoint and its signing secret (`whsec_…`), shown this once. */

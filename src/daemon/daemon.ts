@@ -20,6 +20,7 @@ import { startBackgroundTasks, type BackgroundTaskOptions, type BackgroundTasks 
 import { openRuntime, type RuntimeOptions } from './runtime.js';
 import { startMedia, type RunningMedia } from './media-runtime.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, postSignedJson } from '../adapters/webhook/routing-webhook.js';
+import { webhookAllowNotice } from './webhooks.js';
 
 /** Wait after start before the first retention pass, ms. */
 const RETENTION_FIRST_DELAY_MS = 10_000;
@@ -262,6 +263,8 @@ export async function startDaemon(
   }
   say(retentionNotice(settings.retention_days));
   say(runtime.services.recordings.notice());
+  const allowNotice = webhookAllowNotice(settings);
+  if (allowNotice) say(allowNotice);
   // Recordings cut short by a stop without a goodbye (kill -9) get their real sizes.
   const repaired = runtime.services.recordings.repairHeaders();
   if (repaired > 0) logger.info({ repaired }, 'recordings cut short by a stop had their WAV headers repaired');

@@ -23,3 +23,18 @@ export function webhookPortOf(settings: Pick<Settings, 'inbound_webhook_allow_ht
     send: (url, msgId, body, secrets) => postStandardWebhook(url, msgId, body, secrets, policy, `vagent/${vagentVersion()}`),
   };
 }
+
+/**
+ * The start-up line when an allow setting is on (both webhooks then reach more than public https
+ * receivers), or null when neither is.
+ */
+export function webhookAllowNotice(
+  settings: Pick<Settings, 'inbound_webhook_allow_http' | 'inbound_webhook_allow_private'>,
+): string | null {
+  const on = [
+    settings.inbound_webhook_allow_http ? 'plain http (inbound_webhook_allow_http)' : null,
+    settings.inbound_webhook_allow_private ? 'private and loopback addresses (inbound_webhook_allow_private)' : null,
+  ].filter((s): s is string => s !== null);
+  if (on.length === 0) return null;
+  return `webhooks: receivers on ${on.join(' and ')} are allowed, for event and routing webhooks alike`;
+}

@@ -26,7 +26,7 @@ export type { SessionBatch, SessionCounts } from './repos/retention.js';
 export type { CallRow, CallWithSession, DialMove, DialStatus } from './repos/calls.js';
 export type { TelephonyEventRow } from './repos/telephony-events.js';
 export type { EventFilter, EventRow, NewEvent } from './repos/events.js';
-export type { WebhookDeliveryRow, WebhookEndpointRow, WebhookSecretsRow } from './repos/webhooks.js';
+export type { WebhookBacklogRow, WebhookDeliveryRow, WebhookEndpointRow, WebhookSecretsRow } from './repos/webhooks.js';
 
 /** The repositories of one open store. */
 export interface Repos {

@@ -60,7 +60,8 @@ describe('call events', () => {
     ]);
     expect(events.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(events.every((e) => e.session_id === sessionId)).toBe(true);
-    expect(events.filter((e) => e.type !== 'session.opened').every((e) => e.call_id === callId)).toBe(true);
+    // Every event of the call names it, its session's opening included.
+    expect(events.map((e) => e.call_id)).toEqual(events.map(() => callId));
     expect(events[1]!.data).toMatchObject({ direction: 'outbound', from: FROM, to: '+919876543210', agent_id: EMI.agent_id });
     const report = events[5]!.data;
     expect(report).toMatchObject({
@@ -92,5 +93,6 @@ describe('call events', () => {
       ['call.ended', 'busy'],
     ]);
     expect(events[2]!.data).toMatchObject({ sip_status: 486, error: expect.stringMatching(/486/) });
+    expect(events.map((e) => [e.call_id, e.sequence])).toEqual([1, 2, 3, 4, 5].map((i) => [`cl_${n}`, i]));
   });
 });

@@ -220,3 +220,107 @@ describe('webhook delivery', () => {
     expect(rx.accepted.map((r) => r.event.sequence)).toEqual([1, 2]);
   });
 });
+
+describe('catching up a receiver that comes back', () => {
+  /** A backoff that never ends within a test: 60 s for the first retry (random draws 1). */
+  const LONG = { schedule: { baseS: 60, capS: 3600 }, random: () => 1 } satisfies DeliveryOptions;
+
+  /** A receiver answering 503 while `down()`, tracking the most requests open at once; each answer takes 30 ms. */
+  async function slowReceiver(down: () => boolean, refuse: (e: EventView) => boolean = () => false) {
+    const accepted: EventView[] = [];
+    let open = 0;
+    let maxOpen = 0;
+    let requests = 0;
+    const server = http.createServer((req, res) => {
+      open += 1;
+      maxOpen = Math.max(maxOpen, open);
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        requests += 1;
+        const event = JSON.parse(body) as EventView;
+        const status = down() ? 503 : refuse(event) ? 400 : 200;
+        setTimeout(() => {
+          open -= 1;
+          if (status === 200) accepted.push(event);
+          res.writeHead(status).end();
+        }, 30);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    return { url: `http://127.0.0.1:${port}/hooks?token=s3cret`, accepted, maxOpen: () => maxOpen, requests: () => requests };
+  }
+
+  const shown = async (id: string) => expectOk<WebhookEndpoint>(await t.call('GET', `/v1/webhook_endpoints/${id}`), 200);
+
+  it('a success makes the deliveries waiting out the outage due at once, in per-call order, within the in-flight limits', async () => {
+    await start({ ...LONG, concurrency: 4, perEndpoint: 2 });
+    let down = true;
+    const rx = await slowReceiver(() => down);
+    const ep = await endpoint(rx.url);
+    t.runtime.services.webhookDelivery.start();
+    for (const type of CALL_TYPES) await append([1, 2, 3, 4].map((n) => [n, type] as [number, EventType]));
+    await until('each call tried once', () => rx.requests() >= 4);
+    await until('the failures recorded', () => t.runtime.services.repos.webhooks.backlog(ep.id).last?.status === 503);
+    // While it is down: the backlog and the latest error, which names the origin only.
+    const during = await shown(ep.id);
+    expect(during).toMatchObject({ status: 'active', pending_deliveries: 20, last_status: 503 });
+    expect(during.last_attempt_at).toBeGreaterThan(0);
+    expect(during.last_error).toMatch(/^webhook http:\/\/127\.0\.0\.1:\d+ answered 503$/);
+    expect(during.last_error).not.toContain('s3cret');
+    const list = await t.call('GET', '/v1/webhook_endpoints');
+    expect(list.body).not.toContain(ep.secret);
+    // The token is in the endpoint's own url, and nowhere else.
+    expect(list.body.split('s3cret')).toHaveLength(2);
+
+    down = false;
+    const back = Date.now();
+    // A new call's first event is due now; its success brings the rest forward (not 60 s later).
+    await append([[5, 'call.created']]);
+    await until('every event', () => rx.accepted.length === 21, 10_000);
+    expect(Date.now() - back).toBeLessThan(10_000);
+    const got = new Map<string, number[]>();
+    for (const e of rx.accepted) got.set(e.call_id!, [...(got.get(e.call_id!) ?? []), e.sequence!]);
+    for (const call of ['cl_1', 'cl_2', 'cl_3', 'cl_4']) expect(got.get(call)).toEqual([1, 2, 3, 4, 5]);
+    expect(rx.maxOpen()).toBeLessThanOrEqual(2);
+    await until('the backlog empty', () => t.runtime.services.repos.webhooks.backlog(ep.id).pending === 0);
+    expect(await shown(ep.id)).toMatchObject({ pending_deliveries: 0, last_status: 200, last_error: null });
+  });
+
+  it('a test answered 2xx catches up too; a delivery the receiver refused with a 4xx keeps its wait', async () => {
+    await start(LONG);
+    let down = true;
+    const rx = await slowReceiver(
+      () => down,
+      (e) => e.call_id === 'cl_2',
+    );
+    const ep = await endpoint(rx.url);
+    t.runtime.services.webhookDelivery.start();
+    await append([
+      [1, 'call.created'],
+      [1, 'call.ended'],
+    ]);
+    await until('the first try', () => rx.requests() >= 1);
+    down = false;
+    // cl_2 is refused (400) while the receiver is up: that says nothing of the outage.
+    await append([[2, 'call.created']]);
+    await until('the refusal recorded', () => t.runtime.services.repos.webhooks.backlog(ep.id).last?.status === 400);
+    expect(rx.accepted).toEqual([]);
+    expect((await shown(ep.id)).last_error).toMatch(/answered 400$/);
+    const tested = expectOk<{ delivered: boolean }>(await t.call('POST', `/v1/webhook_endpoints/${ep.id}/test`), 200);
+    expect(tested.delivered).toBe(true);
+    const events = () => rx.accepted.filter((e) => e.type !== ('webhook.test' as EventType));
+    await until('cl_1 caught up', () => events().length === 2, 10_000);
+    expect(events().map((e) => [e.call_id, e.sequence])).toEqual([
+      ['cl_1', 1],
+      ['cl_1', 2],
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    // Once cl_1 is caught up, cl_2 waits out its backoff: tried once, as the 400 left it.
+    const cl2 = t.runtime.services.repos.webhooks.deliveriesOf(ep.id).filter((d) => d.subject === 2);
+    expect(cl2.map((d) => [d.state, d.attempts, d.last_status])).toEqual([['pending', 1, 400]]);
+    expect((await shown(ep.id)).pending_deliveries).toBe(1);
+  });
+});

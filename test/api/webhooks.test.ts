@@ -146,6 +146,52 @@ describe('POST /v1/webhook_endpoints', () => {
     expect(JSON.parse(loopback.body).error.message).toContain('VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true');
     expectOk(await t.call('POST', '/v1/webhook_endpoints', { url: 'https://93.184.215.14/x' }), 201);
   });
+
+  it('refuses a host that does not resolve under the allow settings too: they allow http and private addresses only', async () => {
+    for (const settings of [{}, { inbound_webhook_allow_http: true, inbound_webhook_allow_private: true }]) {
+      t = await makeTestApp(settings);
+      const res = await t.call('POST', '/v1/webhook_endpoints', { url: 'https://nonexistent.invalid/x?token=s3cret' });
+      const err = expectError(res, 400, 'invalid_request', 'url');
+      expect(err.message).toMatch(/^url is refused: webhook host of https:\/\/nonexistent\.invalid did not resolve \(\w+\)$/);
+      expect(res.body).not.toContain('s3cret');
+      expect(expectOk<{ data: unknown[] }>(await t.call('GET', '/v1/webhook_endpoints'), 200).data).toEqual([]);
+      await t.close();
+    }
+  });
+
+  it('names every daemon setting a refused URL needs in one error; another scheme is refused as such', async () => {
+    const message = async (url: string) =>
+      expectError(await t.call('POST', '/v1/webhook_endpoints', { url }), 400, 'invalid_request', 'url').message;
+    t = await makeTestApp();
+    const both = await message('http://127.0.0.1:9911/hook');
+    expect(both).toContain('http://127.0.0.1:9911 is plain http (https only) and is 127.0.0.1, which is not a public address');
+    expect(both).toContain(
+      'needs the daemon settings inbound_webhook_allow_http and inbound_webhook_allow_private: restart vagent serve with VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true',
+    );
+    expect(await message('http://localhost:9911/hook')).toMatch(
+      /resolves to (127\.0\.0\.1|::1).*ALLOW_HTTP=true VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true/,
+    );
+    const httpOnly = await message('http://93.184.215.14/hook');
+    expect(httpOnly).toContain(
+      'needs the daemon setting inbound_webhook_allow_http: restart vagent serve with VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true',
+    );
+    expect(httpOnly).not.toContain('PRIVATE');
+    await t.close();
+
+    t = await makeTestApp({ inbound_webhook_allow_http: true });
+    const privateOnly = await message('http://127.0.0.1:9911/hook');
+    expect(privateOnly).toContain('restart vagent serve with VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true');
+    expect(privateOnly).not.toContain('ALLOW_HTTP');
+    await t.close();
+
+    t = await local();
+    for (const url of ['ftp://127.0.0.1/x', 'file:///etc/passwd', 'javascript:alert(1)', 'gopher://127.0.0.1:70/x']) {
+      const m = await message(url);
+      expect(m).toMatch(/scheme \w+: is not allowed \(https: or http: only\)$/);
+      expect(m).not.toMatch(/inbound_webhook_allow|restart/);
+    }
+    expectOk(await t.call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9911/hook' }), 201);
+  });
 });
 
 describe('endpoint by id', () => {

@@ -47,7 +47,39 @@ describe('vagent events list', { timeout: 30_000 }, () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { id: string });
-    expect(objs.map((o) => o.id)).toEqual([1, 2, 3].map(eventId));
+    // The events, then the page's cursor (as the other lists' --json carry it), nothing on stderr.
+    expect(objs.slice(0, -1).map((o) => o.id)).toEqual([1, 2, 3].map(eventId));
+    expect(objs.at(-1)).toEqual({ has_more: false, next_cursor: null });
+    expect(j.stderr).toBe('');
+  });
+
+  it('--json ends with the next page cursor when more follow', async () => {
+    const s = await serve();
+    s.page = (log) => ({ data: log.slice(0, 2), has_more: true, next_cursor: log[1]!.id });
+    const j = await runCli(['events', 'list', ...auth(s), '--limit', '2', '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const lines = j.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[2]!)).toEqual({ has_more: true, next_cursor: eventId(2) });
+    expect(j.stderr).toBe('');
+    const text = await runCli(['events', 'list', ...auth(s), '--limit', '2']);
+    expect(text.stderr).toContain(`more events: add --after ${eventId(2)}`);
+  });
+
+  it('--call with no events: says so for a call that exists, and passes on not_found for none', async () => {
+    const s = await serve([]);
+    s.refuse = (n) => (n === 2 ? { status: 404, error: { code: 'not_found', message: 'no call cl_999', param: 'call_id' } } : undefined);
+    const missing = await runCli(['events', 'list', ...auth(s), '--call', 'cl_999']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('not_found: no call cl_999');
+    expect(missing.stderr).not.toContain('No events');
+    expect(new URL(s.seen[1]!.url, s.url).pathname).toBe('/v1/calls/cl_999');
+
+    const quiet = await serve([]);
+    quiet.call = { call_id: 'cl_5', status: 'completed' };
+    const none = await runCli(['events', 'list', ...auth(quiet), '--call', 'cl_5']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toContain('No events of call cl_5');
   });
 
   it.each([

@@ -84,6 +84,11 @@ function appendEvents(stateDir: string, items: [number, string][]): void {
 describe('vagent webhook', () => {
   it('adds (secret shown once), lists, tests, replays and removes an endpoint', async () => {
     const { daemon, env } = await startDaemonWithKey({ env: ALLOW });
+    // The allowances are said at start-up.
+    await daemon.waitForOutput(/A new state dir/);
+    expect(daemon.stderr()).toContain(
+      'webhooks: receivers on plain http (inbound_webhook_allow_http) and private and loopback addresses (inbound_webhook_allow_private) are allowed',
+    );
     const rx = await receiver(() => 200);
     const added = await runCli(['webhook', 'add', rx.url, '--events', 'call.*,session.ended'], { env });
     expect(added.code, added.stderr).toBe(0);
@@ -98,9 +103,16 @@ describe('vagent webhook', () => {
       expect.objectContaining({ id, events: ['call.*', 'session.ended'], status: 'active' }),
     ]);
     expect(listed.stdout).not.toContain(secret);
+    expect(JSON.parse(listed.stdout).data[0]).toMatchObject({
+      pending_deliveries: 0,
+      last_attempt_at: null,
+      last_status: null,
+      last_error: null,
+    });
     const table = await runCli(['webhook', 'list'], { env });
     expect(table.stdout).toContain(id);
     expect(table.stdout).toContain('active');
+    expect(table.stdout).toMatch(/PENDING +LAST ATTEMPT/);
 
     const tested = await runCli(['webhook', 'test', id], { env });
     expect(tested.code, tested.stderr).toBe(0);
@@ -112,6 +124,11 @@ describe('vagent webhook', () => {
     const badSince = await runCli(['webhook', 'replay', '--since', 'yesterday'], { env });
     expect(badSince.code).toBe(2);
 
+    const unresolved = await runCli(['webhook', 'add', 'https://nonexistent.invalid/x'], { env });
+    expect(unresolved.code).toBe(1);
+    expect(unresolved.stderr).toMatch(/webhook host of https:\/\/nonexistent\.invalid did not resolve/);
+    expect(unresolved.stdout).not.toContain('added');
+
     const replayed = await runCli(['webhook', 'replay', '--since', '1h', '--json'], { env });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout)).toEqual({ queued: 0 });
@@ -119,6 +136,18 @@ describe('vagent webhook', () => {
     const removed = await runCli(['webhook', 'rm', id, '--yes'], { env });
     expect(removed.code, removed.stderr).toBe(0);
     expect((await runCli(['webhook', 'show', id], { env })).code).toBe(1);
+    await daemon.stop();
+  }, 60_000);
+
+  it('says nothing of the allowances when they are off, and names both a loopback http receiver needs in one error', async () => {
+    const { daemon, env } = await startDaemonWithKey();
+    await daemon.waitForOutput(/A new state dir/);
+    expect(daemon.stderr()).not.toContain('webhooks: receivers on');
+    const r = await runCli(['webhook', 'add', 'http://127.0.0.1:9911/hook'], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'restart vagent serve with VAGENT_INBOUND_WEBHOOK_ALLOW_HTTP=true VAGENT_INBOUND_WEBHOOK_ALLOW_PRIVATE=true',
+    );
     await daemon.stop();
   }, 60_000);
 
@@ -135,6 +164,13 @@ describe('vagent webhook', () => {
       types.flatMap((type) => [[11, type] as [number, string], [12, type] as [number, string]]),
     );
     await until('retries under way', () => rx.requests() >= 4, 30_000);
+    // The backlog and the latest error, as show prints them.
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const shown = await runCli(['webhook', 'show', id], { env: first.env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/pending: +\d+/);
+    expect(shown.stdout).toMatch(/last attempt: +\[503\] \d{4}-/);
+    expect(shown.stdout).toMatch(/last error: +webhook http:\/\/127\.0\.0\.1:\d+ answered 503/);
     expect((await first.daemon.stop('SIGKILL')).signal).toBe('SIGKILL');
     up = true;
     const second = await startDaemon({ stateDir: first.daemon.stateDir, env: ALLOW });

@@ -44,6 +44,14 @@ export class SseServer {
   onConnect: (res: http.ServerResponse, n: number) => void = () => {};
   /** An error answer for request `n` (1, 2, …), or undefined to serve it. */
   refuse: (n: number) => { status: number; error: Record<string, string> } | undefined = () => undefined;
+  /** The page `GET /v1/events` answers (default: the whole log, nothing more). */
+  page: (log: EventView[]) => { data: EventView[]; has_more: boolean; next_cursor: string | null } = (log) => ({
+    data: log,
+    has_more: false,
+    next_cursor: log.at(-1)?.id ?? null,
+  });
+  /** What `GET /v1/calls/{id}` answers, or undefined for 404 not_found. */
+  call: Record<string, unknown> | undefined;
   constructor(readonly log: EventView[]) {}
 
   async start(port = 0): Promise<void> {
@@ -61,9 +69,14 @@ export class SseServer {
         res.end(JSON.stringify({ error: refused.error }));
         return;
       }
+      if (req.url!.startsWith('/v1/calls/')) {
+        res.writeHead(this.call ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(this.call ?? { error: { code: 'not_found', message: 'no call', param: 'call_id' } }));
+        return;
+      }
       if (req.headers.accept !== 'text/event-stream') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ data: this.log, has_more: false, next_cursor: this.log.at(-1)?.id ?? null }));
+        res.end(JSON.stringify(this.page(this.log)));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -17,7 +17,14 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { checkedPostOptions, checkWebhookUrl, isPublicUnicastAddress, literalIp, WebhookTargetError } from './webhook-target.js';
+import {
+  checkedPostOptions,
+  checkWebhookUrl,
+  isPublicUnicastAddress,
+  literalIp,
+  WebhookTargetError,
+  type WebhookAllowance,
+} from './webhook-target.js';
 
 /** The prefix of a Standard Webhooks secret. */
 export const SECRET_PREFIX = 'whsec_';
@@ -152,26 +159,43 @@ export async function postStandardWebhook(
 }
 
 /**
- * Checks an endpoint URL when it is set: {@link checkWebhookUrl}, then (unless private targets
- * are allowed) every address its host name resolves to must be public unicast. The same check
- * runs again at every connection (the resolved addresses may change).
- * @throws WebhookTargetError `invalid_url`, `scheme_not_allowed`, `address_not_allowed`, `dns_failed`.
+ * Checks an endpoint URL when it is set: {@link checkWebhookUrl}'s rules, then the host name is
+ * resolved (whatever the policy: a host that does not resolve is refused), and every address it
+ * is or resolves to must be public unicast unless private targets are allowed. A target the
+ * allow settings refuse is refused once, naming every setting it needs (`needs`): plain http
+ * and a private address at once. The same check runs again at every connection (the resolved
+ * addresses may change).
+ * @throws WebhookTargetError `invalid_url`; `scheme_not_allowed` (a scheme other than http(s),
+ *   no `needs`; or plain http, `needs` set); `address_not_allowed` (`needs` set); `dns_failed`.
  */
 export async function checkWebhookTarget(url: string, policy: Omit<DeliveryPolicy, 'timeoutMs'>): Promise<void> {
-  const target = checkWebhookUrl(url, policy);
-  if (policy.allowPrivate || literalIp(target) !== null) return;
-  let addresses: dns.LookupAddress[];
-  try {
-    addresses = await dns.promises.lookup(target.hostname, { all: true, verbatim: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'failed';
-    throw new WebhookTargetError('dns_failed', `webhook host of ${target.origin} did not resolve (${code})`, { cause: err });
+  // First what no setting lets through (a malformed URL, credentials, an ftp: scheme…).
+  const target = checkWebhookUrl(url, { allowHttp: true, allowPrivate: true });
+  const ip = literalIp(target);
+  let addresses: string[];
+  if (ip !== null) addresses = [ip];
+  else {
+    try {
+      addresses = (await dns.promises.lookup(target.hostname, { all: true, verbatim: true })).map((a) => a.address);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'failed';
+      throw new WebhookTargetError('dns_failed', `webhook host of ${target.origin} did not resolve (${code})`, { cause: err });
+    }
+    if (addresses.length === 0)
+      throw new WebhookTargetError('dns_failed', `webhook host of ${target.origin} did not resolve (no addresses)`);
   }
-  const bad = addresses.find((a) => !isPublicUnicastAddress(a.address));
-  if (bad || addresses.length === 0) {
-    throw new WebhookTargetError(
-      'address_not_allowed',
-      `webhook host of ${target.origin} resolves to ${bad?.address ?? 'nothing'}, which is not a public address`,
-    );
+  const needs: WebhookAllowance[] = [];
+  const why: string[] = [];
+  if (target.protocol === 'http:' && !policy.allowHttp) {
+    needs.push('inbound_webhook_allow_http');
+    why.push('is plain http (https only)');
   }
+  const bad = addresses.find((a) => !isPublicUnicastAddress(a));
+  if (bad !== undefined && !policy.allowPrivate) {
+    needs.push('inbound_webhook_allow_private');
+    why.push(`${ip === null ? 'resolves to' : 'is'} ${bad}, which is not a public address`);
+  }
+  if (needs.length === 0) return;
+  const reason = bad !== undefined && !policy.allowPrivate ? 'address_not_allowed' : 'scheme_not_allowed';
+  throw new WebhookTargetError(reason, `webhook URL ${target.origin} ${why.join(' and ')}`, { needs });
 }

@@ -27,25 +27,40 @@ export type WebhookFailureReason =
   | 'network';
 
 /**
+ * A daemon setting that lets a webhook target through: plain `http`, or a private, loopback or
+ * otherwise non-public address (config/schema.ts; docs/events.md "Webhooks").
+ */
+export type WebhookAllowance = 'inbound_webhook_allow_http' | 'inbound_webhook_allow_private';
+
+/**
  * A webhook URL that cannot be called, or a call that failed. `reason` says why; `status` is the
- * HTTP status for `http_status` and `redirect`. The message names at most the URL's origin.
+ * HTTP status for `http_status` and `redirect`; `needs`, the settings that would let a refused
+ * target through (all of them). The message names at most the URL's origin.
  */
 export class WebhookTargetError extends Error {
   /** The failure class, stable for logs and metrics. */
   readonly reason: WebhookFailureReason;
   /** The HTTP status of the response, for `http_status` and `redirect`. */
   readonly status?: number;
+  /** Every setting the target needs on, for a refusal those settings decide. */
+  readonly needs?: readonly WebhookAllowance[];
 
   /**
    * @param reason the failure class.
    * @param message human-readable; must not contain the secret, the body, or the URL's path/query.
-   * @param opts `status` for HTTP failures; `cause` for the underlying error.
+   * @param opts `status` for HTTP failures; `needs` for a refusal the allow settings decide;
+   *   `cause` for the underlying error.
    */
-  constructor(reason: WebhookFailureReason, message: string, opts: { status?: number; cause?: unknown } = {}) {
+  constructor(
+    reason: WebhookFailureReason,
+    message: string,
+    opts: { status?: number; needs?: readonly WebhookAllowance[]; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'WebhookTargetError';
     this.reason = reason;
     if (opts.status !== undefined) this.status = opts.status;
+    if (opts.needs !== undefined) this.needs = opts.needs;
   }
 }
 

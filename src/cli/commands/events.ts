@@ -2,7 +2,7 @@
  * `vagent events list|tail`: the tenant's event log (docs/events.md) as a page
  * (`GET /v1/events`) or followed live over Server-Sent Events, printed one line per event —
  * `2026-11-27 12:00:01  --> call.answered  evt_000000000042  cl_123` — or, with `--json`, one
- * event object per line (JSON Lines).
+ * event object per line (JSON Lines; `list` ends with a line holding the page's cursor).
  */
 import type { EventListQuery, EventView, StreamState } from '../../client/index.js';
 import { EVENT_ID_PATTERN, EVENT_PATTERN, typesOf } from '../../domain/events.js';
@@ -103,8 +103,11 @@ export function eventLine(e: EventView): string {
 
 /**
  * `vagent events list [--type T…] [--call cl_…] [--after evt_…] [--limit N]`: one page of
- * events, oldest first; the next page's `--after` is hinted on stderr.
- * @throws InvalidValueError (exit 1, invalid_request) for a bad flag, before anything is sent.
+ * events, oldest first; the next page's `--after` is hinted on stderr. With `--json`, the page
+ * as JSON Lines: one event object per line, then a last line `{"has_more", "next_cursor"}` (the
+ * page's own fields, as `call list --json` gives them; pass `next_cursor` as `--after`).
+ * @throws InvalidValueError (exit 1, invalid_request) for a bad flag, before anything is sent;
+ *   the API's not_found for a `--call` with no event that is no call of the tenant.
  */
 export async function list(ctx: CommandContext, flags: EventListFlags): Promise<void> {
   const query: EventListQuery = {};
@@ -118,13 +121,25 @@ export async function list(ctx: CommandContext, flags: EventListFlags): Promise<
     query.after = flags.after;
   }
   if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
-  const page = await (await ctx.client()).listEvents(query);
-  for (const e of page.data) {
-    if (ctx.json) printJsonLine(e);
-    else say(eventLine(e));
+  const client = await ctx.client();
+  const page = await client.listEvents(query);
+  // A call with no event may be no call at all: the API's own answer says which.
+  if (page.data.length === 0 && callId !== undefined && flags.after === undefined) await client.getCall(callId);
+  if (ctx.json) {
+    for (const e of page.data) printJsonLine(e);
+    printJsonLine({ has_more: page.has_more, next_cursor: page.has_more ? page.next_cursor : null });
+    return;
   }
-  if (!ctx.json && page.data.length === 0) hint(flags.after ? `No events after ${flags.after}.` : 'No events yet.');
+  for (const e of page.data) say(eventLine(e));
+  if (page.data.length === 0) hint(emptyText(flags.after, callId));
   if (page.has_more && page.next_cursor) hint(`more events: add --after ${page.next_cursor}`);
+}
+
+/** What an empty page says: no events after a cursor, of a call (that exists), or at all. */
+function emptyText(after: string | undefined, callId: string | undefined): string {
+  const of = callId === undefined ? '' : ` of call ${callId}`;
+  if (after !== undefined) return `No events${of} after ${after}.`;
+  return callId === undefined ? 'No events yet.' : `No events${of} (they are kept for events_retention_days).`;
 }
 
 /** The stderr line for a change of the stream's state. */

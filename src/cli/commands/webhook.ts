@@ -14,12 +14,25 @@ const webhooks = async (ctx: CommandContext) => new WebhookClient(await ctx.clie
 const statusText = (e: WebhookEndpoint) =>
   e.status === 'failing' ? bad(`failing since ${formatTime(e.failing_since ?? 0)}`) : good('active');
 
+/** The latest attempt: `[200]`, `[503]` or `[no answer]` and when, or `-` before the first. */
+const lastText = (e: WebhookEndpoint) =>
+  e.last_attempt_at === null
+    ? '-'
+    : `${e.last_error === null ? good(`[${e.last_status ?? 'ok'}]`) : bad(e.last_status === null ? '[no answer]' : `[${e.last_status}]`)} ${formatTime(e.last_attempt_at)}`;
+
+/** How many deliveries wait, in red while the latest attempt failed. */
+const pendingText = (e: WebhookEndpoint) =>
+  e.pending_deliveries > 0 && e.last_error !== null ? bad(String(e.pending_deliveries)) : String(e.pending_deliveries);
+
 function showEndpoint(e: WebhookEndpoint): void {
   printFields([
     ['id', e.id],
     ['url', e.url],
     ['events', e.events.join(', ')],
     ['status', statusText(e)],
+    ['pending', pendingText(e)],
+    ['last attempt', lastText(e)],
+    ...(e.last_error === null ? [] : ([['last error', e.last_error]] as [string, string][])),
     ['created', formatTime(e.created_at)],
   ]);
 }
@@ -57,6 +70,8 @@ export async function list(ctx: CommandContext): Promise<void> {
       { header: 'URL', cell: (e) => e.url },
       { header: 'EVENTS', cell: (e) => e.events.join(',') },
       { header: 'STATUS', cell: statusText },
+      { header: 'PENDING', cell: pendingText },
+      { header: 'LAST ATTEMPT', cell: lastText },
       { header: 'CREATED', cell: (e) => formatTime(e.created_at) },
     ],
     'No webhook endpoints yet. Add one: vagent webhook add https://crm.example.com/vagent --events call.ended',

@@ -34,7 +34,8 @@ Each event is one line: its time, the type, its id (evt_…, in log order), the 
 session) and a few words of its data (an end reason, what was heard, the layer and latency):
   2026-11-27 12:00:01  --> call.answered     evt_000000000042  cl_4503599627370497
 With --json, each event is one JSON object per line (the API's event object, as a webhook gets
-it), for jq or a script. Types: call.created, call.ringing, call.answered, call.failed,
+it), for jq or a script; list ends with one more line, the page's {"has_more", "next_cursor"}
+(give next_cursor to --after for the next page). Types: call.created, call.ringing, call.answered, call.failed,
 call.ended, call.barge_in, call.dtmf, session.opened, session.turn, session.ended,
 inbound.unrouted, budget.exceeded.`;
 
@@ -48,7 +49,7 @@ export function registerEventsCommands(program: Command): void {
       .addHelpText('after', LINE_HELP),
     'vagent events list',
     'vagent events list --type call.ended --limit 20',
-    'vagent events list --call cl_4503599627370497 --json | jq -r .type',
+    "vagent events list --call cl_4503599627370497 --json | jq -r '.type // empty'",
     'vagent events list --after evt_000000000100',
   ).action(action(eventsCmd, (m) => m.list));
   examples(

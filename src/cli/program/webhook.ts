@@ -33,12 +33,15 @@ not answer 2xx is retried with growing waits for 3 days; then the endpoint shows
     'vagent webhook add https://crm.example.com/hooks/vagent --json | jq -r .secret > vagent-webhook.secret',
   ).action(action(webhookCmd, (m) => m.add));
   examples(
-    webhook.command('list').alias('ls').description('list webhook endpoints and whether they are failing'),
+    webhook.command('list').alias('ls').description('list webhook endpoints: failing or not, deliveries pending, the latest attempt'),
     'vagent webhook list',
     'vagent webhook list --json | jq -r \'.data[] | select(.status == "failing") | .id\'',
   ).action(action(webhookCmd, (m) => m.list));
   examples(
-    webhook.command('show').argument('<endpoint-id>', 'we_… id').description('show one webhook endpoint'),
+    webhook
+      .command('show')
+      .argument('<endpoint-id>', 'we_… id')
+      .description('show one webhook endpoint: its status, deliveries pending, the latest attempt and error'),
     'vagent webhook show we_3x7kq2m4n5p6r7s8t9va',
   ).action(action(webhookCmd, (m) => m.show));
   examples(
@@ -55,7 +58,9 @@ not answer 2xx is retried with growing waits for 3 days; then the endpoint shows
     webhook
       .command('test')
       .argument('<endpoint-id>', 'we_… id')
-      .description("send a signed webhook.test delivery now and print the receiver's status (exit 1 unless 2xx)"),
+      .description(
+        "send a signed webhook.test delivery now and print the receiver's status (exit 1 unless 2xx); a 2xx makes the deliveries waiting out the receiver's outage due now",
+      ),
     'vagent webhook test we_3x7kq2m4n5p6r7s8t9va',
   ).action(action(webhookCmd, (m) => m.test));
   examples(

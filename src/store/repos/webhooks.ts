@@ -39,6 +39,14 @@ export interface WebhookDeliveryRow {
   updated_at: number;
 }
 
+/** An endpoint's queue at a glance: its pending deliveries and its latest attempt. */
+export interface WebhookBacklogRow {
+  /** Deliveries not yet answered 2xx nor given up. */
+  pending: number;
+  /** The latest attempt (see {@link WebhookRepo.backlog}), or null when none was made. */
+  last: { at: number; status: number | null; error: string | null } | null;
+}
+
 const ENDPOINT_COLUMNS = 'id, tenant_id, url, events, state, failing_since, previous_until, cursor_seq, created_at';
 
 /** Webhook queries over one connection. */
@@ -78,6 +86,15 @@ export class WebhookRepo {
         last_error = NULL, updated_at = @now WHERE id = @id AND state = 'pending'`),
       failed: db.prepare(`UPDATE webhook_deliveries SET state = @state, attempts = attempts + 1, last_status = @status,
         last_error = @error, next_attempt_at = @next, updated_at = @now WHERE id = @id AND state = 'pending'`),
+      makeDue: db.prepare(`UPDATE webhook_deliveries SET next_attempt_at = @now
+        WHERE endpoint_id = @id AND state = 'pending' AND next_attempt_at > @now AND (last_status IS NULL OR last_status >= 500)`),
+      pendingCount: db.prepare(`SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending'`).pluck(),
+      // The newest attempted event (walking the (endpoint, event) index back from the newest)…
+      lastByEvent: db.prepare(`SELECT updated_at AS at, last_status AS status, last_error AS error FROM webhook_deliveries
+        WHERE endpoint_id = ? AND attempts > 0 ORDER BY event_seq DESC LIMIT 1`),
+      // …and the latest retry among the pending ones (the partial queue index): their later one.
+      lastPending: db.prepare(`SELECT updated_at AS at, last_status AS status, last_error AS error FROM webhook_deliveries
+        WHERE endpoint_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1`),
       ofEndpoint: db.prepare(`SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY event_seq`),
       purgeBatch: db.prepare(`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
         WHERE state != 'pending' AND updated_at < ? ORDER BY id LIMIT ?)`),
@@ -151,6 +168,28 @@ export class WebhookRepo {
   /** Records a failed attempt: pending again at `next`, or `dead`. */
   markFailed(id: number, state: 'pending' | 'dead', status: number | null, error: string, next: number, now: number): void {
     this.q.failed.run({ id, state, status, error, next, now });
+  }
+  /**
+   * Makes the endpoint's pending deliveries that wait out a failure of the receiver (no answer,
+   * or a 5xx) due at `now` (epoch s); how many were brought forward. One the receiver refused
+   * with a 3xx or 4xx keeps its wait: the receiver answered, and would refuse it again. Order
+   * per call is kept by {@link due}, which sends only a queue's head.
+   */
+  makeDue(endpointId: string, now: number): number {
+    return this.q.makeDue.run({ id: endpointId, now }).changes;
+  }
+  /**
+   * The endpoint's pending count and latest attempt: the later of the newest attempted event's
+   * last attempt and the latest retry of a pending delivery (both read through indexes, so the
+   * cost does not grow with the deliveries kept; an older event's delivery finished after a
+   * newer one's is not looked at).
+   */
+  backlog(endpointId: string): WebhookBacklogRow {
+    type Last = NonNullable<WebhookBacklogRow['last']>;
+    const a = this.q.lastByEvent.get(endpointId) as Last | undefined;
+    const b = this.q.lastPending.get(endpointId) as Last | undefined;
+    const last = a && b ? (b.at > a.at ? b : a) : (a ?? b ?? null);
+    return { pending: this.q.pendingCount.get(endpointId) as number, last };
   }
   /** The endpoint's deliveries, by event. */
   deliveriesOf(endpointId: string): WebhookDeliveryRow[] {
