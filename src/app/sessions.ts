@@ -234,6 +234,7 @@ export class SessionService {
           refMs: s.refMs,
           vars: { customer_name: s.customerName, context: s.context },
           phone: input.phone === true,
+          ...(input.stt_provider === 'dtmf' ? { keyed: true } : {}),
           sttConfidence: input.stt_confidence ?? null,
           ...(input.stt_unmeasured === true ? { sttUnmeasured: true } : {}),
           ...(assist !== undefined ? { assist } : {}),

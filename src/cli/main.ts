@@ -10,6 +10,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { examples } from './command-kit.js';
 import { EXIT, exitCodeOf } from './errors.js';
 import { printError } from './output.js';
+import { unknownCommand } from './commands/suggest.js';
 import { versionLine } from '../version.js';
 import { registerDaemonCommands } from './program/daemon.js';
 import { registerTrunkCommands } from './program/trunk.js';
@@ -119,6 +120,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       },
     });
     if (json) cmd.showHelpAfterError(false);
+    // An unknown subcommand: a "Did you mean" only for a near miss (commands/suggest.ts).
+    if (cmd.commands.length > 0) cmd.on('command:*', (operands: string[]) => unknownCommand(cmd, operands[0] ?? ''));
   });
   try {
     await program.parseAsync(argv);

@@ -15,6 +15,12 @@ import { extractSlot } from './slots/index.js';
 import { CURSOR_CLOSING, type ClipSpec, type CompiledAgent, type EngineState, type PendingConfirm } from './state.js';
 import { renderTemplate, type TemplateVars } from './template.js';
 
+/**
+ * Slot types keyed digits (DTMF) can answer (docs/media.md "DTMF"): a number of some kind, a
+ * yes or no, a choice. Keys never fill a `person_name`, `text`, `date` or `time` slot.
+ */
+export const KEYPAD_TYPES: ReadonlySet<string> = new Set(['digits', 'number', 'amount', 'yes_no', 'choice']);
+
 /** What a turn needs besides the state. */
 export interface TurnInput {
   /** The caller's utterance (already transcribed). */
@@ -31,6 +37,12 @@ export interface TurnInput {
    * "Phone calls"). Default false.
    */
   phone?: boolean;
+  /**
+   * The text was keyed on the phone's keypad (DTMF), not said: it answers only a slot a keypad
+   * can fill ({@link KEYPAD_TYPES}; docs/media.md "DTMF"), never a name or free text, and it
+   * asks nothing of the language model. Default false.
+   */
+  keyed?: boolean;
   /**
    * The recogniser's confidence in `text`, 0..1 (the turn's `stt_confidence`); absent or null
    * for typed or keyed text. Below a slot type's threshold a captured value is read back before
@@ -151,6 +163,7 @@ export class Turn {
   }
   extract(step: Step, mode: 'answer' | 'volunteer'): SlotValue | null {
     if (!step.capture) return null;
+    if (this.input.keyed === true && !KEYPAD_TYPES.has(step.capture.type)) return null;
     const found = extractSlot(this.input.text, {
       capture: step.capture,
       language: this.lang,

@@ -137,6 +137,10 @@ function llmTurn(t: Turn, step: Step): string {
     t.trace.push({ layer: 'llm', result: 'skip', detail: 'not configured' });
     return t.reprompt(step);
   }
+  if (t.input.keyed === true) {
+    t.trace.push({ layer: 'llm', result: 'skip', detail: 'keyed' }); // keys are no words to interpret
+    return t.reprompt(step);
+  }
   const kind = looksLikeQuestion(t.input.text, t.norm) ? 'reply' : unsureControl(t.norm) ? 'intent' : 'slot';
   const assist = t.input.assist;
   if (assist === undefined) {

@@ -190,9 +190,9 @@ describe('vagent admin audit', { timeout: 30_000 }, () => {
     expect(other.data).toEqual([]);
   });
 
-  it('rejects a bad --limit as bad arguments (exit 2)', async () => {
+  it('rejects a bad --limit as the value it is (exit 1, invalid_request), as events list does', async () => {
     const res = await admin('audit', '--limit', '0');
-    expect(res.code).toBe(2);
-    expect(res.stderr).toContain('--limit');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: invalid_request: --limit must be a whole number from 1 to 10000, not "0"/m);
   });
 });

@@ -325,6 +325,15 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(res.stdout).toMatch(/^outcome:\s+abandoned/m);
   });
 
+  it('/state shows a value read back as awaiting confirmation; a run of one key is no name', async () => {
+    const res = await vagent(['chat', 'ag_clinic_booking', '--now', NOW], `${'b'.repeat(3999)}\n/state\nPriya Sharma\n/state\n`);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toMatch(/Bbbb/);
+    expect(res.stdout).toMatch(/^agent › Sorry, I did not catch that\.$/m);
+    expect(res.stdout).toMatch(/^› name\s+pending$/m);
+    expect(res.stdout).toMatch(/^› name\s+awaiting confirmation: Priya Sharma$/m);
+  });
+
   it('a turn error in piped mode is printed and stops the chat with exit 1', async () => {
     const res = await vagent(['chat', 'ag_cli_pharmacy'], `Asha Rao\n${'a'.repeat(4001)}\nyes\n`);
     expect(res.code).toBe(1);

@@ -194,10 +194,18 @@ scenarios:
     expect(r.stdout).toBe('');
   });
 
-  it('refuses an agent file with a problem, at its own FILE:LINE:COL (exit 2)', async () => {
-    const { file } = workspace(SCENARIO, (a) => a.replace('type: person_name', 'type: persons_name'));
+  it('refuses an agent file with a problem, at its own FILE:LINE:COL (exit 1, as agent apply does)', async () => {
+    const { dir, file } = workspace(SCENARIO, (a) => a.replace('type: person_name', 'type: persons_name'));
     const r = await runCli(['agent', 'test', file], TIMEOUT);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('nothing was run');
+    const applied = await runCli(['agent', 'apply', '-f', path.join(dir, 'clinic.yaml'), '--dry-run', '--json']);
+    expect(applied.code).toBe(r.code);
+    expect(JSON.parse(applied.stderr.trim().split('\n').at(-1)!).error.code).toBe('invalid_request');
+    const json = await runCli(['agent', 'test', file, '--json'], TIMEOUT);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr.trim()).error.code).toBe('invalid_request');
     expect(r.stderr).toMatch(/clinic\.test\.yaml:2:8: agent: .*clinic\.yaml is not a valid agent file/);
     expect(r.stderr).toMatch(/clinic\.yaml:\d+:\d+: steps\[0\]\.capture\.type: Invalid option/);
   });

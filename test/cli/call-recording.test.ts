@@ -163,7 +163,8 @@ describe('call recordings', { timeout: 180_000 }, () => {
 
     // The tenant's setting, set by the operator beside the running daemon, records the same agent's next call (mono).
     const bad = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'stereo', '--state-dir', daemon.stateDir]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: invalid_request: /m);
     expect(bad.stderr).toContain('--recording must be off, mono, dual or "default"');
     const set = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'mono', '--state-dir', daemon.stateDir]);
     expect(set.code, set.stderr).toBe(0);

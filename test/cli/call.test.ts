@@ -324,7 +324,9 @@ describe('vagent admin tenant set and show', { timeout: 30_000 }, () => {
     const [nobody, ...refused] = await Promise.all(
       [['nobody', '--budget-inr', '5'], ...bad.map((a) => ['acme-collections', ...a])].map((args) => admin(['tenant', 'set', ...args])),
     );
-    refused.forEach((res, i) => expect(res!.code, bad[i]!.join(' ')).toBe(2));
+    // A value the tenant service would refuse is invalid_request, exit 1 (README.md "Exit codes"); nothing to set is bad usage, exit 2.
+    refused.forEach((res, i) => expect(res!.code, bad[i]!.join(' ')).toBe(bad[i]!.length === 0 ? 2 : 1));
+    for (const res of refused.slice(0, 2)) expect(res!.stderr).toMatch(/^error: invalid_request: --budget-inr must be rupees a day/m);
     expect(nobody!.code).toBe(1);
     expect(nobody!.stderr).toMatch(/^error: not_found: no tenant named nobody/m);
   });

@@ -93,4 +93,68 @@ describe('--json errors', { timeout: 30_000 }, () => {
     expect(res.stderr).toMatch(/^error: trunk_not_found: /m);
     expect(res.stderr).not.toContain('{"error"');
   });
+
+  it('an id that is not an id gets the code the daemon gives it, exit 1, and a message that says so', async () => {
+    const cases: Array<[string[], string, string, RegExp]> = [
+      [['call', 'show', 'foo'], 'session_not_found', 'call_id', /^"foo" is not a call id: call ids look like cl_/],
+      [['call', 'recording', 'foo', '-o', '-'], 'session_not_found', 'call_id', /is not a call id/],
+      [['session', 'show', 'cl_1'], 'session_not_found', 'session_id', /^"cl_1" is not a session id/],
+      [['chat', 'ag_ü🙂'], 'workflow_not_found', 'agent_id', /^"ag_ü🙂" is not an agent id/],
+      [['webhook', 'rm', 'foo'], 'not_found', 'webhook_endpoint_id', /^"foo" is not a webhook endpoint id/],
+      [
+        ['events', 'replay', '--since', '1m', '--endpoint', 'we_nope'],
+        'invalid_request',
+        'endpoint_id',
+        /^--endpoint "we_nope" is not a webhook/,
+      ],
+      [['events', 'replay', 'evt_foo'], 'invalid_request', 'event_id', /^"evt_foo" is not an event id/],
+    ];
+    for (const [args, code, param, message] of cases) {
+      const res = await vagent([...args, '--json'], '');
+      expect(res.code, args.join(' ')).toBe(1);
+      const err = jsonError(res.stderr);
+      expect(err, args.join(' ')).toMatchObject({ code, param });
+      expect(err.message, args.join(' ')).toMatch(message);
+    }
+    const human = await vagent(['call', 'show', 'foo']);
+    expect(human.stderr).toMatch(/^error: session_not_found: "foo" is not a call id/m);
+    expect(human.stderr).not.toMatch(/malformed/);
+    // The daemon answers the same code for the same id (the API's contract).
+    const api = await fetch(`${daemon.url}/v1/calls/foo`, { headers: { authorization: `Bearer ${env.VAGENT_API_KEY}` } });
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe('session_not_found');
+  });
+
+  it('a value the daemon would refuse is exit 1 in every command: --since, --limit, --budget-inr', async () => {
+    for (const args of [
+      ['events', 'replay', '--since', '8d'],
+      ['events', 'replay', '--since', '0s'],
+      ['events', 'replay', '--since', '-5m'],
+      ['events', 'list', '--limit', '-1'],
+      ['admin', 'tenant', 'set', 'default', '--budget-inr', '-5', '--state-dir', daemon.stateDir],
+      ['admin', 'audit', '--limit', '0', '--state-dir', daemon.stateDir],
+    ]) {
+      const res = await vagent([...args, '--json']);
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(jsonError(res.stderr).code, args.join(' ')).toBe('invalid_request');
+    }
+    const far = await vagent(['events', 'replay', '--since', '8d']);
+    expect(far.stderr).toMatch(/^error: invalid_request: --since must be from 1s to at most 7d/m);
+    expect(far.stderr).not.toMatch(/604800|seconds from 1/);
+    const mixed = await vagent(['events', 'replay', '--since', '1h30m', '--json']);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    expect(JSON.parse(mixed.stdout)).toEqual({ queued: expect.any(Number) });
+  });
+
+  it('"Did you mean" only for a near miss', async () => {
+    const far = await vagent(['bogus']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toMatch(/^error: unknown command 'bogus'$/m);
+    expect(far.stderr).not.toMatch(/Did you mean/);
+    const near = await vagent(['sesion']);
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain('(Did you mean session?)');
+    const sub = await vagent(['call', 'shw']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('(Did you mean show?)');
+  });
 });

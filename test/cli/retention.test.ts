@@ -147,10 +147,11 @@ describe('vagent admin export, then purge with the same cut-off', { timeout: 60_
     expect((JSON.parse(left.stdout) as { would_delete: Counts }).would_delete.sessions).toBe(0);
   });
 
-  it('refuses a malformed date (exit 2), a future cut-off and an unknown tenant (exit 1), and a purge without --before', async () => {
+  it('refuses a malformed date, a future cut-off and an unknown tenant (exit 1), and a purge without --before (exit 2)', async () => {
     for (const bad of ['2026-13-01', 'yesterday', '2026-01-01T00:00:00', '2026-02-30']) {
       const res = await admin('purge', '--before', bad, '--dry-run');
-      expect(res.code, bad).toBe(2);
+      expect(res.code, bad).toBe(1);
+      expect(res.stderr).toMatch(/^error: invalid_request: --before must be/m);
       expect(res.stderr).toContain(
         '--before must be a date YYYY-MM-DD (the start of that day in Asia/Kolkata) or an ISO 8601 time with its offset',
       );
@@ -185,7 +186,8 @@ describe('vagent admin tenant set --retention-days', { timeout: 60_000 }, () => 
     });
     for (const bad of ['-1', '1.5', '36501', 'forever']) {
       const res = await admin('tenant', 'set', 'default', '--retention-days', bad);
-      expect(res.code, bad).toBe(2);
+      expect(res.code, bad).toBe(1);
+      expect(res.stderr).toMatch(/^error: invalid_request: /m);
       expect(res.stderr).toContain('--retention-days must be whole days from 0 (keep for ever) to 36500, or "default"');
     }
     expect(JSON.parse((await admin('tenant', 'show', 'default', '--json')).stdout)).toMatchObject({ retention_days: null });
@@ -207,7 +209,8 @@ describe('vagent admin tenant set --redact-transcripts', { timeout: 60_000 }, ()
     const events = await api(daemon, 'GET', `/v1/events?types=session.turn&session_id=${id}`, { key });
     expect(events.body.data[0].data.heard).toBe('pay •••• tomorrow');
     const bad = await admin('tenant', 'set', 'default', '--redact-transcripts', 'all');
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: invalid_request: /m);
     expect(bad.stderr).toContain('--redact-transcripts must be off, digits or text');
     expect((await admin('tenant', 'set', 'default', '--redact-transcripts', 'off')).code).toBe(0);
   });

@@ -122,7 +122,8 @@ describe('vagent webhook', () => {
     expect(badEvents.code).toBe(1);
     expect(JSON.parse(badEvents.stderr).error).toMatchObject({ code: 'invalid_request', param: 'events[0]' });
     const badSince = await runCli(['webhook', 'replay', '--since', 'yesterday'], { env });
-    expect(badSince.code).toBe(2);
+    expect(badSince.code).toBe(1);
+    expect(badSince.stderr).toMatch(/^error: invalid_request: --since must be a duration such as 15m, 1h30m or 2d, not "yesterday"/m);
 
     const unresolved = await runCli(['webhook', 'add', 'https://nonexistent.invalid/x'], { env });
     expect(unresolved.code).toBe(1);

@@ -176,4 +176,38 @@ describe('the keypad on a phone call', () => {
     expect(staticTexts(own)).toContain('Or key it in, then press the hash key.');
     expect(texts(turn(own, atPhoneOf(own), OVERFLOW, true)).at(-1)).toBe('Or key it in, then press the hash key.');
   });
+
+  it('keys never fill a name or a free-text slot, nor ask the model; they still answer a digits step', () => {
+    const keyed = (ag: CompiledAgent, st: EngineState, text: string) =>
+      runTurn(ag, st, { text, nowMs: REF, refMs: REF, vars: VARS, phone: true, keyed: true });
+    const a = load('ag_clinic_booking.yaml');
+    const s = initialState(a);
+    expect(s.cursor).toBe('name');
+    for (const keys of ['ABC', 'abc', 'D', '123']) {
+      const out = keyed(a, s, keys);
+      expect(out.layer).toBe('reprompt');
+      expect(out.state.slots).toEqual({});
+      expect(out.state.confirm).toBeNull();
+      expect(texts(out).join(' ')).not.toMatch(/ABC|Abc|right\?/);
+    }
+    // The same letters typed in a chat are a name (the readback asks).
+    expect(turn(a, s, 'Abc', false).state.confirm).toMatchObject({ value: 'Abc' });
+    const withLlm = load('ag_clinic_booking.yaml', { llm: { instructions: 'You book visits.' } });
+    const out = keyed(withLlm, initialState(withLlm), 'ABC');
+    expect(out.llm).toBeUndefined();
+    expect(out.trace).toContainEqual({ layer: 'llm', result: 'skip', detail: 'keyed' });
+    const digits = keyed(a, atPhoneOf(a), '9876543210');
+    expect(digits.layer).toBe('capture');
+    expect(digits.state.confirm).toMatchObject({ value: '9876543210' });
+  });
+
+  it('keys at the free-text step are no reason for the visit', () => {
+    const a = load('ag_clinic_booking.yaml');
+    let s = atPhoneOf(a);
+    for (const line of ['9876543210', 'yes']) s = turn(a, s, line, true).state;
+    expect(s.cursor).toBe('reason');
+    const out = runTurn(a, s, { text: '42', nowMs: REF, refMs: REF, vars: VARS, phone: true, keyed: true });
+    expect(out.layer).toBe('reprompt');
+    expect(out.state.slots.visit_reason).toBeUndefined();
+  });
 });

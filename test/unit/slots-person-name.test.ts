@@ -94,3 +94,24 @@ describe('person_name: volunteer mode needs a self-introduction', () => {
     expect(name('Philip', 'volunteer')).toBeNull();
   });
 });
+
+describe('person_name: a name is something a person can be called', () => {
+  it('refuses a run of one key, a word too long to be a name and letters without a vowel', () => {
+    expect(name('b'.repeat(4000))).toBeNull();
+    expect(name(`my name is ${'b'.repeat(4000)}`)).toBeNull();
+    expect(name(`my name is ${'Ab'.repeat(13)}`)).toBeNull(); // 26 characters
+    expect(name('my name is Bbbrt')).toBeNull();
+    expect(name('qwrtpsdfg')).toBeNull();
+    expect(name('xkcd please')).toBeNull();
+    expect(name('Rahul Rahul Rahul Rahul Rahul')).toBeNull(); // more than three words
+  });
+
+  it('keeps long, vowel-light and accented names, and names in other scripts', () => {
+    expect(name('my name is Venkatasubramanian')).toBe('Venkatasubramanian');
+    expect(name('Lynn')).toBe('Lynn');
+    expect(name('this is Rhys Flynn')).toBe('Rhys Flynn');
+    expect(name('Zoë')).toBe('Zoë');
+    expect(name('mera naam राहुल है')).toBe('राहुल');
+    expect(name('Aaron')).toBe('Aaron');
+  });
+});

@@ -9,7 +9,7 @@ import { exportSessions } from '../../app/archive.js';
 import type { PurgeCounts } from '../../app/retention.js';
 import type { CommandContext } from '../context.js';
 import { formatTimeIn, hint, ok, printJson, printTable, say } from '../output.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { withRuntimeAsync, type AdminFlags } from './admin.js';
 
 /** A time given on the command line: `YYYY-MM-DD` or an ISO 8601 time with its offset. */
@@ -18,7 +18,7 @@ const WITH_OFFSET = /T[0-9:.]+(?:[Zz]|[+-][0-9]{2}:?[0-9]{2})$/;
 /**
  * A `--before`/`--since` value in epoch seconds: `YYYY-MM-DD` is the start of that day in the
  * `timezone` setting; otherwise a full ISO 8601 time with an offset (`Z` or `+05:30`).
- * @throws UsageError (exit 2) for anything else (a time without an offset would depend on the machine's zone).
+ * @throws InvalidValueError (exit 1, invalid_request) for anything else (a time without an offset would depend on the machine's zone).
  */
 function parseCutoff(flag: string, value: string, timeZone: string): number {
   const v = value.trim();
@@ -26,8 +26,9 @@ function parseCutoff(flag: string, value: string, timeZone: string): number {
   if (day !== null) return day;
   const ms = WITH_OFFSET.test(v) ? isoTimeMs(v) : null;
   if (ms === null) {
-    throw new UsageError(
+    throw new InvalidValueError(
       `${flag} must be a date YYYY-MM-DD (the start of that day in ${timeZone}) or an ISO 8601 time with its offset, not "${value}"`,
+      flag.slice(2),
       `example: ${flag} 2026-01-01, ${flag} 2026-01-01T00:00:00+05:30`,
     );
   }
@@ -64,7 +65,7 @@ export interface PurgeFlags extends AdminFlags {
  * what is older than the cut-off, whatever the retention settings, by the same rules and in
  * the same batches as the daemon's background purge, so it can run beside a serving daemon.
  * `--dry-run` counts exactly what would be deleted and changes nothing.
- * @throws UsageError (exit 2) without --before or for a malformed date; ApiError invalid_request
+ * @throws UsageError (exit 2) without --before; InvalidValueError (exit 1) for a malformed date; ApiError invalid_request
  *   (a cut-off in the future), not_found (tenant).
  */
 export async function purge(ctx: CommandContext, flags: PurgeFlags): Promise<void> {
@@ -135,7 +136,7 @@ function drained(stream: NodeJS.WritableStream): Promise<void> {
  * app/archive.ts), oldest first, to stdout or to a new file of mode 0600; with `--recordings`,
  * each call's recording is copied to DIR (`cl_N.wav`, mode 0600) and its line says `recording_file`. Reads a page of
  * sessions at a time and waits for the output to drain, so memory stays bounded.
- * @throws UsageError (exit 2) for a malformed date or `--since` not before `--before`; CliError
+ * @throws InvalidValueError (exit 1) for a malformed date or `--since` not before `--before`; CliError
  *   for an existing `--output` file without `--force`; ApiError not_found (tenant).
  */
 export async function exportSessionsCommand(ctx: CommandContext, flags: ExportFlags): Promise<void> {
@@ -143,7 +144,7 @@ export async function exportSessionsCommand(ctx: CommandContext, flags: ExportFl
     const tz = rt.settings.timezone;
     const since = flags.since === undefined ? 0 : parseCutoff('--since', flags.since, tz);
     const before = flags.before === undefined ? Number.MAX_SAFE_INTEGER : parseCutoff('--before', flags.before, tz);
-    if (since >= before) throw new UsageError('--since must be before --before');
+    if (since >= before) throw new InvalidValueError('--since must be before --before', 'since');
     if (flags.tenant !== undefined) rt.services.tenants.getTenant(flags.tenant);
     let fd: number | null = null;
     if (flags.output !== undefined) {

@@ -11,7 +11,7 @@ import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../adapters/
 import { checkWebhookUrl, WebhookTargetError } from '../../adapters/webhook/webhook-target.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { readStdin } from '../prompt.js';
 import { withRuntime, type AdminFlags } from './admin.js';
 
@@ -85,14 +85,15 @@ function newWebhookSecret(): string {
 /**
  * `--budget-inr`: `default` → null (the instance's `tenant_daily_budget_inr` applies), else
  * rupees from 0 (no budget for this tenant).
- * @throws UsageError (exit 2) for anything else.
+ * @throws InvalidValueError (exit 1, invalid_request, as the tenant service refuses it) for anything else.
  */
 function parseBudget(value: string): number | null {
   if (value === 'default') return null;
   const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isFinite(n)) {
-    throw new UsageError(
+    throw new InvalidValueError(
       `--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not "${value}"`,
+      'budget',
       'example: --budget-inr 500, --budget-inr 0, --budget-inr default',
     );
   }
@@ -102,14 +103,15 @@ function parseBudget(value: string): number | null {
 /**
  * `--retention-days`: `default` → null (the instance's `retention_days` applies), else whole
  * days from 0 (keep this tenant's records for ever) to {@link MAX_RETENTION_DAYS}.
- * @throws UsageError (exit 2) for anything else.
+ * @throws InvalidValueError (exit 1, invalid_request, as the tenant service refuses it) for anything else.
  */
 function parseRetentionDays(value: string): number | null {
   if (value === 'default') return null;
   const n = /^\d{1,6}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isInteger(n) || n > MAX_RETENTION_DAYS) {
-    throw new UsageError(
+    throw new InvalidValueError(
       `--retention-days must be whole days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or "default", not "${value}"`,
+      'retention_days',
       'example: --retention-days 90, --retention-days 0, --retention-days default',
     );
   }
@@ -118,13 +120,14 @@ function parseRetentionDays(value: string): number | null {
 
 /**
  * `--recording`: `default` → null (not set), else `off`, `mono` or `dual`.
- * @throws UsageError (exit 2) for anything else.
+ * @throws InvalidValueError (exit 1, invalid_request, as the tenant service refuses it) for anything else.
  */
 function parseRecording(value: string): RecordingMode | null {
   if (value === 'default') return null;
   if (!(RECORDING_MODES as readonly string[]).includes(value)) {
-    throw new UsageError(
+    throw new InvalidValueError(
       `--recording must be off, mono, dual or "default", not "${value}"`,
+      'recording',
       'example: --recording dual, --recording off, --recording default',
     );
   }
@@ -166,7 +169,8 @@ function printTenant(t: TenantView): void {
  * [--inbound-webhook URL|none] [--webhook-secret-stdin]`: a tenant's daily budget, retention
  * and inbound routing webhook. A webhook
  * set without `--webhook-secret-stdin` gets a generated signing secret, printed only here.
- * @throws UsageError (exit 2) for bad flags; CliError (exit 1) for a URL the webhook policy
+ * @throws UsageError (exit 2) for no flag or flags that need each other; InvalidValueError (exit 1,
+ *   invalid_request) for a value the tenant service would refuse; CliError (exit 1) for a URL the webhook policy
  *   (settings `inbound_webhook_allow_http`/`_private`) refuses; ApiError not_found (tenant).
  */
 export async function tenantSet(ctx: CommandContext, name: string, flags: TenantSetFlags): Promise<void> {
@@ -186,8 +190,9 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
   const retention = flags.retentionDays === undefined ? undefined : parseRetentionDays(flags.retentionDays);
   const redaction = flags.redactTranscripts;
   if (redaction !== undefined && !['off', 'digits', 'text'].includes(redaction)) {
-    throw new UsageError(
+    throw new InvalidValueError(
       `--redact-transcripts must be off, digits or text, not "${redaction}"`,
+      'redact_transcripts',
       'digits: every digit heard, said or keyed is masked in its events; text: that text is left out of them',
     );
   }

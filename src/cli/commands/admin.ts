@@ -14,7 +14,7 @@ import type { Settings } from '../../config/schema.js';
 import { openRuntime, type Runtime } from '../../daemon/runtime.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { CliError, EXIT, InvalidValueError } from '../errors.js';
 
 /** Flags shared by admin commands. */
 export interface AdminFlags {
@@ -108,8 +108,9 @@ export function keyRevoke(ctx: CommandContext, id: string, flags: AdminFlags): v
 
 /** `vagent admin audit [--tenant NAME] [--limit N]`: cross-tenant accesses seen in audit mode. */
 export async function audit(ctx: CommandContext, flags: AdminFlags & { tenant?: string; limit?: string }): Promise<void> {
-  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+  const limit = flags.limit === undefined ? 50 : /^\d{1,5}$/.test(flags.limit.trim()) ? Number(flags.limit.trim()) : NaN;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new InvalidValueError(`--limit must be a whole number from 1 to 10000, not "${flags.limit}"`, 'limit');
   const events = withRuntime(flags, (rt) => rt.services.tenants.listAudit(limit, flags.tenant));
   if (ctx.json) return printJson({ data: events });
   await printTable(

@@ -89,35 +89,49 @@ async function runModelOf(flags: AgentTestFlags): Promise<{ host: Omit<ScenarioH
 }
 
 /**
- * Bad input of `agent test` (exit 2, `bad_arguments`): `summary` ("1 of 3 scenario files have
- * problems: nothing was run") and each problem as a `FILE:LINE:COL: field: message` line.
+ * Bad input of `agent test`: `summary` ("1 of 3 scenario files have problems: nothing was run")
+ * and each problem as a `FILE:LINE:COL: field: message` line. Exit 2 (`bad_arguments`) for a
+ * path that cannot be read or a problem in a scenario file; exit 1 (`invalid_request`) when the
+ * only problems are in the agent files they name, as `vagent agent apply` exits for an agent file
+ * the daemon would refuse (README.md "Exit codes": one mistake, one exit code).
  */
 class ScenarioInputError extends CliError {
   constructor(
     message: string,
     readonly summary: string,
     readonly problems: string[],
-    hint?: string,
+    hint: string | undefined,
+    agentFilesOnly: boolean,
   ) {
-    super(message, EXIT.usage, hint);
+    super(message, agentFilesOnly ? EXIT.error : EXIT.usage, hint, agentFilesOnly ? 'invalid_request' : 'bad_arguments');
     this.name = 'ScenarioInputError';
   }
+}
+
+/**
+ * True when every problem of the scenario file `file` is in the agent file it names: the
+ * problems located in another file, and the scenario file's own line pointing at them.
+ */
+function agentFileProblemsOnly(file: string, problems: AgentFileProblem[]): boolean {
+  return problems.every((p) => p.file !== file || (p.field === 'agent' && p.message.endsWith(' is not a valid agent file')));
 }
 
 /**
  * Loads every scenario file `paths` name; prints each problem on stderr and throws when there
  * is any. With `json` nothing is printed: the problems are part of the error's message, so the
  * error is one JSON line on stderr (README.md "Exit codes").
- * @throws ScenarioInputError exit 2
+ * @throws ScenarioInputError exit 2, or 1 when only agent files have problems
  */
 function loadAll(paths: string[], voice: boolean, json: boolean): LoadedScenarioFile[] {
   const { files, problems } = expandAgentPaths(paths);
   const all: AgentFileProblem[] = [...problems];
   const loaded: LoadedScenarioFile[] = [];
+  let agentFilesOnly = problems.length === 0;
   for (const file of files) {
     const r = loadScenarioFile(file);
     if (!r.ok) {
       all.push(...r.problems);
+      agentFilesOnly &&= agentFileProblemsOnly(file, r.problems);
       continue;
     }
     // A turn given only as audio needs the call's media path, which a text run does not go
@@ -134,8 +148,10 @@ function loadAll(paths: string[], voice: boolean, json: boolean): LoadedScenario
           : [];
       }),
     );
-    if (audioOnly.length > 0) all.push(...audioOnly);
-    else loaded.push(r);
+    if (audioOnly.length > 0) {
+      all.push(...audioOnly);
+      agentFilesOnly = false;
+    } else loaded.push(r);
   }
   if (!json) for (const p of all) problem(problemLocation(p), problemDetail(p));
   if (all.length > 0) {
@@ -147,6 +163,7 @@ function loadAll(paths: string[], voice: boolean, json: boolean): LoadedScenario
       head,
       lines,
       'each problem is printed above as FILE:LINE:COL: field: message (docs/agent-tests.md)',
+      agentFilesOnly,
     );
   }
   return loaded;

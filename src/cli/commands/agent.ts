@@ -31,6 +31,7 @@ import {
   progressBar,
   say,
 } from '../output.js';
+import { checkId } from './ids.js';
 
 /** Flags of `vagent agent apply`. */
 export interface AgentApplyFlags {
@@ -125,6 +126,9 @@ export async function apply(ctx: CommandContext, flags: AgentApplyFlags): Promis
       throw new CliError(
         `${failures} of ${total} agent files ${flags.dryRun ? 'invalid' : 'not applied'}`,
         unreadable ? EXIT.usage : EXIT.error,
+        undefined,
+        // a file read and refused is what the daemon refuses too (README.md "Exit codes")
+        unreadable ? 'bad_arguments' : 'invalid_request',
       );
     }
   };
@@ -231,7 +235,7 @@ function contextFields(def: Record<string, unknown>): Array<[string, string]> {
 
 /** `vagent agent show ID`: fields (with what a session must bring) and steps; `--json` the Agent, `--yaml` its definition as YAML. */
 export async function show(ctx: CommandContext, id: string, flags: AgentShowFlags = {}): Promise<void> {
-  const agent = await (await ctx.client()).getAgent(id);
+  const agent = await (await ctx.client()).getAgent(checkId('agent', id));
   if (flags.yaml) {
     const { stringify } = await import('yaml');
     process.stdout.write(stringify(agent.definition, { lineWidth: 0 }));
@@ -277,6 +281,7 @@ export async function show(ctx: CommandContext, id: string, flags: AgentShowFlag
  * @throws UsageError (exit 2) without a terminal and without `--yes`.
  */
 export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  checkId('agent', id);
   await confirmDelete(`agent ${id}`, flags.yes);
   const res = await (await ctx.client()).deleteAgent(id);
   if (ctx.json) return printJson(res);

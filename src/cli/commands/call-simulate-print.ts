@@ -67,12 +67,59 @@ export function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => v
       say(`${at} ${dim('time is up: the caller hangs up')}`);
       break;
     case 'closed':
-      say(
-        `${at} ${bold(e.by === 'bot' ? 'the agent hung up' : 'the caller hung up')} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`,
-      );
+      say(closedLine(e, null));
       break;
     default:
       break;
+  }
+}
+
+/**
+ * Who ended the call, in words: from the stream's close and, when the daemon recorded it, the
+ * call's `end_reason` (docs/events.md). A daemon that stops closes the stream without a normal
+ * close (1005, 1006, 1001 …), and an `api_hangup` is a hang-up through the API (`vagent call
+ * hangup`, the dashboard): neither is the agent hanging up.
+ */
+export function closedText(close: { code: number; by: 'bot' | 'caller' }, endReason: string | null): string {
+  if (close.by === 'caller') return 'the caller hung up';
+  switch (endReason) {
+    case 'api_hangup':
+      return 'hung up by the API/operator (vagent call hangup, the dashboard)';
+    case 'daemon_restart':
+      return 'the daemon closed the stream (it stopped)';
+    case 'media_failed':
+      return "the daemon closed the stream: the call's media failed";
+    case 'max_duration':
+      return 'the agent hung up: the call reached its time limit';
+    case 'completed_by_agent':
+      return 'the agent hung up';
+    default:
+      return close.code === 1000 ? 'the agent hung up' : 'the daemon closed the stream';
+  }
+}
+
+/** The line of a `closed` event: its time, {@link closedText} and the close code. */
+export function closedLine(e: Extract<SimEvent, { type: 'closed' }>, endReason: string | null): string {
+  return `${seconds(e.atMs)} ${bold(closedText(e, endReason))} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`;
+}
+
+/**
+ * The `end_reason` of call `callId`'s `call.ended` event, waiting up to `waitMs` for the daemon to
+ * record it; null when there is none (yet), or the daemon cannot be asked (it stopped).
+ */
+export async function endReasonOf(client: VagentClient, callId: string | undefined, waitMs = 1500): Promise<string | null> {
+  if (callId === undefined) return null;
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const page = await client.listEvents({ types: ['call.ended'], call_id: callId, limit: 1 });
+      const reason = page.data[0]?.data.end_reason;
+      if (typeof reason === 'string') return reason;
+    } catch {
+      return null;
+    }
+    if (Date.now() >= until) return null;
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -151,13 +198,46 @@ export class TurnFollower {
   }
 }
 
-/** The end of the call: per-turn latencies, barge-ins, the session summary and costs. */
+/** The spoken lines of the script the caller never got to play (the call ended first). */
+export function linesNotPlayed(said: SaidTracker, t: Pick<SimTimeline, 'turns'>): number {
+  return Math.max(0, said.lines - t.turns.filter((x) => x.kind === 'say').length);
+}
+
+/**
+ * The `mismatches` row: the misheard lines, lines played that no turn answered, and the `--say`
+ * lines never played when the call ended first (interrupted with Ctrl-C, or hung up) — never
+ * "every line was heard as said" then.
+ */
+export function mismatchText(said: SaidTracker, t: Pick<SimTimeline, 'turns'>, interrupted: boolean): string {
+  const lines = (n: number): string => `${n} --say line${n === 1 ? '' : 's'}`;
+  const played = t.turns.filter((x) => x.kind === 'say').length;
+  const notPlayed = linesNotPlayed(said, t);
+  const unheard = Math.max(0, played - said.heardLines);
+  const parts: string[] = [];
+  if (said.mismatches.length > 0) parts.push(`${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`);
+  if (unheard > 0) parts.push(`${lines(unheard)} played but not answered`);
+  if (notPlayed > 0) {
+    const replied = t.turns.some((x) => x.latencyMs !== undefined);
+    parts.push(
+      `${interrupted ? `interrupted before ${replied ? 'the end' : 'any reply'}` : 'the call ended first'}: ${lines(notPlayed)} not played`,
+    );
+  }
+  return parts.length === 0 ? dim('none: every --say line was heard as said') : parts.join('; ');
+}
+
+/**
+ * The end of the call: how it ended, per-turn latencies, barge-ins, the session summary and costs.
+ * @param interrupted the operator pressed Ctrl-C
+ * @param endReason the call's `end_reason`, when the daemon recorded one ({@link endReasonOf})
+ */
 export function printEnd(
   t: SimTimeline,
   d: SessionDetail | undefined,
   sessionId: string | undefined,
   said: SaidTracker,
   emit?: (v: Record<string, unknown>) => void,
+  interrupted = false,
+  endReason: string | null = null,
 ): void {
   const steps = d?.session?.steps ?? [];
   const extracted = Object.fromEntries(steps.filter((s) => s.slot && s.value !== null).map((s) => [s.slot!, s.value]));
@@ -172,6 +252,9 @@ export function printEnd(
       stt_seconds: d?.stt_seconds ?? null,
       mismatches: said.mismatches.length,
       misheard: said.mismatches,
+      not_played: linesNotPlayed(said, t),
+      ended_by: closedText(t.close, endReason),
+      end_reason: endReason,
       turns: t.turns.map((x) => snake({ ...x })),
       opening_ms: t.openingMs ?? null,
       frames: {
@@ -191,12 +274,7 @@ export function printEnd(
   const fields: Array<[string, string]> = [['session', sessionId ?? dim('-')]];
   if (d?.session) fields.push(['status', d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status]);
   fields.push(['reply latency', latencies.length ? latencies.join(dim(' · ')) : dim('-')]);
-  fields.push([
-    'mismatches',
-    said.mismatches.length === 0
-      ? dim('none: every --say line was heard as said')
-      : `${said.mismatches.length} (turn ${said.mismatches.map((m) => m.turn ?? '?').join(', ')})`,
-  ]);
+  fields.push(['mismatches', mismatchText(said, t, interrupted)]);
   const barges = t.turns.filter((x) => x.bargeInMs !== undefined);
   if (barges.length) fields.push(['barge-ins', barges.map((x) => `${x.turn + 1}: ${formatMs(x.bargeInMs!)}`).join(dim(' · '))]);
   fields.push([

@@ -52,6 +52,16 @@ export class SaidTracker {
     this.keys = steps.filter((s): s is Extract<SaidStep, { kind: 'dtmf' }> => s.kind === 'dtmf');
   }
 
+  /** The spoken lines of the script (`--say`, `--wav`). */
+  get lines(): number {
+    return this.speech.length;
+  }
+
+  /** The spoken lines a session turn has answered so far (heard, misheard or not heard). */
+  get heardLines(): number {
+    return this.spoken;
+  }
+
   /** The verdict on the next turn (call once per turn, in order). */
   next(turn: HeardTurn): SaidVerdict {
     if (turn.stt_provider === 'dtmf') {

@@ -12,7 +12,7 @@
  */
 import { ApiResponseError, type Agent, type VagentClient } from '../../client/index.js';
 import { MAX_CUSTOM_PARAMETER_CHARS } from '../../media/carriers/types.js';
-import { simulateCall, SimConnectError, type SimTimeline } from '../simulator/sim-client.js';
+import { simulateCall, SimConnectError, type SimEvent, type SimTimeline } from '../simulator/sim-client.js';
 import {
   BARGE_IN_AFTER_MS,
   fakeTranscripts,
@@ -22,12 +22,13 @@ import {
   type CallSimulateFlags,
   type SimulationPlan,
 } from './call-simulate-plan.js';
-import { POLL_MS, printEnd, printEvent, TurnFollower } from './call-simulate-print.js';
+import { closedLine, endReasonOf, POLL_MS, printEnd, printEvent, TurnFollower } from './call-simulate-print.js';
 import { mismatchMessage, SaidTracker, type SaidStep } from './call-simulate-said.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InterruptedError, UsageError } from '../errors.js';
 import { explainMissingContext } from '../json-flag.js';
-import { hint, ok, printJsonLine } from '../output.js';
+import { hint, ok, printJsonLine, say } from '../output.js';
+import { checkId } from './ids.js';
 
 /**
  * Refuses, before any call is made, to speak lines no recogniser of the daemon would hear: the
@@ -94,7 +95,7 @@ function explainStream(err: unknown, url: string): unknown {
  *   an unknown agent; CliError for a refused or unreachable stream (exit 3 unreachable).
  */
 export async function simulate(ctx: CommandContext, agentId: string, flags: CallSimulateFlags): Promise<void> {
-  const plan = simulationPlan(agentId, flags);
+  const plan = simulationPlan(checkId('agent', agentId), flags);
   const transcripts = fakeTranscripts(plan);
   if (transcripts.length > MAX_CUSTOM_PARAMETER_CHARS) {
     throw new UsageError(
@@ -170,9 +171,12 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
   });
   const said = new SaidTracker(plan.lines.map((l): SaidStep => (l.kind === 'wav' ? { kind: 'wav', file: l.file } : l)));
   const follower = new TurnFollower(client, plan.agentId, sessionId, startedAt, said, emit);
+  // The daemon's end of the call is told after it, once its end reason is known (closedLine).
+  let closedByDaemon: Extract<SimEvent, { type: 'closed' }> | undefined;
   call.on('event', (e) => {
     if (e.type === 'open') announce();
-    printEvent(e, emit);
+    if (e.type === 'closed' && e.by === 'bot' && !emit) closedByDaemon = e;
+    else printEvent(e, emit);
   });
   const poll = setInterval(() => void follower.poll(), POLL_MS);
   // Ctrl-C is the caller hanging up: `stop`, then the summary as usual, then exit 130.
@@ -194,7 +198,10 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     process.removeListener('SIGINT', onInterrupt);
   }
   const detail = await follower.settle();
-  printEnd(timeline, detail, follower.sessionId, said, emit);
+  const endCallId = callId ?? follower.sessionId?.replace(/^se_/, 'cl_');
+  const endReason = timeline.close.by === 'bot' ? await endReasonOf(client, endCallId) : null;
+  if (closedByDaemon) say(closedLine(closedByDaemon, endReason));
+  printEnd(timeline, detail, follower.sessionId, said, emit, interrupted, endReason);
   if (interrupted) throw new InterruptedError('the caller hung up');
   const { code, reason, by } = timeline.close;
   if (by === 'bot' && code !== 1000 && code !== 1001) {

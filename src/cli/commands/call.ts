@@ -22,6 +22,8 @@ import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
 import { bad, dim, formatTime, good, hint, mark, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
 import { costLine } from './chat-view.js';
+import { checkId } from './ids.js';
+import { completeWavSizes } from './recording-file.js';
 
 /** Flags of `vagent call list`. */
 export interface CallListFlags {
@@ -80,27 +82,33 @@ const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? '
 /**
  * `vagent call recording CL_ID -o FILE`: saves the call's recording (a WAV; docs/media.md
  * "Recordings"); `-o -` writes it to stdout. An existing file is replaced only with `--force`.
+ * A call still in progress gives the recording so far, its WAV sizes set so it plays, and says so.
  * @throws CliError (exit 1) for an existing file without `--force`; ApiResponseError not_found
  *   when the call has no recording.
  */
 export async function recording(ctx: CommandContext, id: string, flags: { output: string; force?: boolean }): Promise<void> {
+  checkId('call', id);
   const toStdout = flags.output === '-';
   if (!toStdout && !flags.force && fs.existsSync(flags.output)) {
     throw new CliError(`${flags.output} exists; add --force to replace it`, EXIT.error);
   }
-  const bytes = await (await ctx.client()).downloadRecording(id);
+  // A call still on the line: its header's sizes are set in the copy, so the part so far plays.
+  const { bytes, fixed: partial } = completeWavSizes(Buffer.from(await (await ctx.client()).downloadRecording(id)));
+  const partialHint = `call ${id} is still in progress: this is the recording so far; save it again after the call ends for the whole call`;
   if (toStdout) {
     process.stdout.write(bytes);
+    if (partial) hint(partialHint);
     return;
   }
   fs.writeFileSync(flags.output, bytes);
-  if (ctx.json) return printJson({ call_id: id, file: path.resolve(flags.output), bytes: bytes.length });
-  ok(`saved the recording of ${id} to ${flags.output} (${bytes.length} bytes)`);
+  if (ctx.json) return printJson({ call_id: id, file: path.resolve(flags.output), bytes: bytes.length, partial });
+  ok(`saved the recording of ${id} to ${flags.output} (${bytes.length} bytes${partial ? ', partial' : ''})`);
+  if (partial) hint(partialHint);
 }
 
 /** `vagent call show CL_ID`: status, dial status, numbers, room, duration and cost. */
 export async function show(ctx: CommandContext, id: string): Promise<void> {
-  const call = await (await ctx.client()).getCall(id);
+  const call = await (await ctx.client()).getCall(checkId('call', id));
   if (ctx.json) return printJson(call);
   printFields([
     ['call', call.call_id],
@@ -164,6 +172,7 @@ export async function hangup(ctx: CommandContext, id: string, flags: { idempoten
   if (flags.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(flags.idempotencyKey)) {
     throw new UsageError('--idempotency-key must be 1 to 255 printable ASCII characters');
   }
+  checkId('call', id);
   const client = await ctx.client();
   let call: CallHangup;
   try {

@@ -104,8 +104,11 @@ export const STATUS_MARK: Record<string, (s: string) => string> = {
   pending: (s) => s,
 };
 
-/** `/state`: `3/5 steps (60%)` and each step's status; the current step marked `›`. */
-export function printStepProgress(progress: StepProgress | undefined, cursor?: string): void {
+/**
+ * `/state`: `3/5 steps (60%)` and each step's status; the current step marked `›`, and when it
+ * awaits the caller's yes to a value read back, `awaiting confirmation: X` instead of `pending`.
+ */
+export function printStepProgress(progress: StepProgress | undefined, cursor?: string, awaiting?: string): void {
   if (!progress) {
     say(dim('no step progress for this session'));
     return;
@@ -113,8 +116,27 @@ export function printStepProgress(progress: StepProgress | undefined, cursor?: s
   say(`${bold('steps')} ${progress.done}/${progress.total} (${progress.pct}%)`);
   for (const [id, status] of Object.entries(progress.steps ?? {})) {
     const colour = STATUS_MARK[status] ?? ((s: string) => s);
-    say(`${id === cursor ? accent('›') : ' '} ${id.padEnd(16)} ${colour(status)}`);
+    const shown =
+      id === cursor && awaiting !== undefined && status === 'pending' ? mark(`awaiting confirmation: ${awaiting}`) : colour(status);
+    say(`${id === cursor ? accent('›') : ' '} ${id.padEnd(16)} ${shown}`);
   }
+}
+
+/**
+ * The value a readback line reads back: `text` matched against the `{{value}}` templates it may
+ * have been said from (the agent's `readback` and `heard_readback` lines, docs/agents.md
+ * "Messages"); the whole line when none fits.
+ */
+export function valueOfReadback(text: string, templates: readonly string[]): string {
+  for (const t of templates) {
+    const at = t.indexOf('{{value}}');
+    if (at < 0) continue;
+    const before = t.slice(0, at);
+    const after = t.slice(at + '{{value}}'.length);
+    if (text.length > before.length + after.length && text.startsWith(before) && text.endsWith(after))
+      return text.slice(before.length, text.length - after.length);
+  }
+  return text;
 }
 
 /** `/help` in a chat. */

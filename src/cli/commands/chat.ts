@@ -23,7 +23,8 @@ import {
   type VagentClient,
 } from '../../client/index.js';
 import { isoTimeMs } from '../../domain/time.js';
-import { AgentDefinitionSchema } from '../../domain/agent.js';
+import { AgentDefinitionSchema, type Messages } from '../../domain/agent.js';
+import { messagesFor } from '../../engine/messages.js';
 import { CURSOR_CLOSING } from '../../engine/state.js';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, InvalidValueError } from '../errors.js';
@@ -31,7 +32,17 @@ import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
 import { playUrls } from '../player.js';
-import { costLine, printCallerLine, printChatHelp, printOpening, printStepProgress, printSummary, printTurn } from './chat-view.js';
+import {
+  costLine,
+  printCallerLine,
+  printChatHelp,
+  printOpening,
+  printStepProgress,
+  printSummary,
+  printTurn,
+  valueOfReadback,
+} from './chat-view.js';
+import { checkId } from './ids.js';
 
 /** Flags of `vagent chat`. */
 export interface ChatFlags {
@@ -52,7 +63,7 @@ export interface ChatFlags {
  *   that is not E.164
  */
 export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
-  const body: OpenSessionBody = { agent_id: agentId };
+  const body: OpenSessionBody = { agent_id: checkId('agent', agentId) };
   let context: Record<string, unknown> | undefined;
   if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
   if (flags.now !== undefined) {
@@ -124,8 +135,8 @@ class Conversation {
     '/end': () => 'end',
     '/exit': () => 'end',
     '/quit': () => 'end',
-    '/state': () => {
-      printStepProgress(this.progress, this.cursor);
+    '/state': async (): Promise<Next> => {
+      printStepProgress(this.progress, this.cursor, await this.awaitingConfirmation());
       return 'continue';
     },
     '/play': async (): Promise<Next> => {
@@ -240,6 +251,24 @@ class Conversation {
     else printTurn(turn);
     if (turn.ended || this.cursor === CURSOR_CLOSING) this.agentClosed = true;
     return turn.ended ? 'end' : 'continue';
+  }
+
+  /**
+   * What the current step awaits the caller's yes to, when the last reply read a value back and
+   * the step is not settled: the value as captured (session detail), else the readback itself.
+   */
+  private async awaitingConfirmation(): Promise<string | undefined> {
+    const clips = this.last?.clips ?? [];
+    if (this.cursor === undefined || this.progress?.steps[this.cursor] !== 'pending') return undefined;
+    const digits = clips.filter((c) => c.is_digit);
+    if (digits.length > 0) return digits.map((c) => c.text).join('');
+    const readback = clips.find((c) => c.is_readback);
+    if (!readback) return undefined;
+    const agent = await this.client.getAgent(this.agentId).catch(() => undefined);
+    const def = agent?.definition ?? {};
+    const language = typeof def.language === 'string' ? def.language : (agent?.language ?? 'en-IN');
+    const lines = messagesFor({ language, messages: (def.messages ?? {}) as Messages });
+    return valueOfReadback(readback.text, [lines.readback, lines.heard_readback]);
   }
 
   private async play(): Promise<void> {

@@ -8,6 +8,7 @@ import { InvalidValueError } from '../errors.js';
 import { hint, printJson } from '../output.js';
 import { printSummary } from './chat-view.js';
 import { printSessionDetail, printSessionList } from './session-view.js';
+import { checkId } from './ids.js';
 
 /** Flags of `vagent session list`. */
 export interface SessionListFlags {
@@ -37,14 +38,14 @@ export async function list(ctx: CommandContext, flags: SessionListFlags = {}): P
 
 /** `vagent session show SE_ID`: agent, status, steps with captured values, turns and costs; `--json` the detail as it is. */
 export async function show(ctx: CommandContext, id: string): Promise<void> {
-  const detail = await (await ctx.client()).getSession(id);
+  const detail = await (await ctx.client()).getSession(checkId('session', id));
   if (ctx.json) return printJson(detail);
   await printSessionDetail(detail);
 }
 
 /** `vagent session end SE_ID`: ends the session and prints its summary; `--json` the end result. */
 export async function end(ctx: CommandContext, id: string): Promise<void> {
-  const res = await (await ctx.client()).endSession(id);
+  const res = await (await ctx.client()).endSession(checkId('session', id));
   if (ctx.json) return printJson(res);
   printSummary(res);
 }

@@ -5,9 +5,10 @@
 import type { WebhookEndpoint } from '../../client/index.js';
 import { WebhookClient } from '../../client/webhooks.js';
 import type { CommandContext } from '../context.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
 import { confirmDelete, type DeleteFlags } from '../prompt.js';
+import { checkId } from './ids.js';
 
 const webhooks = async (ctx: CommandContext) => new WebhookClient(await ctx.client());
 
@@ -80,13 +81,14 @@ export async function list(ctx: CommandContext): Promise<void> {
 
 /** `vagent webhook show ID`. */
 export async function show(ctx: CommandContext, id: string): Promise<void> {
-  const e = await (await webhooks(ctx)).get(id);
+  const e = await (await webhooks(ctx)).get(checkId('webhook', id));
   if (ctx.json) return printJson(e);
   showEndpoint(e);
 }
 
 /** `vagent webhook rm ID [--yes]`: the endpoint and its queued deliveries. */
 export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {}): Promise<void> {
+  checkId('webhook', id);
   await confirmDelete(`webhook endpoint ${id} (deliveries not yet sent to it are dropped)`, flags.yes);
   const res = await (await webhooks(ctx)).delete(id);
   if (ctx.json) return printJson(res);
@@ -95,7 +97,7 @@ export async function rm(ctx: CommandContext, id: string, flags: DeleteFlags = {
 
 /** `vagent webhook test ID`: a signed `webhook.test` delivery; exit 1 when the receiver did not answer 2xx. */
 export async function test(ctx: CommandContext, id: string): Promise<void> {
-  const r = await (await webhooks(ctx)).test(id);
+  const r = await (await webhooks(ctx)).test(checkId('webhook', id));
   if (ctx.json) printJson(r);
   else if (r.delivered) ok(`--> webhook.test  <-- [${r.status}] in ${r.ms} ms`);
   else say(`--> webhook.test  <-- ${bad(r.status === null ? '[no answer]' : `[${r.status}]`)} ${dim(orDash(r.error))}`);
@@ -105,23 +107,48 @@ export async function test(ctx: CommandContext, id: string): Promise<void> {
 
 /** `vagent webhook rotate-secret ID`: prints the new secret; the old one signs too for 24 hours. */
 export async function rotateSecret(ctx: CommandContext, id: string): Promise<void> {
-  const r = await (await webhooks(ctx)).rotateSecret(id);
+  const r = await (await webhooks(ctx)).rotateSecret(checkId('webhook', id));
   if (ctx.json) return printJson(r);
   ok(`webhook endpoint ${r.id} has a new secret`);
   say(`signing secret: ${r.secret}`);
   hint(`The previous secret signs too until ${formatTime(r.previous_secret_expires_at)}: switch your receiver before then.`);
 }
 
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+const UNITS: Record<string, number> = { d: 86_400, h: 3600, m: 60, s: 1 };
 
-/** Seconds of a duration such as `90s`, `15m`, `2h`, `1d`. @throws UsageError for anything else. */
+/** The furthest back `--since` reaches, seconds: the daemon replays at most the last 7 days (docs/events.md). */
+export const MAX_SINCE_S = 7 * 86_400;
+
+const SINCE_EXAMPLE = 'e.g. --since 15m, --since 1h30m, --since 7d';
+
+/**
+ * Seconds of a `--since` duration: units `d`, `h`, `m`, `s` in that order, each at most once
+ * (`90s`, `15m`, `1h30m`, `2d12h`), from 1s to 7d.
+ * @throws InvalidValueError (exit 1, invalid_request, param `since`, as the daemon refuses a
+ *   `since` out of range) for anything else, saying the bound in the flag's own terms.
+ */
 export function durationS(value: string): number {
-  const m = /^(\d{1,6})([smhd])$/.exec(value.trim());
-  if (!m) throw new UsageError(`--since ${JSON.stringify(value.slice(0, 40))} is not a duration such as 15m, 2h or 1d`);
-  return Number(m[1]) * UNITS[m[2]!]!;
+  const v = value.trim();
+  const shown = JSON.stringify(v.slice(0, 40));
+  if (/^-/.test(v))
+    throw new InvalidValueError(`--since is how far back from now, without a minus sign, not ${shown}`, 'since', SINCE_EXAMPLE);
+  const m = /^(?:(\d{1,7})d)?(?:(\d{1,7})h)?(?:(\d{1,7})m)?(?:(\d{1,7})s)?$/.exec(v);
+  if (v === '' || !m)
+    throw new InvalidValueError(`--since must be a duration such as 15m, 1h30m or 2d, not ${shown}`, 'since', SINCE_EXAMPLE);
+  const seconds = ['d', 'h', 'm', 's'].reduce((sum, unit, i) => sum + Number(m[i + 1] ?? 0) * UNITS[unit]!, 0);
+  if (seconds < 1 || seconds > MAX_SINCE_S)
+    throw new InvalidValueError(
+      `--since must be from 1s to at most 7d (the daemon replays the last 7 days at most), not ${shown}`,
+      'since',
+      SINCE_EXAMPLE,
+    );
+  return seconds;
 }
 
-/** `vagent webhook replay EVT_ID | --since DURATION [--endpoint ID]`: queues events again. */
+/**
+ * `vagent webhook replay EVT_ID | --since DURATION [--endpoint ID]` (also `vagent events replay`):
+ * queues events again. Every value is checked before anything is sent.
+ */
 export async function replay(
   ctx: CommandContext,
   eventId: string | undefined,
@@ -131,12 +158,12 @@ export async function replay(
     throw new UsageError('what to send again? give an event id (evt_…) or --since DURATION', 'example: vagent events replay --since 2h');
   }
   if (eventId !== undefined && flags.since !== undefined) throw new UsageError('give an event id (evt_…) or --since DURATION, not both');
+  const target =
+    flags.endpoint === undefined ? {} : { endpoint_id: checkId('webhook', flags.endpoint, { param: 'endpoint_id', flag: '--endpoint' }) };
+  const since = flags.since === undefined ? undefined : durationS(flags.since);
+  if (eventId !== undefined) checkId('event', eventId);
   const client = await webhooks(ctx);
-  const target = flags.endpoint === undefined ? {} : { endpoint_id: flags.endpoint };
-  const r =
-    eventId !== undefined
-      ? await client.replayEvent({ event_id: eventId, ...target })
-      : await client.replay({ since: durationS(flags.since!), ...target });
+  const r = since === undefined ? await client.replayEvent({ event_id: eventId!, ...target }) : await client.replay({ since, ...target });
   if (ctx.json) return printJson(r);
   ok(`${r.queued} ${r.queued === 1 ? 'delivery' : 'deliveries'} queued again`);
 }

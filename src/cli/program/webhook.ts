@@ -42,7 +42,7 @@ not answer 2xx is retried with growing waits for 3 days; then the endpoint shows
       .command('show')
       .argument('<endpoint-id>', 'we_… id')
       .description('show one webhook endpoint: its status, deliveries pending, the latest attempt and error'),
-    'vagent webhook show we_3x7kq2m4n5p6r7s8t9va',
+    'vagent webhook show we_3x7kq2m4n5p6r7s2t4va',
   ).action(action(webhookCmd, (m) => m.show));
   examples(
     yesOption(
@@ -52,7 +52,7 @@ not answer 2xx is retried with growing waits for 3 days; then the endpoint shows
         .argument('<endpoint-id>', 'we_… id')
         .description('delete a webhook endpoint and its pending deliveries'),
     ),
-    'vagent webhook rm we_3x7kq2m4n5p6r7s8t9va --yes',
+    'vagent webhook rm we_3x7kq2m4n5p6r7s2t4va --yes',
   ).action(action(webhookCmd, (m) => m.rm));
   examples(
     webhook
@@ -61,31 +61,31 @@ not answer 2xx is retried with growing waits for 3 days; then the endpoint shows
       .description(
         "send a signed webhook.test delivery now and print the receiver's status (exit 1 unless 2xx); a 2xx makes the deliveries waiting out the receiver's outage due now",
       ),
-    'vagent webhook test we_3x7kq2m4n5p6r7s8t9va',
+    'vagent webhook test we_3x7kq2m4n5p6r7s2t4va',
   ).action(action(webhookCmd, (m) => m.test));
   examples(
     webhook
       .command('rotate-secret')
       .argument('<endpoint-id>', 'we_… id')
       .description('give an endpoint a new secret; the old one also signs for 24 hours (two signatures)'),
-    'vagent webhook rotate-secret we_3x7kq2m4n5p6r7s8t9va',
+    'vagent webhook rotate-secret we_3x7kq2m4n5p6r7s2t4va',
   ).action(action(webhookCmd, (m) => m.rotateSecret));
   examples(
     webhook
       .command('replay')
       .argument('[event-id]', 'evt_… id of one event to send again')
-      .option('--since <duration>', 'send again every event of the last 90s, 15m, 2h, 1d … (at most 7d)')
+      .option('--since <duration>', 'send again every event of the last 90s, 15m, 1h30m, 2d … (at most 7d)')
       .option('--endpoint <endpoint-id>', 'only to this endpoint (default: every endpoint that selects the event)')
       .description('send events again: one, or those of a recent period'),
     'vagent webhook replay evt_000000000042',
-    'vagent webhook replay --since 2h --endpoint we_3x7kq2m4n5p6r7s8t9va',
+    'vagent webhook replay --since 2h --endpoint we_3x7kq2m4n5p6r7s2t4va',
   ).action(action(webhookCmd, (m) => m.replay));
   // The same, where the event log's commands are.
   examples(
     eventsGroup(program)
       .command('replay')
       .argument('[event-id]', 'evt_… id of one event to send again')
-      .option('--since <duration>', 'send again every event of the last 90s, 15m, 2h, 1d … (at most 7d)')
+      .option('--since <duration>', 'send again every event of the last 90s, 15m, 1h30m, 2d … (at most 7d)')
       .option('--endpoint <endpoint-id>', 'only to this endpoint (default: every endpoint that selects the event)')
       .description('send events to the webhook endpoints again: one, or those of a recent period (as vagent webhook replay)'),
     'vagent events replay evt_000000000042',

@@ -5,7 +5,8 @@
  * with Kavya", "pay Sandeep", "the recipient is Arjun", "Isabella is the name of the receiver".
  *
  * A name is one to three name-like words after a cue: not a function word, verb, number or
- * other known non-name ({@link NOT_NAME}). When the caller's text carries case information
+ * other known non-name ({@link NOT_NAME}), and sayable: a word of at most 24 characters, with a
+ * vowel when written in Latin letters, no letter three times in a row. When the caller's text carries case information
  * (some capitalised word other than a sentence start), a name must be capitalised too, or
  * be a kinship word (mom, dad …). In answer mode a short reply that is nothing but a name
  * ("Philip", "Uncle Richard please", "Rahul ji") is accepted without a cue.
@@ -173,10 +174,24 @@ function caseInformative(toks: Tok[]): boolean {
   return toks.some((t, i) => t.kind === 'word' && i > 0 && isCapitalised(t) && t.text !== 'i' && !/^[.!?]$/.test(toks[i - 1]!.text));
 }
 
+/** The longest word a name may have, in characters ("Venkatasubramanian" has 18). */
+export const MAX_NAME_WORD_LENGTH = 24;
+
+/**
+ * True when `word` could be said as a name: at most {@link MAX_NAME_WORD_LENGTH} characters, no
+ * letter three times in a row, and a word in Latin letters has a vowel (`y` counts: "Lynn",
+ * "Rhys"; accents are ignored: "Zoë"). A run of one key ("bbbbbbbb…") or a keyboard mash is no name.
+ */
+function sayable(word: string): boolean {
+  if (word.length > MAX_NAME_WORD_LENGTH || /(\p{L})\1\1/u.test(word)) return false;
+  const bare = word.normalize('NFD').replace(/\p{M}/gu, '');
+  return !/[a-z]/.test(bare) || /[aeiouy]/.test(bare);
+}
+
 function nameLike(t: Tok | undefined): boolean {
   if (t === undefined || t.kind !== 'word' || t.text.length < 2 || NOT_NAME.has(t.text) || /(?:ing|ed|'[dmst]|'ll|'ve|'re)$/.test(t.text))
     return false;
-  return !SMALL_WORDS.has(t.text) && !MULTIPLIER_WORDS.has(t.text) && !ORDINAL_WORDS.has(t.text);
+  return !SMALL_WORDS.has(t.text) && !MULTIPLIER_WORDS.has(t.text) && !ORDINAL_WORDS.has(t.text) && sayable(t.text);
 }
 
 /** The name starting at token `i`, as token indices [from, to), or null. */
