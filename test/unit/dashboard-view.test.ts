@@ -156,14 +156,22 @@ describe('dashboard frames', () => {
   });
 });
 
-/** A stand-in daemon: events pushed by the test, hang-ups recorded. */
-function fakeSource() {
+/**
+ * A stand-in daemon: events pushed by the test, hang-ups recorded; `calls` in progress at start
+ * and the `history` of each call (`GET /v1/events?call_id=`), whose reads are counted.
+ */
+function fakeSource(calls: CallStatus[] = [], history: Record<string, EventView[]> = {}) {
   const queue: EventView[] = [];
   let wake: (() => void) | null = null;
   const hungUp: string[] = [];
+  const historyReads: string[] = [];
   const source: DashboardSource = {
     url: 'http://127.0.0.1:9999',
-    listCalls: async () => [] as CallStatus[],
+    listCalls: async () => calls,
+    callHistory: async (id) => {
+      historyReads.push(id);
+      return { events: history[id] ?? [], complete: true };
+    },
     status: async () => ({
       budget: { spent_inr: 10, budget_inr: 500 },
       daemon: { telephony: 'not_configured', recognizer: 'deepgram ok' },
@@ -184,6 +192,7 @@ function fakeSource() {
   return {
     source,
     hungUp,
+    historyReads,
     push: (e: EventView) => {
       queue.push(e);
       wake?.();
@@ -233,6 +242,63 @@ describe('the running dashboard', () => {
     app.rerender(createElement(Dashboard, { source: fake.source, color: false, size: { width: 60, height: 20 }, now: () => T0 }));
     await tick(100);
     expect(strip(app.lastFrame())).toBe('vagent dashboard needs 80×24 or more (this terminal: 60×20); q quits');
+    app.stdin.write('q');
+    await tick(100);
+  });
+});
+
+describe('a dashboard opened mid-call', () => {
+  it('shows the earlier turns and events of a call in progress, then the live ones, each once', async () => {
+    const base = [
+      ev('call.created', 'cl_5', { direction: 'outbound', to: '+919876543210', agent_id: 'ag_clinic_booking' }, T0 - 20),
+      ev('call.answered', 'cl_5', {}, T0 - 18),
+      ev('session.turn', 'cl_5', { heard: 'My name is Priya Patel', reply: 'Thanks Priya', layer: 'capture', latency_ms: 500 }, T0 - 15),
+      ev('session.turn', 'cl_5', { heard: 'yes', reply: 'Which day?', layer: 'capture', latency_ms: 450 }, T0 - 10),
+      ev('session.turn', 'cl_5', { heard: 'tomorrow', reply: 'At what time?', layer: 'llm', latency_ms: 700 }, T0 - 5),
+    ].map((e, i) => ({ ...e, sequence: i + 1 }));
+    const call: CallStatus = {
+      call_id: 'cl_5',
+      session_id: 'se_5',
+      agent_id: 'ag_clinic_booking',
+      status: 'in_progress',
+      started_at: T0 - 20,
+      ended_at: null,
+      duration_s: null,
+      customer_name: null,
+      cost: { llm_inr: 0, tts_inr: 0, stt_inr: 0, total_inr: 0 },
+      direction: 'outbound',
+      to: '+919876543210',
+      from: '+912240001234',
+      dial_status: 'answered',
+      dial_error: null,
+      trunk_id: null,
+      room_name: null,
+      provider_call_id: null,
+      answered_at: T0 - 18,
+      transport: 'livekit',
+      source: 'phone',
+      recording_url: null,
+    };
+    // The history read has every event but the last; the live stream then brings the last two.
+    const fake = fakeSource([call], { cl_5: base.slice(0, 4) });
+    const app = render(createElement(Dashboard, { source: fake.source, color: false, size: { width: 80, height: 24 }, now: () => T0 }));
+    await tick();
+    fake.push(base[3]!);
+    fake.push(base[4]!);
+    await tick();
+    expect(fake.historyReads).toEqual(['cl_5']);
+    expect(strip(app.lastFrame())).toMatch(/› out +\+91987•••3210 +clinic_bo… +- +0:18 +"tomorrow" → A/);
+    app.stdin.write('\r');
+    await tick(100);
+    const f = strip(app.lastFrame());
+    expect(f).toMatch(/caller: My name is Priya Patel/);
+    expect(f).toMatch(/caller: yes/);
+    expect(f).toMatch(/caller: tomorrow/);
+    expect(f.match(/caller: /g)).toHaveLength(3);
+    expect(f).toMatch(/call\.created evt_\d{12}/);
+    expect(f).toMatch(/call\.answered evt_\d{12}/);
+    expect(f.match(/session\.turn evt_/g)).toHaveLength(3);
+    expect(f).not.toContain('No turns yet');
     app.stdin.write('q');
     await tick(100);
   });

@@ -7,6 +7,7 @@ import type { VagentClient } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { DashboardSource } from '../dashboard/app.js';
+import { MAX_HISTORY_PAGES } from '../dashboard/model.js';
 
 /** True when colours may be used: NO_COLOR (https://no-color.org) is unset or empty, and FORCE_COLOR is not 0. */
 export function colorAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -34,6 +35,17 @@ export function clientSource(client: VagentClient): DashboardSource {
       };
     },
     events: ({ signal, onState }) => client.streamEvents({ signal, onState, failFast: false }),
+    async callHistory(callId) {
+      const events = [];
+      let after: string | undefined;
+      for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
+        const p = await client.listEvents({ call_id: callId, limit: 100, ...(after === undefined ? {} : { after }) });
+        events.push(...p.data);
+        if (!p.has_more || p.next_cursor === null) return { events, complete: true };
+        after = p.next_cursor;
+      }
+      return { events, complete: false };
+    },
     async hangUp(callId) {
       const res = await client.hangUpCall(callId);
       return res.line === 'hung_up'

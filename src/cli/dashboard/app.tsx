@@ -11,6 +11,7 @@ import { render, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { CallStatus, EventView, StreamState } from '../../client/index.js';
 import { eachKey, initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
+import { historyLoading, historyWanted, mergeHistory } from './history.js';
 import { applyEvent, emptyModel, prune, seedCalls, visibleRows, withBudget } from './model.js';
 import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
 
@@ -20,6 +21,9 @@ import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
  * frames a second, ~17 % at 10 — most of it Ink measuring and cutting the text of the cells.
  */
 export const FRAME_MS = 200;
+
+/** Calls whose history is fetched at once, at most (the rest wait their turn). */
+const HISTORY_AT_ONCE = 4;
 
 /** The smallest terminal the dashboard draws in; a smaller one gets a one-line note instead. */
 const MIN_WIDTH = 80;
@@ -35,6 +39,11 @@ export interface DashboardSource {
   status(): Promise<{ budget: { spent_inr: number; budget_inr: number | null } | null; daemon: DaemonStatus } | null>;
   /** The event stream from now on (reconnecting by itself), until `signal` aborts. */
   events(options: { signal: AbortSignal; onState: (state: StreamState) => void }): AsyncIterable<EventView>;
+  /**
+   * The events of one call so far, oldest first (`GET /v1/events?call_id=`, page by page up to
+   * a cap); `complete` false when the cap cut them.
+   */
+  callHistory(callId: string): Promise<{ events: EventView[]; complete: boolean }>;
   /** Hangs up a call; resolves to a line for the footer. */
   hangUp(callId: string): Promise<string>;
 }
@@ -89,6 +98,31 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
     const changed = () => {
       dirty.current = true;
     };
+    // The history of each call first seen after its first event, a few calls at a time.
+    let loading = 0;
+    const loadHistories = () => {
+      while (loading < HISTORY_AT_ONCE && !stop.signal.aborted) {
+        const id = historyWanted(model.current)[0];
+        if (id === undefined) return;
+        model.current = historyLoading(model.current, [id]);
+        loading += 1;
+        source
+          .callHistory(id)
+          .then(
+            ({ events, complete }) => {
+              model.current = mergeHistory(model.current, id, events, complete);
+            },
+            () => {
+              model.current = mergeHistory(model.current, id, [], false);
+            },
+          )
+          .finally(() => {
+            loading -= 1;
+            changed();
+            loadHistories();
+          });
+      }
+    };
     void (async () => {
       try {
         for await (const e of source.events({
@@ -107,6 +141,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       (calls) => {
         model.current = seedCalls(model.current, calls);
         changed();
+        loadHistories();
       },
       (err: unknown) => setUi((u) => ({ ...u, message: `could not list calls: ${(err as Error).message}` })),
     );
@@ -129,6 +164,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       }
       if (dirty.current) {
         dirty.current = false;
+        loadHistories();
         setFrame((f) => f + 1);
       }
     }, FRAME_MS);

@@ -261,7 +261,17 @@ function CallView(props: ViewProps & { lines: number }) {
   const c = (name: string) => (color ? name : undefined);
   const evLines = Math.max(1, Math.min(r.events.length, Math.floor((lines - 2) / 3)));
   const trLines = Math.max(1, lines - 2 - evLines);
-  const transcript = r.turns.flatMap((t, i) => turnLines(t).map((l) => ({ ...l, key: `${i}${l.key}` }))).slice(-trLines);
+  const notice =
+    r.history !== 'done'
+      ? 'Loading the earlier turns and events of the call…'
+      : !r.historyComplete
+        ? 'Not all of the earlier events of the call could be loaded.'
+        : r.turns.length === 0
+          ? 'No turns yet.'
+          : null;
+  const transcript = r.turns
+    .flatMap((t, i) => turnLines(t).map((l) => ({ ...l, key: `${i}${l.key}` })))
+    .slice(-Math.max(1, trLines - (notice === null ? 0 : 1)));
   return (
     <Box flexDirection="column" height={lines + 1} width={width}>
       <Text wrap="truncate-end" bold>
@@ -270,7 +280,11 @@ function CallView(props: ViewProps & { lines: number }) {
         {isEnded(r) ? <Text color={c('yellow')}>ended: {r.endReason ?? 'unknown'}</Text> : <Text color={c('green')}>{r.phase}</Text>}
       </Text>
       <Box flexDirection="column" height={trLines}>
-        {transcript.length === 0 ? <Text dimColor>No turns yet.</Text> : null}
+        {notice === null ? null : (
+          <Text dimColor wrap="truncate-end">
+            {notice}
+          </Text>
+        )}
         {transcript.map((l) => (
           <Text key={l.key} wrap="truncate-end">
             <Text dimColor>{l.who}: </Text>
