@@ -174,6 +174,7 @@ function fakeSource(calls: CallStatus[] = [], history: Record<string, EventView[
     },
     status: async () => ({
       budget: { spent_inr: 10, budget_inr: 500 },
+      tenant: 'acme',
       daemon: { telephony: 'not_configured', recognizer: 'deepgram ok' },
     }),
     async *events({ signal, onState }: { signal: AbortSignal; onState: (s: StreamState) => void }) {
@@ -209,6 +210,9 @@ describe('the running dashboard', () => {
     expect(strip(app.lastFrame())).toContain('No calls in progress');
     expect(strip(app.lastFrame())).toMatch(/spend today ₹10\.00 \/ ₹500\.00/);
     expect(strip(app.lastFrame())).toContain('telephony not_configured stt deepg');
+    // Before any event: the tenant and the cache line are known from the start.
+    expect(strip(app.lastFrame())).toContain('tenant acme');
+    expect(strip(app.lastFrame())).toContain('cache hit - (no turns yet)');
     fake.push(ev('call.created', 'cl_1', { direction: 'inbound', from: '+919876543210', agent_id: 'ag_clinic_booking' }, T0 - 5));
     fake.push(
       ev('session.turn', 'cl_1', { heard: 'hello', reply: 'Hi, this is the clinic', layer: 'faq', latency_ms: 300, cost_inr: 0.5 }),
@@ -301,5 +305,31 @@ describe('a dashboard opened mid-call', () => {
     expect(f).not.toContain('No turns yet');
     app.stdin.write('q');
     await tick(100);
+  });
+});
+
+describe('the header at start', () => {
+  it('says the telephony and the recogniser, on a line of their own that fits 80 columns, and the ? screen says what the header shows', () => {
+    const shown = frame(emptyModel(T0), { status: { telephony: 'not_configured', recognizer: 'deepgram ok, sarvam unauthenticated' } });
+    const f = lines(shown.lastFrame());
+    expect(f[2]).toBe('telephony not_configured stt deepgram ok, sarvam unauthenticated');
+    const unknown = frame(emptyModel(T0), { status: null }).lastFrame();
+    expect(lines(unknown)[2]).toBe('telephony - stt -');
+    const help = frame(emptyModel(T0), { ui: { ...initialUi, help: true } }).lastFrame();
+    expect(help).toContain('speech recogniser (stt)');
+    for (const l of lines(help)) expect(width(l)).toBeLessThanOrEqual(80);
+  });
+
+  it('the recogniser status: from GET /v1/health, with the cloud recognisers’ checks', async () => {
+    const { recognizerStatus } = await import('../../src/cli/commands/dashboard.js');
+    const on = { status: 'ok' as const, version: '1', recognition: { status: 'on' as const, provider: 'fake' } };
+    expect(recognizerStatus(on, [])).toBe('fake');
+    expect(recognizerStatus({ ...on, recognition: { status: 'off', provider: null, reason: 'no model' } }, [])).toBe('off');
+    expect(recognizerStatus({ status: 'ok', version: '1' }, [])).toBe('none');
+    const cloud = [
+      { provider: 'deepgram', used_for: ['en'], ok: true, ms: 40 },
+      { provider: 'sarvam', used_for: ['hi'], ok: false, problem: 'unauthenticated', ms: 50 },
+    ];
+    expect(recognizerStatus(on, cloud)).toBe('deepgram ok, sarvam unauthenticated');
   });
 });

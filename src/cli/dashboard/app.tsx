@@ -35,8 +35,15 @@ export interface DashboardSource {
   url: string;
   /** The calls to start from (`GET /v1/calls`, newest first). */
   listCalls(): Promise<CallStatus[]>;
-  /** The day's spend and budget and the daemon's status, or null when not available. */
-  status(): Promise<{ budget: { spent_inr: number; budget_inr: number | null } | null; daemon: DaemonStatus } | null>;
+  /**
+   * The day's spend and budget, the tenant and the daemon's status (each null when not
+   * available), or null for none of them.
+   */
+  status(): Promise<{
+    budget: { spent_inr: number; budget_inr: number | null } | null;
+    tenant?: string | null;
+    daemon: DaemonStatus;
+  } | null>;
   /** The event stream from now on (reconnecting by itself), until `signal` aborts. */
   events(options: { signal: AbortSignal; onState: (state: StreamState) => void }): AsyncIterable<EventView>;
   /**
@@ -149,6 +156,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       (s) => {
         if (s === null) return;
         if (s.budget) model.current = withBudget(model.current, s.budget);
+        if (s.tenant) model.current = { ...model.current, tenant: model.current.tenant ?? s.tenant };
         setStatus(s.daemon);
         changed();
       },

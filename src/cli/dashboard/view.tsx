@@ -28,7 +28,11 @@ export type ConnState =
   | { state: 'reconnecting'; attempt: number; reason: string }
   | { state: 'failed'; reason: string };
 
-/** The daemon's status lines of the header (from `GET /v1/telephony/check`), when known. */
+/**
+ * The daemon's status line of the header, each part null while unknown: `telephony` from
+ * `GET /v1/telephony/check` (`ok` or its problem), `recognizer` from `GET /v1/health`
+ * `recognition` and the cloud recognisers' checks (`fake`, `deepgram ok`, `off`).
+ */
 export interface DaemonStatus {
   telephony: string | null;
   recognizer: string | null;
@@ -98,18 +102,6 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
       <Box>
         <Text wrap="truncate-end">
           <Text bold>vagent</Text> {live} {url} <Text dimColor>tenant</Text> {model.tenant ?? '-'}
-          {status?.telephony ? (
-            <>
-              {' '}
-              <Text dimColor>telephony</Text> {status.telephony}
-            </>
-          ) : null}
-          {status?.recognizer ? (
-            <>
-              {' '}
-              <Text dimColor>stt</Text> {status.recognizer}
-            </>
-          ) : null}
         </Text>
       </Box>
       <Box>
@@ -119,7 +111,12 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
             {model.spentInr === null ? '-' : rupees(model.spentInr)}
             {budget}
           </Text>{' '}
-          <Text dimColor>cache hit</Text> {hit === null ? '-' : `${hit}%`}
+          <Text dimColor>cache hit</Text> {hit === null ? '- (no turns yet)' : `${hit}%`}
+        </Text>
+      </Box>
+      <Box>
+        <Text wrap="truncate-end">
+          <Text dimColor>telephony</Text> {status?.telephony ?? '-'} <Text dimColor>stt</Text> {status?.recognizer ?? '-'}
         </Text>
       </Box>
     </Box>
@@ -308,6 +305,13 @@ function CallView(props: ViewProps & { lines: number }) {
   );
 }
 
+/** What the header shows, under the keys on the `?` screen. */
+const HEADER_HELP = [
+  'The header: the daemon, its stream (live or reconnecting) and the tenant;',
+  'calls active and today, spend today against the budget, replies from the cache;',
+  'the telephony check, and the speech recogniser (stt) as GET /v1/health says.',
+];
+
 function Help({ lines }: { lines: number }) {
   return (
     <Box flexDirection="column" height={lines + 1}>
@@ -315,6 +319,12 @@ function Help({ lines }: { lines: number }) {
       {KEY_HELP.slice(0, Math.max(0, lines)).map(([k, what]) => (
         <Text key={k} wrap="truncate-end">
           {k.padEnd(12)} {what}
+        </Text>
+      ))}
+      <Text> </Text>
+      {HEADER_HELP.map((l) => (
+        <Text key={l} dimColor wrap="truncate-end">
+          {l}
         </Text>
       ))}
     </Box>
@@ -344,11 +354,11 @@ function Footer({ ui, model, color }: ViewProps) {
   );
 }
 
-/** The whole frame: header (2 lines), the list, call view or keys, and the footer; `height - 1` lines at most. */
+/** The whole frame: header (3 lines), the list, call view or keys, and the footer; `height - 1` lines at most. */
 export function DashboardView(props: ViewProps) {
   const height = Math.max(8, props.height);
-  // header 2 + body (title/table header 1 + lines) + footer 1 = height - 1
-  const lines = height - 5;
+  // header 3 + body (title/table header 1 + lines) + footer 1 = height - 1
+  const lines = height - 6;
   return (
     <Box flexDirection="column" width={props.width} height={height - 1} overflow="hidden">
       <Header {...props} />
