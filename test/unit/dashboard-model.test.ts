@@ -197,6 +197,21 @@ describe('dashboard keys', () => {
     expect(onKey(ui, '', { escape: true }, shown).ui.filter).toBe('');
   });
 
+  it('h on an ended call says it has ended, without asking', () => {
+    const ended = applyEvent(rows, ev('call.ended', 'cl_21', { end_reason: 'api_hangup' }, T0 + 3));
+    const list = visibleRows(ended, T0 + 4);
+    expect(onKey(initialUi, 'h', {}, list)).toMatchObject({
+      ui: { confirmHangup: null, message: 'cl_21 has already ended' },
+      effect: null,
+    });
+    // In the call view of a call no longer on the list, the dashboard's lookup says it ended.
+    const open: UiState = { ...initialUi, screen: 'call', selectedId: 'cl_21' };
+    expect(onKey(open, 'h', {}, [], (id) => id === 'cl_21').ui).toMatchObject({ confirmHangup: null, message: 'cl_21 has already ended' });
+    expect(onKey(open, 'h', {}, [], () => false).ui.confirmHangup).toBe('cl_21');
+    // The message goes with the next key.
+    expect(onKey(onKey(initialUi, 'h', {}, list).ui, 'j', {}, list).ui.message).toBeNull();
+  });
+
   /** The UI state after the keys of one read of input, as the dashboard hands them to onKey. */
   function afterRead(ui: UiState, input: string, key: KeyInfo = {}): { ui: UiState; quit: boolean } {
     let quit = false;

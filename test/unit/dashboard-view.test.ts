@@ -333,3 +333,31 @@ describe('the header at start', () => {
     expect(recognizerStatus(on, cloud)).toBe('deepgram ok, sarvam unauthenticated');
   });
 });
+
+describe('footer messages', () => {
+  it('a message gives the footer back to the keys after a while, without a key', async () => {
+    const fake = fakeSource();
+    const app = render(
+      createElement(Dashboard, { source: fake.source, color: false, size: { width: 80, height: 24 }, now: () => T0, messageMs: 400 }),
+    );
+    await tick();
+    fake.push(ev('call.created', 'cl_8', { direction: 'inbound', from: '+919876543210', agent_id: 'ag_clinic_booking' }, T0 - 5));
+    fake.push(ev('call.ended', 'cl_8', { end_reason: 'caller_hung_up' }, T0 - 1));
+    await tick();
+    app.stdin.write('h');
+    await tick(100);
+    expect(strip(app.lastFrame())).toContain('cl_8 has already ended');
+    expect(strip(app.lastFrame())).not.toContain('y/N');
+    app.stdin.write('y');
+    await tick(100);
+    expect(fake.hungUp).toEqual([]);
+    app.stdin.write('h');
+    await tick(100);
+    expect(strip(app.lastFrame())).toContain('cl_8 has already ended');
+    await tick(600);
+    expect(strip(app.lastFrame())).not.toContain('already ended');
+    expect(strip(app.lastFrame())).toContain('q quit');
+    app.stdin.write('q');
+    await tick(100);
+  });
+});

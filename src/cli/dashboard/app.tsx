@@ -64,7 +64,12 @@ export interface DashboardProps {
   size?: { width: number; height: number };
   /** The clock, epoch seconds (tests pass a fixed one). */
   now?: () => number;
+  /** Milliseconds a footer message stays (default {@link MESSAGE_MS}). */
+  messageMs?: number;
 }
+
+/** A footer message (a hang-up's outcome) stays this many milliseconds, or until the next key. */
+export const MESSAGE_MS = 5000;
 
 const realNow = () => Date.now() / 1000;
 
@@ -84,7 +89,7 @@ function useTerminalSize(fixed: { width: number; height: number } | undefined) {
 }
 
 /** The dashboard: the model kept in a ref, the frame redrawn at most every {@link FRAME_MS} ms. */
-export function Dashboard({ source, color, size: fixedSize, now = realNow }: DashboardProps) {
+export function Dashboard({ source, color, size: fixedSize, now = realNow, messageMs = MESSAGE_MS }: DashboardProps) {
   const { exit } = useApp();
   const size = useTerminalSize(fixedSize);
   const model = useRef(emptyModel(now()));
@@ -186,7 +191,13 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
   const rows = visibleRows(model.current, nowS, ui.filter);
 
   const handleKey = (input: string, key: KeyInfo) => {
-    const { ui: next, effect } = onKey(uiNow.current, input, key, visibleRows(model.current, now(), uiNow.current.filter));
+    const { ui: next, effect } = onKey(
+      uiNow.current,
+      input,
+      key,
+      visibleRows(model.current, now(), uiNow.current.filter),
+      (id) => model.current.calls[id]?.phase === 'ended',
+    );
     setUi(next);
     if (effect?.type === 'quit') exit();
     if (effect?.type === 'hangup') {
@@ -197,6 +208,13 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       );
     }
   };
+  // A footer message gives the keys back after a while, not only on the next key.
+  useEffect(() => {
+    const shown = ui.message;
+    if (shown === null) return;
+    const timer = setTimeout(() => setUi((u) => (u.message === shown ? { ...u, message: null } : u)), messageMs);
+    return () => clearTimeout(timer);
+  }, [ui.message, messageMs]);
   useInput((input, key) => eachKey(input, key, () => uiNow.current.draft !== null, handleKey));
 
   if (size.width < MIN_WIDTH || size.height < MIN_HEIGHT)
