@@ -108,11 +108,16 @@ describe('dashboard frames', () => {
     expect(lines(f).length).toBeLessThanOrEqual(23);
   });
 
-  it('an ended call shows its end reason, faded', () => {
+  it('an ended call shows its end reason whole at 80 columns, faded', () => {
+    // The longest end reason (docs/events.md "End reasons") fits.
+    const longest = applyEvent(twoCalls(), ev('call.ended', 'cl_1', { end_reason: 'completed_by_agent' }, T0));
+    const row = lines(frame(longest, { rows: visibleRows(longest, T0 + 5, '') }).lastFrame()).find((l) => l.includes('clinic_'))!;
+    expect(row).toContain('ended: completed_by_agent');
+    expect(width(row)).toBeLessThanOrEqual(80);
     const m = applyEvent(twoCalls(), ev('call.ended', 'cl_2', { end_reason: 'caller_hung_up', duration_s: 21, cost_inr: 1.3 }, T0));
     const shown = frame(m, { rows: visibleRows(m, T0 + 5, '') });
     const f = shown.lastFrame();
-    expect(lines(f).find((l) => l.includes('emi_'))).toContain('ended: caller_…');
+    expect(lines(f).find((l) => l.includes('emi_'))).toMatch(/ 0:21 +ended: caller_hung_up +₹1\.30$/);
     expect(lines(shown.raw()).find((l) => l.includes('emi_'))).toContain('\u001b[2memi_remin…'); // dim
     expect(f).toMatch(/calls 1 active · 2 today/);
   });

@@ -177,15 +177,20 @@ function CallLine({
       <Cell width={w.dur} dim={dim}>
         {clock(elapsedS(r, nowS))}
       </Cell>
-      <Cell width={w.last} dim={dim}>
-        {lastLine(r)}
-      </Cell>
-      <Cell width={w.layer} dim={dim}>
-        {t?.layer ?? '-'}
-      </Cell>
-      <Cell width={w.lat} dim={dim} color={slow && color ? 'red' : undefined} bold={slow && !color}>
-        {ms(t?.latencyMs ?? null)}
-      </Cell>
+      {dim ? (
+        // An ended call's reason takes the turn's columns too: `ended: completed_by_agent` fits at 80 columns.
+        <Cell width={w.last + 1 + w.layer + 1 + w.lat} dim>
+          {lastLine(r)}
+        </Cell>
+      ) : (
+        <>
+          <Cell width={w.last}>{lastLine(r)}</Cell>
+          <Cell width={w.layer}>{t?.layer ?? '-'}</Cell>
+          <Cell width={w.lat} color={slow && color ? 'red' : undefined} bold={slow && !color}>
+            {ms(t?.latencyMs ?? null)}
+          </Cell>
+        </>
+      )}
       <Cell width={w.cost} dim={dim}>
         {rupees(r.costInr)}
       </Cell>
