@@ -21,6 +21,9 @@ export interface UiState {
   message: string | null;
 }
 
+/** Characters of a filter, at most: more typed or pasted are left out. */
+export const MAX_FILTER = 60;
+
 /** The state the dashboard starts in. */
 export const initialUi: UiState = {
   screen: 'list',
@@ -87,8 +90,11 @@ export function onKey(
     if (key.return) return { ui: { ...s, filter: ui.draft, draft: null }, effect: null };
     if (key.escape) return { ui: { ...s, draft: null }, effect: null };
     if (key.backspace || key.delete) return { ui: { ...s, draft: ui.draft.slice(0, -1) }, effect: null };
-    if (input && !key.ctrl && input.length < 100 && [...input].every((ch) => ch >= ' ' && ch !== '\u007f'))
-      return { ui: { ...s, draft: (ui.draft + input).slice(0, 60) }, effect: null };
+    if (input && !key.ctrl && !key.meta) {
+      // Typed or pasted: its printable characters, the filter kept to MAX_FILTER of them.
+      const typed = [...input.slice(0, 2 * MAX_FILTER)].filter((ch) => ch >= ' ' && ch !== '\u007f');
+      return { ui: { ...s, draft: [...ui.draft, ...typed].slice(0, MAX_FILTER).join('') }, effect: null };
+    }
     return { ui: s, effect: null };
   }
   if (ui.confirmHangup !== null) {
