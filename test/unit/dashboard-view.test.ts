@@ -366,3 +366,28 @@ describe('footer messages', () => {
     await tick(100);
   });
 });
+
+describe('caller text on the screen', () => {
+  it('control characters and escape sequences in what a caller said are shown escaped, never sent to the terminal', async () => {
+    const { printable } = await import('../../src/cli/dashboard/printable.js');
+    expect(printable('plain हिंदी text ₹1')).toBe('plain हिंदी text ₹1');
+    expect(printable('\u001b[2J\u001b]0;pwned\u0007a\tb\nc\rd\u007f\u009b31m\u202eevil')).toBe('␛[2J␛]0;pwned␇a␉b␊c␍d␡\\x9b31m\\u202eevil');
+
+    const hostile = '\u001b]0;pwned\u0007hi\u001b[2J\u001b[31mred\u009b1m\u202edone';
+    const m = [
+      ev('call.created', 'cl_1', { direction: 'inbound', from: '+9198\u001b[7m76543210', agent_id: 'ag_\u001b[5mclinic' }, T0 - 10),
+      ev('session.turn', 'cl_1', { heard: hostile, reply: `ok\u001b[?1049l`, layer: 'llm\u0007', latency_ms: 300 }),
+      ev('call.ended', 'cl_1', { end_reason: 'caller_\u001b[8mhung_up' }, T0),
+    ].reduce(applyEvent, emptyModel(T0));
+    const ui: UiState = { ...initialUi, screen: 'call', selectedId: 'cl_1' };
+    for (const shown of [frame(m, { color: false, ui }), frame(m, { color: false, rows: visibleRows(m, T0, '') })]) {
+      // Only Ink's own colour and style codes (ESC [ … m) reach the terminal.
+      expect(shown.raw().replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    }
+    const f = frame(m, { color: false, ui }).lastFrame();
+    expect(f).toContain('caller: ␛]0;pwned␇hi␛[2J␛[31mred\\x9b1m\\u202edone');
+    expect(f).toContain('agent: ok␛[?1049l [llm␇');
+    expect(f).toMatch(/call\.ended evt_\d+ caller_␛\[8mhung_up/);
+    expect(f).toContain('+9198␛•••');
+  });
+});

@@ -14,6 +14,7 @@
  */
 import type { CallStatus, EventView } from '../../client/index.js';
 import { eventSeq } from '../../domain/events.js';
+import { printable } from './printable.js';
 
 /** One turn of a call: what the caller said, the reply, and how it was made. */
 export interface TurnRow {
@@ -117,7 +118,9 @@ export function emptyModel(nowS: number): DashboardModel {
   };
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** A non-empty string of an event's data, made safe to draw (./printable.ts), or null. */
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? printable(v) : null);
+const safe = (v: string | null): string | null => (v === null ? null : printable(v));
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 function newRow(callId: string, startedAt: number): CallRow {
@@ -150,8 +153,8 @@ function rowOfStatus(c: CallStatus): CallRow {
     ...newRow(c.call_id, c.started_at),
     sessionId: c.session_id,
     direction: c.direction,
-    number: c.direction === 'inbound' ? c.from : c.to,
-    agentId: c.agent_id,
+    number: safe(c.direction === 'inbound' ? c.from : c.to),
+    agentId: safe(c.agent_id),
     phase: c.status === 'completed' ? 'ended' : c.answered_at !== null ? 'answered' : c.dial_status === 'ringing' ? 'ringing' : 'created',
     answeredAt: c.answered_at,
     endedAt: c.ended_at,
@@ -288,7 +291,7 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
   const seq = eventSeq(e.id);
   const lastSeq = model.lastEventId === null ? null : eventSeq(model.lastEventId);
   if (seq !== null && lastSeq !== null && seq <= lastSeq) return model;
-  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? e.tenant_id };
+  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? printable(e.tenant_id) };
   if (e.type === 'session.turn') {
     const cost = num(e.data.cost_inr);
     if (m.spentInr !== null && cost !== null) m = { ...m, spentInr: m.spentInr + cost };

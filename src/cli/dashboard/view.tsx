@@ -9,6 +9,7 @@
 import { Box, Text } from 'ink';
 import type { EventView } from '../../client/index.js';
 import { KEY_HELP, type UiState } from './keys.js';
+import { printable } from './printable.js';
 import {
   activeCount,
   cacheHitPercent,
@@ -87,10 +88,10 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
       <Text color={c('green')}>● live</Text>
     ) : conn.state === 'reconnecting' ? (
       <Text color={c('yellow')}>
-        ○ reconnecting (try {conn.attempt}: {conn.reason})
+        ○ reconnecting (try {conn.attempt}: {printable(conn.reason)})
       </Text>
     ) : conn.state === 'failed' ? (
-      <Text color={c('red')}>✕ {conn.reason}</Text>
+      <Text color={c('red')}>✕ {printable(conn.reason)}</Text>
     ) : (
       <Text dimColor>○ connecting</Text>
     );
@@ -101,7 +102,7 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
     <Box flexDirection="column" width={width}>
       <Box>
         <Text wrap="truncate-end">
-          <Text bold>vagent</Text> {live} {url} <Text dimColor>tenant</Text> {model.tenant ?? '-'}
+          <Text bold>vagent</Text> {live} {printable(url)} <Text dimColor>tenant</Text> {printable(model.tenant ?? '-')}
         </Text>
       </Box>
       <Box>
@@ -116,7 +117,8 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
       </Box>
       <Box>
         <Text wrap="truncate-end">
-          <Text dimColor>telephony</Text> {status?.telephony ?? '-'} <Text dimColor>stt</Text> {status?.recognizer ?? '-'}
+          <Text dimColor>telephony</Text> {printable(status?.telephony ?? '-')} <Text dimColor>stt</Text>{' '}
+          {printable(status?.recognizer ?? '-')}
         </Text>
       </Box>
     </Box>
@@ -248,7 +250,7 @@ function turnLines(t: TurnRow): Array<{ key: string; who: string; text: string; 
 function eventText(e: EventView): string {
   const d = e.data;
   const extra = typeof d.end_reason === 'string' ? ` ${d.end_reason}` : typeof d.layer === 'string' ? ` ${d.layer}` : '';
-  return `${hhmmss(e.created_at)} ${e.type} ${e.id}${extra}`;
+  return printable(`${hhmmss(e.created_at)} ${e.type} ${e.id}${extra}`);
 }
 
 function CallView(props: ViewProps & { lines: number }) {
@@ -347,7 +349,7 @@ function Footer({ ui, model, color }: ViewProps) {
       </Text>
     );
   }
-  if (ui.message !== null) return <Text wrap="truncate-end">{ui.message}</Text>;
+  if (ui.message !== null) return <Text wrap="truncate-end">{printable(ui.message)}</Text>;
   const filter = ui.filter ? `filter "${ui.filter}" (Esc clears) · ` : '';
   const keys =
     ui.screen === 'call' ? 'Esc back · h hang up · ? keys · q quit' : '↑↓/jk move · Enter open · h hang up · / filter · ? keys · q quit';
