@@ -124,6 +124,9 @@ describe('dashboard call history', () => {
   it('a call whose first event is seen live needs no history', () => {
     const m = applyEvent(emptyModel(T0), priya()[0]!);
     expect(m.calls.cl_1!.history).toBe('done');
+    // A daemon's call.created comes after its session's session.opened (sequence 1, of no call).
+    const second = applyEvent(emptyModel(T0), { ...priya()[0]!, sequence: 2 });
+    expect(second.calls.cl_1!.history).toBe('done');
     expect(historyWanted(m)).toEqual([]);
   });
 

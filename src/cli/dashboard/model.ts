@@ -284,7 +284,7 @@ export function rowEvent(prev: CallRow, e: EventView): CallRow {
  * The model after event `e` of the live stream. An event not after
  * {@link DashboardModel.lastEventId} changes nothing (a replay); nor does one its call's row
  * already has (from the call's history). A call event of an unknown call adds the call, and
- * when it is not the call's first event (`sequence` over 1) asks for the call's history
+ * when it is not the call's first event (`sequence` over 1, other than `call.created`) asks for the call's history
  * ({@link CallRow.history}). A turn's cost is added to the day's spend.
  */
 export function applyEvent(model: DashboardModel, e: EventView): DashboardModel {
@@ -302,7 +302,8 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
   if (existing === null) {
     // A call first seen now (started before the dashboard, past the calls it loaded) counts too.
     if (localDay(e.created_at) === m.day) m = { ...m, callsToday: m.callsToday + 1 };
-    if (e.sequence !== null && e.sequence > 1) row = { ...row, history: 'wanted' };
+    // Only its session's `session.opened` (of no call) comes before a call's `call.created`.
+    if (e.sequence !== null && e.sequence > 1 && e.type !== 'call.created') row = { ...row, history: 'wanted' };
   }
   if (seenBy(row, e)) return m;
   if (row.history !== 'done') row = { ...row, pending: keepLast(row.pending, e, MAX_PENDING) };
