@@ -163,7 +163,7 @@ describe('vagent dashboard in tmux against a real daemon', { timeout: 90_000 }, 
     tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
     lines = await waitForScreen('the list redrawn at 80×24', (l) => !!rowOf(l, 'clinic_bo…') && l.length === 24);
     expect(lines[0]).toMatch(/^vagent ● live /);
-    expect(lines[2]).toMatch(/^ {2}DIR NUMBER {8}AGENT {6}STEP TIME {3}HEARD → REPLY/);
+    expect(lines[3]).toMatch(/^ {2}DIR NUMBER {8}AGENT {6}STEP TIME {3}HEARD → REPLY/);
     expect(rowOf(lines, '+91987•••3210')).toMatch(/emi_remin… 1\/4 /);
     expect(rowOf(lines, '+91981•••5678')).toContain('ended: api_');
     expect(lines.findIndex((l) => l.includes('q quit'))).toBe(22);

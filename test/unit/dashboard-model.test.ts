@@ -14,7 +14,7 @@ import {
   visibleRows,
   withBudget,
 } from '../../src/cli/dashboard/model.js';
-import { eachKey, initialUi, onKey, type KeyInfo, type UiState } from '../../src/cli/dashboard/keys.js';
+import { eachKey, initialUi, MAX_FILTER, onKey, type KeyInfo, type UiState } from '../../src/cli/dashboard/keys.js';
 import type { EventView } from '../../src/contract/events.js';
 import { eventId } from '../../src/domain/events.js';
 
@@ -195,6 +195,35 @@ describe('dashboard keys', () => {
     expect(ui).toMatchObject({ filter: 'cl', draft: null });
     expect(onKey(ui, 'q', {}, shown).effect).toEqual({ type: 'quit' });
     expect(onKey(ui, '', { escape: true }, shown).ui.filter).toBe('');
+  });
+
+  it('a paste into the filter keeps its first characters, bounded, without control characters', () => {
+    const drafting = onKey(initialUi, '/', {}, shown).ui;
+    const paste = 'clinic_booking '.repeat(20) + '\u001b[31m';
+    const after = afterRead(drafting, paste).ui;
+    expect(after.draft).toBe(paste.slice(0, MAX_FILTER));
+    expect(afterRead(drafting, 'x'.repeat(1_000_000)).ui.draft).toHaveLength(MAX_FILTER);
+    // Text added to a filter typed so far stops at the bound too; an escape sequence loses its ESC.
+    const typed = afterRead(afterRead(drafting, 'ab').ui, '\u001b[2Jcd').ui.draft;
+    expect(typed).toBe('ab[2Jcd');
+    expect(afterRead(afterRead(drafting, 'y'.repeat(50)).ui, 'z'.repeat(50)).ui.draft).toBe('y'.repeat(50) + 'z'.repeat(10));
+    // Pasted with a line break: the filter applies.
+    expect(afterRead(drafting, `${'e'.repeat(150)}\r`).ui).toMatchObject({ filter: 'e'.repeat(MAX_FILTER), draft: null });
+  });
+
+  it('h on an ended call says it has ended, without asking', () => {
+    const ended = applyEvent(rows, ev('call.ended', 'cl_21', { end_reason: 'api_hangup' }, T0 + 3));
+    const list = visibleRows(ended, T0 + 4);
+    expect(onKey(initialUi, 'h', {}, list)).toMatchObject({
+      ui: { confirmHangup: null, message: 'cl_21 has already ended' },
+      effect: null,
+    });
+    // In the call view of a call no longer on the list, the dashboard's lookup says it ended.
+    const open: UiState = { ...initialUi, screen: 'call', selectedId: 'cl_21' };
+    expect(onKey(open, 'h', {}, [], (id) => id === 'cl_21').ui).toMatchObject({ confirmHangup: null, message: 'cl_21 has already ended' });
+    expect(onKey(open, 'h', {}, [], () => false).ui.confirmHangup).toBe('cl_21');
+    // The message goes with the next key.
+    expect(onKey(onKey(initialUi, 'h', {}, list).ui, 'j', {}, list).ui.message).toBeNull();
   });
 
   /** The UI state after the keys of one read of input, as the dashboard hands them to onKey. */

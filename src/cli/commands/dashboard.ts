@@ -3,14 +3,30 @@
  * checks the terminal and wires the client; Ink and React load only here, by a dynamic import
  * of ../dashboard/app.js, so that no other command pays for them.
  */
-import type { VagentClient } from '../../client/index.js';
+import type { HealthStatus, RecognizerCheck, VagentClient } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { DashboardSource } from '../dashboard/app.js';
+import { MAX_HISTORY_PAGES } from '../dashboard/model.js';
 
 /** True when colours may be used: NO_COLOR (https://no-color.org) is unset or empty, and FORCE_COLOR is not 0. */
 export function colorAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
   return !env.NO_COLOR && env.FORCE_COLOR !== '0';
+}
+
+/**
+ * The recogniser's status for the dashboard's header: from `GET /v1/health` `recognition`
+ * (`off` when speech recognition is off, `none` for a daemon without call audio), with each
+ * configured cloud recogniser's check (`GET /v1/telephony/check` `recognizers`): `deepgram ok`,
+ * `sarvam unauthenticated`.
+ */
+export function recognizerStatus(health: HealthStatus, cloud: readonly RecognizerCheck[]): string {
+  const r = health.recognition;
+  if (r === undefined) return 'none';
+  if (r.status === 'off') return 'off';
+  const checked = cloud.map((c) => `${c.provider} ${c.ok ? 'ok' : (c.problem ?? 'failing')}`);
+  if (checked.length > 0) return checked.join(', ');
+  return r.provider ?? 'on';
 }
 
 /** The dashboard's view of the daemon, through the client. */
@@ -23,17 +39,35 @@ export function clientSource(client: VagentClient): DashboardSource {
       return [...live.data, ...newest.data];
     },
     async status() {
-      const check = await client.telephonyCheck();
-      const recognizers = (check.recognizers ?? []).map((r) => `${r.provider} ${r.ok ? 'ok' : (r.problem ?? 'failing')}`);
+      // Each part on its own: what one request cannot say is shown as unknown ('-').
+      const [health, check, first] = await Promise.allSettled([
+        client.health(),
+        client.telephonyCheck(),
+        // The tenant's oldest event kept: events name their tenant, and no route names the key's.
+        client.listEvents({ limit: 1 }),
+      ]);
+      const cloud = check.status === 'fulfilled' ? (check.value.recognizers ?? []) : [];
       return {
-        budget: check.budget,
+        budget: check.status === 'fulfilled' ? check.value.budget : null,
+        tenant: first.status === 'fulfilled' ? (first.value.data[0]?.tenant_id ?? null) : null,
         daemon: {
-          telephony: check.ok ? 'ok' : (check.problem ?? 'failing'),
-          recognizer: recognizers.length > 0 ? recognizers.join(', ') : null,
+          telephony: check.status === 'fulfilled' ? (check.value.ok ? 'ok' : (check.value.problem ?? 'failing')) : null,
+          recognizer: health.status === 'fulfilled' ? recognizerStatus(health.value, cloud) : null,
         },
       };
     },
     events: ({ signal, onState }) => client.streamEvents({ signal, onState, failFast: false }),
+    async callHistory(callId) {
+      const events = [];
+      let after: string | undefined;
+      for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
+        const p = await client.listEvents({ call_id: callId, limit: 100, ...(after === undefined ? {} : { after }) });
+        events.push(...p.data);
+        if (!p.has_more || p.next_cursor === null) return { events, complete: true };
+        after = p.next_cursor;
+      }
+      return { events, complete: false };
+    },
     async hangUp(callId) {
       const res = await client.hangUpCall(callId);
       return res.line === 'hung_up'

@@ -11,6 +11,7 @@ import { render, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { CallStatus, EventView, StreamState } from '../../client/index.js';
 import { eachKey, initialUi, onKey, type KeyInfo, type UiState } from './keys.js';
+import { historyLoading, historyWanted, mergeHistory } from './history.js';
 import { applyEvent, emptyModel, prune, seedCalls, visibleRows, withBudget } from './model.js';
 import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
 
@@ -20,6 +21,9 @@ import { DashboardView, type ConnState, type DaemonStatus } from './view.js';
  * frames a second, ~17 % at 10 — most of it Ink measuring and cutting the text of the cells.
  */
 export const FRAME_MS = 200;
+
+/** Calls whose history is fetched at once, at most (the rest wait their turn). */
+const HISTORY_AT_ONCE = 4;
 
 /** The smallest terminal the dashboard draws in; a smaller one gets a one-line note instead. */
 const MIN_WIDTH = 80;
@@ -31,10 +35,22 @@ export interface DashboardSource {
   url: string;
   /** The calls to start from (`GET /v1/calls`, newest first). */
   listCalls(): Promise<CallStatus[]>;
-  /** The day's spend and budget and the daemon's status, or null when not available. */
-  status(): Promise<{ budget: { spent_inr: number; budget_inr: number | null } | null; daemon: DaemonStatus } | null>;
+  /**
+   * The day's spend and budget, the tenant and the daemon's status (each null when not
+   * available), or null for none of them.
+   */
+  status(): Promise<{
+    budget: { spent_inr: number; budget_inr: number | null } | null;
+    tenant?: string | null;
+    daemon: DaemonStatus;
+  } | null>;
   /** The event stream from now on (reconnecting by itself), until `signal` aborts. */
   events(options: { signal: AbortSignal; onState: (state: StreamState) => void }): AsyncIterable<EventView>;
+  /**
+   * The events of one call so far, oldest first (`GET /v1/events?call_id=`, page by page up to
+   * a cap); `complete` false when the cap cut them.
+   */
+  callHistory(callId: string): Promise<{ events: EventView[]; complete: boolean }>;
   /** Hangs up a call; resolves to a line for the footer. */
   hangUp(callId: string): Promise<string>;
 }
@@ -48,7 +64,12 @@ export interface DashboardProps {
   size?: { width: number; height: number };
   /** The clock, epoch seconds (tests pass a fixed one). */
   now?: () => number;
+  /** Milliseconds a footer message stays (default {@link MESSAGE_MS}). */
+  messageMs?: number;
 }
+
+/** A footer message (a hang-up's outcome) stays this many milliseconds, or until the next key. */
+export const MESSAGE_MS = 5000;
 
 const realNow = () => Date.now() / 1000;
 
@@ -68,7 +89,7 @@ function useTerminalSize(fixed: { width: number; height: number } | undefined) {
 }
 
 /** The dashboard: the model kept in a ref, the frame redrawn at most every {@link FRAME_MS} ms. */
-export function Dashboard({ source, color, size: fixedSize, now = realNow }: DashboardProps) {
+export function Dashboard({ source, color, size: fixedSize, now = realNow, messageMs = MESSAGE_MS }: DashboardProps) {
   const { exit } = useApp();
   const size = useTerminalSize(fixedSize);
   const model = useRef(emptyModel(now()));
@@ -89,6 +110,31 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
     const changed = () => {
       dirty.current = true;
     };
+    // The history of each call first seen after its first event, a few calls at a time.
+    let loading = 0;
+    const loadHistories = () => {
+      while (loading < HISTORY_AT_ONCE && !stop.signal.aborted) {
+        const id = historyWanted(model.current)[0];
+        if (id === undefined) return;
+        model.current = historyLoading(model.current, [id]);
+        loading += 1;
+        source
+          .callHistory(id)
+          .then(
+            ({ events, complete }) => {
+              model.current = mergeHistory(model.current, id, events, complete);
+            },
+            () => {
+              model.current = mergeHistory(model.current, id, [], false);
+            },
+          )
+          .finally(() => {
+            loading -= 1;
+            changed();
+            loadHistories();
+          });
+      }
+    };
     void (async () => {
       try {
         for await (const e of source.events({
@@ -107,6 +153,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       (calls) => {
         model.current = seedCalls(model.current, calls);
         changed();
+        loadHistories();
       },
       (err: unknown) => setUi((u) => ({ ...u, message: `could not list calls: ${(err as Error).message}` })),
     );
@@ -114,6 +161,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       (s) => {
         if (s === null) return;
         if (s.budget) model.current = withBudget(model.current, s.budget);
+        if (s.tenant) model.current = { ...model.current, tenant: model.current.tenant ?? s.tenant };
         setStatus(s.daemon);
         changed();
       },
@@ -129,6 +177,7 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       }
       if (dirty.current) {
         dirty.current = false;
+        loadHistories();
         setFrame((f) => f + 1);
       }
     }, FRAME_MS);
@@ -142,7 +191,13 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
   const rows = visibleRows(model.current, nowS, ui.filter);
 
   const handleKey = (input: string, key: KeyInfo) => {
-    const { ui: next, effect } = onKey(uiNow.current, input, key, visibleRows(model.current, now(), uiNow.current.filter));
+    const { ui: next, effect } = onKey(
+      uiNow.current,
+      input,
+      key,
+      visibleRows(model.current, now(), uiNow.current.filter),
+      (id) => model.current.calls[id]?.phase === 'ended',
+    );
     setUi(next);
     if (effect?.type === 'quit') exit();
     if (effect?.type === 'hangup') {
@@ -153,6 +208,13 @@ export function Dashboard({ source, color, size: fixedSize, now = realNow }: Das
       );
     }
   };
+  // A footer message gives the keys back after a while, not only on the next key.
+  useEffect(() => {
+    const shown = ui.message;
+    if (shown === null) return;
+    const timer = setTimeout(() => setUi((u) => (u.message === shown ? { ...u, message: null } : u)), messageMs);
+    return () => clearTimeout(timer);
+  }, [ui.message, messageMs]);
   useInput((input, key) => eachKey(input, key, () => uiNow.current.draft !== null, handleKey));
 
   if (size.width < MIN_WIDTH || size.height < MIN_HEIGHT)

@@ -17,9 +17,12 @@ export interface UiState {
   /** The call a hang-up awaits a `y` for. */
   confirmHangup: string | null;
   help: boolean;
-  /** A line for the footer (a hang-up's outcome), until the next key. */
+  /** A line for the footer (a hang-up's outcome), until the next key or a few seconds (the app clears it). */
   message: string | null;
 }
+
+/** Characters of a filter, at most: more typed or pasted are left out. */
+export const MAX_FILTER = 60;
 
 /** The state the dashboard starts in. */
 export const initialUi: UiState = {
@@ -72,15 +75,26 @@ function move(rows: readonly CallRow[], selectedId: string | null, delta: number
 
 /**
  * The UI state after key `input`/`key`, with `rows` the list as shown, and the effect asked for.
+ * `ended` says whether a call has ended (by default: as its row in `rows` says); `h` on an
+ * ended call says so rather than ask.
  */
-export function onKey(ui: UiState, input: string, key: KeyInfo, rows: readonly CallRow[]): { ui: UiState; effect: KeyEffect } {
+export function onKey(
+  ui: UiState,
+  input: string,
+  key: KeyInfo,
+  rows: readonly CallRow[],
+  ended: (callId: string) => boolean = (id) => rows.some((r) => r.callId === id && r.phase === 'ended'),
+): { ui: UiState; effect: KeyEffect } {
   const s: UiState = { ...ui, message: null };
   if (ui.draft !== null) {
     if (key.return) return { ui: { ...s, filter: ui.draft, draft: null }, effect: null };
     if (key.escape) return { ui: { ...s, draft: null }, effect: null };
     if (key.backspace || key.delete) return { ui: { ...s, draft: ui.draft.slice(0, -1) }, effect: null };
-    if (input && !key.ctrl && input.length < 100 && [...input].every((ch) => ch >= ' ' && ch !== '\u007f'))
-      return { ui: { ...s, draft: (ui.draft + input).slice(0, 60) }, effect: null };
+    if (input && !key.ctrl && !key.meta) {
+      // Typed or pasted: its printable characters, the filter kept to MAX_FILTER of them.
+      const typed = [...input.slice(0, 2 * MAX_FILTER)].filter((ch) => ch >= ' ' && ch !== '\u007f');
+      return { ui: { ...s, draft: [...ui.draft, ...typed].slice(0, MAX_FILTER).join('') }, effect: null };
+    }
     return { ui: s, effect: null };
   }
   if (ui.confirmHangup !== null) {
@@ -94,6 +108,7 @@ export function onKey(ui: UiState, input: string, key: KeyInfo, rows: readonly C
   if (input === 'h') {
     const id = ui.screen === 'call' ? ui.selectedId : (move(rows, ui.selectedId, 0) ?? null);
     if (id === null) return { ui: { ...s, message: 'no call to hang up' }, effect: null };
+    if (ended(id)) return { ui: { ...s, selectedId: id, message: `${id} has already ended` }, effect: null };
     return { ui: { ...s, selectedId: id, confirmHangup: id }, effect: null };
   }
   if (ui.screen === 'call') {

@@ -1,6 +1,9 @@
 /**
  * What `vagent dashboard` shows, as plain data: the calls of the tenant and their turns, built
- * from `GET /v1/calls` and then from the event stream (docs/events.md). Every function here is
+ * from `GET /v1/calls` and then from the event stream (docs/events.md). A call first seen after
+ * its first event (in progress at start, or first seen mid-call) gets its earlier events from
+ * the log (`GET /v1/events?call_id=`, ./history.ts); every event is applied to its
+ * call once, told apart by its id (ids sort as the events happened). Every function here is
  * pure — a model and an event in, a new model out — so the screen is a function of the events
  * seen, and is tested without a terminal.
  *
@@ -11,6 +14,7 @@
  */
 import type { CallStatus, EventView } from '../../client/index.js';
 import { eventSeq } from '../../domain/events.js';
+import { printable } from './printable.js';
 
 /** One turn of a call: what the caller said, the reply, and how it was made. */
 export interface TurnRow {
@@ -46,6 +50,18 @@ export interface CallRow {
   turns: TurnRow[];
   /** The last {@link MAX_EVENTS} events of the call, oldest first. */
   events: EventView[];
+  /** The sequence number of the newest event applied to the row (its id's number), or null before any. */
+  upTo: number | null;
+  /**
+   * The call's earlier events (`GET /v1/events?call_id=`): `wanted` for a call first seen after
+   * its first event (in progress when the dashboard started, or first seen mid-call), `loading`
+   * while they are fetched, `done` once merged (or not needed).
+   */
+  history: 'wanted' | 'loading' | 'done';
+  /** False when the history could not be loaded whole (failed, or cut at the page cap). */
+  historyComplete: boolean;
+  /** While the history is not merged: the live events applied to the row (at most {@link MAX_PENDING}), to rebuild it with. */
+  pending: EventView[];
 }
 
 /** The dashboard's model: the calls by id, newest first in `order`, and the day's counters. */
@@ -71,6 +87,10 @@ export interface DashboardModel {
 export const MAX_TURNS = 200;
 /** Events kept per call. */
 export const MAX_EVENTS = 100;
+/** Live events kept per call while its history loads. */
+export const MAX_PENDING = 500;
+/** Pages of 100 events read of a call's history, at most. */
+export const MAX_HISTORY_PAGES = 10;
 /** Seconds an ended call stays on the list (faded), then leaves it. */
 export const FADE_AFTER_S = 60;
 /** Seconds an ended call stays in the model (for its call view), then is dropped. */
@@ -98,7 +118,9 @@ export function emptyModel(nowS: number): DashboardModel {
   };
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+/** A non-empty string of an event's data, made safe to draw (./printable.ts), or null. */
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? printable(v) : null);
+const safe = (v: string | null): string | null => (v === null ? null : printable(v));
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 function newRow(callId: string, startedAt: number): CallRow {
@@ -118,6 +140,10 @@ function newRow(callId: string, startedAt: number): CallRow {
     steps: null,
     turns: [],
     events: [],
+    upTo: null,
+    history: 'done',
+    historyComplete: true,
+    pending: [],
   };
 }
 
@@ -127,22 +153,25 @@ function rowOfStatus(c: CallStatus): CallRow {
     ...newRow(c.call_id, c.started_at),
     sessionId: c.session_id,
     direction: c.direction,
-    number: c.direction === 'inbound' ? c.from : c.to,
-    agentId: c.agent_id,
+    number: safe(c.direction === 'inbound' ? c.from : c.to),
+    agentId: safe(c.agent_id),
     phase: c.status === 'completed' ? 'ended' : c.answered_at !== null ? 'answered' : c.dial_status === 'ringing' ? 'ringing' : 'created',
     answeredAt: c.answered_at,
     endedAt: c.ended_at,
     durationS: c.duration_s,
     costInr: c.cost.total_inr,
+    history: 'wanted',
   };
 }
 
-/** Puts `row` in the model (replacing the row of its id), keeping `order` newest first. */
-function put(model: DashboardModel, row: CallRow): DashboardModel {
+/** Puts `row` in the model (replacing the row of its id), keeping `order` newest first (`resort`: its start may have moved). */
+export function put(model: DashboardModel, row: CallRow, resort = false): DashboardModel {
   const calls = { ...model.calls, [row.callId]: row };
   const order =
     model.calls[row.callId] !== undefined
-      ? model.order
+      ? resort
+        ? [...model.order].sort((a, b) => calls[b]!.startedAt - calls[a]!.startedAt)
+        : model.order
       : [row.callId, ...model.order].sort((a, b) => calls[b]!.startedAt - calls[a]!.startedAt);
   return { ...model, calls, order };
 }
@@ -183,27 +212,28 @@ function stepsOf(v: unknown): { done: number; total: number } | null {
 
 const keepLast = <T>(list: readonly T[], item: T, max: number): T[] => [...list.slice(Math.max(0, list.length - max + 1)), item];
 
-/**
- * The model after event `e`. An event not after {@link DashboardModel.lastEventId} changes
- * nothing (a replay); a call event of an unknown call adds the call.
- */
-export function applyEvent(model: DashboardModel, e: EventView): DashboardModel {
+/** True when `e` is already in `row` (its id not after the last event applied to the row). */
+function seenBy(row: CallRow, e: EventView): boolean {
   const seq = eventSeq(e.id);
-  const lastSeq = model.lastEventId === null ? null : eventSeq(model.lastEventId);
-  if (seq !== null && lastSeq !== null && seq <= lastSeq) return model;
-  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? e.tenant_id };
+  return seq !== null && row.upTo !== null && seq <= row.upTo;
+}
+
+/** The model with a turn event's cache hit counted (once per turn applied to a row). */
+export function countCache(m: DashboardModel, e: EventView): DashboardModel {
+  if (e.type !== 'session.turn' || typeof e.data.cache_hit !== 'boolean') return m;
+  return { ...m, cache: { turns: m.cache.turns + 1, hits: m.cache.hits + (e.data.cache_hit ? 1 : 0) } };
+}
+
+/** `row` after event `e` of its call (not yet applied to it); the model's counters are left to the caller. */
+export function rowEvent(prev: CallRow, e: EventView): CallRow {
   const d = e.data;
-  if (e.type === 'session.turn') {
-    const cost = num(d.cost_inr);
-    if (m.spentInr !== null && cost !== null) m = { ...m, spentInr: m.spentInr + cost };
-    if (typeof d.cache_hit === 'boolean') m = { ...m, cache: { turns: m.cache.turns + 1, hits: m.cache.hits + (d.cache_hit ? 1 : 0) } };
-  }
-  const existing = rowOf(m, e);
-  if (existing === null && e.call_id === null) return m;
-  let row = existing ?? newRow(e.call_id!, e.created_at);
-  // A call first seen now (started before the dashboard, past the calls it loaded) counts too.
-  if (existing === null && localDay(e.created_at) === m.day) m = { ...m, callsToday: m.callsToday + 1 };
-  row = { ...row, events: keepLast(row.events, e, MAX_EVENTS), sessionId: row.sessionId ?? e.session_id };
+  const seq = eventSeq(e.id);
+  const row: CallRow = {
+    ...prev,
+    events: keepLast(prev.events, e, MAX_EVENTS),
+    sessionId: prev.sessionId ?? e.session_id,
+    upTo: seq ?? prev.upTo,
+  };
   if (e.type.startsWith('call.')) {
     const direction = str(d.direction);
     if (direction === 'inbound' || direction === 'outbound') row.direction = direction;
@@ -247,7 +277,37 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
     default:
       break;
   }
-  return put(m, row);
+  return row;
+}
+
+/**
+ * The model after event `e` of the live stream. An event not after
+ * {@link DashboardModel.lastEventId} changes nothing (a replay); nor does one its call's row
+ * already has (from the call's history). A call event of an unknown call adds the call, and
+ * when it is not the call's first event (`sequence` over 1, other than `call.created`) asks for the call's history
+ * ({@link CallRow.history}). A turn's cost is added to the day's spend.
+ */
+export function applyEvent(model: DashboardModel, e: EventView): DashboardModel {
+  const seq = eventSeq(e.id);
+  const lastSeq = model.lastEventId === null ? null : eventSeq(model.lastEventId);
+  if (seq !== null && lastSeq !== null && seq <= lastSeq) return model;
+  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? printable(e.tenant_id) };
+  if (e.type === 'session.turn') {
+    const cost = num(e.data.cost_inr);
+    if (m.spentInr !== null && cost !== null) m = { ...m, spentInr: m.spentInr + cost };
+  }
+  const existing = rowOf(m, e);
+  if (existing === null && e.call_id === null) return m;
+  let row = existing ?? newRow(e.call_id!, e.created_at);
+  if (existing === null) {
+    // A call first seen now (started before the dashboard, past the calls it loaded) counts too.
+    if (localDay(e.created_at) === m.day) m = { ...m, callsToday: m.callsToday + 1 };
+    // Only its session's `session.opened` (of no call) comes before a call's `call.created`.
+    if (e.sequence !== null && e.sequence > 1 && e.type !== 'call.created') row = { ...row, history: 'wanted' };
+  }
+  if (seenBy(row, e)) return m;
+  if (row.history !== 'done') row = { ...row, pending: keepLast(row.pending, e, MAX_PENDING) };
+  return put(countCache(m, e), rowEvent(row, e));
 }
 
 /**

@@ -9,6 +9,7 @@
 import { Box, Text } from 'ink';
 import type { EventView } from '../../client/index.js';
 import { KEY_HELP, type UiState } from './keys.js';
+import { printable } from './printable.js';
 import {
   activeCount,
   cacheHitPercent,
@@ -28,7 +29,11 @@ export type ConnState =
   | { state: 'reconnecting'; attempt: number; reason: string }
   | { state: 'failed'; reason: string };
 
-/** The daemon's status lines of the header (from `GET /v1/telephony/check`), when known. */
+/**
+ * The daemon's status line of the header, each part null while unknown: `telephony` from
+ * `GET /v1/telephony/check` (`ok` or its problem), `recognizer` from `GET /v1/health`
+ * `recognition` and the cloud recognisers' checks (`fake`, `deepgram ok`, `off`).
+ */
 export interface DaemonStatus {
   telephony: string | null;
   recognizer: string | null;
@@ -83,10 +88,10 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
       <Text color={c('green')}>● live</Text>
     ) : conn.state === 'reconnecting' ? (
       <Text color={c('yellow')}>
-        ○ reconnecting (try {conn.attempt}: {conn.reason})
+        ○ reconnecting (try {conn.attempt}: {printable(conn.reason)})
       </Text>
     ) : conn.state === 'failed' ? (
-      <Text color={c('red')}>✕ {conn.reason}</Text>
+      <Text color={c('red')}>✕ {printable(conn.reason)}</Text>
     ) : (
       <Text dimColor>○ connecting</Text>
     );
@@ -97,19 +102,7 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
     <Box flexDirection="column" width={width}>
       <Box>
         <Text wrap="truncate-end">
-          <Text bold>vagent</Text> {live} {url} <Text dimColor>tenant</Text> {model.tenant ?? '-'}
-          {status?.telephony ? (
-            <>
-              {' '}
-              <Text dimColor>telephony</Text> {status.telephony}
-            </>
-          ) : null}
-          {status?.recognizer ? (
-            <>
-              {' '}
-              <Text dimColor>stt</Text> {status.recognizer}
-            </>
-          ) : null}
+          <Text bold>vagent</Text> {live} {printable(url)} <Text dimColor>tenant</Text> {printable(model.tenant ?? '-')}
         </Text>
       </Box>
       <Box>
@@ -119,7 +112,13 @@ function Header({ model, nowS: _now, width, color, conn, url, status }: ViewProp
             {model.spentInr === null ? '-' : rupees(model.spentInr)}
             {budget}
           </Text>{' '}
-          <Text dimColor>cache hit</Text> {hit === null ? '-' : `${hit}%`}
+          <Text dimColor>cache hit</Text> {hit === null ? '- (no turns yet)' : `${hit}%`}
+        </Text>
+      </Box>
+      <Box>
+        <Text wrap="truncate-end">
+          <Text dimColor>telephony</Text> {printable(status?.telephony ?? '-')} <Text dimColor>stt</Text>{' '}
+          {printable(status?.recognizer ?? '-')}
         </Text>
       </Box>
     </Box>
@@ -180,15 +179,20 @@ function CallLine({
       <Cell width={w.dur} dim={dim}>
         {clock(elapsedS(r, nowS))}
       </Cell>
-      <Cell width={w.last} dim={dim}>
-        {lastLine(r)}
-      </Cell>
-      <Cell width={w.layer} dim={dim}>
-        {t?.layer ?? '-'}
-      </Cell>
-      <Cell width={w.lat} dim={dim} color={slow && color ? 'red' : undefined} bold={slow && !color}>
-        {ms(t?.latencyMs ?? null)}
-      </Cell>
+      {dim ? (
+        // An ended call's reason takes the turn's columns too: `ended: completed_by_agent` fits at 80 columns.
+        <Cell width={w.last + 1 + w.layer + 1 + w.lat} dim>
+          {lastLine(r)}
+        </Cell>
+      ) : (
+        <>
+          <Cell width={w.last}>{lastLine(r)}</Cell>
+          <Cell width={w.layer}>{t?.layer ?? '-'}</Cell>
+          <Cell width={w.lat} color={slow && color ? 'red' : undefined} bold={slow && !color}>
+            {ms(t?.latencyMs ?? null)}
+          </Cell>
+        </>
+      )}
       <Cell width={w.cost} dim={dim}>
         {rupees(r.costInr)}
       </Cell>
@@ -246,7 +250,7 @@ function turnLines(t: TurnRow): Array<{ key: string; who: string; text: string; 
 function eventText(e: EventView): string {
   const d = e.data;
   const extra = typeof d.end_reason === 'string' ? ` ${d.end_reason}` : typeof d.layer === 'string' ? ` ${d.layer}` : '';
-  return `${hhmmss(e.created_at)} ${e.type} ${e.id}${extra}`;
+  return printable(`${hhmmss(e.created_at)} ${e.type} ${e.id}${extra}`);
 }
 
 function CallView(props: ViewProps & { lines: number }) {
@@ -261,7 +265,17 @@ function CallView(props: ViewProps & { lines: number }) {
   const c = (name: string) => (color ? name : undefined);
   const evLines = Math.max(1, Math.min(r.events.length, Math.floor((lines - 2) / 3)));
   const trLines = Math.max(1, lines - 2 - evLines);
-  const transcript = r.turns.flatMap((t, i) => turnLines(t).map((l) => ({ ...l, key: `${i}${l.key}` }))).slice(-trLines);
+  const notice =
+    r.history !== 'done'
+      ? 'Loading the earlier turns and events of the call…'
+      : !r.historyComplete
+        ? 'Not all of the earlier events of the call could be loaded.'
+        : r.turns.length === 0
+          ? 'No turns yet.'
+          : null;
+  const transcript = r.turns
+    .flatMap((t, i) => turnLines(t).map((l) => ({ ...l, key: `${i}${l.key}` })))
+    .slice(-Math.max(1, trLines - (notice === null ? 0 : 1)));
   return (
     <Box flexDirection="column" height={lines + 1} width={width}>
       <Text wrap="truncate-end" bold>
@@ -270,7 +284,11 @@ function CallView(props: ViewProps & { lines: number }) {
         {isEnded(r) ? <Text color={c('yellow')}>ended: {r.endReason ?? 'unknown'}</Text> : <Text color={c('green')}>{r.phase}</Text>}
       </Text>
       <Box flexDirection="column" height={trLines}>
-        {transcript.length === 0 ? <Text dimColor>No turns yet.</Text> : null}
+        {notice === null ? null : (
+          <Text dimColor wrap="truncate-end">
+            {notice}
+          </Text>
+        )}
         {transcript.map((l) => (
           <Text key={l.key} wrap="truncate-end">
             <Text dimColor>{l.who}: </Text>
@@ -294,6 +312,13 @@ function CallView(props: ViewProps & { lines: number }) {
   );
 }
 
+/** What the header shows, under the keys on the `?` screen. */
+const HEADER_HELP = [
+  'The header: the daemon, its stream (live or reconnecting) and the tenant;',
+  'calls active and today, spend today against the budget, replies from the cache;',
+  'the telephony check, and the speech recogniser (stt) as GET /v1/health says.',
+];
+
 function Help({ lines }: { lines: number }) {
   return (
     <Box flexDirection="column" height={lines + 1}>
@@ -301,6 +326,12 @@ function Help({ lines }: { lines: number }) {
       {KEY_HELP.slice(0, Math.max(0, lines)).map(([k, what]) => (
         <Text key={k} wrap="truncate-end">
           {k.padEnd(12)} {what}
+        </Text>
+      ))}
+      <Text> </Text>
+      {HEADER_HELP.map((l) => (
+        <Text key={l} dimColor wrap="truncate-end">
+          {l}
         </Text>
       ))}
     </Box>
@@ -318,7 +349,7 @@ function Footer({ ui, model, color }: ViewProps) {
       </Text>
     );
   }
-  if (ui.message !== null) return <Text wrap="truncate-end">{ui.message}</Text>;
+  if (ui.message !== null) return <Text wrap="truncate-end">{printable(ui.message)}</Text>;
   const filter = ui.filter ? `filter "${ui.filter}" (Esc clears) · ` : '';
   const keys =
     ui.screen === 'call' ? 'Esc back · h hang up · ? keys · q quit' : '↑↓/jk move · Enter open · h hang up · / filter · ? keys · q quit';
@@ -330,11 +361,11 @@ function Footer({ ui, model, color }: ViewProps) {
   );
 }
 
-/** The whole frame: header (2 lines), the list, call view or keys, and the footer; `height - 1` lines at most. */
+/** The whole frame: header (3 lines), the list, call view or keys, and the footer; `height - 1` lines at most. */
 export function DashboardView(props: ViewProps) {
   const height = Math.max(8, props.height);
-  // header 2 + body (title/table header 1 + lines) + footer 1 = height - 1
-  const lines = height - 5;
+  // header 3 + body (title/table header 1 + lines) + footer 1 = height - 1
+  const lines = height - 6;
   return (
     <Box flexDirection="column" width={props.width} height={height - 1} overflow="hidden">
       <Header {...props} />
