@@ -15,6 +15,7 @@ import { cliHome, requireBuild, runCli, tempDir } from '../support/daemon.js';
 beforeAll(() => requireBuild());
 
 const SECRET = 'vk_6grESecretPartThatMustNeverBePrinted';
+// eslint-disable-next-line no-control-regex -- the control characters no output may hold
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('a malformed API key', { timeout: 30_000 }, () => {
