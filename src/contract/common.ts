@@ -35,23 +35,14 @@ export const NON_BLANK_TEXT = /^\s*[^\s\uD800-\uDFFF][^\uD800-\uDFFF]*$/u;
 export const SURROGATE_MESSAGE = 'must be valid Unicode text (it has an unpaired surrogate escape such as \\ud800)';
 
 /**
- * A line of text without control characters: none of C0 (U+0000–U+001F, tab and line breaks
- * included), DEL or C1 (U+007F–U+009F), which a terminal or a log would obey rather than show.
- */
-// eslint-disable-next-line no-control-regex -- control characters are what this matches
-export const NO_CONTROL_TEXT = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
-
-/**
- * A name or title: one line of free text of at most `max` characters (code points) whose errors
- * name the field `what`; a lone surrogate escape ({@link UNICODE_TEXT}) and control characters
- * ({@link NO_CONTROL_TEXT}) are refused. Each failure says what is wrong.
+ * Free text of at most `max` characters (code points) whose errors name the field `what`; a
+ * lone surrogate escape is refused ({@link UNICODE_TEXT}). Each failure says what is wrong.
  */
 export const namedText = (max: number, what: string) =>
   z
     .string({ error: `${what} must be a string` })
     .max(max, { error: `${what} must be at most ${max} characters` })
-    .regex(UNICODE_TEXT, { error: `${what} ${SURROGATE_MESSAGE}` })
-    .regex(NO_CONTROL_TEXT, { error: `${what} must be one line without control characters` });
+    .regex(UNICODE_TEXT, { error: `${what} ${SURROGATE_MESSAGE}` });
 
 /** Free text of at most `max` characters (errors name the field by its path). */
 export const text = (max: number) =>

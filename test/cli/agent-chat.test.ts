@@ -338,7 +338,7 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(detail.session.status).toBe('ended');
   });
 
-  it('caller text is shown with its control characters escaped, in chat and in events list; a name with one is refused', async () => {
+  it('caller text is shown with its control characters escaped, in chat and in events list', async () => {
     const res = await vagent(['chat', 'ag_cli_pharmacy'], 'प्रिया शर्मा 🙂\n\u0000\u0001\u001b[31mred\n');
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).not.toMatch(CONTROL);
@@ -348,11 +348,6 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(events.code, events.stderr).toBe(0);
     expect(events.stdout).not.toMatch(CONTROL);
     expect(events.stdout).toContain('"\\x00\\x01\\x1b[31mred"');
-
-    const named = await vagent(['chat', 'ag_cli_pharmacy', '--customer-name', 'Ravi\u001b[31m', '--json'], 'hello\n');
-    expect(named.code).toBe(1);
-    expect(JSON.parse(named.stderr.trim()).error).toMatchObject({ code: 'invalid_request', param: 'customer_name' });
-    expect(named.stdout).toBe('');
   });
 
   it('--context @file.json is read as call place reads it; an unreadable file is exit 2', async () => {
