@@ -7,6 +7,7 @@
  */
 import { EXAMPLE_DID, isE164 } from '../domain/e164.js';
 import { InvalidValueError } from './errors.js';
+import { quoted } from './output.js';
 
 /**
  * The E.164 form an Indian number written the national way most likely stands for, or
@@ -34,7 +35,7 @@ export function requireE164(value: string, what: string, param: string): string 
   if (isE164(value)) return value;
   const suggestion = suggestIndianE164(value);
   throw new InvalidValueError(
-    `${what} must be an E.164 number (+, country code, number; no spaces), not "${value}"`,
+    `${what} must be an E.164 number (+, country code, number; no spaces), not ${quoted(value)}`,
     param,
     suggestion === undefined ? `use E.164, e.g. ${EXAMPLE_DID}` : `use E.164: ${suggestion}`,
   );

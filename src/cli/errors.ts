@@ -15,7 +15,7 @@
  * object printed with `--json` in {@link errorObject}.
  */
 import { CommanderError } from 'commander';
-import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
+import { ApiResponseError, DaemonUnreachableError, MalformedApiKeyError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
 
 /** Exit codes of every `vagent` command. */
@@ -123,8 +123,22 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
   if (err instanceof CommanderError) return EXIT.usage;
   if (err instanceof DaemonUnreachableError) return EXIT.unreachable;
+  if (err instanceof MalformedApiKeyError) return EXIT.usage;
   if (err instanceof ApiResponseError) return EXIT.error;
   return EXIT.error;
+}
+
+/** Most characters of an error message the CLI prints (human or `--json`). */
+export const MESSAGE_MAX = 2000;
+
+/**
+ * An error message cut to {@link MESSAGE_MAX} characters, `…` and its length after it: the last
+ * guard against an error that quotes a huge value whole (the CLI's own messages quote values
+ * through `quoted` in output.ts, which bounds them far sooner; a daemon or a library may not).
+ */
+export function boundedMessage(message: string): string {
+  if (message.length <= MESSAGE_MAX) return message;
+  return `${message.slice(0, MESSAGE_MAX)}… (${message.length} characters)`;
 }
 
 /** The API's error object (docs/api-decisions.md "Errors"): `{code, message, param?}`. */
@@ -140,11 +154,12 @@ export interface ErrorObject {
  */
 export function errorObject(err: unknown): ErrorObject {
   const withParam = (code: string, message: string, param: string | undefined): ErrorObject =>
-    param === undefined ? { code, message } : { code, message, param };
+    param === undefined ? { code, message: boundedMessage(message) } : { code, message: boundedMessage(message), param };
   if (err instanceof HintedApiError) return errorObject(err.api);
   if (err instanceof ApiResponseError || err instanceof ApiError) return withParam(err.code, err.message, err.param);
   if (err instanceof CliError) return withParam(err.code, err.message, err.param);
-  if (err instanceof DaemonUnreachableError) return { code: 'daemon_unreachable', message: err.message };
-  if (err instanceof CommanderError) return { code: 'bad_arguments', message: err.message.replace(/^error: /, '') };
-  return { code: 'internal_error', message: (err as Error | undefined)?.message ?? String(err) };
+  if (err instanceof DaemonUnreachableError) return withParam('daemon_unreachable', err.message, undefined);
+  if (err instanceof MalformedApiKeyError) return withParam('bad_arguments', err.message, undefined);
+  if (err instanceof CommanderError) return withParam('bad_arguments', err.message.replace(/^error: /, ''), undefined);
+  return withParam('internal_error', (err as Error | undefined)?.message ?? String(err), undefined);
 }

@@ -1,17 +1,33 @@
 /**
- * `--context` flags: a JSON object typed on the command line (`vagent chat`, `vagent call place`),
+ * `--context` flags: a JSON object typed on the command line or in a file (`vagent chat`, `vagent call place`, `vagent call simulate`),
  * and what to type when the daemon says an agent needs more of it.
  */
+import fs from 'node:fs';
 import { ApiResponseError } from '../client/index.js';
-import { HintedApiError, InvalidValueError } from './errors.js';
+import { HintedApiError, InvalidValueError, UsageError } from './errors.js';
+import { printable } from './output.js';
 
 /**
- * The JSON object `text` holds.
+ * The JSON object a `--context` flag gives: inline (`'{"emi_amount": "12500"}'`), or read from
+ * the file named after `@` (`@context.json`). Every command's `--context` is read here.
  * @param example a usage hint shown with the error, e.g. `example: --context '{"emi_amount": "12500"}'`
- * @throws InvalidValueError (exit 1, invalid_request as from the daemon; param `context`) for
- *   invalid JSON, or JSON that is not an object.
+ * @throws UsageError (exit 2) for a file that cannot be read; InvalidValueError (exit 1,
+ *   invalid_request as from the daemon; param `context`) for invalid JSON, or JSON that is not
+ *   an object.
  */
-export function parseContextFlag(text: string, example: string): Record<string, unknown> {
+export function parseContextFlag(value: string, example: string): Record<string, unknown> {
+  let text = value;
+  if (value.startsWith('@')) {
+    const file = value.slice(1);
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `cannot read --context file ${printable(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        example,
+      );
+    }
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

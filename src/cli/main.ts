@@ -8,8 +8,8 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { examples } from './command-kit.js';
-import { EXIT, exitCodeOf } from './errors.js';
-import { printError } from './output.js';
+import { boundedMessage, EXIT, exitCodeOf } from './errors.js';
+import { printable, printError } from './output.js';
 import { unknownCommand } from './commands/suggest.js';
 import { versionLine } from '../version.js';
 import { registerDaemonCommands } from './program/daemon.js';
@@ -115,8 +115,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     cmd.configureOutput({
       writeErr: (s) => process.stderr.write(s),
       // With --json, commander's own error text is replaced by the JSON error printed below.
+      // A value commander quotes (an unknown option, a bad choice) is bounded and its control
+      // characters shown, as the CLI's own errors do.
       outputError: (s, write) => {
-        if (!json) write(s);
+        if (!json) write(`${boundedMessage(s.trimEnd()).split('\n').map(printable).join('\n')}\n`);
       },
     });
     if (json) cmd.showHelpAfterError(false);

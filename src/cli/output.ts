@@ -5,7 +5,49 @@
 import pc from 'picocolors';
 import { ApiResponseError, DaemonUnreachableError } from '../client/index.js';
 import { ApiError } from '../domain/errors.js';
-import { CliError, errorObject, InvalidValueError } from './errors.js';
+import { boundedMessage, CliError, errorObject, InvalidValueError } from './errors.js';
+
+// C0 controls, DEL and C1 controls (ECMA-48: ESC and CSI start the escape sequences a terminal
+// obeys), the Unicode line and paragraph separators, and the bidirectional embeddings, overrides
+// and isolates (Unicode UAX #9), which reorder what a terminal shows. Letters, marks, emoji and
+// their joiners (U+200C, U+200D) are left alone.
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * Text from outside the CLI (a caller's words, an agent or scenario file, the daemon's answers)
+ * made safe to print on a terminal: every control character is shown as an escape instead of
+ * being obeyed — `\n`, `\r`, `\t`, and `\x1b` / `\u009b` for the others — so that no escape
+ * sequence in it can recolour, move the cursor or retitle the operator's terminal. Hindi, emoji
+ * and every other printable Unicode text stay as they are. JSON output needs none of this
+ * (`JSON.stringify` escapes C0 controls).
+ */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (c) =>
+      SHORT_ESCAPES[c] ??
+      (c.charCodeAt(0) < 0x100
+        ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+        : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}
+
+/** Most characters of a value {@link quoted} shows. */
+export const QUOTE_MAX = 80;
+
+/**
+ * A value the operator gave, quoted for an error message: `"+91 80"`; a long one cut to its
+ * first {@link QUOTE_MAX} characters and its length, `"aaaa…" (100000 characters)`, so that a
+ * hostile value cannot flood the terminal or a log; control characters escaped ({@link printable}).
+ * Every error that echoes a value quotes it through here.
+ */
+export function quoted(value: string, max = QUOTE_MAX): string {
+  const chars = [...value];
+  if (chars.length <= max) return `"${printable(value)}"`;
+  return `"${printable(chars.slice(0, max).join(''))}…" (${chars.length} characters)`;
+}
 
 /** Writes a value as pretty JSON (the API's object as it is) on stdout. */
 export function printJson(value: unknown): void {
@@ -114,8 +156,8 @@ export function formatTimeIn(epochS: number, timeZone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
 }
 
-/** `null`/empty shown as a dim dash. */
-export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : v);
+/** `null`/empty shown as a dim dash; any other value is the daemon's, shown {@link printable}. */
+export const orDash = (v: string | null | undefined): string => (v === null || v === undefined || v === '' ? dim('-') : printable(v));
 
 /**
  * Prints an error on stderr: `error: <code>: <message>` for API errors and for values refused
@@ -130,19 +172,22 @@ export function printError(err: unknown, json = false): void {
     return;
   }
   const red = (s: string) => pc.red(s);
+  // Messages and hints may quote the daemon's or the operator's text: shown, never obeyed.
+  const line = (text: string) => process.stderr.write(`${red('error:')} ${printable(boundedMessage(text))}\n`);
+  const hintOf = (text: string) => hint(printable(boundedMessage(text)));
   if (err instanceof ApiResponseError || err instanceof ApiError) {
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
-    process.stderr.write(`${red('error:')} ${err.code}: ${err.message}${param}\n`);
+    line(`${err.code}: ${err.message}${param}`);
     if (err.code === 'unauthorized') hint('hint: log in with `vagent login --url URL`, or set VAGENT_API_KEY');
   } else if (err instanceof DaemonUnreachableError) {
-    process.stderr.write(`${red('error:')} ${err.message}\n`);
+    line(err.message);
   } else if (err instanceof CliError) {
     const code = err instanceof InvalidValueError ? `${err.code}: ` : '';
-    process.stderr.write(`${red('error:')} ${code}${err.message}\n`);
-    if (err.hint) hint(err.hint);
+    line(`${code}${err.message}`);
+    if (err.hint) hintOf(err.hint);
   } else {
     const e = err as Error;
-    process.stderr.write(`${red('error:')} ${e?.message ?? String(err)}\n`);
+    line(e?.message ?? String(err));
     if (process.env.VAGENT_DEBUG && e?.stack) process.stderr.write(`${e.stack}\n`);
   }
 }
@@ -152,9 +197,14 @@ export function printJsonLine(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-/** Writes a problem line on stderr (`agents/x.yaml:3:7: steps[0].ask: …`), the location in bold. */
+/**
+ * Writes a problem line on stderr (`agents/x.yaml:3:7: steps[0].ask: …`), the location in bold.
+ * Both may quote a file's text: each line is shown {@link printable} (a parser's message may
+ * span lines).
+ */
 export function problem(location: string, message: string): void {
-  process.stderr.write(`${pc.bold(location)}: ${message}\n`);
+  const shown = boundedMessage(message).split('\n').map(printable).join('\n');
+  process.stderr.write(`${pc.bold(printable(location))}: ${shown}\n`);
 }
 
 /** Failure line on stderr: a red cross and text. */

@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { profileDir } from '../config/paths.js';
 import type * as Keyring from '@napi-rs/keyring';
+import { API_KEY_PATTERN, MALFORMED_API_KEY } from '../client/http.js';
 import { UsageError } from './errors.js';
+import { quoted } from './output.js';
 
 /** The default daemon address. */
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -180,7 +182,7 @@ export function checkDaemonUrl(raw: string, source: UrlSource): string {
       ? 'it must start with http:// or https://'
       : 'it has no http:// or https:// in front';
     throw new UsageError(
-      `${from} "${raw}" is not a daemon URL: ${scheme}`,
+      `${from} ${quoted(raw)} is not a daemon URL: ${scheme}`,
       `for example --url http://${/^[\w.-]+:\d+$/.test(raw) ? raw : '127.0.0.1:8787'}`,
     );
   }
@@ -192,11 +194,40 @@ export async function resolveUrl(flags: ConnectionFlags): Promise<string> {
   return urlFrom(flags, (flags.url ?? process.env.VAGENT_URL) ? {} : await readProfile()).url;
 }
 
-/** Resolves the daemon URL and key by the precedence above. @throws UsageError for an address that is not an http(s) URL. */
+/** Where an API key came from, for error messages. */
+export type KeySource = '--api-key' | 'VAGENT_API_KEY' | 'stdin' | 'the prompt' | 'the login profile';
+
+/**
+ * Checks an API key wherever it enters (a flag, the environment, stdin, the saved login) before
+ * anything is sent: one line of printable characters ({@link API_KEY_PATTERN}), and not JSON. The error names
+ * where the key came from and never quotes it.
+ * @returns `key` unchanged
+ * @throws UsageError (exit 2) for a malformed key; for JSON on stdin the hint says how to take
+ *   the key out of it (`vagent admin key create --json` prints `{"key": …}`)
+ */
+export function checkApiKey(key: string, source: KeySource): string {
+  // JSON (`vagent admin key create --json`, compact or not) is never a key, though compact JSON
+  // is printable.
+  const json = /^\s*[{["]/.test(key);
+  if (API_KEY_PATTERN.test(key) && !json) return key;
+  const hint = json
+    ? 'got JSON: pass the key itself, e.g. `vagent admin key create --json | jq -r .key | vagent login --api-key-stdin`'
+    : source === 'the login profile'
+      ? 'log in again: vagent login --url URL'
+      : 'give the whole key on one line, as `vagent admin key create` printed it';
+  throw new UsageError(MALFORMED_API_KEY.replace('the API key', `the API key from ${source}`), hint);
+}
+
+/**
+ * Resolves the daemon URL and key by the precedence above.
+ * @throws UsageError for an address that is not an http(s) URL, or a malformed key ({@link checkApiKey}).
+ */
 export async function resolveConnection(flags: ConnectionFlags): Promise<{ url: string; apiKey: string | undefined }> {
-  const givenKey = flags.apiKey ?? process.env.VAGENT_API_KEY;
-  if (givenKey) return { url: await resolveUrl(flags), apiKey: givenKey };
+  const [givenKey, source]: [string | undefined, KeySource] =
+    flags.apiKey !== undefined ? [flags.apiKey, '--api-key'] : [process.env.VAGENT_API_KEY, 'VAGENT_API_KEY'];
+  if (givenKey) return { url: await resolveUrl(flags), apiKey: checkApiKey(givenKey, source) };
   const profile = await readProfile();
   const { url } = urlFrom(flags, profile);
-  return { url, apiKey: await storedKey(url, profile) };
+  const stored = await storedKey(url, profile);
+  return { url, apiKey: stored ? checkApiKey(stored, 'the login profile') : stored };
 }

@@ -36,6 +36,25 @@ export class DaemonUnreachableError extends Error {
   }
 }
 
+/**
+ * An API key is one line of printable ASCII without spaces (`vk_…`): what an HTTP header
+ * value may hold (RFC 9110 §5.5) as a bearer token (RFC 6750 §2.1). A key with a control
+ * character, a space or a line break — a pasted JSON object, two lines — can only be a mistake,
+ * and `fetch` would refuse the header with an error quoting it whole.
+ */
+export const API_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+/** What a malformed API key is told; it never quotes the key. */
+export const MALFORMED_API_KEY = 'the API key is malformed (it must be a single line of printable characters: vk_…)';
+
+/** The client was given an API key that is not {@link API_KEY_PATTERN}; its message never holds the key. */
+export class MalformedApiKeyError extends Error {
+  constructor() {
+    super(MALFORMED_API_KEY);
+    this.name = 'MalformedApiKeyError';
+  }
+}
+
 /** Options of {@link HttpTransport} (and so of the client). */
 export interface ClientOptions {
   /** Base URL of the daemon, e.g. `http://127.0.0.1:8787`. */
@@ -101,6 +120,27 @@ export function describeCause(err: unknown): string {
 }
 
 /**
+ * The error a non-2xx answer stands for. The daemon always answers an error with the contract's
+ * error body (`{error: {code, message, param?}}`); an answer without one (an empty 404, a
+ * proxy's 502 page parsed as nothing) comes from something else at that address, and is said so.
+ * @param parsed the answer's JSON body, or undefined when it had none
+ * @param url the daemon address, for the message
+ */
+export function apiErrorOf(res: Response, parsed: unknown, url: string): ApiResponseError {
+  const e = (parsed as { error?: { code?: unknown; message?: unknown; param?: unknown } } | undefined)?.error;
+  const requestId = res.headers.get('x-request-id') ?? undefined;
+  if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || typeof e.message !== 'string')
+    return new ApiResponseError(
+      res.status,
+      'invalid_response',
+      `the server at ${url} answered HTTP ${res.status} without a vagent error; is it a vagent daemon?`,
+      undefined,
+      requestId,
+    );
+  return new ApiResponseError(res.status, e.code, e.message, typeof e.param === 'string' ? e.param : undefined, requestId);
+}
+
+/**
  * One daemon's `/v1` over HTTP: {@link HttpTransport.request} and the URLs and headers of its
  * WebSocket and audio endpoints. Every method throws {@link ApiResponseError} or
  * {@link DaemonUnreachableError}.
@@ -112,7 +152,9 @@ export class HttpTransport {
   private readonly retryDelaysMs: number[];
   protected readonly inProgressWaitMs: number;
 
+  /** @throws MalformedApiKeyError for an API key that is not {@link API_KEY_PATTERN} */
   constructor(options: ClientOptions) {
+    if (options.apiKey !== undefined && options.apiKey !== '' && !API_KEY_PATTERN.test(options.apiKey)) throw new MalformedApiKeyError();
     this.url = options.url.replace(/\/+$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -172,13 +214,7 @@ export class HttpTransport {
             continue;
           }
         }
-        throw new ApiResponseError(
-          res.status,
-          e?.code ?? `http_${res.status}`,
-          e?.message ?? `HTTP ${res.status}`,
-          e?.param,
-          res.headers.get('x-request-id') ?? undefined,
-        );
+        throw apiErrorOf(res, parsed, this.url);
       }
       return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
     }
@@ -227,16 +263,7 @@ export class HttpTransport {
     } catch (err) {
       throw new DaemonUnreachableError(target, describeCause(err));
     }
-    if (!res.ok) {
-      const e = ((await this.parse(res)) as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
-      throw new ApiResponseError(
-        res.status,
-        e?.code ?? `http_${res.status}`,
-        e?.message ?? `recording download failed (HTTP ${res.status})`,
-        e?.param,
-        res.headers.get('x-request-id') ?? undefined,
-      );
-    }
+    if (!res.ok) throw apiErrorOf(res, await this.parse(res), this.url);
     return new Uint8Array(await res.arrayBuffer());
   }
   /**

@@ -45,7 +45,16 @@ import { HttpTransport, withKey, type RequestOptions } from './http.js';
 
 export type { EventListQuery, EventPage, StreamEventsOptions, StreamState } from './events.js';
 export { WebhookClient } from './webhooks.js';
-export { ApiResponseError, DaemonUnreachableError, HttpTransport, type ClientOptions, type RequestOptions } from './http.js';
+export {
+  API_KEY_PATTERN,
+  ApiResponseError,
+  DaemonUnreachableError,
+  HttpTransport,
+  MALFORMED_API_KEY,
+  MalformedApiKeyError,
+  type ClientOptions,
+  type RequestOptions,
+} from './http.js';
 export type {
   Agent,
   AgentAudioProgress,

@@ -15,6 +15,8 @@ let env: Record<string, string>;
 let dir: string;
 
 /** Runs a command with the daemon's URL and key in the environment. */
+// eslint-disable-next-line no-control-regex -- the control characters no output may hold
+const CONTROL = /[\u0000-\u0008\u001b\u007f-\u009f]/;
 const vagent = (args: string[], input?: string) => runCli(args, { env, ...(input === undefined ? {} : { input }) });
 
 const PHARMACY = `# A small inbound agent for the tests.
@@ -334,13 +336,37 @@ describe('vagent chat and vagent session', { timeout: 60_000 }, () => {
     expect(res.stdout).toMatch(/^› name\s+awaiting confirmation: Priya Sharma$/m);
   });
 
-  it('a turn error in piped mode is printed and stops the chat with exit 1', async () => {
+  it('a line the daemon refuses in piped mode is told and skipped: the next lines are sent, the session ends as usual', async () => {
     const res = await vagent(['chat', 'ag_cli_pharmacy'], `Asha Rao\n${'a'.repeat(4001)}\nyes\n`);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^error: invalid_request: /m);
-    const id = /session (se_\d+) is still open; end it with: vagent session end se_\d+/.exec(res.stderr)![1]!;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^error: invalid_request: text must be at most 4000 characters/m);
+    expect(res.stderr).toMatch(/^that line was not sent; going on with the next$/m);
+    const id = /session (se_\d+) ended/.exec(res.stdout)![1]!;
     const detail = JSON.parse((await vagent(['session', 'show', id, '--json'])).stdout);
-    expect(detail.turns).toHaveLength(1);
+    expect(detail.turns.map((t: { user_text: string }) => t.user_text)).toEqual(['Asha Rao', 'yes']);
+    expect(detail.session.status).toBe('ended');
+  });
+
+  it('caller text is shown with its control characters escaped, in chat and in events list', async () => {
+    const res = await vagent(['chat', 'ag_cli_pharmacy'], 'प्रिया शर्मा 🙂\n\u0000\u0001\u001b[31mred\n');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).not.toMatch(CONTROL);
+    expect(res.stdout).toMatch(/^you {3}› प्रिया शर्मा 🙂$/m);
+    expect(res.stdout).toContain('you   › \\x00\\x01\\x1b[31mred');
+    const events = await vagent(['events', 'list', '--type', 'session.turn']);
+    expect(events.code, events.stderr).toBe(0);
+    expect(events.stdout).not.toMatch(CONTROL);
+    expect(events.stdout).toContain('"\\x00\\x01\\x1b[31mred"');
+  });
+
+  it('--context @file.json is read as call place reads it; an unreadable file is exit 2', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'ctx.json'), '{"now": "2025-11-13T10:00:00+05:30"}');
+    const ok = await vagent(['chat', 'ag_cli_pharmacy', '--context', `@${path.join(dir, 'ctx.json')}`, '--json'], '/end\n');
+    expect(ok.code, ok.stderr).toBe(0);
+    const missing = await vagent(['chat', 'ag_cli_pharmacy', '--context', `@${path.join(dir, 'nope.json')}`], '');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: cannot read --context file .*nope\.json: ENOENT$/m);
   });
 
   it('errors: unknown agent, malformed id, missing context, bad flags, unknown session, daemon down', async () => {

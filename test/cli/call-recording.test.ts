@@ -121,6 +121,8 @@ describe('call recordings', { timeout: 180_000 }, () => {
     const saved = await runCli(['call', 'recording', callId, '-o', out], { env: env() });
     expect(saved.code, saved.stderr).toBe(0);
     expect(fs.readFileSync(out).equals(wav)).toBe(true);
+    // A call's audio is private to the operator, as the state dir's copy is.
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
 
     // Included in the operator's archive: copied beside it, named on the session's line.
     const dir = tempDir('vagent-rec-export-');

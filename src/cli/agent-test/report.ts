@@ -6,7 +6,7 @@
  * form CI systems read (the Ant JUnit task's `testsuites` schema; Jenkins, GitLab and GitHub
  * test-report actions read it).
  */
-import { bad, dim, good, plural, rupees } from '../output.js';
+import { bad, dim, good, plural, printable, rupees } from '../output.js';
 import { describeFailure, shown } from './expect.js';
 import type { FileRun, ScenarioRun } from './run.js';
 
@@ -32,20 +32,24 @@ export function firstFailure(run: ScenarioRun): string | null {
   return run.error ?? 'failed';
 }
 
-/** The lines that say one scenario: `✓ name (N turns, ₹x)`, or `✗ name: turn 3: step: expected …` and the turn's words. */
+/**
+ * The lines that say one scenario: `✓ name (N turns, ₹x)`, or `✗ name: turn 3: step: expected …` and the turn's words.
+ * Names, lines and replies come from scenario and agent files: they are shown {@link printable}.
+ */
 export function scenarioLines(run: ScenarioRun): string[] {
   const cost = run.session ? `, ${rupees(run.session.cost_inr)}` : '';
   const detail = dim(`(${plural(run.turns.length, 'turn')}${cost}, ${run.duration_ms} ms)`);
-  if (run.passed) return [`  ${good('✓')} ${run.name} ${detail}`];
-  const lines = [`  ${bad('✗')} ${run.name} ${detail}`, `      ${firstFailure(run)!}`];
+  const name = printable(run.name);
+  if (run.passed) return [`  ${good('✓')} ${name} ${detail}`];
+  const lines = [`  ${bad('✗')} ${name} ${detail}`, `      ${printable(firstFailure(run)!)}`];
   const first = run.failures[0];
   const turn = first && first.turn !== null ? run.turns[first.turn - 1] : undefined;
   if (turn) {
-    lines.push(dim(`      caller: ${shown(turn.caller)}`));
-    if (turn.heard !== undefined) lines.push(dim(`      heard:  ${shown(turn.heard)}`));
-    lines.push(dim(`      reply:  ${shown(turn.reply)} (step ${turn.step}, layer ${turn.layer})`));
+    lines.push(dim(`      caller: ${printable(shown(turn.caller))}`));
+    if (turn.heard !== undefined) lines.push(dim(`      heard:  ${printable(shown(turn.heard))}`));
+    lines.push(dim(printable(`      reply:  ${shown(turn.reply)} (step ${turn.step}, layer ${turn.layer})`)));
   }
-  if (run.error && run.failures.length > 0) lines.push(`      ${run.error}`);
+  if (run.error && run.failures.length > 0) lines.push(`      ${printable(run.error)}`);
   const more = run.failures.length - 1;
   if (more > 0) lines.push(dim(`      … and ${plural(more, 'more failed expectation')} (--json shows them all)`));
   return lines;
@@ -53,7 +57,7 @@ export function scenarioLines(run: ScenarioRun): string[] {
 
 /** The heading of one file's scenarios. */
 export function fileHeading(run: Pick<FileRun, 'file' | 'agent_id' | 'agent_file'>): string {
-  return `${run.file} ${dim(`(${run.agent_id}, ${run.agent_file})`)}`;
+  return `${printable(run.file)} ${dim(printable(`(${run.agent_id}, ${run.agent_file})`))}`;
 }
 
 /** The closing line of a run. */

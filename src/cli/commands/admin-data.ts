@@ -8,7 +8,7 @@ import { isoTimeMs, startOfLocalDay } from '../../domain/time.js';
 import { exportSessions } from '../../app/archive.js';
 import type { PurgeCounts } from '../../app/retention.js';
 import type { CommandContext } from '../context.js';
-import { formatTimeIn, hint, ok, printJson, printTable, say } from '../output.js';
+import { formatTimeIn, hint, ok, printJson, printTable, quoted, say } from '../output.js';
 import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { withRuntimeAsync, type AdminFlags } from './admin.js';
 
@@ -27,7 +27,7 @@ function parseCutoff(flag: string, value: string, timeZone: string): number {
   const ms = WITH_OFFSET.test(v) ? isoTimeMs(v) : null;
   if (ms === null) {
     throw new InvalidValueError(
-      `${flag} must be a date YYYY-MM-DD (the start of that day in ${timeZone}) or an ISO 8601 time with its offset, not "${value}"`,
+      `${flag} must be a date YYYY-MM-DD (the start of that day in ${timeZone}) or an ISO 8601 time with its offset, not ${quoted(value)}`,
       flag.slice(2),
       `example: ${flag} 2026-01-01, ${flag} 2026-01-01T00:00:00+05:30`,
     );

@@ -10,7 +10,7 @@ import { MAX_RETENTION_DAYS, type TenantView } from '../../app/tenants.js';
 import { DEFAULT_SIGNATURE_TOLERANCE_S, SIGNATURE_HEADER } from '../../adapters/webhook/webhook-signature.js';
 import { checkWebhookUrl, WebhookTargetError } from '../../adapters/webhook/webhook-target.js';
 import type { CommandContext } from '../context.js';
-import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, rupees, say } from '../output.js';
+import { dim, formatTime, hint, ok, orDash, printFields, printJson, printTable, quoted, rupees, say } from '../output.js';
 import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { readStdin } from '../prompt.js';
 import { withRuntime, type AdminFlags } from './admin.js';
@@ -92,7 +92,7 @@ function parseBudget(value: string): number | null {
   const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isFinite(n)) {
     throw new InvalidValueError(
-      `--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not "${value}"`,
+      `--budget-inr must be rupees a day (0 = no budget for this tenant) or "default", not ${quoted(value)}`,
       'budget',
       'example: --budget-inr 500, --budget-inr 0, --budget-inr default',
     );
@@ -110,7 +110,7 @@ function parseRetentionDays(value: string): number | null {
   const n = /^\d{1,6}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isInteger(n) || n > MAX_RETENTION_DAYS) {
     throw new InvalidValueError(
-      `--retention-days must be whole days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or "default", not "${value}"`,
+      `--retention-days must be whole days from 0 (keep for ever) to ${MAX_RETENTION_DAYS}, or "default", not ${quoted(value)}`,
       'retention_days',
       'example: --retention-days 90, --retention-days 0, --retention-days default',
     );
@@ -126,7 +126,7 @@ function parseRecording(value: string): RecordingMode | null {
   if (value === 'default') return null;
   if (!(RECORDING_MODES as readonly string[]).includes(value)) {
     throw new InvalidValueError(
-      `--recording must be off, mono, dual or "default", not "${value}"`,
+      `--recording must be off, mono, dual or "default", not ${quoted(value)}`,
       'recording',
       'example: --recording dual, --recording off, --recording default',
     );
@@ -191,7 +191,7 @@ export async function tenantSet(ctx: CommandContext, name: string, flags: Tenant
   const redaction = flags.redactTranscripts;
   if (redaction !== undefined && !['off', 'digits', 'text'].includes(redaction)) {
     throw new InvalidValueError(
-      `--redact-transcripts must be off, digits or text, not "${redaction}"`,
+      `--redact-transcripts must be off, digits or text, not ${quoted(redaction)}`,
       'redact_transcripts',
       'digits: every digit heard, said or keyed is masked in its events; text: that text is left out of them',
     );

@@ -12,13 +12,13 @@
  * message, and nothing is run; `--junit` then reports it as one failed test case).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { openScenarioHost, type ScenarioHost, type ScenarioHostOptions } from '../../daemon/scenario-host.js';
 import { ConfigError, loadSettings } from '../../config/load.js';
 import { expandAgentPaths, problemDetail, problemLocation, type AgentFileProblem } from '../agent-file.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { hint, printJson, problem, say } from '../output.js';
+import { checkWritable, writeFileWhole } from '../out-file.js';
 import { loadScenarioFile, type LoadedScenarioFile } from '../agent-test/scenario-file.js';
 import { runScenarioFile, type FileRun } from '../agent-test/run.js';
 import { callerLineFromWav, CallerWavError } from '../simulator/sim-audio.js';
@@ -180,24 +180,14 @@ function wavProblem(file: string): string | null {
   }
 }
 
-/** Writes `text` to `file` through a temp file beside it, so a reader never sees half a report. @throws CliError exit 2 */
-function writeFileWhole(file: string, text: string, what: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  try {
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw new CliError(`cannot write the ${what} ${file}: ${(err as Error).message}`, EXIT.usage);
-  }
-}
-
 /**
  * `vagent agent test FILE|DIR … [--junit FILE] [--update]`.
  * @throws CliError exit 2 for bad input (nothing run); CliError exit 1 (code
  *   `test_failed`) when a scenario failed
  */
 export async function test(ctx: CommandContext, paths: string[], flags: AgentTestFlags): Promise<void> {
+  // Before anything runs: a report that cannot be written is told now, not after every scenario.
+  if (flags.junit) checkWritable(flags.junit, 'the JUnit report');
   let loaded: LoadedScenarioFile[];
   try {
     loaded = loadAll(paths, flags.voice === true, ctx.json);
@@ -205,7 +195,7 @@ export async function test(ctx: CommandContext, paths: string[], flags: AgentTes
     // The report is written whatever the result (docs/agent-tests.md): bad input is one failed test case.
     if (flags.junit && err instanceof ScenarioInputError) {
       try {
-        writeFileWhole(flags.junit, junitInputErrorXml(err.summary, err.problems), 'JUnit report');
+        writeFileWhole(flags.junit, junitInputErrorXml(err.summary, err.problems), 'the JUnit report');
       } catch {
         // the bad input is the error to report; a report that cannot be written is secondary
       }
@@ -259,7 +249,7 @@ async function finishRun(
   flags: AgentTestFlags,
   model: RunModel,
 ): Promise<void> {
-  if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'JUnit report');
+  if (flags.junit) writeFileWhole(flags.junit, junitXml(runs), 'the JUnit report');
   const totals = totalsOf(runs);
   if (ctx.json) printJson({ ...jsonReport(runs), llm: { model: model.model, host: model.host } });
   else say(totalsLine(totals));
@@ -267,7 +257,7 @@ async function finishRun(
     const { updateFile } = await import('../agent-test/update.js');
     for (const [i, file] of loaded.entries()) {
       const outcome = updateFile(file, runs[i]!);
-      if (outcome.text !== null) writeFileWhole(file.file, outcome.text, 'scenario file');
+      if (outcome.text !== null) writeFileWhole(file.file, outcome.text, 'the scenario file');
       if (!ctx.json) hint(outcome.message);
     }
   }

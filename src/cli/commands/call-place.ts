@@ -7,7 +7,6 @@
  * twice. When it cannot get an answer at all, the error names the key to retry with.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { ApiResponseError, DaemonUnreachableError, type CallPlacement, type PlaceCallBody } from '../../client/index.js';
 import { DIAL_LIMITS } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
@@ -39,27 +38,6 @@ export interface CallPlaceFlags {
 const CONTEXT_EXAMPLE = 'example: --context \'{"emi_amount": "12500"}\' or --context @context.json';
 
 /**
- * `--context`: a JSON object given inline, or read from a file named after `@`.
- * @throws UsageError (exit 2) for an unreadable file; InvalidValueError (exit 1) for invalid
- *   JSON, or JSON that is not an object.
- */
-function parseContext(value: string): Record<string, unknown> {
-  let text = value;
-  if (value.startsWith('@')) {
-    const file = value.slice(1);
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new UsageError(
-        `cannot read --context file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        CONTEXT_EXAMPLE,
-      );
-    }
-  }
-  return parseContextFlag(text, CONTEXT_EXAMPLE);
-}
-
-/**
  * The `POST /v1/calls` body for the flags, checked locally first.
  * @throws InvalidValueError (exit 1, invalid_request) for a number that is not E.164, a timer
  *   out of range or a `--context` that is not a JSON object; UsageError (exit 2) for dial-only
@@ -84,7 +62,7 @@ export function placeBody(flags: CallPlaceFlags): PlaceCallBody {
   }
   const body: PlaceCallBody = { agent_id: flags.agent, to: flags.to };
   if (flags.from !== undefined) body.from = flags.from;
-  if (flags.context !== undefined) body.context = parseContext(flags.context);
+  if (flags.context !== undefined) body.context = parseContextFlag(flags.context, CONTEXT_EXAMPLE);
   if (flags.customerName !== undefined) body.customer_name = flags.customerName;
   if (flags.title !== undefined) body.title = flags.title;
   if (flags.dial) body.dial = true;

@@ -13,6 +13,7 @@ import { callerLineFromPcm, callerLineFromWav, CallerWavError } from '../simulat
 import { type SimStep } from '../simulator/sim-client.js';
 import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
+import { quoted } from '../output.js';
 import { placeBody } from './call-place.js';
 
 /** One `--say`, `--wav` or `--dtmf`, in the order given on the command line. */
@@ -56,7 +57,7 @@ export const DEFAULT_TRANSPORT: CarrierDialect = 'exotel';
 export function streamFormat(transport: CarrierDialect, sampleRate: string | undefined): CarrierAudioFormat {
   const rate = sampleRate === undefined ? (transport === 'twilio' ? 8000 : 16000) : Number(sampleRate.trim());
   if (rate !== 8000 && rate !== 16000)
-    throw new InvalidValueError(`--sample-rate must be 8000 or 16000, not "${sampleRate}"`, 'sample_rate');
+    throw new InvalidValueError(`--sample-rate must be 8000 or 16000, not ${quoted(String(sampleRate))}`, 'sample_rate');
   if (transport === 'twilio') {
     if (rate !== 8000)
       throw new InvalidValueError(
@@ -102,7 +103,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
   const given = flags.say ?? flags.wav ?? flags.dtmf ?? [];
   const transport = (flags.transport ?? DEFAULT_TRANSPORT).toLowerCase();
   if (!(CARRIER_DIALECTS as readonly string[]).includes(transport)) {
-    throw new InvalidValueError(`--transport must be ${CARRIER_DIALECTS.join(', ')}; not "${flags.transport}"`, 'transport');
+    throw new InvalidValueError(`--transport must be ${CARRIER_DIALECTS.join(', ')}; not ${quoted(String(flags.transport))}`, 'transport');
   }
   const format = streamFormat(transport as CarrierDialect, flags.sampleRate);
   for (const [flag, value] of [
@@ -116,7 +117,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     const n = /^\d+$/.test(flags.timeoutS.trim()) ? Number(flags.timeoutS.trim()) : NaN;
     if (!Number.isSafeInteger(n) || n < TIMEOUT_RANGE.min || n > TIMEOUT_RANGE.max) {
       throw new InvalidValueError(
-        `--timeout-s must be a whole number from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}, not "${flags.timeoutS}"`,
+        `--timeout-s must be a whole number from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}, not ${quoted(flags.timeoutS)}`,
         'timeout_s',
       );
     }
@@ -133,7 +134,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     if (line.kind === 'dtmf') {
       if (!DTMF.test(line.value))
         throw new InvalidValueError(
-          `--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not "${line.value}"`,
+          `--dtmf must be 1 to 32 keys of 0-9, *, #, A-D; not ${quoted(line.value)}`,
           'dtmf',
           'example: --dtmf 9876543210#',
         );

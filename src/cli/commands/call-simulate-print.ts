@@ -6,7 +6,7 @@
 import { type SessionDetail, type VagentClient } from '../../client/index.js';
 import { type SimEvent, type SimTimeline } from '../simulator/sim-client.js';
 import type { SaidTracker } from './call-simulate-said.js';
-import { bold, dim, formatMs, hint, printFields, rupees, say } from '../output.js';
+import { bold, dim, formatMs, hint, printable, printFields, rupees, say } from '../output.js';
 import { costLine, valueText } from './chat-view.js';
 
 /** How often the session is polled for new turns, ms. */
@@ -41,7 +41,7 @@ export function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => v
   const at = seconds(e.atMs);
   switch (e.type) {
     case 'line_start':
-      say(`${at} ${bold('caller')}  ${e.text ?? ''}${e.overReply ? dim(' (over the agent)') : ''}`);
+      say(`${at} ${bold('caller')}  ${printable(e.text ?? '')}${e.overReply ? dim(' (over the agent)') : ''}`);
       break;
     case 'reply_start':
       if (e.turn >= 0) say(`${at} ${dim(`first reply audio ${formatMs(e.latencyMs)} after the caller stopped`)}`);
@@ -55,13 +55,13 @@ export function printEvent(e: SimEvent, emit?: (v: Record<string, unknown>) => v
       else say(`${at} ${dim(`the agent cleared ${formatMs(e.droppedMs)} of queued audio`)}`);
       break;
     case 'dtmf':
-      say(`${at} ${bold('caller')}  presses ${e.digit}`);
+      say(`${at} ${bold('caller')}  presses ${printable(e.digit)}`);
       break;
     case 'no_reply':
       say(`${at} ${dim(`no reply after ${formatMs(e.waitedMs)}: the caller goes on`)}`);
       break;
     case 'protocol_error':
-      say(`${at} ${dim(`carrier protocol error (${e.code}): ${e.message}`)}`);
+      say(`${at} ${dim(printable(`carrier protocol error (${e.code}): ${e.message}`))}`);
       break;
     case 'timeout':
       say(`${at} ${dim('time is up: the caller hangs up')}`);
@@ -100,7 +100,7 @@ export function closedText(close: { code: number; by: 'bot' | 'caller' }, endRea
 
 /** The line of a `closed` event: its time, {@link closedText} and the close code. */
 export function closedLine(e: Extract<SimEvent, { type: 'closed' }>, endReason: string | null): string {
-  return `${seconds(e.atMs)} ${bold(closedText(e, endReason))} ${dim(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`)}`;
+  return `${seconds(e.atMs)} ${bold(closedText(e, endReason))} ${dim(printable(`(close ${e.code}${e.reason ? ` ${e.reason}` : ''})`))}`;
 }
 
 /**
@@ -180,10 +180,12 @@ export class TurnFollower {
     }
     const confidence = typeof t.stt_confidence === 'number' ? dim(` (confidence ${t.stt_confidence.toFixed(2)})`) : '';
     if (match === false) {
-      const heard = t.user_text ? `"${t.user_text}"` : 'nothing';
-      say(`          ${bold('heard')}   ${heard} ≠ said "${said}"${confidence} ${bold(`← misheard (turn ${t.index ?? this.printed})`)}`);
-    } else if (t.user_text) say(`          ${dim('heard')}   ${t.user_text}${confidence}`);
-    if (t.reply_text) say(`          ${bold('agent')}   ${t.reply_text}`);
+      const heard = t.user_text ? `"${printable(t.user_text)}"` : 'nothing';
+      say(
+        `          ${bold('heard')}   ${heard} ≠ said "${printable(String(said))}"${confidence} ${bold(`← misheard (turn ${t.index ?? this.printed})`)}`,
+      );
+    } else if (t.user_text) say(`          ${dim('heard')}   ${printable(t.user_text)}${confidence}`);
+    if (t.reply_text) say(`          ${bold('agent')}   ${printable(t.reply_text)}`);
   }
 
   /** After the call: polls until the session has ended (at most 5 s) and returns its detail. */
@@ -271,8 +273,8 @@ export function printEnd(
   }
   say();
   const latencies = t.turns.filter((x) => x.latencyMs !== undefined).map((x) => `${x.turn + 1}: ${formatMs(x.latencyMs!)}`);
-  const fields: Array<[string, string]> = [['session', sessionId ?? dim('-')]];
-  if (d?.session) fields.push(['status', d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status]);
+  const fields: Array<[string, string]> = [['session', sessionId ? printable(sessionId) : dim('-')]];
+  if (d?.session) fields.push(['status', printable(d.session.outcome ? `${d.session.status} (${d.session.outcome})` : d.session.status)]);
   fields.push(['reply latency', latencies.length ? latencies.join(dim(' · ')) : dim('-')]);
   fields.push(['mismatches', mismatchText(said, t, interrupted)]);
   const barges = t.turns.filter((x) => x.bargeInMs !== undefined);
@@ -293,6 +295,6 @@ export function printEnd(
   const entries = Object.entries(extracted);
   if (entries.length === 0) say(dim('  nothing captured'));
   const width = Math.max(0, ...entries.map(([k]) => k.length));
-  for (const [slot, value] of entries) say(`  ${slot.padEnd(width)}  ${valueText(value)}`);
+  for (const [slot, value] of entries) say(`  ${printable(slot).padEnd(width)}  ${valueText(value)}`);
   if (sessionId) hint(`the whole session: vagent session show ${sessionId}`);
 }

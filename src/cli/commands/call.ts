@@ -20,7 +20,23 @@ import { CALL_SOURCES } from '../../domain/calls.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InvalidValueError, UsageError } from '../errors.js';
-import { bad, dim, formatTime, good, hint, mark, ok, orDash, printFields, printJson, printTable, rupees } from '../output.js';
+import {
+  bad,
+  dim,
+  formatTime,
+  good,
+  hint,
+  mark,
+  ok,
+  orDash,
+  printable,
+  printFields,
+  printJson,
+  printTable,
+  quoted,
+  rupees,
+} from '../output.js';
+import { checkWritable, writeFileWhole } from '../out-file.js';
 import { costLine } from './chat-view.js';
 import { checkId } from './ids.js';
 import { completeWavSizes } from './recording-file.js';
@@ -45,7 +61,7 @@ const CALL_STATUSES = ['in_progress', 'completed'] as const;
 export function wholeNumber(flag: string, param: string, value: string, min: number, max: number): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max)
-    throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`, param);
+    throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not ${quoted(value)}`, param);
   return n;
 }
 /** An API error with the hint `hints` has for its code, as a CliError (exit 1); other errors unchanged. */
@@ -83,14 +99,18 @@ const statusText = (s: CallStatus['status']): string => (s === 'in_progress' ? '
  * `vagent call recording CL_ID -o FILE`: saves the call's recording (a WAV; docs/media.md
  * "Recordings"); `-o -` writes it to stdout. An existing file is replaced only with `--force`.
  * A call still in progress gives the recording so far, its WAV sizes set so it plays, and says so.
- * @throws CliError (exit 1) for an existing file without `--force`; ApiResponseError not_found
- *   when the call has no recording.
+ * The file is private to the operator (mode 0600), as the state dir's copy is: it holds a call.
+ * @throws UsageError (exit 2) for a FILE that cannot be written (checked before the download);
+ *   CliError (exit 1) for an existing file without `--force`; ApiResponseError not_found when
+ *   the call has no recording.
  */
 export async function recording(ctx: CommandContext, id: string, flags: { output: string; force?: boolean }): Promise<void> {
   checkId('call', id);
   const toStdout = flags.output === '-';
-  if (!toStdout && !flags.force && fs.existsSync(flags.output)) {
-    throw new CliError(`${flags.output} exists; add --force to replace it`, EXIT.error);
+  if (!toStdout) {
+    checkWritable(flags.output, 'the recording');
+    if (!flags.force && fs.existsSync(flags.output))
+      throw new CliError(`${printable(flags.output)} exists; add --force to replace it`, EXIT.error);
   }
   // A call still on the line: its header's sizes are set in the copy, so the part so far plays.
   const { bytes, fixed: partial } = completeWavSizes(Buffer.from(await (await ctx.client()).downloadRecording(id)));
@@ -100,7 +120,7 @@ export async function recording(ctx: CommandContext, id: string, flags: { output
     if (partial) hint(partialHint);
     return;
   }
-  fs.writeFileSync(flags.output, bytes);
+  writeFileWhole(flags.output, bytes, 'the recording', 0o600);
   if (ctx.json) return printJson({ call_id: id, file: path.resolve(flags.output), bytes: bytes.length, partial });
   ok(`saved the recording of ${id} to ${flags.output} (${bytes.length} bytes${partial ? ', partial' : ''})`);
   if (partial) hint(partialHint);
@@ -111,15 +131,18 @@ export async function show(ctx: CommandContext, id: string): Promise<void> {
   const call = await (await ctx.client()).getCall(checkId('call', id));
   if (ctx.json) return printJson(call);
   printFields([
-    ['call', call.call_id],
-    ['session', call.session_id],
-    ['agent', call.agent_id],
-    ['direction', call.direction],
+    ['call', printable(call.call_id)],
+    ['session', printable(call.session_id)],
+    ['agent', printable(call.agent_id)],
+    ['direction', printable(call.direction)],
     ['transport', orDash(call.transport ?? null)],
     ['source', call.source === 'simulator' ? 'simulator (vagent call simulate)' : orDash(call.source ?? null)],
     ['status', statusText(call.status)],
-    ['dial status', call.dial_error ? `${dialText(call.dial_status)} ${dim(`(${call.dial_error})`)}` : dialText(call.dial_status)],
-    ['to', call.to],
+    [
+      'dial status',
+      call.dial_error ? `${dialText(call.dial_status)} ${dim(`(${printable(call.dial_error)})`)}` : dialText(call.dial_status),
+    ],
+    ['to', printable(call.to)],
     ['from', orDash(call.from)],
     ['customer', orDash(call.customer_name)],
     ['trunk', orDash(call.trunk_id)],
@@ -207,12 +230,12 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
   const query: CallListQuery = {};
   if (flags.status !== undefined) {
     const status = CALL_STATUSES.find((s) => s === flags.status);
-    if (!status) throw new InvalidValueError(`--status must be in_progress or completed, not "${flags.status}"`, 'status');
+    if (!status) throw new InvalidValueError(`--status must be in_progress or completed, not ${quoted(flags.status)}`, 'status');
     query.status = status;
   }
   if (flags.source !== undefined) {
     const source = CALL_SOURCES.find((s) => s === flags.source);
-    if (!source) throw new InvalidValueError(`--source must be ${CALL_SOURCES.join(' or ')}, not "${flags.source}"`, 'source');
+    if (!source) throw new InvalidValueError(`--source must be ${CALL_SOURCES.join(' or ')}, not ${quoted(flags.source)}`, 'source');
     query.source = source;
   }
   if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
@@ -233,7 +256,7 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
   await printTable(
     res.data,
     [
-      { header: 'CALL', cell: (c) => c.call_id },
+      { header: 'CALL', cell: (c) => printable(c.call_id) },
       { header: 'STATUS', cell: (c) => statusText(c.status) },
       { header: 'DIAL', cell: (c) => dialText(c.dial_status) },
       {
@@ -242,8 +265,8 @@ export async function list(ctx: CommandContext, flags: CallListFlags): Promise<v
       },
       // Inbound: FROM is the caller's number; outbound: the caller ID presented.
       { header: 'FROM', cell: (c) => orDash(c.from) },
-      { header: 'TO', cell: (c) => c.to },
-      { header: 'AGENT', cell: (c) => c.agent_id },
+      { header: 'TO', cell: (c) => printable(c.to) },
+      { header: 'AGENT', cell: (c) => printable(c.agent_id) },
       { header: 'STARTED', cell: (c) => formatTime(c.started_at) },
       { header: 'DURATION', cell: (c) => formatDuration(c.duration_s) },
       { header: 'COST', cell: (c) => rupees(c.cost.total_inr) },

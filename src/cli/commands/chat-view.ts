@@ -1,10 +1,11 @@
 /**
  * How `vagent chat` and `vagent session` show a conversation to people: agent lines with
  * subtle marks for fillers, readbacks and FAQ answers, a dim cost footer per turn, step
- * progress and the end-of-session summary. Every line is written through src/cli/output.ts.
+ * progress and the end-of-session summary. Every line is written through src/cli/output.ts, and
+ * every text from a caller, an agent file or the daemon through its `printable`.
  */
 import type { Clip, CostInr, SessionEndResult, SessionOpened, StepProgress, TurnResult } from '../../client/index.js';
-import { accent, bad, bold, dim, formatMs, good, mark, ok, plural, printFields, rupees, say } from '../output.js';
+import { accent, bad, bold, dim, formatMs, good, mark, ok, plural, printable, printFields, rupees, say } from '../output.js';
 
 /** The dim tag after a clip's text, or '' for a plain clip. */
 function tagOf(clip: Clip): string {
@@ -31,15 +32,16 @@ export function clipLines(clips: Clip[]): Array<{ text: string; tag: string }> {
 
 /** Prints the agent's clips, one line each: `agent › text  · readback`. */
 export function printAgentClips(clips: Clip[]): void {
-  for (const { text, tag } of clipLines(clips)) {
+  for (const { text: raw, tag } of clipLines(clips)) {
+    const text = printable(raw);
     const body = tag === 'filler' ? dim(text) : tag.startsWith('faq') || tag === 'readback' ? mark(text) : text;
-    say(`${accent('agent ›')} ${body}${tag ? dim(`  · ${tag}`) : ''}`);
+    say(`${accent('agent ›')} ${body}${tag ? dim(`  · ${printable(tag)}`) : ''}`);
   }
 }
 
 /** Prints what the caller said (non-interactive mode, where the terminal did not echo it). */
 export function printCallerLine(text: string): void {
-  say(`${dim('you   ›')} ${text}`);
+  say(`${dim('you   ›')} ${printable(text)}`);
 }
 
 /** The session header and the opening clips, in `display_order`. */
@@ -47,7 +49,7 @@ export function printOpening(opened: SessionOpened, interactive: boolean): void 
   const a = opened.agent;
   say(
     dim(
-      `session ${opened.session_id} · ${a?.name ?? opened.agent_id} (${opened.agent_id}, ${a?.language ?? '?'})` +
+      printable(`session ${opened.session_id} · ${a?.name ?? opened.agent_id} (${opened.agent_id}, ${a?.language ?? '?'})`) +
         (interactive ? ' · /help for commands, Ctrl-D to end' : ''),
     ),
   );
@@ -67,7 +69,9 @@ export function llmPart(turn: TurnResult): string {
   const u = turn.trace?.usage;
   const miss = (turn.trace?.steps ?? []).find((st) => st.layer === 'llm' && st.result === 'miss');
   const reason =
-    miss && typeof miss.detail === 'string' ? `${miss.detail}${typeof miss.status === 'number' ? ` (${miss.status})` : ''}` : null;
+    miss && typeof miss.detail === 'string'
+      ? `${printable(miss.detail)}${typeof miss.status === 'number' ? ` (${miss.status})` : ''}`
+      : null;
   const ms = formatMs(turn.trace?.latency_ms?.llm);
   if (u && reason !== null && u.input_tokens === 0 && u.output_tokens === 0) return ` · llm ${reason} ${ms}`;
   if (u) {
@@ -85,7 +89,7 @@ export function turnFooter(turn: TurnResult): string {
   const ttsInr = turn.cost?.tts_inr ?? 0;
   const tts = ttsInr > 0 ? ` · tts ${rupees(ttsInr)}` : '';
   return (
-    `layer=${turn.trace?.layer ?? '?'} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}${llmPart(turn)}${tts}` +
+    `layer=${printable(turn.trace?.layer ?? '?')} · ${rupees(turn.cost?.total_inr)} · ${formatMs(turn.trace?.latency_ms?.total)}${llmPart(turn)}${tts}` +
     ` (session ${rupees(turn.session_totals?.total_inr)})`
   );
 }
@@ -117,8 +121,10 @@ export function printStepProgress(progress: StepProgress | undefined, cursor?: s
   for (const [id, status] of Object.entries(progress.steps ?? {})) {
     const colour = STATUS_MARK[status] ?? ((s: string) => s);
     const shown =
-      id === cursor && awaiting !== undefined && status === 'pending' ? mark(`awaiting confirmation: ${awaiting}`) : colour(status);
-    say(`${id === cursor ? accent('›') : ' '} ${id.padEnd(16)} ${shown}`);
+      id === cursor && awaiting !== undefined && status === 'pending'
+        ? mark(`awaiting confirmation: ${printable(awaiting)}`)
+        : colour(printable(status));
+    say(`${id === cursor ? accent('›') : ' '} ${printable(id).padEnd(16)} ${shown}`);
   }
 }
 
@@ -153,9 +159,9 @@ export function costLine(cost: CostInr | undefined): string {
   return `${rupees(cost.total_inr)} ${dim(`(llm ${rupees(cost.llm_inr)}, tts ${rupees(cost.tts_inr)}, stt ${rupees(cost.stt_inr)})`)}`;
 }
 
-/** A captured value for people: strings as they are, booleans as yes/no, the rest as JSON. */
+/** A captured value for people: strings as they are ({@link printable}), booleans as yes/no, the rest as JSON. */
 export function valueText(v: unknown): string {
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return printable(v);
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   return JSON.stringify(v);
 }
@@ -173,13 +179,19 @@ export function printSummary(end: SessionEndResult): void {
   }
   const turns = typeof s.turns === 'number' ? s.turns : undefined;
   const steps = Array.isArray(s.steps) ? (s.steps as Array<{ id: string; status: string }>) : [];
-  const fields: Array<[string, string]> = [['outcome', `${s.outcome}${turns === undefined ? '' : dim(` (${plural(turns, 'turn')})`)}`]];
-  if (steps.length) fields.push(['steps', steps.map((st) => `${st.id} ${(STATUS_MARK[st.status] ?? String)(st.status)}`).join(dim(' · '))]);
+  const fields: Array<[string, string]> = [
+    ['outcome', `${printable(s.outcome)}${turns === undefined ? '' : dim(` (${plural(turns, 'turn')})`)}`],
+  ];
+  if (steps.length)
+    fields.push([
+      'steps',
+      steps.map((st) => `${printable(String(st.id))} ${(STATUS_MARK[st.status] ?? String)(printable(String(st.status)))}`).join(dim(' · ')),
+    ]);
   fields.push(['cost', costLine(end.cost)]);
   printFields(fields);
   const extracted = typeof s.extracted === 'object' && s.extracted !== null ? Object.entries(s.extracted) : [];
   say(dim('extracted:'));
   if (extracted.length === 0) say(dim('  nothing captured'));
   const width = Math.max(0, ...extracted.map(([k]) => k.length));
-  for (const [slot, value] of extracted) say(`  ${slot.padEnd(width)}  ${valueText(value)}`);
+  for (const [slot, value] of extracted) say(`  ${printable(slot).padEnd(width)}  ${valueText(value)}`);
 }

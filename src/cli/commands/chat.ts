@@ -3,7 +3,8 @@
  * API (`POST /v1/sessions`, `/turn`, `/end`).
  *
  * - stdin and stdout are terminals: an interactive prompt with slash commands;
- * - otherwise: one turn per non-empty stdin line, the session ended at EOF;
+ * - otherwise: one turn per non-empty stdin line, the session ended at EOF; a line the daemon
+ *   refuses (`invalid_request`, e.g. over 4,000 characters) is told on stderr and skipped;
  * - `--json`: JSON Lines — the open response, each turn result, then the end result.
  *
  * The agent can end the call (docs/api-decisions.md "Sessions", **Close-grace**): after its closing line
@@ -30,7 +31,7 @@ import type { CommandContext } from '../context.js';
 import { InterruptedError, InvalidValueError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
-import { dim, hint, ok, printError, printFields, printJsonLine, say } from '../output.js';
+import { dim, hint, ok, printable, printError, printFields, printJsonLine, quoted, say } from '../output.js';
 import { playUrls } from '../player.js';
 import {
   costLine,
@@ -46,7 +47,7 @@ import { checkId } from './ids.js';
 
 /** Flags of `vagent chat`. */
 export interface ChatFlags {
-  /** A JSON object for the agent's templates. */
+  /** A JSON object for the agent's templates, or `@file.json`. */
   context?: string;
   customerName?: string;
   /** E.164. */
@@ -65,11 +66,12 @@ export interface ChatFlags {
 export function sessionBody(agentId: string, flags: ChatFlags): OpenSessionBody {
   const body: OpenSessionBody = { agent_id: checkId('agent', agentId) };
   let context: Record<string, unknown> | undefined;
-  if (flags.context !== undefined) context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\'');
+  if (flags.context !== undefined)
+    context = parseContextFlag(flags.context, 'example: --context \'{"seller_name": "ShopKart"}\' or --context @context.json');
   if (flags.now !== undefined) {
     if (isoTimeMs(flags.now) === null) {
       throw new InvalidValueError(
-        `--now must be an ISO 8601 date-time, not "${flags.now}"`,
+        `--now must be an ISO 8601 date-time, not ${quoted(flags.now)}`,
         'context.now',
         'example: --now 2025-11-13T10:00:00+05:30',
       );
@@ -211,11 +213,11 @@ class Conversation {
     const name = line.split(/\s+/)[0]!.toLowerCase();
     const run = this.commands[name];
     if (!run) {
-      hint(`unknown command ${name}; /help lists them`);
+      hint(`unknown command ${printable(name)}; /help lists them`);
       return 'continue';
     }
     if (this.json && !['/end', '/exit', '/quit'].includes(name)) {
-      hint(`${name} is ignored with --json`);
+      hint(`${printable(name)} is ignored with --json`);
       return 'continue';
     }
     return run();
@@ -239,6 +241,13 @@ class Conversation {
       if (this.interactive) {
         printError(err);
         return gone ? 'stop' : 'continue';
+      }
+      // A line the daemon refuses (too long, say) changed nothing: the session goes on with the
+      // next line, as at the prompt; the refusal is told on stderr.
+      if (err.code === 'invalid_request') {
+        printError(err, this.json);
+        if (!this.json) hint('that line was not sent; going on with the next');
+        return 'continue';
       }
       if (!gone) hint(`session ${this.id} is still open; end it with: vagent session end ${this.id}`);
       throw err;

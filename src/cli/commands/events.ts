@@ -9,7 +9,7 @@ import { EVENT_ID_PATTERN, EVENT_PATTERN, typesOf } from '../../domain/events.js
 import { ID_PATTERNS } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, InvalidValueError } from '../errors.js';
-import { accent, bad, dim, good, hint, mark, printJsonLine, say } from '../output.js';
+import { accent, bad, dim, good, hint, mark, printable, printJsonLine, quoted, say } from '../output.js';
 import { wholeNumber } from './call.js';
 
 /** Flags shared by `events list` and `events tail`. */
@@ -36,18 +36,26 @@ export function typePatterns(flags: string[] | undefined): string[] | undefined 
   const example = 'e.g. --type call.* --type session.turn';
   for (const p of patterns) {
     if (!EVENT_PATTERN.test(p))
-      throw new InvalidValueError(`--type must be an event type or pattern such as call.* or session.turn, not "${p}"`, 'types', example);
+      throw new InvalidValueError(
+        `--type must be an event type or pattern such as call.* or session.turn, not ${quoted(p)}`,
+        'types',
+        example,
+      );
   }
   const { unknown } = typesOf(patterns);
   if (unknown.length > 0)
-    throw new InvalidValueError(`--type ${unknown.join(', ')}: no such event type (see docs/events.md for the list)`, 'types', example);
+    throw new InvalidValueError(
+      `--type ${unknown.map((u) => quoted(u)).join(', ')}: no such event type (see docs/events.md for the list)`,
+      'types',
+      example,
+    );
   return patterns;
 }
 
 /** The `--call` flag checked, or undefined. @throws InvalidValueError (param `call_id`). */
 function callFlag(value: string | undefined): string | undefined {
   if (value !== undefined && !ID_PATTERNS.call.test(value))
-    throw new InvalidValueError(`--call must be a call id such as cl_4503599627370497, not "${value}"`, 'call_id');
+    throw new InvalidValueError(`--call must be a call id such as cl_4503599627370497, not ${quoted(value)}`, 'call_id');
   return value;
 }
 
@@ -95,10 +103,12 @@ export function eventDetail(e: EventView): string {
 
 /** One line of an event, as `stripe listen` prints one: time, arrow, type, id, call or session, detail. */
 export function eventLine(e: EventView): string {
-  const type = e.type === 'call.ended' || e.type === 'call.failed' || e.type === 'budget.exceeded' ? mark(e.type) : accent(e.type);
-  const subject = e.call_id ?? e.session_id ?? '';
-  const detail = eventDetail(e);
-  return `${formatSeconds(e.created_at)}  --> ${type.padEnd(type.length + Math.max(0, 16 - e.type.length))} ${e.id}  ${subject}${detail ? `  ${dim(detail)}` : ''}`.trimEnd();
+  const shownType = printable(e.type);
+  const type = e.type === 'call.ended' || e.type === 'call.failed' || e.type === 'budget.exceeded' ? mark(shownType) : accent(shownType);
+  // Every field is the daemon's (and `heard` a caller's words): shown, never obeyed.
+  const subject = printable(e.call_id ?? e.session_id ?? '');
+  const detail = printable(eventDetail(e));
+  return `${formatSeconds(e.created_at)}  --> ${type.padEnd(type.length + Math.max(0, 16 - e.type.length))} ${printable(e.id)}  ${subject}${detail ? `  ${dim(detail)}` : ''}`.trimEnd();
 }
 
 /**
@@ -117,7 +127,7 @@ export async function list(ctx: CommandContext, flags: EventListFlags): Promise<
   if (callId) query.call_id = callId;
   if (flags.after !== undefined) {
     if (!EVENT_ID_PATTERN.test(flags.after))
-      throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not "${flags.after}"`, 'after');
+      throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not ${quoted(flags.after)}`, 'after');
     query.after = flags.after;
   }
   if (flags.limit !== undefined) query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
@@ -160,7 +170,7 @@ export async function tail(ctx: CommandContext, flags: EventFilterFlags & { afte
   const types = typePatterns(flags.type);
   const callId = callFlag(flags.call);
   if (flags.after !== undefined && !EVENT_ID_PATTERN.test(flags.after))
-    throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not "${flags.after}"`, 'Last-Event-ID');
+    throw new InvalidValueError(`--after must be an event id such as evt_000000000042, not ${quoted(flags.after)}`, 'Last-Event-ID');
   const client = await ctx.client();
   const stop = new AbortController();
   const onInterrupt = () => stop.abort();

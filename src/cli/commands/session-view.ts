@@ -1,18 +1,19 @@
 /**
  * How `vagent session show|list` shows sessions to people (`SessionDetailSchema` in src/contract/sessions.ts, with
- * vagent's extension fields; `GET /v1/sessions`). Every line is written through src/cli/output.ts.
+ * vagent's extension fields; `GET /v1/sessions`). Every line is written through src/cli/output.ts,
+ * every text from a caller, an agent or the daemon through its `printable`.
  */
 import type { SessionDetail, SessionListItem } from '../../client/index.js';
-import { bold, dim, formatMs, formatTime, orDash, plural, printFields, printTable, rupees, say } from '../output.js';
+import { bold, dim, formatMs, formatTime, orDash, plural, printable, printFields, printTable, rupees, say } from '../output.js';
 import { costLine, STATUS_MARK, valueText } from './chat-view.js';
 
 /** Longest caller or agent text in the turn list before it is cut with `…`. */
 const TEXT_WIDTH = 48;
 
-const cut = (text: string): string => (text.length > TEXT_WIDTH ? `${text.slice(0, TEXT_WIDTH - 1)}…` : text);
+const cut = (text: string): string => printable(text.length > TEXT_WIDTH ? `${text.slice(0, TEXT_WIDTH - 1)}…` : text);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** `ended (completed)`, `open`. */
-const statusLine = (status: string, outcome: string | null): string => (outcome ? `${status} (${outcome})` : status);
+const statusLine = (status: string, outcome: string | null): string => printable(outcome ? `${status} (${outcome})` : status);
 
 /** One entry of Session detail's raw turn list, as far as the CLI reads it. */
 interface TurnRow {
@@ -33,12 +34,12 @@ export async function printSessionDetail(d: SessionDetail): Promise<void> {
   // A daemon older than the `session` extension leaves it out.
   const rec: Partial<SessionDetail['session']> = d.session ?? {};
   const fields: Array<[string, string]> = [
-    ['session', id],
+    ['session', printable(id)],
     ['agent', orDash(rec.agent_id)],
     ['status', rec.status ? statusLine(rec.status, rec.outcome ?? null) : dim('-')],
   ];
-  if (rec.title) fields.push(['title', rec.title]);
-  if (rec.customer_name) fields.push(['customer', rec.customer_name]);
+  if (rec.title) fields.push(['title', printable(rec.title)]);
+  if (rec.customer_name) fields.push(['customer', printable(rec.customer_name)]);
   if (typeof rec.created_at === 'number') fields.push(['started', formatTime(rec.created_at)]);
   if (typeof rec.ended_at === 'number') fields.push(['ended', formatTime(rec.ended_at)]);
   fields.push(
@@ -66,8 +67,8 @@ async function printStepsTable(steps: SessionDetail['session']['steps']): Promis
   await printTable(
     steps,
     [
-      { header: 'STEP', cell: (s) => s.id },
-      { header: 'STATUS', cell: (s) => (STATUS_MARK[s.status] ?? String)(s.status) },
+      { header: 'STEP', cell: (s) => printable(s.id) },
+      { header: 'STATUS', cell: (s) => (STATUS_MARK[s.status] ?? String)(printable(s.status)) },
       { header: 'ATTEMPTS', cell: (s) => String(s.attempts) },
       { header: 'SLOT', cell: (s) => orDash(s.slot) },
       { header: 'CAPTURED', cell: (s) => (s.value === null ? dim('-') : valueText(s.value)) },
@@ -95,8 +96,8 @@ export async function printSessionList(rows: SessionListItem[]): Promise<void> {
   await printTable(
     rows,
     [
-      { header: 'SESSION', cell: (s) => s.session_id },
-      { header: 'AGENT', cell: (s) => s.agent_id },
+      { header: 'SESSION', cell: (s) => printable(s.session_id) },
+      { header: 'AGENT', cell: (s) => printable(s.agent_id) },
       { header: 'STATUS', cell: (s) => statusLine(s.status, s.outcome) },
       { header: 'TURNS', cell: (s) => String(s.turns) },
       { header: 'CUSTOMER', cell: (s) => orDash(s.customer_name) },

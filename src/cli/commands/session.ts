@@ -5,7 +5,7 @@
 import type { SessionListQuery } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
 import { InvalidValueError } from '../errors.js';
-import { hint, printJson } from '../output.js';
+import { hint, printJson, quoted } from '../output.js';
 import { printSummary } from './chat-view.js';
 import { printSessionDetail, printSessionList } from './session-view.js';
 import { checkId } from './ids.js';
@@ -26,7 +26,7 @@ export async function list(ctx: CommandContext, flags: SessionListFlags = {}): P
   if (flags.limit !== undefined) {
     const n = /^\d+$/.test(flags.limit.trim()) ? Number(flags.limit.trim()) : NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > 100)
-      throw new InvalidValueError(`--limit must be a whole number from 1 to 100, not "${flags.limit}"`, 'limit');
+      throw new InvalidValueError(`--limit must be a whole number from 1 to 100, not ${quoted(flags.limit)}`, 'limit');
     query.limit = n;
   }
   if (flags.cursor !== undefined) query.cursor = flags.cursor;

@@ -16,7 +16,7 @@ export function registerSessionCommands(program: Command): void {
     .command('chat')
     .argument('<agent-id>', 'the agent to talk to, e.g. ag_clinic_booking')
     .description('talk to an agent in text: one line per caller turn')
-    .option('--context <json>', "a JSON object for the agent's templates ({{context.…}})")
+    .option('--context <json>', "a JSON object for the agent's templates ({{context.…}}), or @file.json to read it from a file")
     .option('--customer-name <name>', "the caller's name ({{customer_name}})")
     .option('--customer-phone <e164>', "the caller's number, E.164")
     .option('--now <iso>', 'reference time for relative dates ("tomorrow"); sets context.now')
