@@ -172,9 +172,12 @@ export function printError(err: unknown, json = false): void {
     return;
   }
   const red = (s: string) => pc.red(s);
-  // Messages and hints may quote the daemon's or the operator's text: shown, never obeyed.
-  const line = (text: string) => process.stderr.write(`${red('error:')} ${printable(boundedMessage(text))}\n`);
-  const hintOf = (text: string) => hint(printable(boundedMessage(text)));
+  // Messages and hints may quote the daemon's or the operator's text: shown, never obeyed. The
+  // CLI's own messages may be several lines (a list of bad settings): each line is shown so.
+  const shown = (text: string, lines: boolean) =>
+    lines ? boundedMessage(text).split('\n').map(printable).join('\n') : printable(boundedMessage(text));
+  const line = (text: string, lines = false) => process.stderr.write(`${red('error:')} ${shown(text, lines)}\n`);
+  const hintOf = (text: string) => hint(shown(text, true));
   if (err instanceof ApiResponseError || err instanceof ApiError) {
     const param = err.param && !err.message.startsWith(err.param) ? ` (${err.param})` : '';
     line(`${err.code}: ${err.message}${param}`);
@@ -183,7 +186,7 @@ export function printError(err: unknown, json = false): void {
     line(err.message);
   } else if (err instanceof CliError) {
     const code = err instanceof InvalidValueError ? `${err.code}: ` : '';
-    line(`${code}${err.message}`);
+    line(`${code}${err.message}`, true);
     if (err.hint) hintOf(err.hint);
   } else {
     const e = err as Error;
