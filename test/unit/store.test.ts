@@ -206,8 +206,11 @@ describe('Store', () => {
     // Writes keep coming (20 writers, each issuing its next write at once), so a passive
     // checkpoint never finds the WAL all copied at the start of a write: without the hold the
     // WAL would only grow. Each write adds a page (a 3000-byte row). Both runs make the same
-    // number of writes (not run for the same time), so a busy machine changes neither's WAL.
-    const TOTAL_WRITES = 12_000;
+    // number of writes (not run for the same time), so a busy machine changes neither's WAL. How
+    // far the WAL outgrows its restart size is set by the longest time the worker thread waits
+    // for a core (writes go on meanwhile), not by the number of writes: enough writes that a
+    // worker kept waiting by other test files on the host still shows the WAL reused.
+    const TOTAL_WRITES = 36_000;
     const run = async (restartFrames: number) => {
       const file = dbFile();
       const store = Store.open(file);
