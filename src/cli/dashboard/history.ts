@@ -6,7 +6,7 @@
  */
 import type { EventView } from '../../client/index.js';
 import { eventSeq } from '../../domain/events.js';
-import { countCache, put, rowEvent, type CallPhase, type CallRow, type DashboardModel } from './model.js';
+import { countCache, put, rowEvent, unplayed, type CallPhase, type CallRow, type DashboardModel } from './model.js';
 
 /** The ids of the calls whose history is wanted and not yet being loaded. */
 export const historyWanted = (model: DashboardModel): string[] => model.order.filter((id) => model.calls[id]!.history === 'wanted');
@@ -42,18 +42,7 @@ export function mergeHistory(model: DashboardModel, callId: string, history: rea
   for (const e of [...mine, ...before.pending]) byId.set(e.id, e);
   const all = [...byId.values()].sort((a, b) => (eventSeq(a.id) ?? 0) - (eventSeq(b.id) ?? 0));
   let m: DashboardModel = { ...model, tenant: model.tenant ?? mine[0]?.tenant_id ?? null };
-  let row: CallRow = {
-    ...before,
-    phase: 'created',
-    endedAt: null,
-    endReason: null,
-    durationS: null,
-    costInr: 0,
-    steps: null,
-    turns: [],
-    events: [],
-    upTo: null,
-  };
+  let row: CallRow = { ...before, ...unplayed() };
   for (const e of all) {
     row = rowEvent(row, e);
     if (!liveIds.has(e.id)) m = countCache(m, e);

@@ -123,6 +123,14 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 const safe = (v: string | null): string | null => (v === null ? null : printable(v));
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** The fields of a row its events build up, as they are before the first (a history replay starts from these). */
+export function unplayed(): Pick<
+  CallRow,
+  'phase' | 'endedAt' | 'endReason' | 'durationS' | 'costInr' | 'steps' | 'turns' | 'events' | 'upTo'
+> {
+  return { phase: 'created', endedAt: null, endReason: null, durationS: null, costInr: 0, steps: null, turns: [], events: [], upTo: null };
+}
+
 function newRow(callId: string, startedAt: number): CallRow {
   return {
     callId,
@@ -130,17 +138,9 @@ function newRow(callId: string, startedAt: number): CallRow {
     direction: null,
     number: null,
     agentId: null,
-    phase: 'created',
     startedAt,
     answeredAt: null,
-    endedAt: null,
-    endReason: null,
-    durationS: null,
-    costInr: 0,
-    steps: null,
-    turns: [],
-    events: [],
-    upTo: null,
+    ...unplayed(),
     history: 'done',
     historyComplete: true,
     pending: [],
