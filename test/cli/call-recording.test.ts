@@ -62,7 +62,7 @@ async function finishedRecording(callId: string): Promise<Buffer> {
 
 describe('call recordings', { timeout: 180_000 }, () => {
   it('records both parties of a simulated call, each on its channel at the time it spoke', async () => {
-    const { lines, callId } = await simulate('ag_clinic_recorded', ['--say', 'Priya Sharma', '--say', 'yes', '--timeout-s', '40']);
+    const { lines, callId } = await simulate('ag_clinic_recorded', ['--say', 'Priya Sharma', '--say', 'yes', '--hang-up']);
     const wav = await finishedRecording(callId);
     const { sampleRate, channels } = wavChannels(wav);
     expect(sampleRate).toBe(16_000);
@@ -150,7 +150,7 @@ describe('call recordings', { timeout: 180_000 }, () => {
   });
 
   it('records nothing for an agent with recording off, and says so', async () => {
-    const { callId } = await simulate('ag_clinic_booking', ['--say', 'Priya Sharma', '--timeout-s', '20']);
+    const { callId } = await simulate('ag_clinic_booking', ['--say', 'Priya Sharma', '--hang-up']);
     const shown = await api(daemon, 'GET', `/v1/calls/${callId}`, { key });
     expect(shown.body.recording_url).toBeNull();
     const ended = await api(daemon, 'GET', `/v1/events?call_id=${callId}&types=call.ended`, { key });
@@ -171,7 +171,7 @@ describe('call recordings', { timeout: 180_000 }, () => {
     const set = await runCli(['admin', 'tenant', 'set', 'default', '--recording', 'mono', '--state-dir', daemon.stateDir]);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('mono (both parties mixed)');
-    const next = await simulate('ag_clinic_booking', ['--say', 'Priya Sharma', '--timeout-s', '20']);
+    const next = await simulate('ag_clinic_booking', ['--say', 'Priya Sharma', '--hang-up']);
     const mono = wavChannels(await finishedRecording(next.callId));
     expect(mono.channels).toHaveLength(1);
     expect(rms(mono.channels[0]!, mono.sampleRate, 0, 2000)).toBeGreaterThan(300); // the opening

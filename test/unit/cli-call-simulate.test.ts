@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { WaveFile } from 'wavefile';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeTranscripts, simulationPlan, type CallSimulateFlags } from '../../src/cli/commands/call-simulate-plan.js';
+import { fakeTranscripts, scriptOf, simulationPlan, type CallSimulateFlags } from '../../src/cli/commands/call-simulate-plan.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { callerLineFromWav, CallerWavError } from '../../src/cli/simulator/sim-audio.js';
@@ -137,6 +137,18 @@ describe('vagent call simulate: flags → plan', () => {
       param: 'wav',
       message: expect.stringContaining('not a WAV file'),
     });
+  });
+
+  it('--hang-up ends the script with a hang-up once the last reply has played; without it the agent ends the call', () => {
+    const say = ['--say', 'my name is Priya', '--dtmf', '98#'];
+    const hangs = simulationPlan('ag_x', simulateOpts([...say, '--hang-up']));
+    expect(hangs.hangUp).toBe(true);
+    const steps = scriptOf(hangs, [new Int16Array(160), null]);
+    expect(steps.map((s) => s.kind)).toEqual(['say', 'dtmf', 'hangup']);
+    expect(steps.at(-1)).toEqual({ kind: 'hangup', afterReply: true });
+    const stays = simulationPlan('ag_x', simulateOpts(say));
+    expect(stays.hangUp).toBe(false);
+    expect(scriptOf(stays, [new Int16Array(160), null]).map((s) => s.kind)).toEqual(['say', 'dtmf']);
   });
 
   it('DTMF alone is a call too', () => {

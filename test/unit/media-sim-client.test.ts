@@ -514,6 +514,41 @@ describe('scripted carrier client: the call timeline', () => {
     ).toThrow(/do not go together/);
   });
 
+  it('a hang-up after the reply waits until the reply to the last line has played, then sends stop', async () => {
+    const b = await bot('twilio');
+    const clock = new FakeClock();
+    const { call, seen } = start(
+      b,
+      clock,
+      [
+        { kind: 'say', pcm: tone(300), text: 'one' },
+        { kind: 'hangup', afterReply: true },
+      ],
+      { replyQuietMs: 200, timeoutMs: 60_000 },
+    );
+    await until(() => b.stream.phase === 'started', 'start');
+    const w = b.stream.writer;
+    await advance(clock, 200); // no opening: the line goes after the reply timeout at the latest
+    await advance(clock, 10_000);
+    await until(() => seen.some((e) => e.type === 'line_start'), 'the line');
+    await advance(clock, 320);
+    await until(() => seen.some((e) => e.type === 'line_end'), 'the line ends');
+    // Before any reply the caller stays on the line.
+    await advance(clock, 1000);
+    expect(seen.some((e) => e.type === 'hangup')).toBe(false);
+    for (let i = 0; i < 25; i++) b.socket().send(w.media(Buffer.alloc(160, 0x55))); // a 500 ms reply
+    await until(() => seen.some((e) => e.type === 'reply_start' && e.turn === 0), 'the reply');
+    await settle(20);
+    await advance(clock, 500); // played
+    await advance(clock, 150); // not yet quiet for 200 ms
+    expect(seen.some((e) => e.type === 'hangup')).toBe(false);
+    await advance(clock, 80);
+    expect(seen.find((e) => e.type === 'hangup')).toMatchObject({ type: 'hangup', stop: true });
+    const t = await call.done;
+    expect(t.close.by).toBe('caller');
+    await until(() => b.stream.phase === 'stopped', 'stop');
+  });
+
   it('the bot hanging up ends the timeline with its close code', async () => {
     const b = await bot('exotel');
     const clock = new FakeClock();

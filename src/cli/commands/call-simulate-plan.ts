@@ -41,6 +41,8 @@ export interface CallSimulateFlags {
   timeoutS?: string;
   /** Exit 1 when the recogniser misheard any `--say` line. */
   strict?: boolean;
+  /** Hang up once the reply to the last line or keys has played, instead of waiting for the agent to end the call. */
+  hangUp?: boolean;
 }
 
 /**
@@ -86,6 +88,8 @@ export interface SimulationPlan {
   /** The caller's steps in order: lines spoken or played, keys pressed. */
   lines: Array<{ kind: 'say'; text: string } | { kind: 'wav'; file: string; pcm: Int16Array } | { kind: 'dtmf'; digits: string }>;
   bargeIn: boolean;
+  /** The caller hangs up once the reply to its last step has played (`--hang-up`). */
+  hangUp: boolean;
   to: string;
   from?: string;
   timeoutS: number;
@@ -178,6 +182,7 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
     format,
     lines,
     bargeIn: flags.bargeIn === true,
+    hangUp: flags.hangUp === true,
     placement,
     to: flags.to ?? EXAMPLE_DID,
     ...(flags.from !== undefined ? { from: flags.from } : {}),
@@ -226,9 +231,9 @@ export async function synthesiseLines(plan: SimulationPlan, language: string): P
   }
 }
 
-/** The caller's script, step by step; then the agent ends the call (or the timeout does). */
+/** The caller's script, step by step; then the agent ends the call (or the timeout does), or with `--hang-up` the caller does once the last reply has played. */
 export function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): SimStep[] {
-  return plan.lines.map((l, i): SimStep =>
+  const steps = plan.lines.map((l, i): SimStep =>
     l.kind === 'dtmf'
       ? {
           kind: 'dtmf',
@@ -243,4 +248,7 @@ export function scriptOf(plan: SimulationPlan, pcm: Array<Int16Array | null>): S
           ...(plan.bargeIn ? { bargeInAfterMs: BARGE_IN_AFTER_MS } : { afterReplyMs: AFTER_REPLY_MS }),
         },
   );
+  // --hang-up: the caller hangs up once the reply to its last step has played (not over it).
+  if (plan.hangUp) steps.push({ kind: 'hangup', afterReply: true });
+  return steps;
 }

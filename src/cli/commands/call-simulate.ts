@@ -154,7 +154,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     );
     const spoken = plan.lines.filter((l) => l.kind !== 'dtmf').length;
     hint(
-      `the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ", each after the agent's reply"}`,
+      `the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ", each after the agent's reply"}${plan.hangUp ? ', then hangs up once the last reply has played' : ''}`,
     );
   };
 

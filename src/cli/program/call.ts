@@ -119,6 +119,10 @@ Examples:
     .option('--context <json>', 'outbound agents: a JSON object for their templates (required_context), or @file.json')
     .option('--customer-name <name>', "outbound agents: the callee's name ({{customer_name}})")
     .option('--timeout-s <s>', 'hang up after this many seconds if the agent has not (5–3600, default 180)')
+    .option(
+      '--hang-up',
+      "hang up once the agent's reply to the last line or keys has played (default: stay on the line until the agent ends the call or --timeout-s passes)",
+    )
     .option('--strict', 'exit 1 when the recogniser misheard any --say line (the error names the turns)')
     .addHelpText(
       'after',
@@ -142,7 +146,9 @@ text, the --wav file name, the --dtmf keys) and "match": true when the recognise
 --say line as said, once both are read as the slot extractors read them ("five p m" and "5 pm"
 are alike), false when it misheard it (marked "heard: … ≠ said …"), null when there is nothing
 to compare (a WAV, keys). The summary counts "mismatches"; with --strict any mismatch exits 1,
-naming the turns. Ctrl-C hangs up, prints the summary and exits 130.
+naming the turns. The call lasts until the agent ends it (or --timeout-s passes); with --hang-up
+the caller hangs up once the reply to its last line or keys has played. Ctrl-C hangs up, prints
+the summary and exits 130.
 
 Examples:
   $ vagent call simulate ag_clinic_booking --say "My name is Priya Sharma" --say "tomorrow at 5 pm" --say "yes"

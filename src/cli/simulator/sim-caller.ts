@@ -85,12 +85,13 @@ export class SimScript {
     const s = this.o.steps[this.step];
     if (!s) return undefined;
     if (s.kind === 'wait') return this.stepSince + s.ms;
-    if (s.kind === 'hangup') return now;
+    if (s.kind === 'hangup' && s.afterReply !== true) return now;
     if ((s.kind === 'say' || s.kind === 'dtmf') && s.bargeInAfterMs !== undefined) {
       if (this.phone.replyStartAt !== undefined) return this.phone.replyStartAt + s.bargeInAfterMs;
       return this.stepSince + this.replyTimeout();
     }
-    if (this.phone.replyDoneAt !== undefined) return this.phone.replyDoneAt + (this.o.replyQuietMs ?? 400) + (s.afterReplyMs ?? 0);
+    const afterReplyMs = s.kind === 'hangup' ? 0 : (s.afterReplyMs ?? 0);
+    if (this.phone.replyDoneAt !== undefined) return this.phone.replyDoneAt + (this.o.replyQuietMs ?? 400) + afterReplyMs;
     return this.stepSince + this.replyTimeout();
   }
 

@@ -22,7 +22,8 @@ import type { CarrierAudioFormat, CarrierDialect } from '../../media/carriers/ty
  * - `wait`: let `ms` pass (silence keeps streaming).
  * - `hangup`: the caller hangs up: `stop` (Twilio, Exotel; default) then close 1000; with
  *   `stop: false` the socket just closes (a stream that stops without `stop`). Plivo never
- *   sends `stop`.
+ *   sends `stop`. At once by default; with `afterReply`, once the bot's reply has finished
+ *   playing, as a `say` waits (or after `replyTimeoutMs` without one).
  */
 export type SimStep =
   | {
@@ -36,7 +37,7 @@ export type SimStep =
     }
   | { kind: 'dtmf'; digits: string; gapMs?: number; afterReplyMs?: number; bargeInAfterMs?: number }
   | { kind: 'wait'; ms: number }
-  | { kind: 'hangup'; stop?: boolean };
+  | { kind: 'hangup'; stop?: boolean; afterReply?: boolean };
 
 /** Options of {@link simulateCall}. */
 export interface SimClientOptions {
