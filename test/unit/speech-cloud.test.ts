@@ -292,7 +292,8 @@ describe('SpeechService with cloud voices', () => {
     expect((await service({ elevenKey: 'nope' }).speech.ensure('four', ELEVEN_VOICE)).fallback).toBe('fallback:elevenlabs:http_401');
     const onlySarvam = service({ only: 'sarvam' }).speech;
     expect((await onlySarvam.ensure('five', ELEVEN_VOICE)).fallback).toBe('fallback:elevenlabs:not_configured');
-  });
+    // Five requests to local fakes, each allowed its service's 2 s: on a loaded host they add up past vitest's default 5 s.
+  }, 20_000);
 
   it('pre-synthesis counts a text that fell back as failed (with its fallback mark), and the cloud clips it made as ready', async () => {
     const { speech } = service();
