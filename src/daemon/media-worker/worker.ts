@@ -17,6 +17,7 @@ import type { ReplyClip, TurnReply, TurnRequest } from '../../media/call-session
 import { CarrierTransport } from '../../media/carrier-transport.js';
 import type { LiveKitRoomTransport } from '../../adapters/livekit/livekit-transport.js';
 import type { MediaTransport } from '../../media/transport.js';
+import { PocketsphinxRecognizer } from '../../adapters/recognizers/pocketsphinx.js';
 import type { SpeechRecognizer } from '../../media/recognizer.js';
 import { buildRecognizer } from '../../adapters/recognizers/recognizer-factory.js';
 import { WebRtcVad } from '../../media/vad-webrtc.js';
@@ -26,7 +27,6 @@ import { RecordingFile } from './recording-file.js';
 import { ClipFrameCache } from './worker-clips.js';
 import { processPort, WorkerOutbox, type WorkerPort } from './worker-outbox.js';
 import { WorkerWarmUp } from './worker-warm.js';
-import { WorkerRecognizer } from './worker-recognizer.js';
 import { emptyStreamStats } from '../../media/worker-protocol.js';
 import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, ToWorker } from '../../media/worker-protocol.js';
 
@@ -34,7 +34,7 @@ import type { ClipRef, FromWorker, RecognizerSpec, ReplyData, StreamSettings, To
 export interface MediaWorkerData {
   /** Bytes of converted clips kept per worker (LRU); default 64 MiB. */
   clipCacheBytes?: number;
-  /** Whether streams may use the embedded recogniser (pocketsphinx): its warm engines start after the first warm-up (worker-recognizer.ts). */
+  /** Whether streams may use the embedded recogniser (pocketsphinx): its warm engines start with the worker. */
   embeddedRecognizer?: boolean;
   /** A LiveKit room process: rtc-node and the room transport are loaded before it says it is ready, not on its first call. */
   livekitRooms?: boolean;
@@ -65,7 +65,13 @@ const clipCache = new ClipFrameCache(data.clipCacheBytes ?? 64 * 1024 * 1024);
 // --- recognisers ---------------------------------------------------------------------------
 
 /** The embedded recogniser of this worker (its engine processes are shared by its streams). */
-const embedded = new WorkerRecognizer();
+let embedded: PocketsphinxRecognizer | null = null;
+function loadEmbedded(): void {
+  if (!data.embeddedRecognizer) return;
+  embedded = new PocketsphinxRecognizer();
+  // The grammars of a call's first answers (the opening's step, a yes to a readback) start warm.
+  embedded.prewarm(['free', 'yes_no', 'name']);
+}
 
 /**
  * The recogniser of stream `id` (see ../../adapters/recognizers/recognizer-factory.ts); fallback switches become its
@@ -74,7 +80,7 @@ const embedded = new WorkerRecognizer();
  */
 function recognizerOf(spec: RecognizerSpec, id: number, recognizerTimeoutMs: number): SpeechRecognizer {
   return buildRecognizer(spec, {
-    embedded: embedded.recognizer,
+    embedded,
     onSwitch: (e) => post({ k: 'event', id, event: { type: 'sttFallback', ...e } }),
     primaryDeadlineMs: Math.max(1, Math.round(recognizerTimeoutMs * 0.6)),
   });
@@ -299,10 +305,8 @@ function handle(msg: ToWorker): void {
   switch (msg.k) {
     case 'attach':
       attach(msg);
-      if (msg.id >= 0) embedded.prewarm(); // a call's stream; warm-up streams have negative ids
       return;
     case 'attachRoom':
-      embedded.prewarm();
       void attachRoom(msg).catch((err: unknown) => roomFailed(msg.id, (err as Error).message));
       return;
     case 'in': {
@@ -338,14 +342,11 @@ function handle(msg: ToWorker): void {
       return;
     }
     case 'shutdown':
-      void embedded.close().finally(() => post({ k: 'shutdown' }));
+      void (embedded?.close() ?? Promise.resolve()).finally(() => post({ k: 'shutdown' }));
       return;
     case 'warm':
       // A warm-up that fails leaves the first call as cold as before, nothing worse.
-      void warmUp
-        .warm(msg)
-        .catch(() => post({ k: 'warmed', req: msg.req, files: [], ms: 0 }))
-        .finally(() => embedded.prewarm());
+      void warmUp.warm(msg).catch(() => post({ k: 'warmed', req: msg.req, files: [], ms: 0 }));
       return;
   }
 }
@@ -389,6 +390,6 @@ void (async () => {
       import('../../adapters/livekit/room-connect.js').then((m) => m.roomDriver(data.roomDriver).catch(() => undefined)),
       import('../../adapters/livekit/livekit-transport.js'),
     ]);
-  embedded.load(data.embeddedRecognizer === true);
+  loadEmbedded();
   post({ k: 'ready' });
 })();
