@@ -112,19 +112,18 @@ export async function renderOpening(
       ),
     ),
   ]);
-  const metered = { hits: 0, misses: 0, liveChars: rendered.liveChars, liveCharsBy: { ...rendered.liveCharsBy }, fallbacks: [] };
+  // The session's own texts are metered with the opening's clips: the open pays for both.
   const keys = [...rendered.keys];
   for (const clip of ensured) {
     if (clip === null) continue;
-    meterClip(metered, clip, speech.provider);
+    meterClip(rendered, clip, speech.provider);
     keys.push(clip.key);
   }
-  const tts = Object.entries(metered.liveCharsBy).reduce((sum, [engine, chars]) => sum + pricing.ttsMicro(engine, chars), 0);
   return {
     rendered,
     keys,
     later: paid ? [] : own,
-    cost: { ...ZERO_COST, tts },
-    ttsChars: metered.liveChars,
+    cost: { ...ZERO_COST, tts: pricing.ttsMicroOf(rendered.liveCharsBy) },
+    ttsChars: rendered.liveChars,
   };
 }

@@ -135,8 +135,13 @@ export class SessionService {
       cost: costView(spoken.cost),
     };
     // What the open cost is the session's from its first row (docs/api-decisions.md "Costs").
-    const metrics = { ...emptyMetrics(), cost: spoken.cost, tts_chars: spoken.ttsChars };
-    Object.assign(metrics, { opening_cost: { ...spoken.cost }, opening_tts_chars: spoken.ttsChars });
+    const metrics: SessionMetrics = {
+      ...emptyMetrics(),
+      cost: spoken.cost,
+      tts_chars: spoken.ttsChars,
+      opening_cost: { ...spoken.cost },
+      opening_tts_chars: spoken.ttsChars,
+    };
     const session: LiveSession = {
       id: 0,
       seq: 0,
@@ -366,7 +371,7 @@ export class SessionService {
 
       const cost: CostMicro = {
         llm: llm?.costMicro ?? 0,
-        tts: Object.entries(reply.liveCharsBy).reduce((sum, [provider, chars]) => sum + this.pricing.ttsMicro(provider, chars), 0),
+        tts: this.pricing.ttsMicroOf(reply.liveCharsBy),
         stt: this.pricing.sttMicro(input.stt_provider ?? undefined, sttAudioMsOf(input)),
       };
       const { view, stored, metrics } = meterTurn({

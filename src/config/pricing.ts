@@ -39,6 +39,11 @@ export class Pricing {
     return priceMicro(chars, this.list.tts[provider]?.per_1k_chars ?? 0, 1000);
   }
 
+  /** Cost of the characters sent to each TTS provider (`{provider: chars}`), µ₹: {@link ttsMicro} summed. */
+  ttsMicroOf(charsBy: Readonly<Record<string, number>>): number {
+    return Object.entries(charsBy).reduce((sum, [provider, chars]) => sum + this.ttsMicro(provider, chars), 0);
+  }
+
   /** Cost of `audioMs` milliseconds of audio metered by STT `provider`, µ₹ (0 if unpriced or unknown). */
   sttMicro(provider: string | undefined, audioMs: number): number {
     if (!provider) return 0;
