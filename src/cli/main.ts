@@ -8,8 +8,8 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { examples } from './command-kit.js';
-import { boundedMessage, EXIT, exitCodeOf } from './errors.js';
-import { printable, printError } from './output.js';
+import { EXIT, exitCodeOf } from './errors.js';
+import { printableLines, printError } from './output.js';
 import { unknownCommand } from './commands/suggest.js';
 import { versionLine } from '../version.js';
 import { registerDaemonCommands } from './program/daemon.js';
@@ -118,7 +118,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       // A value commander quotes (an unknown option, a bad choice) is bounded and its control
       // characters shown, as the CLI's own errors do.
       outputError: (s, write) => {
-        if (!json) write(`${boundedMessage(s.trimEnd()).split('\n').map(printable).join('\n')}\n`);
+        if (!json) write(`${printableLines(s.trimEnd())}\n`);
       },
     });
     if (json) cmd.showHelpAfterError(false);

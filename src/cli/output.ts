@@ -12,7 +12,7 @@ import { boundedMessage, CliError, errorObject, InvalidValueError } from './erro
 // and isolates (Unicode UAX #9), which reorder what a terminal shows. Letters, marks, emoji and
 // their joiners (U+200C, U+200D) are left alone.
 // eslint-disable-next-line no-control-regex -- control characters are what this matches
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -32,6 +32,11 @@ export function printable(text: string): string {
         ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
         : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
   );
+}
+
+/** {@link printable} line by line: a message of several lines keeps its line breaks (a list of problems), each line escaped. */
+export function printableLines(text: string): string {
+  return boundedMessage(text).split('\n').map(printable).join('\n');
 }
 
 /** Most characters of a value {@link quoted} shows. */
@@ -174,8 +179,7 @@ export function printError(err: unknown, json = false): void {
   const red = (s: string) => pc.red(s);
   // Messages and hints may quote the daemon's or the operator's text: shown, never obeyed. The
   // CLI's own messages may be several lines (a list of bad settings): each line is shown so.
-  const shown = (text: string, lines: boolean) =>
-    lines ? boundedMessage(text).split('\n').map(printable).join('\n') : printable(boundedMessage(text));
+  const shown = (text: string, lines: boolean) => (lines ? printableLines(text) : printable(boundedMessage(text)));
   const line = (text: string, lines = false) => process.stderr.write(`${red('error:')} ${shown(text, lines)}\n`);
   const hintOf = (text: string) => hint(shown(text, true));
   if (err instanceof ApiResponseError || err instanceof ApiError) {
@@ -206,7 +210,7 @@ export function printJsonLine(value: unknown): void {
  * span lines).
  */
 export function problem(location: string, message: string): void {
-  const shown = boundedMessage(message).split('\n').map(printable).join('\n');
+  const shown = printableLines(message);
   process.stderr.write(`${pc.bold(printable(location))}: ${shown}\n`);
 }
 

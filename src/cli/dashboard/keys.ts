@@ -4,6 +4,7 @@
  * call, Esc goes back, `h` hangs up after a `y`, `/` filters, `?` shows the keys, `q` quits.
  */
 import type { CallRow } from './model.js';
+import { printable } from './printable.js';
 
 /** What the screen shows besides the model. */
 export interface UiState {
@@ -92,7 +93,7 @@ export function onKey(
     if (key.backspace || key.delete) return { ui: { ...s, draft: ui.draft.slice(0, -1) }, effect: null };
     if (input && !key.ctrl && !key.meta) {
       // Typed or pasted: its printable characters, the filter kept to MAX_FILTER of them.
-      const typed = [...input.slice(0, 2 * MAX_FILTER)].filter((ch) => ch >= ' ' && ch !== '\u007f');
+      const typed = [...input.slice(0, 2 * MAX_FILTER)].filter((ch) => printable(ch) === ch);
       return { ui: { ...s, draft: [...ui.draft, ...typed].slice(0, MAX_FILTER).join('') }, effect: null };
     }
     return { ui: s, effect: null };

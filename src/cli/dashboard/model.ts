@@ -291,7 +291,7 @@ export function applyEvent(model: DashboardModel, e: EventView): DashboardModel 
   const seq = eventSeq(e.id);
   const lastSeq = model.lastEventId === null ? null : eventSeq(model.lastEventId);
   if (seq !== null && lastSeq !== null && seq <= lastSeq) return model;
-  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? printable(e.tenant_id) };
+  let m: DashboardModel = { ...model, lastEventId: e.id, tenant: model.tenant ?? e.tenant_id };
   if (e.type === 'session.turn') {
     const cost = num(e.data.cost_inr);
     if (m.spentInr !== null && cost !== null) m = { ...m, spentInr: m.spentInr + cost };
