@@ -14,7 +14,8 @@ import type { Settings } from '../../config/schema.js';
 import { openRuntime, type Runtime } from '../../daemon/runtime.js';
 import type { CommandContext } from '../context.js';
 import { dim, formatTime, hint, ok, orDash, printJson, printTable, say } from '../output.js';
-import { CliError, EXIT, InvalidValueError } from '../errors.js';
+import { CliError, EXIT } from '../errors.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** Flags shared by admin commands. */
 export interface AdminFlags {
@@ -108,9 +109,7 @@ export function keyRevoke(ctx: CommandContext, id: string, flags: AdminFlags): v
 
 /** `vagent admin audit [--tenant NAME] [--limit N]`: cross-tenant accesses seen in audit mode. */
 export async function audit(ctx: CommandContext, flags: AdminFlags & { tenant?: string; limit?: string }): Promise<void> {
-  const limit = flags.limit === undefined ? 50 : /^\d{1,5}$/.test(flags.limit.trim()) ? Number(flags.limit.trim()) : NaN;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-    throw new InvalidValueError(`--limit must be a whole number from 1 to 10000, not "${flags.limit}"`, 'limit');
+  const limit = flags.limit === undefined ? 50 : wholeNumber('--limit', 'limit', flags.limit, 1, 10_000);
   const events = withRuntime(flags, (rt) => rt.services.tenants.listAudit(limit, flags.tenant));
   if (ctx.json) return printJson({ data: events });
   await printTable(

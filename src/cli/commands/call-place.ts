@@ -15,7 +15,8 @@ import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
 import { explainMissingContext, parseContextFlag } from '../json-flag.js';
 import { formatTime, hint, ok, orDash, printFields, printJson } from '../output.js';
-import { wholeNumber, withHint } from './call.js';
+import { withHint } from './call.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** Flags of `vagent call place`. */
 export interface CallPlaceFlags {

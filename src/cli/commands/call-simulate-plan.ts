@@ -15,6 +15,7 @@ import { CliError, EXIT, InvalidValueError, UsageError } from '../errors.js';
 import { requireE164 } from '../e164-arg.js';
 import { quoted } from '../output.js';
 import { placeBody } from './call-place.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** One `--say`, `--wav` or `--dtmf`, in the order given on the command line. */
 export interface CallerLineFlag {
@@ -116,17 +117,10 @@ export function simulationPlan(agentId: string, flags: CallSimulateFlags): Simul
   ] as const) {
     if (value !== undefined) requireE164(value, flag, flag.slice(2));
   }
-  let timeoutS = DEFAULT_TIMEOUT_S;
-  if (flags.timeoutS !== undefined) {
-    const n = /^\d+$/.test(flags.timeoutS.trim()) ? Number(flags.timeoutS.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < TIMEOUT_RANGE.min || n > TIMEOUT_RANGE.max) {
-      throw new InvalidValueError(
-        `--timeout-s must be a whole number from ${TIMEOUT_RANGE.min} to ${TIMEOUT_RANGE.max}, not ${quoted(flags.timeoutS)}`,
-        'timeout_s',
-      );
-    }
-    timeoutS = n;
-  }
+  const timeoutS =
+    flags.timeoutS === undefined
+      ? DEFAULT_TIMEOUT_S
+      : wholeNumber('--timeout-s', 'timeout_s', flags.timeoutS, TIMEOUT_RANGE.min, TIMEOUT_RANGE.max);
   if (given.length === 0) {
     throw new UsageError(
       'say something: give at least one --say "…" or --wav FILE (or --dtmf KEYS)',

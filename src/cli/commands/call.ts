@@ -40,6 +40,7 @@ import { checkWritable, writeFileWhole } from '../out-file.js';
 import { costLine } from './chat-view.js';
 import { checkId } from './ids.js';
 import { completeWavSizes } from './recording-file.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** Flags of `vagent call list`. */
 export interface CallListFlags {
@@ -53,17 +54,6 @@ export interface CallListFlags {
 
 const CALL_STATUSES = ['in_progress', 'completed'] as const;
 
-/**
- * A whole number flag within `[min, max]`.
- * @param param the API field the flag fills
- * @throws InvalidValueError (exit 1, invalid_request) naming the flag and the range.
- */
-export function wholeNumber(flag: string, param: string, value: string, min: number, max: number): number {
-  const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max)
-    throw new InvalidValueError(`${flag} must be a whole number from ${min} to ${max}, not ${quoted(value)}`, param);
-  return n;
-}
 /** An API error with the hint `hints` has for its code, as a CliError (exit 1); other errors unchanged. */
 export function withHint(err: unknown, hints: Record<string, (message: string) => string>): unknown {
   if (err instanceof ApiResponseError) {

@@ -10,7 +10,7 @@ import { ID_PATTERNS } from '../../domain/ids.js';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, InvalidValueError } from '../errors.js';
 import { accent, bad, dim, good, hint, mark, printable, printJsonLine, quoted, say } from '../output.js';
-import { wholeNumber } from './call.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** Flags shared by `events list` and `events tail`. */
 export interface EventFilterFlags {

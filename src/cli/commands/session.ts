@@ -4,11 +4,11 @@
  */
 import type { SessionListQuery } from '../../client/index.js';
 import type { CommandContext } from '../context.js';
-import { InvalidValueError } from '../errors.js';
-import { hint, printJson, quoted } from '../output.js';
+import { hint, printJson } from '../output.js';
 import { printSummary } from './chat-view.js';
 import { printSessionDetail, printSessionList } from './session-view.js';
 import { checkId } from './ids.js';
+import { wholeNumber } from '../number-arg.js';
 
 /** Flags of `vagent session list`. */
 export interface SessionListFlags {
@@ -24,10 +24,7 @@ export interface SessionListFlags {
 export async function list(ctx: CommandContext, flags: SessionListFlags = {}): Promise<void> {
   const query: SessionListQuery = {};
   if (flags.limit !== undefined) {
-    const n = /^\d+$/.test(flags.limit.trim()) ? Number(flags.limit.trim()) : NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > 100)
-      throw new InvalidValueError(`--limit must be a whole number from 1 to 100, not ${quoted(flags.limit)}`, 'limit');
-    query.limit = n;
+    query.limit = wholeNumber('--limit', 'limit', flags.limit, 1, 100);
   }
   if (flags.cursor !== undefined) query.cursor = flags.cursor;
   const res = await (await ctx.client()).listSessions(query);
