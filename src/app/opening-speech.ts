@@ -29,7 +29,7 @@ export interface OpeningDeps {
 }
 
 /** A session's values, as templates read them. */
-export type SessionVars = { customer_name: string | null; context: Record<string, unknown> };
+type SessionVars = { customer_name: string | null; context: Record<string, unknown> };
 
 /** The opening's speech and what the open costs. */
 export interface OpeningSpeech {
@@ -49,7 +49,7 @@ export interface OpeningSpeech {
  * The session's own prompt texts, spoken: its steps' questions and re-prompts and the closing
  * that are templates of session values only (a customer's name), rendered, distinct.
  */
-export function sessionTexts(speech: SpeechPort, agent: CompiledAgent, vars: SessionVars, voice: string): string[] {
+function sessionTexts(speech: SpeechPort, agent: CompiledAgent, vars: SessionVars, voice: string): string[] {
   const texts = agent.def.steps
     .flatMap((st) => [st.ask, st.reprompt ?? ''])
     .concat(agent.def.closing)

@@ -8,8 +8,6 @@ import { SettingsSchema, type Settings } from './schema.js';
 import { resolveStateDir } from './paths.js';
 import { ENV_KEYS, LIVEKIT_ENV, LLM_ENV, RECOGNIZER_ENV } from './env-names.js';
 
-export { settingsEnvNames } from './env-names.js';
-
 /** Thrown when a setting is missing or invalid; the message names each bad setting and its source. */
 export class ConfigError extends Error {
   constructor(message: string) {

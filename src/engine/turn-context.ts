@@ -19,7 +19,7 @@ import { renderTemplate, type TemplateVars } from './template.js';
  * Slot types keyed digits (DTMF) can answer (docs/media.md "DTMF"): a number of some kind, a
  * yes or no, a choice. Keys never fill a `person_name`, `text`, `date` or `time` slot.
  */
-export const KEYPAD_TYPES: ReadonlySet<string> = new Set(['digits', 'number', 'amount', 'yes_no', 'choice']);
+const KEYPAD_TYPES: ReadonlySet<string> = new Set(['digits', 'number', 'amount', 'yes_no', 'choice']);
 
 /** What a turn needs besides the state. */
 export interface TurnInput {

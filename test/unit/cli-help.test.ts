@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
-import { settingsEnvNames } from '../../src/config/load.js';
+import { settingsEnvNames } from '../../src/config/env-names.js';
 
 function leaves(cmd: Command, prefix: string[] = []): Array<{ name: string; cmd: Command }> {
   const subs = cmd.commands.filter((c) => c.name() !== 'help');

@@ -18,10 +18,10 @@ import { parseCloudVoiceId, type CloudVoiceProvider, type CloudVoiceRef } from '
 import { decodeWavMono16 } from '../../media/wav.js';
 
 /** Largest answer accepted, bytes (a minute of 48 kHz PCM16 is 5.8 MB; base64 adds a third). */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** A request of {@link postForAudio}. */
-export interface AudioRequest {
+interface AudioRequest {
   /** The provider's name in messages (`Sarvam`, `ElevenLabs`). */
   provider: string;
   url: string;
@@ -38,7 +38,7 @@ export interface AudioRequest {
 }
 
 /** A successful answer: its body and content type. */
-export interface AudioAnswer {
+interface AudioAnswer {
   body: Buffer;
   contentType: string;
 }
@@ -151,7 +151,7 @@ export abstract class CloudSynthesizer implements SpeechSynthesizer {
  *         no connection), 'failed' (`http_<status>` for a 4xx/5xx answer, `bad_audio` for an
  *         answer over {@link MAX_ANSWER_BYTES})
  */
-export async function postForAudio(req: AudioRequest): Promise<AudioAnswer> {
+async function postForAudio(req: AudioRequest): Promise<AudioAnswer> {
   const host = hostOf(req.url);
   const what = `${req.provider} text-to-speech at ${host}`;
   const signal = AbortSignal.any([AbortSignal.timeout(req.timeoutMs), req.closed]);

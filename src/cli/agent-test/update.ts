@@ -14,6 +14,7 @@ import { insertKeys, type KeyAddition } from './insert-keys.js';
 import type { LoadedScenarioFile } from './scenario-file.js';
 import type { SlotValue } from './expect.js';
 import type { FileRun, TurnRun } from './run.js';
+import { plural } from '../output.js';
 
 /** What `--update` did to one file. */
 export interface UpdateOutcome {
@@ -103,7 +104,7 @@ export function updateFile(loaded: LoadedScenarioFile, run: FileRun): UpdateOutc
     }
   });
   const left =
-    (skipped > 0 ? `; ${skipped} failing scenario${skipped === 1 ? '' : 's'} left as they were` : '') +
+    (skipped > 0 ? `; ${plural(skipped, 'failing scenario')} left as they were` : '') +
     (aliased > 0
       ? `; ${aliased} turn${aliased === 1 ? '' : 's'} or scenario${aliased === 1 ? '' : 's'} written as aliases (*name) left as they were`
       : '');
@@ -117,6 +118,6 @@ export function updateFile(loaded: LoadedScenarioFile, run: FileRun): UpdateOutc
   if (current !== loaded.text) return { text: null, message: `${loaded.file}: changed on disk during the run; not updated` };
   return {
     text: recorded(loaded, additions),
-    message: `${loaded.file}: recorded expectations for ${turns} turn${turns === 1 ? '' : 's'} and ${scenarios} scenario${scenarios === 1 ? '' : 's'}${left}`,
+    message: `${loaded.file}: recorded expectations for ${plural(turns, 'turn')} and ${plural(scenarios, 'scenario')}${left}`,
   };
 }

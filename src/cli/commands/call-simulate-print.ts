@@ -6,7 +6,7 @@
 import { type SessionDetail, type VagentClient } from '../../client/index.js';
 import { type SimEvent, type SimTimeline } from '../simulator/sim-client.js';
 import type { SaidTracker } from './call-simulate-said.js';
-import { bold, dim, formatMs, hint, printable, printFields, rupees, say } from '../output.js';
+import { bold, dim, formatMs, hint, plural, printable, printFields, rupees, say } from '../output.js';
 import { costLine, valueText } from './chat-view.js';
 
 /** How often the session is polled for new turns, ms. */
@@ -201,7 +201,7 @@ export class TurnFollower {
 }
 
 /** The spoken lines of the script the caller never got to play (the call ended first). */
-export function linesNotPlayed(said: SaidTracker, t: Pick<SimTimeline, 'turns'>): number {
+function linesNotPlayed(said: SaidTracker, t: Pick<SimTimeline, 'turns'>): number {
   return Math.max(0, said.lines - t.turns.filter((x) => x.kind === 'say').length);
 }
 
@@ -211,7 +211,7 @@ export function linesNotPlayed(said: SaidTracker, t: Pick<SimTimeline, 'turns'>)
  * "every line was heard as said" then.
  */
 export function mismatchText(said: SaidTracker, t: Pick<SimTimeline, 'turns'>, interrupted: boolean): string {
-  const lines = (n: number): string => `${n} --say line${n === 1 ? '' : 's'}`;
+  const lines = (n: number): string => plural(n, '--say line');
   const played = t.turns.filter((x) => x.kind === 'say').length;
   const notPlayed = linesNotPlayed(said, t);
   const unheard = Math.max(0, played - said.heardLines);

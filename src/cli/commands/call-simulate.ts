@@ -27,7 +27,7 @@ import { mismatchMessage, SaidTracker, type SaidStep } from './call-simulate-sai
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, HintedApiError, InterruptedError, UsageError } from '../errors.js';
 import { explainMissingContext } from '../json-flag.js';
-import { hint, ok, printJsonLine, say } from '../output.js';
+import { hint, ok, plural, printJsonLine, say } from '../output.js';
 import { checkId } from './ids.js';
 
 /**
@@ -154,7 +154,7 @@ export async function simulate(ctx: CommandContext, agentId: string, flags: Call
     );
     const spoken = plan.lines.filter((l) => l.kind !== 'dtmf').length;
     hint(
-      `the caller has ${spoken} line${spoken === 1 ? '' : 's'} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ", each after the agent's reply"}${plan.hangUp ? ', then hangs up once the last reply has played' : ''}`,
+      `the caller has ${plural(spoken, 'line')} to say${plan.bargeIn ? `, each ${BARGE_IN_AFTER_MS} ms into the agent's reply` : ", each after the agent's reply"}${plan.hangUp ? ', then hangs up once the last reply has played' : ''}`,
     );
   };
 

@@ -15,7 +15,7 @@ const authCmd = () => import('../commands/login.js');
  * The environment variables of `vagent serve` for its help: one paragraph per group of
  * `settingsEnvGroups` (the list the settings loader reads), each wrapped to 80 columns.
  */
-export function serveEnvHelp(): string {
+function serveEnvHelp(): string {
   return settingsEnvGroups()
     .map((g) => {
       const lines: string[] = [];
@@ -43,7 +43,7 @@ export function registerDaemonCommands(program: Command): void {
     .option('--config <file>', 'settings file, YAML or JSON (env VAGENT_CONFIG); see config/vagent.example.yaml')
     .addHelpText(
       'after',
-      `
+      () => `
 Settings: flags > environment > config file > defaults. Environment variables:
 ${serveEnvHelp()}
 

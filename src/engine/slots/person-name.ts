@@ -175,7 +175,7 @@ function caseInformative(toks: Tok[]): boolean {
 }
 
 /** The longest word a name may have, in characters ("Venkatasubramanian" has 18). */
-export const MAX_NAME_WORD_LENGTH = 24;
+const MAX_NAME_WORD_LENGTH = 24;
 
 /**
  * True when `word` could be said as a name: at most {@link MAX_NAME_WORD_LENGTH} characters, no
