@@ -116,7 +116,10 @@ export const WebhookTestResultSchema = z
 /** A test delivery's outcome. */
 export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;
 
-const SINCE_MESSAGE = 'since must be a whole number of seconds from 1 to 604800 (7 days)';
+/** The furthest back a replay reaches, seconds: 7 days (docs/events.md). */
+export const MAX_REPLAY_SINCE_S = 604_800;
+
+const SINCE_MESSAGE = `since must be a whole number of seconds from 1 to ${MAX_REPLAY_SINCE_S} (7 days)`;
 
 const EndpointIdField = z
   .string({ error: 'endpoint_id must be a webhook endpoint id such as we_…' })
@@ -143,7 +146,7 @@ export const ReplayBody = z.strictObject(
       .number({ error: `since is required: ${SINCE_MESSAGE}` })
       .int({ error: SINCE_MESSAGE })
       .min(1, { error: SINCE_MESSAGE })
-      .max(604_800, { error: SINCE_MESSAGE }),
+      .max(MAX_REPLAY_SINCE_S, { error: SINCE_MESSAGE }),
     endpoint_id: EndpointIdField,
   },
   { error: `${REPLAY_BODY} {since, endpoint_id?}` },

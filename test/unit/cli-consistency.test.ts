@@ -12,7 +12,8 @@ import { SaidTracker } from '../../src/cli/commands/call-simulate-said.js';
 import { checkId } from '../../src/cli/commands/ids.js';
 import { completeWavSizes } from '../../src/cli/commands/recording-file.js';
 import { editDistance, nearMiss } from '../../src/cli/commands/suggest.js';
-import { durationS, MAX_SINCE_S } from '../../src/cli/commands/webhook.js';
+import { durationS } from '../../src/cli/commands/webhook.js';
+import { MAX_REPLAY_SINCE_S } from '../../src/contract/index.js';
 import { errorObject, exitCodeOf, InvalidValueError } from '../../src/cli/errors.js';
 import { ApiError } from '../../src/domain/errors.js';
 
@@ -68,7 +69,7 @@ describe('--since durations', () => {
     expect(durationS('15m')).toBe(900);
     expect(durationS('1h30m')).toBe(5400);
     expect(durationS('2d12h')).toBe(216_000);
-    expect(durationS('7d')).toBe(MAX_SINCE_S);
+    expect(durationS('7d')).toBe(MAX_REPLAY_SINCE_S);
     expect(durationS(' 1s ')).toBe(1);
   });
 

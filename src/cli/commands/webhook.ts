@@ -2,11 +2,12 @@
  * `vagent webhook add|list|show|rm|test|rotate-secret|replay` (`/v1/webhook_endpoints`:
  * src/contract/webhooks.ts; docs/events.md "Webhooks").
  */
+import { MAX_REPLAY_SINCE_S } from '../../contract/index.js';
 import type { WebhookEndpoint } from '../../client/index.js';
 import { WebhookClient } from '../../client/webhooks.js';
 import type { CommandContext } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
-import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, say } from '../output.js';
+import { bad, dim, formatTime, good, hint, ok, orDash, printFields, printJson, printTable, quoted, say } from '../output.js';
 import { confirmDelete, type DeleteFlags } from '../prompt.js';
 import { checkId } from './ids.js';
 
@@ -116,9 +117,6 @@ export async function rotateSecret(ctx: CommandContext, id: string): Promise<voi
 
 const UNITS: Record<string, number> = { d: 86_400, h: 3600, m: 60, s: 1 };
 
-/** The furthest back `--since` reaches, seconds: the daemon replays at most the last 7 days (docs/events.md). */
-export const MAX_SINCE_S = 7 * 86_400;
-
 const SINCE_EXAMPLE = 'e.g. --since 15m, --since 1h30m, --since 7d';
 
 /**
@@ -129,14 +127,14 @@ const SINCE_EXAMPLE = 'e.g. --since 15m, --since 1h30m, --since 7d';
  */
 export function durationS(value: string): number {
   const v = value.trim();
-  const shown = JSON.stringify(v.slice(0, 40));
+  const shown = quoted(v, 40);
   if (/^-/.test(v))
     throw new InvalidValueError(`--since is how far back from now, without a minus sign, not ${shown}`, 'since', SINCE_EXAMPLE);
   const m = /^(?:(\d{1,7})d)?(?:(\d{1,7})h)?(?:(\d{1,7})m)?(?:(\d{1,7})s)?$/.exec(v);
   if (v === '' || !m)
     throw new InvalidValueError(`--since must be a duration such as 15m, 1h30m or 2d, not ${shown}`, 'since', SINCE_EXAMPLE);
   const seconds = ['d', 'h', 'm', 's'].reduce((sum, unit, i) => sum + Number(m[i + 1] ?? 0) * UNITS[unit]!, 0);
-  if (seconds < 1 || seconds > MAX_SINCE_S)
+  if (seconds < 1 || seconds > MAX_REPLAY_SINCE_S)
     throw new InvalidValueError(
       `--since must be from 1s to at most 7d (the daemon replays the last 7 days at most), not ${shown}`,
       'since',
