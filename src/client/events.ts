@@ -12,7 +12,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { EventPageSchema, EventQuery, EventView } from '../contract/events.js';
 import type { z } from 'zod';
 import { eventSeq } from '../domain/events.js';
-import { ApiResponseError, apiErrorOf, DaemonUnreachableError, describeCause, type HttpTransport } from './http.js';
+import { ApiResponseError, DaemonUnreachableError, describeCause, errorOfResponse, type HttpTransport } from './http.js';
 
 /** A page of events, oldest first: `{data, has_more, next_cursor}`; pass `next_cursor` back as `after`. */
 export type EventPage = z.infer<typeof EventPageSchema>;
@@ -110,18 +110,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** An error answer's `{error: {code, message, param}}`, read defensively ({@link apiErrorOf}). */
-async function errorOf(res: Response, url: string): Promise<ApiResponseError> {
-  let parsed: unknown;
-  try {
-    const text = await res.text();
-    parsed = text.length > 0 ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return apiErrorOf(res, parsed, url);
-}
-
 /** The event of an SSE message, or null for one that is not an event object. */
 function eventOf(message: EventSourceMessage): EventView | null {
   try {
@@ -187,7 +175,7 @@ export async function* streamEvents(transport: HttpTransport, options: StreamEve
         touch();
         const res = await fetch(url, { headers, redirect: 'error', signal: conn.signal });
         if (!res.ok) {
-          const err = await errorOf(res, transport.url);
+          const err = await errorOfResponse(res, transport.url);
           if (isFatal(res.status)) throw err;
           reason = `${err.code}: ${err.message}`;
         } else if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || res.body === null) {

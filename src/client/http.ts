@@ -201,7 +201,7 @@ export class HttpTransport {
         await sleep(delay);
         continue;
       }
-      const parsed = await this.parse(res);
+      const parsed = await jsonBodyOf(res, this.url);
       if (!res.ok) {
         // Any server may answer here: the contract's error body (ErrorSchema), read defensively.
         const e = (parsed as { error?: { code?: string; message?: string; param?: string } } | undefined)?.error;
@@ -217,20 +217,6 @@ export class HttpTransport {
         throw apiErrorOf(res, parsed, this.url);
       }
       return { status: res.status, body: parsed as T, replayed: res.headers.get('idempotency-replayed') === 'true' };
-    }
-  }
-
-  /** The JSON body of a response (undefined when empty). @throws ApiResponseError invalid_response for other text. */
-  private async parse(res: Response): Promise<unknown> {
-    const text = await res.text();
-    try {
-      return text.length > 0 ? JSON.parse(text) : undefined;
-    } catch {
-      throw new ApiResponseError(
-        res.status,
-        'invalid_response',
-        `the server at ${this.url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`,
-      );
     }
   }
 
@@ -263,7 +249,7 @@ export class HttpTransport {
     } catch (err) {
       throw new DaemonUnreachableError(target, describeCause(err));
     }
-    if (!res.ok) throw apiErrorOf(res, await this.parse(res), this.url);
+    if (!res.ok) throw await errorOfResponse(res, this.url);
     return new Uint8Array(await res.arrayBuffer());
   }
   /**
@@ -283,4 +269,33 @@ export class HttpTransport {
     if (!res.ok) throw new ApiResponseError(res.status, `http_${res.status}`, `audio download failed (HTTP ${res.status})`);
     return new Uint8Array(await res.arrayBuffer());
   }
+}
+
+/**
+ * The JSON body of a response from the server at `url` (undefined when empty).
+ * @throws ApiResponseError invalid_response for other text.
+ */
+async function jsonBodyOf(res: Response, url: string): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiResponseError(
+      res.status,
+      'invalid_response',
+      `the server at ${url} did not answer with JSON (HTTP ${res.status}); is it a vagent daemon?`,
+    );
+  }
+}
+
+/** The error a non-2xx answer of the server at `url` stands for: its body's `{error}` ({@link apiErrorOf}), or invalid_response when it is not JSON. */
+export async function errorOfResponse(res: Response, url: string): Promise<ApiResponseError> {
+  let parsed: unknown;
+  try {
+    parsed = await jsonBodyOf(res, url);
+  } catch (err) {
+    if (err instanceof ApiResponseError) return err;
+    parsed = undefined; // the body could not be read: the status alone says what went wrong
+  }
+  return apiErrorOf(res, parsed, url);
 }
