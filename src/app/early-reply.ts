@@ -138,7 +138,6 @@ export function splitEarly(clips: readonly ClipSpec[], sentence: string): ClipSp
  * failure plays nothing early (the reply is said whole).
  */
 export class EarlyClip {
-  private played: string | null = null;
   private pending: Promise<EarlySpeech | null> = Promise.resolve(null);
   private closed = false;
   private told = false;
@@ -158,7 +157,6 @@ export class EarlyClip {
       const file = this.speech.fileOf(this.speech.nameOf(clip.key));
       if (this.closed || file === null) return { sentence, clip, played: false };
       this.send({ file, text: sentence, bargeIn: true, asksConfirmation: false });
-      this.played = sentence;
       return { sentence, clip, played: true };
     });
     return this.pending;
@@ -172,12 +170,11 @@ export class EarlyClip {
    * is followed by the re-prompt. Waits for a synthesis still running; later sentences are ignored.
    */
   async finish(clips: readonly ClipView[], toRef: (c: ClipView) => ClipRef): Promise<ClipRef[]> {
-    await this.pending;
+    const early = await this.pending;
     this.closed = true;
     const refs = clips.map(toRef);
-    const played = this.played;
-    if (played === null) return refs;
-    const i = clips.findIndex((c) => (c as { source?: unknown }).source === 'llm' && c.text === played);
+    if (!early?.played) return refs;
+    const i = clips.findIndex((c) => (c as { source?: unknown }).source === 'llm' && c.text === early.sentence);
     return i < 0 ? refs : refs.filter((_, j) => j !== i);
   }
 
