@@ -15,6 +15,7 @@
  */
 import readline from 'node:readline';
 import {
+  type Agent,
   ApiResponseError,
   type Clip,
   type OpenSessionBody,
@@ -116,6 +117,8 @@ class Conversation {
   private agentClosed = false;
   /** Ends the chat when the close-grace window lapses with no new line. */
   private graceTimer: NodeJS.Timeout | undefined;
+  /** The agent's definition, read once (the session keeps the agent it was opened with); undefined when it cannot be read. */
+  private agent: Promise<Agent | undefined> | undefined;
   /** Ctrl-C ended the chat: the session is ended and summarised, then the command exits 130. */
   interrupted = false;
 
@@ -199,9 +202,14 @@ class Conversation {
   /** Starts the close-grace timer (once per closing line): `onLapse` runs when it lapses. */
   private async startGraceTimer(onLapse: () => void): Promise<void> {
     if (this.graceTimer) return;
-    // An agent that cannot be read now (deleted meanwhile) gets the default window.
-    const agent = await this.client.getAgent(this.agentId).catch(() => undefined);
+    // An agent that cannot be read (deleted meanwhile) gets the default window.
+    const agent = await this.agentOnce();
     this.graceTimer ??= setTimeout(onLapse, closeGraceMsOf(agent?.definition) + GRACE_MARGIN_MS);
+  }
+
+  private agentOnce(): Promise<Agent | undefined> {
+    this.agent ??= this.client.getAgent(this.agentId).catch(() => undefined);
+    return this.agent;
   }
 
   private stopGraceTimer(): void {
@@ -264,7 +272,7 @@ class Conversation {
 
   /**
    * What the current step awaits the caller's yes to, when the last reply read a value back and
-   * the step is not settled: the value as captured (session detail), else the readback itself.
+   * the step is not settled: the keyed digits, else the value the readback line says.
    */
   private async awaitingConfirmation(): Promise<string | undefined> {
     const clips = this.last?.clips ?? [];
@@ -273,7 +281,7 @@ class Conversation {
     if (digits.length > 0) return digits.map((c) => c.text).join('');
     const readback = clips.find((c) => c.is_readback);
     if (!readback) return undefined;
-    const agent = await this.client.getAgent(this.agentId).catch(() => undefined);
+    const agent = await this.agentOnce();
     const def = agent?.definition ?? {};
     const language = typeof def.language === 'string' ? def.language : (agent?.language ?? 'en-IN');
     const lines = messagesFor({ language, messages: (def.messages ?? {}) as Messages });
