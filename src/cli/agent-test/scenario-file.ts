@@ -52,6 +52,8 @@ export interface InvalidScenarioFile {
   file: string;
   /** At least one; the agent file's own problems name that file. */
   problems: AgentFileProblem[];
+  /** True when the scenario file itself is sound and only the agent file it names is not. */
+  agentFileOnly?: true;
 }
 
 /** The outcome of loading one scenario file. */
@@ -123,7 +125,9 @@ export function parseScenarioSource(file: string, text: string): ScenarioFileRes
   const read = readBounded(agentPath, MAX_SCENARIO_FILE_BYTES);
   if ('problem' in read) return fail([problemAt(['agent'], `${agentPath}: ${read.problem.message}`)]);
   const agent = loadAgentFile(agentPath);
-  if (!agent.ok) return fail([problemAt(['agent'], `${agentPath} is not a valid agent file`), ...agent.problems]);
+  if (!agent.ok) {
+    return { ...fail([problemAt(['agent'], `${agentPath} is not a valid agent file`), ...agent.problems]), agentFileOnly: true };
+  }
   return { ok: true, file, scenarios: result.file, agent, doc, text, resolve, problemAt };
 }
 

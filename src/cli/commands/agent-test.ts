@@ -109,14 +109,6 @@ class ScenarioInputError extends CliError {
 }
 
 /**
- * True when every problem of the scenario file `file` is in the agent file it names: the
- * problems located in another file, and the scenario file's own line pointing at them.
- */
-function agentFileProblemsOnly(file: string, problems: AgentFileProblem[]): boolean {
-  return problems.every((p) => p.file !== file || (p.field === 'agent' && p.message.endsWith(' is not a valid agent file')));
-}
-
-/**
  * Loads every scenario file `paths` name; prints each problem on stderr and throws when there
  * is any. With `json` nothing is printed: the problems are part of the error's message, so the
  * error is one JSON line on stderr (README.md "Exit codes").
@@ -131,7 +123,7 @@ function loadAll(paths: string[], voice: boolean, json: boolean): LoadedScenario
     const r = loadScenarioFile(file);
     if (!r.ok) {
       all.push(...r.problems);
-      agentFilesOnly &&= agentFileProblemsOnly(file, r.problems);
+      agentFilesOnly &&= r.agentFileOnly === true;
       continue;
     }
     // A turn given only as audio needs the call's media path, which a text run does not go
